@@ -1,0 +1,274 @@
+"""Opening the database: URL resolution, engines for SQLite and PostgreSQL, sessions, migrations."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, inspect, make_url
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+from sqlalchemy.orm import Session, sessionmaker
+
+import motodesk.models.audit  # noqa: F401  (registers the audit listeners)
+
+log = logging.getLogger(__name__)
+
+ENV_URL = "MOTODESK_DATABASE_URL"
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+class DatabaseError(Exception):
+    """A database problem explained in pt_BR, safe to show to a clerk."""
+
+
+class DatabaseTooNewError(DatabaseError):
+    pass
+
+
+class DatabaseOutdatedError(DatabaseError):
+    pass
+
+
+def default_sqlite_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("MotoDesk", "SESTRAN Patrocinio")) / "motodesk.sqlite3"
+
+
+def resolve_url(url: str | None) -> str:
+    """`--database URL`, else MOTODESK_DATABASE_URL, else the SQLite file in the user data folder."""
+    if url:
+        return url
+    if os.environ.get(ENV_URL):
+        return os.environ[ENV_URL]
+    path = default_sqlite_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def parse_url(url: str) -> URL:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseError(f"Endereço de banco de dados inválido: {url!r}.") from None
+    if parsed.get_backend_name() not in ("sqlite", "postgresql"):
+        raise DatabaseError(
+            "Banco de dados não suportado: use sqlite:///ARQUIVO ou postgresql+psycopg://usuário@servidor/banco."
+        )
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() in ("psycopg2", ""):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def _sqlite_on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
+    dbapi_conn.isolation_level = None  # transactions are begun explicitly below
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=15000")
+    try:
+        cur.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError:
+        pass  # a read-only file keeps its journal mode; writes will fail with a clear message
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.close()
+
+
+def _sqlite_begin(conn: Any) -> None:
+    mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+    conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def explain_error(exc: BaseException, url: URL | None = None) -> str:
+    """A pt_BR sentence for a driver error: what a clerk or an administrator can act on."""
+    text = str(getattr(exc, "orig", exc) or exc).lower()
+    where = ""
+    if url is not None and url.get_backend_name() == "postgresql":
+        where = f" ({url.host or 'localhost'}:{url.port or 5432}/{url.database})"
+    if "readonly" in text or "read-only" in text or "attempt to write" in text:
+        return "O arquivo do banco de dados é somente leitura: verifique as permissões do arquivo."
+    if "not a database" in text or "malformed" in text or "file is encrypted" in text:
+        return "O arquivo do banco de dados está corrompido ou não é um banco do MotoDesk."
+    if "unable to open database" in text:
+        return "Não foi possível abrir o arquivo do banco de dados: verifique a pasta e as permissões."
+    if "database is locked" in text:
+        return "O banco de dados está ocupado por outra estação; tente novamente em instantes."
+    if "password authentication failed" in text or "authentication failed" in text:
+        return f"Usuário ou senha do banco de dados recusados pelo servidor{where}."
+    if "does not exist" in text and "database" in text:
+        return f"O banco de dados informado não existe no servidor{where}."
+    if "connection refused" in text or "could not connect" in text or "timeout" in text or (
+        "connection" in text and ("failed" in text or "closed" in text or "lost" in text)
+    ) or "server closed" in text or "terminating connection" in text or "no route" in text or (
+        "name or service not known" in text or "could not translate host" in text
+    ):
+        return f"Não foi possível conectar ao servidor de banco de dados{where}. Verifique a rede e se o servidor está ligado."
+    return "Erro no banco de dados: " + str(getattr(exc, "orig", exc)).strip().splitlines()[0][:300]
+
+
+@dataclass
+class Database:
+    """One engine and its session factory; services open units of work on it."""
+
+    url: URL
+    engine: Engine
+
+    @classmethod
+    def open(cls, url: str | None = None, *, echo: bool = False) -> Database:
+        parsed = parse_url(resolve_url(url))
+        try:
+            if parsed.get_backend_name() == "sqlite":
+                path = parsed.database
+                if path and path != ":memory:":
+                    p = Path(path)
+                    if not p.parent.exists():
+                        raise DatabaseError(f"A pasta do banco de dados não existe: {p.parent}")
+                engine = create_engine(parsed, echo=echo, connect_args={"timeout": 15})
+                event.listen(engine, "connect", _sqlite_on_connect)
+                event.listen(engine, "begin", _sqlite_begin)
+            else:
+                engine = create_engine(
+                    parsed, echo=echo, pool_pre_ping=True, connect_args={"connect_timeout": 5}
+                )
+        except NoSuchModuleError:
+            raise DatabaseError(f"Tipo de banco de dados desconhecido: {parsed.drivername}.") from None
+        return cls(parsed, engine)
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.url.get_backend_name() == "sqlite"
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        if self.is_sqlite and self.url.database and self.url.database != ":memory:":
+            return Path(self.url.database)
+        return None
+
+    def check_connection(self) -> None:
+        """Connect once and read something: raises DatabaseError with a pt_BR message."""
+        try:
+            with self.engine.connect() as conn:
+                if self.is_sqlite:
+                    conn.exec_driver_sql("SELECT count(*) FROM sqlite_master").scalar()
+                else:
+                    conn.exec_driver_sql("SELECT 1").scalar()
+        except DBAPIError as exc:
+            raise DatabaseError(explain_error(exc, self.url)) from exc
+
+    @contextmanager
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        """A session in one transaction; `write=True` takes SQLite's write lock up front."""
+        bind = self.engine.execution_options(sqlite_begin="IMMEDIATE") if (write and self.is_sqlite) else self.engine
+        factory = sessionmaker(bind=bind, expire_on_commit=False)
+        with factory() as session:
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+    # -- migrations -------------------------------------------------------------------------
+
+    def alembic_config(self) -> Config:
+        cfg = Config()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        cfg.attributes["database"] = self
+        return cfg
+
+    def head_revision(self) -> str:
+        head = ScriptDirectory.from_config(self.alembic_config()).get_current_head()
+        assert head is not None
+        return head
+
+    def current_revision(self) -> str | None:
+        try:
+            with self.engine.connect() as conn:
+                return MigrationContext.configure(conn).get_current_revision()
+        except DBAPIError as exc:
+            raise DatabaseError(explain_error(exc, self.url)) from exc
+
+    def is_empty(self) -> bool:
+        with self.engine.connect() as conn:
+            return not inspect(conn).get_table_names()
+
+    def upgrade(self, revision: str = "head") -> None:
+        try:
+            command.upgrade(self.alembic_config(), revision)
+        except DBAPIError as exc:
+            raise DatabaseError(explain_error(exc, self.url)) from exc
+
+    def downgrade(self, revision: str) -> None:
+        command.downgrade(self.alembic_config(), revision)
+
+    def check_version(self) -> str:
+        """'current', 'outdated' or 'empty'; raises DatabaseTooNewError for a newer database."""
+        current = self.current_revision()
+        if current is None:
+            return "empty" if self.is_empty() else "outdated"
+        script = ScriptDirectory.from_config(self.alembic_config())
+        if current == script.get_current_head():
+            return "current"
+        try:
+            script.get_revision(current)
+        except Exception:
+            raise DatabaseTooNewError(
+                "Este banco de dados foi atualizado por uma versão mais nova do MotoDesk "
+                f"(revisão {current}). Instale a versão mais recente do programa nesta estação."
+            ) from None
+        return "outdated"
+
+    def backup_sqlite(self, target: Path | None = None) -> Path | None:
+        """A consistent copy of the SQLite file through the online backup API."""
+        src_path = self.sqlite_path
+        if src_path is None or not src_path.exists():
+            return None
+        if target is None:
+            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            target = src_path.with_name(f"{src_path.stem}.antes-atualizacao-{stamp}{src_path.suffix}")
+        src = sqlite3.connect(src_path)
+        try:
+            dst = sqlite3.connect(target)
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        return target
+
+    def prepare(self, *, allow_upgrade_shared: bool = False) -> str:
+        """Bring the database to this version on start.
+
+        An empty database is created; an older SQLite file is copied aside and upgraded; an older
+        shared PostgreSQL database is upgraded only when asked (`motodesk db-upgrade`), because other
+        workstations may still run the older version. Returns what was done.
+        """
+        self.check_connection()
+        state = self.check_version()
+        if state == "current":
+            return "current"
+        if state == "empty":
+            self.upgrade()
+            return "created"
+        if self.is_sqlite:
+            backup = self.backup_sqlite()
+            log.info("SQLite backup before upgrade: %s", backup)
+            self.upgrade()
+            return "upgraded"
+        if not allow_upgrade_shared:
+            raise DatabaseOutdatedError(
+                "O banco de dados do servidor é de uma versão anterior do MotoDesk. "
+                "Peça a um administrador que execute 'motodesk db-upgrade' antes de usar esta estação."
+            )
+        self.upgrade()
+        return "upgraded"

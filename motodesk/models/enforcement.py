@@ -1,0 +1,83 @@
+"""Notices of infraction, defences and decisions (Art. 29–35)."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from sqlalchemy import Boolean, Date, ForeignKey, Integer, Numeric, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from motodesk.models.base import Base, Timestamps, UTCDateTime, Versioned, utcnow
+
+
+class InfractionNotice(Versioned, Timestamps, Base):
+    """Auto de Infração e/ou Notificação (Art. 29), numbered per year."""
+
+    __tablename__ = "infraction_notices"
+    __table_args__ = (UniqueConstraint("year", "seq", name="uq_infraction_notices_year_seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(String(16), unique=True)  # AI-0001/2026
+    year: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)
+    infraction_code: Mapped[str] = mapped_column(String(16))  # 30.2.VI
+    article: Mapped[str] = mapped_column(String(64))
+    severity: Mapped[str] = mapped_column(String(16))
+    occurred_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    place: Mapped[str] = mapped_column(String(300))
+    person_id: Mapped[int | None] = mapped_column(ForeignKey("people.id"), index=True)
+    permit_id: Mapped[int | None] = mapped_column(ForeignKey("permits.id"), index=True)
+    offender_kind: Mapped[str] = mapped_column(String(16))  # holder / deputy / unregistered
+    offender_name: Mapped[str] = mapped_column(String(200))
+    offender_cpf: Mapped[str | None] = mapped_column(String(11))
+    vehicle_id: Mapped[int | None] = mapped_column(ForeignKey("vehicles.id"))
+    plate: Mapped[str | None] = mapped_column(String(7))
+    description: Mapped[str | None] = mapped_column(Text)
+    inspector_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    signed: Mapped[bool] = mapped_column(Boolean, default=False)
+    refused_to_sign: Mapped[bool] = mapped_column(Boolean, default=False)
+    vehicle_seized: Mapped[bool] = mapped_column(Boolean, default=False)  # Art. 32
+    status: Mapped[str] = mapped_column(String(16), default="open")  # open / decided / appealed / closed
+    defence_due: Mapped[date] = mapped_column(Date)
+
+    defences: Mapped[list[Defence]] = relationship(order_by="Defence.id")
+    decisions: Mapped[list[Decision]] = relationship(order_by="Decision.id")
+
+
+class Defence(Base):
+    """The offender's defence (Art. 29 §3), or a recorded waiver; attachments via Attachment."""
+
+    __tablename__ = "defences"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    notice_id: Mapped[int] = mapped_column(ForeignKey("infraction_notices.id"), index=True)
+    stage: Mapped[str] = mapped_column(String(8), default="defence")  # defence / appeal
+    received_on: Mapped[date] = mapped_column(Date)
+    text: Mapped[str | None] = mapped_column(Text)
+    waived: Mapped[bool] = mapped_column(Boolean, default=False)
+    received_by: Mapped[str] = mapped_column(String(64))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Decision(Base):
+    """A supervisor's decision on a notice, first instance or appeal (Art. 33, 34)."""
+
+    __tablename__ = "decisions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    notice_id: Mapped[int] = mapped_column(ForeignKey("infraction_notices.id"), index=True)
+    stage: Mapped[str] = mapped_column(String(8), default="first")  # first / appeal
+    outcome: Mapped[str] = mapped_column(String(16))  # dismissed / upheld
+    decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    decided_by: Mapped[str] = mapped_column(String(64))
+    severity: Mapped[str | None] = mapped_column(String(16))
+    reclassification_reason: Mapped[str | None] = mapped_column(Text)
+    penalty: Mapped[str | None] = mapped_column(String(16))  # warning / fine / suspension / revocation
+    fine_ufm: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    ufm_value_brl: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    fine_brl: Mapped[Decimal | None] = mapped_column(Numeric(12, 2))
+    suspension_days: Mapped[int | None] = mapped_column(Integer)
+    suspension_start: Mapped[date | None] = mapped_column(Date)
+    suspension_end: Mapped[date | None] = mapped_column(Date)
+    grounds: Mapped[str | None] = mapped_column(Text)

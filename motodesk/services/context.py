@@ -1,0 +1,116 @@
+"""Who is working, on which database: the context every service takes as its first argument."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Concatenate, ParamSpec, TypeVar
+
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.exc import StaleDataError
+
+from motodesk.models.db import Database, explain_error
+from motodesk.rules.common import Role
+from motodesk.services.errors import (
+    ConflictError,
+    DatabaseUnavailableError,
+    MotodeskError,
+    PermissionDeniedError,
+)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+CONFLICT_MESSAGE = (
+    "Outra estação salvou este registro depois que você o abriu. "
+    "Nada foi gravado: recarregue para ver a versão atual ou revise as duas versões."
+)
+
+
+@dataclass(frozen=True)
+class CurrentUser:
+    id: int | None
+    login: str
+    full_name: str
+    role: Role
+
+
+SYSTEM = CurrentUser(id=None, login="sistema", full_name="Sistema", role=Role.ADMIN)
+
+
+@dataclass
+class AppContext:
+    """The database and the logged-in user; one per window, CLI command or test."""
+
+    db: Database
+    user: CurrentUser = SYSTEM
+
+    def as_user(self, user: CurrentUser) -> AppContext:
+        return AppContext(self.db, user)
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        try:
+            with self.db.session() as session:
+                session.info["user_login"] = self.user.login
+                yield session
+        except MotodeskError:
+            raise
+        except DBAPIError as exc:
+            raise DatabaseUnavailableError(explain_error(exc, self.db.url)) from exc
+
+    @contextmanager
+    def write(self, integrity_messages: dict[str, str] | None = None) -> Iterator[Session]:
+        """One unit of work: commit on success, roll back everything on any error.
+
+        `integrity_messages` maps a constraint name to the pt_BR message for its violation.
+        """
+        try:
+            with self.db.session(write=True) as session:
+                session.info["user_login"] = self.user.login
+                with session.begin():
+                    yield session
+        except MotodeskError:
+            raise
+        except StaleDataError as exc:
+            raise ConflictError(CONFLICT_MESSAGE) from exc
+        except IntegrityError as exc:
+            raise integrity_error(exc, integrity_messages or {}) from exc
+        except DBAPIError as exc:
+            raise DatabaseUnavailableError(explain_error(exc, self.db.url)) from exc
+
+
+def integrity_error(exc: IntegrityError, messages: dict[str, str]) -> MotodeskError:
+    text = str(exc.orig)
+    for name, message in messages.items():
+        if name in text:
+            return MotodeskError(message)
+    # SQLite names the columns, not the index: match those too.
+    for name, message in messages.items():
+        if name.startswith("cols:") and name[5:] in text:
+            return MotodeskError(message)
+    return MotodeskError("O banco de dados recusou a gravação por violar uma regra de integridade: " + text.splitlines()[0][:200])
+
+
+def requires(*roles: Role) -> Callable[[Callable[Concatenate[AppContext, P], T]], Callable[Concatenate[AppContext, P], T]]:
+    """Refuse the call unless the context's user has one of `roles`: the GUI and the CLI alike."""
+
+    allowed = frozenset(roles)
+
+    def decorate(func: Callable[Concatenate[AppContext, P], T]) -> Callable[Concatenate[AppContext, P], T]:
+        @functools.wraps(func)
+        def wrapper(ctx: AppContext, *args: P.args, **kwargs: P.kwargs) -> T:
+            if ctx.user.role not in allowed:
+                names = ", ".join(sorted(r.label for r in allowed))
+                raise PermissionDeniedError(
+                    f"Seu perfil ({ctx.user.role.label}) não permite esta operação. Perfis autorizados: {names}."
+                )
+            return func(ctx, *args, **kwargs)
+
+        wrapper.allowed_roles = allowed  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
