@@ -38,7 +38,12 @@ def make_token(keypair) -> Callable[..., str]:
     return make
 
 
-def make_photo(seed: int = 0, size: tuple[int, int] = (354, 472)) -> bytes:
+@pytest.fixture(scope="session")
+def make_photo() -> Callable[..., bytes]:
+    return photo_jpeg
+
+
+def photo_jpeg(seed: int = 0, size: tuple[int, int] = (354, 472)) -> bytes:
     """A 3x4 JPEG at 300 dpi, different for every seed (a face on a coloured background)."""
     w, h = size
     im = Image.new("RGB", size, (90 + seed * 37 % 120, 140 + seed * 13 % 80, 190))
@@ -52,7 +57,32 @@ def make_photo(seed: int = 0, size: tuple[int, int] = (354, 472)) -> bytes:
 
 @pytest.fixture(scope="session")
 def photo() -> bytes:
-    return make_photo()
+    return photo_jpeg()
+
+
+class PdfReadBack:
+    """Ways to read a rendered PDF back, as a fixture (test modules cannot import conftest)."""
+
+    @staticmethod
+    def size_mm(page) -> tuple[float, float]:
+        return page_size_mm(page)
+
+    @staticmethod
+    def read(data: bytes) -> PdfReader:
+        return read_pdf(data)
+
+    @staticmethod
+    def texts(data: bytes) -> list[str]:
+        return page_texts(data)
+
+    @staticmethod
+    def render(data: bytes, page: int, dpi: int = 300) -> Image.Image:
+        return render_page(data, page, dpi)
+
+
+@pytest.fixture(scope="session")
+def pdf() -> type[PdfReadBack]:
+    return PdfReadBack
 
 
 def page_size_mm(page) -> tuple[float, float]:
