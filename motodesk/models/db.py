@@ -246,6 +246,23 @@ class Database:
             src.close()
         return target
 
+    def grant_app_role(self, role: str) -> None:
+        """PostgreSQL: let the workstations' login role use the data, with audit rows insert-only.
+
+        The trigger of the first migration refuses UPDATE and DELETE of audit rows for every role;
+        this also withholds the privileges, so the refusal does not rest on the trigger alone.
+        """
+        if self.is_sqlite:
+            raise DatabaseError("Perfis de acesso só existem no PostgreSQL.")
+        if not role.replace("_", "").isalnum():
+            raise DatabaseError(f"Nome de perfil inválido: {role!r}.")
+        with self.engine.begin() as conn:
+            conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
+            conn.exec_driver_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
+            conn.exec_driver_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
+            conn.exec_driver_sql(f"REVOKE UPDATE, DELETE, TRUNCATE ON audit_events FROM {role}")
+            conn.exec_driver_sql(f"REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON alembic_version FROM {role}")
+
     def prepare(self, *, allow_upgrade_shared: bool = False) -> str:
         """Bring the database to this version on start.
 

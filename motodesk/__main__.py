@@ -1,0 +1,3 @@
+from motodesk.cli import main
+
+raise SystemExit(main())

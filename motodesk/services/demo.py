@@ -1,0 +1,266 @@
+"""Realistic pt_BR demo data: people, documents, vehicles, permits in every state, inspections, notices.
+
+Rows go in through bulk Core inserts (no per-row audit), so 100,000 people take about a minute.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from faker import Faker
+from sqlalchemy import func, insert, select
+from validate_docbr import CNH, CPF, PIS, RENAVAM, TituloEleitoral
+
+from motodesk.models import (
+    Application,
+    Decree,
+    InfractionNotice,
+    Inspection,
+    Permit,
+    Person,
+    PersonDocument,
+    QuotaCounter,
+    User,
+    Vehicle,
+)
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.dossier import DocumentKind
+from motodesk.services.auth import hash_password
+from motodesk.services.context import AppContext, requires
+from motodesk.services.text import fold
+
+DEMO_PASSWORD = "motodesk123"
+DEMO_USERS = (
+    ("admin", "Administrador do Sistema", Role.ADMIN),
+    ("atendente", "Ana Paula Rezende", Role.CLERK),
+    ("vistoriador", "Carlos Henrique Borges", Role.INSPECTOR),
+    ("supervisor", "Marta Lúcia Fonseca", Role.SUPERVISOR),
+)
+MAKES = (("Honda", "CG 160 Titan", 162), ("Honda", "CG 160 Fan", 162), ("Yamaha", "Factor 150", 149),
+         ("Yamaha", "Fazer 250", 249), ("Honda", "Bros 160", 162), ("Honda", "Pop 110i", 110),
+         ("Suzuki", "Yes 125", 125), ("Yamaha", "Crosser 150", 149), ("Honda", "XRE 300", 291))
+DISTRICTS = ("Centro", "São Vicente", "Santa Terezinha", "Morada Nova", "Serra Negra", "Enéas", "Marciano Brandão",
+             "Cidade Jardim", "Santo Antônio", "Constantino", "Carajás", "São Francisco", "Nações")
+BATCH = 5000
+
+
+def _plates(rng: random.Random) -> Iterator[str]:
+    seen: set[str] = set()
+    letters = "ABCDEFGHJKLMNPRSTUVWXYZ"
+    while True:
+        head = "".join(rng.choice(letters) for _ in range(3))
+        if rng.random() < 0.5:
+            plate = f"{head}{rng.randint(0, 9999):04d}"
+        else:
+            plate = f"{head}{rng.randint(0, 9)}{rng.choice(letters)}{rng.randint(0, 99):02d}"
+        if plate not in seen:
+            seen.add(plate)
+            yield plate
+
+
+def _unique(gen: Callable[[], str]) -> Iterator[str]:
+    seen: set[str] = set()
+    while True:
+        value = gen()
+        if value not in seen:
+            seen.add(value)
+            yield value
+
+
+@requires(Role.ADMIN)
+def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | None = None,
+              progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+    """Fill the database with `people` demo people and what hangs on them; returns counts."""
+    today = today or date.today()
+    rng = random.Random(seed)
+    fake = Faker("pt_BR")
+    fake.seed_instance(seed)
+    cpfs = _unique(CPF().generate)
+    renavams = _unique(RENAVAM().generate)
+    cnhs = _unique(CNH().generate)
+    pis = PIS()
+    titulo = TituloEleitoral()
+    plates = _plates(rng)
+    now = datetime.now(UTC)
+    counts = {"people": 0, "vehicles": 0, "permits": 0, "applications": 0, "inspections": 0, "notices": 0}
+
+    with ctx.write() as s:
+        existing = set(s.scalars(select(User.login)))
+        pw = hash_password(DEMO_PASSWORD)
+        for login, name, role in DEMO_USERS:
+            if login not in existing:
+                s.add(User(login=login, full_name=name, role=role, password_hash=pw))
+        s.flush()
+        inspector_id = s.scalar(select(User.id).where(User.role == Role.INSPECTOR).order_by(User.id))
+        decree = s.scalar(select(Decree).where(Decree.number == "DEMO-1/2024"))
+        if decree is None:
+            decree = Decree(number="DEMO-1/2024", signed_on=date(2024, 3, 1),
+                            subject="Outorga de permissões e autorizações (dados de demonstração)")
+            s.add(decree)
+            s.flush()
+        start_id = (s.scalar(select(func.max(Person.id))) or 0) + 1
+        next_vid = (s.scalar(select(func.max(Vehicle.id))) or 0) + 1
+        seq = {st: (s.scalar(select(func.max(Permit.seq)).where(Permit.service_type == st)) or 0)
+               for st in ServiceType}
+        notice_seq = s.scalar(select(func.max(InfractionNotice.seq))) or 0
+        quota = s.get(QuotaCounter, ServiceType.MOTOTAXI)
+        mototaxi_places = quota.places if quota else 44
+        mototaxi_in_force = quota.in_force if quota else 0
+
+    done = 0
+    while done < people:
+        n = min(BATCH, people - done)
+        rows_people: list[dict[str, Any]] = []
+        rows_docs: list[dict[str, Any]] = []
+        rows_vehicles: list[dict[str, Any]] = []
+        rows_permits: list[dict[str, Any]] = []
+        rows_apps: list[dict[str, Any]] = []
+        rows_insp: list[dict[str, Any]] = []
+        rows_notices: list[dict[str, Any]] = []
+        for i in range(n):
+            pid = start_id + done + i
+            sex = "M" if rng.random() < 0.82 else "F"
+            first = fake.first_name_male() if sex == "M" else fake.first_name_female()
+            name = f"{first} {fake.last_name()} {fake.last_name()}"
+            birth = today - timedelta(days=rng.randint(19 * 365, 62 * 365))
+            cpf = next(cpfs)
+            rows_people.append({
+                "id": pid, "full_name": name, "name_search": fold(name), "cpf": cpf, "birth_date": birth,
+                "sex": sex, "mother_name": f"{fake.first_name_female()} {fake.last_name()}",
+                "phone": f"(34) 9{rng.randint(8000, 9999)}-{rng.randint(0, 9999):04d}",
+                "email": None, "address": f"Rua {fake.last_name()} {fake.last_name()}, {rng.randint(1, 2500)}",
+                "district": rng.choice(DISTRICTS), "city": "Patrocínio", "uf": "MG", "zip_code": "38740000",
+                "declares_no_other_permit": True, "version": 1, "created_at": now, "updated_at": now,
+            })
+            first_a = birth + timedelta(days=rng.randint(18 * 365, 30 * 365))
+            first_a = min(first_a, today - timedelta(days=rng.randint(30, 900)))
+            rows_docs += [
+                {"person_id": pid, "kind": DocumentKind.CNH.value, "number": next(cnhs), "categories": rng.choice(["A", "AB", "AB", "AC"]),
+                 "reference_date": first_a, "valid_until": today + timedelta(days=rng.randint(-60, 5 * 365)),
+                 "flag": rng.random() < 0.9, "issuer": "DETRAN", "issuer_uf": "MG", "version": 1},
+                {"person_id": pid, "kind": DocumentKind.MEDICAL.value, "issue_date": today - timedelta(days=rng.randint(0, 420)),
+                 "version": 1},
+                {"person_id": pid, "kind": DocumentKind.RESIDENCE.value, "issue_date": today - timedelta(days=rng.randint(0, 200)),
+                 "version": 1},
+                {"person_id": pid, "kind": DocumentKind.INSS.value, "number": pis.generate(), "version": 1},
+                {"person_id": pid, "kind": DocumentKind.ELECTORAL.value, "number": titulo.generate(), "flag": True, "version": 1},
+                {"person_id": pid, "kind": DocumentKind.CRIMINAL.value, "issue_date": today - timedelta(days=rng.randint(0, 2000)),
+                 "result": "negative" if rng.random() < 0.98 else "positive", "version": 1},
+            ]
+            roll = rng.random()
+            if roll < 0.15:
+                continue  # a person with only a dossier
+            if roll < 0.72:
+                service = ServiceType.MOTOBOY
+            elif roll < 0.92:
+                service = ServiceType.MOTOFRETE
+            else:
+                service = ServiceType.MOTOTAXI
+            year_mf = today.year - rng.randint(0, 5)
+            make, model, cc = rng.choice(MAKES)
+            vid = next_vid
+            next_vid += 1
+            rows_vehicles.append({
+                "id": vid, "plate": next(plates), "renavam": next(renavams), "vin": None, "make": make, "model": model,
+                "year_manufacture": year_mf, "year_model": min(year_mf + rng.randint(0, 1), today.year + 1), "engine_cc": cc,
+                "colour": "Amarela" if service is ServiceType.MOTOTAXI else "Preta", "category": "aluguel",
+                "crlv_year": today.year, "crlv_municipality": "Patrocínio", "crlv_uf": "MG", "owner_name": name,
+                "owner_cpf": cpf, "insurance_valid_until": today + timedelta(days=rng.randint(-30, 365)),
+                "service_type": service.value, "holder_id": pid, "active": True, "version": 1,
+                "created_at": now, "updated_at": now,
+            })
+            counts["vehicles"] += 1
+            state_roll = rng.random()
+            if state_roll < 0.08:
+                rows_apps.append({"person_id": pid, "service_type": service.value, "vehicle_id": vid,
+                                  "state": rng.choice([PermitState.REQUESTED, PermitState.UNDER_REVIEW]).value,
+                                  "opened_on": today - timedelta(days=rng.randint(0, 60)), "opened_by": "atendente",
+                                  "version": 1, "created_at": now, "updated_at": now})
+                counts["applications"] += 1
+                continue
+            if state_roll < 0.80:
+                state = PermitState.ACTIVE
+            elif state_roll < 0.84:
+                state = PermitState.SUSPENDED
+            elif state_roll < 0.92:
+                state = PermitState.EXPIRED
+            elif state_roll < 0.97:
+                state = PermitState.CANCELLED
+            else:
+                state = PermitState.REVOKED
+            if service is ServiceType.MOTOTAXI and state.in_force:
+                if mototaxi_in_force >= mototaxi_places:
+                    state = PermitState.EXPIRED
+                else:
+                    mototaxi_in_force += 1
+            issued = today - timedelta(days=rng.randint(10, 5 * 365))
+            seq[service] += 1
+            rows_permits.append({
+                "number": f"{service.code}-{seq[service]:04d}/{issued.year}", "service_type": service.value,
+                "year": issued.year, "seq": seq[service], "person_id": pid, "vehicle_id": vid,
+                "decree_id": decree.id, "state": state.value, "issued_on": issued,
+                "term_end": date(issued.year + 5, issued.month, min(issued.day, 28)),
+                "extended": False, "certificate_valid_until": issued + timedelta(days=365 * ((today - issued).days // 365 + 1)),
+                "suspended_until": today + timedelta(days=rng.randint(5, 60)) if state is PermitState.SUSPENDED else None,
+                "badge_issue_no": 1, "ended_on": today - timedelta(days=rng.randint(1, 300)) if not state.in_force else None,
+                "version": 1, "created_at": now, "updated_at": now,
+            })
+            counts["permits"] += 1
+            if rng.random() < 0.3:
+                rows_insp.append({
+                    "vehicle_id": vid, "service_type": service.value, "kind": "regular",
+                    "status": "approved" if rng.random() < 0.85 else "failed",
+                    "scheduled_for": today - timedelta(days=rng.randint(0, 300)),
+                    "performed_at": now - timedelta(days=rng.randint(0, 300)), "inspector_id": inspector_id,
+                    "next_due": today + timedelta(days=rng.randint(-30, 365)), "version": 1,
+                    "created_at": now, "updated_at": now,
+                })
+            elif rng.random() < 0.05:
+                rows_insp.append({
+                    "vehicle_id": vid, "service_type": service.value, "kind": "annual", "status": "scheduled",
+                    "scheduled_for": today + timedelta(days=rng.randint(-10, 30)), "version": 1,
+                    "created_at": now, "updated_at": now,
+                })
+            if rng.random() < 0.03:
+                notice_seq += 1
+                occurred = now - timedelta(days=rng.randint(0, 360), hours=rng.randint(0, 12))
+                rows_notices.append({
+                    "number": f"AI-{notice_seq:04d}/{occurred.year}", "year": occurred.year, "seq": notice_seq,
+                    "infraction_code": "30.2.VI", "article": "Art. 30, Grupo 2, VI", "severity": "media",
+                    "occurred_at": occurred, "place": f"Av. {fake.last_name()}, {rng.randint(1, 900)} – {rng.choice(DISTRICTS)}",
+                    "person_id": pid, "offender_kind": "holder", "offender_name": name, "offender_cpf": cpf,
+                    "vehicle_id": vid, "plate": rows_vehicles[-1]["plate"], "description": "Dados de demonstração.",
+                    "inspector_id": inspector_id, "signed": True, "refused_to_sign": False, "vehicle_seized": False,
+                    "status": "open", "defence_due": (occurred + timedelta(days=15)).date(), "version": 1,
+                    "created_at": now, "updated_at": now,
+                })
+        with ctx.write() as s:
+            s.execute(insert(Person), rows_people)
+            s.execute(insert(PersonDocument), rows_docs)
+            if rows_vehicles:
+                s.execute(insert(Vehicle), rows_vehicles)
+            if rows_permits:
+                s.execute(insert(Permit), rows_permits)
+            if rows_apps:
+                s.execute(insert(Application), rows_apps)
+            if rows_insp:
+                s.execute(insert(Inspection), rows_insp)
+            if rows_notices:
+                s.execute(insert(InfractionNotice), rows_notices)
+        counts["people"] += n
+        counts["inspections"] += len(rows_insp)
+        counts["notices"] += len(rows_notices)
+        done += n
+        if progress:
+            progress(done, people)
+
+    with ctx.write() as s:
+        quota = s.get(QuotaCounter, ServiceType.MOTOTAXI)
+        if quota is None:
+            s.add(QuotaCounter(service_type=ServiceType.MOTOTAXI, places=mototaxi_places, in_force=mototaxi_in_force))
+        else:
+            quota.in_force = mototaxi_in_force
+    return counts

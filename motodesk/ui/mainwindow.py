@@ -1,0 +1,121 @@
+"""The main window: navigation on the left, one page per area of the secretariat's work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk import __version__
+from motodesk.services.context import AppContext
+from motodesk.ui.actions import ActionCollection
+
+# (key, pt_BR label) of each page, in navigation order.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("people", "Pessoas"),
+    ("vehicles", "Veículos"),
+    ("permits", "Permissões"),
+    ("inspections", "Vistorias"),
+    ("infractions", "Autos de infração"),
+    ("deadlines", "Prazos"),
+    ("reports", "Relatórios"),
+    ("admin", "Administração"),
+)
+
+PageFactory = Callable[[AppContext, "MainWindow"], QWidget]
+PAGE_FACTORIES: dict[str, PageFactory] = {}
+
+
+def register_page(key: str) -> Callable[[PageFactory], PageFactory]:
+    """Pages register themselves here so the window does not import every screen up front."""
+
+    def decorate(factory: PageFactory) -> PageFactory:
+        PAGE_FACTORIES[key] = factory
+        return factory
+
+    return decorate
+
+
+def _section_placeholder(label: str) -> QWidget:
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    title = QLabel(f"<h2>{label}</h2>")
+    layout.addWidget(title)
+    note = QLabel("Esta área ainda não está disponível nesta versão do MotoDesk.")
+    note.setObjectName("unavailable")
+    layout.addWidget(note)
+    layout.addStretch(1)
+    return page
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setObjectName("MainWindow")
+        self.setWindowTitle(f"MotoDesk – {ctx.user.full_name} ({ctx.user.role.label})")
+        self.resize(1200, 760)
+        self.actions = ActionCollection(self)
+
+        self.nav = QListWidget()
+        self.nav.setObjectName("navigation")
+        self.nav.setFixedWidth(190)
+        self.pages = QStackedWidget()
+        self.page_by_key: dict[str, QWidget] = {}
+        for key, label in SECTIONS:
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, key)
+            self.nav.addItem(item)
+            factory = PAGE_FACTORIES.get(key)
+            page = factory(ctx, self) if factory else _section_placeholder(label)
+            page.setObjectName(f"page_{key}")
+            self.page_by_key[key] = page
+            self.pages.addWidget(page)
+        self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+        self.nav.setCurrentRow(0)
+
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.addWidget(self.nav)
+        layout.addWidget(self.pages, 1)
+        self.setCentralWidget(central)
+        self._build_menus()
+        where = "SQLite local" if ctx.db.is_sqlite else f"servidor {ctx.db.url.host}"
+        self.statusBar().showMessage(f"Conectado: {where} · usuário {ctx.user.login} · versão {__version__}")
+
+    def _build_menus(self) -> None:
+        a = self.actions
+        file_menu = self.menuBar().addMenu("&Arquivo")
+        file_menu.addAction(a["new_person"])
+        file_menu.addAction(a["find"])
+        file_menu.addSeparator()
+        file_menu.addAction(a["logout"])
+        file_menu.addAction(a["quit"])
+        help_menu = self.menuBar().addMenu("A&juda")
+        help_menu.addAction(a["about"])
+        a["quit"].triggered.connect(self.close)
+        a["about"].triggered.connect(self.show_about)
+
+    def show_section(self, key: str) -> QWidget:
+        index = [k for k, _ in SECTIONS].index(key)
+        self.nav.setCurrentRow(index)
+        return self.page_by_key[key]
+
+    def show_about(self) -> None:
+        QMessageBox.about(
+            self,
+            "Sobre o MotoDesk",
+            f"<b>MotoDesk {__version__}</b><br>Permissões de mototáxi, motoboy e moto-frete<br>"
+            "Lei Municipal nº 4.883/2017 – Patrocínio-MG<br>SESTRAN",
+        )

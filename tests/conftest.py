@@ -1,0 +1,146 @@
+"""Shared fixtures: every database test runs on SQLite and on PostgreSQL.
+
+PostgreSQL comes from MOTODESK_TEST_PG_URL (default: the local server, database `test`); each test
+run creates its own database beside it.  With MOTODESK_REQUIRE_PG=1 (CI and the README's test
+command) an unreachable server fails the tests instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+_TMP_HOME = tempfile.mkdtemp(prefix="motodesk-tests-")
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["MOTODESK_LOG_DIR"] = os.path.join(_TMP_HOME, "log")
+os.environ["XDG_DATA_HOME"] = os.path.join(_TMP_HOME, "data")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_TMP_HOME, "config")
+os.environ["XDG_CACHE_HOME"] = os.path.join(_TMP_HOME, "cache")
+os.environ.pop("MOTODESK_DATABASE_URL", None)
+
+import pytest  # noqa: E402
+from sqlalchemy import create_engine, make_url, text  # noqa: E402
+
+from motodesk.models import Base  # noqa: E402
+from motodesk.models.db import Database  # noqa: E402
+from motodesk.rules.common import Role  # noqa: E402
+from motodesk.services.context import AppContext, CurrentUser  # noqa: E402
+
+PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+REQUIRE_PG = os.environ.get("MOTODESK_REQUIRE_PG") == "1"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def _pg_reachable() -> str | None:
+    try:
+        engine = create_engine(PG_ADMIN_URL, connect_args={"connect_timeout": 3})
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        engine.dispose()
+        return None
+    except Exception as exc:  # noqa: BLE001
+        return str(exc).splitlines()[0]
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """URL of a fresh PostgreSQL database for this test process (dropped at the end)."""
+    problem = _pg_reachable()
+    if problem:
+        if REQUIRE_PG:
+            pytest.fail(f"PostgreSQL required but unreachable at {PG_ADMIN_URL}: {problem}")
+        pytest.skip(f"PostgreSQL unreachable: {problem}")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    name = f"motodesk_test_{worker}_{uuid.uuid4().hex[:6]}"
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    yield url
+    with admin.connect() as conn:
+        conn.exec_driver_sql(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            (name,),
+        )
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+    admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def pg_migrated(pg_server: str) -> str:
+    db = Database.open(pg_server)
+    db.prepare(allow_upgrade_shared=True)
+    db.dispose()
+    return pg_server
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("template") / "template.sqlite3"
+    db = Database.open(f"sqlite:///{path}")
+    db.prepare()
+    db.dispose()
+    return path
+
+
+def _truncate_all(db: Database) -> None:
+    names = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    with db.engine.begin() as conn:
+        conn.exec_driver_sql(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def db_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if backend == "sqlite":
+        template = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "motodesk.sqlite3"
+        shutil.copy(template, path)
+        return f"sqlite:///{path}"
+    return request.getfixturevalue("pg_migrated")
+
+
+@pytest.fixture
+def db(db_url: str, backend: str) -> Iterator[Database]:
+    database = Database.open(db_url)
+    if backend == "postgresql":
+        _truncate_all(database)
+    yield database
+    database.dispose()
+
+
+@pytest.fixture
+def ctx(db: Database) -> AppContext:
+    """An administrator's context on a migrated database with default settings."""
+    from motodesk.services.settings import ensure_defaults
+
+    context = AppContext(db)
+    ensure_defaults(context)
+    return context
+
+
+def user_ctx(ctx: AppContext, role: Role, login: str | None = None) -> AppContext:
+    return ctx.as_user(CurrentUser(id=None, login=login or role.value, full_name=role.label, role=role))
+
+
+@pytest.fixture
+def clerk(ctx: AppContext) -> AppContext:
+    return user_ctx(ctx, Role.CLERK)
+
+
+@pytest.fixture
+def supervisor(ctx: AppContext) -> AppContext:
+    return user_ctx(ctx, Role.SUPERVISOR)
+
+
+@pytest.fixture
+def inspector(ctx: AppContext) -> AppContext:
+    return user_ctx(ctx, Role.INSPECTOR)

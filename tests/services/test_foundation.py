@@ -1,0 +1,208 @@
+"""The foundation's guarantees, on SQLite and PostgreSQL: locking, constraints, roles, audit."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+import pytest
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from motodesk.models import AuditEvent, Permit, Person, Vehicle
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.services import auth, people
+from motodesk.services.context import AppContext
+from motodesk.services.errors import (
+    AuthenticationError,
+    ConflictError,
+    InvalidInputError,
+    MotodeskError,
+    PermissionDeniedError,
+)
+from motodesk.services.people import PersonInput
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+
+def _person(clerk: AppContext, name: str = "Maria D'Ávila-Souza", cpf: str | None = None) -> int:
+    return people.save_person(clerk, PersonInput(full_name=name, cpf=cpf or valid_cpf(),
+                                                 birth_date=date(1990, 5, 17))).id
+
+
+def test_stale_save_raises_conflict_and_keeps_the_first(clerk: AppContext) -> None:
+    pid = _person(clerk)
+    first = people.get_person(clerk, pid)
+    second = people.get_person(clerk, pid)
+    people.save_person(clerk, PersonInput(full_name="Maria Primeira Versão", cpf=first.cpf),
+                       person_id=pid, expected_version=first.version)
+    with pytest.raises(ConflictError, match="Outra estação salvou"):
+        people.save_person(clerk, PersonInput(full_name="Maria Segunda Versão", cpf=second.cpf),
+                           person_id=pid, expected_version=second.version)
+    assert people.get_person(clerk, pid).full_name == "Maria Primeira Versão"
+
+
+def test_concurrent_flush_of_a_stale_row_is_a_conflict(clerk: AppContext) -> None:
+    """Two sessions hold the same row; the database-level version check refuses the later write."""
+    pid = _person(clerk)
+    with clerk.db.session() as s1, clerk.db.session() as s2:
+        p1 = s1.get(Person, pid)
+        p2 = s2.get(Person, pid)
+        p1.phone = "(34) 99999-0001"
+        s1.commit()
+        p2.phone = "(34) 99999-0002"
+        from sqlalchemy.orm.exc import StaleDataError
+
+        with pytest.raises(StaleDataError):
+            s2.commit()
+    assert people.get_person(clerk, pid).phone == "(34) 99999-0001"
+
+
+def test_names_are_stored_exactly(clerk: AppContext) -> None:
+    pid = _person(clerk, "  Maria   D'Ávila-Souza ")
+    person = people.get_person(clerk, pid)
+    assert person.full_name == "Maria D'Ávila-Souza"
+    assert person.name_search == "maria d'avila-souza"
+
+
+def test_duplicate_cpf_is_refused_in_ptbr(clerk: AppContext) -> None:
+    cpf = valid_cpf()
+    _person(clerk, "João da Silva", cpf)
+    with pytest.raises(MotodeskError, match="Já existe uma pessoa cadastrada com este CPF"):
+        _person(clerk, "José da Silva", cpf)
+
+
+def test_invalid_cpf_is_a_field_error_and_stores_nothing(clerk: AppContext) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        people.save_person(clerk, PersonInput(full_name="Fulano de Tal", cpf="123.456.789-00"))
+    assert "cpf" in info.value.fields
+    with clerk.read() as s:
+        assert s.scalar(select(Person.id)) is None
+
+
+def _permit_row(person_id: int, seq: int, state: PermitState) -> Permit:
+    return Permit(number=f"MB-{seq:04d}/2026", service_type=ServiceType.MOTOBOY, year=2026, seq=seq,
+                  person_id=person_id, state=state, issued_on=date(2026, 1, 10), term_end=date(2031, 1, 10),
+                  certificate_valid_until=date(2027, 1, 10))
+
+
+def test_database_refuses_a_second_permit_in_force_for_a_person(clerk: AppContext) -> None:
+    pid = _person(clerk)
+    with clerk.db.session() as s:
+        s.add(_permit_row(pid, 1, PermitState.ACTIVE))
+        s.commit()
+    with clerk.db.session() as s:
+        s.add(_permit_row(pid, 2, PermitState.ACTIVE))
+        with pytest.raises(IntegrityError):
+            s.commit()
+    with clerk.db.session() as s:  # an ended permit beside the one in force is fine
+        s.add(_permit_row(pid, 3, PermitState.REVOKED))
+        s.commit()
+
+
+def test_database_refuses_two_active_vehicles_per_holder_and_duplicate_active_plate(clerk: AppContext) -> None:
+    pid = _person(clerk)
+    with clerk.db.session() as s:
+        s.add(Vehicle(plate="ABC1D23", holder_id=pid, active=True))
+        s.commit()
+    with clerk.db.session() as s:
+        s.add(Vehicle(plate="XYZ9876", holder_id=pid, active=True))
+        with pytest.raises(IntegrityError):
+            s.commit()
+    with clerk.db.session() as s:
+        s.add(Vehicle(plate="ABC1D23", holder_id=None, active=True))
+        with pytest.raises(IntegrityError):
+            s.commit()
+    with clerk.db.session() as s:  # the old, inactive vehicle of a replacement keeps its plate
+        s.add(Vehicle(plate="ABC1D23", holder_id=pid, active=False))
+        s.commit()
+
+
+ROLE_MATRIX = [
+    (auth.create_user, (Role.ADMIN,), ("novo.usuario", "Novo Usuário", "clerk", "senha-segura-1")),
+    (people.save_person, (Role.CLERK, Role.SUPERVISOR), (PersonInput(full_name="Ana Souza", cpf="52998224725"),)),
+    (auth.unlock_user, (Role.ADMIN,), ("ninguem",)),
+]
+
+
+@pytest.mark.parametrize("service,allowed,args", ROLE_MATRIX, ids=lambda v: getattr(v, "__name__", ""))
+def test_each_service_refuses_the_wrong_role(ctx: AppContext, service, allowed, args) -> None:  # noqa: ANN001
+    from conftest import user_ctx  # type: ignore[import-not-found]
+
+    for role in Role:
+        if role in allowed:
+            continue
+        with pytest.raises(PermissionDeniedError, match="não permite esta operação"):
+            service(user_ctx(ctx, role), *args)
+
+
+def test_update_writes_old_and_new_to_the_audit_trail(clerk: AppContext) -> None:
+    pid = _person(clerk, "Pedro Álvares Cabral")
+    person = people.get_person(clerk, pid)
+    people.save_person(clerk, PersonInput(full_name="Pedro Álvares Cabral", cpf=person.cpf, phone="(34) 3831-0000"),
+                       person_id=pid, expected_version=person.version)
+    with clerk.read() as s:
+        rows = list(s.scalars(select(AuditEvent).where(AuditEvent.table_name == "people",
+                                                       AuditEvent.row_key == str(pid)).order_by(AuditEvent.id)))
+    assert [r.action for r in rows] == ["insert", "update"]
+    assert rows[0].user_login == "clerk"
+    assert json.loads(rows[1].changes) == {"phone": [None, "(34) 3831-0000"]}
+
+
+def test_audit_rows_cannot_be_changed_or_deleted(clerk: AppContext) -> None:
+    _person(clerk)
+    for statement in ("UPDATE audit_events SET user_login = 'forjado'", "DELETE FROM audit_events"):
+        with pytest.raises(DBAPIError, match="append-only"):
+            with clerk.db.engine.begin() as conn:
+                conn.execute(text(statement))
+    with clerk.read() as s:
+        assert s.scalar(select(AuditEvent.user_login)) == "clerk"
+
+
+def test_postgresql_app_role_cannot_alter_audit_rows(clerk: AppContext, backend: str) -> None:
+    if backend != "postgresql":
+        pytest.skip("database roles exist only on PostgreSQL")
+    _person(clerk)
+    with clerk.db.engine.begin() as conn:
+        conn.exec_driver_sql("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'motodesk_app') "
+                             "THEN CREATE ROLE motodesk_app LOGIN; END IF; END $$")
+    clerk.db.grant_app_role("motodesk_app")
+    app_engine = create_engine(clerk.db.url.set(username="motodesk_app", password=None))
+    try:
+        with app_engine.begin() as conn:  # the app role can read and append
+            assert conn.execute(text("SELECT count(*) FROM audit_events")).scalar() >= 1
+        for statement in ("UPDATE audit_events SET user_login = 'forjado'", "DELETE FROM audit_events"):
+            with pytest.raises(DBAPIError, match="permission denied|append-only"):
+                with app_engine.begin() as conn:
+                    conn.execute(text(statement))
+    finally:
+        app_engine.dispose()
+
+
+def test_wrong_password_then_lockout(ctx: AppContext) -> None:
+    auth.create_user(ctx, "ana", "Ana Paula", Role.CLERK, "senha-certa-1")
+    assert auth.authenticate(ctx, "ANA ", "senha-certa-1").role is Role.CLERK
+    for attempt in range(1, auth.MAX_FAILED_LOGINS):
+        with pytest.raises(AuthenticationError, match="Restam"):
+            auth.authenticate(ctx, "ana", "errada")
+    with pytest.raises(AuthenticationError, match="bloqueado"):
+        auth.authenticate(ctx, "ana", "errada")
+    with pytest.raises(AuthenticationError, match="bloqueado"):
+        auth.authenticate(ctx, "ana", "senha-certa-1")  # locked stays locked, even with the right password
+    auth.unlock_user(ctx, "ana")
+    assert auth.authenticate(ctx, "ana", "senha-certa-1").login == "ana"
+
+
+def test_passwords_are_argon2id(ctx: AppContext) -> None:
+    from motodesk.models import User
+
+    auth.create_user(ctx, "bruno", "Bruno", Role.INSPECTOR, "outra-senha-9")
+    with ctx.read() as s:
+        stored = s.scalar(select(User.password_hash).where(User.login == "bruno"))
+    assert stored.startswith("$argon2id$") and "outra-senha-9" not in stored
+
+
+def test_unknown_user_and_short_password(ctx: AppContext) -> None:
+    with pytest.raises(AuthenticationError, match="Usuário ou senha incorretos"):
+        auth.authenticate(ctx, "fantasma", "x")
+    with pytest.raises(InvalidInputError, match="pelo menos 8"):
+        auth.create_user(ctx, "carla", "Carla", Role.CLERK, "curta")
