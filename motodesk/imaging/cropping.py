@@ -30,6 +30,9 @@ EYE_LINE_IN_FACE_BOX = 0.36
 HEAD_PER_FACE_BOX = 1.5
 HEAD_FRACTION = 0.65
 EYE_LINE_FROM_TOP = 0.45
+# Faces less than half as tall as the largest are ignored: at a counter the applicant is
+# the closest face, and the cascade's rare false positives on clutter are small.
+SECONDARY_FACE_MIN_RATIO = 0.5
 
 MSG_NO_FACE = "Nenhum rosto encontrado: o recorte foi centralizado; ajuste manualmente."
 MSG_MANY_FACES = "Mais de um rosto encontrado: o recorte usou o maior; confira o enquadramento."
@@ -40,8 +43,8 @@ class CropProposal:
     """A 3:4 crop of a :class:`LoadedPhoto`.
 
     ``box`` is ``(left, top, width, height)`` in ``photo.image`` pixels with
-    ``width * 4 == height * 3``. ``face_boxes`` are all detected faces, largest first; the
-    first one placed the crop. ``message`` (pt_BR) tells the clerk why the proposal needs a
+    ``width * 4 == height * 3``. ``face_boxes`` are the detected faces at least half as
+    tall as the largest, largest first (``faces`` counts them); the first placed the crop. ``message`` (pt_BR) tells the clerk why the proposal needs a
     look, or is ``None``. A GUI adjustment is ``dataclasses.replace(proposal, box=new_box)``.
     """
 
@@ -68,7 +71,8 @@ def crop_for_face(face: Box, image_size: tuple[int, int]) -> Box:
 
 def propose_crop(photo: LoadedPhoto, detector: FaceDetector = detect_faces) -> CropProposal:
     """Detect faces and propose the crop around the largest one, or a centred crop."""
-    faces = tuple(sorted(detector(photo.image), key=lambda b: b.area, reverse=True))
+    found = sorted(detector(photo.image), key=lambda b: b.area, reverse=True)
+    faces = tuple(f for f in found if f.height >= SECONDARY_FACE_MIN_RATIO * found[0].height)
     if not faces:
         return CropProposal(
             box=centred_crop(photo.size),
