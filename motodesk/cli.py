@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import getpass
+import importlib
 import logging
+import pkgutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from types import ModuleType
 from typing import NoReturn
 
 from motodesk import __version__
@@ -19,8 +21,36 @@ EXIT_USAGE = 2
 EXIT_UNEXPECTED = 3
 
 
+_ARGPARSE_WORDS = (
+    ("the following arguments are required", "faltam argumentos obrigatórios"),
+    ("unrecognized arguments", "argumentos não reconhecidos"),
+    ("invalid choice", "opção inválida"),
+    ("choose from", "escolha entre"),
+    ("expected one argument", "falta o valor"),
+    ("invalid int value", "número inteiro inválido"),
+    ("argument ", "argumento "),
+)
+
+
 class PortugueseArgumentParser(argparse.ArgumentParser):
+    """argparse with its own words in pt_BR (Python ships no translation for them)."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("add_help", False)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._positionals.title = "argumentos"
+        self._optionals.title = "opções"
+        self.add_argument("-h", "--help", action="help", help="mostra esta ajuda e sai")
+
+    def format_usage(self) -> str:
+        return super().format_usage().replace("usage:", "uso:", 1)
+
+    def format_help(self) -> str:
+        return super().format_help().replace("usage:", "uso:", 1)
+
     def error(self, message: str) -> NoReturn:
+        for english, portuguese in _ARGPARSE_WORDS:
+            message = message.replace(english, portuguese)
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"motodesk: erro: {message}\n")
 
@@ -36,101 +66,23 @@ def build_parser() -> argparse.ArgumentParser:
         prog="motodesk",
         description="MotoDesk – permissões de mototáxi, motoboy e moto-frete (Lei nº 4.883/2017, Patrocínio-MG).",
     )
-    parser.add_argument("--version", action="version", version=f"MotoDesk {__version__}")
+    parser.add_argument("--version", action="version", version=f"MotoDesk {__version__}",
+                        help="mostra a versão e sai")
     _db_arg(parser)
     parser.add_argument("--demo", action="store_true", help="abre um banco de demonstração (criado se faltar)")
     sub = parser.add_subparsers(dest="command", metavar="COMANDO", parser_class=PortugueseArgumentParser)
 
-    p = sub.add_parser("init-db", help="cria ou atualiza o banco de dados")
-    _db_arg(p)
-    p = sub.add_parser("db-upgrade", help="atualiza o banco de dados para esta versão (após cópia de segurança no SQLite)")
-    _db_arg(p)
-    p = sub.add_parser("create-user", help="cria um usuário (senha pedida no terminal ou lida da entrada padrão)")
-    p.add_argument("login")
-    p.add_argument("--role", required=True, choices=["clerk", "inspector", "supervisor", "admin"],
-                   help="perfil: clerk (atendente), inspector (vistoriador/fiscal), supervisor, admin")
-    p.add_argument("--name", default=None, help="nome completo")
-    _db_arg(p)
-    p = sub.add_parser("seed-demo", help="preenche o banco com dados de demonstração")
-    p.add_argument("--people", type=int, default=300, help="quantas pessoas (padrão 300)")
-    _db_arg(p)
+    for module in command_modules():
+        module.register(sub, _db_arg)
     return parser
 
 
-def _password_from_user() -> str:
-    if sys.stdin.isatty():
-        first = getpass.getpass("Senha: ")
-        second = getpass.getpass("Repita a senha: ")
-        if first != second:
-            from motodesk.services.errors import InvalidInputError
+def command_modules() -> list[ModuleType]:
+    """Every module of motodesk.commands; each has `register(subparsers, add_db_arg)`."""
+    import motodesk.commands as package
 
-            raise InvalidInputError("As senhas digitadas não conferem.")
-        return first
-    return sys.stdin.readline().rstrip("\r\n")
-
-
-def _open(args: argparse.Namespace, *, prepare: bool = True, allow_upgrade_shared: bool = False):  # noqa: ANN202
-    from motodesk.models.db import Database
-    from motodesk.services.context import AppContext
-    from motodesk.services.settings import ensure_defaults
-
-    db = Database.open(getattr(args, "database", None))
-    if prepare:
-        db.prepare(allow_upgrade_shared=allow_upgrade_shared)
-        ensure_defaults(AppContext(db))
-    return AppContext(db)
-
-
-def cmd_init_db(args: argparse.Namespace) -> int:
-    ctx = _open(args, allow_upgrade_shared=True)
-    print(f"Banco de dados pronto (revisão {ctx.db.current_revision()}).")
-    return EXIT_OK
-
-
-def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from motodesk.models.db import Database
-
-    db = Database.open(getattr(args, "database", None))
-    before = db.current_revision()
-    result = db.prepare(allow_upgrade_shared=True)
-    messages = {"current": "O banco de dados já está na versão atual",
-                "created": "Banco de dados criado", "upgraded": "Banco de dados atualizado"}
-    print(f"{messages[result]}: revisão {before or '(nenhuma)'} → {db.current_revision()}.")
-    return EXIT_OK
-
-
-def cmd_create_user(args: argparse.Namespace) -> int:
-    from motodesk.services.auth import create_user
-
-    ctx = _open(args)
-    password = _password_from_user()
-    user = create_user(ctx, args.login, args.name or args.login, args.role, password)
-    print(f"Usuário {user.login!r} criado com perfil {user.role.label}.")
-    return EXIT_OK
-
-
-def cmd_seed_demo(args: argparse.Namespace) -> int:
-    from motodesk.services.demo import seed_demo
-
-    if args.people < 0:
-        raise SystemExit("motodesk: erro: --people deve ser zero ou mais")
-    ctx = _open(args)
-
-    def progress(done: int, total: int) -> None:
-        print(f"\r{done:,}/{total:,} pessoas".replace(",", "."), end="", file=sys.stderr, flush=True)
-
-    counts = seed_demo(ctx, args.people, progress=progress)
-    print(file=sys.stderr)
-    print("Dados de demonstração gravados: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
-    return EXIT_OK
-
-
-COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
-    "init-db": cmd_init_db,
-    "db-upgrade": cmd_db_upgrade,
-    "create-user": cmd_create_user,
-    "seed-demo": cmd_seed_demo,
-}
+    return [importlib.import_module(f"{package.__name__}.{info.name}")
+            for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -147,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from motodesk.services.errors import MotodeskError
 
     try:
-        return COMMANDS[args.command](args)
+        return int(args.handler(args))
     except (MotodeskError, DatabaseError) as exc:
         print(f"motodesk: erro: {exc}", file=sys.stderr)
         fields = getattr(exc, "fields", None)

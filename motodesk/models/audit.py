@@ -8,7 +8,7 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
-from sqlalchemy import event, inspect, insert
+from sqlalchemy import event, insert, inspect
 from sqlalchemy.orm import Session, UOWTransaction
 
 from motodesk.models.admin import AuditEvent

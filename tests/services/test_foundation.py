@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, Permit, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -21,7 +22,6 @@ from motodesk.services.errors import (
     PermissionDeniedError,
 )
 from motodesk.services.people import PersonInput
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 
 def _person(clerk: AppContext, name: str = "Maria D'Ávila-Souza", cpf: str | None = None) -> int:
@@ -181,7 +181,7 @@ def test_postgresql_app_role_cannot_alter_audit_rows(clerk: AppContext, backend:
 def test_wrong_password_then_lockout(ctx: AppContext) -> None:
     auth.create_user(ctx, "ana", "Ana Paula", Role.CLERK, "senha-certa-1")
     assert auth.authenticate(ctx, "ANA ", "senha-certa-1").role is Role.CLERK
-    for attempt in range(1, auth.MAX_FAILED_LOGINS):
+    for _ in range(1, auth.MAX_FAILED_LOGINS):
         with pytest.raises(AuthenticationError, match="Restam"):
             auth.authenticate(ctx, "ana", "errada")
     with pytest.raises(AuthenticationError, match="bloqueado"):

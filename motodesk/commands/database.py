@@ -1,0 +1,91 @@
+"""Database and user administration: init-db, db-upgrade, create-user, seed-demo."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from motodesk.commands import open_context
+
+EXIT_OK = 0
+
+
+def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("init-db", help="cria ou atualiza o banco de dados")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_init_db)
+    p = sub.add_parser("db-upgrade", help="atualiza o banco de dados para esta versão (após cópia de segurança no SQLite)")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_db_upgrade)
+    p = sub.add_parser("create-user", help="cria um usuário (senha pedida no terminal ou lida da entrada padrão)")
+    p.add_argument("login")
+    p.add_argument("--role", required=True, choices=["clerk", "inspector", "supervisor", "admin"],
+                   help="perfil: clerk (atendente), inspector (vistoriador/fiscal), supervisor, admin")
+    p.add_argument("--name", default=None, help="nome completo")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_create_user)
+    p = sub.add_parser("seed-demo", help="preenche o banco com dados de demonstração")
+    p.add_argument("--people", type=int, default=300, help="quantas pessoas (padrão 300)")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_seed_demo)
+
+
+def _password_from_user() -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("Senha: ")
+        second = getpass.getpass("Repita a senha: ")
+        if first != second:
+            from motodesk.services.errors import InvalidInputError
+
+            raise InvalidInputError("As senhas digitadas não conferem.")
+        return first
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+def cmd_init_db(args: argparse.Namespace) -> int:
+    ctx = open_context(args, allow_upgrade_shared=True)
+    print(f"Banco de dados pronto (revisão {ctx.db.current_revision()}).")
+    return EXIT_OK
+
+
+def cmd_db_upgrade(args: argparse.Namespace) -> int:
+    from motodesk.models.db import Database
+
+    db = Database.open(getattr(args, "database", None))
+    before = db.current_revision()
+    result = db.prepare(allow_upgrade_shared=True)
+    messages = {"current": "O banco de dados já está na versão atual",
+                "created": "Banco de dados criado", "upgraded": "Banco de dados atualizado"}
+    print(f"{messages[result]}: revisão {before or '(nenhuma)'} → {db.current_revision()}.")
+    return EXIT_OK
+
+
+def cmd_create_user(args: argparse.Namespace) -> int:
+    from motodesk.services.auth import create_user
+
+    ctx = open_context(args)
+    password = _password_from_user()
+    user = create_user(ctx, args.login, args.name or args.login, args.role, password)
+    print(f"Usuário {user.login!r} criado com perfil {user.role.label}.")
+    return EXIT_OK
+
+
+def cmd_seed_demo(args: argparse.Namespace) -> int:
+    from motodesk.services.demo import seed_demo
+
+    if args.people < 0:
+        raise SystemExit("motodesk: erro: --people deve ser zero ou mais")
+    ctx = open_context(args)
+
+    def progress(done: int, total: int) -> None:
+        print(f"\r{done:,}/{total:,} pessoas".replace(",", "."), end="", file=sys.stderr, flush=True)
+
+    counts = seed_demo(ctx, args.people, progress=progress)
+    print(file=sys.stderr)
+    print("Dados de demonstração gravados: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+    return EXIT_OK
+
+

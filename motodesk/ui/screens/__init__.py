@@ -1,0 +1,1 @@
+"""One module per screen; modules register pages with `motodesk.ui.mainwindow.register_page`."""
