@@ -460,9 +460,10 @@ def write_workbook(
 
         if cancel is not None and cancel():
             raise ExportCancelled()
-        wb.properties.creator = exported_by
-        wb.properties.lastModifiedBy = exported_by
-        wb.properties.title = sheets[0][0].title
+        author = _ILLEGAL_XML.sub("", exported_by)[:255]
+        wb.properties.creator = author
+        wb.properties.lastModifiedBy = author
+        wb.properties.title = _ILLEGAL_XML.sub("", sheets[0][0].title)[:255]
         wb.save(tmp)
         os.replace(tmp, target)
     except BaseException:
@@ -481,8 +482,13 @@ def _discard(wb: Workbook, tmp: Path) -> None:
         writer = getattr(ws, "_writer", None)
         if writer is None:
             continue
+        # Finish the row generator while its stream is still open, or the garbage
+        # collector finishes it later against a closed file.
+        rows = getattr(ws, "_rows", None)
+        if rows is not None:
+            with contextlib.suppress(Exception):
+                rows.close()
         with contextlib.suppress(Exception):
             writer.close()
         with contextlib.suppress(Exception):
             writer.cleanup()
-
