@@ -1,0 +1,224 @@
+"""Values that Lei nº 4.883/2017 leaves to a Decree, to the IBGE or to the secretariat.
+
+The law fixes some numbers itself (21 years of age, 2 years of category A,
+125–250 cc, 5 years of useful life, 5-year term, 1-year registration, 15 days to
+deregister a deputy, 5 days to report an accident, 1 permit per 2,000
+inhabitants, 5 UFM for Art. 32): those live as named constants in the rule
+modules, next to the article they come from.
+
+Everything else — what "recente" means for a photo or a proof of residence,
+fine amounts in UFM, the value of the UFM, defence and appeal periods,
+municipal holidays, the population figure — is a field of :class:`LawSettings`.
+The defaults below seed the application's settings table; fields listed in
+:data:`PLACEHOLDER_FIELDS` have no official value yet and must be confirmed by
+an administrator once the regulating Decree (Art. 34, parágrafo único; Art. 41)
+is published.
+
+Each field carries ``metadata`` with the article it serves and a pt_BR label, so
+the settings screen and ``docs/rules.md`` can show them without repeating
+ourselves (see :func:`describe_settings`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from motodesk.rules.infractions import Penalty, Severity
+
+
+def _setting(default: Any, article: str, label: str) -> Any:
+    return field(default=default, metadata={"article": article, "label": label})
+
+
+@dataclass(frozen=True)
+class LawSettings:
+    """Decree-left and local parameters of the rules, with their defaults."""
+
+    # --- The municipality -------------------------------------------------------------
+    municipality: str = _setting(
+        "Patrocínio", "Art. 5º, § 1º, I; Art. 12, parágrafo único", "Município de registro do CRLV"
+    )
+    uf: str = _setting("MG", "Art. 5º, § 1º, I", "UF do município (feriados estaduais, CRLV)")
+
+    # --- Quota of mototáxi permits --------------------------------------------------------
+    population: int = _setting(89_826, "Art. 10, I", "População do município (IBGE)")
+    population_year: int = _setting(2022, "Art. 10, I", "Ano de referência da população (IBGE)")
+
+    # --- What "recente" and "renovado" mean for the applicant's documents -----------------
+    photo_max_age_days: int = _setting(180, "Art. 5º, IX", "Idade máxima da foto 3x4 (dias)")
+    proof_of_residence_max_days: int = _setting(
+        90, "Art. 5º, X", "Idade máxima do comprovante de residência (dias)"
+    )
+    medical_valid_days: int = _setting(
+        365, "Art. 5º, VII e § 2º", "Validade do atestado médico (dias; a lei diz 'anualmente')"
+    )
+    criminal_valid_years: int = _setting(
+        5, "Art. 5º, XI", "Validade das certidões criminais (anos; a lei diz 'a cada 05 anos')"
+    )
+
+    # --- The vehicle ----------------------------------------------------------------------
+    crlv_previous_year_accepted_until_month: int = _setting(
+        3,
+        "Art. 5º, § 1º, I",
+        "CRLV do exercício anterior aceito até o fim deste mês (calendário do DETRAN)",
+    )
+    periodic_inspection_months: int | None = _setting(
+        None,
+        "Art. 5º, § 6º",
+        "Intervalo das vistorias periódicas de mototáxi e motoboy (meses; vazio = só quando convocadas)",
+    )
+    reinspection_days: int = _setting(
+        30, "Art. 5º, § 1º, II; Art. 5º, § 6º", "Prazo para nova vistoria após reprovação (dias)"
+    )
+
+    # --- Enforcement: procedure (Art. 29 § 3º, Art. 34 parágrafo único) ---------------------
+    defence_period_days: int = _setting(
+        15, "Art. 29, § 3º; Art. 34, parágrafo único", "Prazo de defesa após a notificação (dias)"
+    )
+    appeal_period_days: int = _setting(
+        30, "Art. 34, parágrafo único", "Prazo de recurso após a decisão (dias)"
+    )
+    repeat_offence_window_days: int = _setting(
+        365, "Art. 33, parágrafo único; Art. 34", "Janela de reincidência (dias)"
+    )
+    business_days: bool = _setting(
+        False,
+        "Art. 34, parágrafo único",
+        "Prazos do processo (defesa, recurso, nova vistoria) contados em dias úteis",
+    )
+    roll_forward_to_business_day: bool = _setting(
+        True,
+        "Lei federal nº 9.784/1999, art. 66, § 1º (subsidiária)",
+        "Prazo que vence em dia sem expediente é prorrogado para o primeiro dia útil seguinte",
+    )
+    municipal_holidays: tuple[date, ...] = _setting(
+        (), "Art. 34, parágrafo único", "Feriados municipais e pontos facultativos decretados"
+    )
+    deadline_notice_days: int = _setting(
+        30, "Art. 4º, § 2º", "Antecedência com que os vencimentos são avisados (dias)"
+    )
+
+    # --- Enforcement: amounts (Art. 34, II and parágrafo único) -----------------------------
+    ufm_value_brl: Decimal = _setting(
+        Decimal("100.00"), "Art. 32; Art. 34, parágrafo único", "Valor da UFM (R$)"
+    )
+    fine_ufm_leve: Decimal = _setting(Decimal("1"), "Art. 33, I; Art. 34, II", "Multa de infração leve (UFM)")
+    fine_ufm_media: Decimal = _setting(
+        Decimal("2"), "Art. 33, II; Art. 34, II", "Multa de infração média (UFM)"
+    )
+    fine_ufm_grave: Decimal = _setting(
+        Decimal("3"), "Art. 33, III; Art. 34, II", "Multa de infração grave (UFM)"
+    )
+    fine_ufm_gravissima: Decimal = _setting(
+        Decimal("4"), "Art. 33, IV; Art. 34, II", "Multa de infração gravíssima (UFM)"
+    )
+
+    # --- Enforcement: which penalties each classification admits (Art. 34) ------------------
+    penalties_leve: tuple[Penalty, ...] = _setting(
+        (Penalty.WARNING, Penalty.FINE), "Art. 33, I; Art. 34", "Penalidades para infração leve"
+    )
+    penalties_media: tuple[Penalty, ...] = _setting(
+        (Penalty.WARNING, Penalty.FINE), "Art. 33, II; Art. 34", "Penalidades para infração média"
+    )
+    penalties_grave: tuple[Penalty, ...] = _setting(
+        (Penalty.FINE, Penalty.SUSPENSION), "Art. 33, III; Art. 34", "Penalidades para infração grave"
+    )
+    penalties_gravissima: tuple[Penalty, ...] = _setting(
+        (Penalty.FINE, Penalty.SUSPENSION, Penalty.REVOCATION),
+        "Art. 33, IV; Art. 34",
+        "Penalidades para infração gravíssima",
+    )
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        for name in (
+            "population",
+            "photo_max_age_days",
+            "proof_of_residence_max_days",
+            "medical_valid_days",
+            "criminal_valid_years",
+            "reinspection_days",
+            "defence_period_days",
+            "appeal_period_days",
+            "repeat_offence_window_days",
+            "deadline_notice_days",
+        ):
+            if getattr(self, name) < 0:
+                problems.append(f"{_label(name)} não pode ser negativo")
+        if not 1 <= self.crlv_previous_year_accepted_until_month <= 12:
+            problems.append(f"{_label('crlv_previous_year_accepted_until_month')} deve ser um mês de 1 a 12")
+        if self.periodic_inspection_months is not None and self.periodic_inspection_months <= 0:
+            problems.append(f"{_label('periodic_inspection_months')} deve ser positivo ou vazio")
+        for severity in Severity:
+            if self.fine_ufm(severity) < 0:
+                problems.append(f"A multa de infração {severity.label.lower()} não pode ser negativa")
+            if not self.penalties(severity):
+                problems.append(f"Informe ao menos uma penalidade para infração {severity.label.lower()}")
+        if self.ufm_value_brl < 0:
+            problems.append("O valor da UFM não pode ser negativo")
+        if problems:
+            raise ValueError("Configuração inválida: " + "; ".join(problems) + ".")
+
+    def fine_ufm(self, severity: Severity) -> Decimal:
+        """Fine in UFM for an infraction of this classification (Art. 34, II)."""
+        value: Decimal = getattr(self, f"fine_ufm_{severity.value}")
+        return value
+
+    def penalties(self, severity: Severity) -> tuple[Penalty, ...]:
+        """Penalties the Decree admits for this classification (Art. 34)."""
+        value: tuple[Penalty, ...] = getattr(self, f"penalties_{severity.value}")
+        return value
+
+
+#: Fields whose defaults are stand-ins until the Decree of Art. 34, parágrafo
+#: único (and the yearly UFM act) is published: an administrator must confirm them.
+PLACEHOLDER_FIELDS: tuple[str, ...] = (
+    "ufm_value_brl",
+    "fine_ufm_leve",
+    "fine_ufm_media",
+    "fine_ufm_grave",
+    "fine_ufm_gravissima",
+    "penalties_leve",
+    "penalties_media",
+    "penalties_grave",
+    "penalties_gravissima",
+    "defence_period_days",
+    "appeal_period_days",
+    "repeat_offence_window_days",
+)
+
+
+@dataclass(frozen=True)
+class SettingDescription:
+    """One row of the settings table: key, article served, pt_BR label and default."""
+
+    name: str
+    article: str
+    label: str
+    default: Any
+    placeholder: bool
+
+
+def describe_settings() -> list[SettingDescription]:
+    """Every field of :class:`LawSettings` with its article, label and default."""
+    return [
+        SettingDescription(
+            name=f.name,
+            article=f.metadata["article"],
+            label=f.metadata["label"],
+            default=f.default,
+            placeholder=f.name in PLACEHOLDER_FIELDS,
+        )
+        for f in fields(LawSettings)
+    ]
+
+
+def _label(name: str) -> str:
+    for f in fields(LawSettings):
+        if f.name == name:
+            label: str = f.metadata["label"]
+            return label
+    raise KeyError(name)
