@@ -1,0 +1,359 @@
+"""The spreadsheets the secretariat receives, declared once.
+
+Each :class:`~motodesk.exports.xlsx.SheetSpec` names the keys the services layer
+must put in every row (a mapping; missing keys give empty cells) and the pt_BR
+headers the clerk reads.  Values may be plain: enums with a ``label`` (ServiceType,
+PermitState) show their label, CPF digits are formatted (or masked in the
+transparency files) by the column itself.
+
+Transparency files (``*_TRANSPARENCY``) are the ones published or handed outside
+the secretariat: they carry the name, the masked CPF ``***.456.789-**`` and the
+permit data, never a full CPF nor birth date, address, phone or e-mail.  Their
+CPF column masks whatever it receives, and :func:`transparency_rows` drops every
+key the published spec does not declare, so a careless caller cannot leak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from motodesk.exports.xlsx import Column, SheetSpec
+from motodesk.rules.validators import format_cpf, mask_cpf
+
+__all__ = [
+    "CPF_PATTERN",
+    "DEADLINES",
+    "EXPORT_KINDS",
+    "INFRACTIONS",
+    "INSPECTIONS",
+    "ORGANISATION_MEMBERS",
+    "PEOPLE",
+    "PEOPLE_TRANSPARENCY",
+    "PERMITS",
+    "PERMITS_TRANSPARENCY",
+    "QUOTA_STUDY",
+    "QUOTA_WAITING_LIST",
+    "QuotaStudy",
+    "VEHICLES",
+    "cpf_masked",
+    "cpf_shown",
+    "quota_study_sheets",
+    "transparency_rows",
+]
+
+#: A CPF in any usual spelling: ``12345678909``, ``123.456.789-09``.
+CPF_PATTERN = re.compile(r"\d{3}\.?\d{3}\.?\d{3}-?\d{2}")
+_NON_DIGIT = re.compile(r"\D")
+_FULLY_MASKED = "***.***.***-**"
+_MASKED = re.compile(r"\*{3}\.\d{3}\.\d{3}-\*{2}")
+
+
+def cpf_shown(value: Any) -> Any:
+    """Internal files: CPF digits as ``123.456.789-09``; anything else as given."""
+    if value is None or value == "":
+        return None
+    digits = _NON_DIGIT.sub("", str(value))
+    if len(digits) == 11:
+        return format_cpf(digits)
+    return value
+
+
+def cpf_masked(value: Any) -> str | None:
+    """Published files: ``***.456.789-**`` (LGPD / ANPD practice), never the full CPF.
+
+    An already masked value is kept; any other value that is not 11 digits
+    (malformed) is shown fully masked, and so is any masking result that would
+    still show more than six digits.
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and _MASKED.fullmatch(value.strip()):
+        return value.strip()
+    digits = _NON_DIGIT.sub("", str(value))
+    if len(digits) != 11:
+        return _FULLY_MASKED
+    masked = mask_cpf(digits)
+    if not isinstance(masked, str) or len(_NON_DIGIT.sub("", masked)) > 6 or CPF_PATTERN.search(masked):
+        return _FULLY_MASKED
+    return masked
+
+
+# ---------------------------------------------------------------- permits register
+
+PERMITS = SheetSpec(
+    title="Cadastro de permissões",
+    sheet_name="Permissões",
+    columns=(
+        Column("number", "Número", "text", 14),
+        Column("service", "Serviço", "text", 12),
+        Column("holder_name", "Titular", "text", 36),
+        Column("cpf", "CPF", "text", 16, transform=cpf_shown),
+        Column("plate", "Placa", "text", 10),
+        Column("state", "Situação", "text", 18),
+        Column("issued_on", "Emissão", "date"),
+        Column("certificate_valid_until", "Validade do certificado", "date", 14),
+        Column("term_ends_on", "Fim do prazo", "date"),
+        Column("decree", "Decreto", "text", 16),
+    ),
+)
+
+PERMITS_TRANSPARENCY = SheetSpec(
+    title="Permissões e autorizações em vigor",
+    sheet_name="Permissões",
+    columns=(
+        Column("number", "Número", "text", 14),
+        Column("service", "Serviço", "text", 12),
+        Column("holder_name", "Titular", "text", 36),
+        Column("cpf", "CPF", "text", 16, transform=cpf_masked),
+        Column("plate", "Placa", "text", 10),
+        Column("state", "Situação", "text", 18),
+        Column("issued_on", "Emissão", "date"),
+        Column("term_ends_on", "Fim do prazo", "date"),
+        Column("decree", "Decreto", "text", 16),
+    ),
+)
+
+# ------------------------------------------------------------------------- people
+
+PEOPLE = SheetSpec(
+    title="Pessoas",
+    sheet_name="Pessoas",
+    columns=(
+        Column("full_name", "Nome completo", "text", 36),
+        Column("cpf", "CPF", "text", 16, transform=cpf_shown),
+        Column("role", "Vínculo", "text", 14),  # Titular / Preposto / Requerente
+        Column("service", "Serviço", "text", 12),
+        Column("permit_number", "Permissão", "text", 14),
+        Column("birth_date", "Data de nascimento", "date", 12),
+        Column("sex", "Sexo", "text", 10),
+        Column("phone", "Telefone", "text", 16),
+        Column("email", "E-mail", "text", 28),
+        Column("address", "Endereço", "text", 40),
+        Column("rg", "RG", "text", 14),
+        Column("cnh", "CNH", "text", 14),
+        Column("cnh_categories", "Categorias CNH", "text", 10),
+        Column("cnh_first_a_date", "Data 1ª habilitação A", "date", 14),
+        Column("cnh_expiry", "Validade CNH", "date", 12),
+        Column("nit", "NIT/PIS", "text", 15),
+    ),
+)
+
+PEOPLE_TRANSPARENCY = SheetSpec(
+    title="Permissionários e autorizatários",
+    sheet_name="Pessoas",
+    columns=(
+        Column("full_name", "Nome completo", "text", 36),
+        Column("cpf", "CPF", "text", 16, transform=cpf_masked),
+        Column("role", "Vínculo", "text", 14),
+        Column("service", "Serviço", "text", 12),
+        Column("permit_number", "Permissão", "text", 14),
+    ),
+)
+
+# ----------------------------------------------------------------------- vehicles
+
+VEHICLES = SheetSpec(
+    title="Veículos",
+    sheet_name="Veículos",
+    columns=(
+        Column("plate", "Placa", "text", 10),
+        Column("renavam", "RENAVAM", "text", 14),
+        Column("vin", "Chassi", "text", 20),
+        Column("make_model", "Marca/modelo", "text", 24),
+        Column("colour", "Cor", "text", 12),
+        Column("manufacture_year", "Ano de fabricação", "int", 12),
+        Column("model_year", "Ano do modelo", "int", 10),
+        Column("engine_cc", "Cilindradas", "int", 11),
+        Column("rental_category", "Categoria aluguel", "bool", 11),
+        Column("useful_life_until", "Vida útil até", "date", 12),
+        Column("crlv_valid_until", "CRLV válido até", "date", 12),
+        Column("service", "Serviço", "text", 12),
+        Column("permit_number", "Permissão", "text", 14),
+        Column("holder_name", "Titular", "text", 36),
+    ),
+)
+
+# -------------------------------------------------------------------- inspections
+
+INSPECTIONS = SheetSpec(
+    title="Vistorias",
+    sheet_name="Vistorias",
+    columns=(
+        Column("inspected_at", "Data e hora", "datetime"),
+        Column("plate", "Placa", "text", 10),
+        Column("permit_number", "Permissão", "text", 14),
+        Column("service", "Serviço", "text", 12),
+        Column("holder_name", "Titular", "text", 36),
+        Column("inspector", "Vistoriador", "text", 24),
+        Column("kind", "Tipo", "text", 16),  # inicial, semestral, anual, pós-acidente
+        Column("result", "Resultado", "text", 12),  # Aprovada / Reprovada
+        Column("pending_items", "Pendências", "text", 48),
+        Column("next_due", "Próxima vistoria", "date", 14),
+    ),
+)
+
+# -------------------------------------------------------------------- infractions
+
+INFRACTIONS = SheetSpec(
+    title="Autos de infração",
+    sheet_name="Autos de infração",
+    columns=(
+        Column("number", "Nº do auto", "text", 12),
+        Column("occurred_at", "Data e hora", "datetime"),
+        Column("place", "Local", "text", 30),
+        Column("offender_name", "Autuado", "text", 32),
+        Column("offender_role", "Vínculo", "text", 10),  # Titular / Preposto
+        Column("permit_number", "Permissão", "text", 14),
+        Column("plate", "Placa", "text", 10),
+        Column("article", "Enquadramento", "text", 18),  # "Art. 30, G2, IV"
+        Column("description", "Infração", "text", 48),
+        Column("severity", "Gravidade", "text", 12),  # leve, média, grave, gravíssima
+        Column("penalty", "Penalidade", "text", 14),
+        Column("fine_ufm", "Multa (UFM)", "decimal", 11),
+        Column("fine_amount", "Multa (R$)", "money", 14),
+        Column("inspector", "Fiscal", "text", 24),
+        Column("refused_to_sign", "Recusou assinar", "bool", 10),
+        Column("status", "Situação", "text", 18),
+    ),
+)
+
+# ---------------------------------------------------------------------- deadlines
+
+DEADLINES = SheetSpec(
+    title="Prazos",
+    sheet_name="Prazos",
+    columns=(
+        Column("due_on", "Vencimento", "date"),
+        Column("days_left", "Dias restantes", "int", 10),
+        Column("obligation", "Obrigação", "text", 36),
+        Column("article", "Artigo", "text", 14),
+        Column("permit_number", "Permissão", "text", 14),
+        Column("service", "Serviço", "text", 12),
+        Column("holder_name", "Titular", "text", 36),
+        Column("phone", "Telefone", "text", 16),
+        Column("status", "Situação", "text", 14),  # a vencer, vencido, cumprido
+    ),
+)
+
+# ------------------------------------------------------------ organisation members
+
+ORGANISATION_MEMBERS = SheetSpec(
+    title="Filiados a organizações (Art. 9º)",
+    sheet_name="Filiados",
+    columns=(
+        Column("organisation", "Organização", "text", 32),
+        Column("organisation_kind", "Tipo", "text", 14),  # cooperativa, central, associação, operadora
+        Column("cnpj", "CNPJ", "text", 19),
+        Column("member_name", "Filiado", "text", 36),
+        Column("cpf", "CPF", "text", 16, transform=cpf_shown),
+        Column("permit_number", "Permissão", "text", 14),
+        Column("service", "Serviço", "text", 12),
+        Column("joined_on", "Desde", "date"),
+        Column("left_on", "Até", "date"),
+    ),
+)
+
+# --------------------------------------------------------- quota study (Art. 39)
+
+QUOTA_STUDY = SheetSpec(
+    title="Estudo de vagas – Art. 39",
+    sheet_name="Estudo de vagas",
+    columns=(
+        Column("indicator", "Indicador", "text", 44),
+        Column("value", "Valor", "int", 14),
+        Column("note", "Observação", "text", 60),
+    ),
+)
+
+QUOTA_WAITING_LIST = SheetSpec(
+    title="Estudo de vagas – Art. 39: cadastro de reserva da licitação",
+    sheet_name="Cadastro de reserva",
+    columns=(
+        Column("rank", "Classificação", "int", 12),
+        Column("full_name", "Nome completo", "text", 36),
+        Column("cpf", "CPF", "text", 16, transform=cpf_masked),
+        Column("tender", "Licitação", "text", 18),
+        Column("registered_on", "Inscrição", "date"),
+        Column("status", "Situação", "text", 18),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class QuotaStudy:
+    """The figures of Art. 39's study, computed by the rules layer (quota)."""
+
+    population: int
+    population_year: int
+    quota: int
+    permits_in_force: int
+    open_places: int
+    waiting_list_size: int
+    inhabitants_per_permit: int = 2000
+    source: str = "IBGE"
+
+
+def quota_study_sheets(
+    study: QuotaStudy, waiting_list: Iterable[Mapping[str, Any] | Sequence[Any]] = ()
+) -> list[tuple[SheetSpec, Iterable[Mapping[str, Any] | Sequence[Any]]]]:
+    """The two sections of the study, ready for :func:`write_workbook`.
+
+    First sheet: population and its year, quota, permits in force, open places,
+    the tender's waiting list size.  Second sheet: the waiting list (CPF masked:
+    ranking lists are published).
+    """
+    summary = [
+        {
+            "indicator": "População",
+            "value": study.population,
+            "note": f"Fonte: {study.source}, {study.population_year}",
+        },
+        {"indicator": "Ano de referência da população", "value": study.population_year},
+        {
+            "indicator": "Vagas de mototáxi (Art. 10, I)",
+            "value": study.quota,
+            "note": f"1 permissão para cada {study.inhabitants_per_permit:,} habitantes".replace(",", "."),
+        },
+        {"indicator": "Permissões de mototáxi em vigor", "value": study.permits_in_force},
+        {"indicator": "Vagas abertas", "value": study.open_places},
+        {"indicator": "Cadastro de reserva da licitação", "value": study.waiting_list_size},
+    ]
+    return [(QUOTA_STUDY, summary), (QUOTA_WAITING_LIST, waiting_list)]
+
+
+# ------------------------------------------------------------------- transparency
+
+#: Every exportable kind by a stable name (CLI ``motodesk export <kind>``, GUI menu).
+EXPORT_KINDS: dict[str, SheetSpec] = {
+    "permits": PERMITS,
+    "permits-public": PERMITS_TRANSPARENCY,
+    "people": PEOPLE,
+    "people-public": PEOPLE_TRANSPARENCY,
+    "vehicles": VEHICLES,
+    "inspections": INSPECTIONS,
+    "infractions": INFRACTIONS,
+    "deadlines": DEADLINES,
+    "organisation-members": ORGANISATION_MEMBERS,
+    "quota-study": QUOTA_STUDY,
+    "quota-waiting-list": QUOTA_WAITING_LIST,
+}
+
+
+def transparency_rows(
+    rows: Iterable[Mapping[str, Any]], spec: SheetSpec = PERMITS_TRANSPARENCY
+) -> Iterator[dict[str, Any]]:
+    """Rows fit for publication: only ``spec``'s keys, the CPF masked.
+
+    Lazy, so it streams as well as the rows it wraps.  Any other personal data
+    the caller passed (birth date, address, phone...) is dropped here, and any
+    key named ``cpf`` is masked whatever the spec says.
+    """
+    keys = spec.keys
+    for row in rows:
+        out = {key: row.get(key) for key in keys}
+        if "cpf" in out:
+            out["cpf"] = cpf_masked(out["cpf"])
+        yield out
