@@ -144,3 +144,16 @@ def supervisor(ctx: AppContext) -> AppContext:
 @pytest.fixture
 def inspector(ctx: AppContext) -> AppContext:
     return user_ctx(ctx, Role.INSPECTOR)
+
+
+@pytest.fixture
+def pg_ctx(request: pytest.FixtureRequest) -> Iterator[AppContext]:
+    """An administrator's context on PostgreSQL only, for what exists only there (roles, pg_dump)."""
+    from motodesk.services.settings import ensure_defaults
+
+    database = Database.open(request.getfixturevalue("pg_migrated"))
+    _truncate_all(database)
+    context = AppContext(database)
+    ensure_defaults(context)
+    yield context
+    database.dispose()

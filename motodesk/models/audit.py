@@ -37,10 +37,9 @@ def _plain(value: Any) -> Any:
 
 
 def _row_key(obj: Any) -> str:
-    identity = inspect(obj).identity
-    if identity is None:
-        return "?"
-    return ",".join(str(part) for part in identity)
+    # Right after the flush a new row has its primary key but not yet its identity key.
+    key = inspect(obj).mapper.primary_key_from_instance(obj)
+    return ",".join(str(part) for part in key)
 
 
 def _changes(obj: Any, action: str) -> dict[str, list[Any]]:

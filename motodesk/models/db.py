@@ -130,7 +130,7 @@ class Database:
         try:
             if parsed.get_backend_name() == "sqlite":
                 path = parsed.database
-                if path and path != ":memory:":
+                if path and path != ":memory:" and not parsed.query.get("uri"):
                     p = Path(path)
                     if not p.parent.exists():
                         raise DatabaseError(f"A pasta do banco de dados não existe: {p.parent}")

@@ -26,6 +26,8 @@ def test_login_then_main_window(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
     auth.create_user(ctx, "ana", "Ana Paula Rezende", Role.CLERK, "senha-certa-1")
     dialog = LoginDialog(ctx)
     qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
     qtbot.keyClicks(dialog.login_edit, "ana")
     qtbot.keyClicks(dialog.password_edit, "senha-errada")
     qtbot.keyClick(dialog.password_edit, Qt.Key.Key_Return)
