@@ -29,6 +29,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("inspections", "Vistorias"),
     ("infractions", "Autos de infração"),
     ("deadlines", "Prazos"),
+    ("organisations", "Organizações"),
+    ("stands", "Pontos"),
     ("reports", "Relatórios"),
     ("admin", "Administração"),
 )
