@@ -46,7 +46,7 @@ def _cascade() -> cv2.CascadeClassifier:
     # CascadeClassifier is not documented as thread-safe: one instance per thread.
     cascade = getattr(_local, "cascade", None)
     if cascade is None:
-        path = Path(cv2.data.haarcascades) / CASCADE_FILE
+        path = Path(cv2.data.haarcascades) / CASCADE_FILE  # type: ignore[attr-defined]
         cascade = cv2.CascadeClassifier(str(path))
         if cascade.empty():
             raise RuntimeError(f"OpenCV face cascade not found or unreadable: {path}")

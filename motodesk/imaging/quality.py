@@ -14,11 +14,13 @@ Thresholds and how they were chosen (measurements on the NASA astronaut photogra
   21 % / 198 at 1.3 x light, 53 % / 219 at 1.6 x). Without a face, the crop's mean above
   ``BRIGHT_FRAME_MEAN`` = 220.
 * **Blurred** — variance of the Laplacian of the face, resampled to ``SHARPNESS_SIDE`` =
-  96 px wide so the figure does not depend on the photo's resolution, below
-  ``BLUR_THRESHOLD`` = 40. The astronaut face scores 560-600 at every resolution, ~80 with a
-  Gaussian blur of 1 % of the face height, ~30 at 1.5 %, ~18 at 2 %: 40 flags a blur of about
-  1.3 % of the face height, ~2.5 px on the printed 472 px badge. Only measured on a face:
-  a plain wall or sky has no edges and would look "blurred".
+  96 px wide (so the figure does not depend on the photo's resolution) and contrast-
+  normalised to a standard deviation of ``SHARPNESS_STD`` = 40 (so a darker face or darker
+  skin does not read as blurrier), below ``BLUR_THRESHOLD`` = 25. The astronaut face scores
+  300-520 as shot (any resolution, any exposure, JPEG quality down to 20), 40-53 with a
+  Gaussian blur of 1 % of the face height, 18-23 at 1.5 %, 10-14 at 2 %: 25 flags a blur
+  of about 1.4 % of the face height, ~3 px on the printed 472 px badge. Only measured on
+  a face: a plain wall or sky has no edges and would look "blurred".
 * **Resolution** — the file is smaller than 354 × 472, or the crop has fewer pixels than the
   output by more than ``UPSCALE_TOLERANCE`` = 10 % (a 5 % upscale is invisible in print).
 """
@@ -44,7 +46,8 @@ BRIGHT_FACE_MEAN = 215.0
 BRIGHT_FRAME_MEAN = 220.0
 CLIPPED_LEVEL = 250
 SHARPNESS_SIDE = 96
-BLUR_THRESHOLD = 40.0
+SHARPNESS_STD = 40.0
+BLUR_THRESHOLD = 25.0
 UPSCALE_TOLERANCE = 0.10
 # Regions are measured on a copy at most this wide: plenty for a mean or a percentile.
 _STATS_SIDE = 256
@@ -169,4 +172,10 @@ def _sharpness(img: Image.Image, face: Box) -> float:
     size = (SHARPNESS_SIDE, max(1, round(SHARPNESS_SIDE * face.height / face.width)))
     method = Image.Resampling.BOX if face.width > SHARPNESS_SIDE else Image.Resampling.BICUBIC
     grey = np.asarray(img.resize(size, method, box=face.as_ltrb()).convert("L"), dtype=np.float64)
+    # Contrast-normalise first: a darker or flatter-lit face has proportionally weaker
+    # edges, but it is not blurrier.
+    spread = float(grey.std())
+    if spread < 1.0:
+        return 0.0
+    grey = (grey - grey.mean()) * (SHARPNESS_STD / spread)
     return float(cv2.Laplacian(grey, cv2.CV_64F).var())

@@ -85,8 +85,13 @@ def make_rgb_icc(
 
     ascii_desc = description.encode("ascii") + b"\0"
     desc = (
-        b"desc" + b"\0" * 4 + struct.pack(">I", len(ascii_desc)) + ascii_desc
-        + struct.pack(">II", 0, 0) + struct.pack(">HB", 0, 0) + b"\0" * 67
+        b"desc"
+        + b"\0" * 4
+        + struct.pack(">I", len(ascii_desc))
+        + ascii_desc
+        + struct.pack(">II", 0, 0)
+        + struct.pack(">HB", 0, 0)
+        + b"\0" * 67
     )
     cprt = b"text" + b"\0" * 4 + b"Test profile, no copyright\0"
     curve = b"curv" + b"\0" * 4 + struct.pack(">IH", 1, round(gamma * 256)) + b"\0\0"
@@ -114,10 +119,21 @@ def make_rgb_icc(
         body += b"\0"
     size = offset + len(body)
     header = (
-        struct.pack(">I", size) + b"\0" * 4 + struct.pack(">I", 0x02100000) + b"mntr" + b"RGB " + b"XYZ "
-        + struct.pack(">6H", 2026, 1, 1, 0, 0, 0) + b"acsp" + b"\0" * 4 + b"\0" * 4
-        + b"\0" * 8 + b"\0" * 8 + struct.pack(">I", 0)
-        + b"".join(_s15f16(c) for c in d50) + b"\0" * 4
+        struct.pack(">I", size)
+        + b"\0" * 4
+        + struct.pack(">I", 0x02100000)
+        + b"mntr"
+        + b"RGB "
+        + b"XYZ "
+        + struct.pack(">6H", 2026, 1, 1, 0, 0, 0)
+        + b"acsp"
+        + b"\0" * 4
+        + b"\0" * 4
+        + b"\0" * 8
+        + b"\0" * 8
+        + struct.pack(">I", 0)
+        + b"".join(_s15f16(c) for c in d50)
+        + b"\0" * 4
     )
     header += b"\0" * (128 - len(header))
     return header + struct.pack(">I", len(tags)) + table + body

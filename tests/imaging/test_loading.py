@@ -17,7 +17,6 @@ from motodesk.imaging import LoadedPhoto, PhotoError, detect_faces, load_photo, 
 from motodesk.imaging.loading import MAX_SOURCE_PIXELS
 
 
-
 def encode(im: Image.Image, fmt: str = "JPEG", **params: object) -> bytes:
     buffer = io.BytesIO()
     im.save(buffer, format=fmt, **params)
@@ -42,7 +41,9 @@ def mean_abs_diff(a: Image.Image, b: Image.Image) -> float:
         ("TIFF", {"compression": "tiff_lzw"}, 0.0),
     ],
 )
-def test_accepted_formats_load_as_rgb(astronaut: Image.Image, fmt: str, params: dict, tolerance: float) -> None:
+def test_accepted_formats_load_as_rgb(
+    astronaut: Image.Image, fmt: str, params: dict, tolerance: float
+) -> None:
     photo = load_photo(encode(astronaut, fmt, **params))
     assert isinstance(photo, LoadedPhoto)
     assert photo.image.mode == "RGB"
@@ -237,7 +238,9 @@ def _png_declaring(width: int, height: int) -> bytes:
     """A tiny PNG whose IHDR claims ``width × height``: a decompression bomb's header."""
 
     def chunk(kind: bytes, payload: bytes) -> bytes:
-        return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+        return (
+            struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     idat = zlib.compress(b"\0" * 64)
