@@ -1,0 +1,48 @@
+"""How values look on screen: pt_BR dates, numbers, money, yes/no."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from enum import Enum
+from typing import Any
+from zoneinfo import ZoneInfo
+
+LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
+
+
+def format_date(value: date | None) -> str:
+    return value.strftime("%d/%m/%Y") if value else ""
+
+
+def format_datetime(value: datetime | None) -> str:
+    if value is None:
+        return ""
+    if value.tzinfo is not None:
+        value = value.astimezone(LOCAL_TZ)
+    return value.strftime("%d/%m/%Y %H:%M")
+
+
+def format_money(value: Decimal | float | None) -> str:
+    if value is None:
+        return ""
+    text = f"{Decimal(value):,.2f}"
+    return "R$ " + text.replace(",", "X").replace(".", ",").replace("X", ".")
+
+
+def format_value(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "Sim" if value else "Não"
+    if isinstance(value, datetime):
+        return format_datetime(value)
+    if isinstance(value, date):
+        return format_date(value)
+    if isinstance(value, Decimal):
+        return f"{value:,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
+    if isinstance(value, int):
+        return f"{value:,}".replace(",", ".")
+    if isinstance(value, Enum):
+        return str(getattr(value, "label", value.value))
+    return str(value)
