@@ -112,33 +112,43 @@ class LazyTableModel(RowTableModel[Row]):
         self._fetch = fetch
         self.page_size = page_size
         self._exhausted = False
+        self._fetching = False
         self._sort_key = columns[0].key
         self._descending = False
 
     def reload(self, fetch: PageFetcher | None = None) -> None:
         if fetch is not None:
             self._fetch = fetch
-        self.beginResetModel()
-        first = list(self._fetch(0, self.page_size, self._sort_key, self._descending))
-        self._rows = first
-        self._exhausted = len(first) < self.page_size
-        self.endResetModel()
+        self._fetching = True  # listeners of modelReset must not start fetching inside the reset
+        try:
+            self.beginResetModel()
+            first = list(self._fetch(0, self.page_size, self._sort_key, self._descending))
+            self._rows = first
+            self._exhausted = len(first) < self.page_size
+            self.endResetModel()
+        finally:
+            self._fetching = False
 
     def canFetchMore(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008, N802
-        return not parent.isValid() and not self._exhausted
+        return not parent.isValid() and not self._exhausted and not self._fetching
 
     def fetchMore(self, parent: AnyIndex = QModelIndex()) -> None:  # noqa: B008, N802
-        if parent.isValid() or self._exhausted:
+        # Views (and the model tester) may ask again from inside our own insert signals: ignore that.
+        if parent.isValid() or self._exhausted or self._fetching:
             return
-        more = list(self._fetch(len(self._rows), self.page_size, self._sort_key, self._descending))
-        if len(more) < self.page_size:
-            self._exhausted = True
-        if not more:
-            return
-        start = len(self._rows)
-        self.beginInsertRows(QModelIndex(), start, start + len(more) - 1)
-        self._rows.extend(more)
-        self.endInsertRows()
+        self._fetching = True
+        try:
+            more = list(self._fetch(len(self._rows), self.page_size, self._sort_key, self._descending))
+            if len(more) < self.page_size:
+                self._exhausted = True
+            if not more:
+                return
+            start = len(self._rows)
+            self.beginInsertRows(QModelIndex(), start, start + len(more) - 1)
+            self._rows.extend(more)
+            self.endInsertRows()
+        finally:
+            self._fetching = False
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not (0 <= column < len(self.columns)) or not self.columns[column].sortable:

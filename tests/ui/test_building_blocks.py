@@ -45,8 +45,9 @@ def test_lazy_model_fetches_pages_and_sorts_in_the_source(qtmodeltester) -> None
         model.fetchMore(QModelIndex())
     assert model.rowCount() == 1000
     assert calls[-1][0] == 1000  # the last page came back empty
+    before = len(calls)
     model.sort(2, Qt.SortOrder.DescendingOrder)
-    assert calls[-1] == (0, 100, "n", True)
+    assert calls[before] == (0, 100, "n", True)
     assert model.data(model.index(0, 0)) == "Pessoa 0999"
 
 
