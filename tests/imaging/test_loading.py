@@ -351,3 +351,18 @@ def test_photo_from_camera_frame(astronaut: Image.Image) -> None:
 def test_photo_from_tiny_frame_is_refused() -> None:
     with pytest.raises(PhotoError):
         photo_from_image(Image.new("RGB", (10, 10)))
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        (np.array([[0, 100, 255]] * 40, dtype=np.int32), [0, 100, 255]),  # 8-bit data in "I"
+        (np.array([[0, 32896, 65535]] * 40, dtype=np.int32), [0, 128, 255]),  # 16-bit data in "I"
+        (np.array([[-5, 600_000, 1_000_000]] * 40, dtype=np.int32), [0, 153, 255]),  # wider: scaled
+    ],
+)
+def test_32_bit_integer_images_are_scaled(values: np.ndarray, expected: list[int]) -> None:
+    wide = np.repeat(values, 12, axis=1)  # at least 32 px wide
+    photo = photo_from_image(Image.fromarray(wide, mode="I"))
+    row = np.asarray(photo.image)[0, ::12, 0].astype(int)
+    assert list(row) == expected
