@@ -169,7 +169,7 @@ def check_applicant(
         _cnh(facts, on, subject),
         _course(facts, on),
         _identity(facts),
-        _military_and_electoral(facts, on),
+        _military_and_electoral(facts, on, subject),
         _medical(facts, service, on, settings),
         _inss(facts),
         _photo(facts, on, settings),
@@ -354,7 +354,7 @@ def _identity(facts: ApplicantFacts) -> Verdict:
     return found.verdict(f"RG nº {facts.rg_number} {facts.rg_issuer}/{uf}")
 
 
-def _military_and_electoral(facts: ApplicantFacts, on: date) -> Verdict:
+def _military_and_electoral(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
     found = Findings("art5_vi_military_elect", "Art. 5º, VI", FIELD_LABELS)
     said: list[str] = []
 
@@ -384,7 +384,7 @@ def _military_and_electoral(facts: ApplicantFacts, on: date) -> Verdict:
     if facts.electoral_quitacao is None:
         found.need("electoral_quitacao")
     elif not facts.electoral_quitacao:
-        found.fail("não está quite com a Justiça Eleitoral")
+        found.fail(f"{subject} não está quite com a Justiça Eleitoral")
     else:
         said.append("quite com a Justiça Eleitoral")
 

@@ -226,7 +226,7 @@ def check_transition(name: str, current: PermitState, role: Role, ctx: Transitio
     move = transition(name)
     blocking: list[Verdict] = []
     if current not in move.source:
-        sources = join_words(sorted(state.label for state in move.source))
+        sources = join_words([state.label for state in PermitState if state in move.source])
         blocking.append(
             _not_met(
                 "state",
@@ -235,7 +235,7 @@ def check_transition(name: str, current: PermitState, role: Role, ctx: Transitio
             )
         )
     if role not in move.roles:
-        roles = join_words(sorted(r.label for r in move.roles))
+        roles = join_words([r.label for r in Role if r in move.roles])
         blocking.append(
             _not_met("role", move.article, f"“{move.label}” cabe a {roles}; o usuário é {role.label}")
         )
@@ -332,7 +332,7 @@ def _quota(ctx: TransitionContext) -> list[Verdict]:
             _not_met(
                 "quota",
                 article,
-                "não há vaga de mototáxi: todas as permissões da cota (1 para cada 2.000 habitantes) estão em vigor",
+                "não há vaga de mototáxi — todas as permissões da cota (1 para cada 2.000 habitantes) estão em vigor",
             )
         ]
     return []

@@ -136,7 +136,7 @@ def validate_cnpj(raw: str | None) -> Validation:
         return _invalid("CNPJ inválido: os dois últimos caracteres devem ser dígitos.")
     if len(set(value)) == 1:
         return _invalid("CNPJ inválido: todos os caracteres são iguais.")
-    return _checked(_valid(value), "CNPJ", CNPJ().validate(value))
+    return _checked(_valid(value), "o CNPJ", CNPJ().validate(value))
 
 
 _OLD_PLATE = re.compile(r"[A-Z]{3}[0-9]{4}")
