@@ -1,0 +1,449 @@
+"""``docs/rules.md``: the rules as tables a lawyer can check against the law.
+
+Every example message in the document is produced by running the rules on
+the example dossiers below, so the document cannot drift from the code; a
+test fails when ``docs/rules.md`` differs from :func:`render_rules_markdown`.
+Regenerate it with::
+
+    python -m motodesk.rules.document > docs/rules.md
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from motodesk.rules.checklist import checklist_for
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.deadlines import (
+    DeadlineKind,
+    accident_report_due,
+    appeal_due,
+    cnh_due,
+    criminal_certificates_due,
+    defence_due,
+    deputy_deregistration_due,
+    inspection_due,
+    medical_due,
+    passenger_insurance_due,
+    permit_term_due,
+    registration_certificate_due,
+    vehicle_useful_life_due,
+)
+from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.infractions import CATALOGUE, Severity, allowed_penalties, fine_amount
+from motodesk.rules.lifecycle import TRANSITIONS, TransitionContext, check_transition
+from motodesk.rules.quota import check_quota_place, mototaxi_quota
+from motodesk.rules.settings import LawSettings, describe_settings
+from motodesk.rules.text import format_brl, format_date, format_int, format_ufm, join_words
+from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+
+REGENERATE = "python -m motodesk.rules.document > docs/rules.md"
+
+#: Reference date of every example.
+EXAMPLE_DAY = date(2026, 3, 10)
+
+EXAMPLE_APPLICANT = ApplicantFacts(
+    birth_date=date(1990, 5, 17),
+    sex="M",
+    cpf="52998224725",
+    cnh_number="34046871254",
+    cnh_categories="AB",
+    cnh_first_a_date=date(2015, 8, 3),
+    cnh_expiry=date(2030, 8, 3),
+    cnh_ear=True,
+    course_certificate_number="2025/0193",
+    course_school="CFC Alto Paranaíba",
+    course_date=date(2025, 11, 20),
+    rg_number="MG-14.325.876",
+    rg_issuer="SSP",
+    rg_uf="MG",
+    reservist_number="123456789012",
+    voter_title="428703010213",
+    electoral_quitacao=True,
+    medical_date=date(2026, 2, 2),
+    nit="12056789010",
+    photo_date=date(2026, 3, 1),
+    residence_proof_date=date(2026, 2, 15),
+    address="Rua Presidente Vargas, 1200, Centro",
+    criminal_certificates_date=date(2026, 1, 20),
+    criminal_result="negative",
+    holds_other_municipal_permit=False,
+)
+
+#: One change per rule that makes it fail, to show the NOT_MET message.
+FAILING_APPLICANT: dict[str, dict[str, Any]] = {
+    "art5_i_age": {"birth_date": date(2005, 3, 11), "cnh_first_a_date": date(2024, 3, 11)},
+    "art5_ii_cnh": {"cnh_first_a_date": date(2024, 3, 11)},
+    "art5_iii_course": {"course_date": date(2026, 4, 1)},
+    "art5_v_identity": {"rg_uf": "XX"},
+    "art5_vi_military_elect": {"electoral_quitacao": False},
+    "art5_vii_medical": {"medical_date": date(2025, 3, 9)},
+    "art5_viii_inss": {"nit": "12056789011"},
+    "art5_ix_photo": {"photo_date": date(2025, 9, 10)},
+    "art5_x_residence": {"residence_proof_date": date(2025, 12, 9)},
+    "art5_xi_criminal": {"criminal_result": "positive"},
+    "art5_xii_cpf": {"cpf": "52998224726"},
+    "art6_1_natural_person": {"is_natural_person": False},
+    "art8_other_permits": {"holds_other_municipal_permit": True},
+}
+
+EXAMPLE_HOLDER_CPF = "52998224725"
+
+EXAMPLE_VEHICLE = VehicleFacts(
+    plate="HMG4B83",
+    renavam="89038149178",
+    vin="9C2KC2200LR012345",
+    year_manufacture=2021,
+    year_model=2022,
+    engine_cc=160,
+    colour="AMARELA",
+    category="ALUGUEL",
+    crlv_year=2026,
+    crlv_municipality="PATROCINIO",
+    crlv_uf="MG",
+    owner_cpf=EXAMPLE_HOLDER_CPF,
+    owner_name="JOÃO DA SILVA",
+    insurance_valid_until=date(2026, 12, 31),
+    authorised_for="passengers",
+)
+
+FAILING_VEHICLE: dict[str, dict[str, Any]] = {
+    "vehicle_identification": {"vin": "9C2KC2200LR0123I5"},
+    "art3_i_engine": {"engine_cc": 251},
+    "art3_ii_useful_life": {"year_manufacture": 2020, "year_model": 2020},
+    "art3_rental_category": {"category": "PARTICULAR"},
+    "art5_1_i_crlv": {"crlv_municipality": "Uberlândia"},
+    "art5_5_holder_name": {"owner_cpf": "78939909291"},
+    "art5_1_iv_colour": {"colour": "PRETA"},
+    "art5_8_passenger_cargo": {"authorised_for": "both"},
+    "art19_1_insurance": {"insurance_valid_until": date(2026, 3, 9)},
+}
+
+
+def render_rules_markdown(settings: LawSettings | None = None) -> str:
+    """The whole ``docs/rules.md``."""
+    settings = settings or LawSettings()
+    parts = [
+        _header(),
+        _interpretations(),
+        _settings_section(),
+        _applicant_section(settings),
+        _vehicle_section(settings),
+        _checklist_section(),
+        _deadlines_section(settings),
+        _quota_section(settings),
+        _infractions_section(settings),
+        _lifecycle_section(),
+    ]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+# --- Markdown helpers ------------------------------------------------------------------------------
+
+
+def _cell(value: object) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "vazio"
+    if isinstance(value, bool):
+        return "sim" if value else "não"
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, tuple):
+        return join_words([getattr(v, "label", str(v)) for v in value]) if value else "nenhum"
+    return str(value)
+
+
+# --- Sections --------------------------------------------------------------------------------------
+
+
+def _header() -> str:
+    return (
+        "# Regras da Lei nº 4.883/2017 no MotoDesk\n\n"
+        "Documento gerado a partir do código de `motodesk/rules/`; não edite à mão. Para gerar de novo:\n\n"
+        f"```\n{REGENERATE}\n```\n\n"
+        f"Os exemplos usam a data de referência {format_date(EXAMPLE_DAY)} e as configurações padrão.\n"
+    )
+
+
+def _interpretations() -> str:
+    items = [
+        "**Contagem de anos** (idade, habilitação, prazos de 1 e 5 anos): o prazo vence no dia de igual "
+        "número do início; sem correspondência, no dia seguinte (Código Civil, art. 132, § 3º). Quem nasceu "
+        "em 29/02/2004 completa 21 anos em 01/03/2025.",
+        "**Contagem de dias**: exclui-se o dia do começo e inclui-se o do vencimento (CC, art. 132). Os "
+        "prazos fixados pela lei (15 dias do preposto, 5 dias do acidente, 30 dias do atestado do "
+        "mototáxi) são corridos; os do processo (defesa, recurso, nova vistoria) são corridos ou úteis "
+        "conforme a configuração. Prazo que vence em dia sem expediente passa ao primeiro dia útil "
+        "seguinte (Lei nº 9.784/1999, art. 66, § 1º, aplicada subsidiariamente).",
+        "**Documentos recentes** (foto, comprovante de residência): aceitos até o último dia da janela "
+        "configurada, inclusive (90 dias: aceito com 90 dias, recusado com 91).",
+        "**Vida útil** (Art. 3º, II): o CRLV traz apenas o ano de fabricação; a idade conta-se por ano "
+        "civil e o veículo pode operar até 31 de dezembro do ano de fabricação + 5 (fabricado em 2021: "
+        "até 31/12/2026).",
+        "**Cilindrada** (Art. 3º, I): de 125 cc a 250 cc, ambos os limites permitidos.",
+        "**Art. 5º, IV** (colete e capacete retrorrefletivos) é verificado na vistoria, item a item; a "
+        "vistoria aprovada é condição para emitir a permissão.",
+        "**Art. 5º, VI**: o certificado de reservista é exigido dos homens até 31 de dezembro do ano em "
+        "que completam 45 anos (Lei nº 4.375/1964, art. 5º).",
+        "**Art. 5º, § 2º**: para o mototáxi, o atestado médico deve ser apresentado até 30 dias após a "
+        "homologação da licitação; motoboy e moto-frete apenas o renovam anualmente.",
+        "**Reclassificação** (Art. 33, parágrafo único): a lei permite atenuar ou agravar sem limite de "
+        "graus; exige-se o motivo (circunstâncias e consequências do fato).",
+        "**Penalidades por classificação** (Art. 34): a lei não as relaciona e remete a Decreto (Art. 34, "
+        "parágrafo único); enquanto não houver Decreto, valem as configurações (padrão abaixo).",
+        "**Penalidades fixadas pela própria lei**: Art. 32 (mototáxi sem permissão: multa de 5 UFM e "
+        "apreensão do veículo), Art. 15, parágrafo único (publicidade em bens públicos: cassação) e Art. 35 "
+        "(condenação criminal transitada em julgado: cassação). Não admitem reclassificação.",
+        "**Título de eleitor**: os dígitos verificadores seguem a Resolução TSE nº 23.659/2021, art. 36; "
+        "títulos antigos de MG calculados com a regra antiga (resto 0 → dígito 1) podem ser recusados e "
+        "exigem conferência do supervisor.",
+    ]
+    return "## Interpretações adotadas\n\n" + "\n".join(f"- {item}" for item in items) + "\n"
+
+
+def _settings_section() -> str:
+    rows = [
+        (
+            f"`{row.name}`",
+            row.article,
+            row.label,
+            _show(row.default) + (" *" if row.placeholder else ""),
+        )
+        for row in describe_settings()
+    ]
+    return (
+        "## Parâmetros deixados a Decreto ou à Secretaria\n\n"
+        "Valores marcados com * são provisórios até a publicação do Decreto (Art. 34, parágrafo único; "
+        "Art. 41) e devem ser confirmados pelo administrador.\n\n"
+        + _table(("Parâmetro", "Artigo", "Descrição", "Padrão"), rows)
+    )
+
+
+def _examples(
+    check: Callable[[Any], list[Verdict]], good: Any, failing: dict[str, dict[str, Any]]
+) -> list[tuple[str, str, str, str]]:
+    rows = []
+    for verdict in check(good):
+        bad = next(
+            v for v in check(replace(good, **failing[verdict.rule_id])) if v.rule_id == verdict.rule_id
+        )
+        rows.append((verdict.article, f"`{verdict.rule_id}`", verdict.message, bad.message))
+    return rows
+
+
+def _applicant_section(settings: LawSettings) -> str:
+    def check(facts: ApplicantFacts) -> list[Verdict]:
+        return check_applicant(facts, ServiceType.MOTOTAXI, EXAMPLE_DAY, settings)
+
+    pending = check_applicant(ApplicantFacts(), ServiceType.MOTOTAXI, EXAMPLE_DAY, settings)[0]
+    return (
+        "## Requerente e preposto (Art. 5º, 6º § 1º, 8º, 14 § 2º)\n\n"
+        "`check_applicant` devolve um parecer por requisito; o preposto cumpre os mesmos (`check_deputy`). "
+        "Falta de prova dá **pendente** e lista o que falta (por exemplo, "
+        f"“{pending.message}”); dado impossível dá **não atendido** com a razão.\n\n"
+        + _table(
+            ("Artigo", "Regra", "Exemplo atendido", "Exemplo não atendido"),
+            _examples(check, EXAMPLE_APPLICANT, FAILING_APPLICANT),
+        )
+    )
+
+
+def _vehicle_section(settings: LawSettings) -> str:
+    def check(facts: VehicleFacts) -> list[Verdict]:
+        return check_vehicle(facts, ServiceType.MOTOTAXI, EXAMPLE_DAY, settings, EXAMPLE_HOLDER_CPF)
+
+    return (
+        "## Veículo (Art. 3º, 5º § 1º, § 5º, § 8º, 19 § 1º)\n\n"
+        "Exemplos de um mototáxi; o seguro de passageiros (Art. 19) só se exige do mototáxi.\n\n"
+        + _table(
+            ("Artigo", "Regra", "Exemplo atendido", "Exemplo não atendido"),
+            _examples(check, EXAMPLE_VEHICLE, FAILING_VEHICLE),
+        )
+    )
+
+
+def _checklist_section() -> str:
+    parts = [
+        "## Vistoria (checklist por serviço)\n\n"
+        "Cada item é respondido conforme, não conforme ou não se aplica; “não se aplica” só vale onde a "
+        "coluna N/A diz sim, nos demais conta como não conforme. Vistoria com item sem resposta não se "
+        "conclui.\n"
+    ]
+    for service in ServiceType:
+        rows = [
+            (f"`{item.code}`", item.article, item.text, "sim" if item.allows_not_applicable else "não")
+            for item in checklist_for(service)
+        ]
+        parts.append(f"### {service.label}\n\n" + _table(("Código", "Artigo", "Item", "N/A"), rows))
+    return "\n".join(parts)
+
+
+def _deadlines_section(settings: LawSettings) -> str:
+    start = EXAMPLE_DAY
+    inspection = inspection_due(ServiceType.MOTOFRETE, start, True, settings)
+    examples = {
+        DeadlineKind.MEDICAL: ("atestado de", start, medical_due(start, settings).due),
+        DeadlineKind.REGISTRATION_CERTIFICATE: ("emitido em", start, registration_certificate_due(start).due),
+        DeadlineKind.CRIMINAL_CERTIFICATES: (
+            "certidões de",
+            start,
+            criminal_certificates_due(start, settings).due,
+        ),
+        DeadlineKind.VEHICLE_USEFUL_LIFE: ("fabricado em 2021", None, vehicle_useful_life_due(2021).due),
+        DeadlineKind.INSPECTION: ("moto-frete vistoriado em", start, inspection.due if inspection else None),
+        DeadlineKind.PERMIT_TERM: ("emitida em", start, permit_term_due(start, extended=False).due),
+        DeadlineKind.CNH: ("CNH válida até", date(2030, 8, 3), cnh_due(date(2030, 8, 3)).due),
+        DeadlineKind.PASSENGER_INSURANCE: (
+            "apólice até",
+            date(2026, 12, 31),
+            passenger_insurance_due(date(2026, 12, 31)).due,
+        ),
+        DeadlineKind.DEPUTY_DEREGISTRATION: (
+            "vínculo encerrado em",
+            start,
+            deputy_deregistration_due(start, settings).due,
+        ),
+        DeadlineKind.ACCIDENT_REPORT: ("acidente em", start, accident_report_due(start, settings).due),
+        DeadlineKind.DEFENCE_PERIOD: ("notificação em", start, defence_due(start, settings).due),
+        DeadlineKind.APPEAL_PERIOD: ("decisão em", start, appeal_due(start, settings).due),
+    }
+    rows = []
+    for kind in DeadlineKind:
+        what, when, due = examples[kind]
+        example = f"{what} {format_date(when)}" if when else what
+        rows.append((kind.label, kind.article, example, format_date(due) if due else "—"))
+    return (
+        "## Prazos\n\n"
+        "A data de vencimento é o último dia em que a obrigação ainda está cumprida; no dia seguinte, "
+        "está vencida.\n\n" + _table(("Prazo", "Artigo", "Exemplo", "Vence em"), rows)
+    )
+
+
+def _quota_section(settings: LawSettings) -> str:
+    quota = mototaxi_quota(settings.population)
+    rows = [
+        (format_int(in_force), check_quota_place(in_force, settings.population).message)
+        for in_force in (quota - 1, quota)
+    ]
+    return (
+        "## Cota do mototáxi (Art. 10, I)\n\n"
+        "Uma permissão para cada 2.000 habitantes (IBGE), arredondando para baixo: "
+        f"{format_int(settings.population)} habitantes ({settings.population_year}) → {quota} permissões. "
+        "Motoboy e moto-frete não têm cota (Art. 10, II e III).\n\n" + _table(("Em vigor", "Parecer"), rows)
+    )
+
+
+def _infractions_section(settings: LawSettings) -> str:
+    severity_rows = []
+    for severity in Severity:
+        ufm, brl = fine_amount(severity, settings)
+        penalties = join_words([p.label for p in allowed_penalties(severity, settings)])
+        severity_rows.append(
+            (
+                f"{severity.label} (Grupo {severity.group})",
+                severity.article,
+                penalties,
+                f"{format_ufm(ufm)} = {format_brl(brl)}",
+            )
+        )
+    catalogue_rows = []
+    for item in CATALOGUE:
+        if item.fixed_penalty is not None:
+            penalty = item.fixed_penalty.label
+            if item.fixed_fine_ufm is not None:
+                penalty += f" de {format_ufm(item.fixed_fine_ufm)}"
+            if item.vehicle_seizure:
+                penalty += " e apreensão do veículo"
+            classification = f"fixada em lei: {penalty}"
+        else:
+            classification = item.severity.label
+        catalogue_rows.append((f"`{item.code}`", item.article, classification, item.text))
+    return (
+        "## Infrações e penalidades (Art. 15, 29 a 35)\n\n"
+        "Classificação por grupo (Art. 33); penalidades em ordem crescente (Art. 34): advertência por "
+        "escrito, multa, suspensão, cassação. Penalidades e multas por classificação, configuração padrão "
+        "(provisória até o Decreto):\n\n"
+        + _table(("Classificação", "Artigo", "Penalidades admitidas", "Multa"), severity_rows)
+        + "\n### Catálogo\n\n"
+        + _table(("Código", "Artigo", "Classificação", "Texto da lei"), catalogue_rows)
+    )
+
+
+def _lifecycle_section() -> str:
+    rows = [
+        (
+            f"`{t.name}`",
+            t.label,
+            join_words([s.label for s in PermitState if s in t.source]),
+            t.target.label,
+            join_words([r.label for r in Role if r in t.roles]),
+            t.article,
+        )
+        for t in TRANSITIONS
+    ]
+    context = TransitionContext(on=EXAMPLE_DAY, service=ServiceType.MOTOTAXI)
+    examples = [
+        (
+            "Aprovar sem Decreto",
+            check_transition("approve", PermitState.UNDER_REVIEW, Role.SUPERVISOR, context)[0],
+        ),
+        (
+            "Emitir sem vaga na cota",
+            check_transition(
+                "issue",
+                PermitState.APPROVED,
+                Role.SUPERVISOR,
+                replace(
+                    context,
+                    eligibility=[],
+                    vehicle=[],
+                    inspection_approved=True,
+                    quota_open_places=0,
+                    holder_permits_in_force=0,
+                ),
+            )[0],
+        ),
+        (
+            "Segunda prorrogação",
+            check_transition(
+                "extend",
+                PermitState.ACTIVE,
+                Role.SUPERVISOR,
+                replace(context, eligibility=[], vehicle=[], term_end=date(2031, 1, 5), extensions_used=1),
+            )[0],
+        ),
+        ("Atendente tenta cassar", check_transition("revoke", PermitState.ACTIVE, Role.CLERK, context)[0]),
+    ]
+    return (
+        "## Ciclo de vida da permissão\n\n"
+        "Uma transição só acontece quando `check_transition` não devolve nenhum impedimento. Prazo: 5 anos, "
+        "prorrogável uma única vez por mais 5 (Art. 6º); certificado de registro válido por 1 ano, renovável "
+        "(Art. 4º, § 1º).\n\n"
+        + _table(("Transição", "Ação", "De", "Para", "Perfis", "Artigo"), rows)
+        + "\nExemplos de impedimentos:\n\n"
+        + _table(("Situação", "Parecer"), [(label, verdict.message) for label, verdict in examples])
+    )
+
+
+def main() -> None:
+    """Write the document to standard output."""
+    sys.stdout.write(render_rules_markdown())
+
+
+if __name__ == "__main__":
+    main()
