@@ -239,10 +239,10 @@ def _to_8bit(im: Image.Image) -> Image.Image:
         scaled = np.clip(arr, 0, None).astype(np.float32) * np.float32(255.0 / top)
         return Image.fromarray(np.rint(scaled).astype(np.uint8))
     if im.mode == "F":
-        arr = np.nan_to_num(np.asarray(im, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
-        top = float(arr.max(initial=0.0))
-        factor = 255.0 if top <= 1.0 else 255.0 / max(top, 255.0)
-        return Image.fromarray(np.rint(np.clip(arr * np.float32(factor), 0, 255)).astype(np.uint8))
+        floats = np.nan_to_num(np.asarray(im, dtype=np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+        peak = float(floats.max(initial=0.0))
+        factor = 255.0 if peak <= 1.0 else 255.0 / max(peak, 255.0)
+        return Image.fromarray(np.rint(np.clip(floats * np.float32(factor), 0, 255)).astype(np.uint8))
     if im.mode == "1":
         return im.convert("L")
     return im
