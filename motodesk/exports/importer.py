@@ -531,9 +531,11 @@ def _parse_field(col: TemplateColumn, raw: Any, today: date) -> tuple[Any, str |
                 f'{label}: "{text}" não são categorias de CNH; use letras de A a E, por exemplo AB.',
                 None,
             )
-        value = ("ACC" if has_acc else "") + ("," if has_acc and letters else "") + "".join(sorted(letters))
+        categories = (
+            ("ACC" if has_acc else "") + ("," if has_acc and letters else "") + "".join(sorted(letters))
+        )
         warning = None if "A" in letters else f"{label}: sem categoria A, exigida pelo Art. 5º, II."
-        return value, None, warning
+        return categories, None, warning
 
     if kind in ("year", "engine_cc"):
         number = _as_int(raw)

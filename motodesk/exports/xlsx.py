@@ -55,6 +55,7 @@ __all__ = [
     "Column",
     "ColumnKind",
     "ExportCancelled",
+    "ExportTargetLocked",
     "SheetSpec",
     "DATE_FORMAT",
     "DATETIME_FORMAT",
@@ -106,6 +107,17 @@ class ExportCancelled(Exception):
 
     def __init__(self, message: str = "Exportação cancelada; nenhum arquivo foi gravado.") -> None:
         super().__init__(message)
+
+
+class ExportTargetLocked(PermissionError):
+    """The target file is open in another program (Excel locks it on Windows)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f'Não foi possível gravar "{path.name}": o arquivo está aberto em outro programa '
+            "(talvez o Excel) ou a pasta não permite gravação. Feche-o e tente de novo."
+        )
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -465,7 +477,10 @@ def write_workbook(
         wb.properties.lastModifiedBy = author
         wb.properties.title = _ILLEGAL_XML.sub("", sheets[0][0].title)[:255]
         wb.save(tmp)
-        os.replace(tmp, target)
+        try:
+            os.replace(tmp, target)
+        except PermissionError as exc:
+            raise ExportTargetLocked(target) from exc
     except BaseException:
         _discard(wb, tmp)
         raise

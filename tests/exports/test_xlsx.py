@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import zipfile
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -19,6 +20,7 @@ from motodesk.exports.xlsx import (
     MONEY_FORMAT,
     Column,
     ExportCancelled,
+    ExportTargetLocked,
     SheetSpec,
     clean_text,
     escape_formula,
@@ -394,3 +396,14 @@ def test_rows_are_consumed_lazily(out_dir: Path) -> None:
     progress_at: list[int] = []
     export(out_dir / "t.xlsx", rows(), progress=lambda n: progress_at.append(len(pulled)))
     assert progress_at[0] == 1000  # only 1000 rows had been pulled at the first report
+
+
+def test_locked_target_gives_a_pt_br_error_and_no_temp_file(out_dir: Path, monkeypatch) -> None:
+    def locked(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", locked)
+    path = out_dir / "aberto.xlsx"
+    with pytest.raises(ExportTargetLocked, match="aberto em outro programa"):
+        export(path, many(3))
+    assert list(out_dir.iterdir()) == []
