@@ -46,6 +46,7 @@ class Vehicle(Versioned, Timestamps, Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     replaced_by_id: Mapped[int | None] = mapped_column(ForeignKey("vehicles.id"))
     replacement_authorised_by: Mapped[str | None] = mapped_column(String(64))
+    replacement_authorised_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     replacement_reason: Mapped[str | None] = mapped_column(Text)
     notes: Mapped[str | None] = mapped_column(Text)
 
@@ -63,6 +64,8 @@ class Inspection(Versioned, Timestamps, Base):
     scheduled_for: Mapped[date | None] = mapped_column(Date, index=True)
     performed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     inspector_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    # As printed on the laudo: the name of the user who concluded it, kept if the user is renamed.
+    inspector_name: Mapped[str | None] = mapped_column(String(200))
     next_due: Mapped[date | None] = mapped_column(Date)
     parent_id: Mapped[int | None] = mapped_column(ForeignKey("inspections.id"))
     superseded_by_id: Mapped[int | None] = mapped_column(ForeignKey("inspections.id"))
