@@ -72,7 +72,7 @@ class PhotoError(Exception):
         self.code = code
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LoadedPhoto:
     """An upright, 8-bit sRGB RGB photo ready to be cropped.
 
@@ -102,6 +102,8 @@ def load_photo(data: bytes) -> LoadedPhoto:
     # Pillow reports suspicious input (decompression bombs, corrupt EXIF, ...) through the
     # warnings module. Record them instead of letting a "warnings as errors" setting turn
     # them into crashes; the size limits below are our own, explicit decision.
+    # (On Python < 3.14 catch_warnings is process-wide: a warning raised by another thread
+    # during these few milliseconds is swallowed too. Harmless for a GUI worker.)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         try:
