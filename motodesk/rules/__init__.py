@@ -2,4 +2,19 @@
 
 Nothing here imports Qt, SQLAlchemy or any other layer of MotoDesk: plain data in,
 verdicts out.  Every verdict carries its article and a pt_BR sentence.
+
+* :mod:`~motodesk.rules.common` — services, roles, statuses, verdicts, permit states;
+* :mod:`~motodesk.rules.settings` — values the law leaves to a Decree (``LawSettings``);
+* :mod:`~motodesk.rules.validators` — CPF, CNH, RENAVAM, NIT, título, CNPJ, plate, VIN;
+* :mod:`~motodesk.rules.eligibility` — the applicant and the deputy (Art. 5º, 6º § 1º, 8º, 14 § 2º);
+* :mod:`~motodesk.rules.vehicle` — the motorcycle's documents (Art. 3º, 5º § 1º, § 5º, § 8º, 19 § 1º);
+* :mod:`~motodesk.rules.checklist` — the inspection per service and the next one due;
+* :mod:`~motodesk.rules.quota` — mototáxi permits per 2,000 inhabitants (Art. 10, I);
+* :mod:`~motodesk.rules.infractions` — catalogue, classification and penalties (Art. 15, 30–34);
+* :mod:`~motodesk.rules.lifecycle` — the permit's state machine and terms (Art. 4º, 6º, 34, 35);
+* :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks;
+* :mod:`~motodesk.rules.periods` — how years and days are counted (Código Civil, art. 132);
+* :mod:`~motodesk.rules.document` — ``docs/rules.md``, generated from all of the above.
+
+``dossier`` (document kinds of the dossier) belongs to the models' engineer.
 """

@@ -75,9 +75,10 @@ class Findings:
 def as_clause(message: str) -> str:
     """A full sentence made into a clause: ``"O CPF deve ter…."`` → ``"o CPF deve ter…"``.
 
-    The first letter is lowered only when the word is not an acronym ("CPF inválido" stays).
+    The first letter is lowered unless the first word is an acronym ("CPF inválido" stays).
     """
     text = message.strip().rstrip(".")
-    if len(text) > 1 and text[1].islower():
-        text = text[0].lower() + text[1:]
-    return text
+    first_word = text.split(" ", 1)[0]
+    if len(first_word) > 1 and first_word.isupper():
+        return text
+    return text[:1].lower() + text[1:]

@@ -394,4 +394,4 @@ def is_repeat_offence(previous: Iterable[date], on: date, settings: LawSettings)
     it when choosing the penalty and when reclassifying (Art. 33, parágrafo único).
     """
     window = settings.repeat_offence_window_days
-    return any(0 <= (on - earlier).days <= window for earlier in previous if earlier < on)
+    return any(earlier < on and (on - earlier).days <= window for earlier in previous)

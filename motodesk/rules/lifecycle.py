@@ -2,14 +2,14 @@
 
 ::
 
-    REQUESTED ──start_review──► UNDER_REVIEW ──approve──► APPROVED ──issue──► ACTIVE
-        │                            │                                        │  ▲ │ renew_registration,
-        └────────refuse──────────────┴──► REFUSED                             │  │ │ extend (ACTIVE → ACTIVE)
-                                                                   suspend    ▼  │ reinstate
-                                                                          SUSPENDED
-    ACTIVE / SUSPENDED ──revoke──► REVOKED     (Art. 34, IV; Art. 35)
-    ACTIVE / SUSPENDED ──expire──► EXPIRED     (term over, Art. 6º)
-    any open state ─────cancel───► CANCELLED   (at the holder's express request, Art. 6º, § 7º)
+    REQUESTED --start_review--> UNDER_REVIEW --approve--> APPROVED --issue--> ACTIVE
+    REQUESTED, UNDER_REVIEW --refuse--> REFUSED
+    ACTIVE --renew_registration--> ACTIVE          (yearly, Art. 4º, § 1º)
+    ACTIVE --extend--> ACTIVE                      (once, Art. 6º)
+    ACTIVE --suspend--> SUSPENDED --reinstate--> ACTIVE   (Art. 34, III)
+    ACTIVE, SUSPENDED --revoke--> REVOKED          (Art. 34, IV; Art. 35)
+    ACTIVE, SUSPENDED --expire--> EXPIRED          (term over, Art. 6º)
+    any open state --cancel--> CANCELLED           (express request, Art. 6º, § 7º)
 
 :func:`check_transition` answers whether one user may take one transition now:
 an empty list means yes; otherwise each verdict says, with its article, what

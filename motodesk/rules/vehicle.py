@@ -185,6 +185,8 @@ def _engine(facts: VehicleFacts) -> Verdict:
         found.impossible_data(f"a cilindrada informada ({cc} cc) não existe")
     elif not MIN_ENGINE_CC <= cc <= MAX_ENGINE_CC:
         found.fail(f"o motor tem {cc} cc; o permitido é de {MIN_ENGINE_CC} cc a {MAX_ENGINE_CC} cc")
+    if not found.clear:
+        return found.verdict()
     return found.verdict(f"o motor tem {cc} cc, entre {MIN_ENGINE_CC} cc e {MAX_ENGINE_CC} cc")
 
 
@@ -262,6 +264,8 @@ def _crlv(facts: VehicleFacts, on: date, settings: LawSettings) -> Verdict:
             f"o veículo está registrado {join_words(place)}; deve estar registrado em "
             f"{settings.municipality}-{settings.uf}"
         )
+    if not found.clear:
+        return found.verdict()
     return found.verdict(f"CRLV do exercício {year}, registrado em {settings.municipality}-{settings.uf}")
 
 
