@@ -151,9 +151,7 @@ def _decode(data: bytes) -> LoadedPhoto:
             im.draft(im.mode, target)
     if im.size[0] * im.size[1] > MAX_SOURCE_PIXELS:
         raise PhotoError(_too_large_message(width * height), "too_large")
-    if getattr(im, "n_frames", 1) > 1:
-        im.seek(0)
-    im.load()
+    im.load()  # the first frame: Image.open leaves multi-frame files (MPO, TIFF, WebP) there
     return _normalise(im, fmt, original_size=(width, height))
 
 

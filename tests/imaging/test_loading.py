@@ -366,3 +366,19 @@ def test_32_bit_integer_images_are_scaled(values: np.ndarray, expected: list[int
     photo = photo_from_image(Image.fromarray(wide, mode="I"))
     row = np.asarray(photo.image)[0, ::12, 0].astype(int)
     assert list(row) == expected
+
+
+def test_multi_picture_jpeg_uses_the_first_picture(astronaut_4x3: Image.Image) -> None:
+    # Phones write MPO: the photo, then e.g. a depth map or preview.
+    big = astronaut_4x3.resize((4000, 3000))
+    data = encode(big, "MPO", save_all=True, append_images=[Image.new("RGB", (4000, 3000))], quality=90)
+    photo = load_photo(data)
+    assert photo.source_format == "MPO"
+    assert photo.size == (2000, 1500)  # DCT scaling still applies
+    assert len(detect_faces(photo.image)) == 1
+
+
+def test_multi_page_tiff_uses_the_first_page(astronaut: Image.Image) -> None:
+    data = encode(astronaut, "TIFF", save_all=True, append_images=[Image.new("RGB", (512, 512))])
+    photo = load_photo(data)
+    assert photo.image.tobytes() == astronaut.tobytes()
