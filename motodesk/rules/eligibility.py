@@ -27,6 +27,9 @@ items ``A5-IV-VEST`` and ``A5-IV-HELMET``), and an approved inspection is itself
 required to issue a permit (:mod:`motodesk.rules.lifecycle`).  Returning it here
 as permanently pending would make a dossier never complete.
 
+The photo's 3x4 proportion and colour are ensured by ``motodesk.imaging`` when it
+is captured; here only its date is judged (Art. 5º, IX, "recentes").
+
 What the rules module cannot see is left to the services, which hold the
 database: that the CPF is unique among people (Art. 5º, XII), that the holder
 has no other permit in force (Art. 6º, § 2º), and the other municipal registers

@@ -23,5 +23,13 @@ def test_document_covers_every_rule() -> None:
         assert f"`{item.code}`" in text
     for move in TRANSITIONS:
         assert f"`{move.name}`" in text
-    for heading in ("## Requerente", "## Veículo", "## Vistoria", "## Prazos", "## Cota", "## Infrações", "## Ciclo"):
+    for heading in (
+        "## Requerente",
+        "## Veículo",
+        "## Vistoria",
+        "## Prazos",
+        "## Cota",
+        "## Infrações",
+        "## Ciclo",
+    ):
         assert heading in text
