@@ -1,0 +1,598 @@
+"""The vehicle register: a holder's motorcycle, its verdicts, and its replacement (permuta).
+
+Who does what:
+
+* clerks and supervisors register and correct vehicles (the register mirrors the CRV/CRLV filed at
+  the counter);
+* inspectors and administrators read the register.  An inspector who finds the vehicle different
+  from its documents records it in the inspection (item "Placa, chassi e motor conferem com o
+  CRLV", Art. 5º, § 1º, II) and the counter corrects the register from the documents: the register
+  never holds what no document says;
+* a replacement (permuta, Art. 31, Grupo 3, II) needs a supervisor's prior authorisation, recorded
+  on the old vehicle (who, when, why); only then may a clerk register the new vehicle, which
+  becomes the holder's active vehicle while the old one keeps its history, read-only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Select, or_, select
+from sqlalchemy.orm import Session
+
+from motodesk.models import Inspection, Permit, Person, Vehicle
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.validators import (
+    format_cpf,
+    format_plate,
+    mercosul_plate,
+    validate_cpf,
+    validate_plate,
+    validate_renavam,
+    validate_vin,
+)
+from motodesk.rules.vehicle import (
+    EARLIEST_PLAUSIBLE_YEAR,
+    REQUIRED_USE,
+    VehicleFacts,
+    check_vehicle,
+)
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.errors import (
+    ConflictError,
+    InvalidInputError,
+    MotodeskError,
+    NotFoundError,
+    RuleViolationError,
+)
+from motodesk.services.text import clean_name, digits, fold
+
+EDITORS = (Role.CLERK, Role.SUPERVISOR)
+READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
+
+#: The largest engine of a motorcycle sold in Brazil is under 2,500 cc: above this it is a typing error.
+MAX_PLAUSIBLE_CC = 3000
+#: Categories of the CRLV (Resolução CONTRAN): the law asks for aluguel (Art. 3º, parágrafo único).
+CATEGORIES = ("aluguel", "particular", "oficial", "aprendizagem", "coleção")
+UFS = frozenset(
+    "AC AL AM AP BA CE DF ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO".split()
+)
+MIN_REASON = 10
+
+ART_REPLACEMENT = "Art. 31, Grupo 3, II"
+ART_ONE_VEHICLE = "Art. 6º, § 2º"
+
+
+def local_today() -> date:
+    return datetime.now(LOCAL_TZ).date()
+
+
+@dataclass
+class VehicleInput:
+    """What the vehicle form submits: the CRV/CRLV, the insurance, the service and the holder."""
+
+    plate: str
+    holder_id: int | None = None
+    service_type: ServiceType | None = None
+    renavam: str | None = None
+    vin: str | None = None
+    make: str | None = None
+    model: str | None = None
+    year_manufacture: int | None = None
+    year_model: int | None = None
+    engine_cc: int | None = None
+    colour: str | None = None
+    category: str | None = None
+    crlv_year: int | None = None
+    crlv_municipality: str | None = None
+    crlv_uf: str | None = None
+    owner_name: str | None = None
+    owner_cpf: str | None = None
+    insurance_valid_until: date | None = None  # seguro obrigatório (Art. 5º, § 1º, I and § 5º)
+    passenger_insurance_valid_until: date | None = None  # mototáxi passengers (Art. 19, § 1º)
+    notes: str | None = None
+
+
+@dataclass
+class VehicleSaved:
+    id: int
+    version: int
+
+
+@dataclass
+class VehicleRecord:
+    """One vehicle as the form shows it, with its holder and its replacement history."""
+
+    id: int
+    version: int
+    active: bool
+    data: VehicleInput
+    holder_name: str | None
+    holder_cpf: str | None
+    replaced_by_id: int | None
+    replaced_by_plate: str | None
+    replaces_id: int | None
+    replaces_plate: str | None
+    replacement_authorised_by: str | None
+    replacement_authorised_at: datetime | None
+    replacement_reason: str | None
+    created_at: datetime | None = None
+
+    @property
+    def replacement_authorised(self) -> bool:
+        return self.active and self.replacement_authorised_at is not None
+
+
+@dataclass(frozen=True)
+class VehicleRow:
+    """A line of the register's table."""
+
+    id: int
+    plate: str
+    make_model: str
+    years: str
+    engine_cc: int | None
+    colour: str | None
+    service_type: ServiceType | None
+    holder_id: int | None
+    holder_name: str | None
+    holder_cpf: str | None
+    active: bool
+    replacement_authorised: bool
+
+    @property
+    def status_label(self) -> str:
+        if not self.active:
+            return "Substituído"
+        return "Ativo – substituição autorizada" if self.replacement_authorised else "Ativo"
+
+
+@dataclass(frozen=True)
+class HolderRef:
+    id: int
+    name: str
+    cpf: str
+    active_vehicle_id: int | None = None
+    active_plate: str | None = None
+
+
+# --- validation ----------------------------------------------------------------------------------
+
+_LIMITS = {"make": 60, "model": 60, "colour": 40, "category": 20, "crlv_municipality": 100,
+           "owner_name": 200, "notes": 4000}
+
+
+def plate_forms(plate: str) -> set[str]:
+    """Every way the same registration can be written: ``ABC1234`` and its Mercosul ``ABC1C34``."""
+    result = validate_plate(plate)
+    if not result.ok or result.value is None:
+        return set()
+    value = result.value
+    forms = {value}
+    mercosul = mercosul_plate(value)
+    if mercosul:
+        forms.add(mercosul)
+    fifth = value[4]
+    if fifth.isalpha() and fifth in "ABCDEFGHIJ":
+        forms.add(value[:4] + str("ABCDEFGHIJ".index(fifth)) + value[5:])
+    return forms
+
+
+def _year_error(label: str, year: int, today: date, *, allow_next: bool = False) -> str | None:
+    latest = today.year + (1 if allow_next else 0)
+    if year < EARLIEST_PLAUSIBLE_YEAR:
+        return f"{label} impossível: {year}. Informe o ano com 4 dígitos, como no CRLV."
+    if year > latest:
+        return f"{label} impossível: {year} é posterior a {latest}."
+    return None
+
+
+def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[VehicleInput, dict[str, str]]:
+    """Normalise and check the form: (clean data, field -> pt_BR reason).  No database."""
+    today = today or local_today()
+    errors: dict[str, str] = {}
+    values = dataclasses.asdict(data)
+    values["service_type"] = data.service_type
+    for key, value in list(values.items()):
+        if isinstance(value, str):
+            value = " ".join(value.split())
+            values[key] = value or None
+            limit = _LIMITS.get(key)
+            if limit and value and len(value) > limit:
+                errors[key] = f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(value)})."
+
+    plate = validate_plate(data.plate)
+    if plate.ok:
+        values["plate"] = plate.value
+    else:
+        errors["plate"] = plate.message or "Placa inválida."
+        values["plate"] = (data.plate or "").strip().upper()
+    for key, validate in (("renavam", validate_renavam), ("vin", validate_vin)):
+        if values[key]:
+            result = validate(values[key])
+            if result.ok:
+                values[key] = result.value
+            else:
+                errors[key] = result.message or "Valor inválido."
+    if values["owner_cpf"]:
+        cpf = validate_cpf(values["owner_cpf"])
+        if cpf.ok:
+            values["owner_cpf"] = cpf.value
+        else:
+            errors["owner_cpf"] = f"CPF do proprietário: {cpf.message}"
+    if values["owner_name"]:
+        values["owner_name"] = clean_name(values["owner_name"])
+
+    made = data.year_manufacture
+    if made is not None and (problem := _year_error("Ano de fabricação", made, today)):
+        errors["year_manufacture"] = problem
+        made = None
+    if data.year_model is not None:
+        problem = _year_error("Ano do modelo", data.year_model, today, allow_next=True)
+        if problem is None and made is not None and not made <= data.year_model <= made + 1:
+            problem = (f"O ano do modelo ({data.year_model}) deve ser o de fabricação ({made}) "
+                       f"ou o seguinte ({made + 1}).")
+        if problem:
+            errors["year_model"] = problem
+    if data.crlv_year is not None:
+        problem = _year_error("Exercício do CRLV", data.crlv_year, today)
+        if problem is None and made is not None and data.crlv_year < made:
+            problem = f"O exercício do CRLV ({data.crlv_year}) é anterior ao ano de fabricação ({made})."
+        if problem:
+            errors["crlv_year"] = problem
+    cc = data.engine_cc
+    if cc is not None:
+        if cc <= 0:
+            errors["engine_cc"] = f"Cilindrada impossível: {cc} cc. Informe a cilindrada do CRLV, em cc."
+        elif cc > MAX_PLAUSIBLE_CC:
+            errors["engine_cc"] = (f"Cilindrada impossível para uma motocicleta: {cc:,} cc "
+                                   f"(o máximo plausível é {MAX_PLAUSIBLE_CC:,} cc).").replace(",", ".")
+    if values["crlv_uf"]:
+        values["crlv_uf"] = values["crlv_uf"].upper()
+        if values["crlv_uf"] not in UFS:
+            errors["crlv_uf"] = f"UF inválida: “{values['crlv_uf']}”. Use a sigla do estado, como MG."
+    if values["category"]:
+        values["category"] = values["category"].lower()
+    if data.service_type is None:
+        errors["service_type"] = "Informe o serviço para o qual o veículo é autorizado (Art. 5º, § 8º)."
+    if data.holder_id is None:
+        errors["holder_id"] = "Informe o titular do veículo (Art. 6º, § 2º)."
+    return VehicleInput(**values), errors
+
+
+def vehicle_facts(data: VehicleInput) -> VehicleFacts:
+    """The rules' view of the register: the service says whether it carries passengers or cargo."""
+    return VehicleFacts(
+        plate=data.plate, renavam=data.renavam, vin=data.vin, year_manufacture=data.year_manufacture,
+        year_model=data.year_model, engine_cc=data.engine_cc, colour=data.colour, category=data.category,
+        crlv_year=data.crlv_year, crlv_municipality=data.crlv_municipality, crlv_uf=data.crlv_uf,
+        owner_cpf=data.owner_cpf, owner_name=data.owner_name,
+        insurance_valid_until=data.passenger_insurance_valid_until,
+        authorised_for=REQUIRED_USE[data.service_type] if data.service_type else None,
+    )
+
+
+def vehicle_verdicts(data: VehicleInput, settings: LawSettings, holder_cpf: str | None,
+                     on: date | None = None) -> list[Verdict]:
+    """The vehicle's own verdicts (Art. 3º, 5º § 1º, § 5º, § 8º, 19), as the form shows them live."""
+    on = on or local_today()
+    if data.service_type is None:
+        return [Verdict("vehicle_service", "Art. 5º, § 8º", Status.PENDING,
+                        "Art. 5º, § 8º: pendente — falta o serviço para o qual o veículo é autorizado.",
+                        ("service_type",))]
+    return check_vehicle(vehicle_facts(data), data.service_type, on, settings, holder_cpf)
+
+
+# --- reading -------------------------------------------------------------------------------------
+
+
+def _input_of(v: Vehicle) -> VehicleInput:
+    return VehicleInput(**{f.name: getattr(v, f.name) for f in dataclasses.fields(VehicleInput)})
+
+
+def _record(s: Session, v: Vehicle) -> VehicleRecord:
+    holder = s.get(Person, v.holder_id) if v.holder_id else None
+    successor = s.get(Vehicle, v.replaced_by_id) if v.replaced_by_id else None
+    previous = s.scalar(select(Vehicle).where(Vehicle.replaced_by_id == v.id))
+    return VehicleRecord(
+        id=v.id, version=v.version, active=v.active, data=_input_of(v),
+        holder_name=holder.full_name if holder else None, holder_cpf=holder.cpf if holder else None,
+        replaced_by_id=v.replaced_by_id, replaced_by_plate=format_plate(successor.plate) if successor else None,
+        replaces_id=previous.id if previous else None,
+        replaces_plate=format_plate(previous.plate) if previous else None,
+        replacement_authorised_by=v.replacement_authorised_by,
+        replacement_authorised_at=v.replacement_authorised_at,
+        replacement_reason=v.replacement_reason, created_at=v.created_at,
+    )
+
+
+@requires(*READERS)
+def get_vehicle(ctx: AppContext, vehicle_id: int) -> VehicleRecord:
+    with ctx.read() as s:
+        v = s.get(Vehicle, vehicle_id)
+        if v is None:
+            raise NotFoundError("Veículo não encontrado.")
+        return _record(s, v)
+
+
+@requires(*READERS)
+def vehicle_verdicts_of(ctx: AppContext, vehicle_id: int, settings: LawSettings,
+                        on: date | None = None) -> list[Verdict]:
+    record = get_vehicle(ctx, vehicle_id)
+    return vehicle_verdicts(record.data, settings, record.holder_cpf, on)
+
+
+@requires(*READERS)
+def holder_by_cpf(ctx: AppContext, cpf: str) -> HolderRef | None:
+    """The person with this CPF and their active vehicle, or None."""
+    value = digits(cpf)
+    if len(value) != 11:
+        return None
+    with ctx.read() as s:
+        person = s.scalar(select(Person).where(Person.cpf == value))
+        if person is None:
+            return None
+        return _holder_ref(s, person)
+
+
+@requires(*READERS)
+def get_holder(ctx: AppContext, person_id: int) -> HolderRef:
+    with ctx.read() as s:
+        person = s.get(Person, person_id)
+        if person is None:
+            raise NotFoundError("Pessoa não encontrada.")
+        return _holder_ref(s, person)
+
+
+def _holder_ref(s: Session, person: Person) -> HolderRef:
+    active = s.scalar(select(Vehicle).where(Vehicle.holder_id == person.id, Vehicle.active.is_(True)))
+    return HolderRef(person.id, person.full_name, person.cpf,
+                     active.id if active else None, format_plate(active.plate) if active else None)
+
+
+_SORT_KEYS = {
+    "plate": (Vehicle.plate,),
+    "make_model": (Vehicle.make, Vehicle.model),
+    "years": (Vehicle.year_manufacture, Vehicle.year_model),
+    "engine_cc": (Vehicle.engine_cc,),
+    "colour": (Vehicle.colour,),
+    "service_type": (Vehicle.service_type,),
+    "holder_name": (Person.name_search,),
+    "holder_cpf": (Person.cpf,),
+    "status": (Vehicle.active,),
+}
+
+
+def _search(query: Select, text: str) -> Select:
+    text = text.strip()
+    if not text:
+        return query
+    forms = plate_forms(text)
+    if forms:
+        return query.where(Vehicle.plate.in_(forms))
+    conditions = []
+    compact = text.replace("-", "").replace(" ", "").upper()
+    if compact.isalnum() and len(compact) <= 7:
+        conditions.append(Vehicle.plate.like(compact + "%"))
+    number = digits(text)
+    if number and len(number) == len(text.replace(".", "").replace("-", "").replace(" ", "")):
+        conditions.append(Vehicle.renavam.like(number + "%"))
+        conditions.append(Person.cpf.like(number + "%"))
+    if any(ch.isalpha() for ch in text):
+        conditions.append(Person.name_search.like("%" + fold(text).replace("%", "").replace("_", "") + "%"))
+    return query.where(or_(*conditions)) if conditions else query.where(Vehicle.id < 0)
+
+
+@requires(*READERS)
+def list_vehicles(ctx: AppContext, text: str = "", *, include_inactive: bool = False, offset: int = 0,
+                  limit: int = 200, sort_key: str = "plate", descending: bool = False,
+                  holder_id: int | None = None) -> list[VehicleRow]:
+    """A page of the register, searched by plate (either form), RENAVAM, holder CPF or name."""
+    query = select(Vehicle, Person).outerjoin(Person, Person.id == Vehicle.holder_id)
+    if not include_inactive:
+        query = query.where(Vehicle.active.is_(True))
+    if holder_id is not None:
+        query = query.where(Vehicle.holder_id == holder_id)
+    query = _search(query, text)
+    columns = _SORT_KEYS.get(sort_key, _SORT_KEYS["plate"])
+    order = [c.desc() if descending else c.asc() for c in columns]
+    query = query.order_by(*order, Vehicle.id.desc() if descending else Vehicle.id).offset(offset).limit(limit)
+    with ctx.read() as s:
+        return [_row(v, p) for v, p in s.execute(query)]
+
+
+def _row(v: Vehicle, p: Person | None) -> VehicleRow:
+    years = "/".join(str(y) for y in (v.year_manufacture, v.year_model) if y)
+    return VehicleRow(
+        id=v.id, plate=format_plate(v.plate), make_model=" ".join(x for x in (v.make, v.model) if x),
+        years=years, engine_cc=v.engine_cc, colour=v.colour, service_type=v.service_type,
+        holder_id=v.holder_id, holder_name=p.full_name if p else None,
+        holder_cpf=format_cpf(p.cpf) if p else None, active=v.active,
+        replacement_authorised=v.active and v.replacement_authorised_at is not None,
+    )
+
+
+@requires(*READERS)
+def vehicle_history(ctx: AppContext, holder_id: int) -> list[VehicleRow]:
+    """Every vehicle the holder has had, the active one first, then the replaced ones, newest first."""
+    rows = list_vehicles(ctx, include_inactive=True, holder_id=holder_id, limit=1000)
+    return sorted(rows, key=lambda r: (not r.active, -r.id))
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+_INTEGRITY = {
+    "uq_vehicles_active_plate": "Já existe um veículo ativo com esta placa.",
+    "uq_vehicles_active_holder": f"O titular já tem um veículo ativo ({ART_ONE_VEHICLE}: um veículo por titular).",
+    "cols:vehicles.plate": "Já existe um veículo ativo com esta placa.",
+    "cols:vehicles.holder_id": f"O titular já tem um veículo ativo ({ART_ONE_VEHICLE}: um veículo por titular).",
+}
+
+
+def _check_unique(s: Session, clean: VehicleInput, *, exclude: set[int], errors: dict[str, str]) -> None:
+    """Field messages for a plate already active and a holder who already has an active vehicle."""
+    forms = plate_forms(clean.plate)
+    if forms and "plate" not in errors:
+        query = select(Vehicle).where(Vehicle.plate.in_(forms), Vehicle.active.is_(True))
+        if exclude:
+            query = query.where(Vehicle.id.not_in(exclude))
+        other = s.scalar(query)
+        if other is not None:
+            owner = s.get(Person, other.holder_id) if other.holder_id else None
+            whose = f" de {owner.full_name}" if owner else ""
+            errors["plate"] = (f"Já existe um veículo ativo com a placa {format_plate(other.plate)}{whose}. "
+                               "Uma placa só pode estar em um veículo ativo.")
+    if clean.holder_id is not None and "holder_id" not in errors:
+        if s.get(Person, clean.holder_id) is None:
+            errors["holder_id"] = "O titular não existe mais no cadastro."
+            return
+        query = select(Vehicle).where(Vehicle.holder_id == clean.holder_id, Vehicle.active.is_(True))
+        if exclude:
+            query = query.where(Vehicle.id.not_in(exclude))
+        current = s.scalar(query)
+        if current is not None:
+            errors["holder_id"] = (
+                f"{ART_ONE_VEHICLE}: o titular já tem o veículo ativo {format_plate(current.plate)}; "
+                "cada titular tem um só veículo. Para trocar de veículo, o supervisor autoriza a "
+                f"substituição ({ART_REPLACEMENT}) e o novo veículo é cadastrado como substituto."
+            )
+
+
+def _apply(v: Vehicle, clean: VehicleInput) -> None:
+    for f in dataclasses.fields(VehicleInput):
+        setattr(v, f.name, getattr(clean, f.name))
+
+
+@requires(*EDITORS)
+def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None = None,
+                 expected_version: int | None = None) -> VehicleSaved:
+    """Register a holder's vehicle (no id) or correct it; a stale `expected_version` is a conflict."""
+    clean, errors = validate_vehicle(data)
+    with ctx.write(_INTEGRITY) as s:
+        if vehicle_id is None:
+            vehicle = Vehicle(active=True)
+        else:
+            found = s.get(Vehicle, vehicle_id)
+            if found is None:
+                raise NotFoundError("O veículo não existe mais no cadastro.")
+            vehicle = found
+            if expected_version is not None and vehicle.version != expected_version:
+                raise ConflictError(CONFLICT_MESSAGE)
+            if not vehicle.active:
+                raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.")
+            if clean.holder_id != vehicle.holder_id:
+                errors["holder_id"] = ("A permissão é pessoal e intransferível (Art. 7º): o titular de um "
+                                       "veículo não muda. Cadastre o veículo para o novo titular.")
+        _check_unique(s, clean, exclude={vehicle_id} if vehicle_id else set(), errors=errors)
+        if errors:
+            raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+        _apply(vehicle, clean)
+        if vehicle_id is None:
+            s.add(vehicle)
+        s.flush()
+        return VehicleSaved(vehicle.id, vehicle.version)
+
+
+@requires(Role.SUPERVISOR)
+def authorise_replacement(ctx: AppContext, vehicle_id: int, reason: str,
+                          expected_version: int | None = None) -> VehicleSaved:
+    """The supervisor's prior authorisation to replace the holder's vehicle (Art. 31, Grupo 3, II)."""
+    reason = " ".join((reason or "").split())
+    if len(reason) < MIN_REASON:
+        raise InvalidInputError("Informe o motivo da substituição.",
+                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    with ctx.write() as s:
+        vehicle = s.get(Vehicle, vehicle_id)
+        if vehicle is None:
+            raise NotFoundError("O veículo não existe mais no cadastro.")
+        if expected_version is not None and vehicle.version != expected_version:
+            raise ConflictError(CONFLICT_MESSAGE)
+        if not vehicle.active:
+            raise MotodeskError("Este veículo já foi substituído.")
+        if vehicle.replacement_authorised_at is not None:
+            raise MotodeskError(
+                f"A substituição deste veículo já foi autorizada por {vehicle.replacement_authorised_by} "
+                f"em {vehicle.replacement_authorised_at.astimezone(LOCAL_TZ):%d/%m/%Y %H:%M}."
+            )
+        vehicle.replacement_authorised_by = ctx.user.login
+        vehicle.replacement_authorised_at = datetime.now(UTC)
+        vehicle.replacement_reason = reason
+        s.flush()
+        return VehicleSaved(vehicle.id, vehicle.version)
+
+
+@dataclass
+class ReplacementDone:
+    old_id: int
+    new_id: int
+    new_version: int
+    inspection_id: int | None = None
+    moved_permit_ids: list[int] = field(default_factory=list)
+
+
+@requires(*EDITORS)
+def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
+                    expected_version: int | None = None, today: date | None = None) -> ReplacementDone:
+    """Register the new vehicle of an authorised replacement (permuta).
+
+    The old vehicle leaves service (inactive, pointing to its successor) with its history intact;
+    the holder's permit in force now names the new vehicle; the new vehicle's open inspections of
+    the old one are cancelled and a first inspection of the new one is scheduled for today.
+    """
+    from motodesk.services.inspections import InspectionKind, InspectionStatus
+
+    today = today or local_today()
+    with ctx.write(_INTEGRITY) as s:
+        old = s.get(Vehicle, old_vehicle_id)
+        if old is None:
+            raise NotFoundError("O veículo a substituir não existe mais no cadastro.")
+        if expected_version is not None and old.version != expected_version:
+            raise ConflictError(CONFLICT_MESSAGE)
+        if not old.active:
+            raise MotodeskError("Este veículo já foi substituído.")
+        if old.replacement_authorised_at is None:
+            raise RuleViolationError([Verdict(
+                "art31_g3_ii_replacement", ART_REPLACEMENT, Status.NOT_MET,
+                f"{ART_REPLACEMENT}: permutar o veículo exige autorização prévia da Secretaria. "
+                "Peça ao supervisor que registre a autorização da substituição antes de cadastrar o novo veículo.",
+            )])
+        data = dataclasses.replace(data, holder_id=old.holder_id,
+                                   service_type=data.service_type or old.service_type)
+        clean, errors = validate_vehicle(data, today)
+        if "plate" not in errors and plate_forms(clean.plate) & plate_forms(old.plate):
+            errors["plate"] = "A placa do novo veículo é a mesma do veículo substituído."
+        _check_unique(s, clean, exclude={old.id}, errors=errors)
+        if errors:
+            raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+        old.active = False
+        s.flush()  # the partial unique indexes see the old vehicle leave before the new one arrives
+        new = Vehicle(active=True)
+        _apply(new, clean)
+        s.add(new)
+        s.flush()
+        old.replaced_by_id = new.id
+        done = ReplacementDone(old.id, new.id, 0)
+        for permit in s.scalars(select(Permit).where(Permit.vehicle_id == old.id).where(
+                Permit.state.in_([st for st in PermitState if st.in_force]))):
+            permit.vehicle_id = new.id
+            done.moved_permit_ids.append(permit.id)
+        for inspection in s.scalars(select(Inspection).where(
+                Inspection.vehicle_id == old.id,
+                Inspection.status.in_((InspectionStatus.SCHEDULED, InspectionStatus.DRAFT)))):
+            inspection.status = InspectionStatus.CANCELLED
+            inspection.notes = ((inspection.notes or "") + f"\nCancelada: veículo substituído pelo de placa "
+                                f"{format_plate(new.plate)}.").strip()
+        first = Inspection(vehicle_id=new.id, service_type=new.service_type, kind=InspectionKind.REGULAR,
+                           status=InspectionStatus.SCHEDULED, scheduled_for=today,
+                           notes=f"Vistoria do veículo substituto (substitui a placa {format_plate(old.plate)}).")
+        s.add(first)
+        s.flush()
+        done.inspection_id = first.id
+        done.new_version = new.version
+        return done
+
