@@ -30,16 +30,24 @@ class InfractionNotice(Versioned, Timestamps, Base):
     permit_id: Mapped[int | None] = mapped_column(ForeignKey("permits.id"), index=True)
     offender_kind: Mapped[str] = mapped_column(String(16))  # holder / deputy / unregistered
     offender_name: Mapped[str] = mapped_column(String(200))
-    offender_cpf: Mapped[str | None] = mapped_column(String(11))
+    offender_cpf: Mapped[str | None] = mapped_column(String(11), index=True)
     vehicle_id: Mapped[int | None] = mapped_column(ForeignKey("vehicles.id"))
-    plate: Mapped[str | None] = mapped_column(String(7))
+    plate: Mapped[str | None] = mapped_column(String(7), index=True)
+    # An unregistered vehicle as seen (Art. 32): make, model, colour.
+    vehicle_description: Mapped[str | None] = mapped_column(String(120))
     description: Mapped[str | None] = mapped_column(Text)
-    inspector_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    inspector_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
+    # As printed on the notice: who wrote it, kept if the user is renamed.
+    inspector_login: Mapped[str] = mapped_column(String(64))
+    inspector_name: Mapped[str] = mapped_column(String(200))
     signed: Mapped[bool] = mapped_column(Boolean, default=False)
     refused_to_sign: Mapped[bool] = mapped_column(Boolean, default=False)
     vehicle_seized: Mapped[bool] = mapped_column(Boolean, default=False)  # Art. 32
     status: Mapped[str] = mapped_column(String(16), default="open")  # open / decided / appealed / closed
+    notified_on: Mapped[date] = mapped_column(Date)  # the defence period runs from here (Art. 29 §3)
     defence_due: Mapped[date] = mapped_column(Date)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    closed_by: Mapped[str | None] = mapped_column(String(64))
 
     defences: Mapped[list[Defence]] = relationship(order_by="Defence.id")
     decisions: Mapped[list[Decision]] = relationship(order_by="Decision.id")
@@ -81,3 +89,5 @@ class Decision(Base):
     suspension_start: Mapped[date | None] = mapped_column(Date)
     suspension_end: Mapped[date | None] = mapped_column(Date)
     grounds: Mapped[str | None] = mapped_column(Text)
+    # What it did to the permit through the state machine: suspended / revoked / reinstated / pending_revocation.
+    permit_effect: Mapped[str | None] = mapped_column(String(24))

@@ -595,13 +595,19 @@ def upgrade() -> None:
         sa.Column("offender_cpf", sa.String(length=11), nullable=True),
         sa.Column("vehicle_id", sa.Integer(), nullable=True),
         sa.Column("plate", sa.String(length=7), nullable=True),
+        sa.Column("vehicle_description", sa.String(length=120), nullable=True),
         sa.Column("description", sa.Text(), nullable=True),
-        sa.Column("inspector_id", sa.Integer(), nullable=False),
+        sa.Column("inspector_id", sa.Integer(), nullable=True),
+        sa.Column("inspector_login", sa.String(length=64), nullable=False),
+        sa.Column("inspector_name", sa.String(length=200), nullable=False),
         sa.Column("signed", sa.Boolean(), nullable=False),
         sa.Column("refused_to_sign", sa.Boolean(), nullable=False),
         sa.Column("vehicle_seized", sa.Boolean(), nullable=False),
         sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("notified_on", sa.Date(), nullable=False),
         sa.Column("defence_due", sa.Date(), nullable=False),
+        sa.Column("closed_at", sa.DateTime(), nullable=True),
+        sa.Column("closed_by", sa.String(length=64), nullable=True),
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("updated_at", sa.DateTime(), nullable=False),
@@ -622,8 +628,12 @@ def upgrade() -> None:
         sa.UniqueConstraint("year", "seq", name="uq_infraction_notices_year_seq"),
     )
     with op.batch_alter_table("infraction_notices", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_infraction_notices_offender_cpf"), ["offender_cpf"], unique=False
+        )
         batch_op.create_index(batch_op.f("ix_infraction_notices_permit_id"), ["permit_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_infraction_notices_person_id"), ["person_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_infraction_notices_plate"), ["plate"], unique=False)
 
     op.create_table(
         "permit_events",
@@ -717,6 +727,7 @@ def upgrade() -> None:
         sa.Column("suspension_start", sa.Date(), nullable=True),
         sa.Column("suspension_end", sa.Date(), nullable=True),
         sa.Column("grounds", sa.Text(), nullable=True),
+        sa.Column("permit_effect", sa.String(length=24), nullable=True),
         sa.ForeignKeyConstraint(
             ["notice_id"], ["infraction_notices.id"], name=op.f("fk_decisions_notice_id_infraction_notices")
         ),
@@ -797,8 +808,10 @@ def downgrade() -> None:
 
     op.drop_table("permit_events")
     with op.batch_alter_table("infraction_notices", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_infraction_notices_plate"))
         batch_op.drop_index(batch_op.f("ix_infraction_notices_person_id"))
         batch_op.drop_index(batch_op.f("ix_infraction_notices_permit_id"))
+        batch_op.drop_index(batch_op.f("ix_infraction_notices_offender_cpf"))
 
     op.drop_table("infraction_notices")
     with op.batch_alter_table("deputy_links", schema=None) as batch_op:
