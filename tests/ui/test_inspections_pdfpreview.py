@@ -1,0 +1,121 @@
+"""The shared PDF preview: shows the pages, prints them at true size through QPrinter, saves the bytes."""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+from PySide6.QtPrintSupport import QPrinter
+from PySide6.QtWidgets import QDialog
+
+from motodesk.printing.documents import (
+    InspectionItem,
+    InspectionReportData,
+    PersonInfo,
+    VehicleInfo,
+    render_inspection_report,
+)
+from motodesk.rules.common import ServiceType
+from motodesk.ui import pdfpreview
+from motodesk.ui.pdfpreview import PdfPreviewDialog, suggested_filename
+
+A4_POINTS = (595.28, 841.89)
+
+
+@pytest.fixture(scope="module")
+def two_pages() -> bytes:
+    items = [InspectionItem(f"Art. {n}º", f"Item verificado número {n}", "ok" if n % 7 else "not_ok")
+             for n in range(1, 40)]
+    return render_inspection_report(InspectionReportData(
+        report_number="000001/2026", service=ServiceType.MOTOTAXI,
+        holder=PersonInfo("José Carlos Ferreira", "123.456.789-09"), vehicle=VehicleInfo("ABC-1234"),
+        items=items, approved=False, inspector_name="Carlos Henrique Borges",
+        inspected_at=datetime(2026, 3, 2, 9, 30)), generated_at=datetime(2026, 3, 2, 9, 31))
+
+
+def test_preview_shows_every_page_with_the_three_buttons(qtbot, two_pages: bytes) -> None:  # noqa: ANN001
+    dialog = PdfPreviewDialog(two_pages, "Laudo de Vistoria 000001/2026")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert dialog.document.pageCount() == len(PdfReader(io.BytesIO(two_pages)).pages) >= 2
+    assert dialog.info.text() == f"{dialog.document.pageCount()} páginas"
+    assert [b.text() for b in (dialog.print_button, dialog.save_button, dialog.close_button)] == [
+        "Imprimir…", "Salvar PDF…", "Fechar"]
+    assert dialog.filename == "laudo-de-vistoria-000001-2026.pdf"
+    dialog.close_button.click()
+    assert dialog.result() == QDialog.DialogCode.Accepted
+
+
+def test_print_renders_every_page_at_true_size(qtbot, monkeypatch, tmp_path: Path,  # noqa: ANN001
+                                               two_pages: bytes) -> None:
+    out = tmp_path / "impresso.pdf"
+    opened: list[QPrinter] = []
+
+    class FakePrintDialog:
+        def __init__(self, printer: QPrinter, parent: object = None) -> None:
+            printer.setOutputFormat(QPrinter.OutputFormat.PdfFormat)
+            printer.setOutputFileName(str(out))
+            printer.setResolution(150)
+            opened.append(printer)
+
+        def setWindowTitle(self, title: str) -> None:  # noqa: N802
+            assert "Laudo" in title
+
+        def setMinMax(self, low: int, high: int) -> None:  # noqa: N802
+            pass
+
+        def exec(self) -> int:
+            return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(pdfpreview, "QPrintDialog", FakePrintDialog)
+    dialog = PdfPreviewDialog(two_pages, "Laudo de Vistoria 000001/2026")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.print_button.click()
+    assert opened and out.exists()
+    printed = PdfReader(out)
+    assert len(printed.pages) == dialog.document.pageCount()
+    for page in printed.pages:
+        size = (float(page.mediabox.width), float(page.mediabox.height))
+        assert size == pytest.approx(A4_POINTS, abs=1.5)
+        assert page.images, "each page is painted as the rendered PDF page"
+
+
+def test_cancelled_print_dialog_prints_nothing(qtbot, monkeypatch, two_pages: bytes) -> None:  # noqa: ANN001
+    class Cancel:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def setWindowTitle(self, title: str) -> None:  # noqa: N802
+            pass
+
+        def setMinMax(self, low: int, high: int) -> None:  # noqa: N802
+            pass
+
+        def exec(self) -> int:
+            return QDialog.DialogCode.Rejected
+
+    monkeypatch.setattr(pdfpreview, "QPrintDialog", Cancel)
+    dialog = PdfPreviewDialog(two_pages, "Laudo")
+    qtbot.addWidget(dialog)
+    assert dialog.print_document() is False
+
+
+def test_save_writes_the_same_bytes(qtbot, monkeypatch, tmp_path: Path, two_pages: bytes) -> None:  # noqa: ANN001
+    target = tmp_path / "meu laudo"
+    monkeypatch.setattr(pdfpreview.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(target), "Documentos PDF (*.pdf)"))
+    dialog = PdfPreviewDialog(two_pages, "Laudo")
+    qtbot.addWidget(dialog)
+    assert dialog.save_as() == target.with_suffix(".pdf")
+    assert target.with_suffix(".pdf").read_bytes() == two_pages
+
+
+def test_not_a_pdf_is_refused(qtbot) -> None:  # noqa: ANN001
+    with pytest.raises(pdfpreview.PdfError):
+        PdfPreviewDialog(b"not a pdf", "Laudo")
+    assert suggested_filename("Autorização de Trânsito nº 7/2026") == "autorizacao-de-transito-no-7-2026.pdf"
