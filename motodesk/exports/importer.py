@@ -37,8 +37,10 @@ from typing import Any, Literal
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.comments import Comment
+from openpyxl.reader.excel import ExcelReader
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
+from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from motodesk.exports.xlsx import DATE_FORMAT, unescape_text
@@ -715,7 +717,7 @@ def read_import(
             # Excel's extensions (data validation lists, slicers...) make openpyxl warn.
             warnings.simplefilter("ignore")
             with path.open("rb") as fh:
-                wb = load_workbook(fh, read_only=True, data_only=False)
+                wb = _open_streaming(fh)
                 try:
                     return _read_workbook(wb, max_rows=max_rows, today=today, progress=progress)
                 finally:
@@ -723,6 +725,42 @@ def read_import(
     except Exception:  # noqa: BLE001 - a bad file must become a message, never a crash
         log.warning("import: could not read %s", path, exc_info=True)
         return ImportReport(file_errors=[MSG_CORRUPT])
+
+
+class _UnsizedSheet(ReadOnlyWorksheet):
+    """A read-only sheet that does not size itself on opening.
+
+    openpyxl parses the whole sheet at load time when the file has no
+    ``<dimension>`` element (write-only openpyxl files, some exporters): 13 s for
+    a million formatted rows.  The importer ignores stored dimensions anyway and
+    stops at the first long run of empty lines, so the sizing pass is skipped.
+    """
+
+    def _get_size(self) -> None:
+        return None
+
+
+class _StreamingReader(ExcelReader):
+    """openpyxl's reader in read-only mode, with worksheets as :class:`_UnsizedSheet`."""
+
+    def read_worksheets(self) -> None:
+        for sheet, rel in self.parser.find_sheets():
+            if rel.target not in self.valid_files or "chartsheet" in rel.Type:
+                continue
+            ws = _UnsizedSheet(self.wb, sheet.name, rel.target, self.shared_strings)
+            ws.sheet_state = sheet.state
+            self.wb._sheets.append(ws)
+
+
+def _open_streaming(fh: Any) -> Any:
+    """A read-only workbook with formulas kept as formulas (``data_only=False``)."""
+    try:
+        reader = _StreamingReader(fh, read_only=True, keep_vba=False, data_only=False, keep_links=False)
+    except TypeError:  # pragma: no cover - a future openpyxl with another signature
+        fh.seek(0)
+        return load_workbook(fh, read_only=True, data_only=False)
+    reader.read()
+    return reader.wb
 
 
 def _find_header(ws: Any) -> tuple[int, list[tuple[int, str]], int]:
