@@ -1,0 +1,1065 @@
+"""Applications and permits through the rules' state machine (SPEC §4; Art. 4º, 6º, 10, 34, 35).
+
+Every action here is one transaction that
+
+1. loads the application or permit and what the rule looks at (dossier, vehicle, inspection, quota);
+2. asks :func:`motodesk.rules.lifecycle.check_transition` whether the user may take the step now —
+   a refusal raises :class:`RuleViolationError` whose lines name their articles (a wrong role raises
+   :class:`PermissionDeniedError`);
+3. changes the state and writes one :class:`PermitEvent` (who, when, why, which Decree).
+
+The mototáxi quota (Art. 10, I) is a database guarantee, not a check-then-act: issuing claims a place
+with one conditional ``UPDATE quota_counters SET in_force = in_force + 1 WHERE in_force < places`` in
+the permit's own transaction, so two workstations can never both take the last place; a permit that
+leaves force (revoked, cancelled, expired) gives its place back in the same transaction. A suspended
+permit keeps its place.
+
+Permit numbers run per service and year (``MT-0007/2026``); on PostgreSQL a transaction-scoped
+advisory lock per service and year serialises the numbering, on SQLite the write lock taken up front
+does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Date, Select, and_, cast, func, literal, null, or_, select, text, union_all, update
+from sqlalchemy.orm import Session
+
+from motodesk.models import (
+    Application,
+    Decree,
+    DeputyLink,
+    Inspection,
+    Permit,
+    PermitEvent,
+    Person,
+    PersonDocument,
+    Photo,
+    QuotaCounter,
+    Tender,
+    TenderCandidate,
+    Vehicle,
+)
+from motodesk.printing.documents import (
+    PersonInfo,
+    RegistrationCertificateData,
+    TransitAuthorizationData,
+    VehicleInfo,
+    render_registration_certificate,
+    render_transit_authorization,
+)
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.lifecycle import (
+    TRANSITIONS,
+    Transition,
+    TransitionContext,
+    available_transitions,
+    check_transition,
+    permit_term_end,
+    registration_certificate_valid_until,
+)
+from motodesk.rules.periods import add_years
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.text import format_date
+from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
+from motodesk.rules.vehicle import REQUIRED_USE, VehicleFacts, check_vehicle
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    PermissionDeniedError,
+    RuleViolationError,
+)
+from motodesk.services.settings import law_settings
+from motodesk.services.text import fold
+
+LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
+READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+MAX_REASON = 2000
+
+_QUOTA_TABLE = QuotaCounter.__table__
+#: First key of the PostgreSQL advisory lock that serialises permit numbering (the law's number).
+_NUMBERING_LOCK = 4883
+
+_ONE_IN_FORCE = (
+    "Art. 6º, § 2º: o titular já tem permissão ou autorização em vigor; admite-se o cadastramento "
+    "de um só veículo por titular."
+)
+_INTEGRITY = {
+    "uq_permits_person_in_force": _ONE_IN_FORCE,
+    "cols:permits.person_id": _ONE_IN_FORCE,
+    "uq_permits_number": "Outra estação emitiu uma permissão com o mesmo número; tente novamente.",
+    "uq_permits_service_year_seq": "Outra estação emitiu uma permissão com o mesmo número; tente novamente.",
+}
+
+
+# --- what the screens read --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PermitRow:
+    """One line of the permits page: an application not yet issued, or a permit."""
+
+    kind: str  # "application" | "permit"
+    id: int
+    number: str  # MT-0007/2026, or "Requerimento nº 12"
+    service: ServiceType
+    holder: str
+    cpf: str
+    plate: str | None
+    state: PermitState
+    start: date | None  # opened on (application) or issued on (permit)
+    term_end: date | None
+    certificate_valid_until: date | None
+    suspended_until: date | None
+    badge_issue_no: int
+    version: int
+
+    @property
+    def is_permit(self) -> bool:
+        return self.kind == "permit"
+
+
+@dataclass(frozen=True)
+class EventRow:
+    at: datetime
+    by_user: str
+    transition: str
+    label: str
+    from_state: PermitState | None
+    to_state: PermitState
+    reason: str | None
+    decree: str | None
+
+
+@dataclass(frozen=True)
+class IssuedPermit:
+    id: int
+    number: str
+    service: ServiceType
+    issued_on: date
+    term_end: date
+    certificate_valid_until: date
+
+
+#: State filters of the permits page: key -> (pt_BR label, states or None for all).
+STATE_FILTERS: dict[str, tuple[str, tuple[PermitState, ...] | None]] = {
+    "all": ("Todos", None),
+    "in_force": ("Em vigor ou suspensas", (PermitState.ACTIVE, PermitState.SUSPENDED)),
+    "pending": ("Requerimentos em andamento", (PermitState.REQUESTED, PermitState.UNDER_REVIEW,
+                                              PermitState.APPROVED)),
+    **{state.value: (state.label, (state,)) for state in PermitState},
+}
+
+SORT_KEYS = ("number", "service", "holder", "cpf", "plate", "state", "start", "term_end",
+             "certificate_valid_until", "suspended_until", "badge_issue_no")
+
+
+def _rows_query(state_filter: str, service: ServiceType | None, search: str) -> Select[Any]:
+    """Applications not yet issued and permits, as one UNION with the same columns."""
+    states = STATE_FILTERS.get(state_filter, STATE_FILTERS["all"])[1]
+    issued = select(Permit.application_id).where(Permit.application_id.is_not(None))
+    apps = (
+        select(
+            literal("application").label("kind"),
+            Application.id.label("id"),
+            literal("").label("number"),
+            Application.service_type.label("service"),
+            Person.full_name.label("holder"),
+            Person.cpf.label("cpf"),
+            Vehicle.plate.label("plate"),
+            Application.state.label("state"),
+            Application.opened_on.label("start"),
+            cast(null(), Date).label("term_end"),
+            cast(null(), Date).label("certificate_valid_until"),
+            cast(null(), Date).label("suspended_until"),
+            literal(0).label("badge_issue_no"),
+            Application.version.label("version"),
+            Person.name_search.label("name_search"),
+        )
+        .join(Person, Person.id == Application.person_id)
+        .outerjoin(Vehicle, Vehicle.id == Application.vehicle_id)
+        .where(Application.id.not_in(issued))
+    )
+    permits = (
+        select(
+            literal("permit").label("kind"),
+            Permit.id,
+            Permit.number,
+            Permit.service_type,
+            Person.full_name,
+            Person.cpf,
+            Vehicle.plate,
+            Permit.state,
+            Permit.issued_on,
+            Permit.term_end,
+            Permit.certificate_valid_until,
+            Permit.suspended_until,
+            Permit.badge_issue_no,
+            Permit.version,
+            Person.name_search,
+        )
+        .join(Person, Person.id == Permit.person_id)
+        .outerjoin(Vehicle, Vehicle.id == Permit.vehicle_id)
+    )
+    filters_app: list[Any] = []
+    filters_permit: list[Any] = []
+    if states is not None:
+        filters_app.append(Application.state.in_(states))
+        filters_permit.append(Permit.state.in_(states))
+    if service is not None:
+        filters_app.append(Application.service_type == service)
+        filters_permit.append(Permit.service_type == service)
+    term = search.strip()
+    if term:
+        folded = f"%{fold(term)}%"
+        digits = "".join(ch for ch in term if ch.isdigit())
+        plate = term.upper().replace("-", "").replace(" ", "")
+        common = [Person.name_search.like(folded), Vehicle.plate.like(f"%{plate}%")]
+        if digits:
+            common.append(Person.cpf.like(f"%{digits}%"))
+        filters_app.append(or_(*common))
+        filters_permit.append(or_(*common, Permit.number.like(f"%{term.upper()}%")))
+    return union_all(apps.where(*filters_app), permits.where(*filters_permit)).subquery("rows").select()
+
+
+@requires(*READERS)
+def list_permits(
+    ctx: AppContext,
+    *,
+    state_filter: str = "all",
+    service: ServiceType | None = None,
+    search: str = "",
+    offset: int = 0,
+    limit: int = 200,
+    sort_key: str = "start",
+    descending: bool = True,
+) -> list[PermitRow]:
+    """A page of the permits list, sorted and filtered by the database."""
+    query = _rows_query(state_filter, service, search)
+    rows_sub = query.subquery("page")
+    key = sort_key if sort_key in SORT_KEYS else "start"
+    column = rows_sub.c["name_search" if key == "holder" else key]
+    order = column.desc().nulls_last() if descending else column.asc().nulls_first()
+    stmt = select(rows_sub).order_by(order, rows_sub.c.kind, rows_sub.c.id.desc()).offset(offset).limit(limit)
+    with ctx.read() as s:
+        result = s.execute(stmt).mappings().all()
+    return [_permit_row(r) for r in result]
+
+
+@requires(*READERS)
+def count_permits(ctx: AppContext, *, state_filter: str = "all", service: ServiceType | None = None,
+                  search: str = "") -> int:
+    sub = _rows_query(state_filter, service, search).subquery("counted")
+    with ctx.read() as s:
+        return int(s.scalar(select(func.count()).select_from(sub)) or 0)
+
+
+def _permit_row(r: Any) -> PermitRow:
+    kind = r["kind"]
+    number = r["number"] if kind == "permit" else f"Requerimento nº {r['id']}"
+    return PermitRow(
+        kind=kind,
+        id=int(r["id"]),
+        number=number,
+        service=ServiceType(r["service"]),
+        holder=r["holder"],
+        cpf=r["cpf"],
+        plate=format_plate(r["plate"]) if r["plate"] else None,
+        state=PermitState(r["state"]),
+        start=r["start"],
+        term_end=r["term_end"],
+        certificate_valid_until=r["certificate_valid_until"],
+        suspended_until=r["suspended_until"],
+        badge_issue_no=int(r["badge_issue_no"] or 0),
+        version=int(r["version"]),
+    )
+
+
+@requires(*READERS)
+def get_row(ctx: AppContext, kind: str, row_id: int) -> PermitRow:
+    """The current state of one line (after an action, or to refresh a stale screen)."""
+    model = Permit if kind == "permit" else Application
+    with ctx.read() as s:
+        obj = s.get(model, row_id)
+        if obj is None:
+            raise NotFoundError("O registro não existe mais.")
+        person = s.get(Person, obj.person_id)
+        vehicle = s.get(Vehicle, obj.vehicle_id) if obj.vehicle_id else None
+        assert person is not None
+        if isinstance(obj, Permit):
+            return PermitRow("permit", obj.id, obj.number, obj.service_type, person.full_name, person.cpf,
+                             format_plate(vehicle.plate) if vehicle else None, obj.state, obj.issued_on,
+                             obj.term_end, obj.certificate_valid_until, obj.suspended_until,
+                             obj.badge_issue_no, obj.version)
+        permit_id = s.scalar(select(Permit.id).where(Permit.application_id == obj.id))
+        if permit_id is not None:
+            return get_row(ctx, "permit", permit_id)
+        return PermitRow("application", obj.id, f"Requerimento nº {obj.id}", obj.service_type,
+                         person.full_name, person.cpf, format_plate(vehicle.plate) if vehicle else None,
+                         obj.state, obj.opened_on, None, None, None, 0, obj.version)
+
+
+@requires(*READERS)
+def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
+    """Every step of an application and of the permit it became, oldest first."""
+    with ctx.read() as s:
+        if kind == "permit":
+            permit = s.get(Permit, row_id)
+            if permit is None:
+                raise NotFoundError("A permissão não existe mais.")
+            where = or_(PermitEvent.permit_id == row_id,
+                        and_(PermitEvent.application_id.is_not(None),
+                             PermitEvent.application_id == permit.application_id))
+        else:
+            where = PermitEvent.application_id == row_id
+        rows = s.execute(
+            select(PermitEvent, Decree.number)
+            .outerjoin(Decree, Decree.id == PermitEvent.decree_id)
+            .where(where)
+            .order_by(PermitEvent.at, PermitEvent.id)
+        ).all()
+    labels = {t.name: t.label for t in TRANSITIONS}
+    return [
+        EventRow(e.at, e.by_user, e.transition, labels.get(e.transition, e.transition),
+                 PermitState(e.from_state) if e.from_state else None, PermitState(e.to_state), e.reason,
+                 decree)
+        for e, decree in rows
+    ]
+
+
+def actions_for(row: PermitRow, role: Role) -> list[Transition]:
+    """Transitions the role may attempt on this line (the page enables its buttons from these)."""
+    if row.kind == "application":
+        names = {"start_review", "approve", "refuse", "issue", "cancel"}
+    else:
+        names = {"renew_registration", "extend", "suspend", "reinstate", "revoke", "cancel", "expire"}
+    return [t for t in available_transitions(row.state, role) if t.name in names]
+
+
+# --- facts the rules look at ----------------------------------------------------------------
+
+
+def _local_date(moment: datetime) -> date:
+    return moment.astimezone(LOCAL_TZ).date()
+
+
+def newest_photo(s: Session, person_id: int) -> Photo | None:
+    """The person's newest 3x4 photo: the one that goes on the badge (Art. 5º, IX)."""
+    return s.scalar(
+        select(Photo).where(Photo.person_id == person_id).order_by(Photo.captured_at.desc(), Photo.id.desc())
+        .limit(1)
+    )
+
+
+def applicant_facts(s: Session, person: Person, *, tender_homologation: date | None = None) -> ApplicantFacts:
+    """What the dossier holds, as the eligibility rules read it (Art. 5º, 6º § 1º, 8º)."""
+    docs = {d.kind: d for d in s.scalars(select(PersonDocument).where(PersonDocument.person_id == person.id))}
+
+    def doc(kind: DocumentKind) -> PersonDocument | None:
+        return docs.get(kind)
+
+    cnh, course, identity = doc(DocumentKind.CNH), doc(DocumentKind.COURSE), doc(DocumentKind.IDENTITY)
+    military, electoral = doc(DocumentKind.MILITARY), doc(DocumentKind.ELECTORAL)
+    medical, inss, residence = doc(DocumentKind.MEDICAL), doc(DocumentKind.INSS), doc(DocumentKind.RESIDENCE)
+    criminal = doc(DocumentKind.CRIMINAL)
+    photo = newest_photo(s, person.id)
+    declares = person.declares_no_other_permit
+    return ApplicantFacts(
+        birth_date=person.birth_date,
+        sex=person.sex,
+        cpf=person.cpf,
+        cnh_number=cnh.number if cnh else None,
+        cnh_categories=cnh.categories if cnh else None,
+        cnh_first_a_date=cnh.reference_date if cnh else None,
+        cnh_expiry=cnh.valid_until if cnh else None,
+        cnh_ear=cnh.flag if cnh else None,
+        course_certificate_number=course.number if course else None,
+        course_school=course.school if course else None,
+        course_date=(course.reference_date or course.issue_date) if course else None,
+        rg_number=identity.number if identity else None,
+        rg_issuer=identity.issuer if identity else None,
+        rg_uf=identity.issuer_uf if identity else None,
+        reservist_number=military.number if military else None,
+        voter_title=electoral.number if electoral else None,
+        electoral_quitacao=electoral.flag if electoral else None,
+        medical_date=medical.issue_date if medical else None,
+        nit=inss.number if inss else None,
+        photo_date=_local_date(photo.captured_at) if photo else None,
+        residence_proof_date=residence.issue_date if residence else None,
+        address=person.address,
+        criminal_certificates_date=criminal.issue_date if criminal else None,
+        criminal_result=criminal.result if criminal else None,
+        holds_other_municipal_permit=None if declares is None else not declares,
+        is_natural_person=True,
+        tender_homologation_date=tender_homologation,
+    )
+
+
+def vehicle_facts(vehicle: Vehicle) -> VehicleFacts:
+    """The vehicle's documents as the rules read them; its use follows the service it is registered for."""
+    return VehicleFacts(
+        plate=vehicle.plate,
+        renavam=vehicle.renavam,
+        vin=vehicle.vin,
+        year_manufacture=vehicle.year_manufacture,
+        year_model=vehicle.year_model,
+        engine_cc=vehicle.engine_cc,
+        colour=vehicle.colour,
+        category=vehicle.category,
+        crlv_year=vehicle.crlv_year,
+        crlv_municipality=vehicle.crlv_municipality,
+        crlv_uf=vehicle.crlv_uf,
+        owner_cpf=vehicle.owner_cpf,
+        owner_name=vehicle.owner_name,
+        insurance_valid_until=vehicle.passenger_insurance_valid_until,
+        authorised_for=REQUIRED_USE.get(vehicle.service_type) if vehicle.service_type else None,
+    )
+
+
+def _no_vehicle() -> list[Verdict]:
+    return [Verdict("vehicle_missing", "Art. 5º, § 1º", Status.NOT_MET,
+                    "Art. 5º, § 1º: nenhum veículo está vinculado; cadastre a motocicleta do requerente.")]
+
+
+def _vehicle_verdicts(s: Session, vehicle_id: int | None, service: ServiceType, on: date,
+                      settings: LawSettings, holder_cpf: str) -> list[Verdict]:
+    vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
+    if vehicle is None:
+        return _no_vehicle()
+    return check_vehicle(vehicle_facts(vehicle), service, on, settings, holder_cpf)
+
+
+def _inspection_approved(s: Session, vehicle_id: int | None, service: ServiceType) -> bool | None:
+    """The outcome of the vehicle's last finished inspection for this service (None: never inspected)."""
+    if vehicle_id is None:
+        return None
+    status = s.scalar(
+        select(Inspection.status)
+        .where(Inspection.vehicle_id == vehicle_id, Inspection.service_type == service,
+               Inspection.status.in_(("approved", "failed")))
+        .order_by(Inspection.performed_at.desc().nulls_last(), Inspection.id.desc())
+        .limit(1)
+    )
+    return None if status is None else status == "approved"
+
+
+def quota_counts(s: Session) -> tuple[int, int, int] | None:
+    """(places, in force, open places) of the mototáxi quota, read fresh from the database."""
+    row = s.execute(
+        select(_QUOTA_TABLE.c.places, _QUOTA_TABLE.c.in_force)
+        .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI)
+    ).first()
+    if row is None:
+        return None
+    places, in_force = int(row.places), int(row.in_force)
+    return places, in_force, max(0, places - in_force)
+
+
+def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date | None]:
+    """Mototáxi: the permission follows a tender (Art. 6º); the candidate must have been called."""
+    if app.service_type is not ServiceType.MOTOTAXI:
+        return [], None
+    article = "Art. 6º"
+    if app.tender_candidate_id is None:
+        return [Verdict("tender", article, Status.NOT_MET,
+                        f"{article}: a permissão de mototáxi é precedida de licitação; vincule o requerimento "
+                        "a um candidato convocado da licitação.")], None
+    candidate = s.get(TenderCandidate, app.tender_candidate_id)
+    tender = s.get(Tender, candidate.tender_id) if candidate else None
+    if candidate is None or tender is None:
+        return [Verdict("tender", article, Status.NOT_MET,
+                        f"{article}: o candidato da licitação vinculado ao requerimento não existe mais.")], None
+    found: list[Verdict] = []
+    if candidate.status not in ("called", "accepted"):
+        found.append(Verdict("tender", article, Status.NOT_MET,
+                             f"{article}: o candidato {candidate.rank}º da licitação {tender.number} não foi "
+                             "convocado (ou desistiu, ou foi eliminado)."))
+    if tender.homologated_on is None:
+        found.append(Verdict("tender", article, Status.PENDING,
+                             f"{article}: pendente — a licitação {tender.number} ainda não foi homologada.",
+                             ("tender_homologation_date",)))
+    return found, tender.homologated_on
+
+
+def _holder_permits_in_force(s: Session, person_id: int, *, besides: int | None = None) -> int:
+    stmt = select(func.count(Permit.id)).where(Permit.person_id == person_id,
+                                               Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED)))
+    if besides is not None:
+        stmt = stmt.where(Permit.id != besides)
+    return int(s.scalar(stmt) or 0)
+
+
+# --- checking and recording a step -----------------------------------------------------------
+
+
+def _check(ctx: AppContext, name: str, state: PermitState, tctx: TransitionContext, intro: str) -> None:
+    verdicts = check_transition(name, state, ctx.user.role, tctx)
+    if not verdicts:
+        return
+    if any(v.rule_id == "transition_role" for v in verdicts):
+        raise PermissionDeniedError(verdicts[0].message)
+    raise RuleViolationError(verdicts, intro)
+
+
+def _record(s: Session, ctx: AppContext, name: str, from_state: PermitState | None, to_state: PermitState, *,
+            application_id: int | None = None, permit_id: int | None = None, reason: str | None = None,
+            decree_id: int | None = None) -> None:
+    s.add(PermitEvent(application_id=application_id, permit_id=permit_id, transition=name,
+                      from_state=from_state.value if from_state else None, to_state=to_state.value,
+                      at=datetime.now(UTC), by_user=ctx.user.login, reason=reason, decree_id=decree_id))
+
+
+def _clean_reason(reason: str | None) -> str | None:
+    cleaned = (reason or "").strip()
+    if len(cleaned) > MAX_REASON:
+        raise InvalidInputError(f"O motivo é longo demais: no máximo {MAX_REASON} caracteres.",
+                                {"reason": "Motivo longo demais."})
+    return cleaned or None
+
+
+def _load(s: Session, model: type[Any], row_id: int, expected_version: int | None, what: str) -> Any:
+    obj = s.get(model, row_id)
+    if obj is None:
+        raise NotFoundError(f"{what} não existe mais.")
+    if expected_version is not None and obj.version != expected_version:
+        raise ConflictError(CONFLICT_MESSAGE)
+    return obj
+
+
+def _today(on: date | None) -> date:
+    return on or date.today()
+
+
+def _eligibility(s: Session, person: Person, service: ServiceType, on: date, settings: LawSettings,
+                 tender_homologation: date | None = None) -> list[Verdict]:
+    return check_applicant(applicant_facts(s, person, tender_homologation=tender_homologation), service, on,
+                           settings)
+
+
+# --- applications ----------------------------------------------------------------------------
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def start_review(ctx: AppContext, application_id: int, *, expected_version: int | None = None) -> None:
+    """The clerk takes the application into analysis (Art. 4º)."""
+    with ctx.write() as s:
+        app = _load(s, Application, application_id, expected_version, "O requerimento")
+        _check(ctx, "start_review", app.state, TransitionContext(), "Não é possível iniciar a análise:")
+        _record(s, ctx, "start_review", app.state, PermitState.UNDER_REVIEW, application_id=app.id)
+        app.state = PermitState.UNDER_REVIEW
+
+
+def _decree(s: Session, number: str, signed_on: date | None, on: date) -> Decree:
+    number = " ".join((number or "").split())
+    if not number:
+        raise InvalidInputError("Informe o número do Decreto (Art. 6º).", {"decree_number": "Obrigatório."})
+    if len(number) > 32:
+        raise InvalidInputError("Número do Decreto longo demais (até 32 caracteres).",
+                                {"decree_number": "Longo demais."})
+    decree = s.scalar(select(Decree).where(Decree.number == number))
+    if decree is None:
+        if signed_on is None:
+            raise InvalidInputError("Informe a data do Decreto (Art. 6º).", {"decree_date": "Obrigatória."})
+        if signed_on > on:
+            raise InvalidInputError(f"A data do Decreto ({format_date(signed_on)}) é posterior a hoje.",
+                                    {"decree_date": "Data no futuro."})
+        decree = Decree(number=number, signed_on=signed_on, subject="Outorga de permissão/autorização (Art. 6º)")
+        s.add(decree)
+        s.flush()
+    elif signed_on is not None and decree.signed_on != signed_on:
+        raise InvalidInputError(
+            f"O Decreto nº {number} já está cadastrado com a data {format_date(decree.signed_on)}, "
+            f"não {format_date(signed_on)}.",
+            {"decree_date": "Data diferente da cadastrada."},
+        )
+    return decree
+
+
+@requires(Role.SUPERVISOR)
+def approve(ctx: AppContext, application_id: int, decree_number: str, decree_date: date | None, *,
+            on: date | None = None, expected_version: int | None = None) -> None:
+    """A supervisor approves by Decree (Art. 6º): dossier, vehicle, inspection and quota are checked."""
+    on = _today(on)
+    settings = law_settings(ctx)
+    with ctx.write({"uq_decrees_number": "Outra estação cadastrou este Decreto agora; tente novamente.",
+                    "cols:decrees.number": "Outra estação cadastrou este Decreto agora; tente novamente."}) as s:
+        app = _load(s, Application, application_id, expected_version, "O requerimento")
+        person = s.get(Person, app.person_id)
+        assert person is not None
+        tender, homologation = _tender_verdicts(s, app)
+        quota = quota_counts(s) if app.service_type is ServiceType.MOTOTAXI else None
+        tctx = TransitionContext(
+            on=on,
+            service=app.service_type,
+            decree_number=decree_number,
+            eligibility=[*tender, *_eligibility(s, person, app.service_type, on, settings, homologation)],
+            vehicle=_vehicle_verdicts(s, app.vehicle_id, app.service_type, on, settings, person.cpf),
+            inspection_approved=_inspection_approved(s, app.vehicle_id, app.service_type),
+            quota_open_places=quota[2] if quota else None,
+        )
+        _check(ctx, "approve", app.state, tctx, "O requerimento não pode ser aprovado:")
+        decree = _decree(s, decree_number, decree_date, on)
+        _record(s, ctx, "approve", app.state, PermitState.APPROVED, application_id=app.id, decree_id=decree.id)
+        app.state = PermitState.APPROVED
+        app.decree_id = decree.id
+        app.decided_at = datetime.now(UTC)
+        app.decided_by = ctx.user.login
+
+
+@requires(Role.SUPERVISOR)
+def refuse(ctx: AppContext, application_id: int, reason: str, *, expected_version: int | None = None) -> None:
+    """The application is refused, with its written reason (Art. 6º)."""
+    reason_ = _clean_reason(reason)
+    with ctx.write() as s:
+        app = _load(s, Application, application_id, expected_version, "O requerimento")
+        _check(ctx, "refuse", app.state, TransitionContext(reason=reason_), "O requerimento não pode ser indeferido:")
+        _record(s, ctx, "refuse", app.state, PermitState.REFUSED, application_id=app.id, reason=reason_)
+        app.state = PermitState.REFUSED
+        app.reason = reason_
+        app.decided_at = datetime.now(UTC)
+        app.decided_by = ctx.user.login
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def cancel_application(ctx: AppContext, application_id: int, reason: str | None, *, express_request: bool,
+                       expected_version: int | None = None) -> None:
+    """The applicant withdraws, by express request (Art. 6º, § 7º)."""
+    reason_ = _clean_reason(reason)
+    with ctx.write() as s:
+        app = _load(s, Application, application_id, expected_version, "O requerimento")
+        if s.scalar(select(Permit.id).where(Permit.application_id == app.id)) is not None:
+            raise InvalidInputError("Este requerimento já virou permissão: cancele a permissão.")
+        _check(ctx, "cancel", app.state, TransitionContext(express_request=express_request, reason=reason_),
+               "O requerimento não pode ser cancelado:")
+        _record(s, ctx, "cancel", app.state, PermitState.CANCELLED, application_id=app.id, reason=reason_)
+        app.state = PermitState.CANCELLED
+        app.reason = reason_
+
+
+def _claim_quota_place(s: Session) -> bool:
+    """Take one mototáxi place, or nothing: the database serialises this UPDATE (Art. 10, I)."""
+    result = s.execute(
+        update(_QUOTA_TABLE)
+        .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI,
+               _QUOTA_TABLE.c.in_force < _QUOTA_TABLE.c.places)
+        .values(in_force=_QUOTA_TABLE.c.in_force + 1)
+    )
+    return result.rowcount == 1
+
+
+def _release_quota_place(s: Session) -> None:
+    s.execute(
+        update(_QUOTA_TABLE)
+        .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI, _QUOTA_TABLE.c.in_force > 0)
+        .values(in_force=_QUOTA_TABLE.c.in_force - 1)
+    )
+
+
+def _quota_full(s: Session, settings: LawSettings) -> Verdict:
+    quota = quota_counts(s)
+    places, in_force = (quota[0], quota[1]) if quota else (0, 0)
+    return Verdict(
+        "art10_i_quota", "Art. 10, I", Status.NOT_MET,
+        f"Art. 10, I: não há vaga de mototáxi — {places} permissões para "
+        f"{settings.population:,} habitantes, {in_force} em vigor (a última vaga pode ter sido ocupada "
+        "por outra estação neste instante).".replace(",", "."),
+    )
+
+
+def _next_seq(s: Session, service: ServiceType, year: int) -> int:
+    if s.get_bind().dialect.name == "postgresql":
+        index = list(ServiceType).index(service)
+        s.execute(text("SELECT pg_advisory_xact_lock(CAST(:a AS integer), CAST(:b AS integer))"),
+                  {"a": _NUMBERING_LOCK, "b": year * 10 + index})
+    last = s.scalar(select(func.max(Permit.seq)).where(Permit.service_type == service, Permit.year == year))
+    return int(last or 0) + 1
+
+
+def permit_number(service: ServiceType, seq: int, year: int) -> str:
+    """``MT-0007/2026``: service code, sequence of the year, year of issue."""
+    return f"{service.code}-{seq:04d}/{year}"
+
+
+@requires(Role.SUPERVISOR)
+def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
+          expected_version: int | None = None) -> IssuedPermit:
+    """Issue the permit of an approved application: number, 5-year term, 1-year certificate.
+
+    For mototáxi a quota place is claimed by a conditional UPDATE in this transaction; when none is
+    left, :class:`RuleViolationError` names Art. 10, I and nothing is written.
+    """
+    on = _today(on)
+    settings = law_settings(ctx)
+    with ctx.write(_INTEGRITY) as s:
+        app = _load(s, Application, application_id, expected_version, "O requerimento")
+        person = s.get(Person, app.person_id)
+        assert person is not None
+        service = app.service_type
+        tender, homologation = _tender_verdicts(s, app)
+        quota = quota_counts(s) if service is ServiceType.MOTOTAXI else None
+        tctx = TransitionContext(
+            on=on,
+            service=service,
+            eligibility=[*tender, *_eligibility(s, person, service, on, settings, homologation)],
+            vehicle=_vehicle_verdicts(s, app.vehicle_id, service, on, settings, person.cpf),
+            inspection_approved=_inspection_approved(s, app.vehicle_id, service),
+            quota_open_places=quota[2] if quota else None,
+            holder_permits_in_force=_holder_permits_in_force(s, person.id),
+        )
+        intro = "A permissão não pode ser emitida:" if service is ServiceType.MOTOTAXI else \
+            "A autorização não pode ser emitida:"
+        _check(ctx, "issue", app.state, tctx, intro)
+        if service is ServiceType.MOTOTAXI and not _claim_quota_place(s):
+            raise RuleViolationError([_quota_full(s, settings)], intro)
+        seq = _next_seq(s, service, on.year)
+        permit = Permit(
+            number=permit_number(service, seq, on.year),
+            service_type=service,
+            year=on.year,
+            seq=seq,
+            person_id=person.id,
+            application_id=app.id,
+            vehicle_id=app.vehicle_id,
+            decree_id=app.decree_id,
+            state=PermitState.ACTIVE,
+            issued_on=on,
+            term_end=permit_term_end(on, False),
+            extended=False,
+            certificate_valid_until=registration_certificate_valid_until(on),
+            badge_issue_no=0,
+        )
+        s.add(permit)
+        s.flush()
+        _record(s, ctx, "issue", app.state, PermitState.ACTIVE, application_id=app.id, permit_id=permit.id,
+                decree_id=app.decree_id)
+        app.state = PermitState.ACTIVE
+        if app.tender_candidate_id is not None:
+            candidate = s.get(TenderCandidate, app.tender_candidate_id)
+            if candidate is not None and candidate.status == "called":
+                candidate.status = "accepted"
+        return IssuedPermit(permit.id, permit.number, service, permit.issued_on, permit.term_end,
+                            permit.certificate_valid_until)
+
+
+# --- permits ---------------------------------------------------------------------------------
+
+
+def _permit(s: Session, permit_id: int, expected_version: int | None) -> Permit:
+    permit: Permit = _load(s, Permit, permit_id, expected_version, "A permissão")
+    return permit
+
+
+def _leave_force(s: Session, permit: Permit, state: PermitState, on: date, reason: str | None) -> None:
+    was_in_force = permit.state.in_force
+    permit.state = state
+    permit.ended_on = on
+    permit.end_reason = reason
+    permit.suspended_until = None
+    if was_in_force and permit.service_type is ServiceType.MOTOTAXI:
+        _release_quota_place(s)
+    for link in s.scalars(select(DeputyLink).where(DeputyLink.permit_id == permit.id, DeputyLink.end_on.is_(None))):
+        link.end_on = on
+        link.end_reason = f"Fim da permissão: {state.label.lower()}"
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = None,
+                       expected_version: int | None = None) -> date:
+    """Yearly renewal of the registration certificate (Art. 4º, § 1º); returns its new last day.
+
+    The new certificate runs one year from the renewal date, never beyond the permit's term.
+    """
+    on = _today(on)
+    settings = law_settings(ctx)
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        person = s.get(Person, permit.person_id)
+        assert person is not None
+        tctx = TransitionContext(
+            on=on,
+            service=permit.service_type,
+            eligibility=_eligibility(s, person, permit.service_type, on, settings),
+            vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+        )
+        _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
+        if on > permit.term_end:
+            raise RuleViolationError([Verdict(
+                "term", "Art. 6º", Status.NOT_MET,
+                f"Art. 6º: o prazo da {permit.service_type.instrument} terminou em {format_date(permit.term_end)}; "
+                "não há registro a renovar.")])
+        until = min(registration_certificate_valid_until(on), permit.term_end)
+        _record(s, ctx, "renew_registration", permit.state, permit.state, permit_id=permit.id,
+                reason=f"Certificado válido até {format_date(until)}")
+        permit.certificate_valid_until = until
+        return until
+
+
+@requires(Role.SUPERVISOR)
+def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_number: str | None = None,
+           decree_date: date | None = None, reason: str | None = None,
+           expected_version: int | None = None) -> date:
+    """The one extension of 5 years (Art. 6º); returns the new end of the term."""
+    on = _today(on)
+    settings = law_settings(ctx)
+    reason_ = _clean_reason(reason)
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        person = s.get(Person, permit.person_id)
+        assert person is not None
+        tctx = TransitionContext(
+            on=on,
+            service=permit.service_type,
+            term_start=permit.issued_on,
+            term_end=permit.term_end,
+            extensions_used=1 if permit.extended else 0,
+            eligibility=_eligibility(s, person, permit.service_type, on, settings),
+            vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+        )
+        _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
+        decree = _decree(s, decree_number, decree_date, on) if decree_number else None
+        new_end = permit_term_end(permit.issued_on, True)
+        _record(s, ctx, "extend", permit.state, permit.state, permit_id=permit.id,
+                reason=reason_ or f"Prazo prorrogado até {format_date(new_end)}",
+                decree_id=decree.id if decree else None)
+        permit.extended = True
+        permit.term_end = new_end
+        return new_end
+
+
+@requires(Role.SUPERVISOR)
+def suspend(ctx: AppContext, permit_id: int, reason: str, until: date | None, *, on: date | None = None,
+            expected_version: int | None = None) -> None:
+    """Suspension until a date, with its reason (Art. 34, III); the quota place is kept."""
+    on = _today(on)
+    reason_ = _clean_reason(reason)
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        tctx = TransitionContext(on=on, service=permit.service_type, reason=reason_, suspension_end=until)
+        _check(ctx, "suspend", permit.state, tctx, "A suspensão não é possível:")
+        _record(s, ctx, "suspend", permit.state, PermitState.SUSPENDED, permit_id=permit.id,
+                reason=f"{reason_} (até {format_date(until)})" if until else reason_)
+        permit.state = PermitState.SUSPENDED
+        permit.suspended_until = until
+
+
+@requires(Role.SUPERVISOR)
+def reinstate(ctx: AppContext, permit_id: int, *, reason: str | None = None, on: date | None = None,
+              expected_version: int | None = None) -> None:
+    """End a suspension: on or after its end date, or earlier with a reason (Art. 34, III)."""
+    on = _today(on)
+    reason_ = _clean_reason(reason)
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        tctx = TransitionContext(on=on, service=permit.service_type, reason=reason_,
+                                 suspension_end=permit.suspended_until)
+        _check(ctx, "reinstate", permit.state, tctx, "A suspensão não pode ser encerrada:")
+        _record(s, ctx, "reinstate", permit.state, PermitState.ACTIVE, permit_id=permit.id, reason=reason_)
+        permit.state = PermitState.ACTIVE
+        permit.suspended_until = None
+
+
+@requires(Role.SUPERVISOR)
+def revoke(ctx: AppContext, permit_id: int, reason: str | None, *, final_criminal_conviction: bool = False,
+           on: date | None = None, expected_version: int | None = None) -> None:
+    """Cassação with its reason (Art. 34, IV), or for a final criminal conviction (Art. 35)."""
+    on = _today(on)
+    reason_ = _clean_reason(reason)
+    if final_criminal_conviction and not reason_:
+        reason_ = "Condenação criminal transitada em julgado (Art. 35)"
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        tctx = TransitionContext(on=on, service=permit.service_type, reason=reason_,
+                                 final_criminal_conviction=final_criminal_conviction)
+        _check(ctx, "revoke", permit.state, tctx, "A cassação não é possível:")
+        _record(s, ctx, "revoke", permit.state, PermitState.REVOKED, permit_id=permit.id, reason=reason_)
+        _leave_force(s, permit, PermitState.REVOKED, on, reason_)
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def cancel(ctx: AppContext, permit_id: int, reason: str | None, *, express_request: bool,
+           on: date | None = None, expected_version: int | None = None) -> None:
+    """Cancellation at the holder's express request: baixa in the register (Art. 6º, § 7º)."""
+    on = _today(on)
+    reason_ = _clean_reason(reason) or "Pedido expresso do titular (Art. 6º, § 7º)"
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        tctx = TransitionContext(on=on, service=permit.service_type, express_request=express_request,
+                                 reason=reason_)
+        _check(ctx, "cancel", permit.state, tctx, "O cancelamento não é possível:")
+        _record(s, ctx, "cancel", permit.state, PermitState.CANCELLED, permit_id=permit.id, reason=reason_)
+        _leave_force(s, permit, PermitState.CANCELLED, on, reason_)
+
+
+@requires(Role.CLERK, Role.SUPERVISOR, Role.ADMIN)
+def expire(ctx: AppContext, permit_id: int, *, on: date | None = None,
+           expected_version: int | None = None) -> None:
+    """Record the end of the term (Art. 6º): only after its last day."""
+    on = _today(on)
+    with ctx.write() as s:
+        permit = _permit(s, permit_id, expected_version)
+        tctx = TransitionContext(on=on, service=permit.service_type, term_end=permit.term_end)
+        _check(ctx, "expire", permit.state, tctx, "O fim do prazo não pode ser registrado:")
+        reason = f"Prazo encerrado em {format_date(permit.term_end)}"
+        _record(s, ctx, "expire", permit.state, PermitState.EXPIRED, permit_id=permit.id, reason=reason)
+        _leave_force(s, permit, PermitState.EXPIRED, on, reason)
+
+
+@requires(Role.CLERK, Role.SUPERVISOR, Role.ADMIN)
+def expire_due(ctx: AppContext, *, on: date | None = None) -> list[str]:
+    """Expire every permit in force whose term has ended; returns their numbers."""
+    on = _today(on)
+    with ctx.read() as s:
+        due = list(s.execute(
+            select(Permit.id, Permit.number).where(Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED)),
+                                                   Permit.term_end < on).order_by(Permit.id)
+        ).all())
+    for permit_id, _number in due:
+        expire(ctx, permit_id, on=on)
+    return [number for _id, number in due]
+
+
+# --- quota -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuotaOverview:
+    """Mototáxi permits in force against the quota (Art. 10, I; Art. 39)."""
+
+    population: int
+    population_year: int
+    quota: int
+    in_force: int
+    open_places: int
+    counted_in_force: int  # permits in force counted one by one (equals in_force when consistent)
+
+
+@requires(*READERS)
+def quota_overview(ctx: AppContext) -> QuotaOverview:
+    settings = law_settings(ctx)
+    with ctx.read() as s:
+        quota = quota_counts(s)
+        counted = int(s.scalar(select(func.count(Permit.id)).where(
+            Permit.service_type == ServiceType.MOTOTAXI,
+            Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED)))) or 0)
+    places, in_force, open_places = quota if quota else (0, 0, 0)
+    return QuotaOverview(settings.population, settings.population_year, places, in_force, open_places, counted)
+
+
+@requires(Role.ADMIN, Role.SUPERVISOR)
+def recount_quota(ctx: AppContext) -> QuotaOverview:
+    """Set the quota counter's permits in force from the permits themselves (after an import, say)."""
+    with ctx.write() as s:
+        counted = int(s.scalar(select(func.count(Permit.id)).where(
+            Permit.service_type == ServiceType.MOTOTAXI,
+            Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED)))) or 0)
+        s.execute(update(_QUOTA_TABLE).where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI)
+                  .values(in_force=counted))
+    return quota_overview(ctx)
+
+
+# --- documents -------------------------------------------------------------------------------
+
+
+def _require_in_force_for_documents(permit: Permit, article: str, document: str) -> None:
+    if permit.state is not PermitState.ACTIVE:
+        raise RuleViolationError([Verdict(
+            "document_state", article, Status.NOT_MET,
+            f"{article}: a {permit.service_type.instrument} {permit.number} está "
+            f"“{permit.state.label}”; {document} só é emitido(a) para permissão em vigor.")])
+
+
+def _person_info(person: Person, *, masked: bool, cnh: str | None = None) -> PersonInfo:
+    town = f"{person.city}-{person.uf}" if person.city and person.uf else person.city
+    address = ", ".join(p for p in (person.address, person.district, town) if p)
+    return PersonInfo(name=person.full_name, cpf=mask_cpf(person.cpf) if masked else format_cpf(person.cpf),
+                      address=address, cnh=cnh or "")
+
+
+def _vehicle_info(vehicle: Vehicle | None) -> VehicleInfo:
+    if vehicle is None:
+        return VehicleInfo(plate="—")
+    make_model = " ".join(p for p in (vehicle.make, vehicle.model) if p)
+    year = "/".join(str(y) for y in (vehicle.year_manufacture, vehicle.year_model) if y)
+    return VehicleInfo(plate=format_plate(vehicle.plate), make_model=make_model, year=year,
+                       colour=vehicle.colour or "", renavam=vehicle.renavam or "", chassis=vehicle.vin or "",
+                       engine_cc=vehicle.engine_cc)
+
+
+def _document_parts(s: Session, permit: Permit, *, masked: bool) -> dict[str, Any]:
+    person = s.get(Person, permit.person_id)
+    assert person is not None
+    cnh = s.scalar(select(PersonDocument.number).where(PersonDocument.person_id == person.id,
+                                                        PersonDocument.kind == DocumentKind.CNH))
+    holder = _person_info(person, masked=masked, cnh=None if masked else cnh)
+    link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == permit.id, DeputyLink.end_on.is_(None)))
+    deputy = None
+    if link is not None:
+        deputy_person = s.get(Person, link.deputy_person_id)
+        if deputy_person is not None:
+            deputy = _person_info(deputy_person, masked=masked)
+    decree = s.get(Decree, permit.decree_id) if permit.decree_id else None
+    vehicle = s.get(Vehicle, permit.vehicle_id) if permit.vehicle_id else None
+    renewals = int(s.scalar(select(func.count(PermitEvent.id)).where(
+        PermitEvent.permit_id == permit.id, PermitEvent.transition == "renew_registration")) or 0)
+    return {
+        "holder": holder,
+        "deputy": deputy,
+        "vehicle": _vehicle_info(vehicle),
+        "decree": f"Decreto nº {decree.number}, de {format_date(decree.signed_on)}" if decree else "",
+        "cycle": renewals + 1,
+    }
+
+
+def _certificate_start(permit: Permit) -> date:
+    """First day of the current registration certificate: a year before its last day, not before issue."""
+    return max(permit.issued_on, add_years(permit.certificate_valid_until, -1))
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
+    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF."""
+    with ctx.read() as s:
+        permit = _permit(s, permit_id, None)
+        _require_in_force_for_documents(permit, "Art. 4º, § 1º", "o certificado de registro cadastral")
+        parts = _document_parts(s, permit, masked=False)
+    data = RegistrationCertificateData(
+        certificate_number=f"{permit.number}-{parts['cycle']}",
+        permit_number=permit.number,
+        service=permit.service_type,
+        holder=parts["holder"],
+        vehicle=parts["vehicle"],
+        issued_on=_certificate_start(permit),
+        valid_until=permit.certificate_valid_until,
+        decree=parts["decree"],
+        deputy=parts["deputy"],
+    )
+    return render_registration_certificate(data)
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def transit_authorization_pdf(ctx: AppContext, permit_id: int) -> bytes:
+    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF."""
+    with ctx.read() as s:
+        permit = _permit(s, permit_id, None)
+        _require_in_force_for_documents(permit, "Art. 5º, § 3º", "a autorização de trânsito")
+        parts = _document_parts(s, permit, masked=True)
+    data = TransitAuthorizationData(
+        authorization_number=f"{permit.number}-{parts['cycle']}",
+        permit_number=permit.number,
+        service=permit.service_type,
+        holder=parts["holder"],
+        vehicle=parts["vehicle"],
+        issued_on=_certificate_start(permit),
+        valid_until=min(permit.certificate_valid_until, permit.term_end),
+        deputy=parts["deputy"],
+    )
+    return render_transit_authorization(data)
+

@@ -1,0 +1,302 @@
+"""The permit workflow on SQLite and PostgreSQL: every step through the rules, recorded, refused with
+its article when the law says no."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+from permit_factory import make_dossier  # type: ignore[import-not-found]
+from sqlalchemy import select
+
+from motodesk.models import Application, Decree, Permit, PermitEvent, QuotaCounter
+from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.lifecycle import permit_term_end
+from motodesk.rules.periods import add_years
+from motodesk.services import permits
+from motodesk.services.context import AppContext
+from motodesk.services.errors import (
+    InvalidInputError,
+    MotodeskError,
+    PermissionDeniedError,
+    RuleViolationError,
+)
+from motodesk.services.settings import update_settings
+
+TODAY = date.today()
+
+
+def _issue(supervisor: AppContext, dossier, decree: str = "1.234/2026") -> permits.IssuedPermit:
+    permits.approve(supervisor, dossier.application_id, decree, TODAY - timedelta(days=1))
+    return permits.issue(supervisor, dossier.application_id)
+
+
+def test_approve_then_issue_numbers_per_service_and_year(ctx: AppContext, supervisor: AppContext) -> None:
+    first = _issue(supervisor, make_dossier(ctx, ServiceType.MOTOBOY))
+    second = _issue(supervisor, make_dossier(ctx, ServiceType.MOTOBOY, name="Maria Souza Lima"))
+    frete = _issue(supervisor, make_dossier(ctx, ServiceType.MOTOFRETE, name="Pedro Alves Costa"))
+    assert first.number == f"MB-0001/{TODAY.year}"
+    assert second.number == f"MB-0002/{TODAY.year}"
+    assert frete.number == f"MF-0001/{TODAY.year}"
+    assert first.term_end == permit_term_end(TODAY, False) == add_years(TODAY, 5)
+    assert first.certificate_valid_until == add_years(TODAY, 1)
+    with ctx.read() as s:
+        permit = s.get(Permit, first.id)
+        assert permit.state is PermitState.ACTIVE and permit.decree_id is not None
+        assert s.get(Decree, permit.decree_id).number == "1.234/2026"
+        app = s.get(Application, permit.application_id)
+        assert app.state is PermitState.ACTIVE and app.decided_by == "supervisor"
+
+
+def test_every_step_records_who_when_why(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    dossier = make_dossier(ctx, ServiceType.MOTOFRETE, state=PermitState.REQUESTED)
+    permits.start_review(clerk, dossier.application_id)
+    issued = _issue(supervisor, dossier)
+    permits.renew_registration(clerk, issued.id)
+    permits.suspend(supervisor, issued.id, "Auto de infração AI-0003/2026, grupo 3", TODAY + timedelta(days=30))
+    permits.reinstate(supervisor, issued.id, reason="Decisão em recurso")
+    permits.revoke(supervisor, issued.id, "Reincidência em infração gravíssima")
+    events = permits.history(supervisor, "permit", issued.id)
+    assert [e.transition for e in events] == [
+        "start_review", "approve", "issue", "renew_registration", "suspend", "reinstate", "revoke"]
+    assert [e.by_user for e in events] == ["clerk", "supervisor", "supervisor", "clerk", "supervisor",
+                                           "supervisor", "supervisor"]
+    assert events[1].decree == "1.234/2026"
+    assert "AI-0003/2026" in events[4].reason and TODAY.year <= events[4].at.year
+    assert events[-1].reason == "Reincidência em infração gravíssima"
+    assert events[-1].from_state is PermitState.ACTIVE and events[-1].to_state is PermitState.REVOKED
+    with ctx.read() as s:
+        assert s.scalar(select(PermitEvent.id).where(PermitEvent.permit_id == issued.id,
+                                                     PermitEvent.transition == "issue")) is not None
+        permit = s.get(Permit, issued.id)
+        assert permit.ended_on == TODAY and permit.end_reason == "Reincidência em infração gravíssima"
+
+
+def test_clerk_cannot_approve_and_is_told_who_can(ctx: AppContext, clerk: AppContext) -> None:
+    dossier = make_dossier(ctx)
+    with pytest.raises(PermissionDeniedError, match="Supervisor"):
+        permits.approve(clerk, dossier.application_id, "10/2026", TODAY)
+
+
+def test_approve_needs_a_decree_number_and_date(ctx: AppContext, supervisor: AppContext) -> None:
+    dossier = make_dossier(ctx)
+    with pytest.raises(RuleViolationError, match=r"Art\. 6º.*Decreto"):
+        permits.approve(supervisor, dossier.application_id, "  ", TODAY)
+    with pytest.raises(InvalidInputError, match="data do Decreto"):
+        permits.approve(supervisor, dossier.application_id, "77/2026", None)
+    with pytest.raises(InvalidInputError, match="posterior a hoje"):
+        permits.approve(supervisor, dossier.application_id, "77/2026", TODAY + timedelta(days=3))
+    permits.approve(supervisor, dossier.application_id, "77/2026", TODAY)
+    other = make_dossier(ctx, name="Ana Clara Reis")
+    with pytest.raises(InvalidInputError, match="já está cadastrado com a data"):
+        permits.approve(supervisor, other.application_id, "77/2026", TODAY - timedelta(days=9))
+    permits.approve(supervisor, other.application_id, "77/2026", None)  # the same Decree, already known
+
+
+def test_issue_without_an_approved_inspection_is_refused(ctx: AppContext, supervisor: AppContext) -> None:
+    never = make_dossier(ctx, inspection=None, state=PermitState.APPROVED)
+    with pytest.raises(RuleViolationError, match=r"Art\. 5º, § 1º, II e III: pendente — o veículo ainda não"):
+        permits.issue(supervisor, never.application_id)
+    failed = make_dossier(ctx, inspection="failed", state=PermitState.APPROVED, name="Rui Barbosa Neto")
+    with pytest.raises(RuleViolationError, match=r"Art\. 5º, § 1º, II e III: a última vistoria reprovou"):
+        permits.issue(supervisor, failed.application_id)
+    with ctx.read() as s:
+        assert s.scalar(select(Permit.id)) is None
+
+
+def test_issue_for_an_expired_cnh_is_refused_with_the_article(ctx: AppContext, supervisor: AppContext) -> None:
+    dossier = make_dossier(ctx, state=PermitState.APPROVED, cnh_expiry=TODAY - timedelta(days=1))
+    with pytest.raises(RuleViolationError) as info:
+        permits.issue(supervisor, dossier.application_id)
+    assert any(v.article == "Art. 5º, II" and "a CNH venceu em" in v.message for v in info.value.verdicts)
+    assert "Art. 5º, II" in str(info.value)
+
+
+def test_a_second_permit_in_force_for_the_same_cpf_is_refused(ctx: AppContext, supervisor: AppContext) -> None:
+    dossier = make_dossier(ctx, ServiceType.MOTOBOY)
+    _issue(supervisor, dossier)
+    with ctx.write() as s:  # a second application of the same person, for moto-frete
+        s.add(Application(person_id=dossier.person_id, service_type=ServiceType.MOTOFRETE,
+                          state=PermitState.APPROVED, opened_on=TODAY, opened_by="atendente",
+                          vehicle_id=dossier.vehicle_id))
+    with ctx.read() as s:
+        second = s.scalar(select(Application.id).where(Application.service_type == ServiceType.MOTOFRETE))
+    with pytest.raises(RuleViolationError, match=r"Art\. 6º, § 2º: o titular já tem permissão"):
+        permits.issue(supervisor, second)
+
+
+def test_the_database_refuses_a_second_permit_in_force_even_past_the_check(ctx: AppContext,
+                                                                            supervisor: AppContext,
+                                                                            monkeypatch) -> None:  # noqa: ANN001
+    dossier = make_dossier(ctx, ServiceType.MOTOBOY)
+    _issue(supervisor, dossier)
+    with ctx.write() as s:
+        s.add(Application(person_id=dossier.person_id, service_type=ServiceType.MOTOBOY,
+                          state=PermitState.APPROVED, opened_on=TODAY, opened_by="atendente",
+                          vehicle_id=dossier.vehicle_id))
+    with ctx.read() as s:
+        second = s.scalar(select(func_max_app()))
+    monkeypatch.setattr(permits, "_holder_permits_in_force", lambda *a, **k: 0)  # a check that raced
+    with pytest.raises(MotodeskError, match=r"Art\. 6º, § 2º"):
+        permits.issue(supervisor, second)
+
+
+def func_max_app():  # noqa: ANN201
+    from sqlalchemy import func
+
+    return func.max(Application.id)
+
+
+def test_issue_beyond_the_quota_is_refused(ctx: AppContext, supervisor: AppContext) -> None:
+    update_settings(ctx, {"population": 2_000})  # one place
+    first = make_dossier(ctx, ServiceType.MOTOTAXI, state=PermitState.APPROVED)
+    second = make_dossier(ctx, ServiceType.MOTOTAXI, state=PermitState.APPROVED, name="Carla Dias Moura")
+    issued = permits.issue(supervisor, first.application_id)
+    assert issued.number == f"MT-0001/{TODAY.year}"
+    with pytest.raises(RuleViolationError, match=r"Art\. 10, I: não há vaga de mototáxi"):
+        permits.issue(supervisor, second.application_id)
+    overview = permits.quota_overview(supervisor)
+    assert (overview.quota, overview.in_force, overview.open_places, overview.counted_in_force) == (1, 1, 0, 1)
+    # A suspended permit keeps its place; a revoked one gives it back.
+    permits.suspend(supervisor, issued.id, "Processo administrativo", TODAY + timedelta(days=10))
+    assert permits.quota_overview(supervisor).open_places == 0
+    permits.revoke(supervisor, issued.id, "Condenação administrativa definitiva")
+    assert permits.quota_overview(supervisor).open_places == 1
+    assert permits.issue(supervisor, second.application_id).number == f"MT-0002/{TODAY.year}"
+
+
+def test_motoboy_and_motofrete_have_no_quota(ctx: AppContext, supervisor: AppContext) -> None:
+    update_settings(ctx, {"population": 1_999})  # no mototáxi place at all
+    for i, service in enumerate((ServiceType.MOTOBOY, ServiceType.MOTOFRETE) * 2):
+        _issue(supervisor, make_dossier(ctx, service, name=f"Pessoa Número {i}"))
+    with ctx.read() as s:
+        assert s.get(QuotaCounter, ServiceType.MOTOTAXI).in_force == 0
+
+
+def test_mototaxi_requires_a_called_tender_candidate(ctx: AppContext, supervisor: AppContext) -> None:
+    dossier = make_dossier(ctx, ServiceType.MOTOTAXI, candidate_status="waiting")
+    with pytest.raises(RuleViolationError, match=r"Art\. 6º: o candidato .* não foi convocado"):
+        permits.approve(supervisor, dossier.application_id, "5/2026", TODAY)
+    with ctx.write() as s:
+        s.get(Application, dossier.application_id).tender_candidate_id = None
+    with pytest.raises(RuleViolationError, match=r"precedida de licitação"):
+        permits.approve(supervisor, dossier.application_id, "5/2026", TODAY)
+
+
+def test_medical_certificate_after_the_tender_window_blocks_approval(ctx: AppContext,
+                                                                     supervisor: AppContext) -> None:
+    from motodesk.models import PersonDocument, Tender
+    from motodesk.rules.dossier import DocumentKind
+
+    dossier = make_dossier(ctx, ServiceType.MOTOTAXI)
+    with ctx.write() as s:
+        tender = s.scalar(select(Tender))
+        tender.homologated_on = TODAY - timedelta(days=60)  # the 30 days ended a month ago
+        medical = s.scalar(select(PersonDocument).where(PersonDocument.person_id == dossier.person_id,
+                                                         PersonDocument.kind == DocumentKind.MEDICAL))
+        medical.issue_date = TODAY - timedelta(days=2)
+    with pytest.raises(RuleViolationError, match=r"Art\. 5º, VII e § 2º: .*prazo de 30 dias"):
+        permits.approve(supervisor, dossier.application_id, "5/2026", TODAY)
+
+
+def test_renewal_is_yearly_and_within_the_term(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    issued = _issue(supervisor, make_dossier(ctx))
+    until = permits.renew_registration(clerk, issued.id)
+    assert until == add_years(TODAY, 1)
+    with ctx.write() as s:  # near the end of the term, the certificate stops at the term's end
+        s.get(Permit, issued.id).term_end = TODAY + timedelta(days=40)
+    assert permits.renew_registration(clerk, issued.id) == TODAY + timedelta(days=40)
+
+
+def test_one_extension_of_five_years_only(ctx: AppContext, supervisor: AppContext) -> None:
+    issued = _issue(supervisor, make_dossier(ctx))
+    assert permits.extend(supervisor, issued.id, decree_number="99/2026", decree_date=TODAY) == add_years(TODAY, 10)
+    with pytest.raises(RuleViolationError, match=r"Art\. 6º: a autorização já foi prorrogada"):
+        permits.extend(supervisor, issued.id)
+    history = permits.history(supervisor, "permit", issued.id)
+    assert history[-1].transition == "extend" and history[-1].decree == "99/2026"
+
+
+def test_suspension_needs_reason_and_end_date_and_ends_early_only_with_reason(ctx: AppContext,
+                                                                               supervisor: AppContext) -> None:
+    issued = _issue(supervisor, make_dossier(ctx))
+    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: informe o motivo da suspensão"):
+        permits.suspend(supervisor, issued.id, "", TODAY + timedelta(days=5))
+    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: pendente — informe até quando"):
+        permits.suspend(supervisor, issued.id, "Infração grave", None)
+    with pytest.raises(RuleViolationError, match=r"deve ser posterior"):
+        permits.suspend(supervisor, issued.id, "Infração grave", TODAY)
+    permits.suspend(supervisor, issued.id, "Infração grave", TODAY + timedelta(days=5))
+    with pytest.raises(RuleViolationError, match=r"para encerrá-la antes, informe o motivo"):
+        permits.reinstate(supervisor, issued.id)
+    permits.reinstate(supervisor, issued.id, on=TODAY + timedelta(days=5))
+    assert permits.get_row(supervisor, "permit", issued.id).state is PermitState.ACTIVE
+
+
+def test_revocation_needs_a_reason_unless_a_final_conviction(ctx: AppContext, supervisor: AppContext) -> None:
+    issued = _issue(supervisor, make_dossier(ctx))
+    with pytest.raises(RuleViolationError, match=r"Art\. 34, IV: informe o motivo da cassação"):
+        permits.revoke(supervisor, issued.id, "  ")
+    permits.revoke(supervisor, issued.id, None, final_criminal_conviction=True)
+    events = permits.history(supervisor, "permit", issued.id)
+    assert "Art. 35" in events[-1].reason
+    with pytest.raises(RuleViolationError, match="não se aplica no estado “Cassada”"):
+        permits.suspend(supervisor, issued.id, "x", TODAY + timedelta(days=1))
+
+
+def test_cancellation_needs_the_express_request(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    update_settings(ctx, {"population": 2_000})
+    issued = _issue(supervisor, make_dossier(ctx, ServiceType.MOTOTAXI))
+    with pytest.raises(RuleViolationError, match=r"Art\. 6º, § 7º: o cancelamento depende de pedido expresso"):
+        permits.cancel(clerk, issued.id, "Mudou de cidade", express_request=False)
+    permits.cancel(clerk, issued.id, "Mudou de cidade", express_request=True)
+    assert permits.get_row(clerk, "permit", issued.id).state is PermitState.CANCELLED
+    assert permits.quota_overview(clerk).open_places == 1
+
+
+def test_expiry_only_after_the_term(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    update_settings(ctx, {"population": 4_000})
+    issued = _issue(supervisor, make_dossier(ctx, ServiceType.MOTOTAXI))
+    with pytest.raises(RuleViolationError, match=r"Art\. 6º: o prazo vai até"):
+        permits.expire(clerk, issued.id)
+    after = issued.term_end + timedelta(days=1)
+    assert permits.expire_due(clerk, on=after) == [issued.number]
+    assert permits.get_row(clerk, "permit", issued.id).state is PermitState.EXPIRED
+    assert permits.quota_overview(clerk).in_force == 0
+
+
+def test_refusal_and_withdrawal_of_applications(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    refused = make_dossier(ctx)
+    with pytest.raises(RuleViolationError, match=r"informe o motivo do indeferimento"):
+        permits.refuse(supervisor, refused.application_id, "")
+    permits.refuse(supervisor, refused.application_id, "Veículo com mais de 5 anos (Art. 3º, II)")
+    assert permits.get_row(clerk, "application", refused.application_id).state is PermitState.REFUSED
+    withdrawn = make_dossier(ctx, name="Lúcia Ferreira Gomes")
+    permits.cancel_application(clerk, withdrawn.application_id, "Desistiu", express_request=True)
+    assert permits.get_row(clerk, "application", withdrawn.application_id).state is PermitState.CANCELLED
+
+
+def test_a_stale_screen_is_a_conflict(ctx: AppContext, supervisor: AppContext) -> None:
+    from motodesk.services.errors import ConflictError
+
+    issued = _issue(supervisor, make_dossier(ctx))
+    row = permits.get_row(supervisor, "permit", issued.id)
+    permits.renew_registration(supervisor, issued.id, on=TODAY + timedelta(days=10))
+    with pytest.raises(ConflictError):
+        permits.suspend(supervisor, issued.id, "x", TODAY + timedelta(days=3), expected_version=row.version)
+
+
+def test_list_filters_sorts_and_searches(ctx: AppContext, supervisor: AppContext) -> None:
+    active = _issue(supervisor, make_dossier(ctx, name="Zélia Antunes Prado"))
+    pending = make_dossier(ctx, name="Álvaro Bento Cruz")
+    rows = permits.list_permits(supervisor, sort_key="holder", descending=False)
+    assert [r.holder for r in rows] == ["Álvaro Bento Cruz", "Zélia Antunes Prado"]
+    assert rows[0].kind == "application" and rows[0].number == f"Requerimento nº {pending.application_id}"
+    in_force = permits.list_permits(supervisor, state_filter="in_force")
+    assert [r.number for r in in_force] == [active.number]
+    assert permits.list_permits(supervisor, search="alvaro")[0].holder == "Álvaro Bento Cruz"
+    assert permits.list_permits(supervisor, search=active.number)[0].id == active.id
+    assert permits.count_permits(supervisor, state_filter="pending") == 1
+    assert permits.list_permits(supervisor, service=ServiceType.MOTOTAXI) == []
+    names = [t.name for t in permits.actions_for(in_force[0], supervisor.user.role)]
+    assert {"renew_registration", "extend", "suspend", "revoke", "cancel"} <= set(names)
