@@ -89,5 +89,6 @@ class Decision(Base):
     suspension_start: Mapped[date | None] = mapped_column(Date)
     suspension_end: Mapped[date | None] = mapped_column(Date)
     grounds: Mapped[str | None] = mapped_column(Text)
+    appeal_due: Mapped[date | None] = mapped_column(Date)  # last day to appeal a first decision
     # What it did to the permit through the state machine: suspended / revoked / reinstated / pending_revocation.
     permit_effect: Mapped[str | None] = mapped_column(String(24))

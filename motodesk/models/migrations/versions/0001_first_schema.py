@@ -727,6 +727,7 @@ def upgrade() -> None:
         sa.Column("suspension_start", sa.Date(), nullable=True),
         sa.Column("suspension_end", sa.Date(), nullable=True),
         sa.Column("grounds", sa.Text(), nullable=True),
+        sa.Column("appeal_due", sa.Date(), nullable=True),
         sa.Column("permit_effect", sa.String(length=24), nullable=True),
         sa.ForeignKeyConstraint(
             ["notice_id"], ["infraction_notices.id"], name=op.f("fk_decisions_notice_id_infraction_notices")
