@@ -66,7 +66,7 @@ from motodesk.rules.lifecycle import (
 )
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import format_date
+from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import REQUIRED_USE, VehicleFacts, check_vehicle
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
@@ -668,9 +668,9 @@ def _quota_full(s: Session, settings: LawSettings) -> Verdict:
     places, in_force = (quota[0], quota[1]) if quota else (0, 0)
     return Verdict(
         "art10_i_quota", "Art. 10, I", Status.NOT_MET,
-        f"Art. 10, I: não há vaga de mototáxi — {places} permissões para "
-        f"{settings.population:,} habitantes, {in_force} em vigor (a última vaga pode ter sido ocupada "
-        "por outra estação neste instante).".replace(",", "."),
+        f"Art. 10, I: não há vaga de mototáxi — {plural(places, 'permissão', 'permissões')} para "
+        f"{format_int(settings.population)} habitantes, {format_int(in_force)} em vigor (a última vaga pode "
+        "ter sido ocupada por outra estação neste instante).",
     )
 
 
