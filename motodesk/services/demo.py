@@ -233,7 +233,9 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                     "occurred_at": occurred, "place": f"Av. {fake.last_name()}, {rng.randint(1, 900)} – {rng.choice(DISTRICTS)}",
                     "person_id": pid, "offender_kind": "holder", "offender_name": name, "offender_cpf": cpf,
                     "vehicle_id": vid, "plate": rows_vehicles[-1]["plate"], "description": "Dados de demonstração.",
-                    "inspector_id": inspector_id, "signed": True, "refused_to_sign": False, "vehicle_seized": False,
+                    "inspector_id": inspector_id, "inspector_login": "vistoriador",
+                    "inspector_name": "Carlos Henrique Borges", "notified_on": occurred.date(),
+                    "signed": True, "refused_to_sign": False, "vehicle_seized": False,
                     "status": "open", "defence_due": (occurred + timedelta(days=15)).date(), "version": 1,
                     "created_at": now, "updated_at": now,
                 })
