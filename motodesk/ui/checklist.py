@@ -1,0 +1,470 @@
+"""The inspection checklist: each item with its article, Conforme / Não conforme / Não se aplica, a note
+and photos; the result computed as the inspector answers; draft, conclusion and the laudo."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QButtonGroup,
+    QDialog,
+    QFileDialog,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.rules.checklist import ItemResult, evaluate_checklist, next_inspection_due
+from motodesk.services import inspections
+from motodesk.services.context import AppContext
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.inspections import (
+    InspectionKind,
+    InspectionStatus,
+    InspectionView,
+    ItemAnswer,
+    ItemView,
+)
+from motodesk.services.settings import law_settings
+from motodesk.services.vehicles import LOCAL_TZ
+from motodesk.ui.errors import show_error
+from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.pdfpreview import preview_pdf
+from motodesk.ui.widgets import mark_field
+
+RESULT_CHOICES = (
+    (ItemResult.OK, "Conforme", "ok"),
+    (ItemResult.NOT_OK, "Não conforme", "not_ok"),
+    (ItemResult.NOT_APPLICABLE, "Não se aplica", "na"),
+)
+GREEN, RED, ORANGE = "#1b6e2e", "#b3261e", "#ef6c00"
+IMAGE_FILTER = "Imagens (*.jpg *.jpeg *.png *.webp *.bmp *.tif *.tiff)"
+
+
+class ItemRow:
+    """The widgets of one checklist item."""
+
+    def __init__(self, item: ItemView) -> None:
+        self.item = item
+        self.group = QButtonGroup()
+        self.group.setExclusive(True)
+        self.buttons: dict[ItemResult, QRadioButton] = {}
+        self.box = QFrame()
+        self.box.setObjectName(f"answer_{item.code}")
+        box_layout = QHBoxLayout(self.box)
+        box_layout.setContentsMargins(2, 0, 2, 0)
+        for result, label, prefix in RESULT_CHOICES:
+            button = QRadioButton(label)
+            button.setObjectName(f"{prefix}_{item.code}")
+            if result is ItemResult.NOT_APPLICABLE and not item.allows_not_applicable:
+                button.setEnabled(False)
+                button.setToolTip("A lei exige este item de todo veículo: “não se aplica” não é admitido.")
+            self.group.addButton(button)
+            self.buttons[result] = button
+            box_layout.addWidget(button)
+        if item.result is not None:
+            self.buttons[item.result].setChecked(True)
+        self.note = QLineEdit(item.note or "")
+        self.note.setObjectName(f"note_{item.code}")
+        self.note.setPlaceholderText("Observação")
+        self.note.setMaxLength(inspections.MAX_NOTE)
+        self.photos = QPushButton()
+        self.photos.setObjectName(f"photos_{item.code}")
+        self.set_photo_count(item.photo_count)
+        self.article = QLabel(item.article)
+        self.article.setObjectName(f"article_{item.code}")
+        self.text = QLabel(item.text)
+        self.text.setWordWrap(True)
+        self.text.setMinimumWidth(280)
+
+    def set_photo_count(self, count: int) -> None:
+        self.photos.setText(f"Fotos ({count})…" if count else "Fotos…")
+
+    def result(self) -> ItemResult | None:
+        for result, button in self.buttons.items():
+            if button.isChecked():
+                return result
+        return None
+
+    def answer(self) -> ItemAnswer:
+        return ItemAnswer(self.item.code, self.result(), self.note.text().strip() or None)
+
+    def set_editable(self, editable: bool) -> None:
+        for result, button in self.buttons.items():
+            button.setEnabled(editable and (result is not ItemResult.NOT_APPLICABLE
+                                            or self.item.allows_not_applicable))
+        self.note.setReadOnly(not editable)
+
+
+class ChecklistDialog(QDialog):
+    """Fill, save as draft, conclude; a concluded inspection opens read-only with its laudo."""
+
+    def __init__(self, ctx: AppContext, inspection_id: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("checklist")
+        self.ctx = ctx
+        self.settings = law_settings(ctx)
+        self.inspection_id = inspection_id
+        self.view: InspectionView = inspections.get_inspection(ctx, inspection_id)
+        self.rows: dict[str, ItemRow] = {}
+        self.dirty = False
+        self.resize(1180, 860)
+
+        self.header = QLabel()
+        self.header.setObjectName("header")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
+
+        grid_host = QWidget()
+        self.grid = QGridLayout(grid_host)
+        self.grid.setHorizontalSpacing(10)
+        for col, title in enumerate(("#", "Artigo", "Item verificado", "Resultado", "Observação", "")):
+            label = QLabel(f"<b>{title}</b>")
+            self.grid.addWidget(label, 0, col)
+        for n, item in enumerate(self.view.items, start=1):
+            row = ItemRow(item)
+            self.rows[item.code] = row
+            self.grid.addWidget(QLabel(str(n)), n, 0, Qt.AlignmentFlag.AlignTop)
+            self.grid.addWidget(row.article, n, 1, Qt.AlignmentFlag.AlignTop)
+            self.grid.addWidget(row.text, n, 2)
+            self.grid.addWidget(row.box, n, 3)
+            self.grid.addWidget(row.note, n, 4)
+            self.grid.addWidget(row.photos, n, 5)
+            row.group.buttonToggled.connect(self._answer_changed)
+            row.note.textEdited.connect(self._changed)
+            row.photos.clicked.connect(lambda _c=False, code=item.code: self.open_photos(code))
+        self.grid.setColumnStretch(2, 3)
+        self.grid.setColumnStretch(4, 2)
+        self.grid.setRowStretch(len(self.view.items) + 1, 1)
+        scroll = QScrollArea()
+        scroll.setObjectName("items")
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(grid_host)
+
+        self.all_ok = QPushButton("Marcar os sem resposta como conformes")
+        self.all_ok.setObjectName("mark_unanswered_ok")
+        self.all_ok.clicked.connect(self.mark_unanswered_ok)
+        self.notes = QPlainTextEdit(self.view.notes or "")
+        self.notes.setObjectName("notes")
+        self.notes.setPlaceholderText("Observações gerais da vistoria")
+        self.notes.setFixedHeight(50)
+        self.notes.textChanged.connect(self._changed)
+
+        self.result = QLabel()
+        self.result.setObjectName("result")
+        self.result.setTextFormat(Qt.TextFormat.RichText)
+        self.pending = QListWidget()
+        self.pending.setObjectName("pending")
+        self.pending.setMaximumHeight(110)
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+
+        self.save_button = QPushButton("Salvar rascunho")
+        self.save_button.setObjectName("save_draft")
+        self.conclude_button = QPushButton("Concluir vistoria")
+        self.conclude_button.setObjectName("conclude")
+        self.report_button = QPushButton("Ver laudo…")
+        self.report_button.setObjectName("show_report")
+        self.close_button = QPushButton("Fechar")
+        self.close_button.setObjectName("close")
+        self.save_button.clicked.connect(self.save_draft)
+        self.conclude_button.clicked.connect(self.conclude)
+        self.report_button.clicked.connect(self.show_report)
+        self.close_button.clicked.connect(self.reject)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.all_ok)
+        buttons.addStretch(1)
+        for button in (self.save_button, self.conclude_button, self.report_button, self.close_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
+        layout.addWidget(self.banner)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.notes)
+        layout.addWidget(self.result)
+        layout.addWidget(self.pending)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        self.apply_state()
+
+    # --- state -----------------------------------------------------------------------------------
+    def apply_state(self) -> None:
+        v = self.view
+        editable = v.editable and self.ctx.user.role in inspections.RECORDERS
+        self.setWindowTitle(f"Vistoria nº {v.id:06d} – {v.plate}")
+        inspector = self.ctx.user.full_name if v.editable else (v.inspector_name or "—")
+        when = datetime.now(UTC) if v.editable else v.performed_at
+        self.header.setText(
+            f"<h3>{v.kind.label} nº {v.id:06d} – {v.status.label}</h3>"
+            f"<b>Veículo:</b> {v.plate} · {v.make_model or 'marca/modelo não informados'} · "
+            f"{v.service_type.label} &nbsp; <b>Titular:</b> {v.holder_name or '—'} ({v.holder_cpf or 'sem CPF'})<br>"
+            f"<b>Vistoriador(a):</b> {inspector} &nbsp; <b>Data e hora:</b> {format_datetime(when)}"
+        )
+        banner = []
+        if v.kind is InspectionKind.REINSPECTION and v.parent_id:
+            banner.append(f"Nova vistoria dos itens pendentes da vistoria nº {v.parent_id:06d}: "
+                          "só os itens pendentes são mostrados.")
+        if v.supersedes_id:
+            banner.append(f"Esta vistoria substituirá a vistoria aprovada nº {v.supersedes_id:06d}. "
+                          f"Motivo: {v.supersedes_reason}")
+        if v.status is InspectionStatus.SUPERSEDED:
+            banner.append(f"Substituída pela vistoria nº {v.superseded_by_id:06d}. Motivo: {v.supersede_reason}")
+        elif v.status is InspectionStatus.APPROVED and v.superseded_by_id:
+            banner.append(f"Em substituição pela vistoria nº {v.superseded_by_id:06d}. Motivo: {v.supersede_reason}")
+        if v.status in (InspectionStatus.APPROVED, InspectionStatus.FAILED):
+            banner.append("Vistoria concluída: não pode ser alterada.")
+        self.banner.setText("<br>".join(banner))
+        self.banner.setVisible(bool(banner))
+        for row in self.rows.values():
+            row.set_editable(editable)
+            row.photos.setEnabled(editable or row.item.photo_count > 0)
+        self.notes.setReadOnly(not editable)
+        self.all_ok.setVisible(editable)
+        self.save_button.setVisible(editable)
+        self.conclude_button.setVisible(editable)
+        self.report_button.setVisible(v.report_available)
+        self.update_result()
+
+    def answers(self) -> list[ItemAnswer]:
+        return [row.answer() for row in self.rows.values()]
+
+    def update_result(self) -> None:
+        items = [row.item.checklist_item() for row in self.rows.values()]
+        outcome = evaluate_checklist(items, {row.item.code: row.result() for row in self.rows.values()})
+        total = len(items)
+        if self.view.status in (InspectionStatus.APPROVED, InspectionStatus.FAILED, InspectionStatus.SUPERSEDED):
+            approved = self.view.status is InspectionStatus.APPROVED or (
+                self.view.status is InspectionStatus.SUPERSEDED and outcome.approved)
+            due = self.view.next_due
+        else:
+            approved = outcome.approved
+            due = (next_inspection_due(self.view.service_type, datetime.now(LOCAL_TZ).date(), approved, self.settings)
+                   if outcome.complete else None)
+        next_text = f" &nbsp; Próxima vistoria: <b>{format_date(due)}</b>" if due else ""
+        if not outcome.complete:
+            n = len(outcome.unanswered)
+            self.result.setText(f'<span style="color:{ORANGE}"><b>Em preenchimento</b>: '
+                                f"{'falta 1 item' if n == 1 else f'faltam {n} itens'} de {total}.</span>")
+        elif approved:
+            self.result.setText(f'<span style="color:{GREEN}; font-size:14pt"><b>Resultado: APROVADO</b></span>'
+                                f"{next_text}")
+        else:
+            self.result.setText(f'<span style="color:{RED}; font-size:14pt"><b>Resultado: REPROVADO</b></span>'
+                                f" – {len(outcome.pending)} pendência(s){next_text}")
+        self.pending.clear()
+        for item in outcome.pending:
+            entry = QListWidgetItem(f"{item.text} ({item.article})")
+            entry.setForeground(QColor(RED))
+            entry.setData(Qt.ItemDataRole.UserRole, item.code)
+            self.pending.addItem(entry)
+        self.pending.setVisible(bool(outcome.pending))
+
+    def pending_codes(self) -> list[str]:
+        return [self.pending.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.pending.count())]
+
+    def _answer_changed(self, _button: QAbstractButton, checked: bool) -> None:
+        if checked:
+            for row in self.rows.values():
+                if row.result() is not None:
+                    mark_field(row.box, None)
+            self._changed()
+            self.update_result()
+
+    def _changed(self) -> None:
+        self.dirty = True
+
+    def mark_unanswered_ok(self) -> None:
+        for row in self.rows.values():
+            if row.result() is None:
+                row.buttons[ItemResult.OK].setChecked(True)
+
+    # --- actions ---------------------------------------------------------------------------------
+    def _reload(self) -> None:
+        self.view = inspections.get_inspection(self.ctx, self.inspection_id)
+        for item in self.view.items:
+            row = self.rows[item.code]
+            row.item = item
+            row.set_photo_count(item.photo_count)
+        self.dirty = False
+        self.apply_state()
+
+    def save_draft(self) -> bool:
+        try:
+            version = inspections.save_draft(self.ctx, self.inspection_id, self.answers(),
+                                             self.notes.toPlainText(), expected_version=self.view.version)
+        except MotodeskError as exc:
+            self._error(exc)
+            return False
+        self.view.version = version
+        self.dirty = False
+        self.message.setStyleSheet("color: #1b6e2e")
+        self.message.setText(f"Rascunho salvo às {datetime.now(LOCAL_TZ):%H:%M}. A vistoria pode ser "
+                             "concluída quando todos os itens tiverem resposta.")
+        return True
+
+    def conclude(self) -> bool:
+        unanswered = [row for row in self.rows.values() if row.result() is None]
+        if unanswered:
+            for row in unanswered:
+                mark_field(row.box, "Item sem resposta.")
+            self._error(InvalidInputError(
+                f"{'Falta responder 1 item' if len(unanswered) == 1 else f'Faltam responder {len(unanswered)} itens'}"
+                ": salve como rascunho ou responda todos antes de concluir."))
+            return False
+        answer = QMessageBox.question(
+            self, "Concluir vistoria",
+            "Concluir a vistoria? Depois de concluída ela não pode ser alterada; o laudo será emitido.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            return False
+        try:
+            inspections.conclude_inspection(self.ctx, self.inspection_id, self.answers(), self.notes.toPlainText(),
+                                            expected_version=self.view.version)
+        except InvalidInputError as exc:
+            for code in exc.fields:
+                if code in self.rows:
+                    mark_field(self.rows[code].box, exc.fields[code])
+            self._error(exc)
+            return False
+        except MotodeskError as exc:
+            self._error(exc)
+            return False
+        self._reload()
+        self.message.setStyleSheet("")
+        self.message.setText("Vistoria concluída. O laudo foi gravado com a vistoria.")
+        self.show_report()
+        return True
+
+    def show_report(self) -> None:
+        try:
+            pdf = inspections.inspection_report(self.ctx, self.inspection_id)
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return
+        preview_pdf(self, pdf, f"Laudo de Vistoria {self.view.report_number}")
+
+    def open_photos(self, code: str) -> None:
+        row = self.rows[code]
+        dialog = ItemPhotosDialog(self.ctx, self.view, row.item, self, editable=self.save_button.isVisible())
+        dialog.exec()
+        row.set_photo_count(dialog.count())
+
+    def _error(self, exc: MotodeskError) -> None:
+        self.message.setStyleSheet(f"color: {RED}")
+        fields = getattr(exc, "fields", None) or {}
+        extra = [reason for code, reason in fields.items() if code not in self.rows]
+        self.message.setText(" ".join([str(exc), *extra]))
+        if not isinstance(exc, InvalidInputError):
+            show_error(self, exc)
+
+    def reject(self) -> None:
+        """Closing (button, Esc or the window's X) offers to save unsaved answers first."""
+        if self.dirty and self.save_button.isVisible():
+            answer = QMessageBox.question(
+                self, "Fechar a vistoria", "Há respostas não salvas. Salvar o rascunho antes de fechar?",
+                QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
+            if answer == QMessageBox.StandardButton.Cancel:
+                return
+            if answer == QMessageBox.StandardButton.Save and not self.save_draft():
+                return
+        super().reject()
+
+
+class ItemPhotosDialog(QDialog):
+    """The photos of one item: thumbnails, add from a file, remove (while the inspection is a draft)."""
+
+    def __init__(self, ctx: AppContext, view: InspectionView, item: ItemView, parent: QWidget | None = None,
+                 *, editable: bool = True) -> None:
+        super().__init__(parent)
+        self.setObjectName("item_photos")
+        self.ctx = ctx
+        self.inspection_id = view.id
+        self.code = item.code
+        self.setWindowTitle(f"Fotos – {item.text}")
+        self.resize(720, 460)
+        self.list = QListWidget()
+        self.list.setObjectName("photos")
+        self.list.setViewMode(QListWidget.ViewMode.IconMode)
+        self.list.setIconSize(QSize(200, 150))
+        self.list.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.add_button = QPushButton("Adicionar foto…")
+        self.add_button.setObjectName("add_photo")
+        self.remove_button = QPushButton("Remover")
+        self.remove_button.setObjectName("remove_photo")
+        close = QPushButton("Fechar")
+        self.add_button.clicked.connect(self.add_photo)
+        self.remove_button.clicked.connect(self.remove_photo)
+        close.clicked.connect(self.accept)
+        self.add_button.setVisible(editable)
+        self.remove_button.setVisible(editable)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_button)
+        buttons.addWidget(self.remove_button)
+        buttons.addStretch(1)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(f"<b>{item.article}</b> – {item.text}"))
+        layout.addWidget(self.list, 1)
+        layout.addLayout(buttons)
+        self.reload()
+
+    def reload(self) -> None:
+        self.list.clear()
+        for ref in inspections.item_photos(self.ctx, self.inspection_id, self.code):
+            image = QImage.fromData(inspections.photo_bytes(self.ctx, ref.id))
+            icon = QIcon(QPixmap.fromImage(image.scaled(200, 150, Qt.AspectRatioMode.KeepAspectRatio,
+                                                        Qt.TransformationMode.SmoothTransformation)))
+            entry = QListWidgetItem(icon, f"{ref.filename}\n{format_datetime(ref.added_at)} – {ref.added_by}")
+            entry.setData(Qt.ItemDataRole.UserRole, ref.id)
+            self.list.addItem(entry)
+
+    def count(self) -> int:
+        return self.list.count()
+
+    def add_photo(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Adicionar foto do item", "", IMAGE_FILTER)
+        if not name:
+            return
+        try:
+            data = Path(name).read_bytes()
+            inspections.add_item_photo(self.ctx, self.inspection_id, self.code, Path(name).name, data)
+        except OSError as exc:
+            QMessageBox.warning(self, "Foto", f"Não foi possível ler o arquivo:\n{exc.strerror or exc}")
+            return
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return
+        self.reload()
+
+    def remove_photo(self) -> None:
+        entry = self.list.currentItem()
+        if entry is None:
+            return
+        try:
+            inspections.remove_item_photo(self.ctx, entry.data(Qt.ItemDataRole.UserRole))
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return
+        self.reload()

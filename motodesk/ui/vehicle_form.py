@@ -1,0 +1,413 @@
+"""The vehicle form: CRV/CRLV data, insurance, service and holder, with the law's verdicts live.
+
+Opened to register a holder's vehicle, to correct one, to view a replaced one (read-only), or to
+register the new vehicle of an authorised replacement (permuta, Art. 31, Grupo 3, II).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRegularExpression
+from PySide6.QtGui import QRegularExpressionValidator
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.rules.common import ServiceType
+from motodesk.rules.validators import format_cpf, format_plate
+from motodesk.services import vehicles
+from motodesk.services.context import AppContext
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.settings import law_settings
+from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
+from motodesk.ui.errors import show_error
+from motodesk.ui.formatting import format_datetime
+from motodesk.ui.widgets import DateField, VerdictList, field_error, mark_field
+
+CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
+                   "aprendizagem": "Aprendizagem", "coleção": "Coleção"}
+INT_FIELDS = ("year_manufacture", "year_model", "engine_cc", "crlv_year")
+TEXT_FIELDS = ("plate", "renavam", "vin", "make", "model", "colour", "crlv_municipality", "crlv_uf",
+               "owner_name", "owner_cpf")
+#: Messages the form shows only after a save attempt (an empty required field is no error while typing).
+REQUIRED_ONLY_ON_SAVE = ("holder_id", "service_type")
+
+
+def _digits_only(max_len: int) -> QRegularExpressionValidator:
+    return QRegularExpressionValidator(QRegularExpression(rf"\d{{0,{max_len}}}"))
+
+
+class VehicleForm(QDialog):
+    """Register or correct a vehicle; `saved_id` is set when the save succeeds."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, vehicle_id: int | None = None,
+                 holder_id: int | None = None, replacing_id: int | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("vehicle_form")
+        self.ctx = ctx
+        self.settings = law_settings(ctx)
+        self.vehicle_id = vehicle_id
+        self.replacing: VehicleRecord | None = None
+        self.record: VehicleRecord | None = None
+        self.holder: HolderRef | None = None
+        self.saved_id: int | None = None
+        self._tried = False
+        self.inputs: dict[str, QWidget] = {}
+        self.setWindowTitle("Veículo")
+        self.resize(1060, 720)
+
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
+        self.banner.hide()
+
+        # --- holder and service ----------------------------------------------------------------
+        self.holder_cpf = QLineEdit()
+        self.holder_cpf.setObjectName("holder_cpf")
+        self.holder_cpf.setPlaceholderText("CPF do titular")
+        self.holder_cpf.setMaxLength(14)
+        self.holder_name = QLabel("—")
+        self.holder_name.setObjectName("holder_name")
+        self.holder_name.setWordWrap(True)
+        self.inputs["holder_id"] = self.holder_cpf
+        self.service = QComboBox()
+        self.service.setObjectName("service_type")
+        self.service.addItem("", None)
+        for st in ServiceType:
+            self.service.addItem(st.label, st.value)
+        self.inputs["service_type"] = self.service
+
+        holder_box = QGroupBox("Titular e serviço (Art. 6º, § 2º; Art. 5º, § 8º)")
+        holder_form = QFormLayout(holder_box)
+        row = QHBoxLayout()
+        row.addWidget(self.holder_cpf)
+        row.addWidget(self.holder_name, 1)
+        holder_form.addRow("Titular (CPF):", row)
+        holder_form.addRow("Serviço autorizado:", self.service)
+
+        # --- identification and CRLV -----------------------------------------------------------
+        def line(key: str, placeholder: str = "", max_len: int = 0, digits: int = 0) -> QLineEdit:
+            edit = QLineEdit()
+            edit.setObjectName(key)
+            if placeholder:
+                edit.setPlaceholderText(placeholder)
+            if max_len:
+                edit.setMaxLength(max_len)
+            if digits:
+                edit.setValidator(_digits_only(digits))
+            self.inputs[key] = edit
+            return edit
+
+        self.plate = line("plate", "ABC-1234 ou ABC1D23", 8)
+        self.renavam = line("renavam", "11 dígitos", 11, digits=11)
+        self.vin = line("vin", "17 caracteres, sem I, O e Q", 17)
+        self.make = line("make", "Honda, Yamaha…", 60)
+        self.model = line("model", "CG 160 Titan…", 60)
+        self.year_manufacture = line("year_manufacture", "aaaa", digits=4)
+        self.year_model = line("year_model", "aaaa", digits=4)
+        self.engine_cc = line("engine_cc", "cc", digits=5)
+        self.colour = line("colour", "como no CRLV: AMARELA, PRETA…", 40)
+        self.category = QComboBox()
+        self.category.setObjectName("category")
+        self.category.addItem("", None)
+        for value, label in CATEGORY_LABELS.items():
+            self.category.addItem(label, value)
+        self.inputs["category"] = self.category
+        self.crlv_year = line("crlv_year", "exercício", digits=4)
+        self.crlv_municipality = line("crlv_municipality", "Patrocínio", 100)
+        self.crlv_uf = line("crlv_uf", "MG", 2)
+        self.owner_name = line("owner_name", "como no CRV/CRLV", 200)
+        self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", 14)
+        self.copy_holder = QPushButton("Mesmo do titular")
+        self.copy_holder.setObjectName("copy_holder")
+        self.copy_holder.clicked.connect(self._copy_holder)
+
+        vehicle_box = QGroupBox("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)")
+        vehicle_form = QFormLayout(vehicle_box)
+        vehicle_form.addRow("Placa:", self.plate)
+        vehicle_form.addRow("RENAVAM:", self.renavam)
+        vehicle_form.addRow("Chassi (VIN):", self.vin)
+        make_row = QHBoxLayout()
+        make_row.addWidget(self.make)
+        make_row.addWidget(self.model)
+        vehicle_form.addRow("Marca / modelo:", make_row)
+        years = QHBoxLayout()
+        years.addWidget(self.year_manufacture)
+        years.addWidget(QLabel("/"))
+        years.addWidget(self.year_model)
+        vehicle_form.addRow("Ano fabricação / modelo:", years)
+        vehicle_form.addRow("Cilindrada (cc):", self.engine_cc)
+        vehicle_form.addRow("Cor:", self.colour)
+        vehicle_form.addRow("Categoria:", self.category)
+        crlv = QHBoxLayout()
+        crlv.addWidget(self.crlv_year)
+        crlv.addWidget(self.crlv_municipality, 2)
+        crlv.addWidget(self.crlv_uf)
+        vehicle_form.addRow("CRLV exercício / município / UF:", crlv)
+        vehicle_form.addRow("Proprietário (nome):", self.owner_name)
+        owner = QHBoxLayout()
+        owner.addWidget(self.owner_cpf)
+        owner.addWidget(self.copy_holder)
+        vehicle_form.addRow("Proprietário (CPF):", owner)
+
+        # --- insurance and notes ---------------------------------------------------------------
+        self.insurance = DateField()
+        self.insurance.setObjectName("insurance_valid_until")
+        self.inputs["insurance_valid_until"] = self.insurance
+        self.passenger_insurance = DateField()
+        self.passenger_insurance.setObjectName("passenger_insurance_valid_until")
+        self.inputs["passenger_insurance_valid_until"] = self.passenger_insurance
+        self.notes = QPlainTextEdit()
+        self.notes.setObjectName("notes")
+        self.notes.setFixedHeight(54)
+        self.inputs["notes"] = self.notes
+        insurance_box = QGroupBox("Seguros e observações")
+        insurance_form = QFormLayout(insurance_box)
+        insurance_form.addRow("Seguro obrigatório válido até:", self.insurance)
+        insurance_form.addRow("Seguro de passageiros (mototáxi) até:", self.passenger_insurance)
+        insurance_form.addRow("Observações:", self.notes)
+
+        # --- verdicts and buttons --------------------------------------------------------------
+        self.verdicts = VerdictList()
+        self.verdicts.setObjectName("verdicts")
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020")
+        self.save_button = QPushButton("Salvar")
+        self.save_button.setObjectName("save")
+        self.save_button.setDefault(True)
+        self.cancel_button = QPushButton("Fechar")
+        self.cancel_button.setObjectName("cancel")
+        self.save_button.clicked.connect(self.save)
+        self.cancel_button.clicked.connect(self.reject)
+
+        left = QVBoxLayout()
+        left.addWidget(holder_box)
+        left.addWidget(vehicle_box)
+        left.addWidget(insurance_box)
+        right = QVBoxLayout()
+        right.addWidget(QLabel("<b>Requisitos do veículo</b> (conferidos enquanto você digita)"))
+        right.addWidget(self.verdicts, 1)
+        body = QHBoxLayout()
+        body.addLayout(left, 3)
+        body.addLayout(right, 2)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.message, 1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addLayout(body, 1)
+        layout.addLayout(buttons)
+
+        self._load(vehicle_id, holder_id, replacing_id)
+        for widget in self.inputs.values():
+            if isinstance(widget, QLineEdit):
+                widget.textChanged.connect(self.refresh)
+            elif isinstance(widget, QComboBox):
+                widget.currentIndexChanged.connect(self.refresh)
+            elif isinstance(widget, DateField):
+                widget.valueChanged.connect(self.refresh)
+        self.holder_cpf.editingFinished.connect(self._lookup_holder)
+        self.service.currentIndexChanged.connect(self._service_changed)
+        self._service_changed()
+        self.refresh()
+
+    # --- loading ---------------------------------------------------------------------------------
+    def _load(self, vehicle_id: int | None, holder_id: int | None, replacing_id: int | None) -> None:
+        can_edit = self.ctx.user.role in vehicles.EDITORS
+        if replacing_id is not None:
+            self.replacing = vehicles.get_vehicle(self.ctx, replacing_id)
+            old = self.replacing
+            self.setWindowTitle(f"Substituição do veículo {format_plate(old.data.plate)}")
+            when = format_datetime(old.replacement_authorised_at)
+            self.banner.setText(
+                f"<b>Substituição (permuta) do veículo {format_plate(old.data.plate)}</b> – autorizada por "
+                f"{old.replacement_authorised_by} em {when} (Art. 31, Grupo 3, II).<br>Motivo: "
+                f"{old.replacement_reason}<br>O veículo atual sai de serviço e mantém o seu histórico."
+            )
+            self.banner.show()
+            holder_id = old.data.holder_id
+            self._set_service(old.data.service_type)
+        if vehicle_id is not None:
+            self.record = vehicles.get_vehicle(self.ctx, vehicle_id)
+            self.fill(self.record.data)
+            holder_id = self.record.data.holder_id
+            plate = format_plate(self.record.data.plate)
+            self.setWindowTitle(f"Veículo {plate}")
+            if not self.record.active:
+                self.banner.setText(
+                    f"<b>Veículo substituído</b> pelo de placa {self.record.replaced_by_plate} – autorizado por "
+                    f"{self.record.replacement_authorised_by} em "
+                    f"{format_datetime(self.record.replacement_authorised_at)}. Motivo: "
+                    f"{self.record.replacement_reason}<br>O histórico deste veículo não pode ser alterado.")
+                self.banner.show()
+                can_edit = False
+            elif self.record.replacement_authorised:
+                self.banner.setText(
+                    f"Substituição autorizada por {self.record.replacement_authorised_by} em "
+                    f"{format_datetime(self.record.replacement_authorised_at)}: cadastre o novo veículo pela "
+                    "opção “Substituir veículo…”.")
+                self.banner.show()
+        elif replacing_id is None:
+            self.setWindowTitle("Novo veículo")
+        if holder_id is not None:
+            self.holder = vehicles.get_holder(self.ctx, holder_id)
+            self.holder_cpf.setText(format_cpf(self.holder.cpf))
+            self.holder_name.setText(self.holder.name)
+        if vehicle_id is not None or replacing_id is not None or holder_id is not None:
+            self.holder_cpf.setReadOnly(True)
+        if not can_edit:
+            self.set_read_only()
+
+    def set_read_only(self) -> None:
+        for widget in self.inputs.values():
+            if isinstance(widget, (QLineEdit, QPlainTextEdit)):
+                widget.setReadOnly(True)
+            else:
+                widget.setEnabled(False)
+        self.copy_holder.setEnabled(False)
+        self.save_button.hide()
+
+    def _set_service(self, service: ServiceType | None) -> None:
+        self.service.setCurrentIndex(max(0, self.service.findData(service.value)) if service else 0)
+
+    def fill(self, data: VehicleInput) -> None:
+        for key in TEXT_FIELDS:
+            value = getattr(data, key)
+            if key == "plate" and value:
+                value = format_plate(value)
+            if key == "owner_cpf" and value:
+                value = format_cpf(value)
+            self.inputs[key].setText(value or "")  # type: ignore[attr-defined]
+        for key in INT_FIELDS:
+            value = getattr(data, key)
+            self.inputs[key].setText("" if value is None else str(value))  # type: ignore[attr-defined]
+        self._set_service(data.service_type)
+        index = self.category.findData(data.category) if data.category else 0
+        self.category.setCurrentIndex(max(index, 0))
+        self.insurance.set_value(data.insurance_valid_until)
+        self.passenger_insurance.set_value(data.passenger_insurance_valid_until)
+        self.notes.setPlainText(data.notes or "")
+
+    # --- reading the form ------------------------------------------------------------------------
+    def current_service(self) -> ServiceType | None:
+        value = self.service.currentData()
+        return ServiceType(value) if value else None
+
+    def collect(self) -> VehicleInput:
+        def text(key: str) -> str | None:
+            value = self.inputs[key].text().strip()  # type: ignore[attr-defined]
+            return value or None
+
+        def number(key: str) -> int | None:
+            value = text(key)
+            return int(value) if value and value.isdigit() else None
+
+        return VehicleInput(
+            plate=text("plate") or "",
+            holder_id=self.holder.id if self.holder else None,
+            service_type=self.current_service(),
+            renavam=text("renavam"), vin=text("vin"), make=text("make"), model=text("model"),
+            year_manufacture=number("year_manufacture"), year_model=number("year_model"),
+            engine_cc=number("engine_cc"), colour=text("colour"), category=self.category.currentData(),
+            crlv_year=number("crlv_year"), crlv_municipality=text("crlv_municipality"), crlv_uf=text("crlv_uf"),
+            owner_name=text("owner_name"), owner_cpf=text("owner_cpf"),
+            insurance_valid_until=self.insurance.value(),
+            passenger_insurance_valid_until=self.passenger_insurance.value(),
+            notes=self.notes.toPlainText().strip() or None,
+        )
+
+    # --- live feedback ---------------------------------------------------------------------------
+    def refresh(self) -> None:
+        data = self.collect()
+        self.verdicts.set_verdicts(vehicles.vehicle_verdicts(data, self.settings,
+                                                             self.holder.cpf if self.holder else None))
+        _clean, errors = vehicles.validate_vehicle(data)
+        if not data.plate and not self._tried:
+            errors.pop("plate", None)
+        if not self._tried:
+            for key in REQUIRED_ONLY_ON_SAVE:
+                errors.pop(key, None)
+        self.show_errors(errors)
+
+    def show_errors(self, errors: dict[str, str]) -> None:
+        for key, widget in self.inputs.items():
+            mark_field(widget, errors.get(key))
+
+    def field_error(self, key: str) -> str | None:
+        return field_error(self.inputs[key])
+
+    def _service_changed(self) -> None:
+        self.passenger_insurance.setEnabled(self.current_service() is ServiceType.MOTOTAXI
+                                            and not self.save_button.isHidden())
+
+    def _lookup_holder(self) -> None:
+        if self.holder_cpf.isReadOnly():
+            return
+        text = self.holder_cpf.text().strip()
+        self.holder = vehicles.holder_by_cpf(self.ctx, text) if text else None
+        if self.holder is None:
+            self.holder_name.setText("Nenhuma pessoa com este CPF: cadastre o titular em Pessoas."
+                                     if text else "—")
+        elif self.holder.active_plate and self.record is None:
+            self.holder_name.setText(f"{self.holder.name} – já tem o veículo ativo {self.holder.active_plate}")
+        else:
+            self.holder_name.setText(self.holder.name)
+        self.refresh()
+
+    def _copy_holder(self) -> None:
+        if self.holder is None:
+            return
+        self.owner_name.setText(self.holder.name)
+        self.owner_cpf.setText(format_cpf(self.holder.cpf))
+
+    # --- saving ----------------------------------------------------------------------------------
+    def save(self) -> bool:
+        self._tried = True
+        if not self.holder_cpf.isReadOnly() and self.holder is None:
+            self._lookup_holder()
+        data = self.collect()
+        try:
+            if self.replacing is not None:
+                done = vehicles.replace_vehicle(self.ctx, self.replacing.id, data,
+                                                expected_version=self.replacing.version)
+                self.saved_id = done.new_id
+            else:
+                saved = vehicles.save_vehicle(self.ctx, data, vehicle_id=self.vehicle_id,
+                                              expected_version=self.record.version if self.record else None)
+                self.saved_id = saved.id
+        except InvalidInputError as exc:
+            self.show_errors(exc.fields)
+            reasons = "; ".join(exc.fields.values())
+            self.message.setText(f"{exc.message} {reasons}".strip())
+            first = next((self.inputs[k] for k in exc.fields if k in self.inputs), None)
+            if first is not None:
+                first.setFocus()
+            return False
+        except MotodeskError as exc:
+            self.message.setText(str(exc))
+            show_error(self, exc)
+            return False
+        self.message.clear()
+        self.accept()
+        return True
+
+
+def open_vehicle_form(ctx: AppContext, parent: QWidget | None, **kwargs: int | None) -> int | None:
+    """Show the form modally; the id of the saved vehicle, or None."""
+    form = VehicleForm(ctx, parent, **kwargs)  # type: ignore[arg-type]
+    form.exec()
+    return form.saved_id
+
