@@ -136,15 +136,18 @@ def make_dossier(ctx: AppContext, service: ServiceType = ServiceType.MOTOBOY, *,
                  state: PermitState = PermitState.UNDER_REVIEW, tender_id: int | None = None, rank: int | None = None,
                  name: str = "João da Silva Araújo", inspection: str | None = "approved",
                  cnh_expiry: date | None = None, photo_seed: int = 0, with_photo: bool = True,
-                 candidate_status: str = "called") -> Dossier:
-    """A person who meets every requirement, with a vehicle and an application in ``state``."""
+                 candidate_status: str | None = "called") -> Dossier:
+    """A person who meets every requirement, with a vehicle and an application in ``state``.
+
+    Mototáxi: the person is also a tender candidate with ``candidate_status`` (None: no candidate).
+    """
     on = on or date.today()
     with ctx.write() as s:
         person, photo = add_person(s, on, name=name, cnh_expiry=cnh_expiry, photo_seed=photo_seed,
                                    with_photo=with_photo)
         vehicle = add_vehicle(s, person, service, on, inspection=inspection)
         candidate_id = None
-        if service is ServiceType.MOTOTAXI:
+        if service is ServiceType.MOTOTAXI and candidate_status is not None:
             if tender_id is None:
                 tender_id = add_tender(s, on, f"PL-{person.id:04d}/{on.year}").id
             candidate = TenderCandidate(tender_id=tender_id, rank=rank or person.id, cpf=person.cpf,
