@@ -286,10 +286,16 @@ class InspectionsPage(QWidget):
 
     def reload_history(self) -> None:
         self._timer.stop()
+        current = self.history_row()
         try:
             self.history_model.reload()
         except MotodeskError as exc:
             show_error(self, exc)
+        if current is not None:
+            for row in range(self.history_model.rowCount()):
+                if self.history_model.row_at(row).id == current.id:
+                    self.history.selectRow(row)
+                    break
         self._history_buttons()
 
     def queue_row(self) -> QueueRow | None:
