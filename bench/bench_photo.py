@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import statistics
 import sys
 import time
@@ -57,14 +58,18 @@ def make_12mp_jpeg() -> bytes:
     return buffer.getvalue()
 
 
-def timed(fn: Callable[[], object], runs: int) -> list[float]:
+def timed(fn: Callable[[], object], runs: int) -> tuple[list[float], list[float]]:
+    """Wall-clock and process CPU milliseconds per run. CPU time counts every thread (OpenCV
+    detects on 2 threads), but unlike wall time it barely moves when other programs load
+    the machine: compare both on a shared box."""
     fn()  # warm-up (cascade loading, first allocations)
-    samples = []
+    wall, cpu = [], []
     for _ in range(runs):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return samples
+        wall.append((time.perf_counter() - start) * 1000)
+        cpu.append((time.process_time() - start_cpu) * 1000)
+    return wall, cpu
 
 
 def p95(samples: list[float]) -> float:
@@ -97,21 +102,24 @@ def main() -> int:
         ("  extra: check_quality", timed(lambda: check_quality(photo, proposal), args.runs)),
     ]
 
-    print(f"12 MP JPEG: 4000×3000, {len(data) / 1e6:.1f} MB; working image {photo.size[0]}×{photo.size[1]}; ")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"12 MP JPEG: 4000×3000, {len(data) / 1e6:.1f} MB; working image {photo.size[0]}×{photo.size[1]}")
     print(
         f"face found: {proposal.face_found}; crop {proposal.box.as_tuple()}; {args.runs} runs after 1 warm-up"
     )
+    print(f"{os.cpu_count()} cores; load average {load:.1f} at the end (other programs compete if > ~0.5)")
     print()
-    print(f"{'measurement':<52} {'median ms':>10} {'p95 ms':>8}")
-    print("-" * 72)
-    for name, samples in rows:
-        print(f"{name:<52} {statistics.median(samples):>10.1f} {p95(samples):>8.1f}")
-    print("-" * 72)
-    pipe, base = statistics.median(rows[0][1]), statistics.median(rows[1][1])
-    print(f"pipeline / baseline (median): {pipe / base:.2f}")
+    print(f"{'measurement':<52} {'median ms':>10} {'p95 ms':>8} {'CPU ms':>8}")
+    print("-" * 81)
+    for name, (wall, cpu) in rows:
+        print(f"{name:<52} {statistics.median(wall):>10.1f} {p95(wall):>8.1f} {statistics.median(cpu):>8.1f}")
+    print("-" * 81)
+    pipe_wall = rows[0][1][0]
+    pipe, base = statistics.median(pipe_wall), statistics.median(rows[1][1][0])
+    print(f"pipeline / baseline (median wall time): {pipe / base:.2f}")
     verdict = "meets" if pipe <= TARGET_MS else "MISSES"
     print(
-        f"target {TARGET_MS:.0f} ms: pipeline median {pipe:.0f} ms, p95 {p95(rows[0][1]):.0f} ms -> {verdict}"
+        f"target {TARGET_MS:.0f} ms: pipeline median {pipe:.0f} ms, p95 {p95(pipe_wall):.0f} ms -> {verdict}"
     )
     return 0 if pipe <= TARGET_MS else 1
 
