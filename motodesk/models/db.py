@@ -48,11 +48,17 @@ def default_sqlite_path() -> Path:
 
 
 def resolve_url(url: str | None) -> str:
-    """`--database URL`, else MOTODESK_DATABASE_URL, else the SQLite file in the user data folder."""
+    """`--database URL`, else MOTODESK_DATABASE_URL, else this workstation's configured database
+    (`motodesk.config`, chosen by the first-run wizard), else the SQLite file in the user data folder."""
     if url:
         return url
     if os.environ.get(ENV_URL):
         return os.environ[ENV_URL]
+    from motodesk.config import configured_url
+
+    configured = configured_url()
+    if configured:
+        return configured
     path = default_sqlite_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
