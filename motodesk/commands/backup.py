@@ -1,0 +1,73 @@
+"""Backups from a terminal: `motodesk backup OUT` and `motodesk restore FILE` (into an empty database)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+EXIT_OK = 0
+
+
+def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("backup", help="grava uma cópia de segurança completa (com anexos e fotos) em OUT")
+    p.add_argument("out", metavar="OUT", help="arquivo .zip a criar, ou uma pasta (nome com a data e a hora)")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_backup)
+    p = sub.add_parser("restore", help="restaura uma cópia de segurança em um banco de dados VAZIO e a confere")
+    p.add_argument("file", metavar="ARQUIVO", help="cópia de segurança feita com 'motodesk backup'")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_restore)
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f}".replace(".", ",") + " MB"
+
+
+def _progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        print(f"\r{done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    from motodesk.models.db import Database
+    from motodesk.services.backup import create_backup
+    from motodesk.services.context import AppContext
+
+    # No prepare(): an older database is backed up as it is (before `motodesk db-upgrade`).
+    db = Database.open(getattr(args, "database", None))
+    try:
+        result = create_backup(AppContext(db), Path(args.out), progress=_progress)
+    finally:
+        db.dispose()
+    m = result.manifest
+    rows = sum(m.counts.values())
+    print(f"Cópia de segurança gravada: {result.path} ({_megabytes(result.size)}).")
+    print(f"  {rows} linha(s) em {len(m.counts)} tabela(s); {m.counts.get('blobs', 0)} arquivo(s) e foto(s) "
+          f"({_megabytes(m.blob_bytes)}); revisão {m.revision}.")
+    return EXIT_OK
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    from motodesk.models.db import Database
+    from motodesk.services.backup import restore_backup
+
+    db = Database.open(getattr(args, "database", None))
+    try:
+        result = restore_backup(Path(args.file), db, progress=_progress)
+    finally:
+        db.dispose()
+    m = result.manifest
+    rows = sum(result.snapshot.counts.values())
+    print(f"Restauração concluída e conferida: {rows} linha(s) em {len(result.snapshot.counts)} tabela(s), "
+          f"{m.counts.get('blobs', 0)} arquivo(s) e foto(s), revisão {m.revision} — cópia de {m.created_at} "
+          f"({m.kind}, MotoDesk {m.program_version}).")
+    last = m.audit_last
+    if last:
+        print(f"  Última entrada da trilha de auditoria: nº {last['id']} de {last['at']} "
+              f"({last['user']}, {last['table']} {last['action']}).")
+    if m.kind == "postgresql":
+        print("  Lembrete: as permissões das estações não vêm na cópia; conceda-as de novo ao perfil das estações.")
+    return EXIT_OK
