@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="mostra a versão e sai")
     _db_arg(parser)
     parser.add_argument("--demo", action="store_true", help="abre um banco de demonstração (criado se faltar)")
+    parser.add_argument("--self-test", action="store_true", help="verifica esta instalação e sai")
     sub = parser.add_subparsers(dest="command", metavar="COMANDO", parser_class=PortugueseArgumentParser)
 
     for module in command_modules():
@@ -91,6 +92,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from motodesk.logs import setup_logging
 
     setup_logging()
+    if args.self_test:
+        from motodesk.commands.selftest import run_self_test
+
+        return run_self_test()
     if args.command is None:
         from motodesk.ui.app import run_gui
 
