@@ -1,0 +1,534 @@
+"""Badges (crachás, Art. 5º § 4º): the signing key, printing with its log, and verification.
+
+**The key.**  Badges are signed with one Ed25519 key pair per secretariat
+(:mod:`motodesk.printing.token`).  Every workstation that prints needs the private key and every
+workstation already shares one thing: the database.  So the pair is generated on first use and kept
+in the ``settings`` table (rows ``badge_signing_key`` and ``badge_public_key``), written with a Core
+INSERT so the private key never enters the append-only audit trail, which copies every ORM change.
+Whoever can read the database can therefore sign badges: on PostgreSQL that is the application's
+login role, which can also write permits directly, so the key adds no weaker point than the data it
+protects.  The public key is exported (``motodesk export-public-key``) for offline verifiers, which
+need nothing else.
+
+**Printing.**  A print or reprint raises the badge's issue number (``Permit.badge_issue_no``, or the
+deputy link's) and logs a :class:`BadgePrint` with its reason; a reprint needs a reason, and the old
+copy's QR then verifies as *superseded*.  The PDF is rendered before anything is written; the write
+then checks that no other workstation printed the same badge meanwhile.  A preview carries an
+unsigned placeholder in its QR, so a previewed PDF can never pass for a badge.
+
+**Verification.**  :func:`verify_badge` checks the signature, then the register: forged, revoked,
+cancelled, suspended, expired, superseded or valid.  :func:`verify_offline` needs only the public key
+and can tell forged, expired and valid apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Literal
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from motodesk.models import BadgePrint, Blob, DeputyLink, Permit, Person, Photo, Setting, Vehicle
+from motodesk.printing.badge import BadgeData, render_badges
+from motodesk.printing.token import (
+    BadgeClaim,
+    ForgedTokenError,
+    cpf_digest,
+    generate_keypair,
+    sign_claim,
+    verify_token,
+)
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.text import format_date
+from motodesk.rules.validators import format_plate, mask_cpf
+from motodesk.services.context import AppContext, requires
+from motodesk.services.errors import (
+    ConflictError,
+    InvalidInputError,
+    MotodeskError,
+    NotFoundError,
+    RuleViolationError,
+)
+
+SIGNING_KEY_SETTING = "badge_signing_key"
+PUBLIC_KEY_SETTING = "badge_public_key"
+READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+PRINTERS = (Role.CLERK, Role.SUPERVISOR)
+FIRST_PRINT_REASON = "Primeira via"
+MAX_REASON = 500
+MAX_BATCH = 5000
+Layout = Literal["card", "a4"]
+#: What a preview's QR says: an unsigned text of a real token's length, so the code looks the same size.
+PREVIEW_TOKEN = ("PREVIA-SEM-VALOR-" * 10)[:170]
+
+
+# --- the key pair ----------------------------------------------------------------------------
+
+
+def _stored_keys(s: Session) -> tuple[bytes | None, bytes | None]:
+    rows = dict(s.execute(select(Setting.key, Setting.value)
+                          .where(Setting.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING)))).all())
+
+    def pem(key: str) -> bytes | None:
+        raw = rows.get(key)
+        if raw is None:
+            return None
+        try:
+            return str(json.loads(raw)).encode("ascii")
+        except (ValueError, UnicodeEncodeError):
+            return None
+
+    return pem(SIGNING_KEY_SETTING), pem(PUBLIC_KEY_SETTING)
+
+
+def signing_keys(ctx: AppContext) -> tuple[bytes, bytes]:
+    """(private PEM, public PEM) of the badges, created once in the database on first use."""
+    with ctx.read() as s:
+        private, public = _stored_keys(s)
+    if private and public:
+        return private, public
+    try:
+        with ctx.write() as s:
+            private, public = _stored_keys(s)
+            if not (private and public):
+                private, public = generate_keypair()
+                table = Setting.__table__
+                s.execute(table.delete().where(table.c.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))))
+                # Core INSERT: the audit trail (an ORM flush listener) never sees the private key.
+                s.execute(insert(table), [
+                    {"key": SIGNING_KEY_SETTING, "value": json.dumps(private.decode("ascii")), "version": 1},
+                    {"key": PUBLIC_KEY_SETTING, "value": json.dumps(public.decode("ascii")), "version": 1},
+                ])
+    except MotodeskError:
+        pass  # another workstation created the pair at the same instant: read theirs
+    with ctx.read() as s:
+        private, public = _stored_keys(s)
+    if not (private and public):
+        raise MotodeskError("Não foi possível criar a chave de assinatura dos crachás no banco de dados.")
+    return private, public
+
+
+@requires(*READERS)
+def public_key_pem(ctx: AppContext) -> bytes:
+    """The public key that verifies badges (safe to give to anyone)."""
+    return signing_keys(ctx)[1]
+
+
+@requires(Role.ADMIN, Role.SUPERVISOR)
+def export_public_key(ctx: AppContext, path: Path) -> Path:
+    path.write_bytes(public_key_pem(ctx))
+    return path
+
+
+# --- assembling and printing -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BadgeRequest:
+    """One badge to print: the holder's, or the deputy's (preposto) of that permit."""
+
+    permit_id: int
+    deputy: bool = False
+
+
+@dataclass(frozen=True)
+class PrintedBadge:
+    permit_id: int
+    permit_number: str
+    issue_no: int
+    holder_kind: str  # titular | preposto
+    holder_name: str
+
+
+@dataclass(frozen=True)
+class PrintedBadges:
+    pdf: bytes
+    badges: list[PrintedBadge]
+    layout: str
+
+
+@dataclass(frozen=True)
+class BadgePrintRow:
+    printed_at: datetime
+    printed_by: str
+    issue_no: int
+    holder_kind: str
+    reason: str
+    layout: str
+
+
+@dataclass
+class _Planned:
+    request: BadgeRequest
+    permit_id: int
+    link_id: int | None
+    old_issue: int
+    data: BadgeData
+
+
+def badge_valid_until(permit: Permit) -> date:
+    """The badge is the registration (Art. 5º, § 4º): valid while the certificate is (Art. 4º, § 1º)."""
+    return min(permit.certificate_valid_until, permit.term_end)
+
+
+def _refuse_state(permit: Permit, on: date) -> Verdict | None:
+    instrument = permit.service_type.instrument
+    if permit.state is PermitState.SUSPENDED:
+        until = f" até {format_date(permit.suspended_until)}" if permit.suspended_until else ""
+        return Verdict("badge_state", "Art. 34, III", Status.NOT_MET,
+                       f"Art. 34, III: a {instrument} {permit.number} está suspensa{until}; o crachá não é "
+                       "impresso durante a suspensão.")
+    if permit.state is not PermitState.ACTIVE:
+        return Verdict("badge_state", "Art. 5º, § 4º", Status.NOT_MET,
+                       f"Art. 5º, § 4º: a {instrument} {permit.number} está “{permit.state.label}”; só se imprime "
+                       "crachá de permissão em vigor.")
+    if badge_valid_until(permit) < on:
+        return Verdict("badge_certificate", "Art. 4º, § 1º", Status.NOT_MET,
+                       f"Art. 4º, § 1º: o certificado de registro de {permit.number} venceu em "
+                       f"{format_date(permit.certificate_valid_until)}; renove o registro antes de imprimir "
+                       "o crachá.")
+    return None
+
+
+def _newest_photos(s: Session, person_ids: set[int]) -> dict[int, bytes]:
+    if not person_ids:
+        return {}
+    newest = (
+        select(Photo.person_id, func.max(Photo.captured_at).label("at"))
+        .where(Photo.person_id.in_(person_ids)).group_by(Photo.person_id).subquery()
+    )
+    rows = s.execute(
+        select(Photo.person_id, Blob.data)
+        .join(newest, (newest.c.person_id == Photo.person_id) & (newest.c.at == Photo.captured_at))
+        .join(Blob, Blob.sha256 == Photo.blob_sha256)
+        .order_by(Photo.id)
+    ).all()
+    return {pid: bytes(data) for pid, data in rows}
+
+
+def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
+    return [ids[i:i + size] for i in range(0, len(ids), size)]
+
+
+def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: date, *,
+          reason: str | None, preview: bool) -> list[_Planned]:
+    ids = sorted({r.permit_id for r in requests})
+    permits: dict[int, Permit] = {}
+    for chunk in _chunks(ids):
+        permits.update({p.id: p for p in s.scalars(select(Permit).where(Permit.id.in_(chunk)))})
+    links: dict[int, DeputyLink] = {}
+    deputy_ids = [r.permit_id for r in requests if r.deputy]
+    for chunk in _chunks(deputy_ids):
+        links.update({link.permit_id: link for link in s.scalars(
+            select(DeputyLink).where(DeputyLink.permit_id.in_(chunk), DeputyLink.end_on.is_(None)))})
+    person_ids = {p.person_id for p in permits.values()} | {link.deputy_person_id for link in links.values()}
+    people: dict[int, Person] = {}
+    photos: dict[int, bytes] = {}
+    for chunk in _chunks(sorted(person_ids)):
+        people.update({p.id: p for p in s.scalars(select(Person).where(Person.id.in_(chunk)))})
+        photos.update(_newest_photos(s, set(chunk)))
+    vehicle_ids = sorted({p.vehicle_id for p in permits.values() if p.vehicle_id})
+    plates: dict[int, str] = {}
+    for chunk in _chunks(vehicle_ids):
+        plates.update(dict(s.execute(select(Vehicle.id, Vehicle.plate).where(Vehicle.id.in_(chunk))).all()))
+
+    refusals: list[Verdict] = []
+    missing_reason: list[str] = []
+    planned: list[_Planned] = []
+    for request in requests:
+        permit = permits.get(request.permit_id)
+        if permit is None:
+            raise NotFoundError("Uma das permissões pedidas não existe mais.")
+        refusal = _refuse_state(permit, on)
+        if refusal is not None:
+            refusals.append(refusal)
+            continue
+        holder = people[permit.person_id]
+        link = links.get(permit.id) if request.deputy else None
+        if request.deputy and link is None:
+            refusals.append(Verdict("badge_deputy", "Art. 14", Status.NOT_MET,
+                                    f"Art. 14: {permit.number} não tem preposto vinculado."))
+            continue
+        bearer = people[link.deputy_person_id] if link else holder
+        current = link.badge_issue_no if link else permit.badge_issue_no
+        if current >= 1 and not reason and not preview:
+            missing_reason.append(permit.number + (" (preposto)" if link else ""))
+        issue_no = current + 1
+        valid_until = badge_valid_until(permit)
+        kind = "preposto" if link else "titular"
+        if preview:
+            token = PREVIEW_TOKEN
+        else:
+            claim = BadgeClaim(permit.number, cpf_digest(bearer.cpf), valid_until, issue_no, kind)
+            token = sign_claim(claim, private_pem)
+        data = BadgeData(
+            permit_number=permit.number,
+            service=permit.service_type,
+            holder_name=bearer.full_name,
+            cpf_masked=mask_cpf(bearer.cpf),
+            plate=format_plate(plates[permit.vehicle_id]) if permit.vehicle_id in plates else "—",
+            valid_until=valid_until,
+            photo_jpeg=photos.get(bearer.id),
+            token=token,
+            issue_no=issue_no,
+            is_deputy=link is not None,
+            holder_of_deputy=holder.full_name if link else None,
+        )
+        planned.append(_Planned(request, permit.id, link.id if link else None, current, data))
+    if refusals:
+        raise RuleViolationError(refusals, "Crachá não impresso:")
+    if missing_reason:
+        raise InvalidInputError(
+            "Informe o motivo da reimpressão (perda, roubo, dano, renovação…): já existe crachá de "
+            + ", ".join(missing_reason[:10]) + ("…" if len(missing_reason) > 10 else "") + ".",
+            {"reason": "Obrigatório para reimpressão."},
+        )
+    return planned
+
+
+def _requests(items: Sequence[int | BadgeRequest]) -> list[BadgeRequest]:
+    requests = [item if isinstance(item, BadgeRequest) else BadgeRequest(int(item)) for item in items]
+    if not requests:
+        raise InvalidInputError("Escolha ao menos um crachá para imprimir.")
+    if len(requests) > MAX_BATCH:
+        raise InvalidInputError(f"No máximo {MAX_BATCH} crachás por impressão.")
+    if len(set(requests)) != len(requests):
+        raise InvalidInputError("O mesmo crachá aparece duas vezes na impressão.")
+    return requests
+
+
+def _render(planned: list[_Planned], layout: Layout, offset_mm: tuple[float, float]) -> bytes:
+    if layout not in ("card", "a4"):
+        raise InvalidInputError(f"Leiaute de impressão desconhecido: {layout!r}.")
+    try:
+        return render_badges([p.data for p in planned], layout=layout, offset_mm=offset_mm)
+    except ValueError as exc:
+        raise InvalidInputError(f"Não foi possível montar o crachá: {exc}.") from exc
+
+
+@requires(*PRINTERS)
+def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layout: Layout = "card",
+                   offset_mm: tuple[float, float] = (0.0, 0.0), on: date | None = None) -> bytes:
+    """The badges as they will print, with an unsigned QR: nothing is logged or numbered."""
+    requests = _requests(items)
+    with ctx.read() as s:
+        planned = _plan(s, requests, b"", on or date.today(), reason=None, preview=True)
+    return _render(planned, layout, offset_mm)
+
+
+@requires(*PRINTERS)
+def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason: str | None = None,
+                 layout: Layout = "card", offset_mm: tuple[float, float] = (0.0, 0.0),
+                 on: date | None = None) -> PrintedBadges:
+    """Sign, number and log the badges, and return their PDF (one page per face, or A4 sheets).
+
+    A first print is logged as "Primeira via"; a reprint needs ``reason`` and raises the issue
+    number, so the previous copy stops verifying. Nothing is written when anything is refused.
+    """
+    requests = _requests(items)
+    reason = " ".join((reason or "").split()) or None
+    if reason and len(reason) > MAX_REASON:
+        raise InvalidInputError(f"O motivo é longo demais (até {MAX_REASON} caracteres).", {"reason": "Longo demais."})
+    private_pem, _public = signing_keys(ctx)
+    on = on or date.today()
+    with ctx.read() as s:
+        planned = _plan(s, requests, private_pem, on, reason=reason, preview=False)
+    pdf = _render(planned, layout, offset_mm)
+    now = datetime.now(UTC)
+    stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "
+             "Confira o histórico de impressões e tente de novo.")
+    with ctx.write() as s:
+        for chunk in _chunks(sorted({p.permit_id for p in planned})):
+            list(s.scalars(select(Permit).where(Permit.id.in_(chunk))))  # one query fills the identity map
+        rows = []
+        for p in planned:
+            holder: Permit | DeputyLink | None = s.get(DeputyLink, p.link_id) if p.link_id else s.get(Permit, p.permit_id)
+            if holder is None or holder.badge_issue_no != p.old_issue:
+                raise ConflictError(stale)
+            holder.badge_issue_no = p.data.issue_no
+            rows.append({"permit_id": p.permit_id, "deputy_link_id": p.link_id, "issue_no": p.data.issue_no,
+                         "printed_at": now, "printed_by": ctx.user.login,
+                         "reason": FIRST_PRINT_REASON if p.old_issue == 0 else (reason or ""), "layout": layout})
+        s.flush()
+        s.execute(insert(BadgePrint), rows)
+    return PrintedBadges(pdf, [PrintedBadge(p.permit_id, p.data.permit_number, p.data.issue_no,
+                                            "preposto" if p.link_id else "titular", p.data.holder_name)
+                               for p in planned], layout)
+
+
+@requires(*READERS)
+def print_log(ctx: AppContext, permit_id: int) -> list[BadgePrintRow]:
+    """Every print and reprint of a permit's badges, newest first."""
+    with ctx.read() as s:
+        rows = s.scalars(select(BadgePrint).where(BadgePrint.permit_id == permit_id)
+                         .order_by(BadgePrint.printed_at.desc(), BadgePrint.id.desc())).all()
+    return [BadgePrintRow(r.printed_at, r.printed_by, r.issue_no, "preposto" if r.deputy_link_id else "titular",
+                          r.reason, r.layout) for r in rows]
+
+
+# --- verification ----------------------------------------------------------------------------
+
+
+class BadgeStatus(StrEnum):
+    VALID = "valid"
+    EXPIRED = "expired"
+    SUSPENDED = "suspended"
+    REVOKED = "revoked"
+    CANCELLED = "cancelled"
+    SUPERSEDED = "superseded"
+    FORGED = "forged"
+
+    @property
+    def label(self) -> str:
+        return {
+            "valid": "CRACHÁ VÁLIDO",
+            "expired": "CRACHÁ VENCIDO",
+            "suspended": "PERMISSÃO SUSPENSA",
+            "revoked": "PERMISSÃO CASSADA",
+            "cancelled": "PERMISSÃO CANCELADA",
+            "superseded": "VIA SUBSTITUÍDA",
+            "forged": "CRACHÁ FALSIFICADO",
+        }[self.value]
+
+    @property
+    def colour(self) -> str:
+        """Background of the verdict on screen."""
+        return {
+            "valid": "#2e7d32",
+            "expired": "#ef6c00",
+            "suspended": "#ef6c00",
+            "superseded": "#c62828",
+            "revoked": "#c62828",
+            "cancelled": "#c62828",
+            "forged": "#b71c1c",
+        }[self.value]
+
+
+@dataclass(frozen=True)
+class BadgeVerification:
+    status: BadgeStatus
+    message: str
+    online: bool  # checked against the register (False: public key only)
+    permit_number: str | None = None
+    service: ServiceType | None = None
+    holder_kind: str | None = None
+    holder_name: str | None = None
+    photo_jpeg: bytes | None = None
+    valid_until: date | None = None
+    issue_no: int | None = None
+    current_issue_no: int | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.status is BadgeStatus.VALID
+
+
+def _forged(online: bool, detail: str = "") -> BadgeVerification:
+    message = ForgedTokenError.MESSAGE + (f" {detail}" if detail else "")
+    return BadgeVerification(BadgeStatus.FORGED, message, online)
+
+
+def verify_offline(text: str, public_pem: bytes, *, today: date | None = None) -> BadgeVerification:
+    """Signature and printed validity only, with the public key: no register needed (street checks)."""
+    today = today or date.today()
+    try:
+        claim = verify_token(text, public_pem)
+    except ForgedTokenError:
+        return _forged(False)
+    who = "titular" if claim.holder_kind == "titular" else "preposto"
+    note = (" Verificação sem o cadastro: suspensão, cassação e substituição da via não foram conferidas.")
+    if claim.valid_until < today:
+        return BadgeVerification(
+            BadgeStatus.EXPIRED, f"Crachá de {claim.permit_number} ({who}) vencido em "
+            f"{format_date(claim.valid_until)} (Art. 4º, § 1º).{note}", False, claim.permit_number,
+            holder_kind=claim.holder_kind, valid_until=claim.valid_until, issue_no=claim.issue_no)
+    return BadgeVerification(
+        BadgeStatus.VALID, f"Assinatura autêntica: crachá de {claim.permit_number} ({who}), "
+        f"{claim.issue_no}ª via, válido até {format_date(claim.valid_until)}.{note}", False,
+        claim.permit_number, holder_kind=claim.holder_kind, valid_until=claim.valid_until,
+        issue_no=claim.issue_no)
+
+
+@requires(*READERS)
+def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> BadgeVerification:
+    """Signature, then the register: forged, revoked, cancelled, suspended, expired, superseded or valid."""
+    today = today or date.today()
+    _private, public = signing_keys(ctx)
+    try:
+        claim = verify_token(text, public)
+    except ForgedTokenError:
+        return _forged(True)
+    with ctx.read() as s:
+        permit = s.scalar(select(Permit).where(Permit.number == claim.permit_number))
+        if permit is None:
+            return _forged(True, "A permissão do código não consta do cadastro.")
+        holder = s.get(Person, permit.person_id)
+        assert holder is not None
+        link: DeputyLink | None = None
+        if claim.holder_kind == "titular":
+            bearer = holder
+            if cpf_digest(holder.cpf) != claim.cpf_digest:
+                return _forged(True, "O código não corresponde ao titular cadastrado.")
+            current = permit.badge_issue_no
+        else:
+            bearer = None
+            for candidate, person in s.execute(
+                select(DeputyLink, Person).join(Person, Person.id == DeputyLink.deputy_person_id)
+                .where(DeputyLink.permit_id == permit.id).order_by(DeputyLink.id.desc())
+            ).all():
+                if cpf_digest(person.cpf) == claim.cpf_digest:
+                    link, bearer = candidate, person
+                    break
+            if link is None or bearer is None:
+                return _forged(True, "O código não corresponde a nenhum preposto cadastrado.")
+            current = link.badge_issue_no
+        if claim.issue_no > current:
+            return _forged(True, "Esta via nunca foi impressa pelo sistema.")
+        photos = _newest_photos(s, {bearer.id})
+    result = _register_status(permit, link, claim, current, today)
+    status, message = result
+    shown = status is not BadgeStatus.FORGED
+    return BadgeVerification(
+        status, message, True, permit.number, permit.service_type, claim.holder_kind,
+        bearer.full_name if shown else None, photos.get(bearer.id) if status is BadgeStatus.VALID else None,
+        claim.valid_until, claim.issue_no, current,
+    )
+
+
+def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim, current: int,
+                     today: date) -> tuple[BadgeStatus, str]:
+    instrument = permit.service_type.instrument
+    ended = format_date(permit.ended_on) if permit.ended_on else "data não registrada"
+    if permit.state is PermitState.REVOKED:
+        return BadgeStatus.REVOKED, (f"A {instrument} {permit.number} foi cassada em {ended} "
+                                     "(Art. 34, IV; Art. 35). Recolha o crachá.")
+    if permit.state is PermitState.CANCELLED:
+        return BadgeStatus.CANCELLED, (f"A {instrument} {permit.number} foi cancelada a pedido em {ended} "
+                                       "(Art. 6º, § 7º). Recolha o crachá.")
+    if permit.state is PermitState.SUSPENDED:
+        until = f" até {format_date(permit.suspended_until)}" if permit.suspended_until else ""
+        return BadgeStatus.SUSPENDED, (f"A {instrument} {permit.number} está suspensa{until} (Art. 34, III): "
+                                       "o serviço não pode ser prestado.")
+    if permit.state is PermitState.EXPIRED:
+        return BadgeStatus.EXPIRED, (f"O prazo da {instrument} {permit.number} terminou em "
+                                     f"{format_date(permit.term_end)} (Art. 6º).")
+    if permit.state is not PermitState.ACTIVE:
+        return BadgeStatus.REVOKED, f"A {instrument} {permit.number} não está em vigor ({permit.state.label})."
+    if link is not None and link.end_on is not None:
+        return BadgeStatus.REVOKED, (f"O preposto foi desvinculado de {permit.number} em {format_date(link.end_on)} "
+                                     "(Art. 14): o crachá não vale mais.")
+    if claim.issue_no < current:
+        return BadgeStatus.SUPERSEDED, (f"Este crachá é a {claim.issue_no}ª via; a via em uso é a {current}ª. "
+                                        "Uma via anterior (perdida, roubada ou substituída) não vale mais.")
+    if claim.valid_until < today:
+        return BadgeStatus.EXPIRED, (f"Crachá vencido em {format_date(claim.valid_until)}: o registro deve ser "
+                                     "renovado anualmente (Art. 4º, § 1º).")
+    who = "titular" if link is None else "preposto"
+    return BadgeStatus.VALID, (f"{instrument.capitalize()} {permit.number} em vigor ({who}), "
+                               f"{claim.issue_no}ª via, válido até {format_date(claim.valid_until)}.")

@@ -1,0 +1,290 @@
+"""Badges end to end on SQLite and PostgreSQL: from application to a printed, logged badge whose QR,
+decoded from the page at print resolution, verifies against the register; and every way a badge fails."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from dataclasses import replace
+from datetime import date, timedelta
+
+import pytest
+import zxingcpp
+from permit_factory import make_dossier  # type: ignore[import-not-found]
+from PIL import Image
+from pypdf import PdfReader
+from sqlalchemy import select
+
+from motodesk.models import AuditEvent, BadgePrint, DeputyLink, Permit, Setting
+from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim
+from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.periods import add_years
+from motodesk.services import badges, permits
+from motodesk.services.badges import BadgeRequest, BadgeStatus
+from motodesk.services.context import AppContext
+from motodesk.services.errors import ConflictError, InvalidInputError, RuleViolationError
+
+TODAY = date.today()
+MM_PER_PT = 25.4 / 72
+
+
+def _issued(ctx: AppContext, supervisor: AppContext, service: ServiceType = ServiceType.MOTOBOY, **kw):  # noqa: ANN003, ANN202
+    dossier = make_dossier(ctx, service, **kw)
+    permits.approve(supervisor, dossier.application_id, "1.234/2026", TODAY)
+    return dossier, permits.issue(supervisor, dossier.application_id)
+
+
+def _pages_mm(pdf: bytes) -> list[tuple[float, float]]:
+    reader = PdfReader(io.BytesIO(pdf))
+    return [(float(p.mediabox.width) * MM_PER_PT, float(p.mediabox.height) * MM_PER_PT) for p in reader.pages]
+
+
+def _text(pdf: bytes, page: int) -> str:
+    tool = shutil.which("pdftotext")
+    if tool is None:
+        return PdfReader(io.BytesIO(pdf)).pages[page - 1].extract_text()
+    out = subprocess.run([tool, "-f", str(page), "-l", str(page), "-enc", "UTF-8", "-", "-"], input=pdf,
+                         capture_output=True, check=True)
+    return " ".join(out.stdout.decode("utf-8").split())
+
+
+def _render(pdf: bytes, page: int, dpi: int = 300) -> Image.Image:
+    tool = shutil.which("pdftoppm")
+    if tool is None:
+        pytest.skip("pdftoppm (poppler-utils) is not installed")
+    out = subprocess.run([tool, "-f", str(page), "-l", str(page), "-r", str(dpi), "-png", "-"], input=pdf,
+                         capture_output=True, check=True)
+    return Image.open(io.BytesIO(out.stdout)).convert("RGB")
+
+
+def _qr(pdf: bytes, page: int, dpi: int = 300) -> list[str]:
+    image = _render(pdf, page, dpi)
+    return [b.text for b in zxingcpp.read_barcodes(image) if b.format == zxingcpp.BarcodeFormat.QRCode]
+
+
+def test_full_path_from_application_to_a_verified_badge(ctx: AppContext, clerk: AppContext,
+                                                        supervisor: AppContext, inspector: AppContext) -> None:
+    dossier, issued = _issued(ctx, supervisor, ServiceType.MOTOTAXI, name="João Conceição Araújo")
+    printed = badges.print_badges(clerk, [issued.id])
+    assert [(b.permit_number, b.issue_no, b.holder_kind) for b in printed.badges] == [(issued.number, 1, "titular")]
+
+    # The PDF read back: CR80 pages, the texts, the very photo of the dossier.
+    pages = _pages_mm(printed.pdf)
+    assert len(pages) == 2
+    for width, height in pages:
+        assert width == pytest.approx(85.60, abs=0.05) and height == pytest.approx(53.98, abs=0.05)
+    front = _text(printed.pdf, 1)
+    for expected in ("MOTOTÁXI", "João Conceição Araújo", issued.number, "PERMISSÃO Nº",
+                     f"Válido até {add_years(TODAY, 1):%d/%m/%Y}", f"***.{dossier.cpf[3:6]}.{dossier.cpf[6:9]}-**"):
+        assert expected in front, expected
+    page = PdfReader(io.BytesIO(printed.pdf)).pages[0]
+    assert [img.image.size for img in page.images] == [(354, 472)]
+    (xobject,) = page["/Resources"]["/XObject"].values()
+    assert xobject.get_object().get_data() == dossier.photo  # the stored JPEG, embedded as it is
+    assert "1ª via" in _text(printed.pdf, 2)
+
+    # The QR, rendered at print resolution and decoded, is the signed token; it verifies as valid.
+    tokens = _qr(printed.pdf, 2, dpi=300)
+    assert len(tokens) == 1 and tokens[0].startswith("MD1.")
+    result = badges.verify_badge(inspector, tokens[0])
+    assert result.status is BadgeStatus.VALID and result.online
+    assert result.holder_name == "João Conceição Araújo" and result.photo_jpeg == dossier.photo
+    assert (result.permit_number, result.issue_no, result.current_issue_no) == (issued.number, 1, 1)
+    assert result.valid_until == add_years(TODAY, 1)
+
+    # The print is logged, with who and why.
+    log = badges.print_log(clerk, issued.id)
+    assert [(r.issue_no, r.reason, r.printed_by, r.layout) for r in log] == [(1, "Primeira via", "clerk", "card")]
+
+    # The documents of the permit, read back.
+    certificate = permits.registration_certificate_pdf(clerk, issued.id)
+    (width, height), = _pages_mm(certificate)
+    assert (round(width), round(height)) == (210, 297)
+    text = _text(certificate, 1)
+    assert "Certificado de Registro Cadastral" in text and issued.number in text and "João Conceição Araújo" in text
+    assert f"até {add_years(TODAY, 1):%d/%m/%Y}" in text and "Decreto nº 1.234/2026" in text
+    authorization = permits.transit_authorization_pdf(clerk, issued.id)
+    text = _text(authorization, 1)
+    assert "Autorização de Trânsito" in text and issued.number in text
+    assert dossier.cpf not in text.replace(".", "").replace("-", "")  # masked in a document carried in public
+
+
+def test_a_reprint_needs_a_reason_and_supersedes_the_lost_copy(ctx: AppContext, clerk: AppContext,
+                                                               supervisor: AppContext) -> None:
+    _dossier, issued = _issued(ctx, supervisor)
+    first = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
+    with pytest.raises(InvalidInputError, match="motivo da reimpressão"):
+        badges.print_badges(clerk, [issued.id])
+    second = badges.print_badges(clerk, [issued.id], reason="Perda informada pelo titular (BO 123/2026)",
+                                 layout="a4")
+    assert second.badges[0].issue_no == 2
+    assert [(round(w), round(h)) for w, h in _pages_mm(second.pdf)] == [(210, 297), (210, 297)]
+    lost = badges.verify_badge(clerk, first)
+    assert lost.status is BadgeStatus.SUPERSEDED and "1ª via" in lost.message and "2ª" in lost.message
+    assert lost.photo_jpeg is None
+    new = _qr(second.pdf, 2)[0]
+    assert badges.verify_badge(clerk, new).status is BadgeStatus.VALID
+    reasons = [r.reason for r in badges.print_log(clerk, issued.id)]
+    assert reasons == ["Perda informada pelo titular (BO 123/2026)", "Primeira via"]
+
+
+def test_a_suspended_permit_verifies_as_suspended_and_prints_nothing(ctx: AppContext, clerk: AppContext,
+                                                                     supervisor: AppContext) -> None:
+    _dossier, issued = _issued(ctx, supervisor)
+    token = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
+    permits.suspend(supervisor, issued.id, "Infração gravíssima", TODAY + timedelta(days=20))
+    result = badges.verify_badge(clerk, token)
+    assert result.status is BadgeStatus.SUSPENDED
+    assert f"até {TODAY + timedelta(days=20):%d/%m/%Y}" in result.message and "Art. 34, III" in result.message
+    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: .* está suspensa"):
+        badges.print_badges(clerk, [issued.id], reason="Dano")
+    with ctx.read() as s:
+        assert len(s.scalars(select(BadgePrint)).all()) == 1
+    permits.revoke(supervisor, issued.id, "Cassação por reincidência")
+    assert badges.verify_badge(clerk, token).status is BadgeStatus.REVOKED
+
+
+def test_cancelled_and_expired(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    _d1, cancelled = _issued(ctx, supervisor)
+    _d2, expired = _issued(ctx, supervisor, name="Maria Lúcia Andrade")
+    printed = badges.print_badges(clerk, [cancelled.id, expired.id])
+    assert len(_pages_mm(printed.pdf)) == 4
+    token_cancelled, token_expired = _qr(printed.pdf, 2)[0], _qr(printed.pdf, 4)[0]
+    # The badge's printed validity passes before anything else happens:
+    later = badges.verify_badge(clerk, token_expired, today=add_years(TODAY, 1) + timedelta(days=1))
+    assert later.status is BadgeStatus.EXPIRED and "Art. 4º, § 1º" in later.message
+    permits.cancel(clerk, cancelled.id, "Aposentadoria", express_request=True)
+    assert badges.verify_badge(clerk, token_cancelled).status is BadgeStatus.CANCELLED
+    permits.expire(clerk, expired.id, on=expired.term_end + timedelta(days=1))
+    assert badges.verify_badge(clerk, token_expired).status is BadgeStatus.EXPIRED
+
+
+def test_tampered_junk_and_foreign_tokens_are_forged_never_a_crash(ctx: AppContext, clerk: AppContext,
+                                                                    supervisor: AppContext) -> None:
+    dossier, issued = _issued(ctx, supervisor)
+    token = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
+    prefix, payload, signature = token.split(".")
+    flipped = payload[:10] + ("A" if payload[10] != "A" else "B") + payload[11:]
+    private_pem, _ = badges.signing_keys(ctx)
+    claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), add_years(TODAY, 1), 1, "titular")
+    other_key = sign_claim(claim, generate_keypair()[0])
+    unknown_permit = sign_claim(replace(claim, permit_number="MB-9999/2020"), private_pem)
+    someone_else = sign_claim(replace(claim, cpf_digest=cpf_digest("52998224725")), private_pem)
+    never_printed = sign_claim(replace(claim, issue_no=7), private_pem)
+    cases = [
+        f"{prefix}.{flipped}.{signature}",  # one character of the payload changed
+        f"{prefix}.{payload}.{signature[:-1]}{'A' if signature[-1] != 'A' else 'B'}",
+        "X" * 10_240,  # 10 KB
+        bytes(range(256)).decode("latin-1") * 4,  # binary junk
+        "\x00\x01\x02MD1.",
+        "",
+        other_key,  # a valid signature by another key
+        unknown_permit,  # our signature over a permit the register does not know
+        someone_else,  # our signature, the permit's number, another person's CPF
+        never_printed,  # an issue number never printed
+        token.lower()[:-3] + token[-3:],  # mixed case
+    ]
+    for text in cases:
+        result = badges.verify_badge(clerk, text)
+        assert result.status is BadgeStatus.FORGED, text[:40]
+        assert result.message.startswith("Crachá falsificado ou ilegível.")
+        assert result.holder_name is None and result.photo_jpeg is None
+    assert badges.verify_badge(clerk, token.lower()).status is BadgeStatus.VALID  # Caps Lock scanner
+    assert badges.verify_badge(clerk, f"  {token}\r\n").status is BadgeStatus.VALID  # the scanner's Enter
+
+
+def test_offline_verification_needs_only_the_public_key(ctx: AppContext, clerk: AppContext,
+                                                        supervisor: AppContext, tmp_path) -> None:  # noqa: ANN001
+    _dossier, issued = _issued(ctx, supervisor)
+    token = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
+    key_file = badges.export_public_key(supervisor, tmp_path / "motodesk-crachas.pem")
+    public = key_file.read_bytes()
+    assert public.startswith(b"-----BEGIN PUBLIC KEY-----") and b"PRIVATE" not in public
+    ok = badges.verify_offline(token, public)
+    assert ok.status is BadgeStatus.VALID and not ok.online and issued.number in ok.message
+    assert "sem o cadastro" in ok.message
+    assert badges.verify_offline(token, public, today=add_years(TODAY, 2)).status is BadgeStatus.EXPIRED
+    assert badges.verify_offline(token[:-2] + "AA", public).status is BadgeStatus.FORGED
+    assert badges.verify_offline(token, generate_keypair()[1]).status is BadgeStatus.FORGED
+
+
+def test_the_key_pair_is_made_once_and_stays_out_of_the_audit_trail(ctx: AppContext, clerk: AppContext) -> None:
+    first = badges.signing_keys(ctx)
+    assert badges.signing_keys(clerk) == first
+    assert first[0].startswith(b"-----BEGIN PRIVATE KEY-----")
+    with ctx.read() as s:
+        assert s.get(Setting, badges.SIGNING_KEY_SETTING) is not None
+        trail = " ".join(s.scalars(select(AuditEvent.changes)).all())
+    assert "PRIVATE KEY" not in trail and "badge_signing_key" not in trail
+
+
+def test_preview_is_unsigned_and_logs_nothing(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    _dossier, issued = _issued(ctx, supervisor)
+    pdf = badges.preview_badges(clerk, [issued.id], offset_mm=(1.5, -0.5))
+    texts = _qr(pdf, 2)
+    assert texts == [badges.PREVIEW_TOKEN]
+    assert badges.verify_badge(clerk, texts[0]).status is BadgeStatus.FORGED
+    assert badges.print_log(clerk, issued.id) == []
+    assert permits.get_row(clerk, "permit", issued.id).badge_issue_no == 0
+
+
+def test_deputy_badge_is_marked_and_verifies_as_the_deputy(ctx: AppContext, clerk: AppContext,
+                                                           supervisor: AppContext) -> None:
+    _holder, issued = _issued(ctx, supervisor, name="Titular Tomás Ribeiro")
+    deputy = make_dossier(ctx, name="Preposto Paulo Nunes")
+    with pytest.raises(RuleViolationError, match="não tem preposto"):
+        badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)])
+    with ctx.write() as s:
+        s.add(DeputyLink(permit_id=issued.id, deputy_person_id=deputy.person_id, start_on=TODAY))
+    printed = badges.print_badges(clerk, [BadgeRequest(issued.id), BadgeRequest(issued.id, deputy=True)])
+    assert [b.holder_kind for b in printed.badges] == ["titular", "preposto"]
+    front = _text(printed.pdf, 3)
+    assert "PREPOSTO" in front and "Preposto Paulo Nunes" in front and "Titular Tomás Ribeiro" in front
+    result = badges.verify_badge(clerk, _qr(printed.pdf, 4)[0])
+    assert result.status is BadgeStatus.VALID and result.holder_kind == "preposto"
+    assert result.holder_name == "Preposto Paulo Nunes" and result.photo_jpeg == deputy.photo
+    with ctx.write() as s:
+        s.scalar(select(DeputyLink)).end_on = TODAY
+    ended = badges.verify_badge(clerk, _qr(printed.pdf, 4)[0])
+    assert ended.status is BadgeStatus.REVOKED and "Art. 14" in ended.message
+
+
+def test_two_workstations_reprinting_at_once_do_not_share_an_issue_number(ctx: AppContext, clerk: AppContext,
+                                                                          supervisor: AppContext,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    _dossier, issued = _issued(ctx, supervisor)
+    badges.print_badges(clerk, [issued.id])
+    real = badges._render
+
+    def render_while_another_prints(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        monkeypatch.setattr(badges, "_render", real)
+        badges.print_badges(supervisor, [issued.id], reason="Dano")  # the other workstation is faster
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(badges, "_render", render_while_another_prints)
+    with pytest.raises(ConflictError, match="Outra estação imprimiu"):
+        badges.print_badges(clerk, [issued.id], reason="Perda")
+    assert [r.issue_no for r in badges.print_log(clerk, issued.id)] == [2, 1]
+    with ctx.read() as s:
+        assert s.get(Permit, issued.id).badge_issue_no == 2
+
+
+def test_badge_needs_a_current_registration(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
+    _dossier, issued = _issued(ctx, supervisor)
+    with ctx.write() as s:
+        s.get(Permit, issued.id).certificate_valid_until = TODAY - timedelta(days=1)
+    with pytest.raises(RuleViolationError, match=r"Art\. 4º, § 1º: o certificado de registro .* venceu"):
+        badges.print_badges(clerk, [issued.id])
+    old = make_dossier(ctx, name="Antigo Titular Expirado")
+    with ctx.write() as s:
+        permit = Permit(number="MB-0999/2020", service_type=ServiceType.MOTOBOY, year=2020, seq=999,
+                        person_id=old.person_id, state=PermitState.EXPIRED, issued_on=date(2020, 1, 2),
+                        term_end=date(2025, 1, 2), certificate_valid_until=date(2021, 1, 2))
+        s.add(permit)
+        s.flush()
+        expired_id = permit.id
+    with pytest.raises(RuleViolationError, match="só se imprime crachá de permissão em vigor"):
+        badges.print_badges(clerk, [expired_id])
+    with pytest.raises(InvalidInputError, match="duas vezes"):
+        badges.print_badges(clerk, [issued.id, issued.id])
