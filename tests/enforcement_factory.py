@@ -1,0 +1,88 @@
+"""Holders, deputies and permits in force for the enforcement tests (importable as `enforcement_factory`)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import string
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+
+from sqlalchemy import update
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+from motodesk.models import DeputyLink, Permit, Person, QuotaCounter, Vehicle
+from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.lifecycle import permit_term_end, registration_certificate_valid_until
+from motodesk.services.context import AppContext
+from motodesk.services.text import fold
+
+_letters = "".join(random.sample(string.ascii_uppercase, 2))
+_plates = itertools.count(1000)
+_seqs = itertools.count(1)
+
+
+def next_plate() -> str:
+    """A fresh old-format plate (``ABC1234``) never used in this test run."""
+    return f"Q{_letters}{next(_plates)}"
+
+
+@dataclass(frozen=True)
+class Holder:
+    person_id: int
+    name: str
+    cpf: str
+    permit_id: int
+    permit_number: str
+    vehicle_id: int
+    plate: str
+    service: ServiceType
+
+
+def add_person(ctx: AppContext, name: str, cpf: str | None = None) -> tuple[int, str]:
+    cpf = cpf or valid_cpf()
+    with ctx.write() as s:
+        person = Person(full_name=name, name_search=fold(name), cpf=cpf, address="Rua Goiás, 120",
+                        district="Centro", city="Patrocínio", uf="MG")
+        s.add(person)
+        s.flush()
+        return person.id, cpf
+
+
+def add_holder(ctx: AppContext, name: str = "José Carlos Pereira", *,
+               service: ServiceType = ServiceType.MOTOTAXI, issued_on: date | None = None,
+               state: PermitState = PermitState.ACTIVE) -> Holder:
+    """A person with a vehicle and a permit in force, its badge printed once (issue 1)."""
+    issued_on = issued_on or date.today() - timedelta(days=200)
+    person_id, cpf = add_person(ctx, name)
+    plate = next_plate()
+    seq = next(_seqs)
+    with ctx.write() as s:
+        vehicle = Vehicle(plate=plate, make="Honda", model="CG 160 Titan", year_manufacture=date.today().year - 1,
+                          year_model=date.today().year, engine_cc=160, colour="Amarela", category="aluguel",
+                          renavam="00123456789", service_type=service, holder_id=person_id, active=True)
+        s.add(vehicle)
+        s.flush()
+        permit = Permit(number=f"{service.code}-{seq:04d}/{issued_on.year}", service_type=service,
+                        year=issued_on.year, seq=seq, person_id=person_id, vehicle_id=vehicle.id, state=state,
+                        issued_on=issued_on, term_end=permit_term_end(issued_on, False),
+                        certificate_valid_until=registration_certificate_valid_until(issued_on),
+                        badge_issue_no=1)
+        s.add(permit)
+        if service is ServiceType.MOTOTAXI and state.in_force:
+            s.execute(update(QuotaCounter).where(QuotaCounter.service_type == ServiceType.MOTOTAXI)
+                      .values(in_force=QuotaCounter.in_force + 1))
+        s.flush()
+        return Holder(person_id, name, cpf, permit.id, permit.number, vehicle.id, plate, service)
+
+
+def add_deputy(ctx: AppContext, holder: Holder, name: str = "Marcos Antônio Ribeiro") -> tuple[int, str]:
+    person_id, cpf = add_person(ctx, name)
+    with ctx.write() as s:
+        s.add(DeputyLink(permit_id=holder.permit_id, deputy_person_id=person_id,
+                         start_on=date.today() - timedelta(days=30)))
+    return person_id, cpf
+
+
+def an_hour_ago() -> datetime:
+    return datetime.now(UTC) - timedelta(hours=1)
