@@ -1,0 +1,199 @@
+"""The vehicle register driven like a clerk: field messages, live verdicts, duplicates and replacement."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+from motodesk.rules.common import ServiceType, Status
+from motodesk.services import people, vehicles
+from motodesk.services.context import AppContext
+from motodesk.services.people import PersonInput
+from motodesk.services.vehicles import VehicleInput
+from motodesk.ui.app import create_application
+from motodesk.ui.screens import vehicles as screen
+from motodesk.ui.screens.vehicles import VehiclesPage
+from motodesk.ui.vehicle_form import VehicleForm
+
+THIS_YEAR = vehicles.local_today().year
+
+
+@pytest.fixture
+def holder(clerk: AppContext) -> tuple[int, str]:
+    cpf = valid_cpf()
+    return people.save_person(clerk, PersonInput(full_name="Maria Aparecida Souza", cpf=cpf)).id, cpf
+
+
+def _form(qtbot, ctx: AppContext, **kwargs: int) -> VehicleForm:  # noqa: ANN001
+    create_application()
+    form = VehicleForm(ctx, **kwargs)
+    qtbot.addWidget(form)
+    form.show()
+    qtbot.waitExposed(form)
+    return form
+
+
+def _type(qtbot, edit: QLineEdit, text: str) -> None:  # noqa: ANN001
+    edit.clear()
+    if text.isascii():
+        qtbot.keyClicks(edit, text)
+    else:  # QTest types ASCII only; accented text arrives as from an input method
+        edit.insert(text)
+
+
+def _fill_valid(qtbot, form: VehicleForm, plate: str = "PTC4B83") -> None:  # noqa: ANN001
+    form.service.setCurrentIndex(form.service.findData(ServiceType.MOTOTAXI.value))
+    _type(qtbot, form.plate, plate)
+    _type(qtbot, form.make, "Honda")
+    _type(qtbot, form.model, "CG 160 Titan")
+    _type(qtbot, form.year_manufacture, str(THIS_YEAR - 1))
+    _type(qtbot, form.year_model, str(THIS_YEAR))
+    _type(qtbot, form.engine_cc, "162")
+    _type(qtbot, form.colour, "Amarela")
+    form.category.setCurrentIndex(form.category.findData("aluguel"))
+    _type(qtbot, form.crlv_year, str(THIS_YEAR))
+    _type(qtbot, form.crlv_municipality, "Patrocínio")
+    _type(qtbot, form.crlv_uf, "MG")
+    qtbot.mouseClick(form.copy_holder, Qt.MouseButton.LeftButton)
+
+
+def _verdict(form: VehicleForm, rule_id: str):  # noqa: ANN202
+    return next(v for v in form.verdicts.verdicts() if v.rule_id == rule_id)
+
+
+def test_bad_input_is_marked_on_its_field_in_portuguese(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                        holder: tuple[int, str]) -> None:
+    form = _form(qtbot, clerk, holder_id=holder[0])
+    assert form.holder_name.text() == "Maria Aparecida Souza" and form.holder_cpf.isReadOnly()
+    _fill_valid(qtbot, form)
+    assert all(form.field_error(k) is None for k in form.inputs)
+    cases = [
+        (form.plate, "AB-12345", "plate", "use o formato ABC-1234 ou o formato Mercosul ABC1D23"),
+        (form.year_manufacture, "1850", "year_manufacture", "Ano de fabricação impossível: 1850"),
+        (form.year_manufacture, str(THIS_YEAR + 3), "year_manufacture", "é posterior a"),
+        (form.year_model, "3000", "year_model", "Ano do modelo impossível"),
+        (form.engine_cc, "0", "engine_cc", "Cilindrada impossível: 0 cc"),
+        (form.engine_cc, "10000", "engine_cc", "Cilindrada impossível para uma motocicleta: 10.000 cc"),
+        (form.vin, "9C2KC1670JR5OOIQ1", "vin", "as letras I, O e Q não são usadas"),
+    ]
+    for edit, text, key, words in cases:
+        before = edit.text()
+        _type(qtbot, edit, text)
+        assert words in (form.field_error(key) or ""), key
+        assert words in edit.toolTip()
+        _type(qtbot, edit, before)
+        assert form.field_error(key) is None
+    _type(qtbot, form.engine_cc, "10000")
+    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    assert form.saved_id is None and "Corrija os campos marcados" in form.message.text()
+    assert vehicles.list_vehicles(clerk) == []
+
+
+def test_verdicts_follow_the_typing_and_the_vehicle_is_saved(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                             holder: tuple[int, str]) -> None:
+    form = _form(qtbot, clerk, holder_id=holder[0])
+    _fill_valid(qtbot, form)
+    assert _verdict(form, "art3_i_engine").ok and _verdict(form, "art3_ii_useful_life").ok
+    _type(qtbot, form.engine_cc, "300")
+    engine = _verdict(form, "art3_i_engine")
+    assert engine.status is Status.NOT_MET and engine.article == "Art. 3º, I" and "300 cc" in engine.message
+    _type(qtbot, form.year_manufacture, str(THIS_YEAR - 6))
+    _type(qtbot, form.year_model, str(THIS_YEAR - 6))
+    life = _verdict(form, "art3_ii_useful_life")
+    assert life.status is Status.NOT_MET and life.article == "Art. 3º, II"
+    shown = [form.verdicts.item(i).text() for i in range(form.verdicts.count())]
+    assert any("Art. 3º, I:" in line and "300 cc" in line for line in shown)
+    assert any("Art. 3º, II:" in line and "vida útil" in line for line in shown)
+    _type(qtbot, form.engine_cc, "162")
+    _type(qtbot, form.year_manufacture, str(THIS_YEAR - 1))
+    _type(qtbot, form.year_model, str(THIS_YEAR - 1))
+    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    assert form.saved_id is not None, form.message.text()
+    saved = vehicles.get_vehicle(clerk, form.saved_id)
+    assert saved.data.plate == "PTC4B83" and saved.data.owner_cpf == holder[1]
+
+
+def test_a_duplicate_active_plate_is_refused_on_the_plate_field(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                                holder: tuple[int, str]) -> None:
+    other = valid_cpf()
+    other_id = people.save_person(clerk, PersonInput(full_name="Pedro Henrique Alves", cpf=other)).id
+    vehicles.save_vehicle(clerk, VehicleInput(plate="ABC-1234", holder_id=other_id,
+                                              service_type=ServiceType.MOTOBOY))
+    form = _form(qtbot, clerk)
+    _type(qtbot, form.holder_cpf, holder[1])
+    qtbot.keyClick(form.holder_cpf, Qt.Key.Key_Tab)
+    form.holder_cpf.editingFinished.emit()
+    assert form.holder_name.text() == "Maria Aparecida Souza"
+    _fill_valid(qtbot, form, plate="ABC1C34")  # the Mercosul form of ABC-1234
+    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    assert form.saved_id is None
+    assert "Já existe um veículo ativo com a placa ABC-1234 de Pedro Henrique Alves" in form.field_error("plate")
+
+
+def test_required_fields_are_marked_only_after_a_save_attempt(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    form = _form(qtbot, clerk)
+    assert form.field_error("holder_id") is None and form.field_error("service_type") is None
+    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    assert "Informe o titular" in form.field_error("holder_id")
+    assert "Informe o serviço" in form.field_error("service_type")
+    assert form.field_error("plate") == "Informe a placa."
+
+
+def test_page_lists_authorises_and_replaces(qtbot, qtmodeltester, monkeypatch, clerk: AppContext,  # noqa: ANN001
+                                           supervisor: AppContext, inspector: AppContext,
+                                           holder: tuple[int, str]) -> None:
+    create_application()
+    hid, cpf = holder
+    old = vehicles.save_vehicle(clerk, VehicleInput(
+        plate="ABC1234", holder_id=hid, service_type=ServiceType.MOTOTAXI, make="Honda", model="CG 160",
+        year_manufacture=THIS_YEAR - 2, year_model=THIS_YEAR - 2, engine_cc=300, colour="Amarela",
+        category="aluguel", crlv_year=THIS_YEAR, crlv_municipality="Patrocínio", crlv_uf="MG", owner_cpf=cpf))
+
+    boss = VehiclesPage(supervisor)
+    qtbot.addWidget(boss)
+    boss.show()
+    qtmodeltester.check(boss.model)
+    qtmodeltester.check(boss.history_model)
+    assert boss.model.rowCount() == 1
+    boss.table.selectRow(0)
+    assert any(v.article == "Art. 3º, I" and v.status is Status.NOT_MET for v in boss.verdicts.verdicts())
+    assert not boss.replace_button.isEnabled() and boss.authorise_button.isEnabled()
+    monkeypatch.setattr(screen.QInputDialog, "getMultiLineText",
+                        lambda *a, **k: ("Motor acima de 250 cc: troca por veículo conforme", True))
+    qtbot.mouseClick(boss.authorise_button, Qt.MouseButton.LeftButton)
+    assert boss.model.row_at(0).status_label == "Ativo – substituição autorizada"
+
+    page = VehiclesPage(clerk)
+    qtbot.addWidget(page)
+    page.show()
+    assert not page.authorise_button.isVisible()
+    qtbot.keyClicks(page.search, "abc1c34")
+    page.reload()
+    page.table.selectRow(0)
+    assert page.replace_button.isEnabled()
+    forms: list[VehicleForm] = []
+
+    class Replacing(VehicleForm):
+        def exec(self) -> int:
+            forms.append(self)
+            self.show()
+            _fill_valid(qtbot, self, plate="QWE2R34")
+            self.save()
+            return int(self.saved_id is not None)
+
+    monkeypatch.setattr(screen, "VehicleForm", Replacing)
+    qtbot.mouseClick(page.replace_button, Qt.MouseButton.LeftButton)
+    form = forms[-1]
+    assert "Substituição (permuta) do veículo ABC-1234" in form.banner.text() and "Art. 31, Grupo 3, II" in form.banner.text()
+    assert form.holder_cpf.isReadOnly() and form.current_service() is ServiceType.MOTOTAXI
+    assert form.saved_id is not None, form.message.text()
+    page.search.clear()
+    page.include_replaced.setChecked(True)
+    plates = {page.model.row_at(r).plate: page.model.row_at(r).status_label for r in range(page.model.rowCount())}
+    assert plates == {"QWE2R34": "Ativo", "ABC-1234": "Substituído"}
+
+    viewer = _form(qtbot, inspector, vehicle_id=old.id)
+    assert "Veículo substituído" in viewer.banner.text() and not viewer.save_button.isVisible()
+    assert viewer.plate.isReadOnly()
