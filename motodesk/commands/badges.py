@@ -1,0 +1,97 @@
+"""Badges from a terminal: verify-badge (with the register, or offline with the public key) and
+export-public-key.
+
+Exit codes of ``verify-badge``: 0 the badge is valid; 4 it is not (expired, suspended, revoked,
+cancelled, superseded or forged); 1 the check could not be made (database, key file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from motodesk.commands import open_context
+
+EXIT_OK = 0
+EXIT_NOT_VALID = 4
+
+
+def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser(
+        "verify-badge",
+        help="verifica o código QR de um crachá",
+        description="Verifica o texto lido do código QR de um crachá. Com o banco de dados, confere também "
+                    "a situação da permissão (suspensa, cassada, via substituída); com --public-key, "
+                    "funciona sem banco, só pela assinatura e pela validade impressa. "
+                    "Saída: 0 válido, 4 não válido, 1 erro.",
+    )
+    p.add_argument("text", metavar="TEXTO", help="o texto do código QR ('-' lê da entrada padrão)")
+    p.add_argument("--public-key", metavar="ARQUIVO", default=None,
+                   help="arquivo da chave pública (motodesk export-public-key): verifica sem banco de dados")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_verify_badge)
+    p = sub.add_parser("export-public-key", help="grava a chave pública que verifica os crachás")
+    p.add_argument("file", metavar="ARQUIVO", nargs="?", default=None,
+                   help="onde gravar (padrão: mostra na saída)")
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_export_public_key)
+
+
+def _read_text(value: str) -> str:
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read(64 * 1024)
+    return data.decode("utf-8", errors="replace")
+
+
+def cmd_verify_badge(args: argparse.Namespace) -> int:
+    from motodesk.services.badges import verify_badge, verify_offline
+    from motodesk.services.errors import MotodeskError
+
+    text = _read_text(args.text)
+    if args.public_key:
+        path = Path(args.public_key)
+        try:
+            public = path.read_bytes()
+        except OSError as exc:
+            raise MotodeskError(f"Não foi possível ler a chave pública {path}: {exc.strerror or exc}.") from None
+        try:
+            result = verify_offline(text, public)
+        except ValueError:
+            raise MotodeskError(f"O arquivo {path} não é uma chave pública de crachás (Ed25519, PEM).") from None
+    else:
+        result = verify_badge(open_context(args), text)
+    print(result.status.label)
+    print(result.message)
+    details = [
+        ("Permissão/autorização", result.permit_number),
+        ("Portador", result.holder_name),
+        ("Tipo", result.holder_kind),
+        ("Válido até", result.valid_until.strftime("%d/%m/%Y") if result.valid_until else None),
+        ("Via", f"{result.issue_no}ª" if result.issue_no else None),
+    ]
+    for label, value in details:
+        if value:
+            print(f"  {label}: {value}")
+    return EXIT_OK if result.valid else EXIT_NOT_VALID
+
+
+def cmd_export_public_key(args: argparse.Namespace) -> int:
+    from motodesk.services.badges import public_key_pem
+
+    pem = public_key_pem(open_context(args))
+    if args.file:
+        path = Path(args.file)
+        try:
+            path.write_bytes(pem)
+        except OSError as exc:
+            from motodesk.services.errors import MotodeskError
+
+            raise MotodeskError(f"Não foi possível gravar {path}: {exc.strerror or exc}.") from None
+        print(f"Chave pública dos crachás gravada em {path}.")
+    else:
+        sys.stdout.write(pem.decode("ascii"))
+    return EXIT_OK
