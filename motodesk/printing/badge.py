@@ -477,7 +477,13 @@ def _draw_back(c: Canvas, b: BadgeData) -> None:
     y -= 3.4 * mm
     _text_fitted(c, winansi(b.permit_number), x, y, width, BOLD, 8.5, 5.5)
     y -= 4.6 * mm
-    _text_fitted(c, copy_label(b.issue_no), x, y, width, BOLD, 9, 6)
+    copy = copy_label(b.issue_no)
+    _text_fitted(c, copy, x, y, width, BOLD, 9, 6)
+    if b.is_deputy:
+        c.setFillColor(DEPUTY_RED)
+        shift = stringWidth(copy, BOLD, 9) + 2.5 * mm
+        _text_fitted(c, "PREPOSTO", x + shift, y, width - shift, BOLD, 9, 6)
+        c.setFillColor(BLACK)
     # Bottom block: duty to carry it and the law.
     c.setFillColor(GREY)
     _text_fitted(c, "Uso obrigatório em serviço", x, qr_y + 8.4 * mm, width, FONT, 5.8, 4.5)

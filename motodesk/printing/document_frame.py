@@ -107,6 +107,9 @@ STYLES = {
     ),
     "cell": ParagraphStyle("cell", fontName="Helvetica", fontSize=9, leading=11.5, alignment=TA_LEFT),
     "cell_bold": ParagraphStyle("cell_bold", fontName="Helvetica-Bold", fontSize=9, leading=11.5),
+    "cell_bad": ParagraphStyle(
+        "cell_bad", fontName="Helvetica-Bold", fontSize=9, leading=11.5, textColor=RED
+    ),
     "cell_small": ParagraphStyle("cell_small", fontName="Helvetica", fontSize=8.5, leading=10.5),
     "head": ParagraphStyle(
         "head", fontName="Helvetica-Bold", fontSize=8.5, leading=10.5, textColor=colors.white

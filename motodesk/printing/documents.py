@@ -352,15 +352,12 @@ def render_inspection_report(
                 cell(number, "cell_small"),
                 cell(item.article, "cell_small"),
                 cell(item.description, "cell_small"),
-                cell(label, "cell_bold"),
+                cell(label, "cell_bad" if item.result == "not_ok" else "cell_bold"),
                 cell(item.note, "cell_small"),
             ]
         )
         if item.result == "not_ok":
-            style += [
-                ("BACKGROUND", (0, number), (-1, number), PALE_RED),
-                ("TEXTCOLOR", (3, number), (3, number), RED),
-            ]
+            style.append(("BACKGROUND", (0, number), (-1, number), PALE_RED))
     if rows:
         story.append(
             data_table(["#", "Artigo", "Item verificado", "Resultado", "Observação"], rows, widths, style)

@@ -175,8 +175,8 @@ def test_deputy_badge_is_marked_with_the_holder(badge, make_token, pdf):
         holder_of_deputy="João Conceição Araújo",
         token=make_token(kind="preposto"),
     )
-    front = pdf.texts(render_badges([deputy]))[0]
-    assert "PREPOSTO" in front
+    front, back = pdf.texts(render_badges([deputy]))
+    assert "PREPOSTO" in front and "PREPOSTO" in back
     assert "Titular: João Conceição Araújo" in front
     assert "Ana Preposta da Silva" in front
 
@@ -185,6 +185,7 @@ def test_back_has_verification_copy_number_and_law(badge, pdf):
     back = squash(pdf.texts(render_badges([badge]))[1])
     assert "Verifique a autenticidade: escaneie o código" in back
     assert "2ª via" in back
+    assert "PREPOSTO" not in back
     assert "Lei Municipal nº 4.883/2017" in back
     assert "MT-0007/2026" in back
 
