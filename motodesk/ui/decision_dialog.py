@@ -1,0 +1,282 @@
+"""The supervisor's decision on a notice: first instance or appeal (Art. 29 § 3º, 33, 34).
+
+Dismissed, or upheld with a penalty the classification admits; the classification may be changed
+up or down with a written reason (Art. 33, parágrafo único). The fine shows in UFM and in reais
+from today's UFM value, and what will happen to the permit is said before anything is saved.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from html import escape
+
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.rules.infractions import Penalty, Severity
+from motodesk.rules.text import format_brl, format_ufm
+from motodesk.services import enforcement
+from motodesk.services.context import AppContext
+from motodesk.services.enforcement import (
+    DecisionInput,
+    DecisionOptions,
+    DecisionResult,
+    NoticeStatus,
+    NoticeView,
+    OffenderKind,
+    Outcome,
+)
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.ui.formatting import format_date
+from motodesk.ui.widgets import mark_field
+
+WARNING_STYLE = "background: #fff3e0; border: 1px solid #ef6c00; padding: 6px; color: #6d3600;"
+
+
+class DecisionDialog(QDialog):
+    """Decide an open notice (first instance) or an appealed one (appeal)."""
+
+    def __init__(self, ctx: AppContext, view: NoticeView, parent: QWidget | None = None, *,
+                 today: date | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("decision_dialog")
+        self.ctx = ctx
+        self.view = view
+        self.today = today or enforcement.local_today()
+        self.appeal = view.status is NoticeStatus.APPEALED
+        self.result_value: DecisionResult | None = None
+        self.options: DecisionOptions | None = None
+        self.setWindowTitle(f"{'Decidir recurso' if self.appeal else 'Decidir'} – auto {view.number}")
+        self.resize(760, 720)
+
+        # --- the case ---------------------------------------------------------------------------
+        self.case = QLabel(self._case_html())
+        self.case.setObjectName("case")
+        self.case.setWordWrap(True)
+        self.deadline = QLabel(self._deadline_html())
+        self.deadline.setObjectName("deadline")
+        self.deadline.setWordWrap(True)
+        self.repeat = QLabel(escape(view.repeat.message))
+        self.repeat.setObjectName("repeat")
+        self.repeat.setWordWrap(True)
+        self.repeat.setStyleSheet(WARNING_STYLE)
+        self.repeat.setVisible(view.repeat.is_repeat)
+
+        # --- the decision -----------------------------------------------------------------------
+        self.upheld = QRadioButton("Procedente — aplicar penalidade")
+        self.upheld.setObjectName("upheld")
+        self.dismissed = QRadioButton("Improcedente — arquivar o auto" if not self.appeal
+                                      else "Recurso provido — cancelar a penalidade")
+        self.dismissed.setObjectName("dismissed")
+        outcome_group = QButtonGroup(self)
+        outcome_group.addButton(self.upheld)
+        outcome_group.addButton(self.dismissed)
+        self.upheld.setChecked(True)
+        self.severity = QComboBox()
+        self.severity.setObjectName("severity")
+        for severity in Severity:
+            catalogue = " — prevista no catálogo" if severity is view.infraction.severity else ""
+            self.severity.addItem(f"{severity.label} ({severity.article}){catalogue}", severity.value)
+        self.severity.setCurrentIndex(self.severity.findData(view.infraction.severity.value))
+        self.severity.setEnabled(not view.infraction.penalty_fixed_by_law)
+        self.reason = QPlainTextEdit()
+        self.reason.setObjectName("reclassification_reason")
+        self.reason.setPlaceholderText("Art. 33, parágrafo único: circunstâncias e consequências do fato que "
+                                       "atenuam ou agravam a classificação")
+        self.reason.setMaximumHeight(60)
+        self.penalty = QComboBox()
+        self.penalty.setObjectName("penalty")
+        self.amount = QLabel()
+        self.amount.setObjectName("amount")
+        self.days = QSpinBox()
+        self.days.setObjectName("suspension_days")
+        self.days.setRange(1, enforcement.MAX_SUSPENSION_DAYS)
+        self.days.setValue(30)
+        self.days.setSuffix(" dia(s)")
+        self.effect = QLabel()
+        self.effect.setObjectName("effect")
+        self.effect.setWordWrap(True)
+        self.grounds = QPlainTextEdit()
+        self.grounds.setObjectName("grounds")
+        self.grounds.setPlaceholderText("Fundamentação: fatos, provas, defesa apreciada e conclusão")
+
+        self.penalty_box = QGroupBox("Penalidade (Art. 34)")
+        penalty_form = QFormLayout(self.penalty_box)
+        penalty_form.addRow("Classificação:", self.severity)
+        penalty_form.addRow("Motivo da reclassificação:", self.reason)
+        penalty_form.addRow("Penalidade:", self.penalty)
+        penalty_form.addRow("Valor:", self.amount)
+        penalty_form.addRow("Suspensão por:", self.days)
+        penalty_form.addRow("Efeito na permissão:", self.effect)
+
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020")
+        self.decide_button = QPushButton("Registrar decisão")
+        self.decide_button.setObjectName("decide")
+        self.decide_button.setAutoDefault(False)
+        cancel = QPushButton("Cancelar")
+        cancel.setAutoDefault(False)
+
+        outcomes = QHBoxLayout()
+        outcomes.addWidget(self.upheld)
+        outcomes.addWidget(self.dismissed)
+        outcomes.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.decide_button)
+        buttons.addWidget(cancel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.case)
+        layout.addWidget(self.deadline)
+        layout.addWidget(self.repeat)
+        layout.addLayout(outcomes)
+        layout.addWidget(self.penalty_box)
+        layout.addWidget(QLabel("Fundamentação da decisão:"))
+        layout.addWidget(self.grounds, 1)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+
+        self.upheld.toggled.connect(lambda _on: self._refresh())
+        self.severity.currentIndexChanged.connect(lambda _i: self._options_changed())
+        self.penalty.currentIndexChanged.connect(lambda _i: self._refresh())
+        self.days.valueChanged.connect(lambda _v: self._refresh())
+        self.decide_button.clicked.connect(self.decide)
+        cancel.clicked.connect(self.reject)
+        self._options_changed()
+
+    # --- what is shown -------------------------------------------------------------------------
+    def _case_html(self) -> str:
+        v = self.view
+        lines = [
+            f"<b>Auto {escape(v.number)}</b> · {escape(v.infraction.article)} — {escape(v.infraction.text)}",
+            f"Autuado(a): <b>{escape(v.offender_name)}</b> ({v.offender_kind.label.lower()})"
+            + (f" · {escape(v.service.label)} {escape(v.permit_number or '')}" if v.service else "")
+            + (f" · placa {escape(v.plate)}" if v.plate else ""),
+            f"Relato do fiscal: {escape(v.description or '')}",
+        ]
+        for filed in v.filed:
+            text = f": {escape(filed.text)}" if filed.text else ""
+            files = f" ({len(filed.attachments)} anexo(s))" if filed.attachments else ""
+            lines.append(f"<i>{escape(filed.label)} recebida em {format_date(filed.received_on)}</i>{text}{files}")
+        if self.appeal and v.final_decision is not None:
+            lines.append(f"Decisão recorrida: <b>{escape(v.final_decision.summary)}</b>")
+        return "<br>".join(lines)
+
+    def _deadline_html(self) -> str:
+        v = self.view
+        if self.appeal:
+            return f"<b>Julgamento do recurso</b> · prazo de recurso até {format_date(v.appeal_due)}"
+        state = ("defesa registrada" if v.defence_on_file else
+                 "prazo em curso, sem defesa nem renúncia" if self.today <= v.defence_due else
+                 "prazo encerrado sem defesa")
+        colour = "#b00020" if (not v.defence_on_file and self.today <= v.defence_due) else "#1b5e20"
+        return (f"<span style='font-size: 12pt'><b>Prazo de defesa: até {format_date(v.defence_due)}</b></span> "
+                f"(Art. 29, § 3º) — <span style='color: {colour}'>{state}</span>")
+
+    def chosen_severity(self) -> Severity:
+        return Severity(self.severity.currentData())
+
+    def chosen_penalty(self) -> Penalty | None:
+        data = self.penalty.currentData()
+        return Penalty(data) if data else None
+
+    def _options_changed(self) -> None:
+        try:
+            self.options = enforcement.decision_options(self.ctx, self.view.id, self.chosen_severity())
+        except MotodeskError as exc:
+            self.message.setText(str(exc))
+            return
+        before = self.chosen_penalty()
+        self.penalty.blockSignals(True)
+        self.penalty.clear()
+        for penalty in self.options.allowed:
+            self.penalty.addItem(f"{penalty.label} ({penalty.article})", penalty.value)
+        index = self.penalty.findData(before.value) if before else -1
+        self.penalty.setCurrentIndex(index if index >= 0 else 0)
+        self.penalty.blockSignals(False)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        upheld = self.upheld.isChecked()
+        self.penalty_box.setEnabled(upheld)
+        reclassified = self.chosen_severity() is not self.view.infraction.severity
+        self.reason.setEnabled(upheld and reclassified)
+        penalty = self.chosen_penalty()
+        options = self.options
+        self.days.setVisible(penalty is Penalty.SUSPENSION)
+        if options is not None and penalty is Penalty.FINE and options.fine_ufm is not None \
+                and options.fine_brl is not None:
+            self.amount.setText(f"<b>{format_ufm(options.fine_ufm)} × {format_brl(options.ufm_value_brl)} "
+                                f"(valor da UFM) = {format_brl(options.fine_brl)}</b>")
+        else:
+            self.amount.setText("—")
+        self.effect.setText(self._effect_text(upheld, penalty))
+
+    def _effect_text(self, upheld: bool, penalty: Penalty | None) -> str:
+        v = self.view
+        seizure = " O veículo foi apreendido no ato (Art. 32)." if v.vehicle_seized else ""
+        if not upheld:
+            if self.appeal and v.final_decision and v.final_decision.penalty is Penalty.SUSPENSION:
+                return "A suspensão aplicada é encerrada hoje." + seizure
+            return "Nenhum." + seizure
+        if penalty not in (Penalty.SUSPENSION, Penalty.REVOCATION):
+            return "Nenhum." + seizure
+        if v.offender_kind is not OffenderKind.HOLDER or v.permit_number is None:
+            return ("Penalidade do condutor auxiliar: registrada na decisão; a permissão do titular não é alterada."
+                    if v.offender_kind is OffenderKind.DEPUTY else "Sem permissão a alterar.")
+        if penalty is Penalty.SUSPENSION:
+            end = self.today + timedelta(days=self.days.value())
+            return (f"A {v.service.instrument if v.service else 'permissão'} {v.permit_number} fica suspensa de "
+                    f"{format_date(self.today)} até {format_date(end)}; o crachá passa a verificar como suspenso.")
+        if self.appeal:
+            return f"A permissão {v.permit_number} é cassada hoje (decisão definitiva)."
+        return (f"A cassação de {v.permit_number} produz efeito quando a decisão for definitiva: depois do prazo de "
+                "recurso, ao encerrar o processo, ou no julgamento do recurso.")
+
+    # --- deciding ------------------------------------------------------------------------------
+    def decision_input(self) -> DecisionInput:
+        if not self.upheld.isChecked():
+            return DecisionInput(Outcome.DISMISSED, self.grounds.toPlainText())
+        penalty = self.chosen_penalty()
+        severity = self.chosen_severity()
+        return DecisionInput(
+            Outcome.UPHELD, self.grounds.toPlainText(), penalty,
+            severity=None if severity is self.view.infraction.severity else severity,
+            reclassification_reason=self.reason.toPlainText(),
+            suspension_days=self.days.value() if penalty is Penalty.SUSPENSION else None,
+        )
+
+    def decide(self) -> bool:
+        for widget in (self.grounds, self.penalty, self.days):
+            mark_field(widget, None)
+        self.message.clear()
+        try:
+            self.result_value = enforcement.decide(self.ctx, self.view.id, self.decision_input(), today=self.today,
+                                                   expected_version=self.view.version)
+        except InvalidInputError as exc:
+            widgets = {"grounds": self.grounds, "penalty": self.penalty, "suspension_days": self.days}
+            for key, reason in exc.fields.items():
+                if key in widgets:
+                    mark_field(widgets[key], reason)
+            self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+            return False
+        except MotodeskError as exc:
+            self.message.setText(str(exc))
+            return False
+        self.accept()
+        return True

@@ -1,0 +1,350 @@
+"""The inspector's form for a notice of infraction (Auto de Infração e/ou Notificação, Art. 29).
+
+The infraction comes from the catalogue (searchable by words and by article); the offender is a
+holder or deputy found by CPF, name or plate, or — for Art. 32 — a person and a vehicle typed in,
+registered or not. Date and time are typed in Patrocínio's local time and stored in UTC.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimeZone
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QDateTimeEdit,
+    QDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.rules.infractions import Infraction
+from motodesk.services import enforcement
+from motodesk.services.context import AppContext
+from motodesk.services.enforcement import (
+    LOCAL_TZ,
+    NoticeCreated,
+    NoticeInput,
+    OffenderChoice,
+    OffenderKind,
+    Signature,
+)
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.ui.formatting import format_date
+from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
+from motodesk.ui.widgets import mark_field
+
+ERROR_COLOUR = "#b00020"
+
+
+def to_qdatetime(moment: datetime) -> QDateTime:
+    """Patrocínio's wall-clock time of ``moment`` for a QDateTimeEdit.
+
+    The fields are kept in a UTC-spec QDateTime so the workstation's own time zone (and its daylight
+    saving gaps) never shifts what the inspector typed; :func:`from_qdatetime` reads the fields back.
+    """
+    local = moment.astimezone(LOCAL_TZ)
+    return QDateTime(QDate(local.year, local.month, local.day), QTime(local.hour, local.minute), QTimeZone.utc())
+
+
+def from_qdatetime(value: QDateTime) -> datetime:
+    """The typed wall-clock time in Patrocínio, as an aware UTC moment."""
+    d, t = value.date(), value.time()
+    local = datetime(d.year(), d.month(), d.day(), t.hour(), t.minute(), tzinfo=LOCAL_TZ)
+    return local.astimezone(UTC)
+
+
+class NoticeForm(QDialog):
+    """Write a notice; on success ``created`` holds its number and defence deadline."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *,
+                 now: Callable[[], datetime] | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("notice_form")
+        self.setWindowTitle("Novo auto de infração")
+        self.resize(980, 760)
+        self.ctx = ctx
+        self._now = now or (lambda: datetime.now(UTC))
+        self.created: NoticeCreated | None = None
+        self.choices: list[OffenderChoice] = []
+
+        # --- the infraction --------------------------------------------------------------------
+        self.picker = InfractionPicker()
+        self.chosen = QLabel("Escolha a infração no catálogo acima.")
+        self.chosen.setObjectName("chosen_infraction")
+        self.chosen.setWordWrap(True)
+        infraction_box = QGroupBox("Infração (Arts. 15, 30, 31 e 32)")
+        infraction_layout = QVBoxLayout(infraction_box)
+        infraction_layout.addWidget(self.picker, 1)
+        infraction_layout.addWidget(self.chosen)
+
+        # --- when and where --------------------------------------------------------------------
+        self.occurred = QDateTimeEdit()
+        self.occurred.setObjectName("occurred_at")
+        self.occurred.setDisplayFormat("dd/MM/yyyy HH:mm")
+        self.occurred.setCalendarPopup(True)
+        self.occurred.setDateTime(to_qdatetime(self._now()))
+        self.place = QLineEdit()
+        self.place.setObjectName("place")
+        self.place.setPlaceholderText("Rua, número, bairro ou ponto de referência")
+        self.place.setMaxLength(enforcement.MAX_PLACE)
+
+        # --- the offender ----------------------------------------------------------------------
+        self.holder_radio = QRadioButton("Titular")
+        self.holder_radio.setObjectName("kind_holder")
+        self.deputy_radio = QRadioButton("Preposto")
+        self.deputy_radio.setObjectName("kind_deputy")
+        self.unregistered_radio = QRadioButton("Sem permissão (Art. 32)")
+        self.unregistered_radio.setObjectName("kind_unregistered")
+        self.kind_group = QButtonGroup(self)
+        for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
+            self.kind_group.addButton(radio)
+        self.holder_radio.setChecked(True)
+        self.offender_search = QLineEdit()
+        self.offender_search.setObjectName("offender_search")
+        self.offender_search.setPlaceholderText("CPF, nome ou placa do titular ou preposto")
+        self.search_button = QPushButton("Buscar")
+        self.search_button.setObjectName("offender_find")
+        self.offender_choice = QComboBox()
+        self.offender_choice.setObjectName("offender_choice")
+        self.offender_info = QLabel()
+        self.offender_info.setObjectName("offender_info")
+        self.offender_info.setWordWrap(True)
+        self.offender_name = QLineEdit()
+        self.offender_name.setObjectName("offender_name")
+        self.offender_name.setMaxLength(enforcement.MAX_NAME)
+        self.offender_cpf = QLineEdit()
+        self.offender_cpf.setObjectName("offender_cpf")
+        self.offender_cpf.setPlaceholderText("opcional; se informado, liga o auto ao cadastro")
+        self.plate = QLineEdit()
+        self.plate.setObjectName("plate")
+        self.plate.setPlaceholderText("ABC-1234 ou ABC1D23")
+        self.plate.setMaxLength(8)
+        self.vehicle_description = QLineEdit()
+        self.vehicle_description.setObjectName("vehicle_description")
+        self.vehicle_description.setPlaceholderText("marca, modelo e cor do veículo")
+        self.vehicle_description.setMaxLength(enforcement.MAX_VEHICLE_DESCRIPTION)
+
+        kinds = QHBoxLayout()
+        for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
+            kinds.addWidget(radio)
+        kinds.addStretch(1)
+        search_row = QHBoxLayout()
+        search_row.addWidget(self.offender_search, 1)
+        search_row.addWidget(self.search_button)
+        self.registered_box = QWidget()
+        registered = QFormLayout(self.registered_box)
+        registered.setContentsMargins(0, 0, 0, 0)
+        registered.addRow("Buscar:", search_row)
+        registered.addRow("Autuado:", self.offender_choice)
+        registered.addRow("", self.offender_info)
+        self.unregistered_box = QWidget()
+        unregistered = QFormLayout(self.unregistered_box)
+        unregistered.setContentsMargins(0, 0, 0, 0)
+        unregistered.addRow("Nome:", self.offender_name)
+        unregistered.addRow("CPF:", self.offender_cpf)
+        unregistered.addRow("Placa (veículo apreendido):", self.plate)
+        unregistered.addRow("Veículo:", self.vehicle_description)
+        offender_box = QGroupBox("Autuado(a)")
+        offender_layout = QVBoxLayout(offender_box)
+        offender_layout.addLayout(kinds)
+        offender_layout.addWidget(self.registered_box)
+        offender_layout.addWidget(self.unregistered_box)
+
+        # --- account and signature ----------------------------------------------------------------
+        self.description = QPlainTextEdit()
+        self.description.setObjectName("description")
+        self.description.setPlaceholderText("Relato do fiscal: o que foi constatado, como e por quem.")
+        self.description.setMaximumHeight(90)
+        self.signature_radios: dict[Signature, QRadioButton] = {}
+        signature_row = QHBoxLayout()
+        self.signature_group = QButtonGroup(self)
+        for signature in Signature:
+            radio = QRadioButton(signature.label)
+            radio.setObjectName(f"signature_{signature.value}")
+            self.signature_group.addButton(radio)
+            self.signature_radios[signature] = radio
+            signature_row.addWidget(radio)
+        signature_row.addStretch(1)
+        self.signature_radios[Signature.SIGNED].setChecked(True)
+        inspector = QLabel(f"{ctx.user.full_name} ({ctx.user.login})")
+        inspector.setObjectName("inspector")
+
+        form = QFormLayout()
+        form.addRow("Data e hora (horário local):", self.occurred)
+        form.addRow("Local:", self.place)
+        form.addRow("Relato:", self.description)
+        form.addRow("Assinatura do autuado:", signature_row)
+        form.addRow("Fiscal:", inspector)
+
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(f"color: {ERROR_COLOUR}")
+        self.save_button = QPushButton("Lavrar auto")
+        self.save_button.setObjectName("save")
+        self.save_button.setDefault(False)
+        self.save_button.setAutoDefault(False)
+        cancel = QPushButton("Cancelar")
+        cancel.setAutoDefault(False)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(cancel)
+
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(offender_box)
+        lower_layout.addLayout(form)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(infraction_box)
+        splitter.addWidget(lower)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 2)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+
+        self.picker.selectionChanged.connect(self._infraction_changed)
+        self.kind_group.buttonToggled.connect(lambda *_: self._kind_changed())
+        self.search_button.clicked.connect(self.find_offender)
+        self.offender_search.returnPressed.connect(self.find_offender)
+        self.offender_choice.currentIndexChanged.connect(lambda _i: self._choice_changed())
+        self.save_button.clicked.connect(self.save)
+        cancel.clicked.connect(self.reject)
+        self._kind_changed()
+        self._choice_changed()
+
+    # --- state -------------------------------------------------------------------------------------
+    def infraction(self) -> Infraction | None:
+        return self.picker.current()
+
+    def kind(self) -> OffenderKind:
+        if self.unregistered_radio.isChecked():
+            return OffenderKind.UNREGISTERED
+        return OffenderKind.DEPUTY if self.deputy_radio.isChecked() else OffenderKind.HOLDER
+
+    def signature(self) -> Signature:
+        return next(s for s, radio in self.signature_radios.items() if radio.isChecked())
+
+    def current_choice(self) -> OffenderChoice | None:
+        index = self.offender_choice.currentIndex()
+        return self.choices[index] if 0 <= index < len(self.choices) else None
+
+    def _infraction_changed(self, item: Infraction | None) -> None:
+        if item is None:
+            self.chosen.setText("Escolha a infração no catálogo acima.")
+            return
+        self.chosen.setText(f"<b>{describe_infraction(item)}</b>")
+        unlicensed = item.code == "32"
+        self.holder_radio.setEnabled(not unlicensed)
+        self.deputy_radio.setEnabled(not unlicensed and not item.article.startswith(("Art. 31", "Art. 15")))
+        self.unregistered_radio.setEnabled(unlicensed)
+        if unlicensed:
+            self.unregistered_radio.setChecked(True)
+        elif self.unregistered_radio.isChecked() or (self.deputy_radio.isChecked() and not self.deputy_radio.isEnabled()):
+            self.holder_radio.setChecked(True)
+        mark_field(self.picker.search, None)
+
+    def _kind_changed(self) -> None:
+        unregistered = self.kind() is OffenderKind.UNREGISTERED
+        self.registered_box.setVisible(not unregistered)
+        self.unregistered_box.setVisible(unregistered)
+
+    def _choice_changed(self) -> None:
+        choice = self.current_choice()
+        if choice is None:
+            self.offender_info.setText("Busque o autuado pelo CPF, pelo nome ou pela placa do veículo.")
+            return
+        if choice.kind is None:
+            self.offender_info.setText(f"{choice.name} não é titular nem preposto de permissão em vigor; se "
+                                       "exercia o mototáxi sem permissão, use o Art. 32.")
+            return
+        if choice.kind is OffenderKind.DEPUTY and self.deputy_radio.isEnabled():
+            self.deputy_radio.setChecked(True)
+        elif choice.kind is OffenderKind.HOLDER and self.holder_radio.isEnabled():
+            self.holder_radio.setChecked(True)
+        service = choice.service.label if choice.service else ""
+        self.offender_info.setText(f"{choice.kind.label} da {service} {choice.permit_number} · veículo "
+                                   f"{choice.plate or 'não cadastrado'}")
+        mark_field(self.offender_search, None)
+
+    def find_offender(self) -> None:
+        try:
+            self.choices = enforcement.find_offenders(self.ctx, self.offender_search.text())
+        except MotodeskError as exc:
+            self.message.setText(str(exc))
+            return
+        self.offender_choice.blockSignals(True)
+        self.offender_choice.clear()
+        for choice in self.choices:
+            self.offender_choice.addItem(choice.label)
+        self.offender_choice.blockSignals(False)
+        preferred = next((i for i, c in enumerate(self.choices) if c.kind is not None), 0)
+        if self.choices:
+            self.offender_choice.setCurrentIndex(preferred)
+        self._choice_changed()
+        if not self.choices:
+            self.offender_info.setText("Ninguém encontrado com esse CPF, nome ou placa.")
+
+    # --- saving ------------------------------------------------------------------------------------
+    def notice_input(self) -> NoticeInput:
+        item = self.infraction()
+        kind = self.kind()
+        choice = self.current_choice() if kind is not OffenderKind.UNREGISTERED else None
+        return NoticeInput(
+            infraction_code=item.code if item else "",
+            occurred_at=from_qdatetime(self.occurred.dateTime()),
+            place=self.place.text(),
+            offender_kind=kind,
+            person_id=choice.person_id if choice else None,
+            permit_id=choice.permit_id if choice else None,
+            offender_name=self.offender_name.text() if kind is OffenderKind.UNREGISTERED else "",
+            offender_cpf=self.offender_cpf.text() if kind is OffenderKind.UNREGISTERED else "",
+            vehicle_id=choice.vehicle_id if choice else None,
+            plate=self.plate.text() if kind is OffenderKind.UNREGISTERED else "",
+            vehicle_description=self.vehicle_description.text() if kind is OffenderKind.UNREGISTERED else "",
+            description=self.description.toPlainText(),
+            signature=self.signature(),
+        )
+
+    def _fields(self) -> dict[str, QWidget]:
+        return {"infraction": self.picker.search, "occurred_at": self.occurred, "place": self.place,
+                "description": self.description, "person": self.offender_search, "offender_name": self.offender_name,
+                "offender_cpf": self.offender_cpf, "plate": self.plate,
+                "vehicle_description": self.vehicle_description}
+
+    def save(self) -> bool:
+        for widget in self._fields().values():
+            mark_field(widget, None)
+        self.message.clear()
+        try:
+            self.created = enforcement.create_notice(self.ctx, self.notice_input())
+        except InvalidInputError as exc:
+            widgets = self._fields()
+            for key, reason in exc.fields.items():
+                if key in widgets:
+                    mark_field(widgets[key], reason)
+            self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+            return False
+        except MotodeskError as exc:
+            self.message.setText(str(exc))
+            return False
+        self.message.setStyleSheet("")
+        self.message.setText(f"Auto {self.created.number} lavrado. Prazo de defesa até "
+                             f"{format_date(self.created.defence_due)}.")
+        self.accept()
+        return True
