@@ -39,6 +39,7 @@ DEMO_USERS = (
     ("vistoriador", "Carlos Henrique Borges", Role.INSPECTOR),
     ("supervisor", "Marta Lúcia Fonseca", Role.SUPERVISOR),
 )
+INSPECTOR_NAME = next(name for _login, name, role in DEMO_USERS if role is Role.INSPECTOR)
 MAKES = (("Honda", "CG 160 Titan", 162), ("Honda", "CG 160 Fan", 162), ("Yamaha", "Factor 150", 149),
          ("Yamaha", "Fazer 250", 249), ("Honda", "Bros 160", 162), ("Honda", "Pop 110i", 110),
          ("Suzuki", "Yes 125", 125), ("Yamaha", "Crosser 150", 149), ("Honda", "XRE 300", 291))
@@ -215,6 +216,7 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                     "status": "approved" if rng.random() < 0.85 else "failed",
                     "scheduled_for": today - timedelta(days=rng.randint(0, 300)),
                     "performed_at": now - timedelta(days=rng.randint(0, 300)), "inspector_id": inspector_id,
+                    "inspector_name": INSPECTOR_NAME,
                     "next_due": today + timedelta(days=rng.randint(-30, 365)), "version": 1,
                     "created_at": now, "updated_at": now,
                 })

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from motodesk.models import Attachment, Blob, Inspection, InspectionItem, Permit, Person, Vehicle
@@ -265,6 +265,12 @@ def _active_vehicle(s: Session, vehicle_id: int) -> Vehicle:
     return vehicle
 
 
+def _service(vehicle: Vehicle) -> ServiceType:
+    """The service of a vehicle that `_active_vehicle` accepted (never None there)."""
+    assert vehicle.service_type is not None
+    return vehicle.service_type
+
+
 def _open_of(s: Session, vehicle_id: int) -> Inspection | None:
     return s.scalar(select(Inspection).where(Inspection.vehicle_id == vehicle_id,
                                              Inspection.status.in_(OPEN)).order_by(Inspection.id))
@@ -434,8 +440,8 @@ def start_inspection(ctx: AppContext, *, inspection_id: int | None = None, vehic
             vehicle = _active_vehicle(s, inspection.vehicle_id)
         status = InspectionStatus(inspection.status)
         if status is InspectionStatus.SCHEDULED:
-            inspection.service_type = vehicle.service_type
-            _fill_items(inspection, checklist_for(vehicle.service_type))
+            inspection.service_type = _service(vehicle)
+            _fill_items(inspection, checklist_for(_service(vehicle)))
             inspection.status = InspectionStatus.DRAFT.value
         elif status is not InspectionStatus.DRAFT:
             raise MotodeskError(f"Esta vistoria está {status.label.lower()}: não pode ser reaberta.")
@@ -514,7 +520,8 @@ def reopen_as_reinspection(ctx: AppContext, failed_id: int) -> int:
         if later is not None:
             raise MotodeskError("Há uma vistoria mais recente deste veículo: a reprovação já foi seguida.")
         _refuse_second_open(s, vehicle.id)
-        pending = _outcome(failed).pending
+        # A failure recorded without its items (imported, or from before MotoDesk) is re-inspected in full.
+        pending = _outcome(failed).pending if failed.items else checklist_for(_service(vehicle))
         inspection = Inspection(vehicle_id=vehicle.id, service_type=failed.service_type,
                                 kind=InspectionKind.REINSPECTION.value, status=InspectionStatus.DRAFT.value,
                                 scheduled_for=local_today(), parent_id=failed.id)
@@ -543,9 +550,9 @@ def supersede_inspection(ctx: AppContext, approved_id: int, reason: str, *,
         kind = InspectionKind(old.kind)
         if kind is InspectionKind.REINSPECTION:
             kind = InspectionKind.REGULAR
-        new = Inspection(vehicle_id=vehicle.id, service_type=vehicle.service_type, kind=kind.value,
+        new = Inspection(vehicle_id=vehicle.id, service_type=_service(vehicle), kind=kind.value,
                          status=InspectionStatus.DRAFT.value, scheduled_for=local_today(), parent_id=old.id)
-        _fill_items(new, checklist_for(vehicle.service_type))
+        _fill_items(new, checklist_for(_service(vehicle)))
         s.add(new)
         s.flush()
         old.superseded_by_id = new.id
@@ -685,6 +692,9 @@ def inspection_report(ctx: AppContext, inspection_id: int) -> bytes:
         if inspection is None:
             raise NotFoundError("Vistoria não encontrada.")
         if inspection.report_sha256 is None:
+            if InspectionStatus(inspection.status).concluded:
+                raise MotodeskError("Esta vistoria não tem laudo gravado (registro importado ou anterior ao "
+                                    "MotoDesk).")
             raise MotodeskError("Esta vistoria ainda não foi concluída: o laudo é emitido na conclusão.")
         blob = s.get(Blob, inspection.report_sha256)
         assert blob is not None
@@ -726,7 +736,8 @@ def list_inspections(ctx: AppContext, text: str = "", *, vehicle_id: int | None 
             query = query.where(Vehicle.plate.in_(forms))
         else:
             compact = text.replace("-", "").replace(" ", "").upper()
-            conditions = [Person.name_search.like("%" + fold(text).replace("%", "") + "%")]
+            conditions: list[ColumnElement[bool]] = [
+                Person.name_search.like("%" + fold(text).replace("%", "") + "%")]
             if compact.isalnum() and len(compact) <= 7:
                 conditions.append(Vehicle.plate.like(compact + "%"))
             if digits(text) and digits(text) == compact:
@@ -785,6 +796,7 @@ def inspector_queue(ctx: AppContext, today: date | None = None, *, limit: int = 
                 kind = InspectionKind.ANNUAL
             else:
                 kind = InspectionKind.SEMESTRAL
+            assert i.next_due is not None
             late = (today - i.next_due).days
             situation = "Vence hoje – não agendada" if late == 0 else f"Vencida há {late} dia{'s' if late > 1 else ''} – não agendada"
             rows.append(QueueRow(v.id, format_plate(v.plate), p.full_name if p else None,

@@ -169,9 +169,9 @@ class ChecklistDialog(QDialog):
         self.notes.setFixedHeight(50)
         self.notes.textChanged.connect(self._changed)
 
-        self.result = QLabel()
-        self.result.setObjectName("result")
-        self.result.setTextFormat(Qt.TextFormat.RichText)
+        self.result_label = QLabel()
+        self.result_label.setObjectName("result")
+        self.result_label.setTextFormat(Qt.TextFormat.RichText)
         self.pending = QListWidget()
         self.pending.setObjectName("pending")
         self.pending.setMaximumHeight(110)
@@ -202,7 +202,7 @@ class ChecklistDialog(QDialog):
         layout.addWidget(self.banner)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.notes)
-        layout.addWidget(self.result)
+        layout.addWidget(self.result_label)
         layout.addWidget(self.pending)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
@@ -264,13 +264,13 @@ class ChecklistDialog(QDialog):
         next_text = f" &nbsp; Próxima vistoria: <b>{format_date(due)}</b>" if due else ""
         if not outcome.complete:
             n = len(outcome.unanswered)
-            self.result.setText(f'<span style="color:{ORANGE}"><b>Em preenchimento</b>: '
+            self.result_label.setText(f'<span style="color:{ORANGE}"><b>Em preenchimento</b>: '
                                 f"{'falta 1 item' if n == 1 else f'faltam {n} itens'} de {total}.</span>")
         elif approved:
-            self.result.setText(f'<span style="color:{GREEN}; font-size:14pt"><b>Resultado: APROVADO</b></span>'
+            self.result_label.setText(f'<span style="color:{GREEN}; font-size:14pt"><b>Resultado: APROVADO</b></span>'
                                 f"{next_text}")
         else:
-            self.result.setText(f'<span style="color:{RED}; font-size:14pt"><b>Resultado: REPROVADO</b></span>'
+            self.result_label.setText(f'<span style="color:{RED}; font-size:14pt"><b>Resultado: REPROVADO</b></span>'
                                 f" – {len(outcome.pending)} pendência(s){next_text}")
         self.pending.clear()
         for item in outcome.pending:

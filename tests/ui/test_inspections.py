@@ -105,17 +105,17 @@ def test_fail_one_item_see_reprovado_then_reinspect_and_approve(
     assert list(dialog.rows) == [i.code for i in checklist_for(ServiceType.MOTOTAXI)]
     assert dialog.rows[FAILING].article.text() == "Art. 19, V"
     assert "Vistoriador/Fiscal" in dialog.header.text() and "PTC4B83" in dialog.header.text()
-    assert "Em preenchimento" in dialog.result.text()
+    assert "Em preenchimento" in dialog.result_label.text()
 
     _answer_all(qtbot, dialog, {FAILING: "Falta o retrovisor esquerdo"})
-    assert "REPROVADO" in dialog.result.text()
+    assert "REPROVADO" in dialog.result_label.text()
     assert dialog.pending_codes() == [FAILING]
     questions: list[str] = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: questions.append(a[2]) or QMessageBox.StandardButton.Yes)
     qtbot.mouseClick(dialog.conclude_button, Qt.MouseButton.LeftButton)
     assert questions and "não pode ser alterada" in questions[0]
     assert dialog.view.status is InspectionStatus.FAILED
-    assert "reprovado" in dialog.result.text().lower() and dialog.pending_codes() == [FAILING]
+    assert "reprovado" in dialog.result_label.text().lower() and dialog.pending_codes() == [FAILING]
     assert not dialog.conclude_button.isVisible() and dialog.report_button.isVisible()
     assert not dialog.rows[FAILING].buttons[checklist_module.ItemResult.OK].isEnabled()
     pdf, title = previews[-1]
@@ -140,7 +140,7 @@ def test_fail_one_item_see_reprovado_then_reinspect_and_approve(
     assert list(again.rows) == [FAILING]
     assert f"{failed_id:06d}" in again.banner.text()
     _answer_all(qtbot, again, {})
-    assert "APROVADO" in again.result.text() and again.pending_codes() == []
+    assert "APROVADO" in again.result_label.text() and again.pending_codes() == []
     qtbot.mouseClick(again.conclude_button, Qt.MouseButton.LeftButton)
     assert again.view.status is InspectionStatus.APPROVED
     text, reader = _pdf_text(previews[-1][0])
@@ -166,7 +166,7 @@ def test_a_half_filled_checklist_is_saved_as_draft_but_not_concluded(
     assert f"Faltam responder {missing} itens" in dialog.message.text()
     assert field_error(dialog.rows[codes[5]].box) == "Item sem resposta."
     assert field_error(dialog.rows[codes[0]].box) is None
-    assert f"faltam {missing} itens de {len(codes)}" in dialog.result.text()
+    assert f"faltam {missing} itens de {len(codes)}" in dialog.result_label.text()
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert "Rascunho salvo" in dialog.message.text() and not dialog.dirty
     dialog.reject()
@@ -210,7 +210,7 @@ def test_an_approved_inspection_opens_read_only_and_only_supersedes(
     assert "não pode ser alterada" in dialog.banner.text()
     assert not dialog.save_button.isVisible() and not dialog.conclude_button.isVisible()
     assert all(not b.isEnabled() for row in dialog.rows.values() for b in row.buttons.values())
-    assert "APROVADO" in dialog.result.text()
+    assert "APROVADO" in dialog.result_label.text()
     dialog.reject()
     monkeypatch.setattr(screen.QInputDialog, "getMultiLineText",
                         lambda *a, **k: ("Retrovisor quebrado depois da vistoria", True))
