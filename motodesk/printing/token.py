@@ -163,9 +163,16 @@ def generate_keypair() -> tuple[bytes, bytes]:
     return private_pem, public_pem
 
 
+def _pem_bytes(pem: bytes | str) -> bytes:
+    return pem.encode("ascii", "replace") if isinstance(pem, str) else bytes(pem)
+
+
 @lru_cache(maxsize=8)
 def _private_key(private_pem: bytes) -> Ed25519PrivateKey:
-    key = serialization.load_pem_private_key(private_pem, password=None)
+    try:
+        key = serialization.load_pem_private_key(private_pem, password=None)
+    except Exception as exc:  # noqa: BLE001 - ValueError, TypeError, UnsupportedAlgorithm...
+        raise ValueError("a chave de assinatura dos crachás é inválida") from exc
     if not isinstance(key, Ed25519PrivateKey):
         raise ValueError("a chave de assinatura dos crachás deve ser Ed25519")
     return key
@@ -173,7 +180,10 @@ def _private_key(private_pem: bytes) -> Ed25519PrivateKey:
 
 @lru_cache(maxsize=8)
 def _public_key(public_pem: bytes) -> Ed25519PublicKey:
-    key = serialization.load_pem_public_key(public_pem)
+    try:
+        key = serialization.load_pem_public_key(public_pem)
+    except Exception as exc:  # noqa: BLE001 - ValueError, TypeError, UnsupportedAlgorithm...
+        raise ValueError("a chave de verificação dos crachás é inválida") from exc
     if not isinstance(key, Ed25519PublicKey):
         raise ValueError("a chave de verificação dos crachás deve ser Ed25519")
     return key
@@ -193,18 +203,18 @@ def _b32decode(text: str) -> bytes:
     return data
 
 
-def sign_claim(claim: BadgeClaim, private_pem: bytes) -> str:
+def sign_claim(claim: BadgeClaim, private_pem: bytes | str) -> str:
     """The QR text of a badge: ``MD1.<payload>.<signature>``, upper-case base32, about 170 characters.
 
     A malformed or non-Ed25519 key raises ``ValueError`` (a configuration error,
     not something a clerk can fix at the counter).
     """
     payload = _b32encode(claim.canonical_bytes())
-    signature = _private_key(bytes(private_pem)).sign((PREFIX + payload).encode("ascii"))
+    signature = _private_key(_pem_bytes(private_pem)).sign((PREFIX + payload).encode("ascii"))
     return f"{PREFIX}{payload}.{_b32encode(signature)}"
 
 
-def verify_token(text: str, public_pem: bytes) -> BadgeClaim:
+def verify_token(text: str, public_pem: bytes | str) -> BadgeClaim:
     """Check a scanned token and return its claim, or raise :class:`ForgedTokenError`.
 
     Surrounding whitespace (the Enter a scanner types) is ignored. Whatever is wrong
@@ -212,7 +222,7 @@ def verify_token(text: str, public_pem: bytes) -> BadgeClaim:
     raises ``ValueError`` (a configuration error, which must not be reported to the
     inspector as a forged badge).
     """
-    key = _public_key(bytes(public_pem))
+    key = _public_key(_pem_bytes(public_pem))
     try:
         return _verify(text, key)
     except ForgedTokenError:

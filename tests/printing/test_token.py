@@ -10,6 +10,8 @@ from datetime import date
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from motodesk.printing.token import (
     BadgeClaim,
@@ -257,7 +259,39 @@ def test_bad_keys_are_configuration_errors_not_forgeries(keypair):
         sign_claim(CLAIM, keypair[1])  # the public key cannot sign
 
 
+def test_pem_as_text_is_accepted(keypair):
+    private_pem, public_pem = keypair
+    token = sign_claim(CLAIM, private_pem.decode())
+    assert verify_token(token, public_pem.decode()) == CLAIM
+
+
 def test_keypair_is_pem():
     private_pem, public_pem = generate_keypair()
     assert private_pem.startswith(b"-----BEGIN PRIVATE KEY-----")
     assert public_pem.startswith(b"-----BEGIN PUBLIC KEY-----")
+
+
+_PROPERTY_KEYS = generate_keypair()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400) | st.binary(max_size=400).map(lambda b: b.decode("latin-1")))
+def test_any_text_is_a_claim_or_forged_never_another_error(text):
+    with pytest.raises(ForgedTokenError):
+        verify_token(text, _PROPERTY_KEYS[1])
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    permit=st.from_regex(r"[A-Za-z0-9./ -]{1,40}", fullmatch=True),
+    valid_until=st.dates(),
+    issue_no=st.integers(1, 9999),
+    kind=st.sampled_from(["titular", "preposto"]),
+    cpf=st.from_regex(r"[0-9]{11}", fullmatch=True),
+)
+def test_every_valid_claim_round_trips(permit, valid_until, issue_no, kind, cpf):
+    claim = BadgeClaim(permit, cpf_digest(cpf), valid_until, issue_no, kind)
+    token = sign_claim(claim, _PROPERTY_KEYS[0])
+    assert len(token) <= 200
+    assert verify_token(token, _PROPERTY_KEYS[1]) == claim
+    assert verify_token(token.lower(), _PROPERTY_KEYS[1]) == claim
