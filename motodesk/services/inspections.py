@@ -605,8 +605,7 @@ def add_item_photo(ctx: AppContext, inspection_id: int, item_code: str, filename
         attachment = Attachment(owner_table=ITEM_OWNER, owner_id=item.id, blob_sha256=digest,
                                 filename=f"{stem}.jpg", media_type="image/jpeg", size=len(jpeg),
                                 added_by=ctx.user.login)
-        s.add(attachment)
-        _touch(inspection)
+        s.add(attachment)  # photos are rows of their own: the draft's version (its answers) is untouched
         s.flush()
         return attachment.id
 

@@ -209,9 +209,14 @@ class ChecklistDialog(QDialog):
         self.apply_state()
 
     # --- state -----------------------------------------------------------------------------------
+    @property
+    def editable(self) -> bool:
+        """A draft, opened by an inspector or a supervisor."""
+        return self.view.editable and self.ctx.user.role in inspections.RECORDERS
+
     def apply_state(self) -> None:
         v = self.view
-        editable = v.editable and self.ctx.user.role in inspections.RECORDERS
+        editable = self.editable
         self.setWindowTitle(f"Vistoria nº {v.id:06d} – {v.plate}")
         inspector = self.ctx.user.full_name if v.editable else (v.inspector_name or "—")
         when = datetime.now(UTC) if v.editable else v.performed_at
@@ -366,7 +371,7 @@ class ChecklistDialog(QDialog):
 
     def open_photos(self, code: str) -> None:
         row = self.rows[code]
-        dialog = ItemPhotosDialog(self.ctx, self.view, row.item, self, editable=self.save_button.isVisible())
+        dialog = ItemPhotosDialog(self.ctx, self.view, row.item, self, editable=self.editable)
         dialog.exec()
         row.set_photo_count(dialog.count())
 
@@ -380,7 +385,7 @@ class ChecklistDialog(QDialog):
 
     def reject(self) -> None:
         """Closing (button, Esc or the window's X) offers to save unsaved answers first."""
-        if self.dirty and self.save_button.isVisible():
+        if self.dirty and self.editable:
             answer = QMessageBox.question(
                 self, "Fechar a vistoria", "Há respostas não salvas. Salvar o rascunho antes de fechar?",
                 QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard

@@ -252,7 +252,7 @@ def test_item_photos_are_added_from_a_file(qtbot, monkeypatch, tmp_path: Path,  
     Image.new("RGB", (640, 480), (40, 90, 200)).save(photo)
     monkeypatch.setattr(checklist_module.QFileDialog, "getOpenFileName",
                         lambda *a, **k: (str(photo), checklist_module.IMAGE_FILTER))
-    photos = ItemPhotosDialog(inspector, dialog.view, dialog.view.items[-2], dialog)
+    photos = ItemPhotosDialog(inspector, dialog.view, dialog.rows[FAILING].item, dialog)
     qtbot.addWidget(photos)
     photos.show()
     qtbot.mouseClick(photos.add_button, Qt.MouseButton.LeftButton)
@@ -260,3 +260,8 @@ def test_item_photos_are_added_from_a_file(qtbot, monkeypatch, tmp_path: Path,  
     photos.list.setCurrentRow(0)
     qtbot.mouseClick(photos.remove_button, Qt.MouseButton.LeftButton)
     assert photos.count() == 0
+    qtbot.mouseClick(photos.add_button, Qt.MouseButton.LeftButton)
+    photos.accept()
+    dialog.rows[FAILING].set_photo_count(photos.count())
+    assert dialog.rows[FAILING].photos.text() == "Fotos (1)…"
+    assert dialog.save_draft(), dialog.message.text()  # adding photos does not make the open draft stale
