@@ -114,7 +114,7 @@ class DecisionDialog(QDialog):
         self.grounds.setPlaceholderText("Fundamentação: fatos, provas, defesa apreciada e conclusão")
 
         self.penalty_box = QGroupBox("Penalidade (Art. 34)")
-        penalty_form = QFormLayout(self.penalty_box)
+        self.penalty_form = penalty_form = QFormLayout(self.penalty_box)
         penalty_form.addRow("Classificação:", self.severity)
         penalty_form.addRow("Motivo da reclassificação:", self.reason)
         penalty_form.addRow("Penalidade:", self.penalty)
@@ -218,7 +218,7 @@ class DecisionDialog(QDialog):
         self.reason.setEnabled(upheld and reclassified)
         penalty = self.chosen_penalty()
         options = self.options
-        self.days.setVisible(penalty is Penalty.SUSPENSION)
+        self.penalty_form.setRowVisible(self.days, penalty is Penalty.SUSPENSION)
         if options is not None and penalty is Penalty.FINE and options.fine_ufm is not None \
                 and options.fine_brl is not None:
             self.amount.setText(f"<b>{format_ufm(options.fine_ufm)} × {format_brl(options.ufm_value_brl)} "

@@ -208,11 +208,13 @@ class NoticeForm(QDialog):
         lower_layout.setContentsMargins(0, 0, 0, 0)
         lower_layout.addWidget(offender_box)
         lower_layout.addLayout(form)
+        lower_layout.addStretch(1)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(infraction_box)
         splitter.addWidget(lower)
         splitter.setStretchFactor(0, 1)
-        splitter.setStretchFactor(1, 2)
+        splitter.setStretchFactor(1, 0)
+        splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.message)
@@ -278,7 +280,7 @@ class NoticeForm(QDialog):
         elif choice.kind is OffenderKind.HOLDER and self.holder_radio.isEnabled():
             self.holder_radio.setChecked(True)
         service = choice.service.label if choice.service else ""
-        self.offender_info.setText(f"{choice.kind.label} da {service} {choice.permit_number} · veículo "
+        self.offender_info.setText(f"{choice.kind.label} — {service} {choice.permit_number} · veículo "
                                    f"{choice.plate or 'não cadastrado'}")
         mark_field(self.offender_search, None)
 

@@ -108,6 +108,7 @@ def _table(name: str) -> QTableView:
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
     view.verticalHeader().hide()
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
@@ -227,6 +228,7 @@ class InfractionsPage(QWidget):
         except MotodeskError as exc:
             show_error(self, exc)
             return
+        self.table.resizeColumnsToContents()
         if keep is not None:
             self.select_notice(keep)
         self.show_selected()
@@ -279,6 +281,7 @@ class InfractionsPage(QWidget):
                 plate=view.plate if view.person_id is None and not view.offender_cpf else None))
         except MotodeskError as exc:
             show_error(self, exc)
+        self.history.resizeColumnsToContents()
 
     @staticmethod
     def _detail_html(view: NoticeView) -> str:
