@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from faker import Faker
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, text
 from validate_docbr import CNH, CPF, PIS, RENAVAM, TituloEleitoral
 
 from motodesk.models import (
@@ -69,6 +69,16 @@ def _unique(gen: Callable[[], str]) -> Iterator[str]:
         if value not in seen:
             seen.add(value)
             yield value
+
+
+def _advance_sequences(ctx: AppContext) -> None:
+    """People and vehicles go in with explicit ids; PostgreSQL's serials must move past them."""
+    if ctx.db.is_sqlite:
+        return
+    with ctx.write() as s:
+        for table in ("people", "vehicles"):
+            s.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                           f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"))
 
 
 @requires(Role.ADMIN)
@@ -222,7 +232,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 })
             elif rng.random() < 0.05:
                 rows_insp.append({
-                    "vehicle_id": vid, "service_type": service.value, "kind": "annual", "status": "scheduled",
+                    "vehicle_id": vid, "service_type": service.value, "status": "scheduled",
+                    "kind": "annual" if service is ServiceType.MOTOFRETE else "semestral",
                     "scheduled_for": today + timedelta(days=rng.randint(-10, 30)), "version": 1,
                     "created_at": now, "updated_at": now,
                 })
@@ -260,6 +271,7 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
         done += n
         if progress:
             progress(done, people)
+        _advance_sequences(ctx)
 
     with ctx.write() as s:
         quota = s.get(QuotaCounter, ServiceType.MOTOTAXI)

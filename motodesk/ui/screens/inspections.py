@@ -35,7 +35,7 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.pdfpreview import preview_pdf
-from motodesk.ui.screens.vehicles import table_view
+from motodesk.ui.screens.vehicles import fit_columns, table_view
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
 from motodesk.ui.widgets import DateField, heading, mark_field
 
@@ -277,6 +277,8 @@ class InspectionsPage(QWidget):
         except MotodeskError as exc:
             show_error(self, exc)
             return
+        fit_columns(self.queue)
+        fit_columns(self.upcoming)
         n = self.queue_model.rowCount()
         self.queue_title.setText(f"<b>Fila do vistoriador – {format_date(today)}</b>: {n} vistoria(s) "
                                  "para hoje, atrasadas, em preenchimento ou vencidas (anual do moto-frete, Art. 23; "
@@ -291,6 +293,7 @@ class InspectionsPage(QWidget):
             self.history_model.reload()
         except MotodeskError as exc:
             show_error(self, exc)
+        fit_columns(self.history)
         if current is not None:
             for row in range(self.history_model.rowCount()):
                 if self.history_model.row_at(row).id == current.id:

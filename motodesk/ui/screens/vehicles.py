@@ -66,7 +66,17 @@ def table_view(name: str) -> QTableView:
     view.verticalHeader().hide()
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
+    view.setWordWrap(False)
     return view
+
+
+def fit_columns(view: QTableView, max_width: int = 320) -> None:
+    """Columns as wide as their contents (the loaded rows), never wider than `max_width`."""
+    view.resizeColumnsToContents()
+    header = view.horizontalHeader()
+    for column in range(header.count()):
+        if header.sectionSize(column) > max_width:
+            header.resizeSection(column, max_width)
 
 
 class VehiclesPage(QWidget):
@@ -179,6 +189,7 @@ class VehiclesPage(QWidget):
         except MotodeskError as exc:
             show_error(self, exc)
             return
+        fit_columns(self.table)
         more = "+" if self.model.canFetchMore() else ""
         self.count.setText(f"{self.model.rowCount()}{more} veículo(s)")
         if select_id is not None:
@@ -215,6 +226,7 @@ class VehiclesPage(QWidget):
         try:
             self.verdicts.set_verdicts(vehicles.vehicle_verdicts_of(self.ctx, row.id, self.settings))
             self.history_model.set_rows(inspections.list_inspections(self.ctx, vehicle_id=row.id, limit=100))
+            fit_columns(self.history)
         except MotodeskError as exc:
             show_error(self, exc)
 
