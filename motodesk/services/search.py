@@ -1,0 +1,384 @@
+"""The counter's search box: one text finds people by name, CPF, plate, permit number or RENAVAM.
+
+What the clerk typed is classified first (:func:`classify`):
+
+* digits only, after removing ``. - /`` and spaces → CPF prefix, and RENAVAM prefix (4+ digits);
+* three letters and a digit (``ABC-1``, ``abc1d2``) → plate prefix of an active vehicle, in both
+  formats (an old plate typed also finds its Mercosul conversion and back);
+* ``MT``/``MB``/``MF`` and digits (``MB-12``, ``mb 0012/2026``) → permit number;
+* anything else → name, accent- and case-insensitive (``fold``): names that *start* with the
+  text first, then names that contain every word of it anywhere (``silva`` in the middle).
+
+Every query is a range or an indexed match (see migration 0002): prefixes are byte ranges
+(``name >= 'joao' AND name < 'joap'``, compared ``COLLATE "C"`` on PostgreSQL), infixes use
+pg_trgm on PostgreSQL and an FTS5 trigram table on SQLite. Results come in pages ordered by
+name or CPF, with keyset paging (:class:`SearchCursor`), so the 1,000th page costs what the first
+does. An empty query lists everyone by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    String,
+    and_,
+    false,
+    func,
+    literal_column,
+    not_,
+    or_,
+    select,
+    text,
+    true,
+    union_all,
+)
+from sqlalchemy.orm import Session
+
+from motodesk.models import Application, Permit, Person, Vehicle
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.validators import format_cpf, format_plate
+from motodesk.services.context import AppContext, requires
+from motodesk.services.text import fold
+
+PAGE_SIZE = 200
+#: Longer input cannot match a stored name (200 characters): it is cut, never sent whole.
+MAX_QUERY = 200
+#: Infix search needs a word of at least three letters (one trigram).
+MIN_INFIX = 3
+MIN_RENAVAM_DIGITS = 4
+#: SQLite: a condition matching this many rows is "dense" (see :class:`_Dialect`).
+DENSE_ROWS = 1000
+READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
+APPLICATION_LABELS = {
+    PermitState.REQUESTED: "Requerimento aberto",
+    PermitState.UNDER_REVIEW: "Requerimento em análise",
+    PermitState.APPROVED: "Requerimento aprovado",
+    PermitState.REFUSED: "Requerimento indeferido",
+    PermitState.CANCELLED: "Requerimento cancelado",
+}
+NO_APPLICATION = "Sem requerimento"
+
+
+class QueryKind(StrEnum):
+    EVERYONE = "everyone"
+    NAME = "name"
+    DIGITS = "digits"  # CPF or RENAVAM
+    PLATE = "plate"
+    PERMIT = "permit"
+
+    @property
+    def label(self) -> str:
+        return {"everyone": "todas as pessoas", "name": "nome", "digits": "CPF ou RENAVAM",
+                "plate": "placa", "permit": "número da permissão"}[self.value]
+
+
+class SortKey(StrEnum):
+    NAME = "name"
+    CPF = "cpf"
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    kind: QueryKind
+    text: str  # name: folded; digits: digits; plate: upper case without hyphen; permit: normalised
+    words: tuple[str, ...] = ()  # name: the words, for the infix part
+    alternatives: tuple[str, ...] = ()  # plate: other format; permit: zero-padded form
+
+
+_SEPARATORS = re.compile(r"[\s.\-/]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+_PLATE = re.compile(r"[A-Z]{3}[0-9][A-Z0-9]?[0-9]{0,2}")
+_PERMIT = re.compile(r"(MT|MB|MF)\s*-?\s*(\d{1,6})\s*(?:/\s*(\d{0,4}))?", re.IGNORECASE)
+_PERMIT_CODE_ONLY = re.compile(r"(MT|MB|MF)\s*-", re.IGNORECASE)
+
+
+def classify(raw: str) -> ParsedQuery:
+    """What the clerk means by ``raw``; never raises, whatever was pasted."""
+    text_ = _CONTROL.sub(" ", (raw or "")[:MAX_QUERY]).strip()
+    if not text_:
+        return ParsedQuery(QueryKind.EVERYONE, "")
+    compact = _SEPARATORS.sub("", text_)
+    if compact.isascii() and compact.isdigit():
+        return ParsedQuery(QueryKind.DIGITS, compact)
+    upper = compact.upper()
+    if upper.isascii() and _PLATE.fullmatch(upper):
+        return ParsedQuery(QueryKind.PLATE, upper, alternatives=_other_plate_forms(upper))
+    permit = _PERMIT.fullmatch(text_)
+    if permit:
+        code, seq, year = permit.group(1).upper(), permit.group(2), permit.group(3)
+        typed = f"{code}-{seq}" + (f"/{year}" if year is not None else "")
+        padded = f"{code}-{seq.zfill(4)}/" + (year or "")
+        alternatives = (padded,) if padded != typed and not padded.startswith(typed) else ()
+        return ParsedQuery(QueryKind.PERMIT, typed, alternatives=alternatives)
+    if _PERMIT_CODE_ONLY.fullmatch(text_):
+        return ParsedQuery(QueryKind.PERMIT, text_[:2].upper() + "-")
+    folded = fold(text_)
+    return ParsedQuery(QueryKind.NAME, folded, words=tuple(w for w in folded.split(" ") if w))
+
+
+def _other_plate_forms(prefix: str) -> tuple[str, ...]:
+    """The 5th character of a plate: a digit in the old format, A–J in Mercosul (ABC-1234 ↔ ABC1C34)."""
+    if len(prefix) < 5:
+        return ()
+    fifth = prefix[4]
+    if fifth.isdigit():
+        return (prefix[:4] + "ABCDEFGHIJ"[int(fifth)] + prefix[5:],)
+    if fifth in "ABCDEFGHIJ":
+        return (prefix[:4] + str("ABCDEFGHIJ".index(fifth)) + prefix[5:],)
+    return ()
+
+
+def prefix_upper_bound(prefix: str) -> str | None:
+    """The smallest string greater than every string starting with ``prefix`` (byte order)."""
+    chars = list(prefix)
+    while chars:
+        last = ord(chars[-1])
+        if last < 0x10FFFF:
+            following = last + 1 if last + 1 not in range(0xD800, 0xE000) else 0xE000  # no surrogates
+            chars[-1] = chr(following)
+            return "".join(chars)
+        chars.pop()
+    return None
+
+
+def escape_like(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+@dataclass(frozen=True)
+class PersonHit:
+    """One row of the results: the person and what a clerk looks at first."""
+
+    person_id: int
+    full_name: str
+    cpf: str
+    service: ServiceType | None = None
+    permit_number: str | None = None
+    situation: str = NO_APPLICATION
+    plate: str | None = None
+
+    @property
+    def cpf_formatted(self) -> str:
+        return format_cpf(self.cpf)
+
+
+@dataclass(frozen=True)
+class SearchCursor:
+    """Where the next page starts: the part of the query, and the last row's sort key and id.
+
+    ``started=False`` means the part has not begun yet: the next page starts at its first row.
+    """
+
+    segment: int
+    key: str = ""
+    person_id: int = 0
+    started: bool = True
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    query: ParsedQuery
+    hits: list[PersonHit]
+    next: SearchCursor | None
+
+    @property
+    def exhausted(self) -> bool:
+        return self.next is None
+
+
+_PermitRow = Any  # Row(person_id, number, service_type, state, issued_on, id)
+_ApplicationRow = Any  # Row(person_id, service_type, state)
+_VehicleRow = Any  # Row(holder_id, plate, service_type)
+
+
+# --- the query --------------------------------------------------------------------------------
+
+
+class _Dialect:
+    """What differs between the databases, and the plan choices SQLite needs help with.
+
+    SQLite's planner has no statistics: for a condition that matches many rows it still picks the
+    condition's index and then sorts every match. :meth:`dense` probes (cheaply, through that
+    index) whether a condition matches more than :data:`DENSE_ROWS` rows; if so the query walks
+    the sort order's index instead and filters, which finds a page in a few thousand rows.
+    PostgreSQL's planner makes that choice itself from its statistics.
+    """
+
+    def __init__(self, session: Session, sort: SortKey) -> None:
+        self.session = session
+        self.pg = session.get_bind().dialect.name == "postgresql"
+        self.sort = sort
+
+    def c(self, column: ColumnElement[str]) -> ColumnElement[str]:
+        """Byte-order comparison on both databases (SQLite's default is already BINARY)."""
+        return column.collate("C") if self.pg else column
+
+    def prefix(self, column: ColumnElement[str], value: str) -> ColumnElement[bool]:
+        col = self.c(column)
+        upper = prefix_upper_bound(value)
+        lower_cond = col >= value
+        return and_(lower_cond, col < upper) if upper is not None else lower_cond
+
+    def dense(self, condition: ColumnElement[bool]) -> bool:
+        if self.pg:
+            return False
+        probe = select(literal_column("1")).select_from(Person.__table__).where(condition).limit(DENSE_ROWS)
+        return (self.session.scalar(select(func.count()).select_from(probe.subquery())) or 0) >= DENSE_ROWS
+
+    def cpf_prefix(self, value: str) -> ColumnElement[bool]:
+        condition = self.prefix(Person.cpf, value)
+        if self.sort is SortKey.NAME and self.dense(condition):
+            # `+cpf` keeps SQLite off the CPF index: it walks the names in order instead.
+            unindexed = literal_column("+people.cpf", String)
+            upper = prefix_upper_bound(value)
+            return and_(unindexed >= value, unindexed < upper) if upper else unindexed >= value
+        return condition
+
+    def contains_words(self, words: Sequence[str]) -> ColumnElement[bool]:
+        likes = and_(*(Person.name_search.like(f"%{escape_like(w)}%", escape="\\") for w in words))
+        if self.pg:
+            return likes  # pg_trgm's GIN index serves LIKE '%x%'
+        # FTS5 trigram table: each word of three letters or more is a phrase it must contain.
+        match = " AND ".join('"' + w.replace('"', '""') + '"' for w in words if len(w) >= MIN_INFIX)
+        fts = (select(literal_column("rowid")).select_from(text("people_fts"))
+               .where(text("people_fts MATCH :fts_match").bindparams(fts_match=match)))
+        if self.sort is SortKey.NAME:
+            probe = select(func.count()).select_from(fts.limit(DENSE_ROWS).subquery())
+            if (self.session.scalar(probe) or 0) >= DENSE_ROWS:
+                return likes  # common text: walking the names in order finds a page soonest
+        return and_(Person.id.in_(fts), likes)
+
+
+def _segments(q: ParsedQuery, d: _Dialect) -> list[ColumnElement[bool]]:
+    """The parts of a query, each a WHERE clause on people, listed in this order."""
+    if q.kind is QueryKind.EVERYONE:
+        return [true()]
+    if q.kind is QueryKind.NAME:
+        if not q.text:
+            return [false()]
+        starts = d.prefix(Person.name_search, q.text)
+        parts = [starts]
+        if any(len(w) >= MIN_INFIX for w in q.words):
+            parts.append(and_(d.contains_words(q.words), not_(starts)))
+        return parts
+    if q.kind is QueryKind.DIGITS:
+        if len(q.text) > 11:
+            return [false()]
+        by_cpf = d.cpf_prefix(q.text)
+        parts = [by_cpf]
+        if len(q.text) >= MIN_RENAVAM_DIGITS:
+            holders = select(Vehicle.holder_id).where(d.prefix(Vehicle.renavam, q.text))
+            parts.append(and_(Person.id.in_(holders), not_(d.prefix(Person.cpf, q.text))))
+        return parts
+    if q.kind is QueryKind.PLATE:
+        # `active = 1` literally on SQLite, so its partial index of active plates applies; one
+        # SELECT per plate form, so each is a range on that index.
+        active = Vehicle.active if d.pg else text("vehicles.active = 1")
+        forms = [select(Vehicle.holder_id).where(d.prefix(Vehicle.plate, p), active) for p in (q.text, *q.alternatives)]
+        holders = forms[0] if len(forms) == 1 else union_all(*forms)
+        return [Person.id.in_(holders)]
+    forms = [select(Permit.person_id).where(d.prefix(Permit.number, n)) for n in (q.text, *q.alternatives)]
+    return [Person.id.in_(forms[0] if len(forms) == 1 else union_all(*forms))]
+
+
+def _sort_column(sort: SortKey, d: _Dialect) -> ColumnElement[str]:
+    return d.c(Person.name_search if sort is SortKey.NAME else Person.cpf)
+
+
+def _after(sort_col: ColumnElement[str], cursor: SearchCursor, descending: bool) -> ColumnElement[bool]:
+    """Keyset condition written so the index on the sort column serves it (a range, then the id)."""
+    if descending:
+        return and_(sort_col <= cursor.key, or_(sort_col < cursor.key, Person.id < cursor.person_id))
+    return and_(sort_col >= cursor.key, or_(sort_col > cursor.key, Person.id > cursor.person_id))
+
+
+@requires(*READERS)
+def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.NAME, descending: bool = False,
+                  after: SearchCursor | None = None, limit: int = PAGE_SIZE) -> SearchPage:
+    """One page of people matching ``query``, ordered by ``sort``; pass ``page.next`` for the next."""
+    parsed = classify(query)
+    sort = SortKey(sort)
+    limit = max(1, min(limit, 1000))
+    with ctx.read() as s:
+        d = _Dialect(s, sort)
+        segments = _segments(parsed, d)
+        sort_col = _sort_column(sort, d)
+        order = (sort_col.desc(), Person.id.desc()) if descending else (sort_col, Person.id)
+        found: list[tuple[int, str, str, str]] = []  # (id, full_name, cpf, sort key)
+        segment = after.segment if after else 0
+        next_cursor: SearchCursor | None = None
+        while segment < len(segments):
+            wanted = limit - len(found)
+            stmt = select(Person.id, Person.full_name, Person.cpf, sort_col.label("k")).where(segments[segment])
+            if after is not None and after.segment == segment and after.started:
+                stmt = stmt.where(_after(sort_col, after, descending))
+            rows = s.execute(stmt.order_by(*order).limit(wanted + 1)).all()
+            found.extend((r.id, r.full_name, r.cpf, r.k) for r in rows[:wanted])
+            if len(rows) > wanted:
+                last = found[-1]
+                next_cursor = SearchCursor(segment, last[3], last[0])
+                break
+            segment += 1
+            if len(found) == limit:
+                if segment < len(segments):
+                    next_cursor = SearchCursor(segment, started=False)
+                break
+        hits = _describe(s, found)
+    return SearchPage(parsed, hits, next_cursor)
+
+
+def _describe(s: Session, found: list[tuple[int, str, str, str]]) -> list[PersonHit]:
+    """Service, permit, situation and plate of each person of the page (three indexed lookups).
+
+    Plain column tuples, not ORM objects: loading 200 full rows of three tables costs more than
+    the search itself.
+    """
+    ids = [row[0] for row in found]
+    if not ids:
+        return []
+    permits: dict[int, list[_PermitRow]] = {}
+    for p in s.execute(select(Permit.person_id, Permit.number, Permit.service_type, Permit.state,
+                              Permit.issued_on, Permit.id).where(Permit.person_id.in_(ids))):
+        permits.setdefault(p.person_id, []).append(p)
+    applications: dict[int, _ApplicationRow] = {}
+    for a in s.execute(select(Application.person_id, Application.service_type, Application.state)
+                       .where(Application.person_id.in_(ids)).order_by(Application.opened_on, Application.id)):
+        applications[a.person_id] = a  # the newest wins
+    vehicles: dict[int, _VehicleRow] = {}
+    for v in s.execute(select(Vehicle.holder_id, Vehicle.plate, Vehicle.service_type)
+                       .where(Vehicle.holder_id.in_(ids), Vehicle.active.is_(True))):
+        vehicles[v.holder_id] = v
+    hits = []
+    for pid, name, cpf, _key in found:
+        permit = _main_permit(permits.get(pid, ()))
+        app = applications.get(pid)
+        vehicle = vehicles.get(pid)
+        service: ServiceType | None = None
+        situation = NO_APPLICATION
+        number = None
+        open_app = app is not None and app.state in OPEN_APPLICATION_STATES
+        if permit is not None and (permit.state.in_force or not open_app):
+            service, number, situation = permit.service_type, permit.number, permit.state.label
+        elif app is not None:
+            service, situation = app.service_type, APPLICATION_LABELS.get(app.state, app.state.label)
+            number = permit.number if permit is not None else None
+        elif vehicle is not None:
+            service = vehicle.service_type
+        hits.append(PersonHit(pid, name, cpf, service, number, situation,
+                              format_plate(vehicle.plate) if vehicle is not None else None))
+    return hits
+
+
+def _main_permit(permits: Sequence[_PermitRow]) -> _PermitRow | None:
+    """The permit in force, else the most recently issued."""
+    if not permits:
+        return None
+    return max(permits, key=lambda p: (p.state.in_force, p.issued_on or date.min, p.id))
