@@ -1,18 +1,34 @@
-"""The dossier of a person: personal data and the documents of Art. 5."""
+"""The dossier of a person: personal data and the documents of Art. 5, saved together or not at all.
+
+A dossier form holds the person's fields and one row per document kind. :func:`get_dossier`
+reads all of it (with each row's version); :func:`save_dossier` writes the person and the changed
+documents in one transaction, refusing with :class:`ConflictError` when another workstation saved
+any of them since the form was opened. :func:`applicant_facts` turns what the form holds into the
+:class:`~motodesk.rules.eligibility.ApplicantFacts` the rules judge, so the eligibility panel can
+judge the form as it is typed, before anything is saved.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import selectinload
 
-from motodesk.models import Person, PersonDocument
-from motodesk.rules.common import Role
+from motodesk.models import AuditEvent, Person, PersonDocument
+from motodesk.rules.common import Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.validators import validate_cpf
+from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
+from motodesk.rules.validators import (
+    validate_cnh,
+    validate_cpf,
+    validate_nit,
+    validate_titulo,
+)
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.services.text import clean_name, fold
@@ -21,6 +37,11 @@ MAX_NAME = 200
 MAX_TEXT = 4000
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+
+# Control characters have no place in a form field (and PostgreSQL refuses NUL); line breaks are
+# allowed only in the free-text notes.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_LINE_BREAK = re.compile(r"[\r\n\t]")
 
 
 @dataclass
@@ -58,6 +79,9 @@ class DocumentInput:
     school: str | None = None
     notes: str | None = None
 
+    def is_empty(self) -> bool:
+        return all(v in (None, "") for k, v in dataclasses.asdict(self).items() if k != "kind")
+
 
 @dataclass
 class PersonSaved:
@@ -68,6 +92,17 @@ class PersonSaved:
 
 _LIMITS = {"full_name": MAX_NAME, "mother_name": MAX_NAME, "phone": 32, "email": 200, "address": 300,
            "district": 100, "city": 100, "uf": 2, "zip_code": 8, "notes": MAX_TEXT}
+DOCUMENT_LIMITS = {"number": 64, "issuer": 100, "issuer_uf": 2, "categories": 8, "result": 32,
+                   "school": 200, "notes": MAX_TEXT}
+CRIMINAL_RESULTS = ("negative", "positive")
+
+
+def _text_problem(key: str, value: str, limit: int) -> str | None:
+    if len(value) > limit:
+        return f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(value)})."
+    if _CONTROL.search(value) or (key != "notes" and _LINE_BREAK.search(value)):
+        return "O texto contém caracteres de controle (quebra de linha, tabulação ou invisíveis): digite-o de novo."
+    return None
 
 
 def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
@@ -86,26 +121,190 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
     if data.sex not in (None, "", "M", "F"):
         errors["sex"] = "Sexo deve ser M ou F."
     values = dataclasses.asdict(data)
+    values["full_name"] = name
+    if isinstance(values.get("zip_code"), str):
+        values["zip_code"] = re.sub(r"[\s.\-]", "", values["zip_code"])
     for key, limit in _LIMITS.items():
         value = values.get(key)
         if isinstance(value, str):
             value = value.strip()
             values[key] = value or None
-            if value and len(value) > limit:
-                errors[key] = f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(value)})."
+            problem = _text_problem(key, value, limit) if value else None
+            if problem:
+                errors[key] = problem  # says more than "informe o nome completo"
     values["full_name"] = name
     values["cpf"] = cpf.value if cpf.ok else data.cpf
     if values.get("uf"):
         values["uf"] = values["uf"].upper()
+        if values["uf"] not in BRAZILIAN_UFS and "uf" not in errors:
+            errors["uf"] = f"UF desconhecida: “{values['uf']}”."
+    zip_code = values.get("zip_code")
+    if zip_code and not (zip_code.isascii() and zip_code.isdigit() and len(zip_code) == 8):
+        errors["zip_code"] = "O CEP deve ter 8 dígitos."
     if values.get("sex") == "":
         values["sex"] = None
     return PersonInput(**values), errors
 
 
+def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]]:
+    """Normalise a document row; refuse only what cannot be stored (field -> pt_BR reason).
+
+    Check digits are not refused here: some real CNHs fail them (a supervisor may accept them);
+    :func:`document_warnings` shows them on the field and the rules judge them.
+    """
+    errors: dict[str, str] = {}
+    values = dataclasses.asdict(doc)
+    for key, limit in DOCUMENT_LIMITS.items():
+        value = values.get(key)
+        if isinstance(value, str):
+            value = value.strip()
+            values[key] = value or None
+            problem = _text_problem(key, value, limit) if value else None
+            if problem:
+                errors[key] = problem
+    if values.get("issuer_uf"):
+        values["issuer_uf"] = values["issuer_uf"].upper()
+        if values["issuer_uf"] not in BRAZILIAN_UFS and "issuer_uf" not in errors:
+            errors["issuer_uf"] = f"UF desconhecida: “{values['issuer_uf']}”."
+    if values.get("categories"):
+        values["categories"] = values["categories"].upper().replace(" ", "")
+    if values.get("result") is not None and values["result"] not in CRIMINAL_RESULTS:
+        errors.setdefault("result", "Resultado deve ser negativa ou positiva.")
+    today = date.today()
+    for key in ("issue_date", "reference_date"):
+        value = values.get(key)
+        if value is not None and value > today:
+            errors[key] = "A data está no futuro."
+    values["kind"] = DocumentKind(doc.kind)
+    return DocumentInput(**values), errors
+
+
+_NUMBER_CHECKS = {DocumentKind.CNH: validate_cnh, DocumentKind.INSS: validate_nit,
+                  DocumentKind.ELECTORAL: validate_titulo}
+
+
+def document_warnings(doc: DocumentInput) -> dict[str, str]:
+    """What looks wrong but may still be saved: a number whose check digits do not match."""
+    check = _NUMBER_CHECKS.get(doc.kind)
+    if check is None or not (doc.number or "").strip():
+        return {}
+    result = check(doc.number)
+    return {} if result.ok else {"number": result.message or "Número inválido."}
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+@dataclass
+class DocumentRecord:
+    """A stored document row: its values and the version the form started from."""
+
+    id: int
+    version: int
+    data: DocumentInput
+
+
+@dataclass
+class Dossier:
+    person_id: int
+    version: int
+    person: PersonInput
+    documents: dict[DocumentKind, DocumentRecord]
+    updated_at: datetime | None = None
+
+    def document(self, kind: DocumentKind) -> DocumentInput:
+        record = self.documents.get(kind)
+        return record.data if record else DocumentInput(kind)
+
+
+_PERSON_FIELDS = tuple(f.name for f in dataclasses.fields(PersonInput))
+_DOCUMENT_FIELDS = tuple(f.name for f in dataclasses.fields(DocumentInput))
+
+
+def _person_input(person: Person) -> PersonInput:
+    return PersonInput(**{name: getattr(person, name) for name in _PERSON_FIELDS})
+
+
+def _document_input(row: PersonDocument) -> DocumentInput:
+    return DocumentInput(**{name: getattr(row, name) for name in _DOCUMENT_FIELDS})
+
+
+@requires(*READERS)
+def get_person(ctx: AppContext, person_id: int) -> Person:
+    with ctx.read() as s:
+        person = s.scalar(select(Person).options(selectinload(Person.documents)).where(Person.id == person_id))
+        if person is None:
+            raise NotFoundError("Pessoa não encontrada.")
+        return person
+
+
+@requires(*READERS)
+def get_dossier(ctx: AppContext, person_id: int) -> Dossier:
+    """The person and every document row, with the versions a later save must match."""
+    with ctx.read() as s:
+        person = s.scalar(select(Person).options(selectinload(Person.documents)).where(Person.id == person_id))
+        if person is None:
+            raise NotFoundError("Pessoa não encontrada: ela pode ter sido removida por outra estação.")
+        documents = {row.kind: DocumentRecord(row.id, row.version, _document_input(row)) for row in person.documents}
+        return Dossier(person.id, person.version, _person_input(person), documents, person.updated_at)
+
+
+@requires(*READERS)
+def cpf_owner(ctx: AppContext, cpf: str, *, except_person_id: int | None = None) -> tuple[int, str] | None:
+    """(id, name) of the person registered with this CPF, other than ``except_person_id``."""
+    result = validate_cpf(cpf)
+    if not result.ok:
+        return None
+    with ctx.read() as s:
+        row = s.execute(select(Person.id, Person.full_name).where(Person.cpf == result.value)).first()
+    if row is None or row.id == except_person_id:
+        return None
+    return row.id, row.full_name
+
+
+@dataclass(frozen=True)
+class LastChange:
+    user_login: str
+    at: datetime
+
+
+@requires(*READERS)
+def last_change(ctx: AppContext, person_id: int) -> LastChange | None:
+    """Who last saved the person's data or documents, and when (from the audit trail)."""
+    with ctx.read() as s:
+        doc_ids = [str(i) for i in s.scalars(select(PersonDocument.id).where(PersonDocument.person_id == person_id))]
+        clauses = [(AuditEvent.table_name == "people") & (AuditEvent.row_key == str(person_id))]
+        if doc_ids:
+            clauses.append((AuditEvent.table_name == "person_documents") & AuditEvent.row_key.in_(doc_ids))
+        row = s.execute(select(AuditEvent.user_login, AuditEvent.at).where(or_(*clauses))
+                        .order_by(AuditEvent.id.desc()).limit(1)).first()
+    return LastChange(row.user_login, row.at) if row else None
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
 _INTEGRITY = {
     "uq_people_cpf": "Já existe uma pessoa cadastrada com este CPF.",
     "cols:people.cpf": "Já existe uma pessoa cadastrada com este CPF.",
+    "uq_person_documents_person_kind": CONFLICT_MESSAGE,
+    "cols:person_documents.person_id, person_documents.kind": CONFLICT_MESSAGE,
 }
+
+
+def _apply_person(person: Person, clean: PersonInput) -> None:
+    for key, value in dataclasses.asdict(clean).items():
+        if getattr(person, key) != value:
+            setattr(person, key, value)
+    name_search = fold(clean.full_name)
+    if person.name_search != name_search:
+        person.name_search = name_search
+
+
+def _apply_document(row: PersonDocument, clean: DocumentInput) -> None:
+    for key, value in dataclasses.asdict(clean).items():
+        if key != "kind" and getattr(row, key) != value:
+            setattr(row, key, value)
 
 
 @requires(*EDITORS)
@@ -125,9 +324,7 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
                 raise NotFoundError("A pessoa não existe mais no cadastro.")
             if expected_version is not None and person.version != expected_version:
                 raise ConflictError(CONFLICT_MESSAGE)
-        for key, value in dataclasses.asdict(clean).items():
-            setattr(person, key, value)
-        person.name_search = fold(clean.full_name)
+        _apply_person(person, clean)
         s.flush()
         return PersonSaved(person.id, person.version)
 
@@ -136,7 +333,11 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
 def save_document(ctx: AppContext, person_id: int, doc: DocumentInput,
                   expected_version: int | None = None) -> int:
     """Create or update the person's document of this kind; returns its version."""
-    with ctx.write() as s:
+    clean, errors = validate_document(doc)
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados antes de salvar.",
+                                {f"{doc.kind.value}.{k}": v for k, v in errors.items()})
+    with ctx.write(_INTEGRITY) as s:
         row = s.scalar(select(PersonDocument).where(PersonDocument.person_id == person_id,
                                                     PersonDocument.kind == doc.kind))
         if row is None:
@@ -146,17 +347,149 @@ def save_document(ctx: AppContext, person_id: int, doc: DocumentInput,
             s.add(row)
         elif expected_version is not None and row.version != expected_version:
             raise ConflictError(CONFLICT_MESSAGE)
-        for key, value in dataclasses.asdict(doc).items():
-            if key != "kind":
-                setattr(row, key, value.strip() or None if isinstance(value, str) else value)
+        _apply_document(row, clean)
         s.flush()
         return row.version
 
 
+@dataclass
+class DossierSaved:
+    person_id: int
+    version: int
+    documents: dict[DocumentKind, tuple[int, int]]  # kind -> (id, version) of every row saved
+
+
+@requires(*EDITORS)
+def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[DocumentInput] = (), *,
+                 person_id: int | None = None, person_version: int | None = None,
+                 document_versions: Mapping[DocumentKind, int | None] | None = None) -> DossierSaved:
+    """Save the person and the given documents in one transaction: all of it, or nothing.
+
+    ``person_version`` and ``document_versions`` are the versions the form was loaded with (None
+    for a row the form believed new). If any stored row has moved on, nothing is written and
+    :class:`ConflictError` is raised. An empty document the database does not hold is skipped.
+    Field errors are keyed ``full_name``, ``cpf``… for the person and ``cnh.number``… for documents.
+    """
+    versions = dict(document_versions or {})
+    clean_person, errors = validate_person(person)
+    clean_docs: list[DocumentInput] = []
+    seen: set[DocumentKind] = set()
+    for doc in documents:
+        if doc.kind in seen:
+            raise InvalidInputError(f"O documento {doc.kind.label} foi enviado duas vezes.")
+        seen.add(doc.kind)
+        clean, doc_errors = validate_document(doc)
+        errors.update({f"{doc.kind.value}.{k}": v for k, v in doc_errors.items()})
+        clean_docs.append(clean)
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    with ctx.write(_INTEGRITY) as s:
+        if person_id is None:
+            row_person = Person()
+            s.add(row_person)
+            existing: dict[DocumentKind, PersonDocument] = {}
+        else:
+            row_person = s.get(Person, person_id)
+            if row_person is None:
+                raise NotFoundError("A pessoa não existe mais no cadastro: outra estação a removeu.")
+            if person_version is not None and row_person.version != person_version:
+                raise ConflictError(CONFLICT_MESSAGE)
+            existing = {d.kind: d for d in s.scalars(select(PersonDocument)
+                                                      .where(PersonDocument.person_id == person_id))}
+        _apply_person(row_person, clean_person)
+        s.flush()
+        saved: dict[DocumentKind, PersonDocument] = {}
+        for clean in clean_docs:
+            row = existing.get(clean.kind)
+            expected = versions.get(clean.kind)
+            if row is None:
+                if expected is not None:
+                    raise ConflictError(CONFLICT_MESSAGE)  # the form had it; someone removed it
+                if clean.is_empty():
+                    continue
+                row = PersonDocument(person_id=row_person.id, kind=clean.kind)
+                s.add(row)
+            elif expected is None or row.version != expected:
+                raise ConflictError(CONFLICT_MESSAGE)
+            _apply_document(row, clean)
+            saved[clean.kind] = row
+        s.flush()
+        return DossierSaved(row_person.id, row_person.version,
+                            {kind: (row.id, row.version) for kind, row in saved.items()})
+
+
+# --- what the rules see ------------------------------------------------------------------------
+
+
+def applicant_facts(person: PersonInput, documents: Mapping[DocumentKind, DocumentInput], *,
+                    photo_date: date | None = None,
+                    tender_homologation_date: date | None = None) -> ApplicantFacts:
+    """The evidence of a dossier as the rules of Art. 5º, 6º § 1º and 8º read it."""
+
+    def doc(kind: DocumentKind) -> DocumentInput:
+        return documents.get(kind) or DocumentInput(kind)
+
+    cnh, course, rg = doc(DocumentKind.CNH), doc(DocumentKind.COURSE), doc(DocumentKind.IDENTITY)
+    electoral, criminal = doc(DocumentKind.ELECTORAL), doc(DocumentKind.CRIMINAL)
+    address = ", ".join(part for part in (person.address, person.district, person.city) if part) or None
+    declares = person.declares_no_other_permit
+    return ApplicantFacts(
+        birth_date=person.birth_date,
+        sex=person.sex or None,
+        cpf=person.cpf or None,
+        cnh_number=cnh.number,
+        cnh_categories=cnh.categories,
+        cnh_first_a_date=cnh.reference_date,
+        cnh_expiry=cnh.valid_until,
+        cnh_ear=cnh.flag,
+        course_certificate_number=course.number,
+        course_school=course.school or course.issuer,
+        course_date=course.reference_date or course.issue_date,
+        rg_number=rg.number,
+        rg_issuer=rg.issuer,
+        rg_uf=rg.issuer_uf,
+        reservist_number=doc(DocumentKind.MILITARY).number,
+        voter_title=electoral.number,
+        electoral_quitacao=electoral.flag,
+        medical_date=doc(DocumentKind.MEDICAL).issue_date,
+        nit=doc(DocumentKind.INSS).number,
+        photo_date=photo_date,
+        residence_proof_date=doc(DocumentKind.RESIDENCE).issue_date,
+        address=address,
+        criminal_certificates_date=criminal.issue_date,
+        criminal_result=criminal.result,
+        holds_other_municipal_permit=None if declares is None else not declares,
+        is_natural_person=True,  # Art. 6º, § 1º: the register holds natural persons only
+        tender_homologation_date=tender_homologation_date,
+    )
+
+
+#: Which rule of :func:`check_applicant` judges each document row of the checklist.
+RULE_OF_DOCUMENT: dict[DocumentKind, str] = {
+    DocumentKind.IDENTITY: "art5_v_identity",
+    DocumentKind.CNH: "art5_ii_cnh",
+    DocumentKind.COURSE: "art5_iii_course",
+    DocumentKind.MILITARY: "art5_vi_military_elect",
+    DocumentKind.ELECTORAL: "art5_vi_military_elect",
+    DocumentKind.MEDICAL: "art5_vii_medical",
+    DocumentKind.INSS: "art5_viii_inss",
+    DocumentKind.RESIDENCE: "art5_x_residence",
+    DocumentKind.CRIMINAL: "art5_xi_criminal",
+    DocumentKind.CPF: "art5_xii_cpf",
+    DocumentKind.DECLARATION_ART8: "art8_other_permits",
+}
+
+
 @requires(*READERS)
-def get_person(ctx: AppContext, person_id: int) -> Person:
-    with ctx.read() as s:
-        person = s.scalar(select(Person).options(selectinload(Person.documents)).where(Person.id == person_id))
-        if person is None:
-            raise NotFoundError("Pessoa não encontrada.")
-        return person
+def check_dossier(ctx: AppContext, person_id: int, service: ServiceType, *, on: date | None = None,
+                  tender_homologation_date: date | None = None) -> list[Verdict]:
+    """The verdicts of the stored dossier for ``service`` on ``on`` (today by default)."""
+    from motodesk.services.photos import newest_photo
+    from motodesk.services.settings import law_settings
+
+    dossier = get_dossier(ctx, person_id)
+    photo = newest_photo(ctx, person_id, with_bytes=False)
+    facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
+                            photo_date=photo.local_date if photo else None,
+                            tender_homologation_date=tender_homologation_date)
+    return check_applicant(facts, service, on or date.today(), law_settings(ctx))
