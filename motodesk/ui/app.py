@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from motodesk.models.db import Database, DatabaseError
+from motodesk.models.db import ENV_URL, Database, DatabaseError
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import install_excepthook
@@ -56,9 +57,13 @@ def open_context(database: str | None, *, demo: bool = False) -> AppContext:
     from motodesk.services.settings import ensure_defaults
 
     db = Database.open(demo_database_url() if demo and not database else database)
-    db.prepare()
-    ctx = AppContext(db)
-    ensure_defaults(ctx)
+    try:
+        db.prepare()
+        ctx = AppContext(db)
+        ensure_defaults(ctx)
+    except BaseException:
+        db.dispose()  # a refused database (outdated, too new, unreachable) leaves no connection open
+        raise
     if demo and count_users(ctx) == 0:
         from motodesk.services.demo import seed_demo
 
@@ -66,15 +71,15 @@ def open_context(database: str | None, *, demo: bool = False) -> AppContext:
     return ctx
 
 
-def login(ctx: AppContext, *, demo: bool) -> CurrentUser | None:
+def login(ctx: AppContext, *, demo: bool, login_name: str | None = None) -> CurrentUser | None:
     from motodesk.services.demo import DEMO_PASSWORD
     from motodesk.ui.login import LoginDialog
 
     hint = (f"Banco de demonstração: entre como atendente, vistoriador, supervisor ou admin, "
             f"senha {DEMO_PASSWORD}.") if demo else None
     dialog = LoginDialog(ctx, hint=hint)
-    if demo:
-        dialog.login_edit.setText("atendente")
+    if demo or login_name:
+        dialog.login_edit.setText(login_name or "atendente")
         dialog.password_edit.setFocus()
     if dialog.exec() != LoginDialog.DialogCode.Accepted:
         return None
@@ -91,12 +96,21 @@ def build_main_window(ctx: AppContext):  # noqa: ANN201
 def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     app = create_application()
     install_excepthook()
+    first_login = None
     try:
-        ctx = open_context(database, demo=demo)
+        if database or demo or os.environ.get(ENV_URL):
+            ctx = open_context(database, demo=demo)
+        else:  # this workstation's configured database, or the first-run wizard
+            from motodesk.ui.wizard import open_configured_context
+
+            opened = open_configured_context()
+            if opened is None:
+                return 0
+            ctx, first_login = opened
     except (DatabaseError, MotodeskError) as exc:
         QMessageBox.critical(None, "MotoDesk – banco de dados", str(exc))
         return 1
-    user = login(ctx, demo=demo)
+    user = login(ctx, demo=demo, login_name=first_login)
     if user is None:
         return 0
     window = build_main_window(ctx.as_user(user))

@@ -102,12 +102,18 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a["new_person"])
         file_menu.addAction(a["find"])
         file_menu.addSeparator()
+        file_menu.addAction(a["backup"])
+        file_menu.addAction(a["database_settings"])
+        file_menu.addSeparator()
         file_menu.addAction(a["logout"])
         file_menu.addAction(a["quit"])
         help_menu = self.menuBar().addMenu("A&juda")
         help_menu.addAction(a["about"])
         a["quit"].triggered.connect(self.close)
         a["about"].triggered.connect(self.show_about)
+        from motodesk.ui.db_settings import install_admin_tools  # backups, database, backup reminder
+
+        install_admin_tools(self, self.ctx, a["backup"], a["database_settings"])
 
     def show_section(self, key: str) -> QWidget:
         index = [k for k, _ in SECTIONS].index(key)

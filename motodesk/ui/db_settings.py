@@ -1,0 +1,302 @@
+"""Administration of the database from the window: where it is, backups, the backup reminder.
+
+- "Configurar banco de dados…": this workstation's choice (this computer or the server), tested
+  and saved for the next start (the password in the keyring, as in the first-run wizard).
+- "Cópia de segurança…": the last backup, the reminder's period, and a new backup written off the
+  GUI thread with a progress dialog.
+- The reminder: a bar above the pages, for administrators, when the last backup is too old.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+
+from PySide6.QtCore import QStandardPaths, Qt
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressDialog,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk import config
+from motodesk.config import DatabaseChoice
+from motodesk.models.db import DatabaseError
+from motodesk.rules.common import Role
+from motodesk.services import backup as backups
+from motodesk.services.context import AppContext
+from motodesk.services.errors import MotodeskError
+from motodesk.ui.background import BackgroundOp
+from motodesk.ui.errors import show_error
+from motodesk.ui.wizard import LOCAL_LABEL, SERVER_LABEL, ServerForm, describe_connection
+
+log = logging.getLogger(__name__)
+
+
+def _local_time(moment: datetime) -> str:
+    return moment.astimezone().strftime("%d/%m/%Y %H:%M")
+
+
+def _size(size: int) -> str:
+    return f"{size / 1_000_000:.1f}".replace(".", ",") + " MB"
+
+
+class DatabaseSettingsDialog(QDialog):
+    """Change this workstation's database; it takes effect at the next start."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, keyring_available: bool | None = None
+                 ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setObjectName("DatabaseSettingsDialog")
+        self.setWindowTitle("Configurar banco de dados")
+        self.setMinimumWidth(560)
+        self.saved: DatabaseChoice | None = None
+        current = config.load_choice()
+        in_use = "SQLite local" if ctx.db.is_sqlite else f"servidor {ctx.db.url.host}:{ctx.db.url.port or 5432}"
+        now = QLabel(f"Em uso agora: {in_use}" + (f"\nConfiguração desta estação: {current.describe()}"
+                                                  if current else ""))
+        now.setWordWrap(True)
+        now.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.local = QRadioButton(f"{LOCAL_LABEL} ({config.default_sqlite_path()})")
+        self.local.setObjectName("choice_local")
+        self.server = QRadioButton(SERVER_LABEL)
+        self.server.setObjectName("choice_server")
+        group = QButtonGroup(self)
+        group.addButton(self.local)
+        group.addButton(self.server)
+        self.form = ServerForm(keyring_available=keyring_available)
+        if current is not None and current.kind == "postgresql":
+            self.server.setChecked(True)
+            self.form.set_choice(current)
+        else:
+            self.local.setChecked(True)
+        self.server.toggled.connect(self.form.setEnabled)
+        self.form.setEnabled(self.server.isChecked())
+        note = QLabel("A nova configuração vale a partir do próximo início do MotoDesk nesta estação.")
+        note.setStyleSheet("color: #555")
+        note.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(now)
+        layout.addWidget(self.local)
+        layout.addWidget(self.server)
+        layout.addWidget(self.form)
+        layout.addWidget(note)
+        layout.addWidget(buttons)
+
+    def chosen(self) -> DatabaseChoice | None:
+        return DatabaseChoice.local() if self.local.isChecked() else self.form.checked_choice()
+
+    def save(self) -> None:
+        choice = self.chosen()
+        if choice is None:
+            return
+        password = self.form.password.text() if choice.kind == "postgresql" else None
+        self.setCursor(Qt.CursorShape.WaitCursor)
+        try:
+            if choice.kind == "sqlite":
+                config.default_sqlite_path().parent.mkdir(parents=True, exist_ok=True)
+            text = describe_connection(choice, password)
+        except (DatabaseError, MotodeskError) as exc:
+            self.form.show_result(str(exc), ok=False)
+            return
+        finally:
+            self.unsetCursor()
+        if choice.kind == "postgresql" and choice.remember_password and password:
+            if not config.store_password(choice, password):
+                choice = DatabaseChoice.server(choice.host, choice.port, choice.database, choice.user)
+        config.save_choice(choice)
+        self.saved = choice
+        QMessageBox.information(self, "Configurar banco de dados",
+                                f"{text}\n\nConfiguração salva: {choice.describe()}.\n"
+                                "Feche e abra o MotoDesk para usar este banco de dados.")
+        self.accept()
+
+
+class BackupDialog(QDialog):
+    """The last backup, the reminder period, and "Fazer cópia de segurança…"."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setObjectName("BackupDialog")
+        self.setWindowTitle("Cópia de segurança")
+        self.setMinimumWidth(520)
+        self.result_: backups.BackupResult | None = None
+        self._op: BackgroundOp | None = None
+        self.last = QLabel()
+        self.last.setObjectName("last_backup")
+        self.last.setWordWrap(True)
+        self.last.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.contents = QLabel()
+        self.contents.setWordWrap(True)
+        self.days = QSpinBox()
+        self.days.setObjectName("reminder_days")
+        self.days.setRange(0, 365)
+        self.days.setSpecialValueText("nunca lembrar")
+        self.days.setSuffix(" dia(s)")
+        self.days.setValue(backups.reminder_days(ctx))
+        self.days.editingFinished.connect(self.save_days)
+        self.make = QPushButton("Fazer cópia de segurança…")
+        self.make.setObjectName("make_backup")
+        self.make.clicked.connect(self.choose_and_backup)
+        how = QLabel("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
+                     "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
+                     "'motodesk restore ARQUIVO' em um banco de dados vazio.")
+        how.setWordWrap(True)
+        how.setStyleSheet("color: #555")
+        form = QFormLayout()
+        form.addRow("Última cópia:", self.last)
+        form.addRow("Conteúdo:", self.contents)
+        form.addRow("Lembrar após:", self.days)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(how)
+        layout.addWidget(self.make)
+        layout.addWidget(buttons)
+        admin = ctx.user.role is Role.ADMIN
+        self.make.setEnabled(admin)
+        self.days.setEnabled(admin)
+        self.refresh()
+
+    def refresh(self) -> None:
+        last = backups.last_backup(self.ctx)
+        if last is None:
+            self.last.setText("nenhuma registrada")
+        else:
+            self.last.setText(f"{_local_time(last.at)} por {last.by} — {last.file} ({_size(last.size)})")
+        count, size = backups.blob_totals(self.ctx)
+        where = "arquivo SQLite local" if self.ctx.db.is_sqlite else f"servidor {self.ctx.db.url.host}"
+        self.contents.setText(f"{where}; {count} anexo(s) e foto(s), {_size(size)}")
+
+    def save_days(self) -> None:
+        if self.days.value() == backups.reminder_days(self.ctx):
+            return
+        try:
+            backups.set_reminder_days(self.ctx, self.days.value())
+        except (MotodeskError, DatabaseError) as exc:
+            show_error(self, exc)
+
+    def suggested_path(self) -> Path:
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+        return Path(folder) / f"motodesk-copia-{datetime.now():%Y-%m-%d-%H%M}{backups.SUFFIX}"
+
+    def choose_and_backup(self) -> None:
+        name, _ = QFileDialog.getSaveFileName(self, "Salvar cópia de segurança", str(self.suggested_path()),
+                                              "Cópia de segurança do MotoDesk (*.zip)")
+        if not name:
+            return
+        if not name.lower().endswith(backups.SUFFIX):
+            name += backups.SUFFIX
+        self.start_backup(Path(name))
+
+    def start_backup(self, path: Path) -> BackgroundOp:
+        progress = QProgressDialog("Gravando a cópia de segurança…", "", 0, 4, self)
+        progress.setObjectName("backup_progress")
+        progress.setWindowTitle("Cópia de segurança")
+        progress.setCancelButton(None)
+        progress.setWindowModality(Qt.WindowModality.WindowModal)
+        progress.setMinimumDuration(0)
+        progress.setValue(0)
+        self.make.setEnabled(False)
+        ctx = self.ctx
+
+        def work(report, _cancelled):  # noqa: ANN001, ANN202 - BackgroundOp's signature
+            return backups.create_backup(ctx, path, progress=report)
+
+        def done(result: backups.BackupResult) -> None:
+            progress.close()
+            self.make.setEnabled(True)
+            self.result_ = result
+            self.refresh()
+            QMessageBox.information(self, "Cópia de segurança",
+                                    f"Cópia de segurança gravada em\n{result.path}\n({_size(result.size)}, "
+                                    f"{sum(result.manifest.counts.values())} linhas, "
+                                    f"{result.manifest.counts.get('blobs', 0)} anexos e fotos).")
+
+        def failed(exc: BaseException) -> None:
+            progress.close()
+            self.make.setEnabled(True)
+            if isinstance(exc, (MotodeskError, DatabaseError)):
+                show_error(self, exc, "Cópia de segurança não gravada")
+            else:
+                log.error("backup failed", exc_info=exc)
+                show_error(self, MotodeskError(f"A cópia de segurança falhou: {exc}"), "Cópia de segurança não gravada")
+
+        self._op = (BackgroundOp(work, progress=True).on_progress(lambda d, t: progress.setValue(d))
+                    .on_success(done).on_failure(failed).run())
+        return self._op
+
+
+class BackupReminderBar(QToolBar):
+    """A non-blocking reminder above the pages: the last backup is older than the setting."""
+
+    def __init__(self, text: str, open_backup, parent: QWidget | None = None) -> None:  # noqa: ANN001
+        super().__init__("Lembrete de cópia de segurança", parent)
+        self.setObjectName("backup_reminder")
+        self.setMovable(False)
+        self.setFloatable(False)
+        self.setStyleSheet("QToolBar#backup_reminder { background: #fff4ce; border-bottom: 1px solid #e0c060; }")
+        self.label = QLabel(text)
+        self.label.setObjectName("backup_reminder_text")
+        self.label.setWordWrap(True)
+        self.label.setContentsMargins(8, 4, 8, 4)
+        self.addWidget(self.label)
+        now = QPushButton("Fazer cópia agora…")
+        now.setObjectName("backup_reminder_open")
+        now.clicked.connect(open_backup)
+        later = QPushButton("Lembrar depois")
+        later.setObjectName("backup_reminder_later")
+        later.clicked.connect(self.hide)
+        self.addWidget(now)
+        self.addWidget(later)
+
+
+def open_backup_dialog(window: QMainWindow, ctx: AppContext) -> None:
+    dialog = BackupDialog(ctx, window)
+    dialog.exec()
+    bar = window.findChild(BackupReminderBar, "backup_reminder")
+    if bar is not None and backups.backup_reminder(ctx) is None:
+        bar.hide()
+
+
+def open_database_settings(window: QMainWindow, ctx: AppContext) -> None:
+    DatabaseSettingsDialog(ctx, window).exec()
+
+
+def install_admin_tools(window: QMainWindow, ctx: AppContext, backup_action, database_action) -> None:  # noqa: ANN001
+    """Wire the two menu items (administrators only) and show the backup reminder when it is due."""
+    admin = ctx.user.role is Role.ADMIN
+    for action in (backup_action, database_action):
+        action.setEnabled(admin)
+        action.setVisible(admin)
+    backup_action.triggered.connect(lambda: open_backup_dialog(window, ctx))
+    database_action.triggered.connect(lambda: open_database_settings(window, ctx))
+    if not admin:
+        return
+    try:
+        text = backups.backup_reminder(ctx)
+    except (MotodeskError, DatabaseError) as exc:
+        log.warning("backup reminder unavailable: %s", exc)
+        return
+    if text:
+        bar = BackupReminderBar(text, lambda: open_backup_dialog(window, ctx), window)
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
