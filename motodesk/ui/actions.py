@@ -26,6 +26,8 @@ ACTIONS = (
     ActionSpec("logout", "&Trocar de usuário", None, "Sair e entrar com outro usuário"),
     ActionSpec("quit", "Sai&r", QKeySequence.StandardKey.Quit, "Fechar o MotoDesk"),
     ActionSpec("about", "&Sobre o MotoDesk", None, ""),
+    ActionSpec("verify_badge", "&Verificar crachá…", "Ctrl+Shift+V",
+               "Conferir o código QR de um crachá (leitor USB ou texto colado)"),
 )
 
 

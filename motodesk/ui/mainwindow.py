@@ -107,6 +107,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addAction(a["logout"])
         file_menu.addAction(a["quit"])
+        tools_menu = self.menuBar().addMenu("&Ferramentas")
+        tools_menu.addAction(a["verify_badge"])
+        a["verify_badge"].triggered.connect(self.open_badge_verifier)
         help_menu = self.menuBar().addMenu("A&juda")
         help_menu.addAction(a["about"])
         a["quit"].triggered.connect(self.close)
@@ -127,3 +130,8 @@ class MainWindow(QMainWindow):
             f"<b>MotoDesk {__version__}</b><br>Permissões de mototáxi, motoboy e moto-frete<br>"
             "Lei Municipal nº 4.883/2017 – Patrocínio-MG<br>SESTRAN",
         )
+
+    def open_badge_verifier(self) -> None:
+        from motodesk.ui.badge_verify import open_badge_verifier
+
+        open_badge_verifier(self.ctx, self)

@@ -1,0 +1,208 @@
+"""Verify a badge: a USB scanner types the QR's text into a line (ending with Enter), or a clerk pastes it.
+
+The verdict fills a big coloured band (valid, expired, suspended, revoked, cancelled, superseded,
+forged); when valid, the holder's photo and name are shown so the inspector can compare the face.
+Without the database (network down) the check falls back to the public key read when the window
+opened: signature and printed validity only, and the screen says so.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QPixmap
+from PySide6.QtWidgets import (
+    QDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.services import badges
+from motodesk.services.badges import BadgeStatus, BadgeVerification
+from motodesk.services.context import AppContext
+from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
+from motodesk.ui.errors import show_error
+from motodesk.ui.formatting import format_date
+
+PHOTO_W, PHOTO_H = 180, 240
+#: A genuine token is about 170 characters; the line accepts more so junk is judged, not cut.
+MAX_INPUT = 20_000
+
+
+class BadgeVerifyDialog(QDialog):
+    """Scan or paste; Enter verifies; the line is selected again for the next scan."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.setObjectName("badge_verify")
+        self.setWindowTitle("Verificar crachá")
+        self.resize(720, 560)
+        self.last: BadgeVerification | None = None
+        self._public_key: bytes | None = None
+        try:
+            self._public_key = badges.public_key_pem(ctx)
+        except MotodeskError:
+            self._public_key = None  # verified online only; offline fallback unavailable
+
+        hint = QLabel("Aponte o leitor para o código QR do crachá, ou cole o texto do código e tecle Enter.")
+        hint.setWordWrap(True)
+        self.scan = QLineEdit()
+        self.scan.setObjectName("scan")
+        self.scan.setMaxLength(MAX_INPUT)
+        self.scan.setPlaceholderText("Texto do código QR (MD1.…)")
+        self.scan.setClearButtonEnabled(True)
+        self.scan.returnPressed.connect(self.verify)
+        self.verify_button = QPushButton("Verificar")
+        self.verify_button.setObjectName("verify")
+        self.verify_button.setAutoDefault(False)
+        self.verify_button.clicked.connect(self.verify)
+        line = QHBoxLayout()
+        line.addWidget(self.scan, 1)
+        line.addWidget(self.verify_button)
+
+        self.verdict = QLabel("Aguardando leitura")
+        self.verdict.setObjectName("verdict")
+        self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        font = QFont(self.font())
+        font.setPointSize(26)
+        font.setBold(True)
+        self.verdict.setFont(font)
+        self.verdict.setMinimumHeight(76)
+        self._paint("#607d8b")
+        self.message = QLabel("")
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        message_font = QFont(self.font())
+        message_font.setPointSize(12)
+        self.message.setFont(message_font)
+
+        self.photo = QLabel()
+        self.photo.setObjectName("photo")
+        self.photo.setFixedSize(PHOTO_W, PHOTO_H)
+        self.photo.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.photo.setStyleSheet("border: 1px solid #9a9a9a; background: #f2f2f2;")
+        self.name = QLabel("")
+        self.name.setObjectName("holder_name")
+        self.name.setWordWrap(True)
+        name_font = QFont(self.font())
+        name_font.setPointSize(18)
+        name_font.setBold(True)
+        self.name.setFont(name_font)
+        self.details = QLabel("")
+        self.details.setObjectName("details")
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(Qt.TextFormat.PlainText)
+        info = QVBoxLayout()
+        info.addWidget(self.name)
+        info.addWidget(self.details)
+        info.addStretch(1)
+        person = QHBoxLayout()
+        person.addWidget(self.photo, 0, Qt.AlignmentFlag.AlignTop)
+        person.addSpacing(12)
+        person.addLayout(info, 1)
+
+        close = QPushButton("Fechar")
+        close.setObjectName("close")
+        close.setAutoDefault(False)
+        close.clicked.connect(self.accept)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(close)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(hint)
+        layout.addLayout(line)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.message)
+        layout.addSpacing(8)
+        layout.addLayout(person)
+        layout.addStretch(1)
+        layout.addLayout(bottom)
+        self._clear_person()
+        self.scan.setFocus()
+
+    def _paint(self, colour: str) -> None:
+        self.verdict.setStyleSheet(f"background: {colour}; color: white; border-radius: 6px; padding: 8px;")
+
+    def _clear_person(self) -> None:
+        self.photo.clear()
+        self.photo.setText("")
+        self.name.setText("")
+        self.details.setText("")
+
+    def verify(self) -> BadgeVerification | None:
+        text = self.scan.text()
+        if not text.strip():
+            return None
+        try:
+            result = badges.verify_badge(self.ctx, text)
+        except DatabaseUnavailableError as exc:
+            if self._public_key is None:
+                show_error(self, exc)
+                return None
+            result = badges.verify_offline(text, self._public_key)
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return None
+        self.show_result(result)
+        self.layout().activate()  # the new texts take their room now, not at the next event
+        self.scan.selectAll()  # the next scan replaces this text
+        self.scan.setFocus()
+        return result
+
+    def show_result(self, result: BadgeVerification) -> None:
+        self.last = result
+        self.verdict.setText(result.status.label)
+        self._paint(result.status.colour)
+        message = result.message
+        if not result.online and "sem o cadastro" not in message:
+            message += " (Sem conexão com o banco de dados.)"
+        self.message.setText(message)
+        self._clear_person()
+        if result.status is BadgeStatus.FORGED:
+            return
+        if result.holder_name:
+            self.name.setText(result.holder_name)
+        lines = []
+        if result.permit_number:
+            service = f" – {result.service.label}" if result.service else ""
+            lines.append(f"Permissão/autorização: {result.permit_number}{service}")
+        if result.holder_kind:
+            lines.append("Portador: " + ("titular" if result.holder_kind == "titular" else "preposto"))
+        if result.valid_until:
+            lines.append(f"Válido até: {format_date(result.valid_until)}")
+        if result.issue_no:
+            current = f" (em uso: {result.current_issue_no}ª)" if result.current_issue_no not in (None,
+                                                                                               result.issue_no) else ""
+            lines.append(f"Via: {result.issue_no}ª{current}")
+        self.details.setText("\n".join(lines))
+        if result.status is BadgeStatus.VALID and result.photo_jpeg:
+            pixmap = QPixmap()
+            if pixmap.loadFromData(result.photo_jpeg):
+                self.photo.setPixmap(pixmap.scaled(PHOTO_W, PHOTO_H, Qt.AspectRatioMode.KeepAspectRatio,
+                                                   Qt.TransformationMode.SmoothTransformation))
+        elif result.status is BadgeStatus.VALID:
+            self.photo.setText("Sem foto no cadastro")
+        else:
+            self.photo.setText("A foto só é exibida\npara crachá válido")
+
+
+def open_badge_verifier(ctx: AppContext, parent: QWidget | None) -> BadgeVerifyDialog:
+    """Show the verifier as a window that stays open beside the main one (scan after scan)."""
+    existing = getattr(parent, "_badge_verifier", None) if parent is not None else None
+    if isinstance(existing, BadgeVerifyDialog):
+        existing.show()
+        existing.raise_()
+        existing.activateWindow()
+        existing.scan.setFocus()
+        return existing
+    dialog = BadgeVerifyDialog(ctx, parent)
+    dialog.setModal(False)
+    if parent is not None:
+        parent._badge_verifier = dialog  # type: ignore[attr-defined]
+    dialog.show()
+    return dialog

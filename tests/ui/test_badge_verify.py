@@ -1,0 +1,130 @@
+"""The verification screen as an inspector uses it: a scanner types the QR's text and Enter."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from permit_factory import make_dossier  # type: ignore[import-not-found]
+from PySide6.QtCore import Qt
+
+from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
+from motodesk.rules.common import PermitState, ServiceType
+from motodesk.services import badges, permits
+from motodesk.services.context import AppContext
+from motodesk.services.errors import DatabaseUnavailableError
+from motodesk.ui import badge_verify
+from motodesk.ui.app import create_application
+from motodesk.ui.badge_verify import BadgeVerifyDialog
+
+TODAY = date.today()
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def printed(ctx: AppContext, supervisor: AppContext) -> tuple[str, int, object]:
+    """A mototáxi permit with its first badge printed: (token, permit id, dossier)."""
+    dossier = make_dossier(ctx, ServiceType.MOTOTAXI, state=PermitState.APPROVED, name="João Conceição Araújo",
+                           photo_seed=4)
+    issued = permits.issue(supervisor, dossier.application_id)
+    badges.print_badges(supervisor, [issued.id])
+    private_pem, _ = badges.signing_keys(ctx)
+    claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")
+    return sign_claim(claim, private_pem), issued.id, dossier
+
+
+def _dialog(qtbot, ctx: AppContext) -> BadgeVerifyDialog:  # noqa: ANN001
+    create_application()
+    dialog = BadgeVerifyDialog(ctx)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    return dialog
+
+
+def _scan(qtbot, dialog: BadgeVerifyDialog, text: str) -> None:  # noqa: ANN001
+    """A USB scanner: the characters, then Enter, into the focused line."""
+    dialog.scan.setFocus()
+    qtbot.keyClicks(dialog.scan, text)
+    qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+
+
+def test_a_scanned_valid_badge_shows_photo_and_name(qtbot, inspector: AppContext, printed) -> None:  # noqa: ANN001
+    token, _permit_id, _dossier = printed
+    dialog = _dialog(qtbot, inspector)
+    _scan(qtbot, dialog, token)
+    assert dialog.verdict.text() == "CRACHÁ VÁLIDO"
+    assert "#2e7d32" in dialog.verdict.styleSheet()
+    assert dialog.name.text() == "João Conceição Araújo"
+    assert dialog.photo.pixmap() is not None and not dialog.photo.pixmap().isNull()
+    assert "MT-0001" in dialog.details.text() and "Via: 1ª" in dialog.details.text()
+    assert dialog.scan.selectedText() == token  # the next scan replaces it
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dialog.grab().save(str(SCREENSHOTS / "badge_verify_valid.png"))
+
+    # The next scan: junk typed over the selection.
+    _scan(qtbot, dialog, "MD1.JUNK.NOT-A-BADGE")
+    assert dialog.verdict.text() == "CRACHÁ FALSIFICADO"
+    assert dialog.name.text() == "" and (dialog.photo.pixmap() is None or dialog.photo.pixmap().isNull())
+    dialog.grab().save(str(SCREENSHOTS / "badge_verify_forged.png"))
+
+
+def test_pasted_junk_of_every_kind_is_forged(qtbot, inspector: AppContext, printed) -> None:  # noqa: ANN001
+    token, _permit_id, _dossier = printed
+    dialog = _dialog(qtbot, inspector)
+    for text in ("X" * 10_240, bytes(range(1, 256)).decode("latin-1"), token[:-4] + "AAAA", token[:60]):
+        dialog.scan.setText(text)
+        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+        assert dialog.verdict.text() == "CRACHÁ FALSIFICADO", text[:30]
+        assert "Crachá falsificado ou ilegível." in dialog.message.text()
+
+
+def test_suspended_and_superseded(qtbot, supervisor: AppContext, printed) -> None:  # noqa: ANN001
+    token, permit_id, _dossier = printed
+    dialog = _dialog(qtbot, supervisor)
+    badges.print_badges(supervisor, [permit_id], reason="Perda")
+    _scan(qtbot, dialog, token)
+    assert dialog.verdict.text() == "VIA SUBSTITUÍDA" and "em uso: 2ª" in dialog.details.text()
+    assert dialog.name.text() == "João Conceição Araújo"  # who it was, without the photo
+    assert dialog.photo.pixmap() is None or dialog.photo.pixmap().isNull()
+    permits.suspend(supervisor, permit_id, "Infração gravíssima", TODAY + timedelta(days=15))
+    dialog.scan.setText(token)
+    dialog.verify()
+    assert dialog.verdict.text() == "PERMISSÃO SUSPENSA"
+    assert f"até {TODAY + timedelta(days=15):%d/%m/%Y}" in dialog.message.text()
+    dialog.grab().save(str(SCREENSHOTS / "badge_verify_suspended.png"))
+
+
+def test_without_the_database_the_public_key_still_answers(qtbot, monkeypatch, inspector: AppContext,  # noqa: ANN001
+                                                           printed) -> None:
+    token, _permit_id, _dossier = printed
+    dialog = _dialog(qtbot, inspector)
+
+    def down(*_a, **_k):  # noqa: ANN002, ANN003, ANN202
+        raise DatabaseUnavailableError("Não foi possível conectar ao servidor de banco de dados.")
+
+    monkeypatch.setattr(badge_verify.badges, "verify_badge", down)
+    _scan(qtbot, dialog, token)
+    assert dialog.verdict.text() == "CRACHÁ VÁLIDO"
+    assert "sem o cadastro" in dialog.message.text()
+    assert dialog.last is not None and not dialog.last.online
+
+
+def test_reachable_from_the_menu_and_the_permits_page(qtbot, supervisor: AppContext, printed) -> None:  # noqa: ANN001
+    from motodesk.ui.app import build_main_window
+
+    create_application()
+    window = build_main_window(supervisor)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.actions["verify_badge"].trigger()
+    dialog = window.findChild(BadgeVerifyDialog)
+    assert dialog is not None and dialog.isVisible()
+    assert "Verificar crachá" in [a.text().replace("&", "").rstrip("…") for menu in window.menuBar().actions()
+                                  for a in menu.menu().actions()]
+    dialog.close()
+    page = window.show_section("permits")
+    page.permits_tab.verify_button.click()
+    assert window.findChild(BadgeVerifyDialog) is dialog and dialog.isVisible()
