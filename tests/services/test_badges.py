@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from dataclasses import replace
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 import zxingcpp
@@ -27,6 +28,7 @@ from motodesk.services.errors import ConflictError, InvalidInputError, RuleViola
 
 TODAY = date.today()
 MM_PER_PT = 25.4 / 72
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def _issued(ctx: AppContext, supervisor: AppContext, service: ServiceType = ServiceType.MOTOBOY, **kw):  # noqa: ANN003, ANN202
@@ -83,6 +85,15 @@ def test_full_path_from_application_to_a_verified_badge(ctx: AppContext, clerk: 
     (xobject,) = page["/Resources"]["/XObject"].values()
     assert xobject.get_object().get_data() == dossier.photo  # the stored JPEG, embedded as it is
     assert "1ª via" in _text(printed.pdf, 2)
+
+    # A picture of the issued badge, front and back, for people to look at.
+    if ctx.db.is_sqlite:
+        front_png, back_png = _render(printed.pdf, 1, 200), _render(printed.pdf, 2, 200)
+        sheet = Image.new("RGB", (front_png.width + back_png.width + 30, front_png.height + 20), "white")
+        sheet.paste(front_png, (10, 10))
+        sheet.paste(back_png, (front_png.width + 20, 10))
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        sheet.save(SCREENSHOTS / "badge_issued_mototaxi.png")
 
     # The QR, rendered at print resolution and decoded, is the signed token; it verifies as valid.
     tokens = _qr(printed.pdf, 2, dpi=300)
