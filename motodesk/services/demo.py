@@ -12,6 +12,7 @@ from typing import Any
 
 from faker import Faker
 from sqlalchemy import func, insert, select, text
+from sqlalchemy.orm import Session
 from validate_docbr import CNH, CPF, PIS, RENAVAM, TituloEleitoral
 
 from motodesk.models import (
@@ -71,14 +72,14 @@ def _unique(gen: Callable[[], str]) -> Iterator[str]:
             yield value
 
 
-def _advance_sequences(ctx: AppContext) -> None:
-    """People and vehicles go in with explicit ids; PostgreSQL's serials must move past them."""
-    if ctx.db.is_sqlite:
+def _advance_sequences(session: Session) -> None:
+    """People and vehicles go in with explicit ids; PostgreSQL's serials must move past them
+    in the same transaction, or a crash between the two would leave them behind."""
+    if session.get_bind().dialect.name != "postgresql":
         return
-    with ctx.write() as s:
-        for table in ("people", "vehicles"):
-            s.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                           f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"))
+    for table in ("people", "vehicles"):
+        session.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                             f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"))
 
 
 @requires(Role.ADMIN)
@@ -265,13 +266,13 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 s.execute(insert(Inspection), rows_insp)
             if rows_notices:
                 s.execute(insert(InfractionNotice), rows_notices)
+            _advance_sequences(s)
         counts["people"] += n
         counts["inspections"] += len(rows_insp)
         counts["notices"] += len(rows_notices)
         done += n
         if progress:
             progress(done, people)
-        _advance_sequences(ctx)
 
     with ctx.write() as s:
         quota = s.get(QuotaCounter, ServiceType.MOTOTAXI)

@@ -1,0 +1,135 @@
+"""Fault suite: other workstations, killed processes and a database server that goes away."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from tcp_proxy import TcpProxy  # type: ignore[import-not-found]
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+from motodesk.models import Person, PersonDocument
+from motodesk.models.db import Database
+from motodesk.services import people
+from motodesk.services.context import AppContext
+from motodesk.services.errors import DatabaseUnavailableError
+from motodesk.services.people import PersonInput
+
+WORKER = str(Path(__file__).with_name("worker.py"))
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).parents[2]), os.environ.get("PYTHONPATH", "")])}
+
+
+def _spawn(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, WORKER, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=ENV)
+
+
+def _person(clerk: AppContext) -> int:
+    return people.save_person(clerk, PersonInput(full_name="Rosa Maria Guimarães", cpf=valid_cpf(),
+                                                 birth_date=date(1985, 3, 9), phone="(34) 3000-0000")).id
+
+
+@pytest.mark.slow
+def test_two_processes_edit_the_same_dossier_one_after_the_other(clerk: AppContext, db_url: str) -> None:
+    pid = _person(clerk)
+    a, b = _spawn(db_url, "edit", str(pid), "(34) 91111-1111"), _spawn(db_url, "edit", str(pid), "(34) 92222-2222")
+    try:
+        assert a.stdout.readline().strip() == "READY" and b.stdout.readline().strip() == "READY"
+        a.stdin.write("GO\n")
+        a.stdin.flush()
+        assert a.stdout.readline().strip() == "OK"
+        b.stdin.write("GO\n")
+        b.stdin.flush()
+        assert b.stdout.readline().strip() == "CONFLICT"
+    finally:
+        for p in (a, b):
+            p.communicate(timeout=60)
+    assert people.get_person(clerk, pid).phone == "(34) 91111-1111"  # no lost update
+
+
+@pytest.mark.slow
+def test_two_processes_save_the_same_dossier_at_once(clerk: AppContext, db_url: str) -> None:
+    pid = _person(clerk)
+    workers = [_spawn(db_url, "edit", str(pid), f"(34) 9{n}{n}{n}{n}-{n}{n}{n}{n}") for n in (3, 4)]
+    try:
+        for w in workers:
+            assert w.stdout.readline().strip() == "READY"
+        for w in workers:
+            w.stdin.write("GO\n")
+            w.stdin.flush()
+        results = sorted(w.stdout.readline().strip() for w in workers)
+    finally:
+        for w in workers:
+            w.communicate(timeout=60)
+    assert results == ["CONFLICT", "OK"]
+    phone = people.get_person(clerk, pid).phone
+    assert phone in ("(34) 93333-3333", "(34) 94444-4444")
+
+
+@pytest.mark.slow
+def test_killed_in_the_middle_of_a_large_save_keeps_exactly_the_committed_data(
+        ctx: AppContext, db_url: str, backend: str) -> None:
+    worker = _spawn(db_url, "seed", "40000")
+    batches = 0
+    try:
+        while batches < 2:
+            line = worker.stdout.readline()
+            assert line, worker.stderr.read()
+            if line.startswith("BATCH"):
+                batches += 1
+        worker.send_signal(signal.SIGKILL)  # in the middle of the third batch's transaction
+    finally:
+        worker.communicate(timeout=60)
+    if backend == "sqlite":
+        path = ctx.db.sqlite_path
+        assert path is not None
+        con = sqlite3.connect(path)
+        assert con.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+        con.close()
+    reopened = Database.open(db_url)
+    assert reopened.prepare() == "current"
+    with reopened.session() as s:
+        n_people = s.scalar(select(func.count(Person.id)))
+        n_docs = s.scalar(select(func.count(PersonDocument.id)))
+    reopened.dispose()
+    assert n_people >= 10000 and n_people % 5000 == 0  # whole batches only
+    assert n_docs == 6 * n_people  # every committed person has all of its documents, nothing more
+
+
+@pytest.mark.slow
+def test_postgresql_going_away_is_explained_and_recovered(request: pytest.FixtureRequest) -> None:
+    from conftest import user_ctx  # type: ignore[import-not-found]
+
+    from motodesk.rules.common import Role
+
+    base = Database.open(request.getfixturevalue("pg_migrated"))
+    proxy = TcpProxy(base.url.host or "127.0.0.1", base.url.port or 5432)
+    db = Database.open(base.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False))
+    clerk = user_ctx(AppContext(db), Role.CLERK)
+    try:
+        pid = _person(clerk)
+        before = people.get_person(clerk, pid)
+        proxy.cut()
+        with pytest.raises(DatabaseUnavailableError, match="Não foi possível conectar ao servidor"):
+            people.save_person(clerk, PersonInput(full_name="Rosa Maria Guimarães", cpf=before.cpf,
+                                                  phone="(34) 95555-5555"),
+                               person_id=pid, expected_version=before.version)
+        proxy.restore()
+        after = people.get_person(clerk, pid)
+        assert after.phone == "(34) 3000-0000" and after.version == before.version  # nothing half-saved
+        people.save_person(clerk, PersonInput(full_name="Rosa Maria Guimarães", cpf=before.cpf,
+                                              phone="(34) 95555-5555"),
+                           person_id=pid, expected_version=after.version)
+        assert people.get_person(clerk, pid).phone == "(34) 95555-5555"
+    finally:
+        proxy.cut()
+        db.dispose()
+        base.dispose()
