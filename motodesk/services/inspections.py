@@ -48,6 +48,7 @@ from motodesk.rules.checklist import (
     next_inspection_due,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.periods import next_business_day
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
@@ -407,6 +408,64 @@ def cancel_inspection(ctx: AppContext, inspection_id: int, reason: str, *,
         if old is not None and old.status == InspectionStatus.APPROVED:
             old.superseded_by_id = None
             old.supersede_reason = None
+
+
+@dataclass(frozen=True)
+class CampaignScheduled:
+    """What a call for periodic inspections booked."""
+
+    count: int
+    skipped: int  # vehicles that already had an open inspection
+    first_day: date | None
+    last_day: date | None
+
+
+MAX_PER_DAY = 500
+
+
+@requires(Role.SUPERVISOR)
+def schedule_campaign(ctx: AppContext, service: ServiceType, start: date, per_day: int, *,
+                      kind: InspectionKind = InspectionKind.SEMESTRAL, today: date | None = None) -> CampaignScheduled:
+    """Call every active vehicle of ``service`` to a periodic inspection (Art. 5º, § 6º; Art. 23).
+
+    ``per_day`` vehicles a business day from ``start`` on, in plate order; a vehicle with an
+    inspection already open keeps it and is skipped.
+    """
+    today = today or local_today()
+    kind = InspectionKind(kind)
+    errors: dict[str, str] = {}
+    if start < today:
+        errors["start"] = f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."
+    if not 1 <= per_day <= MAX_PER_DAY:
+        errors["per_day"] = f"Informe de 1 a {MAX_PER_DAY} vistorias por dia."
+    if kind in (InspectionKind.REINSPECTION, InspectionKind.ACCIDENT):
+        errors["kind"] = "Convocação só para vistorias periódicas."
+    if errors:
+        raise InvalidInputError("Corrija os dados da convocação.", errors)
+    settings = law_settings(ctx)
+    with ctx.write() as s:
+        open_vehicles = select(Inspection.vehicle_id).where(Inspection.status.in_(OPEN))
+        candidates = list(s.scalars(
+            select(Vehicle.id).where(Vehicle.active.is_(True), Vehicle.service_type == service)
+            .order_by(Vehicle.plate)))
+        busy = set(s.scalars(open_vehicles.where(Inspection.vehicle_id.in_(candidates)))) if candidates else set()
+        day = next_business_day(start, settings)
+        first: date | None = None
+        booked = 0
+        rows = []
+        for vehicle_id in candidates:
+            if vehicle_id in busy:
+                continue
+            if booked and booked % per_day == 0:
+                day = next_business_day(day + timedelta(days=1), settings)
+            first = first or day
+            rows.append(Inspection(vehicle_id=vehicle_id, service_type=service, kind=kind.value,
+                                   status=InspectionStatus.SCHEDULED.value, scheduled_for=day,
+                                   notes=f"Convocação de {ctx.user.login} ({kind.label})."))
+            booked += 1
+        s.add_all(rows)
+        s.flush()
+        return CampaignScheduled(booked, len(busy), first, day if booked else None)
 
 
 # --- recording -----------------------------------------------------------------------------------

@@ -226,3 +226,31 @@ def test_history_lists_and_searches(clerk: AppContext, inspector: AppContext) ->
     assert inspections.list_inspections(clerk, "Ferreira")[0].id == iid
     assert inspections.list_inspections(clerk, "zzz") == []
     assert inspections.get_inspection(clerk, iid).report_number.endswith(f"/{date.today().year}")
+
+
+def test_a_call_for_periodic_inspections_books_each_vehicle_on_business_days(
+        clerk: AppContext, supervisor: AppContext) -> None:
+    from motodesk.rules.periods import is_business_day, next_business_day
+    from motodesk.rules.settings import LawSettings
+
+    busy = vehicle(clerk, ServiceType.MOTOBOY, plate="AAA1A11")
+    vehicle(clerk, ServiceType.MOTOBOY, plate="BBB2B22")
+    vehicle(clerk, ServiceType.MOTOBOY, plate="CCC3C33")
+    vehicle(clerk, ServiceType.MOTOTAXI, plate="DDD4D44")
+    today = vehicles.local_today()
+    inspections.schedule_inspection(clerk, busy, today)
+    saturday = today + timedelta(days=(5 - today.weekday()) % 7 + 7)
+    with pytest.raises(PermissionDeniedError):
+        inspections.schedule_campaign(clerk, ServiceType.MOTOBOY, saturday, 1)
+    with pytest.raises(InvalidInputError) as caught:
+        inspections.schedule_campaign(supervisor, ServiceType.MOTOBOY, today - timedelta(days=1), 0)
+    assert set(caught.value.fields) == {"start", "per_day"}
+    done = inspections.schedule_campaign(supervisor, ServiceType.MOTOBOY, saturday, 1)
+    settings = LawSettings()
+    assert (done.count, done.skipped) == (2, 1)
+    assert done.first_day == next_business_day(saturday, settings) and is_business_day(done.first_day, settings)
+    assert done.last_day == next_business_day(done.first_day + timedelta(days=1), settings)
+    booked = {r.plate: (r.scheduled_for, r.kind) for r in inspections.upcoming_inspections(
+        clerk, today, days=60)}
+    assert booked == {"BBB2B22": (done.first_day, InspectionKind.SEMESTRAL),
+                      "CCC3C33": (done.last_day, InspectionKind.SEMESTRAL)}

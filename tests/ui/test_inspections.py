@@ -265,3 +265,26 @@ def test_item_photos_are_added_from_a_file(qtbot, monkeypatch, tmp_path: Path,  
     dialog.rows[FAILING].set_photo_count(photos.count())
     assert dialog.rows[FAILING].photos.text() == "Fotos (1)…"
     assert dialog.save_draft(), dialog.message.text()  # adding photos does not make the open draft stale
+
+
+def test_a_supervisor_calls_a_service_to_periodic_inspections(
+        qtbot, qtmodeltester, monkeypatch, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
+        vehicle_id: int) -> None:
+    page = _page(qtbot, qtmodeltester, supervisor)
+    assert page.campaign_button.isVisible()
+    clerk_page = InspectionsPage(clerk)
+    qtbot.addWidget(clerk_page)
+    assert clerk_page.campaign_button.isHidden()
+    told: list[str] = []
+    monkeypatch.setattr(screen.QMessageBox, "information", lambda *a, **k: told.append(a[2]))
+    dialog = screen.CampaignDialog(supervisor, page)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.service.setCurrentIndex(dialog.service.findData(ServiceType.MOTOTAXI.value))
+    dialog.start.set_value(vehicles.local_today())
+    qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.result_value is not None, timeout=10000)
+    assert dialog.result_value.count == 1 and told and "1 vistoria(s) agendada(s)" in told[0]
+    page.reload()
+    scheduled = page.upcoming_model.rows() + [r for r in page.queue_model.rows() if r.inspection_id]
+    assert [r.plate for r in scheduled] == ["PTC4B83"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from PySide6.QtCore import QDate, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -13,13 +13,15 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
+    QSpinBox,
     QTabWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from motodesk.rules.common import ServiceType
+from motodesk.rules.common import Role, ServiceType
 from motodesk.services import inspections, vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
@@ -30,6 +32,7 @@ from motodesk.services.inspections import (
     QueueRow,
 )
 from motodesk.services.vehicles import VehicleRow
+from motodesk.ui.background import BackgroundOp
 from motodesk.ui.checklist import ChecklistDialog
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
@@ -167,6 +170,83 @@ class ScheduleDialog(QDialog):
         return True
 
 
+class CampaignDialog(QDialog):
+    """Call every active vehicle of a service to a periodic inspection (Art. 5º, § 6º), n a business day."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("campaign_dialog")
+        self.setWindowTitle("Convocar vistorias periódicas")
+        self.ctx = ctx
+        self.result_value: inspections.CampaignScheduled | None = None
+        self._op: BackgroundOp | None = None
+        today = vehicles.local_today()
+        self.service = QComboBox()
+        self.service.setObjectName("service")
+        for st in ServiceType:
+            self.service.addItem(st.label, st.value)
+        self.start = DateField(optional=False)
+        self.start.setObjectName("start")
+        self.start.setMinimumDate(_qdate(today))
+        self.start.set_value(today + timedelta(days=7))
+        self.per_day = QSpinBox()
+        self.per_day.setObjectName("per_day")
+        self.per_day.setRange(1, inspections.MAX_PER_DAY)
+        self.per_day.setValue(20)
+        self.message = QLabel("Todos os veículos ativos do serviço que não têm vistoria aberta serão agendados, "
+                              "em ordem de placa, nos dias úteis a partir da data de início.")
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.ok = QPushButton("Convocar")
+        self.ok.setObjectName("ok")
+        cancel = QPushButton("Cancelar")
+        self.ok.clicked.connect(self.run)
+        cancel.clicked.connect(self.reject)
+        form = QFormLayout()
+        form.addRow("Serviço:", self.service)
+        form.addRow("A partir de:", self.start)
+        form.addRow("Vistorias por dia útil:", self.per_day)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.ok)
+        buttons.addWidget(cancel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("<b>Art. 5º, § 6º</b>: vistorias semestrais quando a Secretaria determinar."))
+        layout.addLayout(form)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+
+    def run(self) -> None:
+        service = ServiceType(self.service.currentData())
+        start = self.start.value() or vehicles.local_today()
+        per_day = self.per_day.value()
+        self.ok.setEnabled(False)
+        self.message.setText("Agendando…")
+        self._op = (BackgroundOp(lambda: inspections.schedule_campaign(self.ctx, service, start, per_day))
+                    .on_success(self._done).on_failure(self._failed).run())
+
+    def _done(self, result: inspections.CampaignScheduled) -> None:
+        self.result_value = result
+        if result.count:
+            text = (f"{result.count} vistoria(s) agendada(s) de {format_date(result.first_day)} a "
+                    f"{format_date(result.last_day)}.")
+        else:
+            text = "Nenhum veículo a convocar."
+        if result.skipped:
+            text += f" {result.skipped} veículo(s) já tinham vistoria aberta e foram mantidos."
+        QMessageBox.information(self, "Convocação registrada", text)
+        self.accept()
+
+    def _failed(self, exc: BaseException) -> None:
+        self.ok.setEnabled(True)
+        if isinstance(exc, InvalidInputError):
+            self.message.setText(" ".join([exc.message, *exc.fields.values()]))
+        elif isinstance(exc, MotodeskError):
+            self.message.setText(str(exc))
+        else:
+            raise exc
+
+
 class InspectionsPage(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -189,13 +269,15 @@ class InspectionsPage(QWidget):
                                                 self.can_schedule)
         self.schedule_button = self._button("schedule", "Agendar vistoria…", self.schedule_new, self.can_schedule)
         self.accident_button = self._button("accident", "Vistoria após acidente…", self.accident, self.can_record)
+        self.campaign_button = self._button("campaign", "Convocar vistorias periódicas…", self.campaign,
+                                            role is Role.SUPERVISOR)
         refresh = self._button("refresh", "Atualizar", self.reload, True)
         queue_tab = QWidget()
         queue_layout = QVBoxLayout(queue_tab)
         queue_layout.addWidget(self.queue_title)
         queue_layout.addWidget(self.queue, 1)
         queue_layout.addLayout(self._row(self.start_button, self.schedule_due_button, self.schedule_button,
-                                         self.accident_button, None, refresh))
+                                         self.accident_button, self.campaign_button, None, refresh))
         self.tabs.addTab(queue_tab, "Fila de hoje")
 
         # --- upcoming -------------------------------------------------------------------------
@@ -359,6 +441,10 @@ class InspectionsPage(QWidget):
 
     def schedule_new(self) -> None:
         if ScheduleDialog(self.ctx, self).exec():
+            self.reload()
+
+    def campaign(self) -> None:
+        if CampaignDialog(self.ctx, self).exec():
             self.reload()
 
     def accident(self) -> None:
