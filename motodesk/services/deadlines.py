@@ -1,0 +1,211 @@
+"""The deadlines view ("Prazos"): what falls due in the next days, and what is overdue.
+
+Each kind of deadline is one query that returns only the rows due up to the horizon, so the view
+stays quick however large the register: the validity periods come from LawSettings and are turned
+into a cut-off date before the query runs. Dates themselves come from motodesk.rules.deadlines, so
+the view, the dossier and the renewal letters always agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from sqlalchemy import Select, and_, func, select
+from sqlalchemy.orm import Session, aliased
+
+from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocument, Vehicle
+from motodesk.rules import deadlines as dl
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.settings import LawSettings
+from motodesk.services.clock import local_today
+from motodesk.services.context import AppContext, requires
+from motodesk.services.settings import law_settings
+from motodesk.services.text import digits, fold
+
+IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
+WINDOWS = (30, 60, 90)
+
+
+@dataclass(frozen=True)
+class DeadlineRow:
+    """One line of the deadlines view."""
+
+    deadline: dl.Deadline
+    days_left: int  # negative: overdue by that many days
+    person_id: int | None
+    person_name: str
+    cpf: str | None
+    service: ServiceType | None
+    permit_number: str | None
+    detail: str = ""
+
+    @property
+    def kind(self) -> dl.DeadlineKind:
+        return self.deadline.kind
+
+    @property
+    def overdue(self) -> bool:
+        return self.days_left < 0
+
+
+@dataclass(frozen=True)
+class DeadlineFilter:
+    horizon_days: int = 30
+    include_overdue: bool = True
+    kinds: frozenset[dl.DeadlineKind] | None = None
+    service: ServiceType | None = None
+    person: str = ""  # name or CPF, as typed
+    person_id: int | None = None
+
+
+def _holders(flt: DeadlineFilter) -> Select:
+    """Holders of a permit in force with their permit: the people whose deadlines matter."""
+    q = (select(Person.id, Person.full_name, Person.cpf, Permit.service_type, Permit.number,
+                Permit.id.label("permit_id"))
+         .join(Permit, and_(Permit.person_id == Person.id, Permit.state.in_(IN_FORCE))))
+    if flt.person_id is not None:
+        q = q.where(Person.id == flt.person_id)
+    if flt.service is not None:
+        q = q.where(Permit.service_type == flt.service)
+    return q
+
+
+def _row(deadline: dl.Deadline, today: date, r, detail: str = "") -> DeadlineRow:  # noqa: ANN001
+    return DeadlineRow(deadline, dl.days_until_due(deadline, today), r.id, r.full_name, r.cpf,
+                       r.service_type, r.number, detail)
+
+
+def _document_deadlines(s: Session, flt: DeadlineFilter, kind: DocumentKind, date_col, cutoff: date, make: Callable[[date], dl.Deadline],  # noqa: ANN001
+                        today: date) -> list[DeadlineRow]:
+    q = (_holders(flt).add_columns(date_col.label("d"))
+         .join(PersonDocument, and_(PersonDocument.person_id == Person.id, PersonDocument.kind == kind))
+         .where(date_col.is_not(None), date_col <= cutoff))
+    return [_row(make(r.d), today, r) for r in s.execute(q)]
+
+
+def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,
+            settings: LawSettings | None = None) -> list[DeadlineRow]:
+    """Every deadline due by today + horizon (and the overdue ones), soonest first."""
+    today = today or local_today()
+    settings = settings or law_settings(ctx)
+    horizon = today + timedelta(days=flt.horizon_days)
+    wanted = flt.kinds or frozenset(dl.DeadlineKind)
+    rows: list[DeadlineRow] = []
+    K = dl.DeadlineKind
+    with ctx.read() as s:
+        if K.MEDICAL in wanted:
+            # due = issue + valid days (plus a possible roll to a business day: a day of slack)
+            cutoff = horizon - timedelta(days=settings.medical_valid_days - 1)
+            rows += _document_deadlines(s, flt, DocumentKind.MEDICAL, PersonDocument.issue_date, cutoff,
+                                        lambda d: dl.medical_due(d, settings), today)
+        if K.CRIMINAL_CERTIFICATES in wanted:
+            cutoff = date(max(horizon.year - settings.criminal_valid_years, 1), 12, 31)
+            rows += _document_deadlines(s, flt, DocumentKind.CRIMINAL, PersonDocument.issue_date, cutoff,
+                                        lambda d: dl.criminal_certificates_due(d, settings), today)
+        if K.CNH in wanted:
+            rows += _document_deadlines(s, flt, DocumentKind.CNH, PersonDocument.valid_until, horizon, dl.cnh_due, today)
+        if K.REGISTRATION_CERTIFICATE in wanted:
+            q = _holders(flt).add_columns(Permit.certificate_valid_until.label("d")).where(
+                Permit.certificate_valid_until <= horizon)
+            rows += [_row(dl.Deadline(K.REGISTRATION_CERTIFICATE, K.REGISTRATION_CERTIFICATE.article, r.d,
+                                      K.REGISTRATION_CERTIFICATE.label), today, r) for r in s.execute(q)]
+        if K.PERMIT_TERM in wanted:
+            q = _holders(flt).add_columns(Permit.term_end.label("d")).where(Permit.term_end <= horizon)
+            rows += [_row(dl.Deadline(K.PERMIT_TERM, K.PERMIT_TERM.article, r.d, K.PERMIT_TERM.label), today, r)
+                     for r in s.execute(q)]
+        vehicle_q = _holders(flt).join(Vehicle, and_(Vehicle.holder_id == Person.id, Vehicle.active.is_(True)))
+        if K.VEHICLE_USEFUL_LIFE in wanted:
+            q = vehicle_q.add_columns(Vehicle.year_manufacture.label("y"), Vehicle.plate).where(
+                Vehicle.year_manufacture.is_not(None), Vehicle.year_manufacture <= horizon.year - 5)
+            rows += [_row(dl.vehicle_useful_life_due(r.y), today, r, f"placa {r.plate}, fabricação {r.y}")
+                     for r in s.execute(q)]
+        if K.PASSENGER_INSURANCE in wanted:
+            q = vehicle_q.add_columns(Vehicle.passenger_insurance_valid_until.label("d"), Vehicle.plate).where(
+                Permit.service_type == ServiceType.MOTOTAXI,
+                Vehicle.passenger_insurance_valid_until.is_not(None),
+                Vehicle.passenger_insurance_valid_until <= horizon)
+            rows += [_row(dl.passenger_insurance_due(r.d), today, r, f"placa {r.plate}") for r in s.execute(q)]
+        if K.INSPECTION in wanted:
+            rows += _inspection_rows(s, vehicle_q, horizon, today)
+        if K.DEPUTY_DEREGISTRATION in wanted:
+            deputy = aliased(Person)
+            q = (_holders(flt).join(DeputyLink, DeputyLink.permit_id == Permit.id)
+                 .join(deputy, deputy.id == DeputyLink.deputy_person_id)
+                 .add_columns(DeputyLink.end_on.label("d"), deputy.full_name.label("deputy_name"))
+                 .where(DeputyLink.end_on.is_not(None), DeputyLink.end_on >= today - timedelta(days=30),
+                        DeputyLink.end_on <= horizon))
+            rows += [_row(dl.deputy_deregistration_due(r.d, settings), today, r, f"preposto {r.deputy_name}")
+                     for r in s.execute(q)]
+    if K.DEFENCE_PERIOD in wanted or K.APPEAL_PERIOD in wanted:
+        rows += _process_rows(ctx, today, horizon, wanted, flt.person_id)
+    return _filter(rows, flt, today, horizon)
+
+
+def _inspection_rows(s: Session, vehicle_q: Select, horizon: date, today: date) -> list[DeadlineRow]:
+    K = dl.DeadlineKind
+    latest = (select(Inspection.vehicle_id, func.max(Inspection.id).label("last_id"))
+              .where(Inspection.status.in_(("approved", "failed", "scheduled")))
+              .group_by(Inspection.vehicle_id).subquery())
+    due_col = func.coalesce(Inspection.next_due, Inspection.scheduled_for)
+    q = (vehicle_q.join(latest, latest.c.vehicle_id == Vehicle.id)
+         .join(Inspection, Inspection.id == latest.c.last_id)
+         .add_columns(due_col.label("d"), Inspection.status, Vehicle.plate)
+         .where(due_col.is_not(None), due_col <= horizon))
+    out = []
+    for r in s.execute(q):
+        detail = f"placa {r.plate}" + (" – vistoria agendada" if r.status == "scheduled" else "")
+        out.append(_row(dl.Deadline(K.INSPECTION, K.INSPECTION.article, r.d, K.INSPECTION.label), today, r, detail))
+    return out
+
+
+def _process_rows(ctx: AppContext, today: date, horizon: date, wanted: Iterable[dl.DeadlineKind],
+                  person_id: int | None) -> list[DeadlineRow]:
+    from motodesk.services.enforcement import open_process_deadlines
+
+    wanted = set(wanted)
+    rows = []
+    for p in open_process_deadlines(ctx, today):
+        if p.deadline.kind not in wanted or p.deadline.due > horizon:
+            continue
+        if person_id is not None and p.person_id != person_id:
+            continue
+        rows.append(DeadlineRow(p.deadline, dl.days_until_due(p.deadline, today), p.person_id, p.offender_name,
+                                None, None, None, f"auto {p.notice_number}"))
+    return rows
+
+
+def _filter(rows: Sequence[DeadlineRow], flt: DeadlineFilter, today: date, horizon: date) -> list[DeadlineRow]:
+    name = fold(flt.person) if flt.person else ""
+    cpf = digits(flt.person) if flt.person and any(c.isdigit() for c in flt.person) else ""
+    kept = []
+    for row in rows:
+        if row.deadline.due > horizon:
+            continue
+        if not flt.include_overdue and row.days_left < 0:
+            continue
+        if flt.service is not None and row.service is not flt.service:
+            continue
+        if cpf:
+            if not (row.cpf or "").startswith(cpf):
+                continue
+        elif name and name not in fold(row.person_name):
+            continue
+        kept.append(row)
+    return sorted(kept, key=lambda r: (r.deadline.due, r.person_name, r.kind.value))
+
+
+@requires(Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+def deadlines(ctx: AppContext, flt: DeadlineFilter = DeadlineFilter(), today: date | None = None) -> list[DeadlineRow]:  # noqa: B008
+    """The deadlines view's rows (every role may look; only clerks and supervisors act on them)."""
+    return collect(ctx, flt, today)
+
+
+def person_deadlines(ctx: AppContext, person_id: int, horizon_days: int = 365,
+                     today: date | None = None) -> list[DeadlineRow]:
+    """One person's deadlines in the coming year (for the dossier and the renewal letter)."""
+    return collect(ctx, DeadlineFilter(horizon_days=horizon_days, person_id=person_id), today)
+
+
