@@ -1,0 +1,286 @@
+"""Backups: a verified round trip on both databases, while another process writes; clear refusals."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import uuid
+import zipfile
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, make_url, select, text
+
+from motodesk.models import Attachment, Blob, Setting
+from motodesk.models.db import Database
+from motodesk.rules.common import Role
+from motodesk.services import backup as backups
+from motodesk.services.context import AppContext, CurrentUser
+from motodesk.services.demo import seed_demo
+from motodesk.services.errors import InvalidInputError, PermissionDeniedError
+
+PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+
+WRITER = r'''
+import sys, pathlib
+from motodesk.models import Setting
+from motodesk.models.db import Database
+from motodesk.services.context import AppContext
+db = Database.open(sys.argv[1])
+ctx = AppContext(db)
+stop, progress = pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+i = 0
+while not stop.exists() and i < 20000:
+    with ctx.write() as s:
+        s.add(Setting(key=f"escrita-{i:05d}", value=str(i)))
+    i += 1
+    progress.write_text(str(i))
+db.dispose()
+'''
+
+
+@pytest.fixture
+def empty_database(backend: str, tmp_path: Path) -> Iterator[Callable[[], Database]]:
+    """Makes new, empty databases of the test's kind (PostgreSQL ones are dropped afterwards)."""
+    made: list[tuple[Database, str | None]] = []
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT") if backend == "postgresql" else None
+
+    def make(kind: str = backend) -> Database:
+        if kind == "sqlite":
+            db = Database.open(f"sqlite:///{tmp_path / f'vazio-{uuid.uuid4().hex[:6]}.sqlite3'}")
+            made.append((db, None))
+            return db
+        nonlocal admin
+        admin = admin or create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+        name = f"motodesk_restore_{uuid.uuid4().hex[:8]}"
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+        db = Database.open(make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False))
+        made.append((db, name))
+        return db
+
+    yield make
+    for db, name in made:
+        db.dispose()
+        if name and admin is not None:
+            with admin.connect() as conn:
+                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n "
+                                  "AND pid <> pg_backend_pid()"), {"n": name})
+                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+    if admin is not None:
+        admin.dispose()
+
+
+def _add_files(ctx: AppContext) -> dict[str, bytes]:
+    """Two stored files (a scan and a photo-sized JPEG stand-in) attached to a record."""
+    files = {}
+    with ctx.write() as s:
+        for i, size in enumerate((70_000, 12_345)):
+            data = os.urandom(size)
+            sha = hashlib.sha256(data).hexdigest()
+            files[sha] = data
+            s.add(Blob(sha256=sha, size=size, data=data))
+            s.flush()
+            s.add(Attachment(owner_table="people", owner_id=1, blob_sha256=sha, filename=f"doc-{i}.pdf",
+                             media_type="application/pdf", size=size, added_by="admin"))
+    return files
+
+
+def _blobs(db: Database) -> dict[str, bytes]:
+    with db.session() as s:
+        return {b.sha256: bytes(b.data) for b in s.scalars(select(Blob))}
+
+
+def test_round_trip_is_verified_and_keeps_the_files(ctx: AppContext, empty_database, tmp_path: Path) -> None:
+    seed_demo(ctx, 25)
+    files = _add_files(ctx)
+    result = backups.create_backup(ctx, tmp_path)  # a folder: a dated name inside it
+    assert result.path.parent == tmp_path and result.path.name.startswith("motodesk-copia-")
+    assert result.path.suffix == ".zip" and result.size == result.path.stat().st_size
+    m = result.manifest
+    assert m.format == "motodesk-backup" and m.revision == ctx.db.head_revision()
+    assert m.counts["people"] == 25 and m.counts["blobs"] == 2 and m.counts["attachments"] == 2
+    assert m.blob_bytes == 70_000 + 12_345
+    assert m.audit_last is not None and m.audit_last["table"]
+
+    target = empty_database()
+    restored = backups.restore_backup(result.path, target)
+    assert restored.snapshot == m.snapshot
+    assert _blobs(target) == files
+    assert target.check_version() == "current"
+
+    record = backups.last_backup(ctx)
+    assert record is not None and record.file == str(result.path) and record.size == result.size
+    assert backups.backup_reminder(ctx) is None
+
+
+def test_restore_refuses_a_database_that_is_not_empty(ctx: AppContext, tmp_path: Path) -> None:
+    result = backups.create_backup(ctx, tmp_path / "copia.zip")
+    with pytest.raises(backups.RestoreError, match="não está vazio"):
+        backups.restore_backup(result.path, ctx.db)
+    with pytest.raises(InvalidInputError, match="já existe"):
+        backups.create_backup(ctx, tmp_path / "copia.zip")
+
+
+def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_database, tmp_path: Path) -> None:
+    text_file = tmp_path / "notas.zip"
+    text_file.write_text("não é zip")
+    with pytest.raises(backups.RestoreError, match="não é uma cópia de segurança do MotoDesk"):
+        backups.restore_backup(text_file, empty_database())
+    with pytest.raises(InvalidInputError, match="não encontrado"):
+        backups.restore_backup(tmp_path / "sumiu.zip", empty_database())
+
+    seed_demo(ctx, 5)
+    good = backups.create_backup(ctx, tmp_path / "boa.zip")
+    bad = tmp_path / "adulterada.zip"
+    with zipfile.ZipFile(good.path) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == backups.MANIFEST:
+                manifest = json.loads(data)
+                manifest["counts"]["people"] += 1
+                data = json.dumps(manifest).encode()
+            dst.writestr(item, data)
+    with pytest.raises(backups.RestoreError, match="não confere.*tabela people: 5 linha"):
+        backups.restore_backup(bad, empty_database())
+
+
+def test_backup_while_another_process_writes(ctx: AppContext, db_url: str, empty_database,
+                                             tmp_path: Path) -> None:
+    seed_demo(ctx, 10)
+    stop, progress = tmp_path / "parar", tmp_path / "progresso"
+    errors = tmp_path / "erros.txt"
+    with errors.open("w") as err:
+        writer = subprocess.Popen([sys.executable, "-c", WRITER, db_url, str(stop), str(progress)], stderr=err)
+
+    def written() -> int:
+        try:
+            return int(progress.read_text() or 0)
+        except (FileNotFoundError, ValueError):
+            return 0
+
+    def wait_for(count: int) -> None:
+        deadline = time.monotonic() + 90
+        while written() < count:
+            assert writer.poll() is None, errors.read_text()
+            assert time.monotonic() < deadline, f"the writer wrote only {written()} rows"
+            time.sleep(0.05)
+
+    try:
+        wait_for(30)
+        result = backups.create_backup(ctx, tmp_path / "durante.zip")
+        wait_for(written() + 30)
+    finally:
+        stop.touch()
+        writer.wait(timeout=60)
+    assert writer.returncode == 0, errors.read_text()
+
+    target = empty_database()
+    backups.restore_backup(result.path, target)  # raises unless counts and the audit trail's last entry match
+
+    def rows(db: Database) -> dict[str, str]:
+        with db.session() as s:
+            return {r.key: r.value for r in s.scalars(select(Setting).where(Setting.key.like("escrita-%")))}
+
+    live, copy = rows(ctx.db), rows(target)
+    assert 30 <= len(copy) < len(live)
+    assert all(live[k] == v for k, v in copy.items()), "the copy holds exactly rows that were written"
+    assert sorted(copy) == sorted(live)[: len(copy)], "a consistent moment: no gap in the writer's sequence"
+    with ctx.db.engine.connect() as a, target.engine.connect() as b:
+        last = result.manifest.audit_last["id"]
+        query = text("SELECT id, table_name, row_key, action, changes FROM audit_events WHERE id <= :last ORDER BY id")
+        assert a.execute(query, {"last": last}).all() == b.execute(query, {"last": last}).all()
+        assert b.execute(text("SELECT max(id) FROM audit_events")).scalar() == last
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+def test_sqlite_backup_restores_into_an_empty_postgresql(tmp_path: Path, empty_database, backend: str) -> None:
+    from motodesk.services.settings import ensure_defaults
+
+    source = Database.open(f"sqlite:///{tmp_path / 'balcao.sqlite3'}")
+    source.prepare()
+    ctx = AppContext(source)
+    ensure_defaults(ctx)
+    seed_demo(ctx, 15)
+    files = _add_files(ctx)
+    result = backups.create_backup(ctx, tmp_path / "balcao.zip")
+    source.dispose()
+    target = empty_database("postgresql")
+    restored = backups.restore_backup(result.path, target)
+    shared = {t: n for t, n in result.manifest.counts.items() if t in restored.snapshot.counts}
+    assert restored.snapshot.counts == shared and shared["people"] == 15 and _blobs(target) == files
+    assert restored.snapshot.audit_last == result.manifest.audit_last
+    # The sequences continue after the copied rows: a new row gets a new id.
+    with AppContext(target).write() as s:
+        s.add(Setting(key="depois-da-restauracao", value="1"))
+    with pytest.raises(backups.RestoreError, match="só pode ser restaurada em outro banco PostgreSQL"):
+        pg_backup = backups.create_backup(AppContext(target), tmp_path / "servidor.zip")
+        backups.restore_backup(pg_backup.path, empty_database("sqlite"))
+
+
+def test_missing_or_old_pg_dump_is_explained(pg_ctx: AppContext, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(backups, "_tool_candidates", lambda name: [])
+    with pytest.raises(backups.BackupError, match=r"pg_dump do PostgreSQL 1\d \(ou mais novo\) não foi encontrado") as exc:
+        backups.create_backup(pg_ctx, tmp_path / "x.zip")
+    assert "postgresql-client-1" in str(exc.value) and "MOTODESK_PG_BIN" in str(exc.value)
+    assert not list(tmp_path.iterdir()), "nothing half-written is left behind"
+    monkeypatch.setattr(backups, "_tool_candidates", lambda name: ["/usr/lib/postgresql/9.6/bin/pg_dump"])
+    monkeypatch.setattr(backups, "_tool_version", lambda path: 9)
+    with pytest.raises(backups.BackupError, match="encontrado apenas: pg_dump 9"):
+        backups.create_backup(pg_ctx, tmp_path / "x.zip")
+
+
+def test_only_an_administrator_backs_up(ctx: AppContext, tmp_path: Path) -> None:
+    clerk = ctx.as_user(CurrentUser(id=7, login="ana", full_name="Ana", role=Role.CLERK))
+    with pytest.raises(PermissionDeniedError):
+        backups.create_backup(clerk, tmp_path / "x.zip")
+    with pytest.raises(PermissionDeniedError):
+        backups.set_reminder_days(clerk, 3)
+
+
+def test_the_reminder_follows_the_last_backup_and_the_setting(ctx: AppContext, tmp_path: Path) -> None:
+    admin = ctx.as_user(CurrentUser(id=1, login="admin", full_name="Admin", role=Role.ADMIN))
+    clerk = ctx.as_user(CurrentUser(id=2, login="ana", full_name="Ana", role=Role.CLERK))
+    assert backups.reminder_days(ctx) == backups.DEFAULT_REMINDER_DAYS
+    assert "Nenhuma cópia de segurança" in backups.backup_reminder(admin)
+    assert backups.backup_reminder(clerk) is None
+    result = backups.create_backup(admin, tmp_path / "c.zip")
+    record = backups.last_backup(ctx)
+    assert record is not None and record.by == "admin" and record.kind == result.manifest.kind
+    assert backups.backup_reminder(admin) is None
+    later = datetime.now(UTC) + timedelta(days=8, hours=1)
+    message = backups.backup_reminder(admin, now=later)
+    assert message and "há 8 dias" in message and "a cada 7" in message
+    backups.set_reminder_days(admin, 10)
+    assert backups.backup_reminder(admin, now=later) is None
+    backups.set_reminder_days(admin, 0)
+    assert backups.backup_reminder(admin, now=later + timedelta(days=400)) is None
+    with pytest.raises(InvalidInputError, match="0 \\(nunca\\) a 365"):
+        backups.set_reminder_days(admin, 400)
+
+
+def test_command_line_backup_and_restore(tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("MOTODESK_DATABASE_URL", None)
+    source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True,
+                              timeout=180, env=env)
+
+    assert run("seed-demo", "--people", "12", "--database", source).returncode == 0
+    out = run("backup", str(tmp_path / "cli.zip"), "--database", source)
+    assert out.returncode == 0, out.stderr
+    assert "Cópia de segurança gravada" in out.stdout
+    out = run("restore", str(tmp_path / "cli.zip"), "--database", f"sqlite:///{tmp_path / 'novo.sqlite3'}")
+    assert out.returncode == 0, out.stderr
+    assert "Restauração concluída e conferida" in out.stdout and "Última entrada da trilha de auditoria" in out.stdout
+    out = run("restore", str(tmp_path / "cli.zip"), "--database", source)
+    assert out.returncode == 1 and "não está vazio" in out.stderr and "Traceback" not in out.stderr
