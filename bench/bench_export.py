@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -121,27 +122,38 @@ def _status_kib(field: str) -> int:
     return 0
 
 
-def child(kind: str, n: int, path: str) -> None:
+def child(kind: str, n: int, path: str, trace: bool) -> None:
     rows: Iterator[dict] = (service_row(i) if kind == "writer" else shown_row(i) for i in range(n))
     start = _status_kib("VmRSS")
+    if trace:
+        tracemalloc.start()
     if kind == "writer":
         motodesk_writer(Path(path), rows)
     else:
         plain_openpyxl(Path(path), rows)
+    traced = tracemalloc.get_traced_memory()[1] if trace else 0
     # ru_maxrss survives execve on Linux (the parent's peak would leak in); VmHWM
     # belongs to the new address space.  ru_maxrss is the fallback elsewhere.
     peak = _status_kib("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"start_kib": start, "peak_kib": peak}))
+    print(json.dumps({"start_kib": start, "peak_kib": peak, "traced_peak_bytes": traced}))
 
 
 def measure_memory(kind: str, n: int, folder: Path) -> dict:
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", kind, str(n), str(folder / f"mem-{kind}-{n}.xlsx")],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    """Two fresh processes: one for resident memory, one under tracemalloc (slower)."""
+    result: dict = {}
+    for trace in ("rss", "trace"):
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", kind, str(n), str(folder / f"mem-{kind}-{n}.xlsx"), trace],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        figures = json.loads(out.stdout.strip().splitlines()[-1])
+        if trace == "trace":
+            result["traced_peak_bytes"] = figures["traced_peak_bytes"]
+        else:
+            result.update(start_kib=figures["start_kib"], peak_kib=figures["peak_kib"])
+    return result
 
 
 # ---------------------------------------------------------------------- import
@@ -190,10 +202,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--import-rows", type=int, default=10_000)
-    parser.add_argument("--child", nargs=3, metavar=("KIND", "N", "PATH"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, metavar=("KIND", "N", "PATH", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child[0], int(args.child[1]), args.child[2])
+        child(args.child[0], int(args.child[1]), args.child[2], args.child[3] == "trace")
         return
 
     with tempfile.TemporaryDirectory(prefix="motodesk-bench-") as tmp:
@@ -228,15 +240,17 @@ def main() -> None:
         )
 
         print("\nPeak memory, fresh process per measurement, rows generated lazily\n")
-        print(f"{'what':<30} {'rows':>8} {'start MiB':>10} {'peak MiB':>9} {'growth MiB':>11}")
-        print("-" * 72)
+        print(
+            f"{'what':<18} {'rows':>8} {'RSS start MiB':>14} {'RSS peak MiB':>13} {'tracemalloc peak MiB':>21}"
+        )
+        print("-" * 78)
         for kind in ("plain", "writer"):
             for rows in (10_000, 100_000):
                 m = measure_memory(kind, rows, folder)
                 print(
-                    f"{'plain openpyxl' if kind == 'plain' else 'write_workbook':<30} {rows:>8,} "
-                    f"{m['start_kib'] / 1024:10.1f} {m['peak_kib'] / 1024:9.1f} "
-                    f"{(m['peak_kib'] - m['start_kib']) / 1024:11.1f}"
+                    f"{'plain openpyxl' if kind == 'plain' else 'write_workbook':<18} {rows:>8,} "
+                    f"{m['start_kib'] / 1024:14.1f} {m['peak_kib'] / 1024:13.1f} "
+                    f"{m['traced_peak_bytes'] / 2**20:21.2f}"
                 )
 
         register = folder / "cadastro.xlsx"

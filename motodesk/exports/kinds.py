@@ -55,6 +55,8 @@ def cpf_shown(value: Any) -> Any:
     """Internal files: CPF digits as ``123.456.789-09``; anything else as given."""
     if value is None or value == "":
         return None
+    if type(value) is str and len(value) == 11 and value.isdigit():  # the usual case, 100,000s of times
+        return f"{value[:3]}.{value[3:6]}.{value[6:9]}-{value[9:]}"
     digits = _NON_DIGIT.sub("", str(value))
     if len(digits) == 11:
         return format_cpf(digits)

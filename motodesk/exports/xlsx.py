@@ -236,13 +236,21 @@ def _text_converter(transform: Callable[[Any], Any] | None) -> Callable[[Any], A
     errors = _ERROR_LITERALS
     limit = MAX_CELL_CHARS - 1
 
+    labels: dict[Enum, str] = {}  # enum members repeat on every row: look their label up once
+
     def convert(value: Any) -> Any:
         if transform is not None:
             value = transform(value)
         if value is None:
             return None
         if type(value) is not str:
-            value = _as_text(value)
+            if isinstance(value, Enum):
+                label = labels.get(value)
+                if label is None:
+                    label = labels[value] = _as_text(value)
+                value = label
+            else:
+                value = _as_text(value)
         if not value:
             return None
         if illegal(value) is not None or len(value) > limit:
