@@ -2,26 +2,27 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, inspect, make_url
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
 import motodesk.models.audit  # noqa: F401  (registers the audit listeners)
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,30 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
     return "Erro no banco de dados: " + str(getattr(exc, "orig", exc)).strip().splitlines()[0][:300]
 
 
+_REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
+_DOWN = re.compile(r"^down_revision\s*(?::[^=]+)?=\s*(None|[\"']([^\"']+)[\"'])", re.MULTILINE)
+
+
+@functools.cache
+def shipped_revisions() -> dict[str, str | None]:
+    """revision -> down_revision of the migration scripts shipped with this program."""
+    revisions: dict[str, str | None] = {}
+    for path in sorted((MIGRATIONS / "versions").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        rev, down = _REVISION.search(text), _DOWN.search(text)
+        if rev and down:
+            revisions[rev.group(1)] = down.group(2)
+    return revisions
+
+
+def shipped_head() -> str:
+    revisions = shipped_revisions()
+    heads = set(revisions) - {down for down in revisions.values() if down}
+    if len(heads) != 1:
+        raise DatabaseError(f"Migrações inconsistentes no programa instalado: cabeças {sorted(heads)}.")
+    return heads.pop()
+
+
 @dataclass
 class Database:
     """One engine and its session factory; services open units of work on it."""
@@ -186,20 +211,23 @@ class Database:
     # -- migrations -------------------------------------------------------------------------
 
     def alembic_config(self) -> Config:
+        from alembic.config import Config
+
         cfg = Config()
         cfg.set_main_option("script_location", str(MIGRATIONS))
         cfg.attributes["database"] = self
         return cfg
 
     def head_revision(self) -> str:
-        head = ScriptDirectory.from_config(self.alembic_config()).get_current_head()
-        assert head is not None
-        return head
+        return shipped_head()
 
     def current_revision(self) -> str | None:
+        """The revision stamped in the database (read with plain SQL: Alembic loads only to migrate)."""
         try:
             with self.engine.connect() as conn:
-                return MigrationContext.configure(conn).get_current_revision()
+                if not inspect(conn).has_table("alembic_version"):
+                    return None
+                return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
         except DBAPIError as exc:
             raise DatabaseError(explain_error(exc, self.url)) from exc
 
@@ -208,12 +236,16 @@ class Database:
             return not inspect(conn).get_table_names()
 
     def upgrade(self, revision: str = "head") -> None:
+        from alembic import command
+
         try:
             command.upgrade(self.alembic_config(), revision)
         except DBAPIError as exc:
             raise DatabaseError(explain_error(exc, self.url)) from exc
 
     def downgrade(self, revision: str) -> None:
+        from alembic import command
+
         command.downgrade(self.alembic_config(), revision)
 
     def check_version(self) -> str:
@@ -221,12 +253,9 @@ class Database:
         current = self.current_revision()
         if current is None:
             return "empty" if self.is_empty() else "outdated"
-        script = ScriptDirectory.from_config(self.alembic_config())
-        if current == script.get_current_head():
+        if current == shipped_head():
             return "current"
-        try:
-            script.get_revision(current)
-        except Exception:
+        if current not in shipped_revisions():
             raise DatabaseTooNewError(
                 "Este banco de dados foi atualizado por uma versão mais nova do MotoDesk "
                 f"(revisão {current}). Instale a versão mais recente do programa nesta estação."

@@ -87,7 +87,6 @@ def login(ctx: AppContext, *, demo: bool, login_name: str | None = None) -> Curr
 
 
 def build_main_window(ctx: AppContext):  # noqa: ANN201
-    from motodesk.ui import pages  # noqa: F401  (registers the pages)
     from motodesk.ui.mainwindow import MainWindow
 
     return MainWindow(ctx)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Iterator, Mapping
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -61,6 +63,52 @@ def _section_placeholder(label: str) -> QWidget:
     return page
 
 
+def load_page_module(key: str) -> None:
+    """Import the screen module of a page: `motodesk/ui/screens/<key>.py` registers it."""
+    if key in PAGE_FACTORIES:
+        return
+    try:
+        importlib.import_module(f"motodesk.ui.screens.{key}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"motodesk.ui.screens.{key}":
+            raise
+
+
+class LazyPages(Mapping[str, QWidget]):
+    """The window's pages by key, each built the first time it is asked for.
+
+    Start-up builds only the first page; the other screens (and what they import) wait until a
+    clerk opens them.
+    """
+
+    def __init__(self, window: MainWindow) -> None:
+        self._window = window
+        self._built: dict[str, QWidget] = {}
+
+    def __getitem__(self, key: str) -> QWidget:
+        if key not in self._built:
+            labels = dict(SECTIONS)
+            if key not in labels:
+                raise KeyError(key)
+            load_page_module(key)
+            factory = PAGE_FACTORIES.get(key)
+            page = factory(self._window.ctx, self._window) if factory else _section_placeholder(labels[key])
+            page.setObjectName(f"page_{key}")
+            holder = self._window.pages.widget([k for k, _ in SECTIONS].index(key))
+            holder.layout().addWidget(page)
+            self._built[key] = page
+        return self._built[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._built)
+
+    def __len__(self) -> int:
+        return len(self._built)
+
+    def is_built(self, key: str) -> bool:
+        return key in self._built
+
+
 class MainWindow(QMainWindow):
     def __init__(self, ctx: AppContext) -> None:
         super().__init__()
@@ -74,17 +122,16 @@ class MainWindow(QMainWindow):
         self.nav.setObjectName("navigation")
         self.nav.setFixedWidth(190)
         self.pages = QStackedWidget()
-        self.page_by_key: dict[str, QWidget] = {}
+        self.page_by_key = LazyPages(self)
         for key, label in SECTIONS:
             item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, key)
             self.nav.addItem(item)
-            factory = PAGE_FACTORIES.get(key)
-            page = factory(ctx, self) if factory else _section_placeholder(label)
-            page.setObjectName(f"page_{key}")
-            self.page_by_key[key] = page
-            self.pages.addWidget(page)
-        self.nav.currentRowChanged.connect(self.pages.setCurrentIndex)
+            holder = QWidget()
+            holder.setObjectName(f"holder_{key}")
+            QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
+            self.pages.addWidget(holder)
+        self.nav.currentRowChanged.connect(self._show_row)
         self.nav.setCurrentRow(0)
 
         central = QWidget()
@@ -101,6 +148,7 @@ class MainWindow(QMainWindow):
         file_menu = self.menuBar().addMenu("&Arquivo")
         file_menu.addAction(a["new_person"])
         file_menu.addAction(a["find"])
+        file_menu.addAction(a["save"])
         file_menu.addSeparator()
         file_menu.addAction(a["backup"])
         file_menu.addAction(a["database_settings"])
@@ -117,6 +165,20 @@ class MainWindow(QMainWindow):
         from motodesk.ui.db_settings import install_admin_tools  # backups, database, backup reminder
 
         install_admin_tools(self, self.ctx, a["backup"], a["database_settings"])
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        """Pages with open work (a dossier with unsaved changes) may keep the window open."""
+        for page in self.page_by_key.values():
+            confirm = getattr(page, "confirm_close", None)
+            if confirm is not None and not confirm():
+                event.ignore()
+                return
+        event.accept()
+
+    def _show_row(self, row: int) -> None:
+        if 0 <= row < len(SECTIONS):
+            self.page_by_key[SECTIONS[row][0]]  # built on first visit
+            self.pages.setCurrentIndex(row)
 
     def show_section(self, key: str) -> QWidget:
         index = [k for k, _ in SECTIONS].index(key)
