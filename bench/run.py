@@ -1,0 +1,106 @@
+"""One command for every benchmark: prints each table and writes bench/results.md.
+
+    .venv/bin/python bench/run.py                 # the full set (about 20–40 minutes; seeds cached)
+    .venv/bin/python bench/run.py --quick         # smaller sizes, to check that everything runs
+    .venv/bin/python bench/run.py --with-million  # adds search at 1,000,000 people on PostgreSQL
+
+Every figure is measured beside its baseline in the same run (see each script's docstring); the
+machine is shared, so each script also prints CPU time or load where it matters. Seeded databases
+are cached under ~/.cache/motodesk-bench (SQLite files, and motodesk_bench_* PostgreSQL databases).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        kib = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{kib / 1024 / 1024:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (f"{platform.node()} · {platform.system()} {platform.release()} · {cpu} · {os.cpu_count()} cores · "
+            f"{mem} RAM · Python {platform.python_version()} · load average at start {load}")
+
+
+def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
+    people = "10000" if quick else "100000"
+    steps = [
+        ("Início a frio e memória (SQLite)", ["bench_startup.py", "--people", people, "--runs", "3" if quick else "5"]),
+        ("Busca por tecla – SQLite", ["bench_search.py", "--backend", "sqlite", "--people", people]),
+        ("Busca por tecla – PostgreSQL", ["bench_search.py", "--backend", "postgresql", "--people", people]),
+        ("Crachás em lote (500, PDF)", ["bench_badges.py"]),
+        ("Crachás pelo serviço (banco + PDF)", ["bench_badge_service.py", "--count", "100" if quick else "500"]),
+        ("Exportação xlsx e importação", ["bench_export.py"] + (["--rows", "20000", "--repeat", "1"] if quick else [])),
+        ("Foto 3x4 (12 MP)", ["bench_photo.py"] + (["--runs", "5"] if quick else [])),
+    ]
+    if (HERE / "bench_export_service.py").exists():
+        steps.insert(6, ("Exportação pelo serviço (banco → xlsx)", ["bench_export_service.py"]
+                         + (["--people", "10000"] if quick else [])))
+    if (HERE / "bench_photo_dialog.py").exists():
+        steps.append(("Foto: captura até a prévia no diálogo", ["bench_photo_dialog.py"]))
+    if million:
+        steps.insert(3, ("Busca por tecla – PostgreSQL, 1.000.000 de pessoas",
+                         ["bench_search.py", "--backend", "postgresql", "--people", "1000000"]))
+    return steps
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Runs every MotoDesk benchmark and writes bench/results.md")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--with-million", action="store_true")
+    parser.add_argument("--out", default=str(HERE / "results.md"))
+    parser.add_argument("--only", default="", help="run only steps whose script name contains this text")
+    args = parser.parse_args()
+
+    started = datetime.now()
+    sections: list[str] = []
+    failures: list[str] = []
+    header = machine()
+    print(header, flush=True)
+    for title, cmd in plan(args.quick, args.with_million):
+        if args.only and args.only not in cmd[0]:
+            continue
+        print(f"\n=== {title}: {' '.join(cmd)}", flush=True)
+        t0 = time.perf_counter()
+        proc = subprocess.run([sys.executable, str(HERE / cmd[0]), *cmd[1:]], capture_output=True, text=True,
+                              env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+        elapsed = time.perf_counter() - t0
+        out = proc.stdout.strip()
+        print(out, flush=True)
+        status = "ok" if proc.returncode == 0 else f"exit {proc.returncode} (a target missed or an error)"
+        if proc.returncode != 0:
+            failures.append(title)
+            print(proc.stderr[-2000:], file=sys.stderr, flush=True)
+        sections.append(f"## {title}\n\n`python bench/{' '.join(cmd)}` — {elapsed:,.0f} s, {status}\n\n"
+                        f"```text\n{out}\n```\n")
+    body = (f"# MotoDesk benchmark results\n\nRun on {started:%d/%m/%Y %H:%M} with `python bench/run.py"
+            f"{' --quick' if args.quick else ''}{' --with-million' if args.with_million else ''}`.\n\n"
+            f"Machine: {header}\n\n" + "\n".join(sections))
+    Path(args.out).write_text(body, encoding="utf-8")
+    print(f"\nwritten to {args.out}" + (f"; steps that missed a target or failed: {', '.join(failures)}" if failures else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
