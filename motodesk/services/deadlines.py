@@ -41,6 +41,7 @@ class DeadlineRow:
     service: ServiceType | None
     permit_number: str | None
     detail: str = ""
+    phone: str | None = None
 
     @property
     def kind(self) -> dl.DeadlineKind:
@@ -59,11 +60,12 @@ class DeadlineFilter:
     service: ServiceType | None = None
     person: str = ""  # name or CPF, as typed
     person_id: int | None = None
+    overdue_only: bool = False  # the "Vencidos" button: only what is already overdue
 
 
 def _holders(flt: DeadlineFilter) -> Select:
     """Holders of a permit in force with their permit: the people whose deadlines matter."""
-    q = (select(Person.id, Person.full_name, Person.cpf, Permit.service_type, Permit.number,
+    q = (select(Person.id, Person.full_name, Person.cpf, Person.phone, Permit.service_type, Permit.number,
                 Permit.id.label("permit_id"))
          .join(Permit, and_(Permit.person_id == Person.id, Permit.state.in_(IN_FORCE))))
     if flt.person_id is not None:
@@ -75,7 +77,7 @@ def _holders(flt: DeadlineFilter) -> Select:
 
 def _row(deadline: dl.Deadline, today: date, r, detail: str = "") -> DeadlineRow:  # noqa: ANN001
     return DeadlineRow(deadline, dl.days_until_due(deadline, today), r.id, r.full_name, r.cpf,
-                       r.service_type, r.number, detail)
+                       r.service_type, r.number, detail, r.phone)
 
 
 def _document_deadlines(s: Session, flt: DeadlineFilter, kind: DocumentKind, date_col, cutoff: date, make: Callable[[date], dl.Deadline],  # noqa: ANN001
@@ -139,8 +141,8 @@ def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,
                         DeputyLink.end_on <= horizon))
             rows += [_row(dl.deputy_deregistration_due(r.d, settings), today, r, f"preposto {r.deputy_name}")
                      for r in s.execute(q)]
-    if K.DEFENCE_PERIOD in wanted or K.APPEAL_PERIOD in wanted:
-        rows += _process_rows(ctx, today, horizon, wanted, flt.person_id)
+        if K.DEFENCE_PERIOD in wanted or K.APPEAL_PERIOD in wanted:
+            rows += _process_rows(ctx, s, today, horizon, wanted, flt.person_id)
     return _filter(rows, flt, today, horizon)
 
 
@@ -161,20 +163,36 @@ def _inspection_rows(s: Session, vehicle_q: Select, horizon: date, today: date) 
     return out
 
 
-def _process_rows(ctx: AppContext, today: date, horizon: date, wanted: Iterable[dl.DeadlineKind],
+def _process_rows(ctx: AppContext, s: Session, today: date, horizon: date, wanted: Iterable[dl.DeadlineKind],
                   person_id: int | None) -> list[DeadlineRow]:
+    """Defence and appeal periods of open processes, with the offender's permit in force when there is one
+    (so the service filter and the renewal letters see them like any other row)."""
     from motodesk.services.enforcement import open_process_deadlines
 
     wanted = set(wanted)
+    found = [p for p in open_process_deadlines(ctx, today)
+             if p.deadline.kind in wanted and p.deadline.due <= horizon
+             and (person_id is None or p.person_id == person_id)]
+    ids = {p.person_id for p in found if p.person_id is not None}
+    holders: dict[int, tuple[str | None, str | None, ServiceType | None, str | None]] = {}
+    for chunk in _chunks(sorted(ids), 500):
+        q = (select(Person.id, Person.cpf, Person.phone, Permit.service_type, Permit.number)
+             .outerjoin(Permit, and_(Permit.person_id == Person.id, Permit.state.in_(IN_FORCE)))
+             .where(Person.id.in_(chunk)))
+        for r in s.execute(q):
+            holders[r.id] = (r.cpf, r.phone, r.service_type, r.number)
     rows = []
-    for p in open_process_deadlines(ctx, today):
-        if p.deadline.kind not in wanted or p.deadline.due > horizon:
-            continue
-        if person_id is not None and p.person_id != person_id:
-            continue
-        rows.append(DeadlineRow(p.deadline, dl.days_until_due(p.deadline, today), p.person_id, p.offender_name,
-                                None, None, None, f"auto {p.notice_number}"))
+    for p in found:
+        cpf, phone, service, number = holders.get(p.person_id, (None, None, None, None)) \
+            if p.person_id is not None else (None, None, None, None)
+        rows.append(DeadlineRow(p.deadline, dl.days_until_due(p.deadline, today), p.person_id, p.person_name,
+                                cpf, service, number, f"auto {p.notice_number}", phone))
     return rows
+
+
+def _chunks(items: Sequence[int], size: int) -> Iterable[Sequence[int]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
 
 
 def _filter(rows: Sequence[DeadlineRow], flt: DeadlineFilter, today: date, horizon: date) -> list[DeadlineRow]:
@@ -185,6 +203,8 @@ def _filter(rows: Sequence[DeadlineRow], flt: DeadlineFilter, today: date, horiz
         if row.deadline.due > horizon:
             continue
         if not flt.include_overdue and row.days_left < 0:
+            continue
+        if flt.overdue_only and row.days_left >= 0:
             continue
         if flt.service is not None and row.service is not flt.service:
             continue
@@ -209,3 +229,102 @@ def person_deadlines(ctx: AppContext, person_id: int, horizon_days: int = 365,
     return collect(ctx, DeadlineFilter(horizon_days=horizon_days, person_id=person_id), today)
 
 
+
+
+# --- renewal letters (the yearly campaign) -------------------------------------------------------
+
+#: What the holder brings to the counter for each kind of deadline.
+DOCUMENTS_TO_BRING: dict[dl.DeadlineKind, str] = {
+    dl.DeadlineKind.MEDICAL: "Atestado médico de sanidade física e mental (Art. 5º, VII)",
+    dl.DeadlineKind.REGISTRATION_CERTIFICATE: "Certificado de registro cadastral atual (Art. 4º, § 1º)",
+    dl.DeadlineKind.CRIMINAL_CERTIFICATES: "Certidões negativas criminais (Art. 5º, XI)",
+    dl.DeadlineKind.CNH: "CNH válida, categoria A, com a observação EAR (Art. 5º, II)",
+    dl.DeadlineKind.PASSENGER_INSURANCE: "Apólice do seguro de acidentes pessoais de passageiros (Art. 19, § 1º)",
+    dl.DeadlineKind.VEHICLE_USEFUL_LIFE: "CRV e CRLV do veículo que substituirá o atual (Art. 3º, II)",
+    dl.DeadlineKind.INSPECTION: "O veículo, para a vistoria (Art. 5º, § 6º)",
+    dl.DeadlineKind.PERMIT_TERM: "Requerimento de prorrogação do prazo (Art. 6º)",
+    dl.DeadlineKind.DEPUTY_DEREGISTRATION: "Comunicação de desligamento do preposto (Art. 31, Grupo 1, I)",
+    dl.DeadlineKind.DEFENCE_PERIOD: "Defesa escrita do auto de infração, se desejar (Art. 29, § 3º)",
+    dl.DeadlineKind.APPEAL_PERIOD: "Recurso da decisão, se desejar (Art. 34, parágrafo único)",
+}
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """The renewal campaign the letters announce: its deadline (portaria), where and when to go."""
+
+    deadline: date
+    place: str = "SESTRAN – Setor de Cadastro, Prefeitura Municipal de Patrocínio"
+    opening_hours: str = "de segunda a sexta-feira, das 8h às 17h"
+    portaria: str = ""
+
+
+@dataclass(frozen=True)
+class RenewalLetters:
+    pdf: bytes
+    letters: int
+    skipped: tuple[str, ...]  # names of people without a permit in force: no letter for them
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def renewal_letters(ctx: AppContext, rows: Sequence[DeadlineRow], campaign: Campaign,
+                    today: date | None = None) -> RenewalLetters:
+    """One A4 PDF with one letter per holder among ``rows`` (the filtered view), items soonest first.
+
+    Rows of people without a permit in force (an unregistered offender's defence period) get no
+    letter: the letter names the permit. Raises InvalidInputError when no row has a holder.
+    """
+    from motodesk.printing.documents import RenewalItem, RenewalLetterData, render_renewal_letters
+    from motodesk.services.errors import InvalidInputError
+
+    today = today or local_today()
+    if campaign.deadline < today:
+        raise InvalidInputError("O prazo da campanha de renovação já passou: informe uma data a partir de hoje.",
+                                {"deadline": "Data no passado."})
+    by_person: dict[int, list[DeadlineRow]] = {}
+    skipped: list[str] = []
+    for row in rows:
+        if row.person_id is None or row.permit_number is None or row.service is None:
+            if row.person_name not in skipped:
+                skipped.append(row.person_name)
+            continue
+        by_person.setdefault(row.person_id, []).append(row)
+    if not by_person:
+        raise InvalidInputError("Nenhuma das linhas é de um titular com permissão em vigor: não há carta a gerar.")
+    addresses: dict[int, str] = {}
+    with ctx.read() as s:
+        for chunk in _chunks(sorted(by_person), 500):
+            q = select(Person.id, Person.address, Person.district, Person.city, Person.uf, Person.zip_code) \
+                .where(Person.id.in_(chunk))
+            for r in s.execute(q):
+                addresses[r.id] = _address_line(r.address, r.district, r.city, r.uf, r.zip_code)
+    letters = []
+    for person_id, person_rows in sorted(by_person.items(), key=lambda kv: fold(kv[1][0].person_name)):
+        person_rows = sorted(person_rows, key=lambda r: (r.deadline.due, r.kind.value))
+        first = person_rows[0]
+        items = [RenewalItem(r.deadline.label + (f" ({r.detail})" if r.detail else ""), r.deadline.article,
+                             r.deadline.due) for r in person_rows]
+        bring: list[str] = []
+        for r in person_rows:
+            text = DOCUMENTS_TO_BRING.get(r.kind)
+            if text and text not in bring:
+                bring.append(text)
+        letters.append(RenewalLetterData(
+            holder_name=first.person_name, permit_number=first.permit_number or "", service=first.service,
+            letter_date=today, deadline=campaign.deadline, items=items, place=campaign.place,
+            holder_address=addresses.get(person_id, ""), opening_hours=campaign.opening_hours,
+            portaria=campaign.portaria, documents_to_bring=bring, signatory_name=ctx.user.full_name,
+        ))
+    pdf = render_renewal_letters(letters)
+    return RenewalLetters(pdf, len(letters), tuple(skipped))
+
+
+def _address_line(address: str | None, district: str | None, city: str | None, uf: str | None,
+                  zip_code: str | None) -> str:
+    parts = [p for p in (address, district) if p]
+    town = " – ".join(p for p in (city, uf) if p)
+    if town:
+        parts.append(town)
+    if zip_code and len(zip_code) == 8:
+        parts.append(f"CEP {zip_code[:5]}-{zip_code[5:]}")
+    return ", ".join(parts)
