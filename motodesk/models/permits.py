@@ -171,6 +171,7 @@ class DeputyLink(Versioned, Timestamps, Base):
     __table_args__ = (
         Index("uq_deputy_links_active_permit", "permit_id", unique=True,
               sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
+        CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -179,7 +180,7 @@ class DeputyLink(Versioned, Timestamps, Base):
     start_on: Mapped[date] = mapped_column(Date)
     end_on: Mapped[date | None] = mapped_column(Date)
     end_reason: Mapped[str | None] = mapped_column(Text)
-    schedule: Mapped[str | None] = mapped_column(Text)  # JSON: weekday -> [holder hours, deputy hours]
+    schedule: Mapped[str | None] = mapped_column(Text)  # JSON: [{weekday, start, end, driver}] (Art. 14 § 3º)
     badge_issue_no: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -199,7 +200,14 @@ class Organisation(Versioned, Timestamps, Base):
 
 
 class Affiliation(Versioned, Base):
+    """A holder's membership of an organisation (Art. 9º § 2º), which he may end at any time (§ 3º)."""
+
     __tablename__ = "affiliations"
+    __table_args__ = (
+        Index("uq_affiliations_active_member", "organisation_id", "person_id", unique=True,
+              sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
+        CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     organisation_id: Mapped[int] = mapped_column(ForeignKey("organisations.id"), index=True)
@@ -234,6 +242,7 @@ class StandAssignment(Versioned, Base):
     __table_args__ = (
         Index("uq_stand_assignments_active_permit", "permit_id", unique=True,
               sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
+        CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -151,6 +151,9 @@ def upgrade() -> None:
         sa.Column("start_on", sa.Date(), nullable=False),
         sa.Column("end_on", sa.Date(), nullable=True),
         sa.Column("version", sa.Integer(), nullable=False),
+        sa.CheckConstraint(
+            "end_on IS NULL OR end_on >= start_on", name=op.f("ck_affiliations_ends_after_start")
+        ),
         sa.ForeignKeyConstraint(
             ["organisation_id"],
             ["organisations.id"],
@@ -164,6 +167,13 @@ def upgrade() -> None:
             batch_op.f("ix_affiliations_organisation_id"), ["organisation_id"], unique=False
         )
         batch_op.create_index(batch_op.f("ix_affiliations_person_id"), ["person_id"], unique=False)
+        batch_op.create_index(
+            "uq_affiliations_active_member",
+            ["organisation_id", "person_id"],
+            unique=True,
+            sqlite_where=sa.text("end_on IS NULL"),
+            postgresql_where=sa.text("end_on IS NULL"),
+        )
 
     op.create_table(
         "attachments",
@@ -556,6 +566,9 @@ def upgrade() -> None:
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("updated_at", sa.DateTime(), nullable=False),
+        sa.CheckConstraint(
+            "end_on IS NULL OR end_on >= start_on", name=op.f("ck_deputy_links_ends_after_start")
+        ),
         sa.ForeignKeyConstraint(
             ["deputy_person_id"], ["people.id"], name=op.f("fk_deputy_links_deputy_person_id_people")
         ),
@@ -670,6 +683,9 @@ def upgrade() -> None:
         sa.Column("start_on", sa.Date(), nullable=False),
         sa.Column("end_on", sa.Date(), nullable=True),
         sa.Column("version", sa.Integer(), nullable=False),
+        sa.CheckConstraint(
+            "end_on IS NULL OR end_on >= start_on", name=op.f("ck_stand_assignments_ends_after_start")
+        ),
         sa.ForeignKeyConstraint(
             ["permit_id"], ["permits.id"], name=op.f("fk_stand_assignments_permit_id_permits")
         ),
@@ -872,6 +888,11 @@ def downgrade() -> None:
 
     op.drop_table("attachments")
     with op.batch_alter_table("affiliations", schema=None) as batch_op:
+        batch_op.drop_index(
+            "uq_affiliations_active_member",
+            sqlite_where=sa.text("end_on IS NULL"),
+            postgresql_where=sa.text("end_on IS NULL"),
+        )
         batch_op.drop_index(batch_op.f("ix_affiliations_person_id"))
         batch_op.drop_index(batch_op.f("ix_affiliations_organisation_id"))
 
