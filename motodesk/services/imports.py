@@ -1,0 +1,775 @@
+"""Import of the secretariat's existing register (xlsx): preview first, then all confirmed rows or none.
+
+:func:`preview_import` reads the file with :func:`motodesk.exports.importer.read_import` (format,
+validators, dates, formulas, duplicates in the sheet) and checks every row against the rules and the
+database, writing nothing:
+
+* the person, by CPF: a new person, an update (which fields change), or "já existe, sem alterações";
+  the fields go through :func:`motodesk.services.people.validate_person` and
+  :func:`~motodesk.services.people.validate_document` — the dossier's own checks;
+* the law: 21 years of age (Art. 5º, I) and category A held for 2 years (Art. 5º, II) refuse a row;
+  what simply falls due (an expired CNH, a vehicle past its useful life) is a warning and shows up
+  in Prazos after the import;
+* the vehicle (when a plate is given), linked to the holder: a plate on another holder's active
+  vehicle, or a holder who already has another active vehicle (Art. 6º, § 2º), refuse the row;
+  125–250 cc (Art. 3º, I);
+* the permit (when a number is given): its code must match the service, the number must not belong
+  to someone else, the holder may have no other permit in force (Art. 6º, § 2º), and a mototáxi
+  permit in force needs a place in the quota (Art. 10, I).
+
+:func:`apply_import` then writes the rows the clerk confirmed, in ONE transaction: it plans them
+again against the database as it is now (another workstation may have moved on since the
+preview), and if any confirmed row would now be refused, nothing at all is written. Rows are upserted
+by CPF, so importing the same file again creates nothing and — when nothing changed — writes
+nothing. An empty cell never erases what the register holds.
+
+Permits come in as they stand in the secretariat's books: in force until the end of the 5-year
+term (Art. 6º), expired after it; their registration certificate counts as valid until the next
+anniversary of issue (the books do not say when it was last renewed). Each one gets an "import"
+event naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from motodesk.exports.importer import ImportRow, read_import
+from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
+from motodesk.rules.common import PermitState, Role, ServiceType, Status
+from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.lifecycle import permit_term_end
+from motodesk.rules.periods import add_years
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.validators import format_cpf, format_plate
+from motodesk.rules.vehicle import check_vehicle
+from motodesk.services.clock import local_today
+from motodesk.services.context import AppContext, requires
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.people import (
+    DocumentInput,
+    PersonInput,
+    validate_document,
+    validate_person,
+)
+from motodesk.services.permits import quota_counts
+from motodesk.services.settings import law_settings
+from motodesk.services.text import digits, fold
+from motodesk.services.vehicles import VehicleInput, plate_forms, validate_vehicle, vehicle_facts
+
+__all__ = [
+    "ImportLine",
+    "ImportPreview",
+    "ImportSummary",
+    "Outcome",
+    "apply_import",
+    "preview_import",
+    "render_preview",
+    "render_summary",
+]
+
+IMPORTERS = (Role.CLERK, Role.SUPERVISOR)
+CHUNK = 500
+IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
+_PERMIT_NUMBER = re.compile(r"(MT|MB|MF)\s*-?\s*0*(\d{1,6})\s*/\s*(\d{4})", re.IGNORECASE)
+_CODES = {s.code: s for s in ServiceType}
+
+# pt_BR names of what a row may change, as the report lists them.
+_PERSON_FIELDS = {"full_name": "nome", "birth_date": "data de nascimento", "sex": "sexo", "phone": "telefone",
+                  "email": "e-mail", "address": "endereço"}
+_CNH_FIELDS = {"number": "número da CNH", "categories": "categorias da CNH",
+               "reference_date": "data da 1ª habilitação A", "valid_until": "validade da CNH"}
+_VEHICLE_FIELDS = {"renavam": "RENAVAM", "vin": "chassi", "year_manufacture": "ano de fabricação",
+                   "engine_cc": "cilindrada", "service_type": "serviço do veículo"}
+
+
+class Outcome(StrEnum):
+    NEW = "new"
+    UPDATE = "update"
+    UNCHANGED = "unchanged"
+    REFUSED = "refused"
+
+    @property
+    def label(self) -> str:
+        """What the preview says will happen to the row."""
+        return {"new": "será incluída", "update": "atualizará o cadastro", "unchanged": "já existe, sem alterações",
+                "refused": "recusada"}[self.value]
+
+    @property
+    def done_label(self) -> str:
+        """What the summary says happened."""
+        return {"new": "incluída", "update": "atualizada", "unchanged": "já existia, sem alterações",
+                "refused": "recusada"}[self.value]
+
+
+@dataclass
+class _PermitPlan:
+    number: str
+    service: ServiceType
+    year: int
+    seq: int
+    issued_on: date
+    state: PermitState
+    term_end: date
+    certificate_valid_until: date
+    decree: str | None
+
+
+@dataclass
+class ImportLine:
+    """One data line of the sheet and what importing it does (or why it is refused)."""
+
+    line: int
+    name: str
+    cpf: str | None
+    outcome: Outcome
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    changes: list[str] = field(default_factory=list)
+    # the plan (None on refused lines)
+    person: PersonInput | None = None
+    person_id: int | None = None
+    documents: list[DocumentInput] = field(default_factory=list)
+    vehicle: VehicleInput | None = None
+    vehicle_id: int | None = None
+    permit: _PermitPlan | None = None
+
+    @property
+    def importable(self) -> bool:
+        return self.outcome in (Outcome.NEW, Outcome.UPDATE)
+
+    @property
+    def status(self) -> str:
+        return self.outcome.label
+
+    @property
+    def reason(self) -> str:
+        """The pt_BR explanation shown beside the status: why refused, or what changes."""
+        if self.outcome is Outcome.REFUSED:
+            return "; ".join(e.rstrip(".") for e in self.errors)
+        return ", ".join(self.changes)
+
+
+@dataclass
+class ImportPreview:
+    """What importing ``path`` would do; nothing has been written."""
+
+    path: Path
+    sheet_name: str | None
+    file_errors: list[str]
+    file_warnings: list[str]
+    lines: list[ImportLine]
+    notes: list[str] = field(default_factory=list)
+    rows: list[ImportRow] = field(default_factory=list, repr=False)  # as read: apply plans these again
+
+    @property
+    def file_ok(self) -> bool:
+        return not self.file_errors
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for line in self.lines if line.outcome is outcome)
+
+    @property
+    def importable(self) -> list[ImportLine]:
+        return [line for line in self.lines if line.importable]
+
+    @property
+    def refused(self) -> list[ImportLine]:
+        return [line for line in self.lines if line.outcome is Outcome.REFUSED]
+
+
+@dataclass(frozen=True)
+class ImportSummary:
+    created: int
+    updated: int
+    unchanged: int
+    vehicles: int
+    permits: int
+    lines: tuple[ImportLine, ...]
+
+    @property
+    def written(self) -> int:
+        return self.created + self.updated
+
+
+# --- planning (shared by the preview and the apply) ----------------------------------------------
+
+
+@dataclass
+class _Known:
+    """What the database holds about the file's people, plates and permits (read in batches)."""
+
+    people: dict[str, Any] = field(default_factory=dict)  # cpf -> Person row (plain columns)
+    docs: dict[tuple[int, DocumentKind], Any] = field(default_factory=dict)
+    vehicles_by_holder: dict[int, Any] = field(default_factory=dict)
+    vehicles_by_plate: dict[str, Any] = field(default_factory=dict)
+    permits_by_number: dict[str, Any] = field(default_factory=dict)
+    permits_in_force: dict[int, Any] = field(default_factory=dict)
+    holder_names: dict[int, str] = field(default_factory=dict)
+    quota_open: int | None = None
+
+
+def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _permit_key(raw: Any) -> tuple[ServiceType, int, int, str] | None:
+    m = _PERMIT_NUMBER.fullmatch(str(raw).strip()) if raw else None
+    if m is None:
+        return None
+    service = _CODES[m.group(1).upper()]
+    seq, year = int(m.group(2)), int(m.group(3))
+    return service, seq, year, f"{service.code}-{seq:04d}/{year}"
+
+
+def _load_known(s: Session, rows: Sequence[ImportRow]) -> _Known:
+    known = _Known()
+    cpfs = sorted({r.key for r in rows if r.key})
+    for chunk in _chunks(cpfs):
+        for p in s.execute(select(Person.id, Person.cpf, Person.full_name, Person.birth_date, Person.sex,
+                                  Person.phone, Person.email, Person.address).where(Person.cpf.in_(chunk))):
+            known.people[p.cpf] = p
+    ids = sorted(p.id for p in known.people.values())
+    for chunk in _chunks(ids):
+        for d in s.execute(select(PersonDocument.person_id, PersonDocument.kind, PersonDocument.number,
+                                  PersonDocument.categories, PersonDocument.reference_date,
+                                  PersonDocument.valid_until)
+                           .where(PersonDocument.person_id.in_(chunk),
+                                  PersonDocument.kind.in_((DocumentKind.CNH, DocumentKind.INSS)))):
+            known.docs[(d.person_id, d.kind)] = d
+        for v in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Vehicle.renavam, Vehicle.vin,
+                                  Vehicle.year_manufacture, Vehicle.engine_cc, Vehicle.service_type)
+                           .where(Vehicle.holder_id.in_(chunk), Vehicle.active.is_(True))):
+            known.vehicles_by_holder[v.holder_id] = v
+        for p in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Permit.state)
+                           .where(Permit.person_id.in_(chunk), Permit.state.in_(IN_FORCE))):
+            known.permits_in_force[p.person_id] = p
+    forms: set[str] = set()
+    for r in rows:
+        if r.values.get("plate"):
+            forms |= plate_forms(r.values["plate"])
+    for chunk in _chunks(sorted(forms)):
+        for v in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Person.full_name)
+                           .outerjoin(Person, Person.id == Vehicle.holder_id)
+                           .where(Vehicle.plate.in_(chunk), Vehicle.active.is_(True))):
+            known.vehicles_by_plate[v.plate] = v
+            if v.holder_id is not None:
+                known.holder_names[v.holder_id] = v.full_name
+    numbers = sorted({key[3] for r in rows if (key := _permit_key(r.values.get("permit_number")))})
+    for chunk in _chunks(numbers):
+        for p in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Person.full_name)
+                           .join(Person, Person.id == Permit.person_id).where(Permit.number.in_(chunk))):
+            known.permits_by_number[p.number] = p
+    quota = quota_counts(s)
+    known.quota_open = quota[2] if quota else None
+    return known
+
+
+def _phone(value: str | None) -> str | None:
+    """Digits from the importer shown as the dossier shows them: (34) 99876-5432."""
+    d = digits(value)
+    if len(d) == 11:
+        return f"({d[:2]}) {d[2:7]}-{d[7:]}"
+    if len(d) == 10:
+        return f"({d[:2]}) {d[2:6]}-{d[6:]}"
+    return value
+
+
+def _same(key: str, old: Any, new: Any) -> bool:
+    if key == "phone":
+        return digits(old) == digits(new)
+    if key == "email":
+        return (old or "").casefold() == (new or "").casefold()
+    if key == "full_name":
+        return " ".join((old or "").split()) == new
+    return bool(old == new)
+
+
+def _next_anniversary(issued_on: date, today: date) -> date:
+    years = 1
+    while (when := add_years(issued_on, years)) < today:
+        years += 1
+    return when
+
+
+class _Planner:
+    """Judges rows one after the other, remembering what earlier rows of the file claim."""
+
+    def __init__(self, known: _Known, settings: LawSettings, today: date) -> None:
+        self.known = known
+        self.settings = settings
+        self.today = today
+        self.plates: dict[str, tuple[int, str]] = {}  # plate form -> (line, cpf) claimed earlier in the file
+        self.numbers: dict[str, int] = {}  # permit number -> line
+        self.quota_taken = 0
+
+    def plan(self, row: ImportRow) -> ImportLine:
+        v = row.values
+        name = v.get("full_name") or ""
+        line = ImportLine(row.line, name, row.key, Outcome.REFUSED, list(row.errors), list(row.warnings))
+        if not row.ok:
+            return line
+        service = ServiceType(v["service"])
+        existing = self.known.people.get(row.key)
+        person_id = existing.id if existing is not None else None
+
+        # --- the person, through the dossier's own validation
+        given = PersonInput(full_name=v["full_name"], cpf=v["cpf"], birth_date=v.get("birth_date"),
+                            sex=v.get("sex"), phone=_phone(v.get("phone")), email=v.get("email"),
+                            address=v.get("address"))
+        merged = given
+        if existing is not None:  # an empty cell keeps what the register holds
+            merged = dataclasses.replace(given, **{k: getattr(existing, k) for k in _PERSON_FIELDS
+                                                   if getattr(given, k) is None})
+        clean, errors = validate_person(merged)
+        line.errors += [f"{reason}" for reason in errors.values()]
+        changes: list[str] = []
+        if existing is None:
+            changes.append("nova pessoa")
+        else:
+            changes += [label for key, label in _PERSON_FIELDS.items()
+                        if getattr(given, key) is not None and not _same(key, getattr(existing, key),
+                                                                         getattr(clean, key))]
+
+        # --- documents: CNH and NIT/PIS
+        docs: list[DocumentInput] = []
+        cnh_given = {"number": v.get("cnh"), "categories": v.get("cnh_categories"),
+                     "reference_date": v.get("cnh_first_a_date"), "valid_until": v.get("cnh_expiry")}
+        old_cnh = self.known.docs.get((person_id, DocumentKind.CNH)) if person_id else None
+        if any(value is not None for value in cnh_given.values()):
+            base = {k: getattr(old_cnh, k) for k in _CNH_FIELDS} if old_cnh is not None else {}
+            cnh_values = {**base, **{k: val for k, val in cnh_given.items() if val is not None}}
+            doc, doc_errors = validate_document(DocumentInput(DocumentKind.CNH, **cnh_values))
+            line.errors += list(doc_errors.values())
+            changed = [label for key, label in _CNH_FIELDS.items()
+                       if cnh_given[key] is not None and (old_cnh is None or getattr(old_cnh, key) != getattr(doc, key))]
+            if changed:
+                docs.append(doc)
+                if existing is not None:
+                    changes += changed
+        else:
+            doc = DocumentInput(DocumentKind.CNH, **({k: getattr(old_cnh, k) for k in _CNH_FIELDS} if old_cnh else {}))
+        old_nit = self.known.docs.get((person_id, DocumentKind.INSS)) if person_id else None
+        if v.get("nit") and (old_nit is None or old_nit.number != v["nit"]):
+            nit_doc, nit_errors = validate_document(DocumentInput(DocumentKind.INSS, number=v["nit"]))
+            line.errors += list(nit_errors.values())
+            docs.append(nit_doc)
+            if existing is not None:
+                changes.append("NIT/PIS")
+
+        # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
+        facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
+                               cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
+        for verdict in check_applicant(facts, service, self.today, self.settings, subject="o titular"):
+            if verdict.rule_id in ("art5_i_age", "art5_ii_cnh") and verdict.status is Status.NOT_MET:
+                line.errors.append(verdict.message)
+        if doc.valid_until is not None and doc.valid_until < self.today:
+            line.warnings.append(f"CNH vencida em {doc.valid_until:%d/%m/%Y} (Art. 5º, II): aparecerá em Prazos.")
+
+        # --- the vehicle, linked to the holder
+        vehicle, vehicle_id = self._vehicle(v, row, service, person_id, clean, line, changes)
+
+        # --- the permit
+        permit = self._permit(v, row, service, person_id, line, changes)
+
+        if line.errors:
+            line.outcome = Outcome.REFUSED
+            return line
+        # Only now does the row claim its plate, its permit number and a quota place.
+        if v.get("plate"):
+            for form in plate_forms(v["plate"]):
+                self.plates[form] = (row.line, row.key or "")
+        if permit is not None:
+            self.numbers[permit.number] = row.line
+            if (permit.service is ServiceType.MOTOTAXI and permit.state in IN_FORCE
+                    and not self._permit_exists(permit)):
+                self.quota_taken += 1
+        line.person, line.person_id, line.documents = clean, person_id, docs
+        line.vehicle, line.vehicle_id, line.permit = vehicle, vehicle_id, permit
+        line.changes = changes
+        if existing is None:
+            line.outcome = Outcome.NEW
+        elif len(changes) > 0:
+            line.outcome = Outcome.UPDATE
+        else:
+            line.outcome = Outcome.UNCHANGED
+        return line
+
+    def _permit_exists(self, permit: _PermitPlan) -> bool:
+        return permit.number in self.known.permits_by_number
+
+    def _vehicle(self, v: dict[str, Any], row: ImportRow, service: ServiceType, person_id: int | None,
+                 person: PersonInput, line: ImportLine, changes: list[str]) -> tuple[VehicleInput | None, int | None]:
+        if not v.get("plate"):
+            return None, None
+        data = VehicleInput(plate=v["plate"], holder_id=person_id or 0, service_type=service,
+                            renavam=v.get("renavam"), vin=v.get("vin"), year_manufacture=v.get("manufacture_year"),
+                            engine_cc=v.get("engine_cc"))
+        current = self.known.vehicles_by_holder.get(person_id) if person_id else None
+        if current is not None and current.plate in plate_forms(v["plate"]):
+            # the same vehicle: only the cells given replace what is stored
+            data = dataclasses.replace(data, **{k: getattr(current, k) for k in _VEHICLE_FIELDS
+                                                if getattr(data, k) is None})
+        clean, errors = validate_vehicle(data, self.today)
+        errors.pop("holder_id", None)
+        line.errors += [message for message in errors.values()]
+        if errors:
+            return None, None
+        for verdict in check_vehicle(vehicle_facts(clean), service, self.today, self.settings, row.key):
+            if verdict.status is not Status.NOT_MET:
+                continue
+            if verdict.rule_id == "art3_i_engine":
+                line.errors.append(verdict.message)
+            elif verdict.rule_id == "art3_ii_useful_life":
+                line.warnings.append(verdict.message + " Aparecerá em Prazos.")
+        forms = plate_forms(clean.plate)
+        shown = format_plate(clean.plate)
+        for form in forms:
+            other = self.known.vehicles_by_plate.get(form)
+            if other is not None and (person_id is None or other.holder_id != person_id):
+                whose = f" de {other.full_name}" if other.full_name else ""
+                line.errors.append(f"A placa {shown} já está no veículo ativo{whose}: uma placa só pode estar em "
+                                   "um veículo ativo.")
+                return None, None
+            claimed = self.plates.get(form)
+            if claimed is not None and claimed[1] != row.key:
+                line.errors.append(f"A placa {shown} já foi usada na linha {claimed[0]} por outra pessoa.")
+                return None, None
+        if current is not None:
+            if current.plate not in forms:
+                line.errors.append(
+                    f"Art. 6º, § 2º: o titular já tem o veículo ativo {format_plate(current.plate)}; cada titular tem "
+                    "um só veículo. A troca exige autorização do supervisor (Art. 31, Grupo 3, II) na tela "
+                    "Veículos.")
+                return None, None
+            changed = [label for key, label in _VEHICLE_FIELDS.items() if getattr(current, key) != getattr(clean, key)]
+            changes += [f"veículo ({label})" for label in changed]
+            return (clean if changed else None), current.id
+        changes.append(f"veículo {shown}")
+        return clean, None
+
+    def _permit(self, v: dict[str, Any], row: ImportRow, service: ServiceType, person_id: int | None,
+                line: ImportLine, changes: list[str]) -> _PermitPlan | None:
+        raw = v.get("permit_number")
+        if not raw:
+            return None
+        key = _permit_key(raw)
+        if key is None:
+            line.errors.append(f"Permissão: “{raw}” não está no formato MT-0007/2021 (MT mototáxi, MB motoboy, "
+                               "MF moto-frete).")
+            return None
+        kind, seq, year, number = key
+        if kind is not service:
+            line.errors.append(f"Permissão: {number} é de {kind.label}, mas o serviço informado é {service.label}.")
+            return None
+        issued = v.get("issued_on")
+        if issued is None:
+            line.errors.append("Data de emissão: obrigatória quando a permissão é informada (Art. 6º).")
+            return None
+        if issued.year != year:
+            line.warnings.append(f"Permissão {number} emitida em {issued:%d/%m/%Y}: o ano do número é {year}; confira.")
+        earlier = self.numbers.get(number)
+        if earlier is not None:
+            line.errors.append(f"A permissão {number} já aparece na linha {earlier}.")
+            return None
+        stored = self.known.permits_by_number.get(number)
+        if stored is not None:
+            if stored.person_id != person_id:
+                line.errors.append(f"A permissão {number} já pertence a {stored.full_name}.")
+                return None
+            if stored.issued_on != issued:
+                line.errors.append(f"A permissão {number} está cadastrada com emissão em {stored.issued_on:%d/%m/%Y}, "
+                                   f"não {issued:%d/%m/%Y}: corrija-a na tela Permissões, não pela planilha.")
+                return None
+            return _PermitPlan(number, kind, year, seq, issued, PermitState.ACTIVE, permit_term_end(issued, False),
+                               issued, v.get("decree"))  # already registered: nothing to write
+        in_force = self.known.permits_in_force.get(person_id) if person_id else None
+        if in_force is not None:
+            line.errors.append(f"Art. 6º, § 2º: {line.name} já tem a permissão {in_force.number} em vigor; cada "
+                               "titular tem uma só permissão ou autorização.")
+            return None
+        term_end = permit_term_end(issued, False)
+        state = PermitState.ACTIVE
+        if term_end < self.today:
+            state = PermitState.EXPIRED
+            line.warnings.append(f"Permissão {number}: o prazo de 5 anos terminou em {term_end:%d/%m/%Y} (Art. 6º); "
+                                 "será importada como expirada.")
+        elif kind is ServiceType.MOTOTAXI and self.known.quota_open is not None \
+                and self.quota_taken >= self.known.quota_open:
+            line.errors.append(
+                f"Art. 10, I: não há vaga de mototáxi para a permissão {number} — as "
+                f"{self.known.quota_open} vagas abertas já foram ocupadas por linhas anteriores ou pelo cadastro. "
+                "Confira a população em Configurações.")
+            return None
+        changes.append(f"permissão {number}" + (" (expirada)" if state is PermitState.EXPIRED else ""))
+        return _PermitPlan(number, kind, year, seq, issued, state, term_end, _next_anniversary(issued, self.today),
+                           v.get("decree"))
+
+
+def _plan(s: Session, rows: Sequence[ImportRow], settings: LawSettings, today: date) -> list[ImportLine]:
+    planner = _Planner(_load_known(s, [r for r in rows if r.ok]), settings, today)
+    return [planner.plan(row) for row in rows]
+
+
+# --- the two actions -----------------------------------------------------------------------------
+
+
+@requires(*IMPORTERS)
+def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = None,
+                   progress: Callable[[int], None] | None = None) -> ImportPreview:
+    """Read and judge the file; writes nothing. A bad file gives ``file_errors`` and no lines."""
+    path = Path(path)
+    today = today or local_today()
+    report = read_import(path, today=today, progress=progress)
+    if report.file_errors:
+        return ImportPreview(path, report.sheet_name, list(report.file_errors), list(report.file_warnings), [])
+    settings = law_settings(ctx)
+    with ctx.read() as s:
+        lines = _plan(s, report.rows, settings, today)
+    notes = []
+    if any(line.permit is not None and line.outcome is not Outcome.REFUSED for line in lines):
+        notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
+                     "da emissão (Art. 4º, § 1º); confira na renovação anual.")
+    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows)
+
+
+_INTEGRITY = {
+    "uq_people_cpf": "Outra estação cadastrou agora uma das pessoas da planilha (mesmo CPF); nada foi importado. "
+                     "Confira a planilha de novo.",
+    "cols:people.cpf": "Outra estação cadastrou agora uma das pessoas da planilha (mesmo CPF); nada foi importado. "
+                       "Confira a planilha de novo.",
+    "uq_vehicles_active_plate": "Uma das placas da planilha foi cadastrada agora em outra estação; nada foi importado.",
+    "uq_permits": "Uma das permissões da planilha foi cadastrada agora em outra estação; nada foi importado.",
+    "cols:permits": "Uma das permissões da planilha foi cadastrada agora em outra estação; nada foi importado.",
+}
+
+
+@requires(*IMPORTERS)
+def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Iterable[int] | None = None, *,
+                 today: date | None = None) -> ImportSummary:
+    """Write the confirmed lines (default: every importable line) in one transaction: all or none."""
+    if preview.file_errors:
+        raise InvalidInputError("O arquivo foi recusado: nada a importar.\n" + "\n".join(preview.file_errors))
+    by_line = {line.line: line for line in preview.lines}
+    wanted = sorted(set(confirmed_lines)) if confirmed_lines is not None else [
+        line.line for line in preview.lines if line.outcome is not Outcome.REFUSED]
+    problems = [n for n in wanted if n not in by_line or by_line[n].outcome is Outcome.REFUSED]
+    if problems:
+        raise InvalidInputError("Linhas recusadas ou inexistentes não podem ser confirmadas: "
+                                + ", ".join(str(n) for n in problems) + ". Nada foi importado.")
+    today = today or local_today()
+    chosen = set(wanted)
+    rows = [r for r in preview.rows if r.line in chosen]  # the values the clerk saw in the preview
+    settings = law_settings(ctx)
+    with ctx.write(_INTEGRITY) as s:
+        lines = _plan(s, rows, settings, today)
+        refused = [line for line in lines if line.outcome is Outcome.REFUSED]
+        if refused:
+            detail = "\n".join(f"Linha {line.line}: {line.reason}" for line in refused)
+            raise InvalidInputError("O cadastro mudou desde a conferência e algumas linhas confirmadas agora seriam "
+                                    "recusadas; nada foi importado.\n" + detail)
+        vehicles, permits = _write(s, ctx, lines, preview.path.name)
+    return ImportSummary(
+        created=sum(1 for line in lines if line.outcome is Outcome.NEW),
+        updated=sum(1 for line in lines if line.outcome is Outcome.UPDATE),
+        unchanged=sum(1 for line in lines if line.outcome is Outcome.UNCHANGED),
+        vehicles=vehicles, permits=permits, lines=tuple(lines),
+    )
+
+
+def _apply_fields(obj: Any, values: dict[str, Any]) -> None:
+    for key, value in values.items():
+        if value is not None and getattr(obj, key) != value:
+            setattr(obj, key, value)
+
+
+def _write(s: Session, ctx: AppContext, lines: Sequence[ImportLine], file_name: str) -> tuple[int, int]:
+    """Persist the planned lines in stages (people, then documents and vehicles, then permits), one flush
+    per stage, so ten thousand rows take four flushes rather than forty thousand."""
+    work = [line for line in lines if line.importable]
+    if not work:
+        return 0, 0
+    ids = [line.person_id for line in work if line.person_id is not None]
+    people: dict[int, Person] = {}
+    for chunk in _chunks(ids):
+        people.update({p.id: p for p in s.scalars(select(Person).where(Person.id.in_(chunk)))})
+    objects: dict[int, Person] = {}
+    for line in work:
+        assert line.person is not None
+        values = dataclasses.asdict(line.person)
+        if line.person_id is None:
+            person = Person(**values, name_search=fold(line.person.full_name))
+            s.add(person)
+        else:
+            person = people[line.person_id]
+            _apply_fields(person, values)
+            if person.name_search != fold(person.full_name):
+                person.name_search = fold(person.full_name)
+        objects[line.line] = person
+    s.flush()
+
+    docs: dict[tuple[int, DocumentKind], PersonDocument] = {}
+    for chunk in _chunks(ids):
+        docs.update({(d.person_id, d.kind): d for d in s.scalars(
+            select(PersonDocument).where(PersonDocument.person_id.in_(chunk),
+                                         PersonDocument.kind.in_((DocumentKind.CNH, DocumentKind.INSS))))})
+    vehicles_by_id: dict[int, Vehicle] = {}
+    vehicle_ids = [line.vehicle_id for line in work if line.vehicle_id is not None and line.vehicle is not None]
+    for chunk in _chunks(vehicle_ids):
+        vehicles_by_id.update({v.id: v for v in s.scalars(select(Vehicle).where(Vehicle.id.in_(chunk)))})
+    decrees: dict[str, Decree] = {}
+    wanted_decrees = sorted({" ".join(line.permit.decree.split())[:32] for line in work
+                             if line.permit is not None and line.permit.decree})
+    for chunk in _chunks(wanted_decrees):
+        decrees.update({d.number: d for d in s.scalars(select(Decree).where(Decree.number.in_(chunk)))})
+    existing_numbers: set[str] = set()
+    numbers = [line.permit.number for line in work if line.permit is not None]
+    for chunk in _chunks(numbers):
+        existing_numbers.update(s.scalars(select(Permit.number).where(Permit.number.in_(chunk))))
+    for line in work:
+        plan = line.permit
+        if plan is None or plan.number in existing_numbers or not plan.decree:
+            continue
+        number = " ".join(plan.decree.split())[:32]
+        if number not in decrees:
+            decrees[number] = Decree(number=number, signed_on=plan.issued_on,
+                                     subject="Outorga de permissão/autorização (importada do cadastro anterior; "
+                                             "data do Decreto igual à da emissão)")
+            s.add(decrees[number])
+    new_vehicles: dict[int, Vehicle] = {}
+    for line in work:
+        person = objects[line.line]
+        for doc in line.documents:
+            values = {k: val for k, val in dataclasses.asdict(doc).items() if k != "kind"}
+            row = docs.get((person.id, doc.kind))
+            if row is None:
+                s.add(PersonDocument(person_id=person.id, kind=doc.kind, **values))
+            else:
+                _apply_fields(row, values)
+        if line.vehicle is not None:
+            values = dataclasses.asdict(line.vehicle)
+            values["holder_id"] = person.id
+            if line.vehicle_id is None:
+                vehicle = Vehicle(active=True, **values)
+                s.add(vehicle)
+                new_vehicles[line.line] = vehicle
+            else:
+                _apply_fields(vehicles_by_id[line.vehicle_id], values)
+    s.flush()
+
+    active_vehicle: dict[int, int] = {}
+    holders = [objects[line.line].id for line in work if line.permit is not None]
+    for chunk in _chunks(holders):
+        for vehicle_id, holder_id in s.execute(select(Vehicle.id, Vehicle.holder_id)
+                                               .where(Vehicle.holder_id.in_(chunk), Vehicle.active.is_(True))):
+            active_vehicle[holder_id] = vehicle_id
+
+    permits: list[tuple[Permit, ImportLine]] = []
+    for line in work:
+        plan = line.permit
+        if plan is None or plan.number in existing_numbers:
+            continue
+        person = objects[line.line]
+        decree = decrees.get(" ".join(plan.decree.split())[:32]) if plan.decree else None
+        permit = Permit(number=plan.number, service_type=plan.service, year=plan.year, seq=plan.seq,
+                        person_id=person.id, vehicle_id=active_vehicle.get(person.id),
+                        decree_id=decree.id if decree is not None else None, state=plan.state,
+                        issued_on=plan.issued_on, term_end=plan.term_end, extended=False,
+                        certificate_valid_until=plan.certificate_valid_until, badge_issue_no=0)
+        if plan.state is PermitState.EXPIRED:
+            permit.ended_on = plan.term_end
+            permit.end_reason = "Prazo encerrado (importada do cadastro anterior)."
+        s.add(permit)
+        permits.append((permit, line))
+    s.flush()
+    mototaxi_in_force = 0
+    now = datetime.now(UTC)
+    for permit, line in permits:
+        if permit.service_type is ServiceType.MOTOTAXI and permit.state in IN_FORCE:
+            mototaxi_in_force += 1
+        s.add(PermitEvent(permit_id=permit.id, transition="import", from_state=None, to_state=permit.state.value,
+                          at=now, by_user=ctx.user.login, decree_id=permit.decree_id,
+                          reason=f"Importada da planilha {file_name}, linha {line.line}."))
+    if mototaxi_in_force:
+        _claim_places(s, mototaxi_in_force)
+    s.flush()
+    return len(new_vehicles), len(permits)
+
+
+def _claim_places(s: Session, n: int) -> None:
+    """Take ``n`` mototáxi places in one conditional UPDATE, or refuse the whole import (Art. 10, I)."""
+    table = QuotaCounter.__table__
+    result = s.execute(update(table).where(table.c.service_type == ServiceType.MOTOTAXI,
+                                           table.c.in_force + n <= table.c.places)
+                       .values(in_force=table.c.in_force + n))
+    if result.rowcount != 1:
+        raise MotodeskError("Art. 10, I: as vagas de mototáxi foram ocupadas por outra estação durante a "
+                            "importação; nada foi importado.")
+
+
+# --- reports ---------------------------------------------------------------------------------------
+
+
+def _who(line: ImportLine) -> str:
+    cpf = f" (CPF {format_cpf(line.cpf)})" if line.cpf else ""
+    return f"{line.name}{cpf}" if line.name else cpf.strip(" ()")
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def render_preview(preview: ImportPreview) -> str:
+    """The pt_BR report of the preview: a summary, then one line per data line, refusals with the reason."""
+    out: list[str] = []
+    name = preview.path.name
+    if preview.file_errors:
+        out.append(f"Arquivo {name} recusado; nada foi importado.")
+        out += [f"- {e}" for e in preview.file_errors]
+        out += [f"- Aviso: {w}" for w in preview.file_warnings]
+        return "\n".join(out) + "\n"
+    total = len(preview.lines)
+    new, upd = preview.count(Outcome.NEW), preview.count(Outcome.UPDATE)
+    same, refused = preview.count(Outcome.UNCHANGED), preview.count(Outcome.REFUSED)
+    sheet = f', aba "{preview.sheet_name}"' if preview.sheet_name else ""
+    out.append(f"Arquivo {name}{sheet}: {_plural(total, 'linha lida', 'linhas lidas')} — "
+               f"{_plural(new, 'nova', 'novas')}, {_plural(upd, 'atualização', 'atualizações')}, "
+               f"{same} sem alterações, {_plural(refused, 'recusada', 'recusadas')}.")
+    out += [f"Aviso: {w}" for w in preview.file_warnings]
+    out += [f"Observação: {n}" for n in preview.notes]
+    for line in preview.lines:
+        text = f"Linha {line.line}: {line.outcome.label}"
+        if line.outcome is Outcome.REFUSED:
+            text += f" — {line.reason}"
+        else:
+            text += f" — {_who(line)}"
+            if line.outcome is not Outcome.UNCHANGED and line.changes:
+                text += ": " + ", ".join(line.changes)
+        if line.warnings:
+            text += " — aviso: " + "; ".join(w.rstrip(".") for w in line.warnings)
+        out.append(text)
+    return "\n".join(out) + "\n"
+
+
+def render_summary(summary: ImportSummary) -> str:
+    out = [f"Importação concluída: {_plural(summary.created, 'pessoa incluída', 'pessoas incluídas')}, "
+           f"{_plural(summary.updated, 'atualizada', 'atualizadas')}, {summary.unchanged} sem alterações; "
+           f"{_plural(summary.vehicles, 'veículo novo', 'veículos novos')}, "
+           f"{_plural(summary.permits, 'permissão nova', 'permissões novas')}."]
+    if not summary.written:
+        out.append("Nada foi gravado: o cadastro já estava igual à planilha.")
+    for line in summary.lines:
+        out.append(f"Linha {line.line}: {line.outcome.done_label} — {_who(line)}"
+                   + (": " + ", ".join(line.changes) if line.outcome is Outcome.UPDATE and line.changes else ""))
+    return "\n".join(out) + "\n"
