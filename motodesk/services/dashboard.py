@@ -1,0 +1,110 @@
+"""The supervisor's dashboard: permits by service and state, the mototáxi quota (Art. 10, I; Art. 39),
+the deadlines of this month and the infractions of the last 12 months by group (Art. 33).
+
+A handful of aggregate queries (GROUP BY in the database), so it costs the same with 300 or 300,000
+people; the screen draws the figures as charts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+
+from sqlalchemy import func, select
+
+from motodesk.models import InfractionNotice, Permit
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.deadlines import DeadlineKind
+from motodesk.rules.infractions import Severity
+from motodesk.rules.periods import add_months
+from motodesk.services.clock import LOCAL_TZ, local_today
+from motodesk.services.context import AppContext, requires
+from motodesk.services.settings import law_settings
+
+VIEWERS = (Role.SUPERVISOR, Role.ADMIN)
+#: States shown on the dashboard, in the order of a permit's life.
+STATES = (PermitState.ACTIVE, PermitState.SUSPENDED, PermitState.EXPIRED, PermitState.CANCELLED,
+          PermitState.REVOKED)
+MONTHS_PT = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
+
+
+@dataclass(frozen=True)
+class QuotaFigures:
+    population: int
+    population_year: int
+    quota: int
+    in_force: int
+    open_places: int
+
+    @property
+    def excess(self) -> int:
+        return max(0, self.in_force - self.quota)
+
+
+@dataclass(frozen=True)
+class DashboardData:
+    today: date
+    generated_at: datetime
+    permits: dict[ServiceType, dict[PermitState, int]]  # service -> state -> count
+    quota: QuotaFigures
+    deadlines_this_month: dict[DeadlineKind, int]  # falling due from today to the end of the month
+    overdue: dict[DeadlineKind, int]
+    months: tuple[str, ...]  # "abr/25" … "mar/26": the last 12 months, oldest first
+    infractions: dict[int, tuple[int, ...]]  # group (1–4, Art. 33) -> count per month
+
+    def in_force(self, service: ServiceType) -> int:
+        counts = self.permits.get(service, {})
+        return counts.get(PermitState.ACTIVE, 0) + counts.get(PermitState.SUSPENDED, 0)
+
+    @property
+    def infractions_total(self) -> int:
+        return sum(sum(v) for v in self.infractions.values())
+
+
+def group_label(group: int) -> str:
+    severity = next(s for s in Severity if s.group == group)
+    return f"Grupo {group} – {severity.label}"
+
+
+@requires(*VIEWERS)
+def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
+    from motodesk.rules.quota import mototaxi_quota
+    from motodesk.services.deadlines import DeadlineFilter, collect
+
+    today = today or local_today()
+    settings = law_settings(ctx)
+    first_month = add_months(today.replace(day=1), -11)
+    since = datetime.combine(first_month, time(), tzinfo=LOCAL_TZ).astimezone(UTC)
+    month_keys = [add_months(first_month, i) for i in range(12)]
+    index = {(m.year, m.month): i for i, m in enumerate(month_keys)}
+    permits: dict[ServiceType, dict[PermitState, int]] = {s: {st: 0 for st in STATES} for s in ServiceType}
+    infractions: dict[int, list[int]] = {g: [0] * 12 for g in (1, 2, 3, 4)}
+    groups = {s.value: s.group for s in Severity}
+    with ctx.read() as s:
+        for service, state, n in s.execute(select(Permit.service_type, Permit.state, func.count())
+                                           .group_by(Permit.service_type, Permit.state)):
+            if state in permits[service]:
+                permits[service][state] = int(n)
+        # A year of notices is a few thousand rows of two columns: folded into local months here, so a
+        # notice at 23:00 on the last day of a month counts in that month (the database keeps UTC).
+        for occurred, severity in s.execute(select(InfractionNotice.occurred_at, InfractionNotice.severity)
+                                            .where(InfractionNotice.occurred_at >= since)
+                                            .execution_options(yield_per=5000)):
+            when = occurred.astimezone(LOCAL_TZ)
+            slot = index.get((when.year, when.month))
+            group = groups.get(severity)
+            if slot is not None and group is not None:
+                infractions[group][slot] += 1
+    in_force = permits[ServiceType.MOTOTAXI][PermitState.ACTIVE] + permits[ServiceType.MOTOTAXI][PermitState.SUSPENDED]
+    quota = mototaxi_quota(settings.population)
+    figures = QuotaFigures(settings.population, settings.population_year, quota, in_force, max(0, quota - in_force))
+
+    end_of_month = add_months(today.replace(day=1), 1) - timedelta(days=1)
+    due: dict[DeadlineKind, int] = {}
+    overdue: dict[DeadlineKind, int] = {}
+    for row in collect(ctx, DeadlineFilter(horizon_days=(end_of_month - today).days), today, settings):
+        bucket = overdue if row.overdue else due
+        bucket[row.kind] = bucket.get(row.kind, 0) + 1
+    months = tuple(f"{MONTHS_PT[m.month - 1]}/{m.year % 100:02d}" for m in month_keys)
+    return DashboardData(today, datetime.now(LOCAL_TZ).replace(tzinfo=None, microsecond=0), permits, figures,
+                         due, overdue, months, {g: tuple(v) for g, v in infractions.items()})
