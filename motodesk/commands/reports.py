@@ -1,0 +1,148 @@
+"""Spreadsheets from a terminal: `motodesk export KIND --out FILE.xlsx`, `motodesk import FILE.xlsx
+[--dry-run]` and `motodesk template --out FILE.xlsx`.
+
+The import prints the same pt_BR report as the Relatórios page, one line per row of the sheet. Exit
+codes: 0 everything went in (or would, with --dry-run); 4 some rows were refused (the others were
+imported, or with --dry-run would be); 1 the file was refused or nothing could be done.
+
+Who acts: ``--user LOGIN`` names a registered user, whose profile the services check (an import needs
+an attendant or a supervisor, an export a supervisor or an administrator). Without it the terminal
+acts as the secretariat's management — whoever runs the command holds the database's credentials
+already — and the audit trail records the login ``terminal``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from motodesk.commands import open_context
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_REFUSED_ROWS = 4
+
+
+def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
+    from motodesk.services.reports import EXPORTERS
+
+    kinds = [k.key for k in EXPORTERS]
+    listing = "; ".join(f"{k.key}: {k.label}" for k in EXPORTERS)
+    p = sub.add_parser("export", help="grava uma planilha (xlsx) do cadastro",
+                       description=f"Grava uma planilha do cadastro. Tipos: {listing}.")
+    p.add_argument("kind", metavar="TIPO", choices=kinds, help="o que exportar: " + ", ".join(kinds))
+    p.add_argument("--out", metavar="ARQUIVO.xlsx", required=True, help="onde gravar a planilha")
+    _user_arg(p)
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("import", help="importa o cadastro de uma planilha (xlsx) feita com o modelo",
+                       description="Confere cada linha da planilha (regras da Lei nº 4.883/2017 e validadores) e "
+                                   "importa as aceitas em uma só transação. Saída: 0 tudo importado, 4 houve linhas "
+                                   "recusadas, 1 arquivo recusado ou erro.")
+    p.add_argument("file", metavar="ARQUIVO.xlsx", help="a planilha a importar")
+    p.add_argument("--dry-run", action="store_true", help="só confere e mostra o relatório; não grava nada")
+    _user_arg(p)
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_import)
+
+    p = sub.add_parser("template", help="grava o modelo de planilha para a importação")
+    p.add_argument("--out", metavar="ARQUIVO.xlsx", required=True, help="onde gravar o modelo")
+    p.set_defaults(handler=cmd_template)
+
+
+def _user_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--user", metavar="LOGIN", default=None,
+                   help="usuário do MotoDesk em nome de quem agir (padrão: o terminal, como supervisão)")
+
+
+def _acting(args: argparse.Namespace) -> Any:
+    """The context of the user named by --user, or of the terminal acting as the secretariat's management."""
+    from sqlalchemy import select
+
+    from motodesk.models import User
+    from motodesk.rules.common import Role
+    from motodesk.services.context import CurrentUser
+    from motodesk.services.errors import AuthenticationError
+
+    ctx = open_context(args)
+    if args.user is None:
+        try:
+            who = getpass.getuser()
+        except Exception:  # noqa: BLE001 - no login name in this environment
+            who = "desconhecido"
+        return ctx.as_user(CurrentUser(id=None, login="terminal", full_name=f"Linha de comando ({who})",
+                                       role=Role.SUPERVISOR))
+    with ctx.read() as s:
+        user = s.scalar(select(User).where(User.login == args.user))
+    if user is None or not user.active:
+        raise AuthenticationError(f"Usuário “{args.user}” não encontrado ou inativo.")
+    return ctx.as_user(CurrentUser(id=user.id, login=user.login, full_name=user.full_name, role=user.role))
+
+
+def _progress(label: str) -> Callable[[int, int], None] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        text = f"{done:,}/{total:,}".replace(",", ".")
+        print(f"\r{label}: {text} linhas", end="" if done < total else "\n", file=sys.stderr, flush=True)
+
+    return show
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from motodesk.services.reports import export, export_kind
+
+    ctx = _acting(args)
+    out = Path(args.out)
+    kind = export_kind(args.kind)
+    count = export(ctx, kind.key, out, progress=_progress(kind.label))
+    rows = f"{count:,}".replace(",", ".") + (" linha" if count == 1 else " linhas")
+    print(f"Planilha gravada: {out} ({kind.label}, {rows}).")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from motodesk.services.imports import apply_import, preview_import, render_preview, render_summary
+
+    ctx = _acting(args)
+    preview = preview_import(ctx, Path(args.file))
+    sys.stdout.write(render_preview(preview))
+    if not preview.file_ok:
+        return EXIT_ERROR
+    refused = bool(preview.refused)
+    if args.dry_run:
+        print("Simulação (--dry-run): nada foi gravado.")
+        return EXIT_REFUSED_ROWS if refused else EXIT_OK
+    if not preview.importable:
+        print("Nada a gravar." + (" Corrija as linhas recusadas e importe de novo." if refused else ""))
+        return EXIT_REFUSED_ROWS if refused else EXIT_OK
+    summary = apply_import(ctx, preview)
+    sys.stdout.write(render_summary(summary))
+    if refused:
+        print(f"{len(preview.refused)} linha(s) recusada(s) não foram importadas; corrija-as e importe a planilha "
+              "de novo (as já importadas não serão duplicadas).")
+        return EXIT_REFUSED_ROWS
+    return EXIT_OK
+
+
+def cmd_template(args: argparse.Namespace) -> int:
+    from motodesk.exports.importer import write_template
+    from motodesk.services.errors import InvalidInputError
+
+    out = Path(args.out)
+    if out.suffix.lower() != ".xlsx":
+        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{out.name}”.")
+    if not out.parent.is_dir():
+        raise InvalidInputError(f"A pasta não existe: {out.parent}.")
+    try:
+        write_template(out)
+    except OSError as exc:
+        raise InvalidInputError(f"Não foi possível gravar “{out.name}”: {exc.strerror or exc}.") from exc
+    print(f"Modelo de importação gravado: {out}. Preencha a aba “Cadastro” (veja a aba “Instruções”).")
+    return EXIT_OK
