@@ -344,11 +344,15 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "
              "Confira o histórico de impressões e tente de novo.")
     with ctx.write() as s:
+        loaded: dict[int, Permit] = {}
+        links: dict[int, DeputyLink] = {}
         for chunk in _chunks(sorted({p.permit_id for p in planned})):
-            list(s.scalars(select(Permit).where(Permit.id.in_(chunk))))  # one query fills the identity map
+            loaded.update({permit.id: permit for permit in s.scalars(select(Permit).where(Permit.id.in_(chunk)))})
+        for chunk in _chunks(sorted({p.link_id for p in planned if p.link_id})):
+            links.update({link.id: link for link in s.scalars(select(DeputyLink).where(DeputyLink.id.in_(chunk)))})
         rows = []
         for p in planned:
-            holder: Permit | DeputyLink | None = s.get(DeputyLink, p.link_id) if p.link_id else s.get(Permit, p.permit_id)
+            holder: Permit | DeputyLink | None = links.get(p.link_id) if p.link_id else loaded.get(p.permit_id)
             if holder is None or holder.badge_issue_no != p.old_issue:
                 raise ConflictError(stale)
             holder.badge_issue_no = p.data.issue_no
@@ -382,6 +386,7 @@ class BadgeStatus(StrEnum):
     REVOKED = "revoked"
     CANCELLED = "cancelled"
     SUPERSEDED = "superseded"
+    UNLINKED = "unlinked"  # a deputy's badge after the link ended (Art. 14)
     FORGED = "forged"
 
     @property
@@ -393,6 +398,7 @@ class BadgeStatus(StrEnum):
             "revoked": "PERMISSÃO CASSADA",
             "cancelled": "PERMISSÃO CANCELADA",
             "superseded": "VIA SUBSTITUÍDA",
+            "unlinked": "PREPOSTO DESVINCULADO",
             "forged": "CRACHÁ FALSIFICADO",
         }[self.value]
 
@@ -404,6 +410,7 @@ class BadgeStatus(StrEnum):
             "expired": "#ef6c00",
             "suspended": "#ef6c00",
             "superseded": "#c62828",
+            "unlinked": "#c62828",
             "revoked": "#c62828",
             "cancelled": "#c62828",
             "forged": "#b71c1c",
@@ -423,10 +430,20 @@ class BadgeVerification:
     valid_until: date | None = None
     issue_no: int | None = None
     current_issue_no: int | None = None
+    holder_of_deputy: str | None = None  # a deputy's badge: the holder's name, from the register
 
     @property
     def valid(self) -> bool:
         return self.status is BadgeStatus.VALID
+
+    @property
+    def bearer_role(self) -> str:
+        """Whose badge it is (Art. 11: only the holder and his deputy drive): "Titular" or "Preposto de …"."""
+        if self.holder_kind == "titular":
+            return "Titular"
+        if self.holder_kind == "preposto":
+            return f"Preposto de {self.holder_of_deputy}" if self.holder_of_deputy else "Preposto"
+        return ""
 
 
 def _forged(online: bool, detail: str = "") -> BadgeVerification:
@@ -498,6 +515,7 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
         status, message, True, permit.number, permit.service_type, claim.holder_kind,
         bearer.full_name if shown else None, photos.get(bearer.id) if status is BadgeStatus.VALID else None,
         claim.valid_until, claim.issue_no, current,
+        holder.full_name if shown and link is not None else None,
     )
 
 
@@ -521,8 +539,8 @@ def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
     if permit.state is not PermitState.ACTIVE:
         return BadgeStatus.REVOKED, f"A {instrument} {permit.number} não está em vigor ({permit.state.label})."
     if link is not None and link.end_on is not None:
-        return BadgeStatus.REVOKED, (f"O preposto foi desvinculado de {permit.number} em {format_date(link.end_on)} "
-                                     "(Art. 14): o crachá não vale mais.")
+        return BadgeStatus.UNLINKED, (f"O preposto foi desvinculado de {permit.number} em "
+                                      f"{format_date(link.end_on)} (Art. 14): o crachá não vale mais.")
     if claim.issue_no < current:
         return BadgeStatus.SUPERSEDED, (f"Este crachá é a {claim.issue_no}ª via; a via em uso é a {current}ª. "
                                         "Uma via anterior (perdida, roubada ou substituída) não vale mais.")
