@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 from validate_docbr import CPF
+
+from motodesk.models.db import Database
+from motodesk.rules.common import Role
+from motodesk.services.context import AppContext, CurrentUser
+
+T = TypeVar("T")
 
 _cpf = CPF()
 _seen: set[str] = set()
@@ -15,3 +25,37 @@ def valid_cpf() -> str:
         if value not in _seen and len(set(value)) > 1:
             _seen.add(value)
             return value
+
+
+def race(db_url: str, actions: Sequence[Callable[[AppContext], T]], role: Role = Role.CLERK,
+         timeout: float = 120) -> tuple[list[T], list[BaseException]]:
+    """Run every action at the same instant, each from its own workstation (own engine and connection,
+    released together by a barrier); returns (results, exceptions)."""
+    barrier = threading.Barrier(len(actions))
+    won: list[T] = []
+    lost: list[BaseException] = []
+    lock = threading.Lock()
+
+    def workstation(n: int, action: Callable[[AppContext], T]) -> None:
+        db = Database.open(db_url)
+        ctx = AppContext(db, CurrentUser(id=None, login=f"estacao{n}", full_name=f"Estação {n}", role=role))
+        try:
+            with db.engine.connect():
+                pass  # connected before the start, as a workstation would be
+            barrier.wait(timeout=60)
+            result = action(ctx)
+            with lock:
+                won.append(result)
+        except BaseException as exc:  # noqa: BLE001 - collected for the test to judge
+            with lock:
+                lost.append(exc)
+        finally:
+            db.dispose()
+
+    threads = [threading.Thread(target=workstation, args=(n, a)) for n, a in enumerate(actions)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
+    assert not any(t.is_alive() for t in threads), "a workstation hung"
+    return won, lost
