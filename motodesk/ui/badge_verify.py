@@ -92,12 +92,20 @@ class BadgeVerifyDialog(QDialog):
         name_font.setPointSize(18)
         name_font.setBold(True)
         self.name.setFont(name_font)
+        self.bearer_role = QLabel("")  # Art. 11: the holder or his deputy, nobody else drives
+        self.bearer_role.setObjectName("bearer_role")
+        self.bearer_role.setWordWrap(True)
+        role_font = QFont(self.font())
+        role_font.setPointSize(13)
+        role_font.setBold(True)
+        self.bearer_role.setFont(role_font)
         self.details = QLabel("")
         self.details.setObjectName("details")
         self.details.setWordWrap(True)
         self.details.setTextFormat(Qt.TextFormat.PlainText)
         info = QVBoxLayout()
         info.addWidget(self.name)
+        info.addWidget(self.bearer_role)
         info.addWidget(self.details)
         info.addStretch(1)
         person = QHBoxLayout()
@@ -132,6 +140,7 @@ class BadgeVerifyDialog(QDialog):
         self.photo.clear()
         self.photo.setText("")
         self.name.setText("")
+        self.bearer_role.setText("")
         self.details.setText("")
 
     def verify(self) -> BadgeVerification | None:
@@ -172,7 +181,7 @@ class BadgeVerifyDialog(QDialog):
             service = f" – {result.service.label}" if result.service else ""
             lines.append(f"Permissão/autorização: {result.permit_number}{service}")
         if result.holder_kind:
-            lines.append("Portador: " + ("titular" if result.holder_kind == "titular" else "preposto"))
+            self.bearer_role.setText(result.bearer_role)
         if result.valid_until:
             lines.append(f"Válido até: {format_date(result.valid_until)}")
         if result.issue_no:

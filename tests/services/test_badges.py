@@ -258,7 +258,7 @@ def test_deputy_badge_is_marked_and_verifies_as_the_deputy(ctx: AppContext, cler
     with ctx.write() as s:
         s.scalar(select(DeputyLink)).end_on = TODAY
     ended = badges.verify_badge(clerk, _qr(printed.pdf, 4)[0])
-    assert ended.status is BadgeStatus.REVOKED and "Art. 14" in ended.message
+    assert ended.status is BadgeStatus.UNLINKED and "Art. 14" in ended.message
 
 
 def test_two_workstations_reprinting_at_once_do_not_share_an_issue_number(ctx: AppContext, clerk: AppContext,

@@ -1,0 +1,476 @@
+"""Deputies (prepostos, Art. 14): nomination in writing, the same requirements as the holder, the work
+schedule of holder and deputy, and the end of the link with its 15-day deregistration deadline.
+
+- **Nomination** (:func:`nominate_deputy`): the holder of a permit in force nominates one deputy at a
+  time (Art. 14, caput), in writing — the signed nomination is attached to the link (§ 1º) — and the
+  deputy's stored dossier is judged by :func:`motodesk.rules.eligibility.check_deputy`, the holder's
+  own rules (§ 2º), on the nomination date. "One at a time" is a partial unique index on
+  ``deputy_links`` (one link without ``end_on`` per permit): two workstations nominating at the same
+  instant cannot both succeed.
+- **Schedule** (:func:`set_work_schedule`, :func:`work_schedule_pdf`): days and hours of holder and
+  deputy, filed with the secretariat (§ 3º). One vehicle per holder (Art. 6º, § 2º) and only holder
+  and deputy drive it (Art. 11), so two shifts never overlap, whoever drives them.
+- **End** (:func:`end_deputy_link`): the date the link ended and why; the holder has 15 days from it to
+  deregister the deputy (Art. 31, Grupo 1, I), which the deadlines view lists. A permit that leaves
+  force ends its link in :mod:`motodesk.services.permits`.
+- **Badge**: :func:`motodesk.services.badges.print_badges` with ``BadgeRequest(permit_id, deputy=True)``;
+  the deputy's badge verifies only while the link is open and the permit is active.
+
+Roles: the counter receives the nomination and the schedule and records the end of the link, so clerks
+and supervisors (the dossier's editors) may do all of it; everyone who reads permits may read deputies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, time
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from motodesk.models import DeputyLink, Permit, Person, Vehicle
+from motodesk.printing.documents import PersonInfo, WorkScheduleData, WorkShift, render_work_schedule
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.deadlines import deputy_deregistration_due
+from motodesk.rules.eligibility import blocking, check_deputy
+from motodesk.rules.text import format_date
+from motodesk.rules.validators import format_cpf, format_plate
+from motodesk.services.attachments import AttachmentInfo, _info, _store, check_content, list_attachments
+from motodesk.services.clock import local_today
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.errors import (
+    ConflictError,
+    InvalidInputError,
+    MotodeskError,
+    NotFoundError,
+    RuleViolationError,
+)
+from motodesk.services.people import applicant_facts, get_dossier
+from motodesk.services.photos import newest_photo
+from motodesk.services.settings import law_settings
+
+EDITORS = (Role.CLERK, Role.SUPERVISOR)
+READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+OWNER_TABLE = "deputy_links"
+DRIVERS = {"titular": "Titular", "preposto": "Preposto(a)"}
+WEEKDAY_NAMES = ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado",
+                 "domingo")
+MAX_SHIFTS = 60
+MAX_REASON = 2000
+MINUTES_PER_WEEK = 7 * 24 * 60
+
+_ONE_DEPUTY = ("Art. 14: o titular indica um preposto; já há preposto vinculado a esta permissão. "
+               "Encerre o vínculo atual antes de indicar outro.")
+_INTEGRITY = {
+    "uq_deputy_links_active_permit": _ONE_DEPUTY,
+    "cols:deputy_links.permit_id": _ONE_DEPUTY,
+    "ends_after_start": "O fim do vínculo não pode ser anterior ao seu início.",
+}
+
+
+# --- the schedule -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shift:
+    """One period of the week when ``driver`` (titular or preposto) works with the vehicle.
+
+    ``end`` earlier than or equal to ``start`` means the shift ends the next day (22:00 – 06:00).
+    """
+
+    weekday: int  # 0 = segunda-feira … 6 = domingo, as date.weekday()
+    start: time
+    end: time
+    driver: str  # "titular" | "preposto"
+
+    @property
+    def minutes(self) -> int:
+        length = (self.end.hour * 60 + self.end.minute) - (self.start.hour * 60 + self.start.minute)
+        return length if length > 0 else length + 24 * 60
+
+    @property
+    def label(self) -> str:
+        text = f"{self.start:%H:%M} – {self.end:%H:%M}"
+        return text + " (dia seguinte)" if self.end <= self.start else text
+
+    def describe(self) -> str:
+        return f"{WEEKDAY_NAMES[self.weekday]}, {self.label} ({DRIVERS[self.driver].lower()})"
+
+    def _span(self) -> tuple[int, int]:
+        start = self.weekday * 24 * 60 + self.start.hour * 60 + self.start.minute
+        return start, start + self.minutes
+
+
+def _overlap(a: Shift, b: Shift) -> bool:
+    """Whether two shifts share a minute of the week (Sunday night runs into Monday)."""
+    a0, a1 = a._span()
+    b0, b1 = b._span()
+    return any(a0 < b1 + k and b0 + k < a1 for k in (-MINUTES_PER_WEEK, 0, MINUTES_PER_WEEK))
+
+
+def validate_schedule(shifts: Sequence[Shift]) -> list[Shift]:
+    """The shifts sorted by week time, or InvalidInputError with every problem in pt_BR.
+
+    A shift must have a length, and no two shifts may overlap: the holder has one vehicle (Art. 6º,
+    § 2º) and only the holder and the deputy drive it (Art. 11).
+    """
+    problems: list[str] = []
+    if len(shifts) > MAX_SHIFTS:
+        raise InvalidInputError(f"A escala tem {len(shifts)} turnos; o máximo é {MAX_SHIFTS}.")
+    for n, shift in enumerate(shifts, 1):
+        if not isinstance(shift.weekday, int) or not 0 <= shift.weekday <= 6:
+            problems.append(f"Turno {n}: dia da semana inválido.")
+        elif shift.driver not in DRIVERS:
+            problems.append(f"Turno {n}: o condutor deve ser o titular ou o preposto.")
+        elif shift.start == shift.end:
+            problems.append(f"Turno {n} ({WEEKDAY_NAMES[shift.weekday]}): o início e o fim são iguais.")
+        elif shift.start.second or shift.end.second or shift.start.microsecond or shift.end.microsecond:
+            problems.append(f"Turno {n}: informe os horários em horas e minutos.")
+    if problems:
+        raise InvalidInputError("A escala tem turnos inválidos:\n" + "\n".join(problems),
+                                {"schedule": problems[0]})
+    ordered = sorted(shifts, key=lambda sh: (sh._span()[0], sh.driver))
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1:]:
+            if _overlap(a, b):
+                if a.driver == b.driver:
+                    problems.append(f"Turnos sobrepostos: {a.describe()} e {b.describe()}.")
+                else:
+                    problems.append(f"Art. 11 e Art. 6º, § 2º: titular e preposto dividem um só veículo e não "
+                                    f"podem estar escalados ao mesmo tempo: {a.describe()} e {b.describe()}.")
+    if problems:
+        raise InvalidInputError("A escala tem turnos sobrepostos:\n" + "\n".join(problems),
+                                {"schedule": problems[0]})
+    return ordered
+
+
+def weekly_minutes(shifts: Sequence[Shift]) -> dict[str, int]:
+    """Minutes a week of each driver: {"titular": …, "preposto": …}."""
+    totals = dict.fromkeys(DRIVERS, 0)
+    for shift in shifts:
+        totals[shift.driver] += shift.minutes
+    return totals
+
+
+def format_hours(minutes: int) -> str:
+    """``450`` → ``"7h30"``; ``480`` → ``"8h"``."""
+    hours, rest = divmod(minutes, 60)
+    return f"{hours}h{rest:02d}" if rest else f"{hours}h"
+
+
+def _schedule_json(shifts: Sequence[Shift]) -> str | None:
+    if not shifts:
+        return None
+    return json.dumps([{"weekday": sh.weekday, "start": f"{sh.start:%H:%M}", "end": f"{sh.end:%H:%M}",
+                        "driver": sh.driver} for sh in shifts], ensure_ascii=False)
+
+
+def _parse_schedule(raw: str | None) -> list[Shift]:
+    if not raw:
+        return []
+    try:
+        items = json.loads(raw)
+        return [Shift(int(i["weekday"]), time.fromisoformat(i["start"]), time.fromisoformat(i["end"]),
+                      str(i["driver"])) for i in items]
+    except (ValueError, KeyError, TypeError):
+        return []  # an unreadable schedule shows as none; saving a new one replaces it
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeputyInfo:
+    """A deputy link as the screens show it."""
+
+    link_id: int
+    version: int
+    permit_id: int
+    permit_number: str
+    service: ServiceType
+    permit_state: PermitState
+    holder_name: str
+    deputy_person_id: int
+    deputy_name: str
+    deputy_cpf: str
+    start_on: date
+    end_on: date | None
+    end_reason: str | None
+    badge_issue_no: int
+    schedule: list[Shift]
+    nomination: list[AttachmentInfo]
+    deregistration_due: date | None  # Art. 31, Grupo 1, I: end + 15 days
+
+    @property
+    def active(self) -> bool:
+        return self.end_on is None
+
+    @property
+    def weekly_minutes(self) -> dict[str, int]:
+        return weekly_minutes(self.schedule)
+
+
+def _deputy_info(link: DeputyLink, permit: Permit, holder: Person, deputy: Person,
+                 nomination: list[AttachmentInfo], due: date | None) -> DeputyInfo:
+    return DeputyInfo(link.id, link.version, permit.id, permit.number, permit.service_type, permit.state,
+                      holder.full_name, deputy.id, deputy.full_name, deputy.cpf, link.start_on, link.end_on,
+                      link.end_reason, link.badge_issue_no, _parse_schedule(link.schedule), nomination, due)
+
+
+@requires(*READERS)
+def deputy_history(ctx: AppContext, permit_id: int) -> list[DeputyInfo]:
+    """Every deputy of a permit, the current one (if any) first, then the past ones newest first."""
+    settings = law_settings(ctx)
+    with ctx.read() as s:
+        permit = s.get(Permit, permit_id)
+        if permit is None:
+            raise NotFoundError("Permissão não encontrada.")
+        holder = s.get(Person, permit.person_id)
+        assert holder is not None
+        rows = s.execute(select(DeputyLink, Person).join(Person, Person.id == DeputyLink.deputy_person_id)
+                         .where(DeputyLink.permit_id == permit_id)
+                         .order_by(DeputyLink.end_on.is_not(None), DeputyLink.start_on.desc(),
+                                   DeputyLink.id.desc())).all()
+    attachments: dict[int, list[AttachmentInfo]] = {}
+    for info in list_attachments(ctx, OWNER_TABLE, [link.id for link, _p in rows]):
+        attachments.setdefault(info.owner_id, []).append(info)
+    return [_deputy_info(link, permit, holder, person, attachments.get(link.id, []),
+                         deputy_deregistration_due(link.end_on, settings).due if link.end_on else None)
+            for link, person in rows]
+
+
+@requires(*READERS)
+def current_deputy(ctx: AppContext, permit_id: int) -> DeputyInfo | None:
+    """The permit's deputy while the link is open, else None."""
+    history = deputy_history(ctx, permit_id)
+    return history[0] if history and history[0].active else None
+
+
+@requires(*READERS)
+def deputy_verdicts(ctx: AppContext, person_id: int, service: ServiceType, *, on: date | None = None) -> list[Verdict]:
+    """The deputy's stored dossier judged by the holder's rules (Art. 14, § 2º) on ``on``.
+
+    The same evidence :func:`motodesk.services.people.check_dossier` reads — the stored dossier and
+    the newest photo — judged by :func:`~motodesk.rules.eligibility.check_deputy`.
+    """
+    dossier = get_dossier(ctx, person_id)
+    photo = newest_photo(ctx, person_id, with_bytes=False)
+    facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
+                            photo_date=photo.local_date if photo else None)
+    return check_deputy(facts, service, on or local_today(), law_settings(ctx))
+
+
+# --- nomination -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Nominated:
+    link_id: int
+    version: int
+    start_on: date
+    nomination: AttachmentInfo
+
+
+def _refuse(rule_id: str, article: str, message: str, intro: str | None = None) -> RuleViolationError:
+    return RuleViolationError([Verdict(rule_id, article, Status.NOT_MET, message)], intro)
+
+
+def _check_permit(permit: Permit | None, deputy_person_id: int, on: date, today: date) -> Permit:
+    if permit is None:
+        raise NotFoundError("Permissão não encontrada: ela pode ter sido removida por outra estação.")
+    instrument = permit.service_type.instrument
+    if permit.state is PermitState.SUSPENDED:
+        raise _refuse("art14_permit", "Art. 34, III",
+                      f"Art. 34, III: a {instrument} {permit.number} está suspensa; durante a suspensão o "
+                      "serviço não é prestado, nem pelo titular nem por preposto.")
+    if permit.state is not PermitState.ACTIVE:
+        raise _refuse("art14_permit", "Art. 14",
+                      f"Art. 14: só o titular de {instrument} em vigor indica preposto; {permit.number} está "
+                      f"“{permit.state.label}”.")
+    if permit.person_id == deputy_person_id:
+        raise _refuse("art14_self", "Art. 14",
+                      "Art. 14: o preposto auxilia o titular; o titular não pode ser preposto de si mesmo.")
+    if on > today:
+        raise InvalidInputError(f"A data da indicação ({format_date(on)}) é posterior a hoje.",
+                                {"start_on": "Data no futuro."})
+    if on < permit.issued_on:
+        raise InvalidInputError(f"A data da indicação ({format_date(on)}) é anterior à emissão de "
+                                f"{permit.number} ({format_date(permit.issued_on)}).", {"start_on": "Data inválida."})
+    return permit
+
+
+def _active_link(s: Session, permit_id: int) -> tuple[DeputyLink, str] | None:
+    row = s.execute(select(DeputyLink, Person.full_name).join(Person, Person.id == DeputyLink.deputy_person_id)
+                    .where(DeputyLink.permit_id == permit_id, DeputyLink.end_on.is_(None))).first()
+    return (row[0], row[1]) if row else None
+
+
+def _refuse_second(link: DeputyLink, name: str) -> RuleViolationError:
+    return _refuse("art14_one_deputy", "Art. 14",
+                   f"Art. 14: o titular indica um preposto, e {name} é o preposto desde "
+                   f"{format_date(link.start_on)}. Encerre esse vínculo antes de indicar outro.")
+
+
+@requires(*EDITORS)
+def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
+                    nomination_file: tuple[bytes, str] | None, schedule: Sequence[Shift] | None = None, *,
+                    on: date | None = None) -> Nominated:
+    """Link ``deputy_person_id`` as the deputy of the permit from ``on`` (today by default).
+
+    ``nomination_file`` is the written nomination (bytes, file name), Art. 14, § 1º: a scan checked by
+    content like every attachment and stored with the link. The deputy's dossier must meet every
+    requirement of the holder on ``on`` (Art. 14, § 2º): otherwise :class:`RuleViolationError` carries
+    the verdicts that block. ``schedule`` may be given now or later (:func:`set_work_schedule`).
+    """
+    today = local_today()
+    on = on or today
+    if not nomination_file or not nomination_file[0]:
+        raise InvalidInputError("Art. 14, § 1º: a indicação do preposto é feita por escrito; anexe o documento "
+                                "de indicação assinado pelo titular.", {"nomination": "Anexe a indicação."})
+    data, filename = nomination_file
+    media_type = check_content(filename, data)
+    shifts = validate_schedule(schedule or [])
+
+    with ctx.read() as s:
+        permit = _check_permit(s.get(Permit, permit_id), deputy_person_id, on, today)
+        service = permit.service_type
+        if s.get(Person, deputy_person_id) is None:
+            raise NotFoundError("O preposto indicado não está cadastrado: cadastre o seu dossiê em Pessoas.")
+        current = _active_link(s, permit_id)
+        if current is not None:
+            raise _refuse_second(*current)
+    not_met = blocking(deputy_verdicts(ctx, deputy_person_id, service, on=on))
+    if not_met:
+        raise RuleViolationError(not_met, "O preposto não pode ser aceito: deve cumprir as mesmas exigências do "
+                                          "titular (Art. 14, § 2º).")
+
+    with ctx.write(_INTEGRITY) as s:
+        permit = _check_permit(s.get(Permit, permit_id), deputy_person_id, on, today)  # it may have changed
+        current = _active_link(s, permit_id)
+        if current is not None:
+            raise _refuse_second(*current)
+        link = DeputyLink(permit_id=permit_id, deputy_person_id=deputy_person_id, start_on=on,
+                          schedule=_schedule_json(shifts), badge_issue_no=0)
+        s.add(link)
+        s.flush()
+        attachment = _store(s, ctx, OWNER_TABLE, link.id, filename, data, media_type)
+        return Nominated(link.id, link.version, on, _info(attachment))
+
+
+# --- schedule and end -------------------------------------------------------------------------
+
+
+def _load_link(s: Session, link_id: int, expected_version: int | None) -> DeputyLink:
+    link = s.get(DeputyLink, link_id)
+    if link is None:
+        raise NotFoundError("Vínculo de preposto não encontrado.")
+    if expected_version is not None and link.version != expected_version:
+        raise ConflictError(CONFLICT_MESSAGE)
+    return link
+
+
+@requires(*EDITORS)
+def set_work_schedule(ctx: AppContext, link_id: int, shifts: Sequence[Shift], *,
+                      expected_version: int | None = None) -> int:
+    """Record the schedule of holder and deputy (Art. 14, § 3º); returns the link's new version."""
+    ordered = validate_schedule(shifts)
+    with ctx.write(_INTEGRITY) as s:
+        link = _load_link(s, link_id, expected_version)
+        if link.end_on is not None:
+            raise MotodeskError(f"O vínculo deste preposto terminou em {format_date(link.end_on)}; "
+                                "a escala não pode mais ser alterada.")
+        link.schedule = _schedule_json(ordered)
+        s.flush()
+        return link.version
+
+
+@dataclass(frozen=True)
+class EndedLink:
+    link_id: int
+    end_on: date
+    deregistration_due: date  # Art. 31, Grupo 1, I
+    recorded_late: bool  # recorded after the 15 days
+
+    @property
+    def notice(self) -> str:
+        due = format_date(self.deregistration_due)
+        if self.recorded_late:
+            return (f"Baixa registrada fora do prazo de 15 dias, encerrado em {due} (Art. 31, Grupo 1, I: "
+                    "infração leve do titular).")
+        return f"Baixa registrada dentro do prazo de 15 dias ({due}; Art. 31, Grupo 1, I)."
+
+
+@requires(*EDITORS)
+def end_deputy_link(ctx: AppContext, link_id: int, end_on: date | None, reason: str, *,
+                    expected_version: int | None = None) -> EndedLink:
+    """The link ended on ``end_on`` (today by default) for ``reason``: the deputy's badge stops verifying,
+    and the deregistration deadline (end + 15 days, Art. 31, Grupo 1, I) is the one the holder kept or
+    missed. Recording it is the deregistration (baixa) itself."""
+    today = local_today()
+    end_on = end_on or today
+    reason = " ".join((reason or "").split())
+    if len(reason) < 3:
+        raise InvalidInputError("Informe o motivo do fim do vínculo.", {"reason": "Informe o motivo."})
+    if len(reason) > MAX_REASON:
+        raise InvalidInputError(f"O motivo é longo demais (até {MAX_REASON} caracteres).", {"reason": "Longo demais."})
+    if end_on > today:
+        raise InvalidInputError(f"O fim do vínculo ({format_date(end_on)}) é posterior a hoje: registre-o quando "
+                                "acontecer.", {"end_on": "Data no futuro."})
+    settings = law_settings(ctx)
+    with ctx.write(_INTEGRITY) as s:
+        link = _load_link(s, link_id, expected_version)
+        if link.end_on is not None:
+            raise MotodeskError(f"O vínculo deste preposto já terminou em {format_date(link.end_on)}.")
+        if end_on < link.start_on:
+            raise InvalidInputError(f"O fim do vínculo ({format_date(end_on)}) é anterior ao seu início "
+                                    f"({format_date(link.start_on)}).", {"end_on": "Anterior ao início."})
+        link.end_on = end_on
+        link.end_reason = reason
+        s.flush()
+    due = deputy_deregistration_due(end_on, settings).due
+    return EndedLink(link_id, end_on, due, today > due)
+
+
+# --- the printable schedule ---------------------------------------------------------------------
+
+
+@requires(*READERS)
+def work_schedule_pdf(ctx: AppContext, link_id: int, *, signed_on: date | None = None) -> bytes:
+    """The escala of holder and deputy as an A4 PDF to sign and file (Art. 14, § 3º).
+
+    A link without a schedule prints an empty table, to be filled in by hand at the counter.
+    """
+    with ctx.read() as s:
+        link = s.get(DeputyLink, link_id)
+        if link is None:
+            raise NotFoundError("Vínculo de preposto não encontrado.")
+        permit = s.get(Permit, link.permit_id)
+        assert permit is not None
+        holder = s.get(Person, permit.person_id)
+        deputy = s.get(Person, link.deputy_person_id)
+        assert holder is not None and deputy is not None
+        plate = s.scalar(select(Vehicle.plate).where(Vehicle.id == permit.vehicle_id)) if permit.vehicle_id else None
+        data = WorkScheduleData(
+            permit_number=permit.number,
+            service=permit.service_type,
+            holder=PersonInfo(name=holder.full_name, cpf=format_cpf(holder.cpf)),
+            deputy=PersonInfo(name=deputy.full_name, cpf=format_cpf(deputy.cpf)),
+            plate=format_plate(plate) if plate else "—",
+            shifts=[WorkShift(sh.weekday, sh.start, sh.end, sh.driver)  # type: ignore[arg-type]
+                    for sh in _parse_schedule(link.schedule)],
+            valid_from=link.start_on,
+            notes=_totals_note(_parse_schedule(link.schedule)),
+            signed_on=signed_on,
+        )
+    return render_work_schedule(data)
+
+
+def _totals_note(shifts: Sequence[Shift]) -> str:
+    if not shifts:
+        return ""
+    totals = weekly_minutes(shifts)
+    return (f"Horas por semana: titular {format_hours(totals['titular'])}; "
+            f"preposto(a) {format_hours(totals['preposto'])}.")
+
