@@ -21,7 +21,7 @@ does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -77,10 +77,14 @@ from motodesk.services.errors import (
     PermissionDeniedError,
     RuleViolationError,
 )
+from motodesk.services.people import DocumentInput, PersonInput
+from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import fold
 
 LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
+_PERSON_FIELDS = tuple(f.name for f in fields(PersonInput))
+_DOCUMENT_FIELDS = tuple(f.name for f in fields(DocumentInput))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_REASON = 2000
 
@@ -360,45 +364,18 @@ def newest_photo(s: Session, person_id: int) -> Photo | None:
 
 
 def applicant_facts(s: Session, person: Person, *, tender_homologation: date | None = None) -> ApplicantFacts:
-    """What the dossier holds, as the eligibility rules read it (Art. 5º, 6º § 1º, 8º)."""
-    docs = {d.kind: d for d in s.scalars(select(PersonDocument).where(PersonDocument.person_id == person.id))}
+    """The stored dossier as the eligibility rules read it (Art. 5º, 6º § 1º, 8º), in this transaction.
 
-    def doc(kind: DocumentKind) -> PersonDocument | None:
-        return docs.get(kind)
-
-    cnh, course, identity = doc(DocumentKind.CNH), doc(DocumentKind.COURSE), doc(DocumentKind.IDENTITY)
-    military, electoral = doc(DocumentKind.MILITARY), doc(DocumentKind.ELECTORAL)
-    medical, inss, residence = doc(DocumentKind.MEDICAL), doc(DocumentKind.INSS), doc(DocumentKind.RESIDENCE)
-    criminal = doc(DocumentKind.CRIMINAL)
+    The mapping of fields to facts is the dossier's own (:func:`motodesk.services.people.applicant_facts`),
+    so the eligibility panel of the dossier and the checks at approval and issue never disagree.
+    """
+    rows = s.scalars(select(PersonDocument).where(PersonDocument.person_id == person.id))
+    documents = {row.kind: DocumentInput(**{f: getattr(row, f) for f in _DOCUMENT_FIELDS}) for row in rows}
     photo = newest_photo(s, person.id)
-    declares = person.declares_no_other_permit
-    return ApplicantFacts(
-        birth_date=person.birth_date,
-        sex=person.sex,
-        cpf=person.cpf,
-        cnh_number=cnh.number if cnh else None,
-        cnh_categories=cnh.categories if cnh else None,
-        cnh_first_a_date=cnh.reference_date if cnh else None,
-        cnh_expiry=cnh.valid_until if cnh else None,
-        cnh_ear=cnh.flag if cnh else None,
-        course_certificate_number=course.number if course else None,
-        course_school=course.school if course else None,
-        course_date=(course.reference_date or course.issue_date) if course else None,
-        rg_number=identity.number if identity else None,
-        rg_issuer=identity.issuer if identity else None,
-        rg_uf=identity.issuer_uf if identity else None,
-        reservist_number=military.number if military else None,
-        voter_title=electoral.number if electoral else None,
-        electoral_quitacao=electoral.flag if electoral else None,
-        medical_date=medical.issue_date if medical else None,
-        nit=inss.number if inss else None,
+    return dossier_facts(
+        PersonInput(**{f: getattr(person, f) for f in _PERSON_FIELDS}),
+        documents,
         photo_date=_local_date(photo.captured_at) if photo else None,
-        residence_proof_date=residence.issue_date if residence else None,
-        address=person.address,
-        criminal_certificates_date=criminal.issue_date if criminal else None,
-        criminal_result=criminal.result if criminal else None,
-        holds_other_municipal_permit=None if declares is None else not declares,
-        is_natural_person=True,
         tender_homologation_date=tender_homologation,
     )
 
