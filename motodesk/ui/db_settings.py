@@ -20,12 +20,14 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressDialog,
     QPushButton,
     QRadioButton,
+    QSizePolicy,
     QSpinBox,
     QToolBar,
     QVBoxLayout,
@@ -71,7 +73,11 @@ class DatabaseSettingsDialog(QDialog):
                                                   if current else ""))
         now.setWordWrap(True)
         now.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.local = QRadioButton(f"{LOCAL_LABEL} ({config.default_sqlite_path()})")
+        self.local = QRadioButton(LOCAL_LABEL)
+        local_note = QLabel(f"Arquivo: {config.default_sqlite_path()}")
+        local_note.setWordWrap(True)
+        local_note.setStyleSheet("color: #555; margin-left: 22px")
+        local_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.local.setObjectName("choice_local")
         self.server = QRadioButton(SERVER_LABEL)
         self.server.setObjectName("choice_server")
@@ -95,6 +101,7 @@ class DatabaseSettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(now)
         layout.addWidget(self.local)
+        layout.addWidget(local_note)
         layout.addWidget(self.server)
         layout.addWidget(self.form)
         layout.addWidget(note)
@@ -155,6 +162,7 @@ class BackupDialog(QDialog):
         self.days.editingFinished.connect(self.save_days)
         self.make = QPushButton("Fazer cópia de segurança…")
         self.make.setObjectName("make_backup")
+        self.make.setAutoDefault(False)  # Enter in the reminder field must not start a backup
         self.make.clicked.connect(self.choose_and_backup)
         how = QLabel("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
                      "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
@@ -257,17 +265,21 @@ class BackupReminderBar(QToolBar):
         self.setStyleSheet("QToolBar#backup_reminder { background: #fff4ce; border-bottom: 1px solid #e0c060; }")
         self.label = QLabel(text)
         self.label.setObjectName("backup_reminder_text")
-        self.label.setWordWrap(True)
-        self.label.setContentsMargins(8, 4, 8, 4)
-        self.addWidget(self.label)
+        self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         now = QPushButton("Fazer cópia agora…")
         now.setObjectName("backup_reminder_open")
         now.clicked.connect(open_backup)
         later = QPushButton("Lembrar depois")
         later.setObjectName("backup_reminder_later")
         later.clicked.connect(self.hide)
-        self.addWidget(now)
-        self.addWidget(later)
+        row = QWidget()
+        row.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(8, 4, 8, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(now)
+        layout.addWidget(later)
+        self.addWidget(row)
 
 
 def open_backup_dialog(window: QMainWindow, ctx: AppContext) -> None:
