@@ -97,9 +97,12 @@ def signing_keys(ctx: AppContext) -> tuple[bytes, bytes]:
         with ctx.write() as s:
             private, public = _stored_keys(s)
             if not (private and public):
-                private, public = generate_keypair()
                 table = Setting.__table__
-                s.execute(table.delete().where(table.c.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))))
+                if private or public:  # half a pair (a damaged row): replace both
+                    s.execute(table.delete().where(table.c.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))))
+                # Otherwise two workstations may race here: the second INSERT fails on the key and
+                # that workstation reads the first one's pair below.
+                private, public = generate_keypair()
                 # Core INSERT: the audit trail (an ORM flush listener) never sees the private key.
                 s.execute(insert(table), [
                     {"key": SIGNING_KEY_SETTING, "value": json.dumps(private.decode("ascii")), "version": 1},

@@ -299,3 +299,31 @@ def test_badge_needs_a_current_registration(ctx: AppContext, clerk: AppContext, 
         badges.print_badges(clerk, [expired_id])
     with pytest.raises(InvalidInputError, match="duas vezes"):
         badges.print_badges(clerk, [issued.id, issued.id])
+
+
+def test_workstations_creating_the_key_at_once_end_with_one_pair(ctx: AppContext, db_url: str) -> None:
+    import threading
+
+    from motodesk.models.db import Database
+
+    barrier = threading.Barrier(6)
+    pairs: list[tuple[bytes, bytes]] = []
+    failures: list[BaseException] = []
+
+    def workstation() -> None:
+        db = Database.open(db_url)
+        try:
+            barrier.wait(timeout=30)
+            pairs.append(badges.signing_keys(AppContext(db)))
+        except BaseException as exc:  # noqa: BLE001
+            failures.append(exc)
+        finally:
+            db.dispose()
+
+    threads = [threading.Thread(target=workstation) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert failures == [] and len(pairs) == 6
+    assert len(set(pairs)) == 1 and pairs[0] == badges.signing_keys(ctx)
