@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import importlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from PySide6.QtCore import QElapsedTimer, QLoggingCategory, QObject, QSettings, QTimer, Signal
+from PySide6.QtCore import QLoggingCategory, QObject, QSettings, QTimer, Signal
 from PySide6.QtGui import QImage
 
 log = logging.getLogger(__name__)
@@ -156,7 +157,7 @@ class QtCameraSource(FrameSource):
         self._running = False
         self._pending: int | None = None
         self._last_frame: Any = None
-        self._since_frame = QElapsedTimer()
+        self._frame_sent_at = 0.0  # time.monotonic() of the last frameReady
         self._capture_timer = QTimer(self)
         self._capture_timer.setSingleShot(True)
         self._capture_timer.timeout.connect(self._capture_timed_out)
@@ -267,11 +268,12 @@ class QtCameraSource(FrameSource):
         if not self._running or not frame.isValid():
             return
         self._last_frame = frame
-        if self._since_frame.isValid() and self._since_frame.elapsed() < PREVIEW_INTERVAL_MS:
+        now = time.monotonic()
+        if (now - self._frame_sent_at) * 1000 < PREVIEW_INTERVAL_MS:
             return
         image = frame.toImage()
         if not image.isNull():
-            self._since_frame.start()
+            self._frame_sent_at = now
             self.frameReady.emit(image)
 
     def _finish_capture(self, image: QImage) -> None:
@@ -350,9 +352,9 @@ class FakeFrameSource(FrameSource):
         self._timer = QTimer(self)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._send_frame)
-        # Deferred deliveries use timer objects: QTimer.singleShot(ms, callable) corrupts the
-        # reference count of None in PySide6 6.12 on Python 3.11 (the process aborts after a
-        # few thousand calls).
+        # Deferred deliveries use timer objects, not QTimer.singleShot(ms, callable): PySide6 6.12.0
+        # on Python 3.11 drops a reference to None on every call of a void Qt method (6.11.x does
+        # not), and a test or benchmark calls the fake camera thousands of times.
         self._first_frame = _one_shot(self, self._send_frame)
         self._still_timer = _one_shot(self, self._send_still)
 

@@ -165,8 +165,11 @@ def frame_to_pil(image: QImage) -> tuple[Image.Image, tuple[int, int]]:
     mode, raw = modes
     size = (image.width(), image.height())
     pil = Image.frombuffer(mode, size, image.constBits(), "raw", raw, image.bytesPerLine(), 1)
-    # Same raw and image mode means Pillow shares the QImage's memory: take our own copy.
-    return (pil.copy() if mode == raw else pil), original
+    if pil.readonly:
+        # Pillow mapped the QImage's memory instead of decoding it (it does for "L", "RGBX" and
+        # "RGBA" raw data, in the raw data's own mode): make an image of our own, in our mode.
+        pil = pil.convert(mode) if pil.mode != mode else pil.copy()
+    return pil, original
 
 
 def pil_to_qimage(img: Image.Image) -> QImage:
@@ -1063,3 +1066,16 @@ class PhotoDialog(QDialog):
         self._quality_timer.stop()
         self.source.stop()
         super().done(result)
+
+
+def take_photo(ctx: AppContext, person_id: int, parent: QWidget | None = None, *, person_name: str = "",
+               source_factory: SourceFactory = default_frame_source) -> PhotoInfo | None:
+    """Open the photo dialog modally: the newly stored photo, or None when the clerk cancelled.
+
+    This is what the dossier's ``request_photo`` hook calls."""
+    dialog = PhotoDialog(ctx, person_id, parent, person_name=person_name, source_factory=source_factory)
+    try:
+        dialog.exec()
+        return dialog.stored
+    finally:
+        dialog.deleteLater()

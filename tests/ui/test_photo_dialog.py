@@ -671,3 +671,31 @@ def test_screenshot(qtbot, clerk: AppContext, person: int) -> None:  # noqa: ANN
     assert (SCREENSHOTS / "photo_dialog.png").stat().st_size > 10_000
     dialog.tabs.setCurrentIndex(1)
     dialog.grab().save(str(SCREENSHOTS / "photo_dialog_history.png"))
+
+
+# -- the dossier's hook ----------------------------------------------------------------------------
+@SQLITE_ONLY
+def test_take_photo_returns_the_stored_photo_or_none(qtbot, monkeypatch, clerk: AppContext,  # noqa: ANN001
+                                                     person: int) -> None:
+    create_application()
+    factory, _made = fake_factory(astronaut_frame(1600, 1200))
+
+    def clerk_takes_the_photo(dialog: PhotoDialog) -> int:
+        dialog.show()
+        capture(qtbot, dialog)
+        accept(qtbot, dialog)
+        return dialog.result()
+
+    monkeypatch.setattr(PhotoDialog, "exec", clerk_takes_the_photo)
+    stored = photo_dialog_module.take_photo(clerk, person, person_name="Eileen", source_factory=factory)
+    newest = photos.newest_photo(clerk, person)
+    assert stored is not None and newest is not None and stored.id == newest.id
+
+    def clerk_cancels(dialog: PhotoDialog) -> int:
+        dialog.show()
+        qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+        return dialog.result()
+
+    monkeypatch.setattr(PhotoDialog, "exec", clerk_cancels)
+    assert photo_dialog_module.take_photo(clerk, person, source_factory=factory) is None
+    assert len(photos.photo_history(clerk, person)) == 1
