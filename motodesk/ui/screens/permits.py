@@ -285,10 +285,12 @@ class PermitsTab(QWidget):
         self.authorization_button = self._button("transit_authorization", "Autorização de trânsito",
                                                  self.show_transit_authorization)
         self.verify_button = self._button("verify_badge", "Verificar crachá…", self.verify_badge)
+        self.deputy_button = self._button("deputy", "Preposto…", self.open_deputy)  # Art. 14
         self.count = QLabel()
         self.count.setObjectName("count")
         outputs = QHBoxLayout()
-        for button in (self.badge_button, self.certificate_button, self.authorization_button, self.verify_button):
+        for button in (self.badge_button, self.certificate_button, self.authorization_button, self.deputy_button,
+                       self.verify_button):
             outputs.addWidget(button)
         outputs.addStretch(1)
         outputs.addWidget(self.count)
@@ -400,6 +402,7 @@ class PermitsTab(QWidget):
         single_active = row is not None and row.is_permit and row.state is PermitState.ACTIVE
         self.certificate_button.setEnabled(single_active and can_print)
         self.authorization_button.setEnabled(single_active and can_print)
+        self.deputy_button.setEnabled(row is not None and row.is_permit)
         if row is None:
             self.detail_title.setText(f"{len(rows)} selecionados." if rows else
                                       "Selecione uma permissão ou requerimento.")
@@ -569,6 +572,15 @@ class PermitsTab(QWidget):
 
     def show_transit_authorization(self) -> None:
         self._document(permits.transit_authorization_pdf, "Autorização de Trânsito")
+
+    def open_deputy(self) -> None:
+        from motodesk.ui.deputy_dialog import open_deputy_dialog
+
+        row = self.selected()
+        if row is None or not row.is_permit:
+            return
+        open_deputy_dialog(self.ctx, row.id, self)
+        self.reload(select=("permit", row.id))
 
     def verify_badge(self) -> None:
         from motodesk.ui.badge_verify import open_badge_verifier
