@@ -68,7 +68,7 @@ from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
-from motodesk.rules.vehicle import REQUIRED_USE, VehicleFacts, check_vehicle
+from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -81,10 +81,13 @@ from motodesk.services.people import DocumentInput, PersonInput
 from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import fold
+from motodesk.services.vehicles import VehicleInput
+from motodesk.services.vehicles import vehicle_facts as register_facts
 
 LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
 _PERSON_FIELDS = tuple(f.name for f in fields(PersonInput))
 _DOCUMENT_FIELDS = tuple(f.name for f in fields(DocumentInput))
+_VEHICLE_FIELDS = tuple(f.name for f in fields(VehicleInput))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_REASON = 2000
 
@@ -189,7 +192,9 @@ def _rows_query(state_filter: str, service: ServiceType | None, search: str) -> 
             Person.name_search.label("name_search"),
         )
         .join(Person, Person.id == Application.person_id)
-        .outerjoin(Vehicle, Vehicle.id == Application.vehicle_id)
+        .outerjoin(Vehicle, or_(Vehicle.id == Application.vehicle_id,
+                                and_(Application.vehicle_id.is_(None), Vehicle.holder_id == Application.person_id,
+                                     Vehicle.active.is_(True))))
         .where(Application.id.not_in(issued))
     )
     permits = (
@@ -296,7 +301,8 @@ def get_row(ctx: AppContext, kind: str, row_id: int) -> PermitRow:
         if obj is None:
             raise NotFoundError("O registro não existe mais.")
         person = s.get(Person, obj.person_id)
-        vehicle = s.get(Vehicle, obj.vehicle_id) if obj.vehicle_id else None
+        vehicle_id = obj.vehicle_id if isinstance(obj, Permit) else _vehicle_id_for(s, obj)
+        vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
         assert person is not None
         if isinstance(obj, Permit):
             return PermitRow("permit", obj.id, obj.number, obj.service_type, person.full_name, person.cpf,
@@ -330,7 +336,7 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
             .where(where)
             .order_by(PermitEvent.at, PermitEvent.id)
         ).all()
-    labels = {t.name: t.label for t in TRANSITIONS}
+    labels = {"open": "Abrir requerimento", **{t.name: t.label for t in TRANSITIONS}}
     return [
         EventRow(e.at, e.by_user, e.transition, labels.get(e.transition, e.transition),
                  PermitState(e.from_state) if e.from_state else None, PermitState(e.to_state), e.reason,
@@ -381,24 +387,17 @@ def applicant_facts(s: Session, person: Person, *, tender_homologation: date | N
 
 
 def vehicle_facts(vehicle: Vehicle) -> VehicleFacts:
-    """The vehicle's documents as the rules read them; its use follows the service it is registered for."""
-    return VehicleFacts(
-        plate=vehicle.plate,
-        renavam=vehicle.renavam,
-        vin=vehicle.vin,
-        year_manufacture=vehicle.year_manufacture,
-        year_model=vehicle.year_model,
-        engine_cc=vehicle.engine_cc,
-        colour=vehicle.colour,
-        category=vehicle.category,
-        crlv_year=vehicle.crlv_year,
-        crlv_municipality=vehicle.crlv_municipality,
-        crlv_uf=vehicle.crlv_uf,
-        owner_cpf=vehicle.owner_cpf,
-        owner_name=vehicle.owner_name,
-        insurance_valid_until=vehicle.passenger_insurance_valid_until,
-        authorised_for=REQUIRED_USE.get(vehicle.service_type) if vehicle.service_type else None,
-    )
+    """The vehicle's documents as the rules read them, through the vehicle register's own mapping
+    (:func:`motodesk.services.vehicles.vehicle_facts`: its use follows the service it is registered for)."""
+    return register_facts(VehicleInput(**{f: getattr(vehicle, f) for f in _VEHICLE_FIELDS}))
+
+
+def _vehicle_id_for(s: Session, app: Application) -> int | None:
+    """The application's vehicle, or else the applicant's one active vehicle (Art. 6º, § 2º)."""
+    if app.vehicle_id is not None:
+        return app.vehicle_id
+    return s.scalar(select(Vehicle.id).where(Vehicle.holder_id == app.person_id, Vehicle.active.is_(True))
+                    .order_by(Vehicle.id.desc()).limit(1))
 
 
 def _no_vehicle() -> list[Verdict]:
@@ -573,13 +572,14 @@ def approve(ctx: AppContext, application_id: int, decree_number: str, decree_dat
         assert person is not None
         tender, homologation = _tender_verdicts(s, app)
         quota = quota_counts(s) if app.service_type is ServiceType.MOTOTAXI else None
+        vehicle_id = _vehicle_id_for(s, app)
         tctx = TransitionContext(
             on=on,
             service=app.service_type,
             decree_number=decree_number,
             eligibility=[*tender, *_eligibility(s, person, app.service_type, on, settings, homologation)],
-            vehicle=_vehicle_verdicts(s, app.vehicle_id, app.service_type, on, settings, person.cpf),
-            inspection_approved=_inspection_approved(s, app.vehicle_id, app.service_type),
+            vehicle=_vehicle_verdicts(s, vehicle_id, app.service_type, on, settings, person.cpf),
+            inspection_approved=_inspection_approved(s, vehicle_id, app.service_type),
             quota_open_places=quota[2] if quota else None,
         )
         _check(ctx, "approve", app.state, tctx, "O requerimento não pode ser aprovado:")
@@ -587,6 +587,7 @@ def approve(ctx: AppContext, application_id: int, decree_number: str, decree_dat
         _record(s, ctx, "approve", app.state, PermitState.APPROVED, application_id=app.id, decree_id=decree.id)
         app.state = PermitState.APPROVED
         app.decree_id = decree.id
+        app.vehicle_id = vehicle_id
         app.decided_at = datetime.now(UTC)
         app.decided_by = ctx.user.login
 
@@ -682,12 +683,13 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
         service = app.service_type
         tender, homologation = _tender_verdicts(s, app)
         quota = quota_counts(s) if service is ServiceType.MOTOTAXI else None
+        vehicle_id = _vehicle_id_for(s, app)
         tctx = TransitionContext(
             on=on,
             service=service,
             eligibility=[*tender, *_eligibility(s, person, service, on, settings, homologation)],
-            vehicle=_vehicle_verdicts(s, app.vehicle_id, service, on, settings, person.cpf),
-            inspection_approved=_inspection_approved(s, app.vehicle_id, service),
+            vehicle=_vehicle_verdicts(s, vehicle_id, service, on, settings, person.cpf),
+            inspection_approved=_inspection_approved(s, vehicle_id, service),
             quota_open_places=quota[2] if quota else None,
             holder_permits_in_force=_holder_permits_in_force(s, person.id),
         )
@@ -704,7 +706,7 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
             seq=seq,
             person_id=person.id,
             application_id=app.id,
-            vehicle_id=app.vehicle_id,
+            vehicle_id=vehicle_id,
             decree_id=app.decree_id,
             state=PermitState.ACTIVE,
             issued_on=on,
@@ -718,6 +720,7 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
         _record(s, ctx, "issue", app.state, PermitState.ACTIVE, application_id=app.id, permit_id=permit.id,
                 decree_id=app.decree_id)
         app.state = PermitState.ACTIVE
+        app.vehicle_id = vehicle_id
         if app.tender_candidate_id is not None:
             candidate = s.get(TenderCandidate, app.tender_candidate_id)
             if candidate is not None and candidate.status == "called":

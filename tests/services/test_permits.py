@@ -300,3 +300,29 @@ def test_list_filters_sorts_and_searches(ctx: AppContext, supervisor: AppContext
     assert permits.list_permits(supervisor, service=ServiceType.MOTOTAXI) == []
     names = [t.name for t in permits.actions_for(in_force[0], supervisor.user.role)]
     assert {"renew_registration", "extend", "suspend", "revoke", "cancel"} <= set(names)
+
+
+def test_full_path_from_the_counter_to_a_verified_badge(ctx: AppContext, clerk: AppContext,
+                                                        supervisor: AppContext, inspector: AppContext) -> None:
+    """The dossier's own application (no vehicle on it): the holder's active vehicle is the one judged."""
+    from permit_factory import add_person, add_vehicle  # type: ignore[import-not-found]
+
+    from motodesk.services import applications, badges
+
+    with ctx.write() as s:
+        person, _photo = add_person(s, TODAY, name="Marta Regina Siqueira")
+        vehicle = add_vehicle(s, person, ServiceType.MOTOFRETE, TODAY)
+        person_id, vehicle_id, plate = person.id, vehicle.id, vehicle.plate
+    opened = applications.open_application(clerk, person_id, ServiceType.MOTOFRETE)
+    row = permits.list_permits(clerk, state_filter="pending")[0]
+    assert row.kind == "application" and row.plate == plate
+    permits.start_review(clerk, opened.id)
+    permits.approve(supervisor, opened.id, "55/2026", TODAY)
+    issued = permits.issue(supervisor, opened.id)
+    with ctx.read() as s:
+        assert s.get(Permit, issued.id).vehicle_id == vehicle_id
+    printed = badges.print_badges(clerk, [issued.id])
+    assert printed.badges[0].issue_no == 1
+    events = [e.transition for e in permits.history(clerk, "permit", issued.id)]
+    assert events == ["open", "start_review", "approve", "issue"]
+    assert permits.get_row(clerk, "permit", issued.id).badge_issue_no == 1
