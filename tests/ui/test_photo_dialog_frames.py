@@ -107,8 +107,8 @@ def test_analyse_a_12_megapixel_frame() -> None:
     assert analysis.source == "camera"
     assert analysis.photo.original_size == (4000, 3000) and analysis.photo.size == (2000, 1500)
     assert analysis.proposal.face_found and analysis.warnings == ()
-    assert max(analysis.display.width(), analysis.display.height()) == 1024
-    assert analysis.display_scale == pytest.approx(1024 / 2000)
+    assert (analysis.display.width(), analysis.display.height()) == (1000, 750)  # 2000 × 1500 halved
+    assert analysis.display_scale == pytest.approx(0.5)
     jpeg = render_3x4(analysis.photo, analysis.proposal.box)
     with Image.open(io.BytesIO(jpeg)) as im:
         assert (im.format, im.mode, im.size) == ("JPEG", "RGB", (354, 472))
