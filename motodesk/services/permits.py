@@ -445,9 +445,18 @@ def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date 
         return [], None
     article = "Art. 6º"
     if app.tender_candidate_id is None:
+        # The applicant is a called candidate of a tender: tie them together (the usual case, no clicks).
+        person_cpf = select(Person.cpf).where(Person.id == app.person_id).scalar_subquery()
+        called = s.scalar(select(TenderCandidate).where(TenderCandidate.cpf == person_cpf,
+                                                        TenderCandidate.status == "called")
+                          .order_by(TenderCandidate.called_on.desc(), TenderCandidate.id.desc()).limit(1))
+        if called is not None:
+            app.tender_candidate_id = called.id
+            called.person_id = app.person_id
+    if app.tender_candidate_id is None:
         return [Verdict("tender", article, Status.NOT_MET,
-                        f"{article}: a permissão de mototáxi é precedida de licitação; vincule o requerimento "
-                        "a um candidato convocado da licitação.")], None
+                        f"{article}: a permissão de mototáxi é precedida de licitação, e o requerente não é "
+                        "candidato convocado de nenhuma licitação.")], None
     candidate = s.get(TenderCandidate, app.tender_candidate_id)
     tender = s.get(Tender, candidate.tender_id) if candidate else None
     if candidate is None or tender is None:

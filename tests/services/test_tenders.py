@@ -129,8 +129,7 @@ def test_from_candidate_to_permit(ctx: AppContext, clerk: AppContext, supervisor
     assert called.person_id == dossier.person_id  # found by CPF
     with pytest.raises(InvalidInputError, match="CPF do requerente não é o do candidato"):
         tenders.link_application(clerk, dossier.application_id, other)
-    tenders.link_application(clerk, dossier.application_id, called.id)
-    permits.approve(supervisor, dossier.application_id, "300/2026", TODAY)
+    permits.approve(supervisor, dossier.application_id, "300/2026", TODAY)  # found by CPF among the called
     issued = permits.issue(supervisor, dossier.application_id)
     assert issued.number.startswith("MT-")
     row = tenders.list_candidates(supervisor, tender_id)[0]
