@@ -87,6 +87,16 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _finish_background_work() -> None:
+    """Let screens' background queries end before their database goes away (no stray connections)."""
+    import sys
+
+    if "PySide6.QtCore" in sys.modules:
+        from PySide6.QtCore import QThreadPool
+
+        QThreadPool.globalInstance().waitForDone(30_000)
+
+
 def _truncate_all(db: Database) -> None:
     names = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
     with db.engine.begin() as conn:
@@ -114,6 +124,7 @@ def db(db_url: str, backend: str) -> Iterator[Database]:
     if backend == "postgresql":
         _truncate_all(database)
     yield database
+    _finish_background_work()
     database.dispose()
 
 
@@ -156,4 +167,5 @@ def pg_ctx(request: pytest.FixtureRequest) -> Iterator[AppContext]:
     context = AppContext(database)
     ensure_defaults(context)
     yield context
+    _finish_background_work()
     database.dispose()
