@@ -171,6 +171,7 @@ class ImportPreview:
     lines: list[ImportLine]
     notes: list[str] = field(default_factory=list)
     rows: list[ImportRow] = field(default_factory=list, repr=False)  # as read: apply plans these again
+    memo: _Memo = field(default_factory=lambda: _Memo(), repr=False)
 
     @property
     def file_ok(self) -> bool:
@@ -303,13 +304,36 @@ def _next_anniversary(issued_on: date, today: date) -> date:
     return when
 
 
+def _key(data: Any) -> tuple[Any, ...]:
+    return (type(data).__name__, *(getattr(data, f.name) for f in dataclasses.fields(data)))
+
+
+class _Memo:
+    """Results of the pure checks (validators, rules) by their inputs.
+
+    The preview fills it and hands it to the apply, which plans the rows again against the
+    database but need not repeat what does not depend on it.
+    """
+
+    def __init__(self) -> None:
+        self.store: dict[tuple[Any, ...], Any] = {}
+
+    def __call__(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
+        try:
+            return self.store[key]
+        except KeyError:
+            value = self.store[key] = compute()
+            return value
+
+
 class _Planner:
     """Judges rows one after the other, remembering what earlier rows of the file claim."""
 
-    def __init__(self, known: _Known, settings: LawSettings, today: date) -> None:
+    def __init__(self, known: _Known, settings: LawSettings, today: date, memo: _Memo) -> None:
         self.known = known
         self.settings = settings
         self.today = today
+        self.memo = memo
         self.plates: dict[str, tuple[int, str]] = {}  # plate form -> (line, cpf) claimed earlier in the file
         self.numbers: dict[str, int] = {}  # permit number -> line
         self.quota_taken = 0
@@ -332,8 +356,8 @@ class _Planner:
         if existing is not None:  # an empty cell keeps what the register holds
             merged = dataclasses.replace(given, **{k: getattr(existing, k) for k in _PERSON_FIELDS
                                                    if getattr(given, k) is None})
-        clean, errors = validate_person(merged)
-        line.errors += [f"{reason}" for reason in errors.values()]
+        clean, errors = self.memo(("person", *_key(merged)), lambda: validate_person(merged))
+        line.errors += list(errors.values())
         changes: list[str] = []
         if existing is None:
             changes.append("nova pessoa")
@@ -350,7 +374,8 @@ class _Planner:
         if any(value is not None for value in cnh_given.values()):
             base = {k: getattr(old_cnh, k) for k in _CNH_FIELDS} if old_cnh is not None else {}
             cnh_values = {**base, **{k: val for k, val in cnh_given.items() if val is not None}}
-            doc, doc_errors = validate_document(DocumentInput(DocumentKind.CNH, **cnh_values))
+            cnh_input = DocumentInput(DocumentKind.CNH, **cnh_values)
+            doc, doc_errors = self.memo(_key(cnh_input), lambda: validate_document(cnh_input))
             line.errors += list(doc_errors.values())
             changed = [label for key, label in _CNH_FIELDS.items()
                        if cnh_given[key] is not None and (old_cnh is None or getattr(old_cnh, key) != getattr(doc, key))]
@@ -362,7 +387,8 @@ class _Planner:
             doc = DocumentInput(DocumentKind.CNH, **({k: getattr(old_cnh, k) for k in _CNH_FIELDS} if old_cnh else {}))
         old_nit = self.known.docs.get((person_id, DocumentKind.INSS)) if person_id else None
         if v.get("nit") and (old_nit is None or old_nit.number != v["nit"]):
-            nit_doc, nit_errors = validate_document(DocumentInput(DocumentKind.INSS, number=v["nit"]))
+            nit_input = DocumentInput(DocumentKind.INSS, number=v["nit"])
+            nit_doc, nit_errors = self.memo(_key(nit_input), lambda: validate_document(nit_input))
             line.errors += list(nit_errors.values())
             docs.append(nit_doc)
             if existing is not None:
@@ -371,7 +397,9 @@ class _Planner:
         # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
         facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
                                cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
-        for verdict in check_applicant(facts, service, self.today, self.settings, subject="o titular"):
+        verdicts = self.memo(("rules", service, self.today, self.settings, *_key(facts)),
+                             lambda: check_applicant(facts, service, self.today, self.settings, subject="o titular"))
+        for verdict in verdicts:
             if verdict.rule_id in ("art5_i_age", "art5_ii_cnh") and verdict.status is Status.NOT_MET:
                 line.errors.append(verdict.message)
         if doc.valid_until is not None and doc.valid_until < self.today:
@@ -406,6 +434,12 @@ class _Planner:
             line.outcome = Outcome.UNCHANGED
         return line
 
+    def _judge_vehicle(self, data: VehicleInput, service: ServiceType, cpf: str | None) -> tuple[Any, ...]:
+        clean, errors = validate_vehicle(data, self.today)
+        errors = {k: v for k, v in errors.items() if k != "holder_id"}  # linked below, to the row's person
+        verdicts = [] if errors else check_vehicle(vehicle_facts(clean), service, self.today, self.settings, cpf)
+        return clean, errors, verdicts
+
     def _permit_exists(self, permit: _PermitPlan) -> bool:
         return permit.number in self.known.permits_by_number
 
@@ -421,12 +455,12 @@ class _Planner:
             # the same vehicle: only the cells given replace what is stored
             data = dataclasses.replace(data, **{k: getattr(current, k) for k in _VEHICLE_FIELDS
                                                 if getattr(data, k) is None})
-        clean, errors = validate_vehicle(data, self.today)
-        errors.pop("holder_id", None)
-        line.errors += [message for message in errors.values()]
+        clean, errors, verdicts = self.memo(("vehicle", self.today, self.settings, row.key, *_key(data)),
+                                            lambda: self._judge_vehicle(data, service, row.key))
+        line.errors += list(errors.values())
         if errors:
             return None, None
-        for verdict in check_vehicle(vehicle_facts(clean), service, self.today, self.settings, row.key):
+        for verdict in verdicts:
             if verdict.status is not Status.NOT_MET:
                 continue
             if verdict.rule_id == "art3_i_engine":
@@ -517,8 +551,9 @@ class _Planner:
                            v.get("decree"))
 
 
-def _plan(s: Session, rows: Sequence[ImportRow], settings: LawSettings, today: date) -> list[ImportLine]:
-    planner = _Planner(_load_known(s, [r for r in rows if r.ok]), settings, today)
+def _plan(s: Session, rows: Sequence[ImportRow], settings: LawSettings, today: date,
+          memo: _Memo) -> list[ImportLine]:
+    planner = _Planner(_load_known(s, [r for r in rows if r.ok]), settings, today, memo)
     return [planner.plan(row) for row in rows]
 
 
@@ -535,13 +570,14 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
     if report.file_errors:
         return ImportPreview(path, report.sheet_name, list(report.file_errors), list(report.file_warnings), [])
     settings = law_settings(ctx)
+    memo = _Memo()
     with ctx.read() as s:
-        lines = _plan(s, report.rows, settings, today)
+        lines = _plan(s, report.rows, settings, today, memo)
     notes = []
     if any(line.permit is not None and line.outcome is not Outcome.REFUSED for line in lines):
         notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
                      "da emissão (Art. 4º, § 1º); confira na renovação anual.")
-    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows)
+    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo)
 
 
 _INTEGRITY = {
@@ -573,7 +609,7 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     rows = [r for r in preview.rows if r.line in chosen]  # the values the clerk saw in the preview
     settings = law_settings(ctx)
     with ctx.write(_INTEGRITY) as s:
-        lines = _plan(s, rows, settings, today)
+        lines = _plan(s, rows, settings, today, preview.memo)
         refused = [line for line in lines if line.outcome is Outcome.REFUSED]
         if refused:
             detail = "\n".join(f"Linha {line.line}: {line.reason}" for line in refused)
@@ -586,6 +622,11 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         unchanged=sum(1 for line in lines if line.outcome is Outcome.UNCHANGED),
         vehicles=vehicles, permits=permits, lines=tuple(lines),
     )
+
+
+def _fields(data: Any) -> dict[str, Any]:
+    """A dataclass's fields as a dict, shallow (dataclasses.asdict deep-copies every value)."""
+    return {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}
 
 
 def _apply_fields(obj: Any, values: dict[str, Any]) -> None:
@@ -607,7 +648,7 @@ def _write(s: Session, ctx: AppContext, lines: Sequence[ImportLine], file_name: 
     objects: dict[int, Person] = {}
     for line in work:
         assert line.person is not None
-        values = dataclasses.asdict(line.person)
+        values = _fields(line.person)
         if line.person_id is None:
             person = Person(**values, name_search=fold(line.person.full_name))
             s.add(person)
@@ -651,14 +692,14 @@ def _write(s: Session, ctx: AppContext, lines: Sequence[ImportLine], file_name: 
     for line in work:
         person = objects[line.line]
         for doc in line.documents:
-            values = {k: val for k, val in dataclasses.asdict(doc).items() if k != "kind"}
+            values = {k: val for k, val in _fields(doc).items() if k != "kind"}
             row = docs.get((person.id, doc.kind))
             if row is None:
                 s.add(PersonDocument(person_id=person.id, kind=doc.kind, **values))
             else:
                 _apply_fields(row, values)
         if line.vehicle is not None:
-            values = dataclasses.asdict(line.vehicle)
+            values = _fields(line.vehicle)
             values["holder_id"] = person.id
             if line.vehicle_id is None:
                 vehicle = Vehicle(active=True, **values)

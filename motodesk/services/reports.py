@@ -151,7 +151,8 @@ def _batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield batch
 
 
-def _permits(s: Session, public: bool) -> tuple[Sheets, int]:
+def permits_query(public: bool = False) -> Select[Any]:
+    """The permits register: the select lists the spec's columns in order, so a row is a sheet row."""
     if public:
         q = (select(Permit.number, Permit.service_type, Person.full_name, Person.cpf, Vehicle.plate, Permit.state,
                     Permit.issued_on, Permit.term_end, Decree.number)
@@ -159,15 +160,19 @@ def _permits(s: Session, public: bool) -> tuple[Sheets, int]:
     else:
         q = select(Permit.number, Permit.service_type, Person.full_name, Person.cpf, Vehicle.plate, Permit.state,
                    Permit.issued_on, Permit.certificate_valid_until, Permit.term_end, Decree.number)
-    q = (q.join(Person, Person.id == Permit.person_id)
-         .outerjoin(Vehicle, Vehicle.id == Permit.vehicle_id)
-         .outerjoin(Decree, Decree.id == Permit.decree_id)
-         .order_by(Permit.service_type, Permit.year, Permit.seq))
-    # The select lists the spec's columns in order: each database row is already a sheet row.
+    return (q.join(Person, Person.id == Permit.person_id)
+            .outerjoin(Vehicle, Vehicle.id == Permit.vehicle_id)
+            .outerjoin(Decree, Decree.id == Permit.decree_id)
+            .order_by(Permit.service_type, Permit.year, Permit.seq))
+
+
+def _permits(s: Session, public: bool) -> tuple[Sheets, int]:
+    q = permits_query(public)
     return [(xk.PERMITS_TRANSPARENCY if public else xk.PERMITS, _stream(s, q))], _count(s, q)
 
 
-def _people(s: Session) -> tuple[Sheets, int]:
+def people_query() -> Select[Any]:
+    """People with their permit in force (or the one they are a deputy of) and their documents."""
     cnh = aliased(PersonDocument)
     rg = aliased(PersonDocument)
     inss = aliased(PersonDocument)
@@ -183,6 +188,11 @@ def _people(s: Session) -> tuple[Sheets, int]:
          .outerjoin(rg, and_(rg.person_id == Person.id, rg.kind == DocumentKind.IDENTITY))
          .outerjoin(inss, and_(inss.person_id == Person.id, inss.kind == DocumentKind.INSS))
          .order_by(Person.name_search, Person.id))
+    return q
+
+
+def _people(s: Session) -> tuple[Sheets, int]:
+    q = people_query()
 
     def rows() -> Iterator[tuple[Any, ...]]:
         sex = _SEX
