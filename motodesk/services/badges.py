@@ -24,6 +24,7 @@ and can tell forged, expired and valid apart.
 from __future__ import annotations
 
 import json
+import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -31,7 +32,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import BadgePrint, Blob, DeputyLink, Permit, Person, Photo, Setting, Vehicle
@@ -97,7 +98,7 @@ def signing_keys(ctx: AppContext) -> tuple[bytes, bytes]:
         with ctx.write() as s:
             private, public = _stored_keys(s)
             if not (private and public):
-                table = Setting.__table__
+                table = typing.cast(Table, Setting.__table__)
                 if private or public:  # half a pair (a damaged row): replace both
                     s.execute(table.delete().where(table.c.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))))
                 # Otherwise two workstations may race here: the second INSERT fails on the key and
@@ -491,13 +492,13 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
         holder = s.get(Person, permit.person_id)
         assert holder is not None
         link: DeputyLink | None = None
+        bearer: Person | None = None
         if claim.holder_kind == "titular":
             bearer = holder
             if cpf_digest(holder.cpf) != claim.cpf_digest:
                 return _forged(True, "O código não corresponde ao titular cadastrado.")
             current = permit.badge_issue_no
         else:
-            bearer = None
             for candidate, person in s.execute(
                 select(DeputyLink, Person).join(Person, Person.id == DeputyLink.deputy_person_id)
                 .where(DeputyLink.permit_id == permit.id).order_by(DeputyLink.id.desc())
@@ -508,6 +509,7 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
             if link is None or bearer is None:
                 return _forged(True, "O código não corresponde a nenhum preposto cadastrado.")
             current = link.badge_issue_no
+        assert bearer is not None
         if claim.issue_no > current:
             return _forged(True, "Esta via nunca foi impressa pelo sistema.")
         photos = _newest_photos(s, {bearer.id})

@@ -21,12 +21,28 @@ does.
 
 from __future__ import annotations
 
+import typing
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Date, Select, and_, cast, func, literal, null, or_, select, text, union_all, update
+from sqlalchemy import (
+    CursorResult,
+    Date,
+    Select,
+    Table,
+    and_,
+    cast,
+    func,
+    literal,
+    null,
+    or_,
+    select,
+    text,
+    union_all,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from motodesk.models import (
@@ -91,7 +107,7 @@ _VEHICLE_FIELDS = tuple(f.name for f in fields(VehicleInput))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_REASON = 2000
 
-_QUOTA_TABLE = QuotaCounter.__table__
+_QUOTA_TABLE = typing.cast(Table, QuotaCounter.__table__)
 #: First key of the PostgreSQL advisory lock that serialises permit numbering (the law's number).
 _NUMBERING_LOCK = 4883
 
@@ -295,26 +311,35 @@ def _permit_row(r: Any) -> PermitRow:
 @requires(*READERS)
 def get_row(ctx: AppContext, kind: str, row_id: int) -> PermitRow:
     """The current state of one line (after an action, or to refresh a stale screen)."""
-    model = Permit if kind == "permit" else Application
     with ctx.read() as s:
-        obj = s.get(model, row_id)
-        if obj is None:
+        if kind == "permit":
+            permit = s.get(Permit, row_id)
+            if permit is None:
+                raise NotFoundError("O registro não existe mais.")
+            return _row_of_permit(s, permit)
+        app = s.get(Application, row_id)
+        if app is None:
             raise NotFoundError("O registro não existe mais.")
-        person = s.get(Person, obj.person_id)
-        vehicle_id = obj.vehicle_id if isinstance(obj, Permit) else _vehicle_id_for(s, obj)
-        vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
+        permit = s.scalar(select(Permit).where(Permit.application_id == app.id))
+        if permit is not None:
+            return _row_of_permit(s, permit)
+        person = s.get(Person, app.person_id)
         assert person is not None
-        if isinstance(obj, Permit):
-            return PermitRow("permit", obj.id, obj.number, obj.service_type, person.full_name, person.cpf,
-                             format_plate(vehicle.plate) if vehicle else None, obj.state, obj.issued_on,
-                             obj.term_end, obj.certificate_valid_until, obj.suspended_until,
-                             obj.badge_issue_no, obj.version)
-        permit_id = s.scalar(select(Permit.id).where(Permit.application_id == obj.id))
-        if permit_id is not None:
-            return get_row(ctx, "permit", permit_id)
-        return PermitRow("application", obj.id, f"Requerimento nº {obj.id}", obj.service_type,
+        vehicle_id = _vehicle_id_for(s, app)
+        vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
+        return PermitRow("application", app.id, f"Requerimento nº {app.id}", app.service_type,
                          person.full_name, person.cpf, format_plate(vehicle.plate) if vehicle else None,
-                         obj.state, obj.opened_on, None, None, None, 0, obj.version)
+                         app.state, app.opened_on, None, None, None, 0, app.version)
+
+
+def _row_of_permit(s: Session, permit: Permit) -> PermitRow:
+    person = s.get(Person, permit.person_id)
+    assert person is not None
+    vehicle = s.get(Vehicle, permit.vehicle_id) if permit.vehicle_id else None
+    return PermitRow("permit", permit.id, permit.number, permit.service_type, person.full_name, person.cpf,
+                     format_plate(vehicle.plate) if vehicle else None, permit.state, permit.issued_on,
+                     permit.term_end, permit.certificate_valid_until, permit.suspended_until,
+                     permit.badge_issue_no, permit.version)
 
 
 @requires(*READERS)
@@ -633,12 +658,12 @@ def cancel_application(ctx: AppContext, application_id: int, reason: str | None,
 
 def _claim_quota_place(s: Session) -> bool:
     """Take one mototáxi place, or nothing: the database serialises this UPDATE (Art. 10, I)."""
-    result = s.execute(
+    result = typing.cast(CursorResult[Any], s.execute(
         update(_QUOTA_TABLE)
         .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI,
                _QUOTA_TABLE.c.in_force < _QUOTA_TABLE.c.places)
         .values(in_force=_QUOTA_TABLE.c.in_force + 1)
-    )
+    ))
     return result.rowcount == 1
 
 

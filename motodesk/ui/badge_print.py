@@ -54,7 +54,7 @@ def load_offsets(layout: str) -> tuple[float, float]:
 
     def value(key: str) -> float:
         try:
-            number = float(settings.value(f"{SETTINGS_GROUP}/{layout}/{key}", 0.0))
+            number = float(str(settings.value(f"{SETTINGS_GROUP}/{layout}/{key}", 0.0)))
         except (TypeError, ValueError):
             return 0.0
         return max(-MAX_OFFSET_MM, min(MAX_OFFSET_MM, number))
@@ -150,7 +150,7 @@ class BadgePrintDialog(QDialog):
         layout.addLayout(buttons)
 
         self._load_offsets()
-        self.layout_box.currentIndexChanged.connect(lambda _i: (self._load_offsets(), self.refresh_preview()))
+        self.layout_box.currentIndexChanged.connect(lambda _i: self._layout_changed())
         self.deputy.toggled.connect(lambda _c: self.refresh_preview())
         self.offset_x.valueChanged.connect(self._offsets_changed)
         self.offset_y.valueChanged.connect(self._offsets_changed)
@@ -181,6 +181,10 @@ class BadgePrintDialog(QDialog):
             box.blockSignals(True)
             box.setValue(value)
             box.blockSignals(False)
+
+    def _layout_changed(self) -> None:
+        self._load_offsets()
+        self.refresh_preview()
 
     def _offsets_changed(self) -> None:
         save_offsets(self.layout_key(), self.offsets())

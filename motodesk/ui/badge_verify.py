@@ -158,7 +158,9 @@ class BadgeVerifyDialog(QDialog):
             show_error(self, exc)
             return None
         self.show_result(result)
-        self.layout().activate()  # the new texts take their room now, not at the next event
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the new texts take their room now, not at the next event
         self.scan.selectAll()  # the next scan replaces this text
         self.scan.setFocus()
         return result

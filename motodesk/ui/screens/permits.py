@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import (
@@ -789,7 +790,7 @@ class TenderTab(QWidget):
             show_error(self, exc)
         self.candidate_table.resizeColumnsToContents()
 
-    def _run(self, action: Callable[[], object], message: str | Callable[[object], str]) -> None:
+    def _run(self, action: Callable[[], Any], message: str | Callable[[Any], str]) -> None:
         try:
             result = action()
         except MotodeskError as exc:
