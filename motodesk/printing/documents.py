@@ -428,7 +428,7 @@ class InfractionNoticeData:
     notice_number: str
     article: str  # "Art. 30, Grupo 2, II"
     infraction_text: str  # the law's words for the item
-    group: int  # 1..4 (Art. 33: leve, média, grave, gravíssima)
+    group: int  # 1..4 (Art. 33: leve, média, grave, gravíssima); 0: penalty fixed by the law (Art. 15, 32)
     occurred_at: datetime
     place: str
     offender: PersonInfo
@@ -443,8 +443,8 @@ class InfractionNoticeData:
     defence_deadline: date | None = None  # set by the Decree (Art. 34, parágrafo único)
 
     def __post_init__(self) -> None:
-        if self.group not in _GROUP_NATURE:
-            raise ValueError(f"grupo de infração deve ser de 1 a 4, não {self.group!r}")
+        if self.group != 0 and self.group not in _GROUP_NATURE:
+            raise ValueError(f"grupo de infração deve ser de 0 a 4, não {self.group!r}")
 
 
 def render_infraction_notice(
@@ -467,7 +467,11 @@ def render_infraction_notice(
 
 
 def _notice_copy(data: InfractionNoticeData, label: str) -> list[Flowable]:
-    nature, roman = _GROUP_NATURE[data.group]
+    if data.group == 0:
+        nature_text = "Penalidade fixada na própria lei (fora dos grupos do Art. 33)"
+    else:
+        nature, roman = _GROUP_NATURE[data.group]
+        nature_text = f"{nature} – Grupo {data.group} (Art. 33, {roman})"
     vehicle = data.vehicle
     story: list[Flowable] = [
         *title("Auto de Infração e/ou Notificação", f"Nº {data.notice_number} – {label}"),
@@ -475,7 +479,7 @@ def _notice_copy(data: InfractionNoticeData, label: str) -> list[Flowable]:
         fields(
             [
                 ("Enquadramento", data.article),
-                ("Natureza", f"{nature} – Grupo {data.group} (Art. 33, {roman})"),
+                ("Natureza", nature_text),
             ]
         ),
         fields([("Descrição legal", data.infraction_text)], columns=1),

@@ -1613,7 +1613,7 @@ def _notice_data(s: Session, notice: InfractionNotice) -> InfractionNoticeData:
         notice_number=notice.number,
         article=notice.article,
         infraction_text=text,
-        group=infraction.group or infraction.severity.group,
+        group=infraction.group,
         occurred_at=local_time(notice.occurred_at),
         place=notice.place,
         offender=PersonInfo(name=notice.offender_name,
