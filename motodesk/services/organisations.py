@@ -132,7 +132,7 @@ def validate_organisation(data: OrganisationInput) -> tuple[OrganisationInput, d
         values["email"] = email = email.lower()
         if not _EMAIL.fullmatch(email):
             errors["email"] = "E-mail inválido."
-    clean = OrganisationInput(kind=kind, name=values["name"] or "", cnpj=cnpj.value if cnpj.ok else data.cnpj,
+    clean = OrganisationInput(kind=kind, name=values["name"] or "", cnpj=cnpj.value or data.cnpj,
                               address=values["address"], phone=phone, email=values["email"],
                               contact_name=values["contact_name"])
     return clean, errors

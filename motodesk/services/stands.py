@@ -26,8 +26,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any, cast
 
-from sqlalchemy import and_, case, func, select, update
+from sqlalchemy import CursorResult, Table, and_, case, func, select, update
 from sqlalchemy.orm import Session
 
 from motodesk.models import Decree, Permit, Person, Stand, StandAssignment
@@ -50,8 +51,8 @@ READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_PLACES = 999
 IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 
-_STANDS = Stand.__table__
-_ASSIGNMENTS = StandAssignment.__table__
+_STANDS = cast(Table, Stand.__table__)
+_ASSIGNMENTS = cast(Table, StandAssignment.__table__)
 
 _FULL_BY_CHECK = ("Art. 17: o ponto não tem vaga — outra estação ocupou a última vaga neste instante. "
                   "Nada foi gravado.")
@@ -336,8 +337,8 @@ def stand_of_permit(ctx: AppContext, permit_id: int) -> AssignmentRow | None:
 
 def _claim_place(s: Session, stand_id: int) -> bool:
     """Take one place of the stand, or nothing: the database serialises this UPDATE (Art. 17)."""
-    result = s.execute(update(_STANDS).where(_STANDS.c.id == stand_id, _STANDS.c.occupied < _STANDS.c.max_places)
-                       .values(occupied=_STANDS.c.occupied + 1))
+    result = cast(CursorResult[Any], s.execute(update(_STANDS).where(_STANDS.c.id == stand_id, _STANDS.c.occupied < _STANDS.c.max_places)
+                       .values(occupied=_STANDS.c.occupied + 1)))
     return result.rowcount == 1
 
 
@@ -345,10 +346,10 @@ def _end_assignment(s: Session, assignment_id: int, stand_id: int, on: date) -> 
     """End one open assignment and give its place back; False when another transaction ended it first.
 
     The end date is never before the start (the CHECK ``end_on >= start_on``)."""
-    ended = s.execute(update(_ASSIGNMENTS)
+    ended = cast(CursorResult[Any], s.execute(update(_ASSIGNMENTS)
                       .where(_ASSIGNMENTS.c.id == assignment_id, _ASSIGNMENTS.c.end_on.is_(None))
                       .values(end_on=case((_ASSIGNMENTS.c.start_on > on, _ASSIGNMENTS.c.start_on), else_=on),
-                              version=_ASSIGNMENTS.c.version + 1))
+                              version=_ASSIGNMENTS.c.version + 1)))
     if ended.rowcount != 1:
         return False
     s.execute(update(_STANDS).where(_STANDS.c.id == stand_id, _STANDS.c.occupied > 0)
