@@ -238,3 +238,25 @@ def test_the_person_picker_finds_as_the_clerk_types(qtbot, qtmodeltester, ctx: A
     qtbot.keyClick(picker.query, Qt.Key.Key_Return)
     assert picker.chosen is not None and picker.chosen.full_name == "Paulo Henrique Nunes"
     assert picker.result() == picker.DialogCode.Accepted
+
+
+def test_the_deputy_badge_is_printed_from_the_dialog(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext,  # noqa: ANN001
+                                                     supervisor: AppContext) -> None:
+    from motodesk.ui.badge_print import BadgePrintDialog
+
+    issued = _issued(ctx, supervisor)
+    deputies.nominate_deputy(clerk, issued.id, _deputy(ctx).person_id, (NOMINATION, "indicacao.pdf"))
+    dialog = _show(qtbot, DeputyDialog(clerk, issued.id))
+    assert "crachá do preposto: não impresso" in dialog.current_label.text()
+    printed: list[object] = []
+
+    def print_now(self: BadgePrintDialog) -> int:
+        assert self.deputy.isChecked() and not self.deputy.isEnabled()  # always the deputy's badge here
+        printed.append(self._sign())
+        return 1
+
+    monkeypatch.setattr(BadgePrintDialog, "exec", print_now)
+    qtbot.mouseClick(dialog.badge_button, Qt.MouseButton.LeftButton)
+    assert [b.holder_kind for b in printed[0].badges] == ["preposto"]  # type: ignore[attr-defined]
+    assert "crachá do preposto: 1ª via" in dialog.current_label.text()
+    assert badges.print_log(clerk, issued.id)[0].holder_kind == "preposto"
