@@ -96,6 +96,7 @@ from motodesk.services.errors import (
 from motodesk.services.people import DocumentInput, PersonInput
 from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
+from motodesk.services.stands import release_stand_of_permit
 from motodesk.services.text import fold
 from motodesk.services.vehicles import VehicleInput
 from motodesk.services.vehicles import vehicle_facts as register_facts
@@ -779,6 +780,8 @@ def _leave_force(s: Session, permit: Permit, state: PermitState, on: date, reaso
     permit.suspended_until = None
     if was_in_force and permit.service_type is ServiceType.MOTOTAXI:
         _release_quota_place(s)
+    if was_in_force:
+        release_stand_of_permit(s, permit.id, on)  # its stand place comes back in this transaction
     for link in s.scalars(select(DeputyLink).where(DeputyLink.permit_id == permit.id, DeputyLink.end_on.is_(None))):
         link.end_on = on
         link.end_reason = f"Fim da permissão: {state.label.lower()}"

@@ -185,9 +185,10 @@ def test_a_permit_that_leaves_force_gives_its_place_back(ctx: AppContext, superv
     permits.suspend(supervisor, second.id, "Infração", TODAY + timedelta(days=5))
     assert stands.get_stand(clerk, stand.id).occupied == 2  # a suspended permit keeps its place
     permits.revoke(supervisor, first.id, "Reincidência")
+    assert occupied(ctx, stand.id) == 1  # the stored counter gives the place back in the revocation itself
     assert stands.get_stand(clerk, stand.id).occupied == 1  # the list counts permits in force only
     assert [a.permit_number for a in stands.list_assignments(clerk, stand.id)] == [second.number]
-    stands.assign_to_stand(clerk, stand.id, third.id)  # the revoked permit's place is released first
+    stands.assign_to_stand(clerk, stand.id, third.id)
     assert occupied(ctx, stand.id) == 2
     past = {a.permit_number: a.end_on for a in stands.list_assignments(clerk, stand.id, include_past=True)}
     assert past[first.number] == TODAY
