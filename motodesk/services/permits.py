@@ -85,7 +85,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -941,6 +941,36 @@ def expire_due(ctx: AppContext, *, on: date | None = None) -> list[str]:
     for permit_id, _number in due:
         expire(ctx, permit_id, on=on)
     return [number for _id, number in due]
+
+
+CALENDAR_USER = CurrentUser(id=None, login="sistema", full_name="MotoDesk (calendário)", role=Role.SUPERVISOR)
+
+
+@dataclass(frozen=True)
+class CalendarRun:
+    reinstated: list[str]
+    expired: list[str]
+
+
+def run_calendar(ctx: AppContext, *, on: date | None = None) -> CalendarRun:
+    """What the calendar does by itself, once a day (at start-up and by `motodesk daily`):
+
+    a suspension whose end date has passed is lifted (Art. 34, III: suspension for its days), and a
+    permit whose term has ended is recorded as expired (Art. 6º). Each step goes through the state
+    machine and is recorded as done by "sistema".
+    """
+    on = _today(on)
+    system = ctx.as_user(CALENDAR_USER)
+    with ctx.read() as s:
+        ended = list(s.execute(
+            select(Permit.id, Permit.number).where(Permit.state == PermitState.SUSPENDED,
+                                                   Permit.suspended_until.is_not(None),
+                                                   Permit.suspended_until <= on).order_by(Permit.id)).all())
+    reinstated = []
+    for permit_id, number in ended:
+        reinstate(system, permit_id, reason="Fim do prazo da suspensão", on=on)
+        reinstated.append(number)
+    return CalendarRun(reinstated, expire_due(system, on=on))
 
 
 # --- quota -----------------------------------------------------------------------------------

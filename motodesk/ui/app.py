@@ -92,6 +92,19 @@ def build_main_window(ctx: AppContext):  # noqa: ANN201
     return MainWindow(ctx)
 
 
+def _run_calendar(ctx: AppContext) -> None:
+    """Lift ended suspensions and record ended terms before anyone looks (never blocks the start)."""
+    from motodesk.services.permits import run_calendar
+
+    try:
+        result = run_calendar(ctx)
+    except (DatabaseError, MotodeskError):
+        log.exception("daily calendar run failed")
+        return
+    if result.reinstated or result.expired:
+        log.info("calendar: reinstated %s; expired %s", result.reinstated, result.expired)
+
+
 def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     app = create_application()
     install_excepthook()
@@ -112,6 +125,7 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     user = login(ctx, demo=demo, login_name=first_login)
     if user is None:
         return 0
+    _run_calendar(ctx)
     window = build_main_window(ctx.as_user(user))
     window.show()
     return app.exec()

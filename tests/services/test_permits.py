@@ -326,3 +326,26 @@ def test_full_path_from_the_counter_to_a_verified_badge(ctx: AppContext, clerk: 
     events = [e.transition for e in permits.history(clerk, "permit", issued.id)]
     assert events == ["open", "start_review", "approve", "issue"]
     assert permits.get_row(clerk, "permit", issued.id).badge_issue_no == 1
+
+
+def test_the_daily_calendar_lifts_ended_suspensions_and_records_ended_terms(ctx: AppContext,
+                                                                             supervisor: AppContext) -> None:
+    suspended = _issue(supervisor, make_dossier(ctx))
+    running = _issue(supervisor, make_dossier(ctx, name="Maria Souza Lima"))
+    permits.suspend(supervisor, suspended.id, "Infração grave", TODAY + timedelta(days=5))
+    permits.suspend(supervisor, running.id, "Infração grave", TODAY + timedelta(days=30))
+
+    assert permits.run_calendar(ctx, on=TODAY + timedelta(days=4)).reinstated == []  # still within its days
+    result = permits.run_calendar(ctx, on=TODAY + timedelta(days=5))
+    assert result.reinstated == [suspended.number] and result.expired == []
+    assert permits.get_row(supervisor, "permit", suspended.id).state is PermitState.ACTIVE
+    assert permits.get_row(supervisor, "permit", running.id).state is PermitState.SUSPENDED
+    with ctx.read() as s:
+        event = s.scalars(select(PermitEvent).where(PermitEvent.permit_id == suspended.id)
+                          .order_by(PermitEvent.id.desc())).first()
+    assert event.by_user == "sistema" and event.reason == "Fim do prazo da suspensão"
+
+    after_term = add_years(TODAY, 5) + timedelta(days=1)
+    result = permits.run_calendar(ctx, on=after_term)
+    assert sorted(result.expired) == sorted([suspended.number, running.number])
+    assert result.reinstated == [running.number]  # lifted first, then its term is recorded as ended
