@@ -206,7 +206,7 @@ def _filter(rows: Sequence[DeadlineRow], flt: DeadlineFilter, today: date, horiz
             continue
         if flt.overdue_only and row.days_left >= 0:
             continue
-        if flt.service is not None and row.service is not flt.service:
+        if flt.service is not None and row.service != flt.service:
             continue
         if cpf:
             if not (row.cpf or "").startswith(cpf):

@@ -401,7 +401,9 @@ class _Planner:
                              lambda: check_applicant(facts, service, self.today, self.settings, subject="o titular"))
         for verdict in verdicts:
             if verdict.rule_id in ("art5_i_age", "art5_ii_cnh") and verdict.status is Status.NOT_MET:
-                line.errors.append(verdict.message)
+                # The sheet has no column for what the verdict may also miss (the EAR remark): say only why
+                # the row fails, not what the dossier will still need.
+                line.errors.append(verdict.message.split(" Falta também:", 1)[0])
         if doc.valid_until is not None and doc.valid_until < self.today:
             line.warnings.append(f"CNH vencida em {doc.valid_until:%d/%m/%Y} (Art. 5º, II): aparecerá em Prazos.")
 
