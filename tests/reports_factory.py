@@ -114,3 +114,37 @@ def organisation_member(ctx: AppContext, h: Holder) -> None:
         s.add(org)
         s.flush()
         s.add(Affiliation(organisation_id=org.id, person_id=h.person_id, start_on=date(2024, 2, 1)))
+
+
+# --- import registers ---------------------------------------------------------------------------------
+
+
+def register_row(cpf: str, name: str, plate: str | None = None, **over: object) -> dict[str, object]:
+    """A row of the import template, valid unless ``over`` says otherwise."""
+    today = date.today()
+    values: dict[str, object] = {
+        "full_name": name, "cpf": f"{cpf[:3]}.{cpf[3:6]}.{cpf[6:9]}-{cpf[9:]}", "birth_date": date(1985, 3, 14),
+        "sex": "Feminino", "phone": "(34) 99876-5432", "email": "pessoa@exemplo.com.br",
+        "address": "Rua Goiás, 100, Centro", "cnh": "02650306461", "cnh_categories": "AB",
+        "cnh_first_a_date": date(2010, 6, 1), "cnh_expiry": today + timedelta(days=800), "service": "Motoboy",
+        "plate": plate, "manufacture_year": today.year - 1, "engine_cc": 160, "nit": "120.5464.678-6",
+    }
+    values.update(over)
+    return values
+
+
+def fill_register(path, rows):  # noqa: ANN001, ANN201
+    """The app's own template, filled in as a clerk would."""
+    import openpyxl
+
+    from motodesk.exports.importer import TEMPLATE_COLUMNS, TEMPLATE_SHEET, write_template
+
+    write_template(path)
+    wb = openpyxl.load_workbook(path)
+    ws = wb[TEMPLATE_SHEET]
+    keys = {c.header: c.key for c in TEMPLATE_COLUMNS}
+    headers = [c.value for c in ws[1]]
+    for values in rows:
+        ws.append([values.get(keys[h]) for h in headers])
+    wb.save(path)
+    return path

@@ -1,0 +1,272 @@
+"""The import of the secretariat's register: choose the file, read the report, confirm — or not.
+
+The report lists every line of the sheet: "será incluída", "atualizará o cadastro" (with what
+changes), "já existe, sem alterações" or "recusada" (and why, with the article). Nothing is written
+until "Confirmar importação"; then every line that can go in goes in, in one transaction, or none.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.models.db import DatabaseError
+from motodesk.rules.validators import format_cpf
+from motodesk.services.context import AppContext
+from motodesk.services.errors import MotodeskError
+from motodesk.services.imports import (
+    ImportLine,
+    ImportPreview,
+    ImportSummary,
+    Outcome,
+    apply_import,
+    preview_import,
+    render_preview,
+    render_summary,
+)
+from motodesk.ui.background import BackgroundOp
+from motodesk.ui.errors import show_error
+from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
+
+COLOURS = {Outcome.NEW: QColor("#1b5e20"), Outcome.UPDATE: QColor("#0d47a1"), Outcome.UNCHANGED: QColor("#616161"),
+           Outcome.REFUSED: QColor("#b00020")}
+SHOW = (("all", "Todas as linhas"), ("refused", "Só as recusadas"), ("importable", "Só as que serão gravadas"))
+
+COLUMNS: list[Column[ImportLine]] = [
+    Column("line", "Linha", lambda r: r.line, Qt.AlignmentFlag.AlignRight),
+    Column("status", "Situação", lambda r: r.outcome.label),
+    Column("name", "Nome", lambda r: r.name),
+    Column("cpf", "CPF", lambda r: format_cpf(r.cpf) if r.cpf else ""),
+    Column("reason", "Motivo ou o que muda", lambda r: r.reason, tooltip=lambda r: r.reason or None),
+    Column("warnings", "Avisos", lambda r: "; ".join(w.rstrip(".") for w in r.warnings),
+           tooltip=lambda r: "\n".join(r.warnings) or None),
+]
+
+
+class ImportLinesModel(RowTableModel[ImportLine]):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(COLUMNS, (), parent)
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and index.isValid() and 0 <= index.row() < self.rowCount():
+            if self.columns[index.column()].key in ("status", "reason"):
+                return COLOURS[self.row_at(index.row()).outcome]
+            return None
+        return super().data(index, role)
+
+
+class ImportDialog(QDialog):
+    previewed = Signal()
+    imported = Signal()
+    failed = Signal(str)
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.preview: ImportPreview | None = None
+        self.summary: ImportSummary | None = None
+        self._is_busy = False
+        self.setWindowTitle("Importar cadastro de planilha")
+        self.resize(1100, 640)
+
+        self.path = QLineEdit()
+        self.path.setObjectName("path")
+        self.path.setReadOnly(True)
+        self.path.setPlaceholderText("Escolha a planilha (.xlsx) feita a partir do modelo")
+        self.choose_button = QPushButton("&Escolher arquivo…")
+        self.choose_button.setObjectName("choose")
+        self.choose_button.clicked.connect(self.choose_file)
+        self.summary_label = QLabel("Nada foi importado.")
+        self.summary_label.setObjectName("summary")
+        self.summary_label.setWordWrap(True)
+        self.summary_label.setTextFormat(Qt.TextFormat.RichText)
+        self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.show_filter = QComboBox()
+        self.show_filter.setObjectName("show")
+        for key, label in SHOW:
+            self.show_filter.addItem(label, key)
+        self.show_filter.currentIndexChanged.connect(lambda _i: self._fill())
+
+        self.model = ImportLinesModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("lines")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+
+        self.copy_button = QPushButton("Copiar relatório")
+        self.copy_button.setObjectName("copy")
+        self.copy_button.setEnabled(False)
+        self.copy_button.clicked.connect(self.copy_report)
+        self.confirm_button = QPushButton("Confirmar importação")
+        self.confirm_button.setObjectName("confirm")
+        self.confirm_button.setEnabled(False)
+        self.confirm_button.clicked.connect(self.confirm)
+        self.close_button = QPushButton("Fechar")
+        self.close_button.setObjectName("close")
+        self.close_button.clicked.connect(self.reject)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Planilha:"))
+        top.addWidget(self.path, 1)
+        top.addWidget(self.choose_button)
+        middle = QHBoxLayout()
+        middle.addWidget(self.summary_label, 1)
+        middle.addWidget(QLabel("Mostrar:"))
+        middle.addWidget(self.show_filter)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.copy_button)
+        bottom.addStretch(1)
+        bottom.addWidget(self.confirm_button)
+        bottom.addWidget(self.close_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addLayout(middle)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(bottom)
+
+    # -- the preview ---------------------------------------------------------------------------
+    def choose_file(self) -> None:
+        path, _filter = QFileDialog.getOpenFileName(self, "Importar planilha", "",
+                                                    "Planilha do Excel (*.xlsx);;Todos os arquivos (*)")
+        if path:
+            self.load(path)
+
+    def load(self, path: str) -> None:
+        self.path.setText(path)
+        self.preview = None
+        self.model.set_rows([])
+        self._busy(True)
+        self.summary_label.setText(f"Conferindo <b>{escape(Path(path).name)}</b>, linha por linha…")
+        BackgroundOp(lambda: preview_import(self.ctx, path)).on_success(self._previewed) \
+            .on_failure(self._failure).run()
+
+    def _previewed(self, preview: ImportPreview) -> None:
+        self._busy(False)
+        self.preview = preview
+        if preview.file_errors:
+            items = "".join(f"<li>{escape(e)}</li>" for e in preview.file_errors)
+            self.summary_label.setText(f"<b style='color:#b00020'>Arquivo recusado; nada foi importado.</b>"
+                                       f"<ul>{items}</ul>")
+            self.confirm_button.setEnabled(False)
+        else:
+            n = len(preview.importable)
+            first = escape(render_preview(preview).splitlines()[0])
+            notes = "".join(f"<br><span style='color:#b35c00'>Aviso: {escape(w)}</span>"
+                            for w in preview.file_warnings)
+            notes += "".join(f"<br><span style='color:#424242'>{escape(w)}</span>" for w in preview.notes)
+            tail = (f"<br>Confira as linhas e confirme: {n} linha{'s' if n != 1 else ''} "
+                    f"ser{'ão' if n != 1 else 'á'} gravada{'s' if n != 1 else ''}, todas ou nenhuma."
+                    if n else "<br>Nenhuma linha a gravar.")
+            self.summary_label.setText(first + notes + tail)
+            self.confirm_button.setEnabled(n > 0)
+            self.confirm_button.setText(f"Confirmar importação ({n} linha{'s' if n != 1 else ''})" if n
+                                        else "Confirmar importação")
+        self.copy_button.setEnabled(True)
+        self._fill()
+        self.previewed.emit()
+
+    def _fill(self) -> None:
+        lines: list[ImportLine] = []
+        if self.summary is not None:
+            lines = list(self.summary.lines)
+        elif self.preview is not None:
+            lines = self.preview.lines
+        show = self.show_filter.currentData()
+        if show == "refused":
+            lines = [r for r in lines if r.outcome is Outcome.REFUSED]
+        elif show == "importable":
+            lines = [r for r in lines if r.importable]
+        self.model.set_rows(lines)
+        self.table.resizeColumnsToContents()
+        header = self.table.horizontalHeader()
+        reason = [c.key for c in COLUMNS].index("reason")
+        if header.sectionSize(reason) > 520:
+            header.resizeSection(reason, 520)
+
+    def copy_report(self) -> None:
+        text = ""
+        if self.preview is not None:
+            text = render_preview(self.preview)
+        if self.summary is not None:
+            text += "\n" + render_summary(self.summary)
+        QGuiApplication.clipboard().setText(text)
+
+    # -- the import ----------------------------------------------------------------------------
+    def confirm(self) -> None:
+        preview = self.preview
+        if preview is None or not preview.importable:
+            return
+        n = len(preview.importable)
+        refused = len(preview.refused)
+        text = (f"Gravar {n} linha{'s' if n != 1 else ''} da planilha {preview.path.name}?"
+                + (f"\n\n{refused} linha{'s' if refused != 1 else ''} recusada{'s' if refused != 1 else ''} "
+                   "não ser" + ("ão" if refused != 1 else "á") + " importada" + ("s" if refused != 1 else "")
+                   + "." if refused else "")
+                + "\n\nA importação grava todas as linhas confirmadas ou nenhuma.")
+        answer = QMessageBox.question(self, "Confirmar importação", text)
+        if answer != QMessageBox.StandardButton.Yes:
+            return
+        self._busy(True)
+        self.summary_label.setText("Importando…")
+        BackgroundOp(lambda: apply_import(self.ctx, preview)).on_success(self._imported) \
+            .on_failure(self._failure).run()
+
+    def _imported(self, summary: ImportSummary) -> None:
+        self._busy(False)
+        self.summary = summary
+        self.confirm_button.setEnabled(False)
+        first = render_summary(summary).splitlines()
+        text = escape(first[0])
+        if len(first) > 1 and not summary.written:
+            text += "<br>" + escape(first[1])
+        self.summary_label.setText(f"<b style='color:#1b5e20'>{text}</b>")
+        self._fill()
+        self.imported.emit()
+
+    def _failure(self, exc: BaseException) -> None:
+        self._busy(False)
+        if isinstance(exc, (MotodeskError, DatabaseError)):
+            self.summary_label.setText("<b style='color:#b00020'>Nada foi importado.</b> "
+                                       + escape(str(exc).splitlines()[0]))
+            self.failed.emit(str(exc))
+            show_error(self, exc)
+            if self.preview is not None and self.summary is None and self.path.text():
+                self.load(self.path.text())  # the register moved on: show the report as it now stands
+        else:
+            raise exc
+
+    def reject(self) -> None:
+        if self._is_busy:
+            return  # the work running now would answer to a closed dialog: wait for it
+        super().reject()
+
+    def _busy(self, busy: bool) -> None:
+        self._is_busy = busy
+        self.choose_button.setEnabled(not busy)
+        self.confirm_button.setEnabled(False if busy else self.confirm_button.isEnabled())
+        self.close_button.setEnabled(not busy)
