@@ -1,0 +1,408 @@
+"""The "Prazos" page: what falls due in the next 30, 60 or 90 days and what is overdue.
+
+Filters by kind of deadline, service and person (name or CPF). A row opens its person's dossier
+(double-click or Enter). "Cartas de renovação" makes one A4 PDF with one letter per holder among
+the rows shown, for the yearly renewal campaign; "Exportar planilha" writes the rows shown.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.models.db import DatabaseError
+from motodesk.rules.common import Role, ServiceType
+from motodesk.rules.deadlines import DeadlineKind
+from motodesk.rules.validators import format_cpf
+from motodesk.services import deadlines as service
+from motodesk.services.clock import local_today
+from motodesk.services.context import AppContext
+from motodesk.services.deadlines import WINDOWS, Campaign, DeadlineFilter, DeadlineRow
+from motodesk.services.errors import MotodeskError
+from motodesk.ui.background import BackgroundOp
+from motodesk.ui.errors import show_error
+from motodesk.ui.mainwindow import MainWindow, register_page
+from motodesk.ui.pdfpreview import preview_pdf
+from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
+from motodesk.ui.widgets import DateField
+
+LETTER_ROLES = (Role.CLERK, Role.SUPERVISOR)
+EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
+OVERDUE_COLOUR = QColor("#b00020")
+SOON_COLOUR = QColor("#b35c00")
+SOON_DAYS = 7
+#: Kinds the view offers in its filter (accident reports are not registered yet).
+KINDS = tuple(k for k in DeadlineKind if k is not DeadlineKind.ACCIDENT_REPORT)
+
+
+def situation(row: DeadlineRow) -> str:
+    days = row.days_left
+    if days < 0:
+        return f"Vencido há {-days} dia{'s' if days < -1 else ''}"
+    if days == 0:
+        return "Vence hoje"
+    return f"Falta{'m' if days > 1 else ''} {days} dia{'s' if days > 1 else ''}"
+
+
+def phone(value: str | None) -> str:
+    """Digits as the counter reads them: (34) 99999-0000; anything else as typed."""
+    digits = "".join(ch for ch in value or "" if ch.isdigit())
+    if len(digits) == 11:
+        return f"({digits[:2]}) {digits[2:7]}-{digits[7:]}"
+    if len(digits) == 10:
+        return f"({digits[:2]}) {digits[2:6]}-{digits[6:]}"
+    return value or ""
+
+
+COLUMNS: list[Column[DeadlineRow]] = [
+    Column("due", "Vencimento", lambda r: r.deadline.due),
+    Column("days_left", "Situação", situation),
+    Column("obligation", "Obrigação", lambda r: r.deadline.label),
+    Column("article", "Artigo", lambda r: r.deadline.article),
+    Column("detail", "Detalhe", lambda r: r.detail),
+    Column("person", "Nome", lambda r: r.person_name),
+    Column("cpf", "CPF", lambda r: format_cpf(r.cpf) if r.cpf else ""),
+    Column("service", "Serviço", lambda r: r.service.label if r.service else ""),
+    Column("permit", "Permissão", lambda r: r.permit_number),
+    Column("phone", "Telefone", lambda r: phone(r.phone)),
+]
+
+
+class DeadlinesModel(RowTableModel[DeadlineRow]):
+    """The rows of the view: overdue in red, due within a week in orange."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(COLUMNS, (), parent)
+
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and index.isValid() and 0 <= index.row() < self.rowCount():
+            days = self.row_at(index.row()).days_left
+            if days < 0:
+                return OVERDUE_COLOUR
+            if days <= SOON_DAYS:
+                return SOON_COLOUR
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole and index.isValid() and 0 <= index.row() < self.rowCount():
+            row = self.row_at(index.row())
+            return f"{row.deadline.label} ({row.deadline.article}) — {situation(row)}"
+        return super().data(index, role)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if 0 <= column < len(self.columns) and self.columns[column].key == "days_left":
+            self.layoutAboutToBeChanged.emit()
+            self._rows.sort(key=lambda r: r.days_left, reverse=order == Qt.SortOrder.DescendingOrder)
+            self.layoutChanged.emit()
+            return
+        super().sort(column, order)
+
+
+class RenewalDialog(QDialog):
+    """The campaign the letters announce: its deadline, the portaria, where and when."""
+
+    def __init__(self, letters: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Cartas de renovação")
+        self.deadline = DateField(optional=False)
+        self.deadline.setObjectName("deadline")
+        self.deadline.set_value(local_today() + timedelta(days=30))
+        self.portaria = QLineEdit()
+        self.portaria.setObjectName("portaria")
+        self.portaria.setPlaceholderText("Portaria SESTRAN nº 12/2026 (opcional)")
+        self.place = QLineEdit(Campaign.place)
+        self.place.setObjectName("place")
+        self.hours = QLineEdit(Campaign.opening_hours)
+        self.hours.setObjectName("hours")
+        form = QFormLayout()
+        form.addRow("Prazo da campanha:", self.deadline)
+        form.addRow("Ato (portaria):", self.portaria)
+        form.addRow("Local de atendimento:", self.place)
+        form.addRow("Horário:", self.hours)
+        intro = QLabel(f"Uma carta por titular ({letters}), com os vencimentos listados na tela, em um só PDF A4.")
+        intro.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Gerar cartas")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+
+    def campaign(self) -> Campaign:
+        return Campaign(deadline=self.deadline.value() or local_today(),
+                        place=self.place.text().strip() or Campaign.place,
+                        opening_hours=self.hours.text().strip(), portaria=self.portaria.text().strip())
+
+
+class DeadlinesPage(QWidget):
+    loaded = Signal(int)  # rows shown, after each reload
+    letters_done = Signal(int)
+
+    def __init__(self, ctx: AppContext, main_window: QWidget | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.main_window = main_window
+        self.today = local_today
+        self._generation = 0
+        role = ctx.user.role
+
+        title = QLabel("<h2>Prazos</h2>")
+        self.window_buttons = QButtonGroup(self)
+        self.window_buttons.setExclusive(True)
+        windows = QHBoxLayout()
+        for days in WINDOWS:
+            button = QPushButton(f"{days} dias")
+            button.setObjectName(f"window_{days}")
+            button.setCheckable(True)
+            button.setToolTip(f"Vencimentos até {days} dias a partir de hoje, e os vencidos")
+            self.window_buttons.addButton(button, days)
+            windows.addWidget(button)
+        overdue = QPushButton("Vencidos")
+        overdue.setObjectName("window_overdue")
+        overdue.setCheckable(True)
+        overdue.setToolTip("Só o que já venceu")
+        self.window_buttons.addButton(overdue, 0)
+        windows.addWidget(overdue)
+        self.window_buttons.button(WINDOWS[0]).setChecked(True)
+        self.window_buttons.idClicked.connect(lambda _id: self.reload())
+
+        self.kind = QComboBox()
+        self.kind.setObjectName("kind")
+        self.kind.addItem("Todos os prazos", None)
+        for kind in KINDS:
+            self.kind.addItem(kind.label, kind)
+        self.service = QComboBox()
+        self.service.setObjectName("service")
+        self.service.addItem("Todos os serviços", None)
+        for s in ServiceType:
+            self.service.addItem(s.label, s)
+        self.person = QLineEdit()
+        self.person.setObjectName("person")
+        self.person.setPlaceholderText("Nome ou CPF")
+        self.person.setClearButtonEnabled(True)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(300)
+        self._debounce.timeout.connect(self.reload)
+        self.person.textChanged.connect(lambda _t: self._debounce.start())
+        self.kind.currentIndexChanged.connect(lambda _i: self.reload())
+        self.service.currentIndexChanged.connect(lambda _i: self.reload())
+        windows.addSpacing(16)
+        windows.addWidget(QLabel("Tipo:"))
+        windows.addWidget(self.kind)
+        windows.addWidget(QLabel("Serviço:"))
+        windows.addWidget(self.service)
+        windows.addWidget(QLabel("Pessoa:"))
+        windows.addWidget(self.person, 1)
+
+        self.model = DeadlinesModel(self)
+        self.table = QTableView()
+        self.table.setObjectName("deadlines")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setSortingEnabled(True)
+        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
+        self.table.doubleClicked.connect(lambda index: self.open_row(index.row()))
+        self.table.installEventFilter(self)
+
+        self.status = QLabel()
+        self.status.setObjectName("status")
+        self.open_button = QPushButton("Abrir &dossiê")
+        self.open_button.setObjectName("open_dossier")
+        self.open_button.clicked.connect(lambda: self.open_row(self.table.currentIndex().row()))
+        self.letters_button = QPushButton("&Cartas de renovação…")
+        self.letters_button.setObjectName("letters")
+        self.letters_button.setEnabled(role in LETTER_ROLES)
+        if role not in LETTER_ROLES:
+            self.letters_button.setToolTip("Perfis autorizados: Atendente e Supervisor.")
+        self.letters_button.clicked.connect(self.make_letters)
+        self.export_button = QPushButton("&Exportar planilha…")
+        self.export_button.setObjectName("export")
+        self.export_button.setEnabled(role in EXPORT_ROLES)
+        if role not in EXPORT_ROLES:
+            self.export_button.setToolTip("Perfis autorizados: Supervisor e Administrador.")
+        self.export_button.clicked.connect(self.export_rows)
+        self.refresh_button = QPushButton("Atualizar")
+        self.refresh_button.setObjectName("refresh")
+        self.refresh_button.clicked.connect(self.reload)
+        actions = QHBoxLayout()
+        actions.addWidget(self.status, 1)
+        actions.addWidget(self.refresh_button)
+        actions.addWidget(self.open_button)
+        actions.addWidget(self.letters_button)
+        actions.addWidget(self.export_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(title)
+        layout.addLayout(windows)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(actions)
+        self.reload()
+
+    # -- loading ------------------------------------------------------------------------------
+    def current_filter(self) -> DeadlineFilter:
+        window = self.window_buttons.checkedId()
+        kind = self.kind.currentData()  # Qt hands enums back as their plain values
+        service = self.service.currentData()
+        return DeadlineFilter(
+            horizon_days=window if window > 0 else 0,
+            overdue_only=window == 0,
+            kinds=frozenset({DeadlineKind(kind)}) if kind is not None else None,
+            service=ServiceType(service) if service is not None else None,
+            person=self.person.text().strip(),
+        )
+
+    def reload(self) -> None:
+        self._debounce.stop()
+        self._generation += 1
+        generation = self._generation
+        flt = self.current_filter()
+        today = self.today()
+        self.status.setText("Carregando…")
+        BackgroundOp(lambda: service.deadlines(self.ctx, flt, today)) \
+            .on_success(lambda rows: self._loaded(generation, flt, rows)) \
+            .on_failure(lambda exc: self._failed(generation, exc)).run()
+
+    def _loaded(self, generation: int, flt: DeadlineFilter, rows: list[DeadlineRow]) -> None:
+        if generation != self._generation:
+            return  # an older answer, overtaken by a newer filter
+        self.model.set_rows(rows)
+        header = self.table.horizontalHeader()
+        self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+        self.table.resizeColumnsToContents()
+        overdue = sum(1 for r in rows if r.overdue)
+        people = len({r.person_id for r in rows})
+        if not rows:
+            text = "Nenhum prazo vencido." if flt.overdue_only else \
+                f"Nenhum prazo nos próximos {flt.horizon_days} dias, nem vencido."
+        else:
+            text = (f"{len(rows)} prazo{'s' if len(rows) > 1 else ''} de {people} pessoa{'s' if people > 1 else ''}"
+                    f" — {overdue} vencido{'s' if overdue != 1 else ''}")
+            if not flt.overdue_only:
+                text += f", {len(rows) - overdue} nos próximos {flt.horizon_days} dias"
+        self.status.setText(text)
+        self.status.setStyleSheet("color: #b00020;" if overdue else "")
+        if rows:
+            self.table.selectRow(0)
+        self.loaded.emit(len(rows))
+
+    def _failed(self, generation: int, exc: BaseException) -> None:
+        if generation != self._generation:
+            return
+        self.status.setText("Não foi possível carregar os prazos.")
+        if isinstance(exc, (MotodeskError, DatabaseError)):
+            show_error(self, exc)
+        else:
+            raise exc
+
+    # -- actions -------------------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.table and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.open_row(self.table.currentIndex().row())
+                return True
+        return super().eventFilter(watched, event)
+
+    def open_row(self, row: int) -> QWidget | None:
+        if not (0 <= row < self.model.rowCount()):
+            return None
+        person_id = self.model.row_at(row).person_id
+        if person_id is None:
+            QMessageBox.information(self, "Prazos", "Este prazo não está ligado a uma pessoa cadastrada.")
+            return None
+        return self.open_dossier(person_id)
+
+    def open_dossier(self, person_id: int) -> QWidget | None:
+        """The people page opens (and keeps track of) dossier windows: ask it, as the search does."""
+        pages = getattr(self.main_window, "page_by_key", {})
+        opener = getattr(pages.get("people"), "open_dossier", None)
+        if opener is not None:
+            return opener(person_id)  # type: ignore[no-any-return]
+        from motodesk.ui.dossier import DossierWindow
+
+        try:
+            window = DossierWindow(self.ctx, person_id, self.window())
+        except (MotodeskError, DatabaseError) as exc:
+            show_error(self, exc)
+            return None
+        window.show()
+        return window
+
+    def make_letters(self) -> None:
+        rows = self.model.rows()
+        holders = {r.person_id for r in rows if r.permit_number and r.person_id is not None}
+        if not holders:
+            QMessageBox.information(self, "Cartas de renovação",
+                                    "Nenhum titular com permissão em vigor entre os prazos mostrados.")
+            return
+        dialog = RenewalDialog(len(holders), self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        campaign = dialog.campaign()
+        today = self.today()
+        self.letters_button.setEnabled(False)
+        self.status.setText("Gerando as cartas…")
+
+        def done(result: service.RenewalLetters) -> None:
+            self.letters_button.setEnabled(True)
+            self.status.setText(f"{result.letters} carta{'s' if result.letters != 1 else ''} de renovação gerada"
+                                f"{'s' if result.letters != 1 else ''}.")
+            preview_pdf(self, result.pdf, "Cartas de renovação")
+            self.letters_done.emit(result.letters)
+
+        def failed(exc: BaseException) -> None:
+            self.letters_button.setEnabled(True)
+            self.status.setText("As cartas não foram geradas.")
+            if isinstance(exc, (MotodeskError, DatabaseError)):
+                show_error(self, exc)
+            else:
+                raise exc
+
+        BackgroundOp(lambda: service.renewal_letters(self.ctx, rows, campaign, today)) \
+            .on_success(done).on_failure(failed).run()
+
+    def export_rows(self) -> None:
+        from motodesk.services.reports import suggested_name
+        from motodesk.ui.screens.reports import start_export
+
+        path, _filter = QFileDialog.getSaveFileName(self, "Exportar prazos", suggested_name("deadlines"),
+                                                    "Planilha do Excel (*.xlsx)")
+        if not path:
+            return
+        if not path.lower().endswith(".xlsx"):
+            path += ".xlsx"
+        start_export(self, self.ctx, "deadlines", path, deadline_filter=self.current_filter(),
+                     on_done=lambda n: self.status.setText(f"Planilha gravada: {path} ({n} linhas)."))
+
+
+@register_page("deadlines")
+def deadlines_page(ctx: AppContext, main_window: MainWindow) -> QWidget:
+    return DeadlinesPage(ctx, main_window)
