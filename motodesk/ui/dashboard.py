@@ -23,6 +23,7 @@ from PySide6.QtCharts import (
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMargins, QMarginsF, QPoint, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 from motodesk.models.db import DatabaseError
 from motodesk.rules.common import PermitState, ServiceType
@@ -212,6 +213,8 @@ class DashboardWidget(QWidget):
             .on_failure(self._failed).run()
 
     def _failed(self, exc: BaseException) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         self.refresh_button.setEnabled(True)
         self.heading.setText("<h3>Painel</h3>Não foi possível carregar os números.")
         if isinstance(exc, (MotodeskError, DatabaseError)):
@@ -220,6 +223,8 @@ class DashboardWidget(QWidget):
             raise exc
 
     def show_data(self, data: DashboardData) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         self.data = data
         self.refresh_button.setEnabled(True)
         self.print_button.setEnabled(True)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from motodesk.models.db import DatabaseError
 from motodesk.rules.validators import format_cpf
@@ -166,6 +167,8 @@ class ImportDialog(QDialog):
             .on_failure(self._failure).run()
 
     def _previewed(self, preview: ImportPreview) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         self._busy(False)
         self.preview = preview
         if preview.file_errors:
@@ -237,6 +240,8 @@ class ImportDialog(QDialog):
             .on_failure(self._failure).run()
 
     def _imported(self, summary: ImportSummary) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         self._busy(False)
         self.summary = summary
         self.confirm_button.setEnabled(False)
@@ -249,6 +254,8 @@ class ImportDialog(QDialog):
         self.imported.emit()
 
     def _failure(self, exc: BaseException) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         self._busy(False)
         if isinstance(exc, (MotodeskError, DatabaseError)):
             self.summary_label.setText("<b style='color:#b00020'>Nada foi importado.</b> "

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role, ServiceType
@@ -292,6 +293,8 @@ class DeadlinesPage(QWidget):
             .on_failure(lambda exc: self._failed(generation, exc)).run()
 
     def _loaded(self, generation: int, flt: DeadlineFilter, rows: list[DeadlineRow]) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         if generation != self._generation:
             return  # an older answer, overtaken by a newer filter
         self.model.set_rows(rows)
@@ -315,6 +318,8 @@ class DeadlinesPage(QWidget):
         self.loaded.emit(len(rows))
 
     def _failed(self, generation: int, exc: BaseException) -> None:
+        if not isValid(self):
+            return  # closed while the work ran
         if generation != self._generation:
             return
         self.status.setText("Não foi possível carregar os prazos.")
