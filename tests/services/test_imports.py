@@ -255,3 +255,27 @@ def test_bad_files_and_roles(clerk: AppContext, inspector: AppContext, ctx: AppC
     for who in (inspector, ctx):
         with pytest.raises(PermissionDeniedError):
             preview_import(who, good)
+
+
+def test_a_million_empty_formatted_rows_cost_nothing(clerk: AppContext, folder: Path) -> None:
+    """A register whose formatting runs to the bottom of the sheet (1,000,000 empty styled rows)."""
+    import re
+    import time
+    import zipfile
+
+    path = register(folder / "cadastro.xlsx", [row(valid_cpf(), "Joana Prado Lima"), row(valid_cpf(), "Kléber Dias")])
+    patched = folder / "formatada.xlsx"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(patched, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "xl/worksheets/sheet1.xml":
+                xml = re.sub(r'<dimension ref="[^"]+"\s*/>', '<dimension ref="A1:U1000003"/>', data.decode())
+                empty = "".join(f'<row r="{n}"><c r="A{n}" s="0"/></row>' for n in range(4, 1_000_004))
+                data = xml.replace("</sheetData>", empty + "</sheetData>").encode()
+            dst.writestr(item, data)
+    start = time.perf_counter()
+    preview = preview_import(clerk, patched)
+    assert time.perf_counter() - start < 20
+    assert [line.outcome for line in preview.lines] == [Outcome.NEW, Outcome.NEW]
+    assert any("A leitura parou na linha" in w for w in preview.file_warnings)
+    assert apply_import(clerk, preview).created == 2
