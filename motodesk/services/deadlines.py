@@ -300,13 +300,14 @@ def renewal_letters(ctx: AppContext, rows: Sequence[DeadlineRow], campaign: Camp
                 addresses[r.id] = _address_line(r.address, r.district, r.city, r.uf, r.zip_code)
     letters = []
     for person_id, person_rows in sorted(by_person.items(), key=lambda kv: fold(kv[1][0].person_name)):
-        person_rows = sorted(person_rows, key=lambda r: (r.deadline.due, r.kind.value))
+        person_rows = sorted(person_rows, key=lambda d: (d.deadline.due, d.kind.value))
         first = person_rows[0]
-        items = [RenewalItem(r.deadline.label + (f" ({r.detail})" if r.detail else ""), r.deadline.article,
-                             r.deadline.due) for r in person_rows]
+        assert first.service is not None  # rows without a permit were set aside above
+        items = [RenewalItem(d.deadline.label + (f" ({d.detail})" if d.detail else ""), d.deadline.article,
+                             d.deadline.due) for d in person_rows]
         bring: list[str] = []
-        for r in person_rows:
-            text = DOCUMENTS_TO_BRING.get(r.kind)
+        for d in person_rows:
+            text = DOCUMENTS_TO_BRING.get(d.kind)
             if text and text not in bring:
                 bring.append(text)
         letters.append(RenewalLetterData(

@@ -253,25 +253,26 @@ def _load_known(s: Session, rows: Sequence[ImportRow]) -> _Known:
                                   Vehicle.year_manufacture, Vehicle.engine_cc, Vehicle.service_type)
                            .where(Vehicle.holder_id.in_(chunk), Vehicle.active.is_(True))):
             known.vehicles_by_holder[v.holder_id] = v
-        for p in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Permit.state)
-                           .where(Permit.person_id.in_(chunk), Permit.state.in_(IN_FORCE))):
-            known.permits_in_force[p.person_id] = p
+        for held in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Permit.state)
+                              .where(Permit.person_id.in_(chunk), Permit.state.in_(IN_FORCE))):
+            known.permits_in_force[held.person_id] = held
     forms: set[str] = set()
     for r in rows:
         if r.values.get("plate"):
             forms |= plate_forms(r.values["plate"])
     for chunk in _chunks(sorted(forms)):
-        for v in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Person.full_name)
-                           .outerjoin(Person, Person.id == Vehicle.holder_id)
-                           .where(Vehicle.plate.in_(chunk), Vehicle.active.is_(True))):
-            known.vehicles_by_plate[v.plate] = v
-            if v.holder_id is not None:
-                known.holder_names[v.holder_id] = v.full_name
+        for other in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Person.full_name)
+                               .outerjoin(Person, Person.id == Vehicle.holder_id)
+                               .where(Vehicle.plate.in_(chunk), Vehicle.active.is_(True))):
+            known.vehicles_by_plate[other.plate] = other
+            if other.holder_id is not None:
+                known.holder_names[other.holder_id] = other.full_name
     numbers = sorted({key[3] for r in rows if (key := _permit_key(r.values.get("permit_number")))})
     for chunk in _chunks(numbers):
-        for p in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Person.full_name)
-                           .join(Person, Person.id == Permit.person_id).where(Permit.number.in_(chunk))):
-            known.permits_by_number[p.number] = p
+        for numbered in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on,
+                                         Person.full_name)
+                                  .join(Person, Person.id == Permit.person_id).where(Permit.number.in_(chunk))):
+            known.permits_by_number[numbered.number] = numbered
     quota = quota_counts(s)
     known.quota_open = quota[2] if quota else None
     return known
@@ -345,7 +346,7 @@ class _Planner:
         if not row.ok:
             return line
         service = ServiceType(v["service"])
-        existing = self.known.people.get(row.key)
+        existing = self.known.people.get(row.key) if row.key else None
         person_id = existing.id if existing is not None else None
 
         # --- the person, through the dossier's own validation
@@ -716,7 +717,8 @@ def _write(s: Session, ctx: AppContext, lines: Sequence[ImportLine], file_name: 
     for chunk in _chunks(holders):
         for vehicle_id, holder_id in s.execute(select(Vehicle.id, Vehicle.holder_id)
                                                .where(Vehicle.holder_id.in_(chunk), Vehicle.active.is_(True))):
-            active_vehicle[holder_id] = vehicle_id
+            if holder_id is not None:
+                active_vehicle[holder_id] = vehicle_id
 
     permits: list[tuple[Permit, ImportLine]] = []
     for line in work:
@@ -752,11 +754,11 @@ def _write(s: Session, ctx: AppContext, lines: Sequence[ImportLine], file_name: 
 
 def _claim_places(s: Session, n: int) -> None:
     """Take ``n`` mototáxi places in one conditional UPDATE, or refuse the whole import (Art. 10, I)."""
-    table = QuotaCounter.__table__
-    result = s.execute(update(table).where(table.c.service_type == ServiceType.MOTOTAXI,
-                                           table.c.in_force + n <= table.c.places)
-                       .values(in_force=table.c.in_force + n))
-    if result.rowcount != 1:
+    result = s.execute(update(QuotaCounter).where(QuotaCounter.service_type == ServiceType.MOTOTAXI,
+                                                  QuotaCounter.in_force + n <= QuotaCounter.places)
+                       .values(in_force=QuotaCounter.in_force + n)
+                       .execution_options(synchronize_session=False))
+    if getattr(result, "rowcount", 0) != 1:
         raise MotodeskError("Art. 10, I: as vagas de mototáxi foram ocupadas por outra estação durante a "
                             "importação; nada foi importado.")
 

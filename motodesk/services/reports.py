@@ -62,6 +62,7 @@ IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 #: Rows fetched from the database at a time (and the size of a batch of look-ups).
 BATCH = 2000
 
+Query = Select[*tuple[Any, ...]]
 Progress = Callable[[int, int], None]
 """progress(rows written, rows in all) — the total may be 0 when unknown."""
 
@@ -126,7 +127,7 @@ def suggested_name(key: str, today: date | None = None) -> str:
 Sheets = list[tuple[SheetSpec, Iterable[Any]]]
 
 
-def _stream(s: Session, query: Select[Any]) -> Iterator[Any]:
+def _stream(s: Session, query: Query) -> Iterator[Any]:
     """Rows of ``query`` fetched BATCH at a time (a server-side cursor on PostgreSQL), closed when the
     consumer stops early (a cancelled export) as well as at the end."""
     result = s.execute(query.execution_options(yield_per=BATCH))
@@ -136,7 +137,7 @@ def _stream(s: Session, query: Select[Any]) -> Iterator[Any]:
         result.close()
 
 
-def _count(s: Session, query: Select[Any]) -> int:
+def _count(s: Session, query: Query) -> int:
     return int(s.scalar(select(func.count()).select_from(query.order_by(None).subquery())) or 0)
 
 
@@ -151,8 +152,9 @@ def _batches(rows: Iterable[Any], size: int = BATCH) -> Iterator[list[Any]]:
         yield batch
 
 
-def permits_query(public: bool = False) -> Select[Any]:
+def permits_query(public: bool = False) -> Query:
     """The permits register: the select lists the spec's columns in order, so a row is a sheet row."""
+    q: Query
     if public:
         q = (select(Permit.number, Permit.service_type, Person.full_name, Person.cpf, Vehicle.plate, Permit.state,
                     Permit.issued_on, Permit.term_end, Decree.number)
@@ -171,7 +173,7 @@ def _permits(s: Session, public: bool) -> tuple[Sheets, int]:
     return [(xk.PERMITS_TRANSPARENCY if public else xk.PERMITS, _stream(s, q))], _count(s, q)
 
 
-def people_query() -> Select[Any]:
+def people_query() -> Query:
     """People with their permit in force (or the one they are a deputy of) and their documents."""
     cnh = aliased(PersonDocument)
     rg = aliased(PersonDocument)
@@ -323,8 +325,8 @@ def _infractions(s: Session, ctx: AppContext) -> tuple[Sheets, int]:
                            Decision.fine_ufm, Decision.fine_brl)
                     .where(Decision.notice_id.in_([r[0] for r in batch]))
                     .order_by(Decision.notice_id, Decision.id))
-                for d in decisions:
-                    latest[d.notice_id] = d  # the last decision (the appeal's, when there is one) stands
+                for decision in decisions:
+                    latest[decision.notice_id] = decision  # the last one (the appeal's, if any) stands
                 for (nid, number, at, place, name, kind, permit, plate, article, code, description, severity,
                      inspector, refused, status) in batch:
                     d = latest.get(nid)
