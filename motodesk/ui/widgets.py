@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from PySide6.QtCore import QDate, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
     QDateEdit,
     QLabel,
@@ -42,6 +42,28 @@ class DateField(QDateEdit):
         else:
             self.setDate(QDate.currentDate())
         self.dateChanged.connect(lambda _d: self.valueChanged.emit())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        """Typing dd/MM/aaaa works from an empty field too, with or without the slashes.
+
+        QDateEdit edits one section at a time and clamps the day to the month shown: an empty
+        field (the minimum date) or today's month would turn "29/02/2024" into "28/02/2024". A
+        first digit on an empty or fully selected field starts from 01/01/2000 (31-day month, leap
+        year), so every valid date typed in full lands as typed. Separators are skipped: the
+        sections advance by themselves.
+        """
+        text = event.text()
+        if text in ("/", ".", "-"):
+            event.accept()
+            return
+        line = self.lineEdit()
+        if text.isdigit() and (self.value() is None or (line.hasSelectedText() and line.selectedText() == line.text())):
+            self.blockSignals(True)
+            self.setDate(QDate(2000, 1, 1))
+            self.blockSignals(False)
+            self.setCurrentSection(QDateEdit.Section.DaySection)
+            self.setSelectedSection(QDateEdit.Section.DaySection)
+        super().keyPressEvent(event)
 
     def value(self) -> date | None:
         qd = self.date()

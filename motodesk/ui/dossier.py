@@ -1,0 +1,1211 @@
+"""The dossier window of a person (applicant, holder or deputy).
+
+Personal data, the documents of Art. 5 as a checklist with their scans, the 3x4 photo, and the
+person's applications and permits; beside them, the law's verdict on every requirement for the
+chosen service, recomputed as the clerk types, with "Imprimir pendências".
+
+Saving writes the person and the changed documents in one transaction, off the GUI thread. If
+another workstation saved the same dossier first, :class:`ConflictDialog` offers to reload or to
+review both versions field by field; what the clerk typed stays in the form until they choose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPixmap, QShortcut
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.models.db import DatabaseError
+from motodesk.rules.common import Role, ServiceType, Status, Verdict
+from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.eligibility import check_applicant, completeness
+from motodesk.rules.validators import format_cpf
+from motodesk.services import applications, attachments, people, photos
+from motodesk.services.applications import ApplicationInfo, PermitInfo
+from motodesk.services.context import AppContext
+from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
+from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
+from motodesk.services.settings import law_settings
+from motodesk.ui.attachments import AttachmentList
+from motodesk.ui.background import BackgroundOp
+from motodesk.ui.errors import show_error, show_unexpected
+from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.widgets import STATUS_COLOURS, STATUS_SYMBOLS, DateField, VerdictList, mark_field
+
+log = logging.getLogger(__name__)
+
+EDITOR_ROLES = (Role.CLERK, Role.SUPERVISOR)
+PHOTO_SIZE = (120, 160)  # 3x4
+PHOTO_FILTER = "Imagens (*.jpg *.jpeg *.png *.heic *.webp *.bmp *.tif *.tiff);;Todos os arquivos (*)"
+
+PERSON_LABELS = {
+    "full_name": "Nome completo", "cpf": "CPF", "birth_date": "Data de nascimento", "sex": "Sexo",
+    "mother_name": "Nome da mãe", "phone": "Telefone", "email": "E-mail", "address": "Endereço",
+    "district": "Bairro", "city": "Cidade", "uf": "UF", "zip_code": "CEP",
+    "declares_no_other_permit": "Declara não deter permissão de táxi, escolar ou coletivo (Art. 8º)",
+    "notes": "Observações",
+}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    label: str
+    kind: str  # text, date, bool, result, uf, note
+
+
+DOCUMENT_FIELDS: dict[DocumentKind, tuple[FieldSpec, ...]] = {
+    DocumentKind.IDENTITY: (FieldSpec("number", "Número do RG", "text"), FieldSpec("issuer", "Órgão expedidor", "text"),
+                            FieldSpec("issuer_uf", "UF", "uf"), FieldSpec("issue_date", "Expedição", "date")),
+    DocumentKind.CNH: (FieldSpec("number", "Nº de registro", "text"), FieldSpec("categories", "Categorias", "text"),
+                       FieldSpec("reference_date", "1ª habilitação na categoria A", "date"),
+                       FieldSpec("valid_until", "Validade", "date"),
+                       FieldSpec("flag", "Observação EAR", "bool")),
+    DocumentKind.COURSE: (FieldSpec("number", "Nº do certificado", "text"), FieldSpec("school", "Entidade", "text"),
+                          FieldSpec("reference_date", "Conclusão", "date")),
+    DocumentKind.MILITARY: (FieldSpec("number", "Nº do certificado de reservista", "text"),),
+    DocumentKind.ELECTORAL: (FieldSpec("number", "Nº do título", "text"),
+                             FieldSpec("flag", "Quitação eleitoral", "bool")),
+    DocumentKind.MEDICAL: (FieldSpec("issue_date", "Data do atestado", "date"),
+                           FieldSpec("issuer", "Médico / CRM", "text")),
+    DocumentKind.INSS: (FieldSpec("number", "NIT/PIS", "text"),),
+    DocumentKind.RESIDENCE: (FieldSpec("issue_date", "Data do comprovante", "date"),
+                             FieldSpec("issuer", "Emissor (conta de luz, água…)", "text")),
+    DocumentKind.CRIMINAL: (FieldSpec("issue_date", "Emissão", "date"), FieldSpec("result", "Resultado", "result")),
+    DocumentKind.CPF: (),
+    DocumentKind.DECLARATION_ART8: (FieldSpec("issue_date", "Data da declaração", "date"),),
+    DocumentKind.OTHER: (FieldSpec("number", "Descrição", "text"), FieldSpec("notes", "Observações", "text")),
+}
+DOCUMENT_NOTES = {
+    DocumentKind.CPF: "O número é o do campo CPF dos dados pessoais; anexe aqui a cópia do documento.",
+    DocumentKind.MILITARY: "Só para homens até o ano em que completam 45 anos.",
+    DocumentKind.RESIDENCE: "O endereço é o dos dados pessoais.",
+}
+BOOL_CHOICES = (("—", None), ("Sim", True), ("Não", False))
+RESULT_CHOICES = (("—", None), ("Negativas", "negative"), ("Positivas", "positive"))
+SEX_CHOICES = (("—", None), ("Masculino", "M"), ("Feminino", "F"))
+
+
+def _choice_combo(choices: tuple[tuple[str, Any], ...]) -> QComboBox:
+    combo = QComboBox()
+    for label, value in choices:
+        combo.addItem(label, value)
+    return combo
+
+
+def _combo_value(combo: QComboBox) -> Any:
+    return combo.currentData()
+
+
+def _set_combo(combo: QComboBox, value: Any) -> None:
+    index = combo.findData(value)
+    combo.setCurrentIndex(index if index >= 0 else 0)
+
+
+def _text(widget: QLineEdit | QPlainTextEdit) -> str | None:
+    value = widget.toPlainText() if isinstance(widget, QPlainTextEdit) else widget.text()
+    return value if value.strip() else None
+
+
+def flatten(person: PersonInput, documents: dict[DocumentKind, DocumentInput]) -> dict[str, Any]:
+    """Every field of a dossier as ``{"cpf": …, "cnh.number": …}`` (for comparing two versions)."""
+    flat: dict[str, Any] = dict(dataclasses.asdict(person))
+    for kind in DocumentKind:
+        doc = documents.get(kind) or DocumentInput(kind)
+        for f in DOCUMENT_FIELDS[kind]:
+            flat[f"{kind.value}.{f.name}"] = getattr(doc, f.name)
+    return flat
+
+
+def field_label(key: str) -> str:
+    if "." not in key:
+        return PERSON_LABELS.get(key, key)
+    kind, name = key.split(".", 1)
+    spec = next((f for f in DOCUMENT_FIELDS[DocumentKind(kind)] if f.name == name), None)
+    return f"{DocumentKind(kind).label}: {spec.label if spec else name}"
+
+
+def show_value(value: Any) -> str:
+    if value is None or value == "":
+        return "(vazio)"
+    if isinstance(value, bool):
+        return "Sim" if value else "Não"
+    if isinstance(value, date):
+        return format_date(value)
+    if value in ("negative", "positive"):
+        return "Negativas" if value == "negative" else "Positivas"
+    if value in ("M", "F"):
+        return "Masculino" if value == "M" else "Feminino"
+    return str(value)
+
+
+# --- conflict dialogs -------------------------------------------------------------------------
+
+
+class ConflictDialog(QMessageBox):
+    """Another workstation saved first: reload theirs, review both, or keep editing."""
+
+    REVIEW, RELOAD, CANCEL = "review", "reload", "cancel"
+
+    def __init__(self, parent: QWidget | None, who: str) -> None:
+        super().__init__(parent)
+        self.setObjectName("conflict_dialog")
+        self.setIcon(QMessageBox.Icon.Warning)
+        self.setWindowTitle("Dossiê alterado por outra estação")
+        self.setText(f"Outra estação salvou este dossiê depois que você o abriu{who}.\n\n"
+                     "Nada do que você digitou foi gravado, e tudo continua no formulário.")
+        self.setInformativeText("Revise as duas versões para escolher, campo a campo, o que fica; ou "
+                                "recarregue a versão gravada, descartando as suas alterações.")
+        self.review_button = self.addButton("Revisar as duas versões", QMessageBox.ButtonRole.AcceptRole)
+        self.reload_button = self.addButton("Recarregar a versão gravada", QMessageBox.ButtonRole.DestructiveRole)
+        self.cancel_button = self.addButton("Continuar editando", QMessageBox.ButtonRole.RejectRole)
+        self.setDefaultButton(self.review_button)
+        self.setEscapeButton(self.cancel_button)
+
+    def choice(self) -> str:
+        clicked = self.clickedButton()
+        if clicked is self.review_button:
+            return self.REVIEW
+        if clicked is self.reload_button:
+            return self.RELOAD
+        return self.CANCEL
+
+    def ask(self) -> str:
+        self.exec()
+        return self.choice()
+
+
+class ReviewDialog(QDialog):
+    """Both versions side by side; a tick takes the stored value for that field."""
+
+    def __init__(self, parent: QWidget | None, mine: dict[str, Any], stored: dict[str, Any], who: str) -> None:
+        super().__init__(parent)
+        self.setObjectName("review_dialog")
+        self.setWindowTitle("Revisar as duas versões do dossiê")
+        self.resize(860, 420)
+        self.keys = [k for k in mine if mine[k] != stored.get(k)]
+        intro = QLabel(f"Campos em que a sua versão difere da gravada{who}. Marque os campos em que a versão "
+                       "gravada deve ficar; os demais ficam como você digitou. Depois, salve.")
+        intro.setWordWrap(True)
+        self.table = QTableWidget(len(self.keys), 4)
+        self.table.setObjectName("differences")
+        self.table.setHorizontalHeaderLabels(["Campo", "Sua versão", "Versão gravada", "Usar a gravada"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.checks: dict[str, QCheckBox] = {}
+        for row, key in enumerate(self.keys):
+            self.table.setItem(row, 0, QTableWidgetItem(field_label(key)))
+            self.table.setItem(row, 1, QTableWidgetItem(show_value(mine[key])))
+            self.table.setItem(row, 2, QTableWidgetItem(show_value(stored.get(key))))
+            check = QCheckBox()
+            check.setObjectName(f"use_stored_{key}")
+            self.checks[key] = check
+            self.table.setCellWidget(row, 3, check)
+        if not self.keys:
+            intro.setText("A versão gravada tem os mesmos valores que você digitou. Salve para confirmar.")
+        buttons = QDialogButtonBox()
+        self.save_button = buttons.addButton("Salvar com estas escolhas", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton("Cancelar", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(buttons)
+
+    def take_stored(self) -> set[str]:
+        return {k for k, check in self.checks.items() if check.isChecked()}
+
+
+# --- the window -------------------------------------------------------------------------------
+
+
+class _DocumentRow:
+    """The widgets of one document kind: its fields, attachments and verdict mark."""
+
+    def __init__(self, kind: DocumentKind, box: QGroupBox, inputs: dict[str, QWidget],
+                 attachments_widget: AttachmentList) -> None:
+        self.kind = kind
+        self.box = box
+        self.inputs = inputs
+        self.attachments = attachments_widget
+
+
+class DossierWindow(QWidget):
+    """One person's dossier; ``person_id=None`` opens a blank one (new person)."""
+
+    saved = Signal(int)  # person id, after every successful save
+    closed = Signal(object)
+
+    def __init__(self, ctx: AppContext, person_id: int | None = None, parent: QWidget | None = None, *,
+                 on_new_person: Callable[[], None] | None = None,
+                 on_find: Callable[[], None] | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("dossier")
+        self.ctx = ctx
+        self.person_id = person_id
+        self.editable = ctx.user.role in EDITOR_ROLES
+        self.settings = law_settings(ctx)
+        self.person_version: int | None = None
+        self.doc_versions: dict[DocumentKind, int | None] = {}
+        self.base: dict[str, Any] = {}
+        self.photo: photos.PhotoInfo | None = None
+        self.applications: list[ApplicationInfo] = []
+        self.permits: list[PermitInfo] = []
+        self.verdicts: list[Verdict] = []
+        self.saving = False
+        self._tried_save = False
+        self._close_after_save = False
+        self._loading = False
+        self.person_inputs: dict[str, QWidget] = {}
+        self.error_labels: dict[str, QLabel] = {}
+        self.documents: dict[DocumentKind, _DocumentRow] = {}
+        self._recheck_timer = QTimer(self)
+        self._recheck_timer.setSingleShot(True)
+        self._recheck_timer.setInterval(120)
+        self._recheck_timer.timeout.connect(self.recheck)
+        self.resize(1280, 840)
+
+        self._build()
+        self._build_actions(on_new_person, on_find)
+        if person_id is not None:
+            self.load(person_id)
+        else:
+            self._set_base()
+            self._refresh_header()
+            self.recheck()
+        self._apply_role()
+        self.person_inputs["full_name"].setFocus()
+
+    # -- building ---------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
+        self.banner.hide()
+
+        # Header: photo slot, name, CPF, situation.
+        self.photo_label = QLabel("Sem foto")
+        self.photo_label.setObjectName("photo")
+        self.photo_label.setFixedSize(*PHOTO_SIZE)
+        self.photo_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.photo_label.setStyleSheet("border: 1px solid #9e9e9e; background: #f5f5f5; color: #616161;")
+        self.photo_caption = QLabel("")
+        self.photo_caption.setObjectName("photo_caption")
+        self.photo_caption.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.photo_button = QPushButton("&Foto 3x4…")
+        self.photo_button.setObjectName("photo_button")
+        self.photo_button.setToolTip("Importar ou capturar a foto 3x4 (Art. 5º, IX)")
+        self.photo_button.clicked.connect(self.request_photo)
+        photo_box = QVBoxLayout()
+        photo_box.addWidget(self.photo_label)
+        photo_box.addWidget(self.photo_caption)
+        photo_box.addWidget(self.photo_button)
+        photo_box.addStretch(1)
+
+        self.title_label = QLabel()
+        self.title_label.setObjectName("title")
+        self.title_label.setTextFormat(Qt.TextFormat.RichText)
+        self.subtitle_label = QLabel()
+        self.subtitle_label.setObjectName("subtitle")
+        header_text = QVBoxLayout()
+        header_text.addWidget(self.title_label)
+        header_text.addWidget(self.subtitle_label)
+        header_text.addStretch(1)
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("tabs")
+        self.tabs.addTab(self._build_personal(), "&Dados pessoais")
+        self.tabs.addTab(self._build_documents(), "D&ocumentos (Art. 5º)")
+        self.tabs.addTab(self._build_applications(), "&Requerimentos e permissões")
+
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        top.addLayout(photo_box)
+        top.addLayout(header_text, 1)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.tabs, 1)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self._build_eligibility())
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([760, 500])
+
+        self.status = QLabel()
+        self.status.setObjectName("status")
+        self.save_button = QPushButton("&Salvar")
+        self.save_button.setObjectName("save")
+        self.save_button.setToolTip("Salvar o dossiê (Ctrl+S)")
+        self.save_button.clicked.connect(self.save)
+        self.close_button = QPushButton("Fechar")
+        self.close_button.setObjectName("close")
+        self.close_button.setToolTip("Fechar o dossiê (Esc)")
+        self.close_button.clicked.connect(self.close)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.save_button)
+        bottom.addWidget(self.close_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.banner)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(bottom)
+
+    def _line(self, key: str, placeholder: str = "") -> QLineEdit:
+        edit = QLineEdit()
+        edit.setObjectName(key)
+        edit.setPlaceholderText(placeholder)
+        edit.textChanged.connect(self._changed)
+        edit.editingFinished.connect(lambda k=key: self._validate_person_field(k))
+        self.person_inputs[key] = edit
+        return edit
+
+    def _with_error(self, key: str, widget: QWidget) -> QWidget:
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        layout.addWidget(widget)
+        label = QLabel()
+        label.setObjectName(f"error_{key}")
+        label.setStyleSheet("color: #c62828;")
+        label.setWordWrap(True)
+        label.hide()
+        layout.addWidget(label)
+        self.error_labels[key] = label
+        return box
+
+    def _build_personal(self) -> QWidget:
+        page = QWidget()
+        outer = QVBoxLayout(page)
+        form = QFormLayout()
+        outer.addLayout(form)
+        outer.addStretch(1)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        form.addRow("&Nome completo:", self._with_error("full_name", self._line("full_name", "Como no documento de identidade")))
+        cpf = self._line("cpf", "000.000.000-00")
+        form.addRow("&CPF:", self._with_error("cpf", cpf))
+        birth = DateField()
+        birth.setObjectName("birth_date")
+        birth.valueChanged.connect(self._changed)
+        self.person_inputs["birth_date"] = birth
+        sex = _choice_combo(SEX_CHOICES)
+        sex.setObjectName("sex")
+        sex.currentIndexChanged.connect(self._changed)
+        self.person_inputs["sex"] = sex
+        row = QHBoxLayout()
+        row.addWidget(self._with_error("birth_date", birth))
+        row.addWidget(QLabel("Se&xo:"))
+        row.itemAt(row.count() - 1).widget().setBuddy(sex)
+        row.addWidget(sex)
+        row.addStretch(1)
+        birth_label = QLabel("Data de &nascimento:")
+        birth_label.setBuddy(birth)
+        form.addRow(birth_label, row)
+        form.addRow("Nome da &mãe:", self._with_error("mother_name", self._line("mother_name")))
+        contact = QHBoxLayout()
+        contact.addWidget(self._with_error("phone", self._line("phone", "(34) 99999-9999")))
+        contact.addWidget(QLabel("E-mail:"))
+        contact.addWidget(self._with_error("email", self._line("email")), 1)
+        phone_label = QLabel("&Telefone:")
+        phone_label.setBuddy(self.person_inputs["phone"])
+        form.addRow(phone_label, contact)
+        form.addRow("&Endereço:", self._with_error("address", self._line("address", "Rua, número, complemento")))
+        place = QHBoxLayout()
+        place.addWidget(self._with_error("district", self._line("district")), 2)
+        place.addWidget(QLabel("Cidade:"))
+        place.addWidget(self._with_error("city", self._line("city")), 2)
+        place.addWidget(QLabel("UF:"))
+        uf = self._line("uf")
+        uf.setMaximumWidth(48)
+        place.addWidget(self._with_error("uf", uf))
+        place.addWidget(QLabel("CEP:"))
+        zip_code = self._line("zip_code", "38740-000")
+        zip_code.setMaximumWidth(110)
+        place.addWidget(self._with_error("zip_code", zip_code))
+        district_label = QLabel("&Bairro:")
+        district_label.setBuddy(self.person_inputs["district"])
+        form.addRow(district_label, place)
+        notes = QPlainTextEdit()
+        notes.setObjectName("notes")
+        notes.setTabChangesFocus(True)
+        notes.setMaximumHeight(90)
+        notes.textChanged.connect(self._changed)
+        self.person_inputs["notes"] = notes
+        form.addRow("Obser&vações:", self._with_error("notes", notes))
+        return page
+
+    def _build_documents(self) -> QWidget:
+        container = QWidget()
+        layout = QVBoxLayout(container)
+        for kind in DocumentKind:
+            box = QGroupBox()
+            box.setObjectName(f"doc_{kind.value}")
+            grid = QGridLayout(box)
+            inputs: dict[str, QWidget] = {}
+            cells: list[tuple[QLabel, QWidget]] = []
+            for spec in DOCUMENT_FIELDS[kind]:
+                widget = self._document_input(kind, spec)
+                inputs[spec.name] = widget
+                label = QLabel(spec.label + ":")
+                label.setBuddy(widget)
+                cells.append((label, self._with_error(f"{kind.value}.{spec.name}", widget)))
+            if kind is DocumentKind.DECLARATION_ART8:
+                declares = _choice_combo(BOOL_CHOICES)
+                declares.setObjectName("declares_no_other_permit")
+                declares.currentIndexChanged.connect(self._changed)
+                self.person_inputs["declares_no_other_permit"] = declares
+                label = QLabel("Declara não deter táxi, escolar ou coletivo:")
+                label.setToolTip(PERSON_LABELS["declares_no_other_permit"])
+                label.setBuddy(declares)
+                cells.append((label, declares))
+            per_row = 3
+            for i, (label, widget) in enumerate(cells):
+                row, column = 2 * (i // per_row), i % per_row
+                grid.addWidget(label, row, column)
+                grid.addWidget(widget, row + 1, column)
+            next_row = 2 * ((len(cells) + per_row - 1) // per_row)
+            if kind in DOCUMENT_NOTES:
+                note = QLabel(DOCUMENT_NOTES[kind])
+                note.setStyleSheet("color: #616161;")
+                note.setWordWrap(True)
+                grid.addWidget(note, next_row, 0, 1, per_row)
+                next_row += 1
+            files = AttachmentList(self.ctx, lambda name, data, k=kind: self._attach(k, name, data),
+                                   name=kind.value)
+            files.changed.connect(lambda: self._set_status("Anexos atualizados."))
+            grid.addWidget(files, next_row, 0, 1, per_row)
+            for column in range(per_row):
+                grid.setColumnStretch(column, 1)
+            layout.addWidget(box)
+            self.documents[kind] = _DocumentRow(kind, box, inputs, files)
+        layout.addStretch(1)
+        area = QScrollArea()
+        area.setObjectName("documents_area")
+        area.setWidget(container)
+        area.setWidgetResizable(True)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        return area
+
+    def _document_input(self, kind: DocumentKind, spec: FieldSpec) -> QWidget:
+        name = f"{kind.value}.{spec.name}"
+        widget: QWidget
+        if spec.kind == "date":
+            widget = DateField()
+            widget.valueChanged.connect(self._changed)
+        elif spec.kind == "bool":
+            widget = _choice_combo(BOOL_CHOICES)
+            widget.currentIndexChanged.connect(self._changed)
+        elif spec.kind == "result":
+            widget = _choice_combo(RESULT_CHOICES)
+            widget.currentIndexChanged.connect(self._changed)
+        else:
+            widget = QLineEdit()
+            if spec.kind == "uf":
+                widget.setMaximumWidth(48)
+            widget.textChanged.connect(self._changed)
+            widget.editingFinished.connect(lambda n=name: self._validate_document_field(n))
+        widget.setObjectName(name)
+        return widget
+
+    def _build_applications(self) -> QWidget:
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        self.applications_model: RowTableModel[ApplicationInfo] = RowTableModel([
+            Column("number", "Nº", lambda a: a.number),
+            Column("service", "Serviço", lambda a: a.service.label),
+            Column("state", "Situação", lambda a: a.state.label),
+            Column("opened_on", "Aberto em", lambda a: a.opened_on),
+            Column("opened_by", "Por", lambda a: a.opened_by),
+        ], parent=self)
+        self.permits_model: RowTableModel[PermitInfo] = RowTableModel([
+            Column("number", "Número", lambda p: p.number),
+            Column("service", "Serviço", lambda p: f"{p.service.label} ({p.service.instrument})"),
+            Column("state", "Situação", lambda p: p.state.label),
+            Column("issued_on", "Emitida em", lambda p: p.issued_on),
+            Column("term_end", "Vigência até", lambda p: p.term_end),
+            Column("certificate", "Certificado até", lambda p: p.certificate_valid_until),
+        ], parent=self)
+        self.applications_view = self._small_table(self.applications_model, "applications")
+        self.permits_view = self._small_table(self.permits_model, "permits")
+        self.open_application_button = QPushButton()
+        self.open_application_button.setObjectName("open_application")
+        self.open_application_button.clicked.connect(self.open_application)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("<b>Requerimentos</b>"))
+        row.addStretch(1)
+        row.addWidget(self.open_application_button)
+        layout.addLayout(row)
+        layout.addWidget(self.applications_view, 1)
+        layout.addWidget(QLabel("<b>Permissões e autorizações</b>"))
+        layout.addWidget(self.permits_view, 1)
+        return page
+
+    def _small_table(self, model: RowTableModel[Any], name: str) -> QTableView:
+        view = QTableView()
+        view.setObjectName(name)
+        view.setModel(model)
+        view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+        view.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+        view.verticalHeader().setVisible(False)
+        view.horizontalHeader().setStretchLastSection(True)
+        view.setAlternatingRowColors(True)
+        return view
+
+    def _build_eligibility(self) -> QWidget:
+        panel = QGroupBox("Requisitos do requerente (Art. 5º, 6º § 1º e 8º)")
+        panel.setObjectName("eligibility")
+        self.service_combo = QComboBox()
+        self.service_combo.setObjectName("service")
+        for service in ServiceType:
+            self.service_combo.addItem(service.label, service)
+        _set_combo(self.service_combo, ServiceType.MOTOBOY)
+        self.service_combo.currentIndexChanged.connect(self._service_changed)
+        self.meter = QProgressBar()
+        self.meter.setObjectName("completeness")
+        self.meter.setRange(0, 100)
+        self.meter.setFormat("Dossiê %p% completo")
+        self.summary = QLabel()
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.reference_label = QLabel()
+        self.reference_label.setObjectName("reference")
+        self.reference_label.setStyleSheet("color: #616161;")
+        self.reference_label.setWordWrap(True)
+        self.verdict_list = VerdictList()
+        self.verdict_list.setObjectName("verdicts")
+        self.print_button = QPushButton("&Imprimir pendências…")
+        self.print_button.setObjectName("print_pending")
+        self.print_button.setToolTip("Comunicado ao requerente com o que falta e o artigo que o exige (A4)")
+        self.print_button.clicked.connect(self.print_pending)
+        layout = QVBoxLayout(panel)
+        row = QHBoxLayout()
+        service_label = QLabel("Ser&viço:")
+        service_label.setBuddy(self.service_combo)
+        row.addWidget(service_label)
+        row.addWidget(self.service_combo, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.meter)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.reference_label)
+        layout.addWidget(self.verdict_list, 1)
+        layout.addWidget(self.print_button)
+        return panel
+
+    def _build_actions(self, on_new_person: Callable[[], None] | None, on_find: Callable[[], None] | None) -> None:
+        from motodesk.ui.actions import ActionCollection
+
+        actions = ActionCollection(self)
+        self.save_action: QAction = actions["save"]
+        self.save_action.triggered.connect(self.save)
+        self.addAction(self.save_action)
+        if on_new_person is not None:
+            actions["new_person"].triggered.connect(on_new_person)
+            self.addAction(actions["new_person"])
+        if on_find is not None:
+            actions["find"].triggered.connect(on_find)
+            self.addAction(actions["find"])
+        escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        escape.activated.connect(self.close)
+
+    def _apply_role(self) -> None:
+        editable = self.editable
+        for widget in [*self.person_inputs.values(),
+                       *(w for row in self.documents.values() for w in row.inputs.values())]:
+            if isinstance(widget, (QLineEdit, QPlainTextEdit)):
+                widget.setReadOnly(not editable)
+            else:
+                widget.setEnabled(editable)
+        for row in self.documents.values():
+            row.attachments.set_editable(editable and self.person_id is not None)
+        self.save_button.setVisible(editable)
+        self.save_action.setEnabled(editable)
+        self.photo_button.setEnabled(editable and self.person_id is not None)
+        self.open_application_button.setEnabled(editable and self.person_id is not None)
+        if not editable:
+            self.banner.setText(f"Somente leitura: o perfil {self.ctx.user.role.label} consulta os dossiês, "
+                                "mas não os altera.")
+            self.banner.show()
+        elif self.person_id is None:
+            self.banner.setText("Pessoa nova: salve os dados pessoais para anexar documentos, foto e requerimentos.")
+            self.banner.show()
+        else:
+            self.banner.hide()
+        self._update_application_button()
+
+    # -- loading ----------------------------------------------------------------------------
+    def load(self, person_id: int) -> None:
+        """Read the stored dossier into the form (discarding what the form held)."""
+        dossier = people.get_dossier(self.ctx, person_id)
+        files = attachments.person_document_attachments(self.ctx, person_id)
+        self.photo = photos.newest_photo(self.ctx, person_id)
+        self.applications = applications.list_applications(self.ctx, person_id)
+        self.permits = applications.list_permits(self.ctx, person_id)
+        self.person_id = person_id
+        self._fill(dossier)
+        for kind, row in self.documents.items():
+            row.attachments.set_items(files.get(kind, []))
+        self.applications_model.set_rows(self.applications)
+        self.permits_model.set_rows(self.permits)
+        self._show_photo()
+        self._refresh_header()
+        self.recheck()
+
+    def _fill(self, dossier: Dossier) -> None:
+        self._loading = True
+        try:
+            self._put_person(dossier.person)
+            for kind, row in self.documents.items():
+                self._put_document(row, dossier.document(kind))
+        finally:
+            self._loading = False
+        self.person_version = dossier.version
+        self.doc_versions = {kind: record.version for kind, record in dossier.documents.items()}
+        self._set_base()
+        for key in list(self.error_labels):
+            self._mark(key, None)
+
+    def _put_person(self, person: PersonInput) -> None:
+        values = dataclasses.asdict(person)
+        values["cpf"] = format_cpf(person.cpf) if person.cpf else ""
+        for key, widget in self.person_inputs.items():
+            self._put(widget, values.get(key))
+
+    def _put_document(self, row: _DocumentRow, doc: DocumentInput) -> None:
+        for name, widget in row.inputs.items():
+            self._put(widget, getattr(doc, name))
+
+    @staticmethod
+    def _put(widget: QWidget, value: Any) -> None:
+        if isinstance(widget, DateField):
+            widget.set_value(value)
+        elif isinstance(widget, QComboBox):
+            _set_combo(widget, value)
+        elif isinstance(widget, QPlainTextEdit):
+            widget.setPlainText(value or "")
+        elif isinstance(widget, QLineEdit):
+            widget.setText("" if value is None else str(value))
+
+    @staticmethod
+    def _get(widget: QWidget) -> Any:
+        if isinstance(widget, DateField):
+            return widget.value()
+        if isinstance(widget, QComboBox):
+            return _combo_value(widget)
+        if isinstance(widget, (QLineEdit, QPlainTextEdit)):
+            return _text(widget)
+        return None
+
+    # -- the form's values --------------------------------------------------------------------
+    def person_input(self) -> PersonInput:
+        values = {key: self._get(widget) for key, widget in self.person_inputs.items()}
+        values["full_name"] = values.get("full_name") or ""
+        values["cpf"] = values.get("cpf") or ""
+        return PersonInput(**values)
+
+    def document_inputs(self) -> dict[DocumentKind, DocumentInput]:
+        result = {}
+        for kind, row in self.documents.items():
+            result[kind] = DocumentInput(kind, **{name: self._get(w) for name, w in row.inputs.items()})
+        return result
+
+    def values(self) -> dict[str, Any]:
+        return flatten(self._comparable_person(self.person_input()), self.document_inputs())
+
+    @staticmethod
+    def _comparable_person(person: PersonInput) -> PersonInput:
+        # The form shows the CPF formatted; compare digits with digits.
+        digits = "".join(ch for ch in person.cpf if ch.isdigit())
+        return dataclasses.replace(person, cpf=digits if len(digits) == 11 else person.cpf)
+
+    def _set_base(self) -> None:
+        self.base = self.values()
+        self._update_title()
+
+    def is_dirty(self) -> bool:
+        return self.editable and self.values() != self.base
+
+    # -- live checks ----------------------------------------------------------------------------
+    def _changed(self, *_args: object) -> None:
+        if self._loading:
+            return
+        self._update_title()
+        self._recheck_timer.start()
+        if self._tried_save:
+            self._validate_all(show=True)
+
+    def _validate_person_field(self, key: str) -> None:
+        """On leaving a field: mark it if it is wrong (an empty required field waits for the save)."""
+        _clean, errors = people.validate_person(self.person_input())
+        message = errors.get(key)
+        widget = self.person_inputs[key]
+        if message and not self._tried_save and self._get(widget) is None:
+            message = None
+        if key == "cpf" and not message and self.editable:
+            message = self._cpf_taken_message()
+        self._mark(key, message)
+
+    def _cpf_taken_message(self) -> str | None:
+        try:
+            owner = people.cpf_owner(self.ctx, self.person_input().cpf, except_person_id=self.person_id)
+        except MotodeskError:
+            return None
+        if owner is None:
+            return None
+        return f"Já existe uma pessoa cadastrada com este CPF: {owner[1]}."
+
+    def _validate_document_field(self, key: str) -> None:
+        kind_value, name = key.split(".", 1)
+        doc = self.document_inputs()[DocumentKind(kind_value)]
+        _clean, errors = people.validate_document(doc)
+        warnings = people.document_warnings(doc)
+        self._mark(key, errors.get(name) or warnings.get(name))
+
+    def _validate_all(self, *, show: bool) -> dict[str, str]:
+        _clean, errors = people.validate_person(self.person_input())
+        for kind, doc in self.document_inputs().items():
+            _c, doc_errors = people.validate_document(doc)
+            errors.update({f"{kind.value}.{k}": v for k, v in doc_errors.items()})
+        if show:
+            for key in self.error_labels:
+                kind_value, _, name = key.partition(".")
+                message = errors.get(key)
+                if not message and name:
+                    message = people.document_warnings(self.document_inputs()[DocumentKind(kind_value)]).get(name)
+                self._mark(key, message)
+        return errors
+
+    def _mark(self, key: str, message: str | None) -> None:
+        widget = self.person_inputs.get(key) or self._document_widget(key)
+        if widget is not None:
+            mark_field(widget, message)
+        label = self.error_labels.get(key)
+        if label is not None:
+            label.setText(message or "")
+            label.setVisible(bool(message))
+
+    def _document_widget(self, key: str) -> QWidget | None:
+        if "." not in key:
+            return None
+        kind_value, name = key.split(".", 1)
+        row = self.documents.get(DocumentKind(kind_value))
+        return row.inputs.get(name) if row else None
+
+    def field_message(self, key: str) -> str:
+        """The error shown under a field ('' if none): what the clerk reads."""
+        label = self.error_labels.get(key)
+        return label.text() if label is not None and label.isVisible() else ""
+
+    def service(self) -> ServiceType:
+        return ServiceType(self.service_combo.currentData())
+
+    def _service_changed(self) -> None:
+        self._update_application_button()
+        self.recheck()
+
+    def _reference(self) -> tuple[date, ApplicationInfo | None]:
+        application = applications.open_application_for(self.applications, self.service())
+        return (application.opened_on if application else date.today()), application
+
+    def recheck(self) -> None:
+        """Judge the form as it is now, for the chosen service."""
+        on, application = self._reference()
+        facts = people.applicant_facts(
+            self.person_input(), self.document_inputs(),
+            photo_date=self.photo.local_date if self.photo else None,
+            tender_homologation_date=application.tender_homologation_date if application else None)
+        self.verdicts = check_applicant(facts, self.service(), on, self.settings)
+        self.verdict_list.set_verdicts(self.verdicts)
+        share = completeness(self.verdicts)
+        self.meter.setValue(round(share * 100))
+        met = sum(v.status is Status.MET for v in self.verdicts)
+        missing = sum(v.status is Status.PENDING for v in self.verdicts)
+        failed = sum(v.status is Status.NOT_MET for v in self.verdicts)
+        self.summary.setText(f"{met} de {len(self.verdicts)} requisitos atendidos · {missing} pendentes · "
+                             f"{failed} não atendidos")
+        where = f"data do requerimento nº {application.number}" if application else "hoje"
+        self.reference_label.setText(f"Verificado em {format_date(on)} ({where}). A vistoria do veículo e os "
+                                     "equipamentos (Art. 5º, IV) são verificados na vistoria.")
+        self.print_button.setEnabled(self.person_id is not None and met < len(self.verdicts))
+        by_rule = {v.rule_id: v for v in self.verdicts}
+        for kind, row in self.documents.items():
+            verdict = by_rule.get(people.RULE_OF_DOCUMENT.get(kind, ""))
+            title = f"{kind.label} — {kind.article}" if kind.article else kind.label
+            if verdict is None:
+                row.box.setTitle(title)
+                row.box.setStyleSheet("")
+                row.box.setToolTip("")
+            else:
+                row.box.setTitle(f"{STATUS_SYMBOLS[verdict.status]}  {title}")
+                row.box.setStyleSheet(f"QGroupBox::title {{ color: {STATUS_COLOURS[verdict.status]}; }}")
+                row.box.setToolTip(verdict.message)
+
+    # -- header, title, photo ---------------------------------------------------------------
+    def _refresh_header(self) -> None:
+        person = self.person_input()
+        name = person.full_name.strip() or "Pessoa nova"
+        from html import escape
+
+        self.title_label.setText(f"<h2>{escape(name)}</h2>")
+        parts = []
+        if person.cpf:
+            parts.append(f"CPF {format_cpf(person.cpf)}")
+        in_force = [p for p in self.permits if p.state.in_force]
+        if in_force:
+            p = in_force[0]
+            parts.append(f"{p.service.label}: {p.number} ({p.state.label.lower()})")
+        open_apps = [a for a in self.applications if a.is_open]
+        if open_apps:
+            parts.append(f"Requerimento {open_apps[0].number} – {open_apps[0].service.label} "
+                         f"({open_apps[0].state.label.lower()})")
+        self.subtitle_label.setText(" · ".join(parts) or "Sem requerimento")
+        self._update_title()
+
+    def _update_title(self) -> None:
+        name = (self.base.get("full_name") or "").strip() or "Pessoa nova"
+        mark = " *" if self.is_dirty() else ""
+        self.setWindowTitle(f"Dossiê – {name}{mark}")
+
+    def _show_photo(self) -> None:
+        if self.photo is None or not self.photo.jpeg:
+            self.photo_label.setPixmap(QPixmap())
+            self.photo_label.setText("Sem foto")
+            self.photo_caption.setText("")
+            return
+        pixmap = QPixmap()
+        pixmap.loadFromData(self.photo.jpeg)
+        self.photo_label.setPixmap(pixmap.scaled(*PHOTO_SIZE, Qt.AspectRatioMode.KeepAspectRatio,
+                                                 Qt.TransformationMode.SmoothTransformation))
+        self.photo_caption.setText(f"Foto de {format_date(self.photo.local_date)}")
+
+    def request_photo(self) -> bool:
+        """Get a new 3x4 photo of the person and store it (hook: the photo dialog takes this over).
+
+        For now: choose an image file, crop it to 3x4 with ``motodesk.imaging.upload.process_upload``
+        (when available) and keep it with ``services.photos.store_photo(..., source="file")``.
+        """
+        if self.person_id is None or not self.editable:
+            return False
+        name, _ = QFileDialog.getOpenFileName(self, "Foto 3x4", "", PHOTO_FILTER)
+        if not name:
+            return False
+        try:
+            data = Path(name).read_bytes()
+        except OSError as exc:
+            show_error(self, MotodeskError(f"Não foi possível ler o arquivo: {exc.strerror or exc}."))
+            return False
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        warnings: tuple[Any, ...] = ()
+        try:
+            try:
+                from motodesk.imaging.upload import process_upload
+            except ImportError:  # pragma: no cover - the imaging package ships with the app
+                jpeg = data
+            else:
+                from motodesk.imaging.loading import PhotoError
+
+                try:
+                    processed = process_upload(data)
+                except PhotoError as exc:
+                    raise InvalidInputError(exc.message) from exc
+                jpeg, warnings = processed.jpeg, processed.warnings
+            self.photo = photos.store_photo(self.ctx, self.person_id, jpeg, "file")
+        except MotodeskError as exc:
+            QApplication.restoreOverrideCursor()
+            show_error(self, exc, "Foto recusada" if isinstance(exc, InvalidInputError) else None)
+            return False
+        QApplication.restoreOverrideCursor()
+        self._show_photo()
+        self.recheck()
+        notes = "; ".join(str(getattr(w, "message", w)) for w in warnings)
+        self._set_status("Foto guardada." + (f" Atenção: {notes}" if notes else ""))
+        return True
+
+    # -- attachments and applications -------------------------------------------------------
+    def _attach(self, kind: DocumentKind, filename: str, data: bytes) -> attachments.AttachmentInfo | None:
+        if self.person_id is None:
+            raise MotodeskError("Salve o dossiê antes de anexar documentos.")
+        result = attachments.attach_to_document(self.ctx, self.person_id, kind, filename, data)
+        if self.doc_versions.get(kind) is None:
+            self.doc_versions[kind] = result.document_version  # the row now exists, still empty
+        return result.attachment
+
+    def _update_application_button(self) -> None:
+        service = self.service()
+        self.open_application_button.setText(f"Abrir requerimento de {service.label}…")
+
+    def open_application(self) -> ApplicationInfo | None:
+        if self.person_id is None or not self.editable:
+            return None
+        service = self.service()
+        answer = QMessageBox.question(
+            self, "Abrir requerimento",
+            f"Abrir um requerimento de {service.label} ({service.instrument}) para "
+            f"{self.base.get('full_name')}?")
+        if answer != QMessageBox.StandardButton.Yes:
+            return None
+        try:
+            info = applications.open_application(self.ctx, self.person_id, service)
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return None
+        self.applications = applications.list_applications(self.ctx, self.person_id)
+        self.applications_model.set_rows(self.applications)
+        self._refresh_header()
+        self.recheck()
+        self._set_status(f"Requerimento nº {info.number} aberto.")
+        return info
+
+    def print_pending(self) -> bool:
+        if self.person_id is None:
+            return False
+        if self.is_dirty():
+            QMessageBox.information(self, "Imprimir pendências",
+                                    "Salve o dossiê antes de imprimir: o comunicado lista as pendências "
+                                    "dos dados gravados.")
+            return False
+        try:
+            pdf = applications.pending_letter(self.ctx, self.person_id, self.service())
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return False
+        from motodesk.ui import pdfpreview
+
+        name = self.base.get("full_name") or "requerente"
+        pdfpreview.preview_pdf(self, pdf, f"Pendências – {name}")
+        return True
+
+    # -- saving ------------------------------------------------------------------------------
+    def save(self) -> bool:
+        """Save in the background; False when nothing was started (read-only, errors, busy)."""
+        if not self.editable or self.saving:
+            return False
+        self._tried_save = True
+        errors = self._validate_all(show=True)
+        if errors:
+            first = next(iter(errors))
+            self._focus_field(first)
+            self._set_status(f"Corrija os campos marcados antes de salvar ({len(errors)}).", error=True)
+            return False
+        person = self.person_input()
+        documents = self.document_inputs()
+        changed = self._changed_documents(documents)
+        person_id, person_version = self.person_id, self.person_version
+        versions = {kind: self.doc_versions.get(kind) for kind in changed}
+        self.saving = True
+        self.save_button.setEnabled(False)
+        self._set_status("Salvando…")
+
+        def work() -> DossierSaved:
+            return people.save_dossier(self.ctx, person, [documents[k] for k in changed], person_id=person_id,
+                                       person_version=person_version, document_versions=versions)
+
+        BackgroundOp(work).on_success(self._saved).on_failure(self._save_failed).run()
+        return True
+
+    def _changed_documents(self, documents: dict[DocumentKind, DocumentInput]) -> list[DocumentKind]:
+        changed = []
+        for kind in DocumentKind:
+            keys = [f"{kind.value}.{f.name}" for f in DOCUMENT_FIELDS[kind]]
+            if any(getattr(documents[kind], k.split(".", 1)[1]) != self.base.get(k) for k in keys):
+                changed.append(kind)
+        return changed
+
+    def _saved(self, result: DossierSaved) -> None:
+        self.saving = False
+        self.save_button.setEnabled(True)
+        was_new = self.person_id is None
+        self.person_id = result.person_id
+        self.person_version = result.version
+        for kind, (_id, version) in result.documents.items():
+            self.doc_versions[kind] = version
+        self._loading = True
+        self.person_inputs["cpf"].setText(format_cpf(self.person_input().cpf))
+        self._loading = False
+        self._set_base()
+        self._refresh_header()
+        if was_new:
+            self._apply_role()
+            for row in self.documents.values():
+                row.attachments.set_items([])
+        self._set_status(f"Dossiê salvo às {_now_hm()}.")
+        self.saved.emit(result.person_id)
+        if self._close_after_save:
+            self._close_after_save = False
+            self.close()
+
+    def _save_failed(self, exc: BaseException) -> None:
+        self.saving = False
+        self.save_button.setEnabled(True)
+        self._close_after_save = False
+        if isinstance(exc, ConflictError):
+            self._set_status("Não salvo: outra estação alterou o dossiê.", error=True)
+            self.resolve_conflict()
+            return
+        if isinstance(exc, InvalidInputError):
+            for key, message in exc.fields.items():
+                self._mark(key, message)
+            if exc.fields:
+                self._focus_field(next(iter(exc.fields)))
+        if isinstance(exc, (MotodeskError, DatabaseError)):
+            self._set_status(f"Não salvo: {exc}", error=True)
+            show_error(self, exc, "Não foi possível salvar o dossiê")
+            return
+        details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        log.error("saving a dossier failed\n%s", details)
+        self._set_status("Não salvo: erro inesperado.", error=True)
+        show_unexpected(self, details)
+
+    def _who_saved(self) -> str:
+        if self.person_id is None:
+            return ""
+        try:
+            change = people.last_change(self.ctx, self.person_id)
+        except MotodeskError:
+            return ""
+        if change is None:
+            return ""
+        return f" (por {change.user_login}, em {format_datetime(change.at)})"
+
+    def resolve_conflict(self) -> str:
+        """Ask what to do after a conflicting save; returns the choice taken."""
+        who = self._who_saved()
+        choice = ConflictDialog(self, who).ask()
+        if choice == ConflictDialog.RELOAD and self.person_id is not None:
+            try:
+                self.load(self.person_id)
+            except MotodeskError as exc:
+                show_error(self, exc)
+                return ConflictDialog.CANCEL
+            self._set_status("Versão gravada recarregada.")
+        elif choice == ConflictDialog.REVIEW:
+            self.review_versions(who)
+        return choice
+
+    def review_versions(self, who: str = "") -> bool:
+        """Both versions side by side; the clerk's choices go into the form, which is saved again."""
+        if self.person_id is None:
+            return False
+        try:
+            stored = people.get_dossier(self.ctx, self.person_id)
+        except MotodeskError as exc:
+            show_error(self, exc)
+            return False
+        stored_docs = {kind: stored.document(kind) for kind in DocumentKind}
+        stored_flat = flatten(self._comparable_person(stored.person), stored_docs)
+        dialog = ReviewDialog(self, self.values(), stored_flat, who)
+        if not self._exec_review(dialog):
+            return False
+        take = dialog.take_stored()
+        self._loading = True
+        try:
+            for key in take:
+                widget = self.person_inputs.get(key) or self._document_widget(key)
+                if widget is not None:
+                    value = stored_flat[key]
+                    self._put(widget, format_cpf(value) if key == "cpf" and value else value)
+        finally:
+            self._loading = False
+        # The stored versions become the base: saving now overwrites them with the chosen values.
+        mine = self.values()
+        self.person_version = stored.version
+        self.doc_versions = {kind: record.version for kind, record in stored.documents.items()}
+        self.base = stored_flat
+        self._update_title()
+        self.recheck()
+        if mine == stored_flat:
+            self._set_status("As versões agora são iguais: nada a salvar.")
+            return True
+        return self.save()
+
+    def _exec_review(self, dialog: ReviewDialog) -> bool:
+        return dialog.exec() == QDialog.DialogCode.Accepted
+
+    # -- closing -----------------------------------------------------------------------------
+    def confirm_close(self) -> bool:
+        """True when the window may close: nothing unsaved, or the clerk chose to discard."""
+        if self.saving:
+            QMessageBox.information(self, "Dossiê", "Aguarde: o dossiê está sendo salvo.")
+            return False
+        if not self.is_dirty():
+            return True
+        name = (self.base.get("full_name") or self.person_input().full_name or "pessoa nova").strip()
+        answer = QMessageBox.question(
+            self, "Alterações não salvas",
+            f"O dossiê de {name} tem alterações que não foram salvas. Salvar antes de fechar?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save)
+        if answer == QMessageBox.StandardButton.Discard:
+            return True
+        if answer == QMessageBox.StandardButton.Save:
+            self._close_after_save = self.save()
+        return False
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
+        if not self.confirm_close():
+            event.ignore()
+            return
+        self._recheck_timer.stop()
+        self.closed.emit(self)
+        event.accept()
+
+    # -- small things ------------------------------------------------------------------------
+    def _focus_field(self, key: str) -> None:
+        widget = self.person_inputs.get(key) or self._document_widget(key)
+        if widget is None:
+            return
+        on_first_tab = key in self.person_inputs and key != "declares_no_other_permit"
+        self.tabs.setCurrentIndex(0 if on_first_tab else 1)
+        widget.setFocus()
+
+    def _set_status(self, text: str, *, error: bool = False) -> None:
+        self.status.setText(text)
+        self.status.setStyleSheet("color: #c62828;" if error else "")
+
+
+def _now_hm() -> str:
+    from datetime import datetime
+
+    return datetime.now().strftime("%H:%M")

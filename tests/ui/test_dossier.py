@@ -1,0 +1,411 @@
+"""The dossier window, driven as a clerk drives it: type, tab, attach, save, meet a conflict."""
+
+from __future__ import annotations
+
+import io
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from pypdf import PdfReader
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QLineEdit, QMessageBox
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from validate_docbr import CNH, PIS, TituloEleitoral
+
+from motodesk.models.db import Database
+from motodesk.rules.common import PermitState, Status
+from motodesk.rules.dossier import DocumentKind
+from motodesk.services import applications, attachments, people
+from motodesk.services.context import AppContext
+from motodesk.services.people import PersonInput
+from motodesk.ui import dossier as dossier_module
+from motodesk.ui import pdfpreview
+from motodesk.ui.app import create_application
+from motodesk.ui.dossier import ConflictDialog, DossierWindow, ReviewDialog
+from motodesk.ui.widgets import DateField, field_error
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+TODAY = date.today()
+
+
+@pytest.fixture(autouse=True)
+def never_block_on_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that leaves typed text behind must not hang on "Salvar antes de fechar?" at teardown."""
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
+
+
+class Boxes:
+    """Every message box the window shows, instead of waiting for a click."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.shown: list[tuple[str, str]] = []
+        boxes = self
+
+        def exec_(box: QMessageBox) -> int:
+            boxes.shown.append((box.windowTitle(), f"{box.text()}\n{box.informativeText()}"))
+            return int(QMessageBox.StandardButton.Ok)
+
+        monkeypatch.setattr(QMessageBox, "exec", exec_)
+        monkeypatch.setattr(QMessageBox, "information", lambda _p, title, text, *a: boxes.shown.append((title, text)))
+
+    def texts(self) -> str:
+        return "\n".join(text for _title, text in self.shown)
+
+
+def open_window(qtbot, ctx: AppContext, person_id: int | None = None) -> DossierWindow:  # noqa: ANN001
+    create_application()
+    window = DossierWindow(ctx, person_id)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    return window
+
+
+def type_into(qtbot, widget: QLineEdit, text: str) -> None:  # noqa: ANN001
+    """Click into the field and type, as a clerk does."""
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(widget, text)
+
+
+def paste(qtbot, widget: QLineEdit, text: str) -> None:  # noqa: ANN001
+    """Type accented text the way a clerk often does: paste it (QTest types only ASCII)."""
+    QApplication.clipboard().setText(text)
+    widget.setFocus()
+    widget.selectAll()
+    qtbot.keyClick(widget, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+
+
+def type_date(qtbot, field: DateField, value: date) -> None:  # noqa: ANN001
+    """dd/MM/aaaa typed into the field, slashes and all."""
+    field.setFocus()
+    qtbot.keyClicks(field, value.strftime("%d/%m/%Y"))
+    assert field.value() == value
+    assert field.text() == value.strftime("%d/%m/%Y")
+
+
+def choose(combo: QComboBox, label: str) -> None:
+    index = combo.findText(label)
+    assert index >= 0, label
+    combo.setCurrentIndex(index)
+
+
+def save_and_wait(qtbot, window: DossierWindow) -> None:  # noqa: ANN001
+    qtbot.keyClick(window, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not window.saving, timeout=10_000)
+
+
+def pdf_file(tmp_path: Path) -> Path:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "CNH digitalizada.pdf"
+    page = canvas.Canvas(str(path))
+    page.drawString(72, 720, "CNH")
+    page.save()
+    return path
+
+
+def test_invalid_cpf_is_marked_on_the_field_with_the_reason(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    window = open_window(qtbot, clerk)
+    cpf = window.person_inputs["cpf"]
+    type_into(qtbot, cpf, "123.456.789-00")
+    qtbot.keyClick(cpf, Qt.Key.Key_Tab)
+    assert field_error(cpf) == "CPF inválido: os dígitos verificadores não conferem."
+    assert window.field_message("cpf") == "CPF inválido: os dígitos verificadores não conferem."
+    cpf.clear()
+    type_into(qtbot, cpf, valid_cpf())
+    qtbot.keyClick(cpf, Qt.Key.Key_Tab)
+    assert field_error(cpf) is None and window.field_message("cpf") == ""
+
+
+def test_cpf_of_someone_else_is_marked_before_saving(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    cpf = valid_cpf()
+    people.save_person(clerk, PersonInput(full_name="Dona Do Número", cpf=cpf))
+    window = open_window(qtbot, clerk)
+    type_into(qtbot, window.person_inputs["cpf"], cpf)
+    qtbot.keyClick(window.person_inputs["cpf"], Qt.Key.Key_Tab)
+    assert window.field_message("cpf") == "Já existe uma pessoa cadastrada com este CPF: Dona Do Número."
+
+
+def test_fill_a_complete_dossier_and_every_verdict_turns_met(qtbot, clerk: AppContext, monkeypatch,  # noqa: ANN001
+                                                              backend: str) -> None:
+    boxes = Boxes(monkeypatch)
+    window = open_window(qtbot, clerk)
+    assert window.verdict_list.count() == 13
+    assert all(v.status is not Status.MET for v in window.verdicts if v.rule_id != "art6_1_natural_person")
+    assert not window.photo_button.isEnabled()  # a new person: save first
+
+    # Personal data, in tab order.
+    paste(qtbot, window.person_inputs["full_name"], "Maria D'Ávila-Souza")
+    qtbot.keyClick(window.person_inputs["full_name"], Qt.Key.Key_Tab)
+    qtbot.keyClicks(window.person_inputs["cpf"], valid_cpf())
+    type_date(qtbot, window.person_inputs["birth_date"], date(1990, 5, 17))
+    choose(window.person_inputs["sex"], "Feminino")
+    qtbot.keyClicks(window.person_inputs["address"], "Rua Presidente Vargas, 1200")
+    qtbot.keyClicks(window.person_inputs["district"], "Centro")
+    paste(qtbot, window.person_inputs["city"], "Patrocínio")
+    qtbot.keyClicks(window.person_inputs["uf"], "MG")
+
+    # The documents of Art. 5.
+    docs = window.documents
+    window.tabs.setCurrentIndex(1)
+    qtbot.keyClicks(docs[DocumentKind.IDENTITY].inputs["number"], "MG-14.325.876")
+    qtbot.keyClicks(docs[DocumentKind.IDENTITY].inputs["issuer"], "SSP")
+    qtbot.keyClicks(docs[DocumentKind.IDENTITY].inputs["issuer_uf"], "MG")
+    cnh = docs[DocumentKind.CNH].inputs
+    qtbot.keyClicks(cnh["number"], CNH().generate())
+    qtbot.keyClicks(cnh["categories"], "AB")
+    type_date(qtbot, cnh["reference_date"], date(2012, 4, 2))
+    type_date(qtbot, cnh["valid_until"], TODAY + timedelta(days=800))
+    choose(cnh["flag"], "Sim")
+    course = docs[DocumentKind.COURSE].inputs
+    qtbot.keyClicks(course["number"], "2025/0193")
+    qtbot.keyClicks(course["school"], "CFC Alto Paranaiba")
+    type_date(qtbot, course["reference_date"], TODAY - timedelta(days=60))
+    qtbot.keyClicks(docs[DocumentKind.ELECTORAL].inputs["number"], TituloEleitoral().generate())
+    choose(docs[DocumentKind.ELECTORAL].inputs["flag"], "Sim")
+    type_date(qtbot, docs[DocumentKind.MEDICAL].inputs["issue_date"], TODAY - timedelta(days=12))
+    qtbot.keyClicks(docs[DocumentKind.INSS].inputs["number"], PIS().generate())
+    type_date(qtbot, docs[DocumentKind.RESIDENCE].inputs["issue_date"], TODAY - timedelta(days=7))
+    type_date(qtbot, docs[DocumentKind.CRIMINAL].inputs["issue_date"], TODAY - timedelta(days=20))
+    choose(docs[DocumentKind.CRIMINAL].inputs["result"], "Negativas")
+    choose(window.person_inputs["declares_no_other_permit"], "Sim")
+    window.recheck()
+    pending = [v for v in window.verdicts if v.status is not Status.MET]
+    assert [v.rule_id for v in pending] == ["art5_ix_photo"]  # only the photo is missing now
+    assert window.meter.value() == 92
+
+    save_and_wait(qtbot, window)
+    assert boxes.shown == [] and window.person_id is not None, window.status.text()
+    assert window.windowTitle() == "Dossiê – Maria D'Ávila-Souza" and not window.is_dirty()
+    assert people.get_dossier(clerk, window.person_id).person.full_name == "Maria D'Ávila-Souza"
+
+    # The photo slot: "Sem foto" until the hook brings one.
+    assert window.photo_label.text() == "Sem foto"
+    photo = ROOT / "tests" / "data" / "photos" / "astronaut.png"
+    monkeypatch.setattr(dossier_module.QFileDialog, "getOpenFileName", lambda *a, **k: (str(photo), ""))
+    assert window.photo_button.isEnabled()
+    assert window.request_photo() is True
+    assert window.photo_label.pixmap() is not None and not window.photo_label.pixmap().isNull()
+    assert window.photo_caption.text() == f"Foto de {TODAY:%d/%m/%Y}"
+    assert all(v.status is Status.MET for v in window.verdicts)
+    assert window.meter.value() == 100
+    assert window.summary.text().startswith("13 de 13 requisitos atendidos")
+    assert not window.print_button.isEnabled()  # nothing pending to print
+    assert all("✔" in docs[k].box.title() for k in (DocumentKind.CNH, DocumentKind.CRIMINAL, DocumentKind.INSS))
+
+    if backend == "sqlite":
+        window.tabs.setCurrentIndex(0)
+        window.resize(1280, 840)
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        window.grab().save(str(SCREENSHOTS / "dossier.png"))
+        window.tabs.setCurrentIndex(1)
+        window.tabs.currentWidget().verticalScrollBar().setValue(0)
+        window.grab().save(str(SCREENSHOTS / "dossier_documents.png"))
+
+
+def test_attach_a_pdf_refuse_a_renamed_file_and_remove_with_a_reason(qtbot, clerk: AppContext, monkeypatch,  # noqa: ANN001
+                                                                     tmp_path: Path) -> None:
+    boxes = Boxes(monkeypatch)
+    pid = people.save_person(clerk, PersonInput(full_name="Anexo Teste Silva", cpf=valid_cpf())).id
+    window = open_window(qtbot, clerk, pid)
+    files = window.documents[DocumentKind.CNH].attachments
+    pdf = pdf_file(tmp_path)
+    monkeypatch.setattr(dossier_module.AttachmentList.__module__ and __import__("motodesk.ui.attachments",
+                        fromlist=["QFileDialog"]).QFileDialog, "getOpenFileName", lambda *a, **k: (str(pdf), ""))
+    qtbot.mouseClick(files.add_button, Qt.MouseButton.LeftButton)
+    assert [i.filename for i in files.items] == ["CNH digitalizada.pdf"]
+    assert "CNH digitalizada.pdf  (PDF" in files.list.item(0).text()
+    stored = attachments.person_document_attachments(clerk, pid)[DocumentKind.CNH]
+    assert [a.media_type for a in stored] == ["application/pdf"]
+
+    # A text file named like a PDF is refused, with the reason.
+    fake = tmp_path / "RG.pdf"
+    fake.write_text("isto não é um PDF")
+    monkeypatch.setattr(__import__("motodesk.ui.attachments", fromlist=["x"]).QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(fake), ""))
+    qtbot.mouseClick(window.documents[DocumentKind.IDENTITY].attachments.add_button, Qt.MouseButton.LeftButton)
+    assert "O arquivo «RG.pdf» não é um PDF, JPEG ou PNG" in boxes.texts()
+    assert window.documents[DocumentKind.IDENTITY].attachments.items == []
+
+    # Viewing opens the PDF preview; removing asks for the reason.
+    seen: list[bytes] = []
+    monkeypatch.setattr(pdfpreview, "preview_pdf", lambda _p, data, *_a, **_k: seen.append(data))
+    files.list.setCurrentRow(0)
+    qtbot.mouseClick(files.view_button, Qt.MouseButton.LeftButton)
+    assert seen == [pdf.read_bytes()]
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("Digitalização ilegível", True))
+    qtbot.mouseClick(files.remove_button, Qt.MouseButton.LeftButton)
+    assert files.items == []
+    kept = attachments.person_document_attachments(clerk, pid, include_removed=True)[DocumentKind.CNH]
+    assert kept[0].removed_reason == "Digitalização ilegível" and kept[0].removed_by == "clerk"
+
+
+def test_a_conflicting_save_from_a_second_session_shows_the_conflict_dialog(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                                          supervisor: AppContext,
+                                                                          monkeypatch) -> None:
+    Boxes(monkeypatch)
+    pid = people.save_person(clerk, PersonInput(full_name="Conflito Teste Lima", cpf=valid_cpf())).id
+    window = open_window(qtbot, clerk, pid)
+    # Another workstation saves the same dossier first.
+    other = people.get_dossier(supervisor, pid)
+    other.person.phone = "(34) 3831-1111"
+    people.save_dossier(supervisor, other.person, person_id=pid, person_version=other.version)
+
+    qtbot.keyClicks(window.person_inputs["phone"], "(34) 99999-2222")
+    qtbot.keyClicks(window.person_inputs["mother_name"], "Ana Lima")
+    asked: list[ConflictDialog] = []
+
+    def answer(dialog: ConflictDialog) -> str:
+        asked.append(dialog)
+        return ConflictDialog.REVIEW
+
+    reviewed: list[ReviewDialog] = []
+
+    def keep_mine(_self: DossierWindow, dialog: ReviewDialog) -> bool:
+        reviewed.append(dialog)
+        return True  # nothing ticked: my values stay
+
+    monkeypatch.setattr(ConflictDialog, "ask", answer)
+    monkeypatch.setattr(DossierWindow, "_exec_review", keep_mine)
+    save_and_wait(qtbot, window)
+    assert len(asked) == 1
+    assert "Outra estação salvou este dossiê depois que você o abriu (por supervisor" in asked[0].text()
+    assert "tudo continua no formulário" in asked[0].text()
+    assert [b.text() for b in (asked[0].review_button, asked[0].reload_button)] == [
+        "Revisar as duas versões", "Recarregar a versão gravada"]
+    table = reviewed[0].table
+    rows = {table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text()) for r in range(table.rowCount())}
+    assert rows == {"Telefone": ("(34) 99999-2222", "(34) 3831-1111"), "Nome da mãe": ("Ana Lima", "(vazio)")}
+    qtbot.waitUntil(lambda: not window.saving, timeout=10_000)
+    stored = people.get_dossier(clerk, pid).person
+    assert (stored.phone, stored.mother_name) == ("(34) 99999-2222", "Ana Lima")  # nothing typed was lost
+    assert not window.is_dirty()
+
+
+def test_conflict_then_reload_takes_the_stored_version(qtbot, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
+                                                      monkeypatch) -> None:
+    Boxes(monkeypatch)
+    pid = people.save_person(clerk, PersonInput(full_name="Recarga Teste Dias", cpf=valid_cpf())).id
+    window = open_window(qtbot, clerk, pid)
+    other = people.get_dossier(supervisor, pid)
+    other.person.district = "Enéas"
+    people.save_dossier(supervisor, other.person, person_id=pid, person_version=other.version)
+    qtbot.keyClicks(window.person_inputs["district"], "Centro")
+    monkeypatch.setattr(ConflictDialog, "ask", lambda _d: ConflictDialog.RELOAD)
+    save_and_wait(qtbot, window)
+    assert window.person_inputs["district"].text() == "Enéas" and not window.is_dirty()
+
+
+def test_closing_with_unsaved_changes_asks(qtbot, clerk: AppContext, monkeypatch) -> None:  # noqa: ANN001
+    window = open_window(qtbot, clerk)
+    assert window.close()  # nothing typed: closes without asking
+    window = open_window(qtbot, clerk)
+    qtbot.keyClicks(window.person_inputs["full_name"], "Quase Salvo")
+    assert window.windowTitle().endswith("*")
+    answers = iter([QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard])
+    asked: list[str] = []
+
+    def question(_parent, _title, text, *_a, **_k):  # noqa: ANN001, ANN202
+        asked.append(text)
+        return next(answers)
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    qtbot.keyClick(window, Qt.Key.Key_Escape)
+    assert window.isVisible() and "alterações que não foram salvas" in asked[0]  # Cancelar: stays open
+    assert window.close()  # Descartar
+    assert len(asked) == 2 and not window.isVisible()
+
+
+def test_a_failed_save_keeps_the_form_and_says_why(qtbot, clerk: AppContext, monkeypatch) -> None:  # noqa: ANN001
+    boxes = Boxes(monkeypatch)
+    pid = people.save_person(clerk, PersonInput(full_name="Banco Fora Do Ar", cpf=valid_cpf())).id
+    window = open_window(qtbot, clerk, pid)
+    qtbot.keyClicks(window.person_inputs["phone"], "(34) 98888-7777")
+    down = Database.open("postgresql+psycopg://motodesk@127.0.0.1:1/motodesk")
+    window.ctx = AppContext(down, clerk.user)
+    try:
+        save_and_wait(qtbot, window)
+    finally:
+        down.dispose()
+    assert "Não foi possível conectar ao servidor de banco de dados" in boxes.texts()
+    assert window.status.text().startswith("Não salvo:")
+    assert window.person_inputs["phone"].text() == "(34) 98888-7777" and window.is_dirty()
+    window.ctx = clerk
+    save_and_wait(qtbot, window)
+    assert people.get_dossier(clerk, pid).person.phone == "(34) 98888-7777"
+
+
+def test_too_long_paste_and_metacharacters(qtbot, clerk: AppContext, monkeypatch) -> None:  # noqa: ANN001
+    Boxes(monkeypatch)
+    window = open_window(qtbot, clerk)
+    paste(qtbot, window.person_inputs["full_name"], "A" * 10_000)
+    qtbot.keyClicks(window.person_inputs["cpf"], valid_cpf())
+    save_and_wait(qtbot, window)
+    assert window.person_id is None
+    assert window.field_message("full_name") == "Texto longo demais: no máximo 200 caracteres (recebidos 10000)."
+    paste(qtbot, window.person_inputs["full_name"], "Robert'); DROP TABLE people;-- Silva")
+    save_and_wait(qtbot, window)
+    assert window.person_id is not None
+    assert people.get_dossier(clerk, window.person_id).person.full_name == "Robert'); DROP TABLE people;-- Silva"
+
+
+def test_inspector_sees_a_read_only_dossier(qtbot, clerk: AppContext, inspector: AppContext) -> None:  # noqa: ANN001
+    pid = people.save_person(clerk, PersonInput(full_name="Somente Leitura Reis", cpf=valid_cpf())).id
+    window = open_window(qtbot, inspector, pid)
+    assert window.person_inputs["full_name"].isReadOnly()
+    assert not window.person_inputs["sex"].isEnabled()
+    assert not window.save_button.isVisible() and not window.save_action.isEnabled()
+    assert not window.documents[DocumentKind.CNH].attachments.add_button.isEnabled()
+    assert not window.photo_button.isEnabled() and not window.open_application_button.isEnabled()
+    assert "Somente leitura" in window.banner.text()
+    assert window.save() is False
+
+
+def test_open_an_application_and_print_the_pending_items(qtbot, clerk: AppContext, monkeypatch,  # noqa: ANN001
+                                                         qtmodeltester) -> None:
+    boxes = Boxes(monkeypatch)
+    pid = people.save_person(clerk, PersonInput(full_name="Requerente Nova Costa", cpf=valid_cpf(),
+                                                birth_date=date(1992, 2, 29), sex="M")).id
+    window = open_window(qtbot, clerk, pid)
+    choose(window.service_combo, "Mototáxi")
+    assert window.open_application_button.text() == "Abrir requerimento de Mototáxi…"
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    window.tabs.setCurrentIndex(2)
+    qtbot.mouseClick(window.open_application_button, Qt.MouseButton.LeftButton)
+    assert window.applications_model.rowCount() == 1
+    assert window.applications_model.index(0, 2).data() == PermitState.REQUESTED.label
+    assert "Requerimento" in window.subtitle_label.text()
+    qtmodeltester.check(window.applications_model)
+    qtmodeltester.check(window.permits_model)
+    qtbot.mouseClick(window.open_application_button, Qt.MouseButton.LeftButton)  # a second one is refused
+    assert "Art. 6º, §§ 1º e 2º" in boxes.texts()
+    assert len(applications.list_applications(clerk, pid)) == 1
+
+    printed: list[bytes] = []
+    monkeypatch.setattr(pdfpreview, "preview_pdf", lambda _p, data, *_a, **_k: printed.append(data))
+    assert window.print_button.isEnabled()
+    qtbot.mouseClick(window.print_button, Qt.MouseButton.LeftButton)
+    text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(printed[0])).pages)
+    assert "Comunicado de Pendências" in text and "Requerente Nova Costa" in text
+    assert "Art. 5º, II" in text and "Art. 5º, IX" in text
+    page = PdfReader(io.BytesIO(printed[0])).pages[0]
+    assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == (595, 842)  # A4
+
+
+def test_request_photo_refuses_a_file_that_is_not_a_photo(qtbot, clerk: AppContext, monkeypatch,  # noqa: ANN001
+                                                          tmp_path: Path) -> None:
+    boxes = Boxes(monkeypatch)
+    pid = people.save_person(clerk, PersonInput(full_name="Foto Ruim Teixeira", cpf=valid_cpf())).id
+    window = open_window(qtbot, clerk, pid)
+    bad = tmp_path / "foto.jpg"
+    bad.write_bytes(b"not an image at all")
+    monkeypatch.setattr(dossier_module.QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
+    assert window.request_photo() is False
+    assert boxes.shown and window.photo_label.text() == "Sem foto"
+    tiny = io.BytesIO()
+    Image.new("RGB", (30, 40), (90, 90, 90)).save(tiny, format="PNG")
