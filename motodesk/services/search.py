@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
@@ -55,6 +54,8 @@ MIN_INFIX = 3
 MIN_RENAVAM_DIGITS = 4
 #: SQLite: a condition matching this many rows is "dense" (see :class:`_Dialect`).
 DENSE_ROWS = 1000
+#: Infix: up to this many matches are fetched whole and sorted (see :meth:`_Dialect.contains_words`).
+FEW_MATCHES = 2000
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
 APPLICATION_LABELS = {
@@ -194,9 +195,15 @@ class SearchPage:
         return self.next is None
 
 
-_PermitRow = Any  # Row(person_id, number, service_type, state, issued_on, id)
-_ApplicationRow = Any  # Row(person_id, service_type, state)
-_VehicleRow = Any  # Row(holder_id, plate, service_type)
+@dataclass(frozen=True)
+class _Related:
+    """A permit (value: number), application or active vehicle (value: plate) of a listed person."""
+
+    value: str | None
+    service: ServiceType | None
+    state: PermitState | None
+    day: date | None
+    id: int
 
 
 # --- the query --------------------------------------------------------------------------------
@@ -242,32 +249,72 @@ class _Dialect:
             return and_(unindexed >= value, unindexed < upper) if upper else unindexed >= value
         return condition
 
-    def contains_words(self, words: Sequence[str]) -> ColumnElement[bool]:
-        likes = and_(*(Person.name_search.like(f"%{escape_like(w)}%", escape="\\") for w in words))
+    def contains_words(self, words: Sequence[str], starts: ColumnElement[bool]) -> Segment:
+        """Names with every word somewhere, other than those starting with the text (``starts``).
+
+        Two ways to a first page, each fast where the other is slow: when few names match, take
+        them all through the trigram index and sort them; when many do, walk the names in order and
+        keep the matching ones. A probe through the trigram index tells which case this is: it
+        stops after :data:`FEW_MATCHES` + 1 rows, and a small answer is the whole answer (returned
+        as a :class:`_Listed`, sorted here, so no second query has to look for them again).
+        """
+        likes = and_(*(Person.name_search.like(f"%{escape_like(w)}%", escape="\\") for w in words),
+                     not_(starts))
+        probe = select(self.sort_column(), Person.id).where(likes).limit(FEW_MATCHES + 1)
         if self.pg:
-            return likes  # pg_trgm's GIN index serves LIKE '%x%'
-        # FTS5 trigram table: each word of three letters or more is a phrase it must contain.
-        match = " AND ".join('"' + w.replace('"', '""') + '"' for w in words if len(w) >= MIN_INFIX)
-        fts = (select(literal_column("rowid")).select_from(text("people_fts"))
-               .where(text("people_fts MATCH :fts_match").bindparams(fts_match=match)))
-        if self.sort is SortKey.NAME:
-            probe = select(func.count()).select_from(fts.limit(DENSE_ROWS).subquery())
-            if (self.session.scalar(probe) or 0) >= DENSE_ROWS:
-                return likes  # common text: walking the names in order finds a page soonest
-        return and_(Person.id.in_(fts), likes)
+            # Through pg_trgm's GIN index, whatever the planner's estimate: a walk of the name index
+            # that finds nothing (every "joao" starts with it) would read the whole table.
+            self.session.execute(text("SET LOCAL enable_seqscan = off"))
+            self.session.execute(text("SET LOCAL enable_indexscan = off"))
+            try:
+                found = self.session.execute(probe).all()
+            finally:
+                self.session.execute(text("SET LOCAL enable_seqscan = on"))
+                self.session.execute(text("SET LOCAL enable_indexscan = on"))
+        else:
+            # FTS5 trigram table: each word of three letters or more is a phrase it must contain.
+            match = " AND ".join('"' + w.replace('"', '""') + '"' for w in words if len(w) >= MIN_INFIX)
+            fts = (select(literal_column("rowid")).select_from(text("people_fts"))
+                   .where(text("people_fts MATCH :fts_match").bindparams(fts_match=match)))
+            found = self.session.execute(probe.where(Person.id.in_(fts))).all()
+        if len(found) <= FEW_MATCHES:
+            # Python orders str by code point: the byte order of "C" and BINARY for UTF-8.
+            return _Listed(sorted((key, pid) for key, pid in found))
+        return likes  # common text: walking the names in order finds a page soonest
+
+    def sort_column(self) -> ColumnElement[str]:
+        return self.c(Person.name_search if self.sort is SortKey.NAME else Person.cpf)
 
 
-def _segments(q: ParsedQuery, d: _Dialect) -> list[ColumnElement[bool]]:
+@dataclass(frozen=True)
+class _Listed:
+    """A part of a query already found whole: (sort key, person id), in order."""
+
+    rows: list[tuple[str, int]]
+
+    def page(self, after: SearchCursor | None, descending: bool, count: int) -> list[int]:
+        rows = self.rows[::-1] if descending else self.rows
+        if after is not None:
+            mark = (after.key, after.person_id)
+            rows = [r for r in rows if (r < mark if descending else r > mark)]
+        return [pid for _key, pid in rows[:count]]
+
+
+Segment = ColumnElement[bool] | _Listed
+
+
+def _segments(q: ParsedQuery, d: _Dialect) -> list[Segment]:
     """The parts of a query, each a WHERE clause on people, listed in this order."""
     if q.kind is QueryKind.EVERYONE:
         return [true()]
+    parts: list[Segment]
     if q.kind is QueryKind.NAME:
         if not q.text:
             return [false()]
         starts = d.prefix(Person.name_search, q.text)
         parts = [starts]
         if any(len(w) >= MIN_INFIX for w in q.words):
-            parts.append(and_(d.contains_words(q.words), not_(starts)))
+            parts.append(d.contains_words(q.words, starts))
         return parts
     if q.kind is QueryKind.DIGITS:
         if len(q.text) > 11:
@@ -317,9 +364,15 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
         next_cursor: SearchCursor | None = None
         while segment < len(segments):
             wanted = limit - len(found)
-            stmt = select(Person.id, Person.full_name, Person.cpf, sort_col.label("k")).where(segments[segment])
-            if after is not None and after.segment == segment and after.started:
-                stmt = stmt.where(_after(sort_col, after, descending))
+            part = segments[segment]
+            resume = after if after is not None and after.segment == segment and after.started else None
+            stmt = select(Person.id, Person.full_name, Person.cpf, sort_col.label("k"))
+            if isinstance(part, _Listed):
+                stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
+            else:
+                stmt = stmt.where(part)
+                if resume is not None:
+                    stmt = stmt.where(_after(sort_col, resume, descending))
             rows = s.execute(stmt.order_by(*order).limit(wanted + 1)).all()
             found.extend((r.id, r.full_name, r.cpf, r.k) for r in rows[:wanted])
             if len(rows) > wanted:
@@ -344,18 +397,30 @@ def _describe(s: Session, found: list[tuple[int, str, str, str]]) -> list[Person
     ids = [row[0] for row in found]
     if not ids:
         return []
-    permits: dict[int, list[_PermitRow]] = {}
-    for p in s.execute(select(Permit.person_id, Permit.number, Permit.service_type, Permit.state,
-                              Permit.issued_on, Permit.id).where(Permit.person_id.in_(ids))):
-        permits.setdefault(p.person_id, []).append(p)
-    applications: dict[int, _ApplicationRow] = {}
-    for a in s.execute(select(Application.person_id, Application.service_type, Application.state)
-                       .where(Application.person_id.in_(ids)).order_by(Application.opened_on, Application.id)):
-        applications[a.person_id] = a  # the newest wins
-    vehicles: dict[int, _VehicleRow] = {}
-    for v in s.execute(select(Vehicle.holder_id, Vehicle.plate, Vehicle.service_type)
-                       .where(Vehicle.holder_id.in_(ids), Vehicle.active.is_(True))):
-        vehicles[v.holder_id] = v
+    # One round trip: permits, applications and active vehicles of the page's people.
+    rows = s.execute(union_all(
+        select(literal_column("'p'").label("kind"), Permit.person_id.label("pid"), Permit.number.label("v"),
+               Permit.service_type.label("service"), Permit.state.label("state"),
+               Permit.issued_on.label("day"), Permit.id.label("id")).where(Permit.person_id.in_(ids)),
+        select(literal_column("'a'"), Application.person_id, literal_column("NULL"), Application.service_type,
+               Application.state, Application.opened_on, Application.id).where(Application.person_id.in_(ids)),
+        select(literal_column("'v'"), Vehicle.holder_id, Vehicle.plate, Vehicle.service_type, literal_column("NULL"),
+               literal_column("NULL"), Vehicle.id).where(Vehicle.holder_id.in_(ids), Vehicle.active.is_(True)),
+    )).all()
+    permits: dict[int, list[_Related]] = {}
+    applications: dict[int, _Related] = {}
+    vehicles: dict[int, _Related] = {}
+    for row in rows:
+        related = _Related(row.v, ServiceType(row.service) if row.service else None,
+                           PermitState(row.state) if row.state else None, row.day, row.id)
+        if row.kind == "p":
+            permits.setdefault(row.pid, []).append(related)
+        elif row.kind == "a":
+            current = applications.get(row.pid)
+            if current is None or (related.day, related.id) > (current.day, current.id):
+                applications[row.pid] = related  # the newest
+        else:
+            vehicles[row.pid] = related
     hits = []
     for pid, name, cpf, _key in found:
         permit = _main_permit(permits.get(pid, ()))
@@ -366,19 +431,19 @@ def _describe(s: Session, found: list[tuple[int, str, str, str]]) -> list[Person
         number = None
         open_app = app is not None and app.state in OPEN_APPLICATION_STATES
         if permit is not None and (permit.state.in_force or not open_app):
-            service, number, situation = permit.service_type, permit.number, permit.state.label
+            service, number, situation = permit.service, permit.value, permit.state.label
         elif app is not None:
-            service, situation = app.service_type, APPLICATION_LABELS.get(app.state, app.state.label)
-            number = permit.number if permit is not None else None
+            service, situation = app.service, APPLICATION_LABELS.get(app.state, app.state.label)
+            number = permit.value if permit is not None else None
         elif vehicle is not None:
-            service = vehicle.service_type
+            service = vehicle.service
         hits.append(PersonHit(pid, name, cpf, service, number, situation,
-                              format_plate(vehicle.plate) if vehicle is not None else None))
+                              format_plate(vehicle.value) if vehicle is not None and vehicle.value else None))
     return hits
 
 
-def _main_permit(permits: Sequence[_PermitRow]) -> _PermitRow | None:
+def _main_permit(permits: Sequence[_Related]) -> _Related | None:
     """The permit in force, else the most recently issued."""
     if not permits:
         return None
-    return max(permits, key=lambda p: (p.state.in_force, p.issued_on or date.min, p.id))
+    return max(permits, key=lambda p: (p.state is not None and p.state.in_force, p.day or date.min, p.id))
