@@ -222,10 +222,11 @@ def report(
 
 def use_like_scan() -> None:
     """Swap the FTS5 infix for a plain LIKE '%x%' scan (SQLite), for comparison."""
-    from sqlalchemy import and_
+    from sqlalchemy import and_, not_
 
-    def contains_words(self: search._Dialect, words: list[str]):  # noqa: ANN202
-        return and_(*(Person.name_search.like(f"%{search.escape_like(w)}%", escape="\\") for w in words))
+    def contains_words(self: search._Dialect, words: list[str], starts):  # noqa: ANN001, ANN202
+        return and_(*(Person.name_search.like(f"%{search.escape_like(w)}%", escape="\\") for w in words),
+                    not_(starts))
 
     search._Dialect.contains_words = contains_words  # type: ignore[method-assign]
 
