@@ -72,6 +72,12 @@ def _holders(flt: DeadlineFilter) -> Select:
         q = q.where(Person.id == flt.person_id)
     if flt.service is not None:
         q = q.where(Permit.service_type == flt.service)
+    if flt.person.strip():  # narrowed in the database too (the same test runs again on every row below)
+        cpf = digits(flt.person)
+        if cpf and any(c.isdigit() for c in flt.person) and not any(c.isalpha() for c in flt.person):
+            q = q.where(Person.cpf.startswith(cpf, autoescape=True))
+        else:
+            q = q.where(Person.name_search.contains(fold(flt.person), autoescape=True))
     return q
 
 
