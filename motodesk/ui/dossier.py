@@ -921,11 +921,28 @@ class DossierWindow(QWidget):
         self.photo_caption.setText(f"Foto de {format_date(self.photo.local_date)}")
 
     def request_photo(self) -> bool:
-        """Get a new 3x4 photo of the person and store it (hook: the photo dialog takes this over).
+        """Get a new 3x4 photo of the person and store it; True when one was stored.
 
-        For now: choose an image file, crop it to 3x4 with ``motodesk.imaging.upload.process_upload``
-        (when available) and keep it with ``services.photos.store_photo(..., source="file")``.
+        The photo dialog (``motodesk.ui.photo_dialog.take_photo``: camera or file, face-centred
+        crop, quality checks) does the work; without it, :meth:`photo_from_file` imports a file.
         """
+        if self.person_id is None or not self.editable:
+            return False
+        try:
+            from motodesk.ui.photo_dialog import take_photo
+        except ImportError:  # pragma: no cover - the dialog ships with the app
+            return self.photo_from_file()
+        stored = take_photo(self.ctx, self.person_id, self, person_name=str(self.base.get("full_name") or ""))
+        if stored is None:
+            return False
+        self.photo = photos.newest_photo(self.ctx, self.person_id)
+        self._show_photo()
+        self.recheck()
+        self._set_status("Foto guardada.")
+        return True
+
+    def photo_from_file(self) -> bool:
+        """Choose an image file, crop it to 3x4 (``imaging.upload.process_upload``) and store it."""
         if self.person_id is None or not self.editable:
             return False
         name, _ = QFileDialog.getOpenFileName(self, "Foto 3x4", "", PHOTO_FILTER)

@@ -65,6 +65,10 @@ class DateField(QDateEdit):
             self.setSelectedSection(QDateEdit.Section.DaySection)
         super().keyPressEvent(event)
 
+    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002, N802
+        """Tab leaves the field (QDateEdit would step through day, month and year first)."""
+        return QWidget.focusNextPrevChild(self, next)
+
     def value(self) -> date | None:
         qd = self.date()
         if self.optional and qd == EMPTY_DATE:

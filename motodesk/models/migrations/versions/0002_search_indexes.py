@@ -27,7 +27,8 @@ with ``ix_search_`` / ``people_fts`` for that reason.
 
 Note for later migrations: SQLite's batch mode recreates a table it alters. A future batch
 operation on ``people`` drops the three ``people_fts_*`` triggers with the old table: recreate
-them (see ``_sqlite_triggers``) in that migration. ``tests/models`` checks that they exist at head.
+them (see ``_sqlite_triggers``) in that migration. ``tests/services/test_search.py`` checks that
+they exist at head.
 """
 
 from __future__ import annotations
