@@ -156,7 +156,7 @@ class QtCameraSource(FrameSource):
         self._device: Any = None
         self._running = False
         self._pending: int | None = None
-        self._last_frame: Any = None
+        self._last_image = QImage()  # the last frame sent: the photo when there is no still
         self._frame_sent_at = 0.0  # time.monotonic() of the last frameReady
         self._capture_timer = QTimer(self)
         self._capture_timer.setSingleShot(True)
@@ -230,7 +230,7 @@ class QtCameraSource(FrameSource):
         if self._camera is None:
             self.select_camera(remembered_camera() or "")
         self._running = True
-        self._last_frame = None
+        self._last_image = QImage()
         if self._camera is not None:
             self._camera.start()
 
@@ -241,7 +241,8 @@ class QtCameraSource(FrameSource):
             self._camera.stop()
 
     def is_active(self) -> bool:
-        return bool(self._running and self._camera is not None and self._camera.isActive())
+        # Started, not necessarily streaming yet: a capture before the first frame says so.
+        return self._running and self._camera is not None
 
     def capture(self) -> None:
         if not self.is_active():
@@ -251,7 +252,7 @@ class QtCameraSource(FrameSource):
             self._pending = self._image_capture.capture()
             self._capture_timer.start(CAPTURE_TIMEOUT_MS)
         else:  # some drivers have no still pipeline: the live frame is the photo
-            self._deliver_last_frame()
+            self._deliver_last_image()
 
     def _close_camera(self) -> None:
         if self._camera is not None:
@@ -261,19 +262,21 @@ class QtCameraSource(FrameSource):
         self._camera = None
         self._device = None
         self._pending = None
-        self._last_frame = None
+        self._last_image = QImage()
 
     # -- Qt callbacks ----------------------------------------------------------------------
     def _on_frame(self, frame: Any) -> None:
+        # Only converted frames are kept: holding a QVideoFrame would hold one of the driver's
+        # few capture buffers.
         if not self._running or not frame.isValid():
             return
-        self._last_frame = frame
         now = time.monotonic()
         if (now - self._frame_sent_at) * 1000 < PREVIEW_INTERVAL_MS:
             return
         image = frame.toImage()
         if not image.isNull():
             self._frame_sent_at = now
+            self._last_image = image
             self.frameReady.emit(image)
 
     def _finish_capture(self, image: QImage) -> None:
@@ -297,23 +300,22 @@ class QtCameraSource(FrameSource):
         log.warning("still capture failed (%s); using the live frame", text)
         self._pending = None
         self._capture_timer.stop()
-        if self._last_frame is None:
+        if self._last_image.isNull():
             self.failed.emit(MSG_CAPTURE_FAILED.format(detail=text or "erro desconhecido"))
         else:
-            self._deliver_last_frame()
+            self._deliver_last_image()
 
     def _capture_timed_out(self) -> None:
         if self._pending is not None:
             log.warning("still capture timed out; using the live frame")
             self._pending = None
-            self._deliver_last_frame()
+            self._deliver_last_image()
 
-    def _deliver_last_frame(self) -> None:
-        image = self._last_frame.toImage() if self._last_frame is not None else QImage()
-        if image.isNull():
+    def _deliver_last_image(self) -> None:
+        if self._last_image.isNull():
             self.failed.emit(MSG_NO_FRAME)
         else:
-            self.captured.emit(image)
+            self.captured.emit(self._last_image)
 
     def _on_camera_error(self, _error: Any, text: str) -> None:
         log.warning("camera error: %s", text)

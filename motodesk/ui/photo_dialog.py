@@ -788,6 +788,8 @@ class PhotoDialog(QDialog):
     def _on_frame(self, image: QImage) -> None:
         if self.mode == "live" and not self._finished:
             self.source_view.set_frame(image)
+            if not self.capture_button.isEnabled():  # the first frame after a (re)start
+                self._update_controls()
 
     def _on_source_failed(self, message: str) -> None:
         if self._finished:
