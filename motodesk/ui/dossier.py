@@ -20,6 +20,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
@@ -776,8 +777,14 @@ class DossierWindow(QWidget):
         if self._tried_save:
             self._validate_all(show=True)
 
+    def _in_teardown(self) -> bool:
+        """Qt may report a field's "editing finished" while the window is being destroyed."""
+        return not all(shiboken6.isValid(w) for w in (self, *self.person_inputs.values()))
+
     def _validate_person_field(self, key: str) -> None:
         """On leaving a field: mark it if it is wrong (an empty required field waits for the save)."""
+        if self._in_teardown():
+            return
         _clean, errors = people.validate_person(self.person_input())
         message = errors.get(key)
         widget = self.person_inputs[key]
@@ -797,6 +804,9 @@ class DossierWindow(QWidget):
         return f"Já existe uma pessoa cadastrada com este CPF: {owner[1]}."
 
     def _validate_document_field(self, key: str) -> None:
+        if self._in_teardown() or not all(shiboken6.isValid(w) for row in self.documents.values()
+                                          for w in row.inputs.values()):
+            return
         kind_value, name = key.split(".", 1)
         doc = self.document_inputs()[DocumentKind(kind_value)]
         _clean, errors = people.validate_document(doc)
