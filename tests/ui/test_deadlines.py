@@ -164,7 +164,7 @@ def test_roles_and_the_spreadsheet_of_the_rows_shown(qtbot, monkeypatch: pytest.
     assert all(row[6] == "Elisa Ramos Prado" for row in rows)
 
 
-def test_screenshot(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+def test_screenshot(qtbot, clerk: AppContext, backend: str) -> None:  # noqa: ANN001
     names = [("Maria Aparecida Souza", ServiceType.MOTOTAXI, 400), ("José Carlos Ferreira", ServiceType.MOTOBOY, 358),
              ("Antônio Marcos Vieira", ServiceType.MOTOFRETE, 350), ("Luciana Prado Rocha", ServiceType.MOTOBOY, 340)]
     for name, service, medical_age in names:
@@ -173,6 +173,7 @@ def test_screenshot(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
     page = _page(qtbot, clerk)
     assert page.model.rowCount() == 7  # the overdue medical certificate, six falling due within 30 days
     page.table.selectRow(0)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    qtbot.wait(50)
-    page.grab().save(str(SCREENSHOTS / "deadlines.png"))
+    if backend == "sqlite":  # one picture is enough
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        qtbot.wait(50)
+        page.grab().save(str(SCREENSHOTS / "deadlines.png"))
