@@ -12,7 +12,7 @@ from datetime import date, datetime
 
 from sqlalchemy import select
 
-from motodesk.models import Application, Permit, PermitEvent, Person, Tender, TenderCandidate
+from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
@@ -128,6 +128,15 @@ def list_permits(ctx: AppContext, person_id: int) -> list[PermitInfo]:
                             .order_by(Permit.issued_on.desc(), Permit.id.desc()))
         return [PermitInfo(p.id, p.number, p.service_type, p.state, p.issued_on, p.term_end,
                            p.certificate_valid_until, p.ended_on) for p in permits]
+
+
+@requires(*READERS)
+def deputy_of(ctx: AppContext, person_id: int) -> list[str]:
+    """Numbers of the permits the person is the current deputy (preposto) of (Art. 14)."""
+    with ctx.read() as s:
+        return list(s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
+                              .where(DeputyLink.deputy_person_id == person_id, DeputyLink.end_on.is_(None))
+                              .order_by(Permit.number)))
 
 
 def open_application_for(applications: list[ApplicationInfo], service: ServiceType) -> ApplicationInfo | None:

@@ -54,7 +54,7 @@ from PySide6.QtWidgets import (
 from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import check_applicant, completeness
+from motodesk.rules.eligibility import check_applicant, check_deputy, completeness
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, people, photos
 from motodesk.services.applications import ApplicationInfo, PermitInfo
@@ -290,6 +290,7 @@ class DossierWindow(QWidget):
         self.photo: photos.PhotoInfo | None = None
         self.applications: list[ApplicationInfo] = []
         self.permits: list[PermitInfo] = []
+        self.deputy_of: list[str] = []  # permits this person is the deputy of (Art. 14)
         self.verdicts: list[Verdict] = []
         self.saving = False
         self._tried_save = False
@@ -684,6 +685,7 @@ class DossierWindow(QWidget):
         self.photo = photos.newest_photo(self.ctx, person_id)
         self.applications = applications.list_applications(self.ctx, person_id)
         self.permits = applications.list_permits(self.ctx, person_id)
+        self.deputy_of = applications.deputy_of(self.ctx, person_id)
         self.person_id = person_id
         self._fill(dossier)
         for kind, row in self.documents.items():
@@ -866,7 +868,9 @@ class DossierWindow(QWidget):
             self.person_input(), self.document_inputs(),
             photo_date=self.photo.local_date if self.photo else None,
             tender_homologation_date=application.tender_homologation_date if application else None)
-        self.verdicts = check_applicant(facts, self.service(), on, self.settings)
+        # A deputy meets the holder's requirements (Art. 14, § 2º): the same rules, speaking of "o preposto".
+        judge = check_deputy if self.deputy_of and application is None else check_applicant
+        self.verdicts = judge(facts, self.service(), on, self.settings)
         self.verdict_list.set_verdicts(self.verdicts)
         share = completeness(self.verdicts)
         self.meter.setValue(round(share * 100))
@@ -906,6 +910,8 @@ class DossierWindow(QWidget):
         if in_force:
             p = in_force[0]
             parts.append(f"{p.service.label}: {p.number} ({p.state.label.lower()})")
+        if self.deputy_of:
+            parts.append("Preposto de " + ", ".join(self.deputy_of))
         open_apps = [a for a in self.applications if a.is_open]
         if open_apps:
             parts.append(f"Requerimento {open_apps[0].number} – {open_apps[0].service.label} "

@@ -427,3 +427,23 @@ def test_request_photo_refuses_a_file_that_is_not_a_photo(qtbot, clerk: AppConte
 
     monkeypatch.setattr(photo_dialog, "take_photo", lambda *_a, **_k: None)  # the clerk cancelled the dialog
     assert window.request_photo() is False and window.photo_label.text() == "Sem foto"
+
+
+def test_a_deputy_is_judged_as_the_deputy(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    from motodesk.models import DeputyLink, Permit
+    from motodesk.rules.common import ServiceType
+
+    holder = people.save_person(clerk, PersonInput(full_name="Titular Da Moto", cpf=valid_cpf())).id
+    deputy = people.save_person(clerk, PersonInput(full_name="Preposto Do Titular", cpf=valid_cpf(),
+                                                   birth_date=TODAY - timedelta(days=365 * 20))).id
+    with clerk.write() as s:
+        permit = Permit(number="MB-0044/2025", service_type=ServiceType.MOTOBOY, year=2025, seq=44,
+                        person_id=holder, state=PermitState.ACTIVE, issued_on=date(2025, 3, 1),
+                        term_end=date(2030, 3, 1), certificate_valid_until=date(2026, 3, 1))
+        s.add(permit)
+        s.flush()
+        s.add(DeputyLink(permit_id=permit.id, deputy_person_id=deputy, start_on=TODAY))
+    window = open_window(qtbot, clerk, deputy)
+    assert "Preposto de MB-0044/2025" in window.subtitle_label.text()
+    age = next(v for v in window.verdicts if v.rule_id == "art5_i_age")
+    assert age.status is Status.NOT_MET and "o preposto tem 19 anos" in age.message
