@@ -234,7 +234,7 @@ class DashboardWidget(QWidget):
         in_force = {s: data.in_force(s) for s in ServiceType}
         overdue = sum(data.overdue.values())
         due = sum(data.deadlines_this_month.values())
-        parts = [f"Em vigor: {in_force[ServiceType.MOTOTAXI]} mototáxi (de {data.quota.quota} vagas), "
+        parts = [f"Em vigor (ativas e suspensas): {in_force[ServiceType.MOTOTAXI]} mototáxi (de {data.quota.quota} vagas), "
                  f"{in_force[ServiceType.MOTOBOY]} motoboy, {in_force[ServiceType.MOTOFRETE]} moto-frete",
                  f"prazos: {overdue} vencido{'s' if overdue != 1 else ''} e {due} a vencer até o fim do mês",
                  f"autos de infração em 12 meses: {data.infractions_total}"]

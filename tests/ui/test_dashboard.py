@@ -69,7 +69,7 @@ def test_the_charts_and_printing(qtbot, monkeypatch: pytest.MonkeyPatch, supervi
     months = _values(widget, 3)
     assert sum(sum(v) for v in months.values()) == 5
     assert sum(months["Grupo 4 – Gravíssima"]) == 1
-    assert "Em vigor: 3 mototáxi (de 44 vagas), 2 motoboy, 1 moto-frete" in widget.figures.text()
+    assert "Em vigor (ativas e suspensas): 3 mototáxi (de 44 vagas), 2 motoboy, 1 moto-frete" in widget.figures.text()
     assert "autos de infração em 12 meses: 5" in widget.figures.text()
 
     printed: list[tuple[str, bytes]] = []
