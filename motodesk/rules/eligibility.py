@@ -291,7 +291,7 @@ def _cnh(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
     elif facts.birth_date is not None and first_a < add_years(facts.birth_date, MIN_LICENCE_AGE):
         found.impossible_data(
             f"a primeira habilitação na categoria A ({format_date(first_a)}) é anterior aos "
-            f"{MIN_LICENCE_AGE} anos de {subject}"
+            f"{MIN_LICENCE_AGE} anos {_of(subject)}"
         )
     else:
         held = describe_period(first_a, on, with_days=True)
@@ -586,6 +586,14 @@ def _other_permits(facts: ApplicantFacts, subject: str) -> Verdict:
             "coletivo, o que impede o exercício destas atividades"
         )
     return found.verdict(f"{subject} declara não deter permissão de táxi, transporte escolar ou coletivo")
+
+
+def _of(subject: str) -> str:
+    """Portuguese contraction of "de" with the subject's article: "o requerente" -> "do requerente"."""
+    for article, contracted in (("o ", "do "), ("a ", "da "), ("os ", "dos "), ("as ", "das ")):
+        if subject.startswith(article):
+            return contracted + subject[len(article):]
+    return "de " + subject
 
 
 def _given(value: str | None) -> bool:
