@@ -35,6 +35,7 @@ from motodesk.services.text import clean_name, fold
 
 MAX_NAME = 200
 MAX_TEXT = 4000
+MAX_AGE_YEARS = 120  # a birth date further back is a typing error, not a person
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
@@ -118,6 +119,9 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
         errors["cpf"] = cpf.message or "CPF inválido."
     if data.birth_date and data.birth_date > date.today():
         errors["birth_date"] = "A data de nascimento está no futuro."
+    elif data.birth_date and data.birth_date.year < date.today().year - MAX_AGE_YEARS:
+        errors["birth_date"] = (f"Data de nascimento impossível ({data.birth_date:%d/%m/%Y}): "
+                                f"mais de {MAX_AGE_YEARS} anos. Confira o documento.")
     if data.sex not in (None, "", "M", "F"):
         errors["sex"] = "Sexo deve ser M ou F."
     values = dataclasses.asdict(data)
