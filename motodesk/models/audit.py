@@ -49,17 +49,17 @@ def _changes(obj: Any, action: str) -> dict[str, list[Any]]:
         key = attr.key
         if key in NOISE_COLUMNS:
             continue
-        hist = state.attrs[key].history
         if action == "insert":
-            value = state.attrs[key].value
+            value = state.dict.get(key)
             if value is None:
                 continue
             old, new = None, value
         elif action == "delete":
-            old, new = state.attrs[key].value, None
+            old, new = state.attrs[key].value, None  # may load an expired value: deletes are rare
             if old is None:
                 continue
         else:
+            hist = state.attrs[key].history
             if not hist.has_changes():
                 continue
             old = hist.deleted[0] if hist.deleted else None
