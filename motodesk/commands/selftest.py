@@ -108,7 +108,7 @@ def check_core(folder: Path) -> bytes:
 
     from motodesk.imaging.faces import CASCADE_FILE
 
-    cascade = Path(cv2.data.haarcascades) / CASCADE_FILE
+    cascade = Path(cv2.data.haarcascades) / CASCADE_FILE  # type: ignore[attr-defined]
     if cv2.CascadeClassifier(str(cascade)).empty():
         raise AssertionError(f"modelo de rostos do OpenCV ausente: {cascade}")
     _say(f"  OpenCV {cv2.__version__} com o modelo de rostos")

@@ -291,6 +291,15 @@ def create_backup(ctx: AppContext, out: Path | str, *, progress: Progress | None
     db.check_connection()
     state = db.check_version()  # refuses a database newer than this program
     report(0, 4)
+    try:
+        return _write_backup(ctx, out, state, report)
+    except OSError as exc:
+        raise BackupError(f"Não foi possível gravar a cópia de segurança em {out.parent}: "
+                          f"{exc.strerror or exc}.") from exc
+
+
+def _write_backup(ctx: AppContext, out: Path, state: str, report: Progress) -> BackupResult:
+    db = ctx.db
     with _temp_dir(out.parent) as work:
         if db.is_sqlite:
             member, snapshot, server = SQLITE_MEMBER, _backup_sqlite(db, work / SQLITE_MEMBER), None

@@ -14,7 +14,7 @@ def check_qt(pdf: bytes) -> list[str]:
     from motodesk.ui.app import create_application
 
     app = create_application()
-    lines = [f"Qt {QCoreApplication.instance().applicationName()} na plataforma {app.platformName()}"]
+    lines = [f"Qt {app.applicationName()} na plataforma {app.platformName()}"]
 
     cancel = QCoreApplication.translate("QPlatformTheme", "Cancel")
     if cancel != "Cancelar":
