@@ -113,9 +113,13 @@ def check_core(folder: Path) -> bytes:
         raise AssertionError(f"modelo de rostos do OpenCV ausente: {cascade}")
     _say(f"  OpenCV {cv2.__version__} com o modelo de rostos")
     from babel.dates import format_date
+    from babel.numbers import format_currency
 
     if format_date(date(2026, 2, 1), "d 'de' MMMM", locale="pt_BR") != "1 de fevereiro":
         raise AssertionError("datas em pt_BR (babel)")
+    if format_currency(1234.5, "BRL", locale="pt_BR").replace("\xa0", " ") != "R$ 1.234,50":
+        raise AssertionError("valores em reais (babel)")
+    _say("  datas e valores em pt_BR")
     return pdf
 
 
