@@ -19,7 +19,7 @@ does. An empty query lists everyone by name.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
@@ -36,6 +36,7 @@ from sqlalchemy import (
     select,
     text,
     true,
+    type_coerce,
     union_all,
 )
 from sqlalchemy.orm import Session
@@ -56,6 +57,7 @@ MIN_RENAVAM_DIGITS = 4
 DENSE_ROWS = 1000
 #: Infix: up to this many matches are fetched whole and sorted (see :meth:`_Dialect.contains_words`).
 FEW_MATCHES = 2000
+FEW_MATCHES_SEVERAL_WORDS = 20000
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
 APPLICATION_LABELS = {
@@ -260,7 +262,10 @@ class _Dialect:
         """
         likes = and_(*(Person.name_search.like(f"%{escape_like(w)}%", escape="\\") for w in words),
                      not_(starts))
-        probe = select(self.sort_column(), Person.id).where(likes).limit(FEW_MATCHES + 1)
+        # Several words ("gael ra"): the matches gather where the first word is a first name, and a
+        # walk in name order would read everything before them; so take more of them whole.
+        few = FEW_MATCHES if len(words) == 1 else FEW_MATCHES_SEVERAL_WORDS
+        probe = select(self.sort_column(), Person.id).where(likes).limit(few + 1)
         if self.pg:
             # Through pg_trgm's GIN index, whatever the planner's estimate: a walk of the name index
             # that finds nothing (every "joao" starts with it) would read the whole table.
@@ -277,10 +282,29 @@ class _Dialect:
             fts = (select(literal_column("rowid")).select_from(text("people_fts"))
                    .where(text("people_fts MATCH :fts_match").bindparams(fts_match=match)))
             found = self.session.execute(probe.where(Person.id.in_(fts))).all()
-        if len(found) <= FEW_MATCHES:
+        if len(found) <= few:
             # Python orders str by code point: the byte order of "C" and BINARY for UTF-8.
             return _Listed(sorted((key, pid) for key, pid in found))
         return likes  # common text: walking the names in order finds a page soonest
+
+    def people_with(self, link: ColumnElement[int], conditions: Sequence[ColumnElement[bool]],
+                    extra: ColumnElement[bool] | None = None) -> Segment:
+        """People linked through ``link`` (vehicles.holder_id, permits.person_id) to a row meeting
+        any of ``conditions`` (ranges on an index of that table).
+
+        Usually a handful: they are found from the linked table's index and sorted whole. Asked as
+        ``people.id IN (subquery) ORDER BY name``, PostgreSQL may instead walk a million names and
+        probe the subquery for each (seconds).
+        """
+        found: dict[int, str] = {}
+        for condition in conditions:
+            stmt = (select(self.sort_column(), Person.id).join(link.table, link == Person.id)
+                    .where(condition, *([extra] if extra is not None else [])).limit(FEW_MATCHES + 1))
+            found.update((pid, key) for key, pid in self.session.execute(stmt))
+            if len(found) > FEW_MATCHES:
+                ids = union_all(*(select(link).where(c) for c in conditions))
+                return and_(Person.id.in_(ids), *([extra] if extra is not None else []))
+        return _Listed(sorted((key, pid) for pid, key in found.items()))
 
     def sort_column(self) -> ColumnElement[str]:
         return self.c(Person.name_search if self.sort is SortKey.NAME else Person.cpf)
@@ -303,37 +327,35 @@ class _Listed:
 Segment = ColumnElement[bool] | _Listed
 
 
-def _segments(q: ParsedQuery, d: _Dialect) -> list[Segment]:
-    """The parts of a query, each a WHERE clause on people, listed in this order."""
+def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
+    """The parts of a query in the order they are listed, each made only when a page reaches it
+    (an infix probe costs more than a page of names that start with the text)."""
     if q.kind is QueryKind.EVERYONE:
-        return [true()]
-    parts: list[Segment]
+        return [true]
     if q.kind is QueryKind.NAME:
         if not q.text:
-            return [false()]
+            return [false]
         starts = d.prefix(Person.name_search, q.text)
-        parts = [starts]
+        parts: list[Callable[[], Segment]] = [lambda: starts]
         if any(len(w) >= MIN_INFIX for w in q.words):
-            parts.append(d.contains_words(q.words, starts))
+            parts.append(lambda: d.contains_words(q.words, starts))
         return parts
     if q.kind is QueryKind.DIGITS:
         if len(q.text) > 11:
-            return [false()]
-        by_cpf = d.cpf_prefix(q.text)
-        parts = [by_cpf]
+            return [false]
+        parts = [lambda: d.cpf_prefix(q.text)]
         if len(q.text) >= MIN_RENAVAM_DIGITS:
-            holders = select(Vehicle.holder_id).where(d.prefix(Vehicle.renavam, q.text))
-            parts.append(and_(Person.id.in_(holders), not_(d.prefix(Person.cpf, q.text))))
+            parts.append(lambda: d.people_with(Vehicle.holder_id, [d.prefix(Vehicle.renavam, q.text)],
+                                               not_(d.prefix(Person.cpf, q.text))))
         return parts
     if q.kind is QueryKind.PLATE:
         # `active = 1` literally on SQLite, so its partial index of active plates applies; one
-        # SELECT per plate form, so each is a range on that index.
+        # condition per plate form, so each is a range on that index.
         active = Vehicle.active if d.pg else text("vehicles.active = 1")
-        forms = [select(Vehicle.holder_id).where(d.prefix(Vehicle.plate, p), active) for p in (q.text, *q.alternatives)]
-        holders = forms[0] if len(forms) == 1 else union_all(*forms)
-        return [Person.id.in_(holders)]
-    forms = [select(Permit.person_id).where(d.prefix(Permit.number, n)) for n in (q.text, *q.alternatives)]
-    return [Person.id.in_(forms[0] if len(forms) == 1 else union_all(*forms))]
+        forms = [and_(d.prefix(Vehicle.plate, p), active) for p in (q.text, *q.alternatives)]
+        return [lambda: d.people_with(Vehicle.holder_id, forms)]
+    numbers = [d.prefix(Permit.number, n) for n in (q.text, *q.alternatives)]
+    return [lambda: d.people_with(Permit.person_id, numbers)]
 
 
 def _sort_column(sort: SortKey, d: _Dialect) -> ColumnElement[str]:
@@ -359,14 +381,15 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
         segments = _segments(parsed, d)
         sort_col = _sort_column(sort, d)
         order = (sort_col.desc(), Person.id.desc()) if descending else (sort_col, Person.id)
-        found: list[tuple[int, str, str, str]] = []  # (id, full_name, cpf, sort key)
+        found: list[tuple[int, str]] = []  # (id, sort key)
         segment = after.segment if after else 0
         next_cursor: SearchCursor | None = None
         while segment < len(segments):
             wanted = limit - len(found)
-            part = segments[segment]
+            part = segments[segment]()
             resume = after if after is not None and after.segment == segment and after.started else None
-            stmt = select(Person.id, Person.full_name, Person.cpf, sort_col.label("k"))
+            # Only what the sort index holds, so a walk reads the index and not the table.
+            stmt = select(Person.id, sort_col.label("k"))
             if isinstance(part, _Listed):
                 stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
             else:
@@ -374,10 +397,10 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
                 if resume is not None:
                     stmt = stmt.where(_after(sort_col, resume, descending))
             rows = s.execute(stmt.order_by(*order).limit(wanted + 1)).all()
-            found.extend((r.id, r.full_name, r.cpf, r.k) for r in rows[:wanted])
+            found.extend((r.id, r.k) for r in rows[:wanted])
             if len(rows) > wanted:
                 last = found[-1]
-                next_cursor = SearchCursor(segment, last[3], last[0])
+                next_cursor = SearchCursor(segment, last[1], last[0])
                 break
             segment += 1
             if len(found) == limit:
@@ -388,7 +411,7 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
     return SearchPage(parsed, hits, next_cursor)
 
 
-def _describe(s: Session, found: list[tuple[int, str, str, str]]) -> list[PersonHit]:
+def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
     """Service, permit, situation and plate of each person of the page (three indexed lookups).
 
     Plain column tuples, not ORM objects: loading 200 full rows of three tables costs more than
@@ -399,18 +422,26 @@ def _describe(s: Session, found: list[tuple[int, str, str, str]]) -> list[Person
         return []
     # One round trip: permits, applications and active vehicles of the page's people.
     rows = s.execute(union_all(
+        # Plain strings in the shared columns (the first SELECT types them): no enum conversion.
         select(literal_column("'p'").label("kind"), Permit.person_id.label("pid"), Permit.number.label("v"),
-               Permit.service_type.label("service"), Permit.state.label("state"),
+               type_coerce(Permit.service_type, String).label("service"),
+               type_coerce(Permit.state, String).label("state"),
                Permit.issued_on.label("day"), Permit.id.label("id")).where(Permit.person_id.in_(ids)),
         select(literal_column("'a'"), Application.person_id, literal_column("NULL"), Application.service_type,
                Application.state, Application.opened_on, Application.id).where(Application.person_id.in_(ids)),
         select(literal_column("'v'"), Vehicle.holder_id, Vehicle.plate, Vehicle.service_type, literal_column("NULL"),
                literal_column("NULL"), Vehicle.id).where(Vehicle.holder_id.in_(ids), Vehicle.active.is_(True)),
+        select(literal_column("'n'"), Person.id, Person.full_name, Person.cpf, literal_column("NULL"),
+               literal_column("NULL"), Person.id).where(Person.id.in_(ids)),
     )).all()
+    names: dict[int, tuple[str, str]] = {}
     permits: dict[int, list[_Related]] = {}
     applications: dict[int, _Related] = {}
     vehicles: dict[int, _Related] = {}
     for row in rows:
+        if row.kind == "n":
+            names[row.pid] = (row.v, row.service)  # full name, CPF
+            continue
         related = _Related(row.v, ServiceType(row.service) if row.service else None,
                            PermitState(row.state) if row.state else None, row.day, row.id)
         if row.kind == "p":
@@ -422,7 +453,10 @@ def _describe(s: Session, found: list[tuple[int, str, str, str]]) -> list[Person
         else:
             vehicles[row.pid] = related
     hits = []
-    for pid, name, cpf, _key in found:
+    for pid, _key in found:
+        if pid not in names:
+            continue  # removed meanwhile
+        name, cpf = names[pid]
         permit = _main_permit(permits.get(pid, ()))
         app = applications.get(pid)
         vehicle = vehicles.get(pid)
