@@ -29,7 +29,6 @@ from sqlalchemy import (
     String,
     and_,
     false,
-    func,
     literal_column,
     not_,
     or_,
@@ -53,8 +52,6 @@ MAX_QUERY = 200
 #: Infix search needs a word of at least three letters (one trigram).
 MIN_INFIX = 3
 MIN_RENAVAM_DIGITS = 4
-#: SQLite: a condition matching this many rows is "dense" (see :class:`_Dialect`).
-DENSE_ROWS = 1000
 #: Infix: up to this many matches are fetched whole and sorted (see :meth:`_Dialect.contains_words`).
 FEW_MATCHES = 2000
 FEW_MATCHES_SEVERAL_WORDS = 20000
@@ -214,11 +211,11 @@ class _Related:
 class _Dialect:
     """What differs between the databases, and the plan choices SQLite needs help with.
 
-    SQLite's planner has no statistics: for a condition that matches many rows it still picks the
-    condition's index and then sorts every match. :meth:`dense` probes (cheaply, through that
-    index) whether a condition matches more than :data:`DENSE_ROWS` rows; if so the query walks
-    the sort order's index instead and filters, which finds a page in a few thousand rows.
-    PostgreSQL's planner makes that choice itself from its statistics.
+    A condition on another index than the sort order's is probed through its own index, up to
+    :data:`FEW_MATCHES` rows: a small answer is sorted whole (:class:`_Listed`); a large one means
+    matches are dense, and walking the sort order's index finds a page soonest. Neither planner
+    chooses well alone: SQLite has no statistics, and PostgreSQL's estimates for prefixes, LIKE
+    and correlated conditions are off by orders of magnitude at a million rows.
     """
 
     def __init__(self, session: Session, sort: SortKey) -> None:
@@ -236,20 +233,26 @@ class _Dialect:
         lower_cond = col >= value
         return and_(lower_cond, col < upper) if upper is not None else lower_cond
 
-    def dense(self, condition: ColumnElement[bool]) -> bool:
-        if self.pg:
-            return False
-        probe = select(literal_column("1")).select_from(Person.__table__).where(condition).limit(DENSE_ROWS)
-        return (self.session.scalar(select(func.count()).select_from(probe.subquery())) or 0) >= DENSE_ROWS
+    def cpf_prefix(self, value: str) -> Segment:
+        """People whose CPF starts with ``value``: a few sorted whole, many walked in sort order.
 
-    def cpf_prefix(self, value: str) -> ColumnElement[bool]:
+        Without this, "538" (a thousand people in a million) sorted by name lets PostgreSQL walk the
+        name index and read each person's row to test the CPF, and SQLite (no statistics) sort a
+        tenth of the table for "0".
+        """
         condition = self.prefix(Person.cpf, value)
-        if self.sort is SortKey.NAME and self.dense(condition):
-            # `+cpf` keeps SQLite off the CPF index: it walks the names in order instead.
-            unindexed = literal_column("+people.cpf", String)
-            upper = prefix_upper_bound(value)
-            return and_(unindexed >= value, unindexed < upper) if upper else unindexed >= value
-        return condition
+        if self.sort is SortKey.CPF:
+            return condition  # the CPF index gives the order itself
+        found = self.session.execute(select(self.sort_column(), Person.id).where(condition)
+                                     .limit(FEW_MATCHES + 1)).all()
+        if len(found) <= FEW_MATCHES:
+            return _Listed(sorted((key, pid) for key, pid in found))
+        if self.pg:
+            return _Walk(condition)
+        # `+cpf` keeps SQLite off the CPF index: it walks the names in order instead.
+        unindexed = literal_column("+people.cpf", String)
+        upper = prefix_upper_bound(value)
+        return and_(unindexed >= value, unindexed < upper) if upper else unindexed >= value
 
     def contains_words(self, words: Sequence[str], starts: ColumnElement[bool]) -> Segment:
         """Names with every word somewhere, other than those starting with the text (``starts``).
@@ -285,7 +288,7 @@ class _Dialect:
         if len(found) <= few:
             # Python orders str by code point: the byte order of "C" and BINARY for UTF-8.
             return _Listed(sorted((key, pid) for key, pid in found))
-        return likes  # common text: walking the names in order finds a page soonest
+        return _Walk(likes)  # common text: walking the names in order finds a page soonest
 
     def people_with(self, link: ColumnElement[int], conditions: Sequence[ColumnElement[bool]],
                     extra: ColumnElement[bool] | None = None) -> Segment:
@@ -303,7 +306,7 @@ class _Dialect:
             found.update((pid, key) for key, pid in self.session.execute(stmt))
             if len(found) > FEW_MATCHES:
                 ids = union_all(*(select(link).where(c) for c in conditions))
-                return and_(Person.id.in_(ids), *([extra] if extra is not None else []))
+                return _Walk(and_(Person.id.in_(ids), *([extra] if extra is not None else [])))
         return _Listed(sorted((key, pid) for pid, key in found.items()))
 
     def sort_column(self) -> ColumnElement[str]:
@@ -324,7 +327,14 @@ class _Listed:
         return [pid for _key, pid in rows[:count]]
 
 
-Segment = ColumnElement[bool] | _Listed
+@dataclass(frozen=True)
+class _Walk:
+    """A dense condition: read in the sort order's index, filtering (PostgreSQL is told so)."""
+
+    condition: ColumnElement[bool]
+
+
+Segment = ColumnElement[bool] | _Listed | _Walk
 
 
 def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
@@ -337,7 +347,9 @@ def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
             return [false]
         starts = d.prefix(Person.name_search, q.text)
         parts: list[Callable[[], Segment]] = [lambda: starts]
-        if any(len(w) >= MIN_INFIX for w in q.words):
+        # Infix once a word has three letters; with several words, once the last one has (while it
+        # is being typed, "Miguel Fa" matches every Miguel's row and the names starting with it come first).
+        if any(len(w) >= MIN_INFIX for w in q.words) and (len(q.words) == 1 or len(q.words[-1]) >= MIN_INFIX):
             parts.append(lambda: d.contains_words(q.words, starts))
         return parts
     if q.kind is QueryKind.DIGITS:
@@ -393,10 +405,22 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
             if isinstance(part, _Listed):
                 stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
             else:
-                stmt = stmt.where(part)
+                stmt = stmt.where(part.condition if isinstance(part, _Walk) else part)
                 if resume is not None:
                     stmt = stmt.where(_after(sort_col, resume, descending))
-            rows = s.execute(stmt.order_by(*order).limit(wanted + 1)).all()
+            stmt = stmt.order_by(*order).limit(wanted + 1)
+            if isinstance(part, _Walk) and d.pg:
+                # Matches are dense (the probe said so): the index walk finds a page in a few thousand
+                # entries, where a bitmap over every match then a sort would read them all.
+                s.execute(text("SET LOCAL enable_bitmapscan = off"))
+                s.execute(text("SET LOCAL enable_seqscan = off"))
+                try:
+                    rows = s.execute(stmt).all()
+                finally:
+                    s.execute(text("SET LOCAL enable_bitmapscan = on"))
+                    s.execute(text("SET LOCAL enable_seqscan = on"))
+            else:
+                rows = s.execute(stmt).all()
             found.extend((r.id, r.k) for r in rows[:wanted])
             if len(rows) > wanted:
                 last = found[-1]
