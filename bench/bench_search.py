@@ -20,7 +20,6 @@ Situação/Placa columns) — the time the result list waits for after the debou
 * plate: "ABC-1234" / "ABC1D23" of an active vehicle;
 
 and the first page of the people list (empty query), which the list shows on opening.
-``--sqlite-infix like`` replaces the FTS5 trigram table with a plain LIKE scan, to compare.
 
 Target: p95 <= 50 ms per keystroke at 100,000 people on both databases and at 1,000,000 on
 PostgreSQL; first page of the list <= 100 ms at any size.
@@ -220,17 +219,6 @@ def report(
     return ok
 
 
-def use_like_scan() -> None:
-    """Swap the FTS5 infix for a plain LIKE '%x%' scan (SQLite), for comparison."""
-    from sqlalchemy import and_, not_
-
-    def contains_words(self: search._Dialect, words: list[str], starts):  # noqa: ANN001, ANN202
-        return and_(*(Person.name_search.like(f"%{search.escape_like(w)}%", escape="\\") for w in words),
-                    not_(starts))
-
-    search._Dialect.contains_words = contains_words  # type: ignore[method-assign]
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
@@ -238,7 +226,6 @@ def main() -> int:
     parser.add_argument("--pg-url", default=DEFAULT_PG)
     parser.add_argument("--samples", type=int, default=30, help="people typed per kind of search")
     parser.add_argument("--reseed", action="store_true")
-    parser.add_argument("--sqlite-infix", choices=("fts", "like"), default="fts")
     parser.add_argument(
         "--repeat",
         type=int,
@@ -250,8 +237,6 @@ def main() -> int:
     db = open_database(args.backend, args.people, args.pg_url, args.reseed)
     try:
         ctx = prepare(db, args.people)
-        if args.sqlite_infix == "like":
-            use_like_scan()
         with ctx.read() as s:
             total = s.scalar(select(func.count(Person.id))) or 0
         typed = samples(ctx, args.samples, random.Random(4883))
@@ -259,11 +244,8 @@ def main() -> int:
         rows = run(ctx, typed, args.repeat)
         first_page = [timed(lambda: search.search_people(ctx, "")) for _ in range(30)]
         first_page.append(first_page_cold(db))
-        infix = (
-            f", infixo por {'FTS5 trigram' if args.sqlite_infix == 'fts' else 'LIKE'}" if db.is_sqlite else ""
-        )
         people = f"{total:,}".replace(",", ".")
-        ok = report(f"{db.url.get_backend_name()}: {people} pessoas{infix}", rows, first_page)
+        ok = report(f"{db.url.get_backend_name()}: {people} pessoas", rows, first_page)
     finally:
         db.dispose()
     return 0 if ok else 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from sqlalchemy import text
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Application, Permit, Vehicle
@@ -149,7 +148,6 @@ def test_sort_by_cpf(clerk: AppContext) -> None:
 
 
 def test_renamed_person_is_found_by_the_new_name_only(clerk: AppContext) -> None:
-    """The SQLite FTS table follows the people table (triggers); PostgreSQL's index just does."""
     pid = _person(clerk, "Carla Antiga Sobrenome")
     assert _names(search.search_people(clerk, "antiga")) == ["Carla Antiga Sobrenome"]
     person = people.get_person(clerk, pid)
@@ -243,12 +241,3 @@ def test_wildcards_are_literal(clerk: AppContext) -> None:
 def test_inspector_may_search(inspector: AppContext, clerk: AppContext) -> None:
     _person(clerk, "Visível Ao Fiscal")
     assert _names(search.search_people(inspector, "visivel")) == ["Visível Ao Fiscal"]
-
-
-def test_sqlite_search_triggers_exist_at_head(ctx: AppContext, backend: str) -> None:
-    """A later batch migration of `people` would drop them with the old table: this notices."""
-    if backend != "sqlite":
-        pytest.skip("SQLite only")
-    with ctx.read() as s:
-        names = set(s.scalars(text("SELECT name FROM sqlite_master WHERE type = 'trigger'")))
-    assert {"people_fts_ai", "people_fts_ad", "people_fts_au"} <= names

@@ -10,9 +10,9 @@ from motodesk.models import Base
 config = context.config
 target_metadata = Base.metadata
 
-# Dialect-specific search objects of revision 0002 (trigram, "C"-collated and FTS5 indexes) are not
-# declared in the models; keep autogenerate and `alembic check` from reporting them.
-UNDECLARED_PREFIXES = ("ix_search_", "people_fts")
+# Dialect-specific search indexes of revision 0002 (trigram and "C"-collated) are not declared in
+# the models; keep autogenerate and `alembic check` from reporting them.
+UNDECLARED_PREFIXES = ("ix_search_",)
 
 
 def include_object(obj, name, type_, reflected, compare_to):  # noqa: ANN001, ANN201
