@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TypeVar
 
 from validate_docbr import CPF
@@ -59,3 +62,19 @@ def race(db_url: str, actions: Sequence[Callable[[AppContext], T]], role: Role =
         thread.join(timeout=timeout)
     assert not any(t.is_alive() for t in threads), "a workstation hung"
     return won, lost
+
+
+def _screenshot_dir() -> Path:
+    """Where tests save what a person should look at.
+
+    `docs/screenshots/` when MOTODESK_SCREENSHOTS=1 (to refresh the committed pictures), otherwise a
+    scratch folder, so a test run never rewrites tracked files.
+    """
+    if os.environ.get("MOTODESK_SCREENSHOTS") == "1":
+        return Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+    folder = Path(tempfile.gettempdir()) / "motodesk-screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+SCREENSHOTS = _screenshot_dir()

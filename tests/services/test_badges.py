@@ -8,7 +8,6 @@ import shutil
 import subprocess
 from dataclasses import replace
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 import zxingcpp
@@ -28,7 +27,7 @@ from motodesk.services.errors import ConflictError, InvalidInputError, RuleViola
 
 TODAY = date.today()
 MM_PER_PT = 25.4 / 72
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _issued(ctx: AppContext, supervisor: AppContext, service: ServiceType = ServiceType.MOTOBOY, **kw):  # noqa: ANN003, ANN202

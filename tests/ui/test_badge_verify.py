@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
@@ -19,7 +18,7 @@ from motodesk.ui.app import create_application
 from motodesk.ui.badge_verify import BadgeVerifyDialog
 
 TODAY = date.today()
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 @pytest.fixture

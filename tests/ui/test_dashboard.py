@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import io
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from reports_factory import holder, notice  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services.clock import local_today
@@ -17,8 +17,6 @@ from motodesk.services.context import AppContext
 from motodesk.ui import dashboard as module
 from motodesk.ui.app import create_application
 from motodesk.ui.dashboard import DashboardWidget
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog
 from reports_factory import holder, notice  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import ServiceType
 from motodesk.rules.deadlines import DeadlineKind
@@ -23,7 +24,6 @@ from motodesk.ui.app import create_application
 from motodesk.ui.screens import deadlines as screen
 from motodesk.ui.screens.deadlines import DeadlinesPage
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TODAY = local_today()
 
 

@@ -27,7 +27,8 @@ from motodesk.ui.screens import permits as permits_screen
 from motodesk.ui.screens.permits import PermitsPage
 
 TODAY = date.today()
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+
 NOMINATION = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
 
 

@@ -26,7 +26,8 @@ from motodesk.ui.dossier import ConflictDialog, DossierWindow, ReviewDialog
 from motodesk.ui.widgets import DateField, field_error
 
 ROOT = Path(__file__).resolve().parents[2]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+
 TODAY = date.today()
 
 

@@ -24,7 +24,7 @@ from motodesk.ui.screens.organisations import OrganisationDialog, OrganisationsP
 from motodesk.ui.widgets import field_error
 
 TODAY = date.today()
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _page(qtbot, qtmodeltester, ctx: AppContext) -> OrganisationsPage:  # noqa: ANN001

@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from datetime import date
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import (
+    SCREENSHOTS,  # noqa: E402  # type: ignore[import-not-found]
+    valid_cpf,  # type: ignore[import-not-found]
+)
 
 from motodesk.models import Permit, Vehicle
 from motodesk.rules.common import PermitState, ServiceType
@@ -19,8 +21,6 @@ from motodesk.services.context import AppContext
 from motodesk.services.people import PersonInput
 from motodesk.ui.app import create_application
 from motodesk.ui.screens.people import PeoplePage, PeopleSearchModel
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 def _person(ctx: AppContext, name: str, cpf: str | None = None) -> int:

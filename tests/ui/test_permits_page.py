@@ -23,7 +23,7 @@ from motodesk.ui.screens import permits as screen
 from motodesk.ui.screens.permits import PermitsPage, StepInput
 
 TODAY = date.today()
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _page(qtbot, qtmodeltester, ctx: AppContext) -> PermitsPage:  # noqa: ANN001

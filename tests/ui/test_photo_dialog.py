@@ -35,7 +35,8 @@ from motodesk.ui.photo_dialog import MSG_16_BIT, MSG_CMYK, MSG_GREY, PhotoDialog
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "photos"
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+
 ASTRONAUT = PHOTOS / "astronaut.png"
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])
 

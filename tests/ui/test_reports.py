@@ -13,7 +13,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QPushButton
 from reports_factory import fill_register, holder, register_row  # type: ignore[import-not-found]
 from sqlalchemy import func, select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import (
+    SCREENSHOTS,  # noqa: E402  # type: ignore[import-not-found]
+    valid_cpf,  # type: ignore[import-not-found]
+)
 
 from motodesk.models import Person
 from motodesk.services import reports as reports_service
@@ -24,7 +27,6 @@ from motodesk.ui.app import create_application
 from motodesk.ui.import_dialog import ImportDialog
 from motodesk.ui.screens.reports import ReportsPage
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 LEFT = Qt.MouseButton.LeftButton
 
 

@@ -5,7 +5,6 @@ workstation took the last place a moment before — and a place freed."""
 from __future__ import annotations
 
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
@@ -23,7 +22,7 @@ from motodesk.ui.screens.stands import StandDialog, StandsPage
 from motodesk.ui.widgets import field_error
 
 TODAY = date.today()
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _page(qtbot, qtmodeltester, ctx: AppContext) -> StandsPage:  # noqa: ANN001

@@ -16,6 +16,7 @@ from keyring.backends import fail
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QInputDialog, QWizard
 from sqlalchemy import create_engine, make_url, text
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk import config
 from motodesk.config import DatabaseChoice
@@ -25,7 +26,6 @@ from motodesk.services import auth
 from motodesk.ui.app import create_application
 from motodesk.ui.wizard import FirstRunWizard, open_configured_context
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 

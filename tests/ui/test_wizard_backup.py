@@ -9,6 +9,7 @@ import pytest
 from keyring.backends import fail
 from PySide6.QtCore import QPoint, Qt, QThreadPool
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QToolBar
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk import config
 from motodesk.models.db import ENV_URL
@@ -17,8 +18,6 @@ from motodesk.services import backup as backups
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.ui.app import build_main_window, create_application
 from motodesk.ui.db_settings import BackupDialog, DatabaseSettingsDialog
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
 @pytest.fixture(autouse=True)
