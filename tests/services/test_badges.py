@@ -15,6 +15,7 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
 from sqlalchemy import select
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, BadgePrint, DeputyLink, Permit, Setting
 from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim
@@ -27,7 +28,6 @@ from motodesk.services.errors import ConflictError, InvalidInputError, RuleViola
 
 TODAY = date.today()
 MM_PER_PT = 25.4 / 72
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _issued(ctx: AppContext, supervisor: AppContext, service: ServiceType = ServiceType.MOTOBOY, **kw):  # noqa: ANN003, ANN202

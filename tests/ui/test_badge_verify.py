@@ -7,6 +7,7 @@ from datetime import date, timedelta
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
 from motodesk.rules.common import PermitState, ServiceType
@@ -18,7 +19,6 @@ from motodesk.ui.app import create_application
 from motodesk.ui.badge_verify import BadgeVerifyDialog
 
 TODAY = date.today()
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 @pytest.fixture

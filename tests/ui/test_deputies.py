@@ -11,6 +11,7 @@ import pytest
 from permit_factory import add_person, make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFileDialog, QTimeEdit
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.periods import add_years
@@ -27,7 +28,6 @@ from motodesk.ui.screens import permits as permits_screen
 from motodesk.ui.screens.permits import PermitsPage
 
 TODAY = date.today()
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 NOMINATION = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
 

@@ -10,7 +10,10 @@ import pytest
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QLineEdit, QMessageBox
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import (
+    SCREENSHOTS,  # type: ignore[import-not-found]
+    valid_cpf,  # type: ignore[import-not-found]
+)
 from validate_docbr import CNH, PIS, TituloEleitoral
 
 from motodesk.models.db import Database
@@ -26,7 +29,6 @@ from motodesk.ui.dossier import ConflictDialog, DossierWindow, ReviewDialog
 from motodesk.ui.widgets import DateField, field_error
 
 ROOT = Path(__file__).resolve().parents[2]
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 TODAY = date.today()
 

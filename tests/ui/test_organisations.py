@@ -11,6 +11,7 @@ from openpyxl import load_workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import organisations, permits
@@ -24,7 +25,6 @@ from motodesk.ui.screens.organisations import OrganisationDialog, OrganisationsP
 from motodesk.ui.widgets import field_error
 
 TODAY = date.today()
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _page(qtbot, qtmodeltester, ctx: AppContext) -> OrganisationsPage:  # noqa: ANN001

@@ -12,7 +12,10 @@ from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import (
+    SCREENSHOTS,  # type: ignore[import-not-found]
+    valid_cpf,  # type: ignore[import-not-found]
+)
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import permits
@@ -23,7 +26,6 @@ from motodesk.ui.screens import permits as screen
 from motodesk.ui.screens.permits import PermitsPage, StepInput
 
 TODAY = date.today()
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _page(qtbot, qtmodeltester, ctx: AppContext) -> PermitsPage:  # noqa: ANN001

@@ -19,7 +19,10 @@ from PIL import Image
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QThreadPool
 from PySide6.QtGui import QImage, QWheelEvent
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import (
+    SCREENSHOTS,  # type: ignore[import-not-found]
+    valid_cpf,  # type: ignore[import-not-found]
+)
 
 from motodesk.imaging import Box, centred_crop
 from motodesk.imaging.quality import QualityCode
@@ -35,7 +38,6 @@ from motodesk.ui.photo_dialog import MSG_16_BIT, MSG_CMYK, MSG_GREY, PhotoDialog
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "tests" / "data" / "photos"
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 ASTRONAUT = PHOTOS / "astronaut.png"
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])

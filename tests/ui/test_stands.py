@@ -10,6 +10,7 @@ import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QMessageBox
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import permits, stands
@@ -22,7 +23,6 @@ from motodesk.ui.screens.stands import StandDialog, StandsPage
 from motodesk.ui.widgets import field_error
 
 TODAY = date.today()
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 
 def _page(qtbot, qtmodeltester, ctx: AppContext) -> StandsPage:  # noqa: ANN001
