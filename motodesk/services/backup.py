@@ -31,13 +31,12 @@ from glob import glob
 from pathlib import Path
 from typing import Any
 
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, MetaData, create_engine, func, inspect, select, text
 from sqlalchemy.exc import DBAPIError
 
 from motodesk import __version__
 from motodesk.models import AuditEvent, Setting
-from motodesk.models.db import Database, DatabaseError, explain_error
+from motodesk.models.db import Database, DatabaseError, explain_error, shipped_revisions
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
@@ -416,14 +415,11 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
             "em um banco vazio, para nunca misturar nem sobrescrever dados. Indique um arquivo novo (SQLite) "
             "ou um banco recém-criado no servidor (PostgreSQL: createdb)."
         )
-    if manifest.revision is not None:
-        try:
-            ScriptDirectory.from_config(db.alembic_config()).get_revision(manifest.revision)
-        except Exception:  # noqa: BLE001 - alembic raises several kinds for an unknown revision
-            raise RestoreError(
-                f"A cópia é de uma versão mais nova do MotoDesk ({manifest.program_version}, revisão "
-                f"{manifest.revision}): instale essa versão ou uma mais nova para restaurá-la."
-            ) from None
+    if manifest.revision is not None and manifest.revision not in shipped_revisions():
+        raise RestoreError(
+            f"A cópia é de uma versão mais nova do MotoDesk ({manifest.program_version}, revisão "
+            f"{manifest.revision}): instale essa versão ou uma mais nova para restaurá-la."
+        )
     with _temp_dir(Path(tempfile.gettempdir())) as work, zipfile.ZipFile(archive) as zf:
         if manifest.kind == "sqlite":
             source = Path(zf.extract(SQLITE_MEMBER, work))
