@@ -82,6 +82,8 @@ def empty_pg() -> Iterator[str]:
     except Exception as exc:  # noqa: BLE001
         if os.environ.get("MOTODESK_REQUIRE_PG") == "1":
             pytest.fail(f"PostgreSQL required but unreachable: {exc}")
+        if os.environ.get("MOTODESK_REQUIRE_PG") == "1":
+            pytest.fail(f"PostgreSQL required but unreachable: {exc}")
         pytest.skip(f"PostgreSQL unreachable: {exc}")
     name = f"motodesk_wizard_{uuid.uuid4().hex[:8]}"
     with admin.connect() as conn:
