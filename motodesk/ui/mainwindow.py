@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -133,6 +133,7 @@ class MainWindow(QMainWindow):
             self.pages.addWidget(holder)
         self.nav.currentRowChanged.connect(self._show_row)
         self.nav.setCurrentRow(0)
+        self._first_show = True
 
         central = QWidget()
         layout = QHBoxLayout(central)
@@ -174,6 +175,12 @@ class MainWindow(QMainWindow):
                 event.ignore()
                 return
         event.accept()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if self._first_show:  # the clerk types into the first page (the search box), not the navigation
+            self._first_show = False
+            self.page_by_key[SECTIONS[0][0]].setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _show_row(self, row: int) -> None:
         if 0 <= row < len(SECTIONS):

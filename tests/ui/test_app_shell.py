@@ -46,3 +46,17 @@ def test_login_then_main_window(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
     assert [nav.item(i).text() for i in range(nav.count())] == [label for _, label in SECTIONS]
     assert "Ana Paula Rezende" in window.windowTitle()
     assert window.menuBar().actions()[0].text() == "&Arquivo"
+
+
+def test_the_first_page_has_the_keyboard_when_the_window_opens(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+    create_application()
+    auth.create_user(ctx, "bia", "Beatriz Lopes", Role.CLERK, "senha-certa-2")
+    user = auth.authenticate(ctx, "bia", "senha-certa-2")
+    window = build_main_window(ctx.as_user(user))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: window.focusWidget() is not None)
+    people = window.page_by_key["people"]
+    assert window.focusWidget() is people.focusProxy() or people.isAncestorOf(window.focusWidget())
