@@ -48,7 +48,6 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, func, or_, select
 from sqlalchemy.exc import IntegrityError
@@ -96,6 +95,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_brl, format_date, format_ufm, join_words
 from motodesk.rules.validators import format_cpf, format_plate, mercosul_plate, validate_cpf, validate_plate
 from motodesk.services import attachments, permits
+from motodesk.services.clock import LOCAL_TZ, local_time, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -107,8 +107,6 @@ from motodesk.services.errors import (
 )
 from motodesk.services.settings import law_settings
 from motodesk.services.text import clean_name, digits, fold
-
-LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
 
 WRITERS = (Role.INSPECTOR, Role.SUPERVISOR)
 RECORDERS = (Role.CLERK, Role.SUPERVISOR)
@@ -129,15 +127,6 @@ ART_DEFENCE = "Art. 29, § 3º"
 ART_APPEAL = "Art. 34, parágrafo único"
 ART_RECLASSIFY = "Art. 33, parágrafo único"
 ART_UNLICENSED = "Art. 32"
-
-
-def local_today() -> date:
-    return datetime.now(LOCAL_TZ).date()
-
-
-def local_time(moment: datetime) -> datetime:
-    """An aware moment as the secretariat's wall clock shows it (naive, America/Sao_Paulo)."""
-    return moment.astimezone(LOCAL_TZ).replace(tzinfo=None)
 
 
 def notice_number(seq: int, year: int) -> str:

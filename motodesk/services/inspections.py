@@ -51,6 +51,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.periods import next_business_day
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf, format_plate
+from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -60,7 +61,7 @@ from motodesk.services.errors import (
 )
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold
-from motodesk.services.vehicles import LOCAL_TZ, MIN_REASON, local_today, plate_forms
+from motodesk.services.vehicles import MIN_REASON, plate_forms
 
 RECORDERS = (Role.INSPECTOR, Role.SUPERVISOR)
 SCHEDULERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR)

@@ -25,7 +25,6 @@ import typing
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import (
     CursorResult,
@@ -85,6 +84,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -101,7 +101,6 @@ from motodesk.services.text import fold
 from motodesk.services.vehicles import VehicleInput
 from motodesk.services.vehicles import vehicle_facts as register_facts
 
-LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
 _PERSON_FIELDS = tuple(f.name for f in fields(PersonInput))
 _DOCUMENT_FIELDS = tuple(f.name for f in fields(DocumentInput))
 _VEHICLE_FIELDS = tuple(f.name for f in fields(VehicleInput))

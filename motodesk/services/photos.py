@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from motodesk.models import Blob, Person, Photo
 from motodesk.rules.common import Role
+from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError
 
@@ -29,7 +30,6 @@ MAX_PHOTO_BYTES = 5 * 1024 * 1024
 MAX_PHOTO_PIXELS = 40_000_000
 BADGE_PHOTO_SIZE = (354, 472)  # imaging.OUTPUT_SIZE: 3 × 4 cm at 300 dpi
 RENDERED_SOURCES = ("camera", "file")  # made by the photo dialog's render_3x4
-LOCAL_TZ = "America/Sao_Paulo"
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,8 @@ class PhotoInfo:
     @property
     def local_date(self) -> date:
         """The day it was taken at the secretariat (the date the rules count from)."""
-        from zoneinfo import ZoneInfo
 
-        return self.captured_at.astimezone(ZoneInfo(LOCAL_TZ)).date()
+        return self.captured_at.astimezone(LOCAL_TZ).date()
 
 
 def check_jpeg(data: bytes, *, badge: bool = False) -> tuple[int, int]:

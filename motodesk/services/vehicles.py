@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
@@ -41,6 +40,7 @@ from motodesk.rules.vehicle import (
     VehicleFacts,
     check_vehicle,
 )
+from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -53,7 +53,6 @@ from motodesk.services.text import clean_name, digits, fold
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
-LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
 
 #: The largest engine of a motorcycle sold in Brazil is under 2,500 cc: above this it is a typing error.
 MAX_PLAUSIBLE_CC = 3000
@@ -66,10 +65,6 @@ MIN_REASON = 10
 
 ART_REPLACEMENT = "Art. 31, Grupo 3, II"
 ART_ONE_VEHICLE = "Art. 6º, § 2º"
-
-
-def local_today() -> date:
-    return datetime.now(LOCAL_TZ).date()
 
 
 @dataclass

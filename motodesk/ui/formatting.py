@@ -6,9 +6,8 @@ from datetime import date, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Any
-from zoneinfo import ZoneInfo
 
-LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
+from motodesk.services.clock import LOCAL_TZ
 
 
 def format_date(value: date | None) -> str:
