@@ -8,10 +8,14 @@ from datetime import date
 from PySide6.QtCore import QDate, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QDateEdit,
+    QDialog,
+    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
+    QTableView,
     QWidget,
 )
 
@@ -132,3 +136,35 @@ def heading(text: str) -> QLabel:
     label = QLabel(f"<h2>{text}</h2>")
     label.setTextFormat(Qt.TextFormat.RichText)
     return label
+
+
+def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTableView:
+    """A read-only table of records: whole rows selected, alternating colours, no row numbers."""
+    view = QTableView()
+    view.setObjectName(name)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multi
+                          else QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setAlternatingRowColors(True)
+    view.setSortingEnabled(sortable)
+    view.verticalHeader().hide()
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setWordWrap(False)
+    return view
+
+
+def fit_columns(view: QTableView, max_width: int = 300) -> None:
+    """Columns as wide as the loaded rows, never wider than ``max_width`` (the tooltip shows the rest)."""
+    view.resizeColumnsToContents()
+    header = view.horizontalHeader()
+    for column in range(header.count()):
+        if header.sectionSize(column) > max_width:
+            header.resizeSection(column, max_width)
+
+
+def run_dialog(dialog: QDialog) -> bool:
+    """exec() the dialog: True when accepted. Screens call it through their own module, so tests can
+    replace `<screen module>.run_dialog` to drive the dialog."""
+    return dialog.exec() == QDialog.DialogCode.Accepted

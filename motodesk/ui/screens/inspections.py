@@ -38,9 +38,8 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.pdfpreview import preview_pdf
-from motodesk.ui.screens.vehicles import fit_columns, table_view
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import DateField, heading, mark_field
+from motodesk.ui.widgets import DateField, fit_columns, heading, mark_field, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
@@ -259,7 +258,7 @@ class InspectionsPage(QWidget):
 
         # --- queue ----------------------------------------------------------------------------
         self.queue_model: RowTableModel[QueueRow] = RowTableModel(QUEUE_COLUMNS)
-        self.queue = table_view("queue")
+        self.queue = table_view("queue", sortable=True)
         self.queue.setModel(self.queue_model)
         self.queue.doubleClicked.connect(lambda _i: self.start_selected())
         self.queue_title = QLabel()
@@ -282,7 +281,7 @@ class InspectionsPage(QWidget):
 
         # --- upcoming -------------------------------------------------------------------------
         self.upcoming_model: RowTableModel[InspectionRow] = RowTableModel(INSPECTION_COLUMNS)
-        self.upcoming = table_view("upcoming")
+        self.upcoming = table_view("upcoming", sortable=True)
         self.upcoming.setModel(self.upcoming_model)
         self.reschedule_button = self._button("reschedule", "Remarcar…", self.reschedule, self.can_schedule)
         self.cancel_button = self._button("cancel_scheduled", "Cancelar agendamento…", self.cancel_scheduled,
@@ -305,7 +304,7 @@ class InspectionsPage(QWidget):
         self._timer.timeout.connect(self.reload_history)
         self.search.textChanged.connect(lambda _t: self._timer.start())
         self.history_model: LazyTableModel[InspectionRow] = LazyTableModel(INSPECTION_COLUMNS, self._fetch)
-        self.history = table_view("history")
+        self.history = table_view("history", sortable=True)
         self.history.setModel(self.history_model)
         self.history.doubleClicked.connect(lambda _i: self.open_selected())
         self.history.sortByColumn(0, Qt.SortOrder.DescendingOrder)

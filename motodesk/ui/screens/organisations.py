@@ -14,7 +14,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -22,13 +21,11 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressDialog,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -45,7 +42,7 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, heading, mark_field
+from motodesk.ui.widgets import DateField, fit_columns, heading, mark_field, run_dialog, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -69,31 +66,10 @@ MEMBER_COLUMNS: list[Column[MemberRow]] = [
 ]
 
 
-def table_view(name: str) -> QTableView:
-    view = QTableView()
-    view.setObjectName(name)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.setWordWrap(False)
-    return view
 
 
-def fit_columns(view: QTableView, max_width: int = 280) -> None:
-    """Columns as wide as the loaded rows, never wider than ``max_width`` (the tooltip shows the rest)."""
-    view.resizeColumnsToContents()
-    header = view.horizontalHeader()
-    for column in range(header.count()):
-        header.resizeSection(column, min(header.sectionSize(column), max_width))
 
 
-def run_dialog(dialog: QDialog) -> bool:
-    """exec() the dialog: True when accepted.  Tests replace this to drive the dialog."""
-    return dialog.exec() == QDialog.DialogCode.Accepted
 
 
 # --- the organisation form ------------------------------------------------------------------------

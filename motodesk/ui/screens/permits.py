@@ -17,7 +17,6 @@ from typing import Any
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -26,7 +25,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -34,7 +32,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -53,7 +50,7 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import DateField, heading
+from motodesk.ui.widgets import DateField, heading, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -109,19 +106,6 @@ CANDIDATE_COLUMNS: list[Column[CandidateRow]] = [
 ]
 
 
-def table_view(name: str, *, multi: bool = False) -> QTableView:
-    view = QTableView()
-    view.setObjectName(name)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multi
-                          else QAbstractItemView.SelectionMode.SingleSelection)
-    view.setAlternatingRowColors(True)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setWordWrap(False)
-    return view
 
 
 # --- the dialogs of the steps -------------------------------------------------------------------

@@ -14,21 +14,18 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
     QSpinBox,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -43,7 +40,7 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, heading, mark_field
+from motodesk.ui.widgets import DateField, fit_columns, heading, mark_field, run_dialog, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -67,30 +64,10 @@ ASSIGNMENT_COLUMNS: list[Column[AssignmentRow]] = [
 ]
 
 
-def table_view(name: str) -> QTableView:
-    view = QTableView()
-    view.setObjectName(name)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.setWordWrap(False)
-    return view
 
 
-def fit_columns(view: QTableView, max_width: int = 300) -> None:
-    view.resizeColumnsToContents()
-    header = view.horizontalHeader()
-    for column in range(header.count()):
-        header.resizeSection(column, min(header.sectionSize(column), max_width))
 
 
-def run_dialog(dialog: QDialog) -> bool:
-    """exec() the dialog: True when accepted.  Tests replace this to drive the dialog."""
-    return dialog.exec() == QDialog.DialogCode.Accepted
 
 
 def confirm(parent: QWidget, title: str, text: str) -> bool:

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
     QPushButton,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -29,7 +26,7 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
 from motodesk.ui.vehicle_form import VehicleForm
-from motodesk.ui.widgets import VerdictList, heading
+from motodesk.ui.widgets import VerdictList, fit_columns, heading, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -56,27 +53,8 @@ VEHICLE_INSPECTION_COLUMNS: list[Column[InspectionRow]] = [
 ]
 
 
-def table_view(name: str) -> QTableView:
-    view = QTableView()
-    view.setObjectName(name)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setAlternatingRowColors(True)
-    view.setSortingEnabled(True)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.setWordWrap(False)
-    return view
 
 
-def fit_columns(view: QTableView, max_width: int = 320) -> None:
-    """Columns as wide as their contents (the loaded rows), never wider than `max_width`."""
-    view.resizeColumnsToContents()
-    header = view.horizontalHeader()
-    for column in range(header.count()):
-        if header.sectionSize(column) > max_width:
-            header.resizeSection(column, max_width)
 
 
 class VehiclesPage(QWidget):
@@ -105,7 +83,7 @@ class VehiclesPage(QWidget):
         self.include_replaced.toggled.connect(lambda _c: self.reload())
 
         self.model: LazyTableModel[VehicleRow] = LazyTableModel(VEHICLE_COLUMNS, self._fetch, page_size=200)
-        self.table = table_view("vehicles_table")
+        self.table = table_view("vehicles_table", sortable=True)
         self.table.setModel(self.model)
         self.table.doubleClicked.connect(lambda _i: self.open_selected())
 
@@ -135,7 +113,7 @@ class VehiclesPage(QWidget):
         self.detail_title = QLabel("Selecione um veículo.")
         self.detail_title.setObjectName("detail_title")
         self.history_model: RowTableModel[InspectionRow] = RowTableModel(VEHICLE_INSPECTION_COLUMNS)
-        self.history = table_view("vehicle_inspections")
+        self.history = table_view("vehicle_inspections", sortable=True)
         self.history.setModel(self.history_model)
         details = QWidget()
         details_layout = QVBoxLayout(details)
