@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from motodesk.rules.text import fold as rules_fold
+
 _SPACES = re.compile(r"\s+")
 
 
 def fold(text: str) -> str:
-    """Lower case without accents, single spaces: 'João  D'Ávila' -> "joao d'avila"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return _SPACES.sub(" ", stripped).strip().casefold()
+    """The rules' accent-free lower case, with single spaces: 'João  D'Ávila' -> "joao d'avila"."""
+    return _SPACES.sub(" ", rules_fold(text)).strip()
 
 
 def clean_name(text: str) -> str:

@@ -1,4 +1,4 @@
-"""How values look on screen: pt_BR dates, numbers, money, yes/no."""
+"""How values look on screen: pt_BR dates, numbers, yes/no (the rules' own formatting, plus None)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
+from motodesk.rules import text as rules_text
 from motodesk.services.clock import LOCAL_TZ
 
 
 def format_date(value: date | None) -> str:
-    return value.strftime("%d/%m/%Y") if value else ""
+    return rules_text.format_date(value) if value else ""
 
 
 def format_datetime(value: datetime | None) -> str:
@@ -20,13 +21,6 @@ def format_datetime(value: datetime | None) -> str:
     if value.tzinfo is not None:
         value = value.astimezone(LOCAL_TZ)
     return value.strftime("%d/%m/%Y %H:%M")
-
-
-def format_money(value: Decimal | float | None) -> str:
-    if value is None:
-        return ""
-    text = f"{Decimal(value):,.2f}"
-    return "R$ " + text.replace(",", "X").replace(".", ",").replace("X", ".")
 
 
 def format_value(value: Any) -> str:
@@ -39,9 +33,9 @@ def format_value(value: Any) -> str:
     if isinstance(value, date):
         return format_date(value)
     if isinstance(value, Decimal):
-        return f"{value:,.2f}".replace(",", "X").replace(".", ",").replace("X", ".")
+        return rules_text.format_decimal(value)
     if isinstance(value, int):
-        return f"{value:,}".replace(",", ".")
+        return rules_text.format_int(value)
     if isinstance(value, Enum):
         return str(getattr(value, "label", value.value))
     return str(value)
