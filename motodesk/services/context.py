@@ -86,11 +86,8 @@ class AppContext:
 def integrity_error(exc: IntegrityError, messages: dict[str, str]) -> MotodeskError:
     text = str(exc.orig)
     for name, message in messages.items():
-        if name in text:
-            return MotodeskError(message)
-    # SQLite names the columns, not the index: match those too.
-    for name, message in messages.items():
-        if name.startswith("cols:") and name[5:] in text:
+        # PostgreSQL names the constraint; SQLite names the columns ("cols:table.column").
+        if name.removeprefix("cols:") in text:
             return MotodeskError(message)
     return MotodeskError("O banco de dados recusou a gravação por violar uma regra de integridade: " + text.splitlines()[0][:200])
 
