@@ -61,7 +61,8 @@ def _db_arg(p: argparse.ArgumentParser) -> None:
                         "(padrão: MOTODESK_DATABASE_URL ou o arquivo local)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, with_commands: bool = True) -> argparse.ArgumentParser:
+    """The whole parser; without commands, only the window's options (no command module imported)."""
     parser = PortugueseArgumentParser(
         prog="motodesk",
         description="MotoDesk – permissões de mototáxi, motoboy e moto-frete (Lei nº 4.883/2017, Patrocínio-MG).",
@@ -71,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     _db_arg(parser)
     parser.add_argument("--demo", action="store_true", help="abre um banco de demonstração (criado se faltar)")
     parser.add_argument("--self-test", action="store_true", help="verifica esta instalação e sai")
+    if not with_commands:
+        parser.set_defaults(command=None)
+        return parser
     sub = parser.add_subparsers(dest="command", metavar="COMANDO", parser_class=PortugueseArgumentParser)
 
     for module in command_modules():
@@ -86,9 +90,19 @@ def command_modules() -> list[ModuleType]:
             for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)]
 
 
+def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """Opening the window must not wait for every command's imports (the export kinds load the
+    models): arguments that name no command are read by the window's own small parser."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not any(a in ("-h", "--help") for a in argv):
+        args, rest = build_parser(with_commands=False).parse_known_args(argv)
+        if not rest:
+            return args
+    return build_parser().parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(argv)
     from motodesk.logs import setup_logging
 
     setup_logging()

@@ -7,13 +7,16 @@ DatabaseError for expected failures, which `motodesk.cli.main` prints in pt_BR.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from motodesk.services.context import AppContext
+if TYPE_CHECKING:  # `motodesk` with no command opens the window: parsing must not load SQLAlchemy
+    from motodesk.services.context import AppContext
 
 
 def open_context(args: argparse.Namespace, *, allow_upgrade_shared: bool = False) -> AppContext:
     """The database named by --database (or the default), prepared, with default settings."""
     from motodesk.models.db import Database
+    from motodesk.services.context import AppContext
     from motodesk.services.settings import ensure_defaults
 
     db = Database.open(getattr(args, "database", None))

@@ -20,26 +20,14 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
 import motodesk.models.audit  # noqa: F401  (registers the audit listeners)
+from motodesk.errors import ENV_URL, DatabaseError, DatabaseOutdatedError, DatabaseTooNewError  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
 log = logging.getLogger(__name__)
 
-ENV_URL = "MOTODESK_DATABASE_URL"
 MIGRATIONS = Path(__file__).with_name("migrations")
-
-
-class DatabaseError(Exception):
-    """A database problem explained in pt_BR, safe to show to a clerk."""
-
-
-class DatabaseTooNewError(DatabaseError):
-    pass
-
-
-class DatabaseOutdatedError(DatabaseError):
-    pass
 
 
 def default_sqlite_path() -> Path:

@@ -9,7 +9,7 @@ from types import TracebackType
 
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.services.errors import InvalidInputError, MotodeskError
 
 log = logging.getLogger(__name__)
