@@ -24,7 +24,7 @@ from __future__ import annotations
 import typing
 from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     CursorResult,
@@ -59,14 +59,6 @@ from motodesk.models import (
     TenderCandidate,
     Vehicle,
 )
-from motodesk.printing.documents import (
-    PersonInfo,
-    RegistrationCertificateData,
-    TransitAuthorizationData,
-    VehicleInfo,
-    render_registration_certificate,
-    render_transit_authorization,
-)
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
@@ -100,6 +92,9 @@ from motodesk.services.stands import release_stand_of_permit
 from motodesk.services.text import fold
 from motodesk.services.vehicles import VehicleInput
 from motodesk.services.vehicles import vehicle_facts as register_facts
+
+if TYPE_CHECKING:  # reportlab loads with the first document printed, not with the window
+    from motodesk.printing.documents import PersonInfo, VehicleInfo
 
 _PERSON_FIELDS = tuple(f.name for f in fields(PersonInput))
 _DOCUMENT_FIELDS = tuple(f.name for f in fields(DocumentInput))
@@ -1023,6 +1018,8 @@ def _require_in_force_for_documents(permit: Permit, article: str, document: str)
 
 
 def _person_info(person: Person, *, masked: bool, cnh: str | None = None) -> PersonInfo:
+    from motodesk.printing.documents import PersonInfo
+
     town = f"{person.city}-{person.uf}" if person.city and person.uf else person.city
     address = ", ".join(p for p in (person.address, person.district, town) if p)
     return PersonInfo(name=person.full_name, cpf=mask_cpf(person.cpf) if masked else format_cpf(person.cpf),
@@ -1030,6 +1027,8 @@ def _person_info(person: Person, *, masked: bool, cnh: str | None = None) -> Per
 
 
 def _vehicle_info(vehicle: Vehicle | None) -> VehicleInfo:
+    from motodesk.printing.documents import VehicleInfo
+
     if vehicle is None:
         return VehicleInfo(plate="—")
     make_model = " ".join(p for p in (vehicle.make, vehicle.model) if p)
@@ -1076,6 +1075,8 @@ def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
         permit = _permit(s, permit_id, None)
         _require_in_force_for_documents(permit, "Art. 4º, § 1º", "o certificado de registro cadastral")
         parts = _document_parts(s, permit, masked=False)
+    from motodesk.printing.documents import RegistrationCertificateData, render_registration_certificate
+
     data = RegistrationCertificateData(
         certificate_number=f"{permit.number}-{parts['cycle']}",
         permit_number=permit.number,
@@ -1097,6 +1098,8 @@ def transit_authorization_pdf(ctx: AppContext, permit_id: int) -> bytes:
         permit = _permit(s, permit_id, None)
         _require_in_force_for_documents(permit, "Art. 5º, § 3º", "a autorização de trânsito")
         parts = _document_parts(s, permit, masked=True)
+    from motodesk.printing.documents import TransitAuthorizationData, render_transit_authorization
+
     data = TransitAuthorizationData(
         authorization_number=f"{permit.number}-{parts['cycle']}",
         permit_number=permit.number,
