@@ -62,6 +62,21 @@ def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, p
         return _current(user)
 
 
+def find_login(ctx: AppContext, login: str) -> CurrentUser | None:
+    """Whom a login names (active and not locked), before any password is checked.
+
+    Never a proof of identity — only `authenticate` is. The window uses it to build itself while
+    argon2id verifies the password, and throws that work away unless `authenticate` returns the
+    same user.
+    """
+    login = (login or "").strip().lower()
+    with ctx.read() as s:
+        user = s.scalar(select(User).where(User.login == login))
+        if user is None or not user.active or user.locked:
+            return None
+        return _current(user)
+
+
 def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
     """Check a login; `MAX_FAILED_LOGINS` wrong passwords in a row lock the user until an admin unlocks."""
     login = (login or "").strip().lower()

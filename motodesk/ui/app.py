@@ -1,20 +1,34 @@
-"""The application shell: QApplication in pt_BR, log, exception hook, database, login, main window."""
+"""The application shell: QApplication in pt_BR, log, exception hook, database, login, main window.
+
+Start-up order (what the clerk waits for is only Qt and the login dialog): the dialog shows first;
+a worker thread imports SQLAlchemy and the models, opens and prepares the database, runs the day's
+calendar and imports the first page's screen while the clerk types. Enter pressed before that work
+is done waits for it; a database that does not open closes the dialog with the same pt_BR
+explanation (and, for this workstation's configured database, the same retry and settings) as
+before. Only this module's functions below `run_gui` import the database layer, inside functions.
+"""
 
 from __future__ import annotations
 
 import logging
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
-from motodesk.models.db import ENV_URL, Database, DatabaseError
-from motodesk.services.context import AppContext, CurrentUser
+from motodesk.errors import ENV_URL, DatabaseError
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import install_excepthook
+
+if TYPE_CHECKING:
+    from motodesk.config import DatabaseChoice
+    from motodesk.services.context import AppContext, CurrentUser
+    from motodesk.ui.login import LoginDialog
 
 log = logging.getLogger(__name__)
 DEMO_PEOPLE = 300
@@ -53,7 +67,9 @@ def demo_database_url() -> str:
 
 def open_context(database: str | None, *, demo: bool = False) -> AppContext:
     """Open and prepare the database; a demo database is seeded on first use."""
+    from motodesk.models.db import Database
     from motodesk.services.auth import count_users
+    from motodesk.services.context import AppContext
     from motodesk.services.settings import ensure_defaults
 
     db = Database.open(demo_database_url() if demo and not database else database)
@@ -69,21 +85,6 @@ def open_context(database: str | None, *, demo: bool = False) -> AppContext:
 
         seed_demo(ctx, DEMO_PEOPLE)
     return ctx
-
-
-def login(ctx: AppContext, *, demo: bool, login_name: str | None = None) -> CurrentUser | None:
-    from motodesk.services.demo import DEMO_PASSWORD
-    from motodesk.ui.login import LoginDialog
-
-    hint = (f"Banco de demonstração: entre como atendente, vistoriador, supervisor ou admin, "
-            f"senha {DEMO_PASSWORD}.") if demo else None
-    dialog = LoginDialog(ctx, hint=hint)
-    if demo or login_name:
-        dialog.login_edit.setText(login_name or "atendente")
-        dialog.password_edit.setFocus()
-    if dialog.exec() != LoginDialog.DialogCode.Accepted:
-        return None
-    return dialog.user
 
 
 def build_main_window(ctx: AppContext):  # noqa: ANN201
@@ -105,27 +106,154 @@ def _run_calendar(ctx: AppContext) -> None:
         log.info("calendar: reinstated %s; expired %s", result.reinstated, result.expired)
 
 
+class NeedsInteraction(Exception):
+    """The configured database needs the clerk first (a password to ask, a first administrator)."""
+
+
+def _configured_opener(choice: DatabaseChoice) -> Callable[[], AppContext]:
+    def open_configured() -> AppContext:
+        from motodesk import config
+        from motodesk.services.auth import count_users
+        from motodesk.ui.wizard import open_choice
+
+        password = config.load_password(choice) if choice.kind == "postgresql" else None
+        if choice.kind == "postgresql" and password is None:
+            raise NeedsInteraction("password")
+        ctx = open_choice(choice, password)
+        if count_users(ctx) == 0:
+            ctx.db.dispose()
+            raise NeedsInteraction("first administrator")
+        return ctx
+
+    return open_configured
+
+
+def warm_up(first_page: str = "people") -> None:
+    """What the first seconds after Enter would otherwise import: the window, its first page and
+    the mapper configuration of the first query (run on the start-up worker, no widget made)."""
+    from sqlalchemy.orm import configure_mappers
+
+    import motodesk.services.auth  # noqa: F401  (argon2 and the login query)
+    import motodesk.ui.db_settings  # noqa: F401  (the window's admin tools)
+    from motodesk.ui.mainwindow import load_page_module
+
+    configure_mappers()
+    load_page_module(first_page)
+
+
+def _start_up_work(open_fn: Callable[[], AppContext]) -> Callable[[], AppContext]:
+    def work() -> AppContext:
+        ctx = open_fn()
+        try:
+            _run_calendar(ctx)
+            warm_up()
+        except BaseException:
+            ctx.db.dispose()
+            raise
+        return ctx
+
+    return work
+
+
+def _prepare_window(ctx: AppContext, user: CurrentUser) -> QWidget:
+    return build_main_window(ctx.as_user(user))
+
+
+def _login_while_opening(open_fn: Callable[[], AppContext], hint: str | None, login_name: str | None,
+                         opening: str) -> tuple[AppContext | None, LoginDialog, BaseException | None]:
+    """The login dialog at once; the database opens behind it. Returns (context, dialog, open error)."""
+    from motodesk.ui.background import BackgroundOp
+    from motodesk.ui.login import LoginDialog
+
+    dialog = LoginDialog(None, hint=hint, opening=opening, prepare=_prepare_window)
+    _suggest_login(dialog, login_name)
+    opened: list[AppContext] = []
+
+    def ready(ctx: AppContext) -> None:
+        opened.append(ctx)
+        dialog.database_ready(ctx)
+
+    work = BackgroundOp(_start_up_work(open_fn)).on_success(ready).on_failure(dialog.database_failed)
+    # Started once the dialog is on screen: the worker holds Python's GIL for most of its imports,
+    # and the dialog should not wait for them.
+    dialog.painted.connect(work.run)
+    dialog.exec()
+    return (opened[0] if opened else None), dialog, dialog.open_error
+
+
+def _suggest_login(dialog: LoginDialog, login_name: str | None) -> None:
+    if login_name:
+        dialog.login_edit.setText(login_name)
+        dialog.password_edit.setFocus()
+
+
+def login(ctx: AppContext, *, hint: str | None = None, login_name: str | None = None) -> LoginDialog:
+    """The login dialog on an open database (after the first-run wizard, or to switch user)."""
+    from motodesk.ui.login import LoginDialog
+
+    dialog = LoginDialog(ctx, hint=hint, prepare=_prepare_window)
+    _suggest_login(dialog, login_name)
+    dialog.exec()
+    return dialog
+
+
+def _demo_hint() -> str:
+    from motodesk.services.demo import DEMO_PASSWORD
+
+    return (f"Banco de demonstração: entre como atendente, vistoriador, supervisor ou admin, "
+            f"senha {DEMO_PASSWORD}.")
+
+
 def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     app = create_application()
     install_excepthook()
-    first_login = None
-    try:
-        if database or demo or os.environ.get(ENV_URL):
-            ctx = open_context(database, demo=demo)
-        else:  # this workstation's configured database, or the first-run wizard
-            from motodesk.ui.wizard import open_configured_context
+    hint = login_name = None
+    opening = "Abrindo o banco de dados…"
+    configured: DatabaseChoice | None = None
+    open_fn: Callable[[], AppContext] | None = None
+    if database or demo or os.environ.get(ENV_URL):
+        def open_fn() -> AppContext:
+            return open_context(database, demo=demo)
 
-            opened = open_configured_context()
-            if opened is None:
+        if demo:
+            hint, login_name, opening = _demo_hint(), "atendente", "Preparando o banco de demonstração…"
+    else:  # this workstation's configured database, or the first-run wizard
+        from motodesk import config
+
+        configured = config.load_choice()
+        if configured is not None:
+            open_fn = _configured_opener(configured)
+
+    ctx: AppContext | None = None
+    dialog: LoginDialog | None = None
+    failure: BaseException | None = None
+    if open_fn is not None:
+        ctx, dialog, failure = _login_while_opening(open_fn, hint, login_name, opening)
+        if failure is None and dialog.user is None:
+            return 0  # the clerk closed the login dialog
+        if failure is not None and not isinstance(failure, NeedsInteraction | DatabaseError | MotodeskError):
+            raise failure  # a bug: the exception hook explains it
+        if failure is not None and configured is None:  # named by --database or the environment
+            QMessageBox.critical(None, "MotoDesk – banco de dados", str(failure))
+            return 1
+    if ctx is None:  # first run, a password to ask, or the configured database refused: the wizard's way
+        from motodesk.ui.wizard import open_configured_context
+
+        opened = open_configured_context(failed=None if isinstance(failure, NeedsInteraction) else failure)
+        if opened is None:
+            return 0
+        ctx, login_name = opened
+        _run_calendar(ctx)
+        dialog = None
+    while True:
+        if dialog is None or dialog.user is None:
+            dialog = login(ctx, hint=hint, login_name=login_name)
+            if dialog.user is None:
                 return 0
-            ctx, first_login = opened
-    except (DatabaseError, MotodeskError) as exc:
-        QMessageBox.critical(None, "MotoDesk – banco de dados", str(exc))
-        return 1
-    user = login(ctx, demo=demo, login_name=first_login)
-    if user is None:
-        return 0
-    _run_calendar(ctx)
-    window = build_main_window(ctx.as_user(user))
-    window.show()
-    return app.exec()
+        window = dialog.prepared or build_main_window(ctx.as_user(dialog.user))
+        window.show()
+        code = app.exec()
+        if not getattr(window, "switch_user_requested", False):
+            return code
+        window.deleteLater()  # "Trocar de usuário": the window closed, the login dialog again
+        login_name, dialog = None, None

@@ -134,6 +134,7 @@ class MainWindow(QMainWindow):
         self.nav.currentRowChanged.connect(self._show_row)
         self.nav.setCurrentRow(0)
         self._first_show = True
+        self.switch_user_requested = False
 
         central = QWidget()
         layout = QHBoxLayout(central)
@@ -162,10 +163,17 @@ class MainWindow(QMainWindow):
         help_menu = self.menuBar().addMenu("A&juda")
         help_menu.addAction(a["about"])
         a["quit"].triggered.connect(self.close)
+        a["logout"].triggered.connect(self.switch_user)
         a["about"].triggered.connect(self.show_about)
         from motodesk.ui.db_settings import install_admin_tools  # backups, database, backup reminder
 
         install_admin_tools(self, self.ctx, a["backup"], a["database_settings"])
+
+    def switch_user(self) -> None:
+        """"Trocar de usuário": the window closes (open work may keep it) and the login dialog returns."""
+        self.switch_user_requested = True
+        if not self.close():
+            self.switch_user_requested = False
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802
         """Pages with open work (a dossier with unsaved changes) may keep the window open."""

@@ -442,10 +442,12 @@ def ask_password(choice: DatabaseChoice, parent: QWidget | None = None) -> str |
     return text if ok else None
 
 
-def open_configured_context(parent: QWidget | None = None) -> tuple[AppContext, str | None] | None:
+def open_configured_context(parent: QWidget | None = None, *,
+                            failed: BaseException | None = None) -> tuple[AppContext, str | None] | None:
     """The configured database, opened; the wizard when there is none (or none that opens).
 
-    Returns (context, login to suggest) or None when the person gave up.
+    `failed` is how the start-up worker's attempt to open it ended: explained at once, not retried
+    before the person says so. Returns (context, login to suggest) or None when the person gave up.
     """
     from motodesk.services.auth import count_users
 
@@ -464,8 +466,11 @@ def open_configured_context(parent: QWidget | None = None) -> tuple[AppContext, 
                 if password is None:
                     return None
         try:
+            if failed is not None:
+                raise failed
             ctx = open_choice(choice, password)
         except (DatabaseError, MotodeskError) as exc:
+            failed = None
             box = QMessageBox(QMessageBox.Icon.Critical, "MotoDesk – banco de dados",
                               f"{exc}\n\nBanco configurado: {choice.describe()}.", parent=parent)
             retry = box.addButton("Tentar de novo", QMessageBox.ButtonRole.AcceptRole)
