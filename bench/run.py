@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/run.py                 # the full set (about 20–40 minutes; seeds cached)
     .venv/bin/python bench/run.py --quick         # smaller sizes, to check that everything runs
-    .venv/bin/python bench/run.py --with-million  # adds search at 1,000,000 people on PostgreSQL
+    .venv/bin/python bench/run.py --with-million  # adds 1,000,000 people: search (both databases), start-up, memory
 
 Every figure is measured beside its baseline in the same run (see each script's docstring); the
 machine is shared, so each script also prints CPU time or load where it matters. Seeded databases
@@ -59,9 +59,23 @@ def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
                          + (["--people", "10000"] if quick else [])))
     if (HERE / "bench_photo_dialog.py").exists():
         steps.append(("Foto: captura até a prévia no diálogo", ["bench_photo_dialog.py"]))
+    if not quick:  # the growth table of the README: the same figures at 10,000 (and 1,000,000)
+        steps += [
+            ("Crescimento: início a frio e memória, 10.000 pessoas (SQLite)",
+             ["bench_startup.py", "--people", "10000", "--runs", "3"]),
+            ("Crescimento: busca, 10.000 pessoas (SQLite)", ["bench_search.py", "--backend", "sqlite", "--people", "10000"]),
+            ("Crescimento: busca, 10.000 pessoas (PostgreSQL)",
+             ["bench_search.py", "--backend", "postgresql", "--people", "10000"]),
+        ]
+    steps.append(("Fault suite (tests/faults, the races, roles, audit, passwords, transparency; SQLite and "
+                  "PostgreSQL)", ["bench_faults.py"]))
     if million:
         steps.insert(3, ("Busca por tecla – PostgreSQL, 1.000.000 de pessoas",
                          ["bench_search.py", "--backend", "postgresql", "--people", "1000000"]))
+        steps.append(("Crescimento: início a frio e memória, 1.000.000 de pessoas (SQLite)",
+                      ["bench_startup.py", "--people", "1000000", "--runs", "3"]))
+        steps.append(("Crescimento: busca, 1.000.000 de pessoas (SQLite)",
+                      ["bench_search.py", "--backend", "sqlite", "--people", "1000000"]))
     return steps
 
 
