@@ -1,16 +1,24 @@
 """Cold start and memory of the real window, each beside a bare PySide6 baseline of the same run.
 
-    .venv/bin/python bench/bench_startup.py [--people 100000] [--runs 5]
+    .venv/bin/python bench/bench_startup.py [--people 100000] [--runs 5] [--typing-cps 6]
 
-1. Cold start: a fresh process from `python` to the interactive main window, logged in, with the
-   people list showing its first rows — against a fresh process showing a bare QMainWindow with a
-   QTableView of 50 rows. Median of N runs each, interleaved; target ratio ≤ 2.5.
+1. Cold start: a fresh process runs the real entry point (`motodesk --database URL`, as the
+   desktop shortcut does); a driver inside it types the login and the password into the real login
+   dialog, key by key at --typing-cps keys per second, presses Entrar and waits for the people list
+   to show its first rows. The clerk's wait is launch → login dialog ready plus Entrar → list
+   showing; the typing in between is the clerk's time, not the program's, and is not counted (the
+   database opens behind the dialog while the clerk types). Beside it: the same with no typing at
+   all (Entrar pressed the instant the dialog appears, so nothing is hidden), and the longest pause
+   of the event loop while the clerk types (keys must not stutter). The baseline is a fresh process
+   showing a bare QMainWindow with a QTableView of 50 rows. Median of N runs each, interleaved;
+   target ratio ≤ 2.5 for the clerk's wait.
 2. Memory: peak resident memory (ru_maxrss) of a process that opens the window on the seeded
    database and scrolls the people list from the first row to the last; target ≤ 250 MB. The bare
    window's peak is printed beside it.
 
 Both use the offscreen Qt platform so the figures do not depend on an X server. The seeded SQLite
-database is cached (see bench_search.cache_dir).
+database is cached (see bench_search.cache_dir). The driver imports nothing the program does not
+already import (no QtTest), so its own cost stays out of the figures.
 """
 
 from __future__ import annotations
@@ -65,67 +73,88 @@ def child_bare(start: float, scroll: bool) -> None:
     _report(elapsed)
 
 
-def child_motodesk(start: float, url: str, scroll: bool) -> None:
-    from PySide6.QtWidgets import QTableView
+def child_motodesk(start: float, url: str, scroll: bool, typing_cps: float) -> None:
+    """Drive the real `motodesk.cli.main` from a timer: type, press Entrar, wait for the list."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QTableView
 
-    from motodesk.services.auth import authenticate
-    from motodesk.ui.app import build_main_window, create_application, open_context
+    app = QApplication(sys.argv[:1])  # motodesk's create_application adopts it
+    keys = LOGIN + "\t" + PASSWORD
+    st: dict = {"phase": "dialog", "typed": 0, "stall": 0.0, "last": None}
 
-    app = create_application()
-    ctx = open_context(url)
-    user = authenticate(ctx, LOGIN, PASSWORD)
-    window = build_main_window(ctx.as_user(user))
-    window.show()
-    page = window.page_by_key["people"]
-    view = page.findChild(QTableView)
+    def top(name: str):  # noqa: ANN202
+        return next((w for w in app.topLevelWidgets() if type(w).__name__ == name and w.isVisible()), None)
+
+    def poll() -> None:
+        now = time.time()
+        if st["phase"] == "dialog":
+            dialog = top("LoginDialog")
+            if dialog is not None and dialog.password_edit.isVisible():
+                st.update(phase="typing", dialog=dialog, t_dialog=now, last=now, next_key=now)
+        if st["phase"] == "typing":
+            st["stall"] = max(st["stall"], now - st["last"])
+            st["last"] = now
+            dialog = st["dialog"]
+            while st["typed"] < len(keys) and (typing_cps <= 0 or now >= st["next_key"]):
+                key = keys[st["typed"]]
+                if key == "\t":
+                    dialog.password_edit.setFocus()
+                    st["field"] = dialog.password_edit
+                else:
+                    st.get("field", dialog.login_edit).insert(key)
+                st["typed"] += 1
+                st["next_key"] += 1 / typing_cps if typing_cps > 0 else 0
+            if st["typed"] == len(keys):
+                st.update(phase="list", t_enter=time.time())
+                dialog.enter_button.click()  # the program takes over from here (the timer waits)
+                return
+        if st["phase"] == "list":
+            window = top("MainWindow")
+            if window is None or not window.page_by_key.is_built("people"):
+                return
+            view = window.page_by_key["people"].findChild(QTableView)
+            if view.model().rowCount() == 0:
+                return
+            app.processEvents()
+            t_list = time.time()
+            timer.stop()
+            print(f"TO_DIALOG {st['t_dialog'] - start:.4f}", flush=True)
+            print(f"AFTER_ENTER {t_list - st['t_enter']:.4f}", flush=True)
+            print(f"TYPING {st['t_enter'] - st['t_dialog']:.4f}", flush=True)
+            print(f"STALL {st['stall']:.4f}", flush=True)
+            print(f"TOTAL {t_list - start:.4f}", flush=True)
+            if scroll:
+                _scroll_to_end(app, view)
+            _report((st["t_dialog"] - start) + (t_list - st["t_enter"]))
+            QTimer.singleShot(0, window.close)
+
+    timer = QTimer()
+    timer.setInterval(1)
+    timer.timeout.connect(poll)
+    timer.start()
+    QTimer.singleShot(120_000, lambda: os._exit(3))
+
+    from motodesk.cli import main as motodesk_main
+
+    motodesk_main(["--database", url])
+
+
+def _scroll_to_end(app, view) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QModelIndex
+
     model = view.model()
-    _wait(app, lambda: model.rowCount() > 0)
+
+    def busy() -> bool:
+        return bool(getattr(model, "busy", False))
+
+    while model.canFetchMore(QModelIndex()) or busy():
+        before = model.rowCount()
+        if model.canFetchMore(QModelIndex()):
+            model.fetchMore(QModelIndex())
+        _wait(app, lambda b=before: model.rowCount() > b or not (busy() or model.canFetchMore(QModelIndex())), 300)
+        view.scrollToBottom()
     app.processEvents()
-    elapsed = time.time() - start
-    if scroll:
-        from PySide6.QtCore import QModelIndex
-
-        def busy() -> bool:
-            return bool(getattr(model, "busy", False))
-
-        while model.canFetchMore(QModelIndex()) or busy():
-            before = model.rowCount()
-            if model.canFetchMore(QModelIndex()):
-                model.fetchMore(QModelIndex())
-            _wait(app, lambda b=before: model.rowCount() > b or not (busy() or model.canFetchMore(QModelIndex())), 300)
-            view.scrollToBottom()
-        app.processEvents()
-        print(f"ROWS {model.rowCount()}", flush=True)
-    _report(elapsed)
-
-
-def child_login_dialog(start: float, url: str) -> None:
-    """What a clerk sees first: the login dialog, ready for the password (database opened)."""
-    from motodesk.ui.app import create_application, open_context
-    from motodesk.ui.login import LoginDialog
-
-    app = create_application()
-    ctx = open_context(url)
-    dialog = LoginDialog(ctx)
-    dialog.show()
-    _wait(app, lambda: dialog.isVisible() and dialog.password_edit.isVisible())
-    app.processEvents()
-    elapsed = time.time() - start
-    dialog.login_edit.setText(LOGIN)
-    dialog.password_edit.setText(PASSWORD)
-    from PySide6.QtWidgets import QTableView
-
-    from motodesk.ui.app import build_main_window
-
-    t_enter = time.time()
-    dialog.try_login()
-    window = build_main_window(ctx.as_user(dialog.user))
-    window.show()
-    view = window.page_by_key["people"].findChild(QTableView)
-    _wait(app, lambda: view.model().rowCount() > 0)
-    app.processEvents()
-    print(f"AFTER_ENTER {time.time() - t_enter:.4f}", flush=True)
-    _report(elapsed)
+    print(f"ROWS {model.rowCount()}", flush=True)
 
 
 def _report(elapsed: float) -> None:
@@ -135,19 +164,20 @@ def _report(elapsed: float) -> None:
     print(f"MAXRSS_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}", flush=True)
 
 
-def spawn(kind: str, url: str = "", scroll: bool = False) -> dict[str, float]:
+def spawn(kind: str, url: str = "", scroll: bool = False, typing_cps: float = 0.0) -> dict[str, float]:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "BENCH_START": repr(time.time())}
     env.pop("MOTODESK_DATABASE_URL", None)
     start = time.time()
     env["BENCH_START"] = repr(start)
-    out = subprocess.run([sys.executable, __file__, "--child", kind, "--url", url] + (["--scroll"] if scroll else []),
+    out = subprocess.run([sys.executable, __file__, "--child", kind, "--url", url, "--typing-cps", str(typing_cps)]
+                         + (["--scroll"] if scroll else []),
                          capture_output=True, text=True, env=env, timeout=900)
     if out.returncode != 0:
         raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
     values: dict[str, float] = {}
     for line in out.stdout.splitlines():
         key, _, value = line.partition(" ")
-        if key in ("ELAPSED", "MAXRSS_KB", "ROWS", "AFTER_ENTER"):
+        if key in ("ELAPSED", "MAXRSS_KB", "ROWS", "AFTER_ENTER", "TO_DIALOG", "TYPING", "STALL", "TOTAL"):
             values[key] = float(value)
     return values
 
@@ -176,38 +206,50 @@ def main() -> int:
     parser.add_argument("--child", default=None)
     parser.add_argument("--url", default="")
     parser.add_argument("--scroll", action="store_true")
+    parser.add_argument("--typing-cps", type=float, default=6.0,
+                        help="keys per second the simulated clerk types (6 ≈ 70 words a minute)")
     args = parser.parse_args()
     if args.child:
         start = float(os.environ["BENCH_START"])
         if args.child == "bare":
             child_bare(start, args.scroll)
-        elif args.child == "login":
-            child_login_dialog(start, args.url)
         else:
-            child_motodesk(start, args.url, args.scroll)
+            child_motodesk(start, args.url, args.scroll, args.typing_cps)
         return 0
 
     url = prepare_database(args.people)
     spawn("motodesk", url)  # warm the OS file cache once: a clerk's second start, not a cold disk
-    bare, app = [], []
+    bare, typed, instant = [], [], []
     for _ in range(args.runs):
         bare.append(spawn("bare")["ELAPSED"])
-        app.append(spawn("motodesk", url)["ELAPSED"])
-    login = [spawn("login", url) for _ in range(args.runs)]
-    to_dialog = statistics.median(x["ELAPSED"] for x in login)
-    after_enter = statistics.median(x["AFTER_ENTER"] for x in login)
+        typed.append(spawn("motodesk", url, typing_cps=args.typing_cps))
+        instant.append(spawn("motodesk", url))
     bare_mem = spawn("bare", scroll=True)
     app_mem = spawn("motodesk", url, scroll=True)
-    b, a = statistics.median(bare), statistics.median(app)
-    ratio = a / b
+
+    def med(runs: list[dict[str, float]], key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    b = statistics.median(bare)
+    wait, robot = med(typed, "ELAPSED"), med(instant, "TOTAL")
+    ratio = wait / b
     mem_mb = app_mem["MAXRSS_KB"] / 1024
-    print(f"\nStart-up and memory ({args.people:,} people, SQLite, offscreen, median of {args.runs})")
+    print(f"\nStart-up and memory ({args.people:,} people, SQLite, offscreen, median of {args.runs}; "
+          f"typing at {args.typing_cps:g} keys/s)")
     print("| figure | MotoDesk | bare PySide6 | ratio | target | met |")
     print("|---|---|---|---|---|---|")
-    print(f"| cold start to main window with list (s) | {a:.2f} | {b:.2f} | {ratio:.2f} | ≤ {TARGET_RATIO} | "
-          f"{'yes' if ratio <= TARGET_RATIO else 'NO'} |")
-    print(f"| of which: launch to the login dialog (s) | {to_dialog:.2f} | {b:.2f} | {to_dialog / b:.2f} | – | – |")
-    print(f"| of which: Enter to the list (argon2id check, window, first page) (s) | {after_enter:.2f} | – | – | – | – |")
+    print(f"| cold start: the clerk's wait to the main window with the list (s) | {wait:.2f} | {b:.2f} | "
+          f"{ratio:.2f} | ≤ {TARGET_RATIO} | {'yes' if ratio <= TARGET_RATIO else 'NO'} |")
+    print(f"| of which: launch to the login dialog ready (s) | {med(typed, 'TO_DIALOG'):.2f} | {b:.2f} | "
+          f"{med(typed, 'TO_DIALOG') / b:.2f} | – | – |")
+    print(f"| of which: Entrar to the list (argon2id check, window, first page) (s) | {med(typed, 'AFTER_ENTER'):.2f} "
+          f"| – | – | – | – |")
+    print(f"| (not counted) typing the login and the password (s) | {med(typed, 'TYPING'):.2f} | – | – | – | – |")
+    print(f"| longest event-loop pause while typing (ms) | {1000 * med(typed, 'STALL'):.0f} | – | – | – | – |")
+    print(f"| no typing: Entrar the instant the dialog appears, launch to list (s) | {robot:.2f} | {b:.2f} | "
+          f"{robot / b:.2f} | – | – |")
+    print(f"| of which: Entrar to the list, waiting for the database to open (s) | {med(instant, 'AFTER_ENTER'):.2f} "
+          f"| – | – | – | – |")
     print(f"| peak memory, list scrolled end to end (MB; {int(app_mem.get('ROWS', 0)):,} rows) | {mem_mb:.0f} | "
           f"{bare_mem['MAXRSS_KB'] / 1024:.0f} | – | ≤ {TARGET_MB:.0f} MB | {'yes' if mem_mb <= TARGET_MB else 'NO'} |")
     return 0 if ratio <= TARGET_RATIO and mem_mb <= TARGET_MB else 1
