@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from sqlalchemy import Select, and_, func, select
+from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocument, Vehicle
@@ -91,7 +91,17 @@ def _document_deadlines(s: Session, flt: DeadlineFilter, kind: DocumentKind, dat
     q = (_holders(flt).add_columns(date_col.label("d"))
          .join(PersonDocument, and_(PersonDocument.person_id == Person.id, PersonDocument.kind == kind))
          .where(date_col.is_not(None), date_col <= cutoff))
-    return [_row(make(r.d), today, r) for r in s.execute(q)]
+    rows = [_row(make(r.d), today, r) for r in s.execute(q)]
+    # The deputy drives the same vehicle under the same requirements (Art. 14, § 2º): their documents
+    # fall due on the holder's permit, named in the detail.
+    deputy = aliased(Person)
+    q = (_holders(flt).add_columns(date_col.label("d"), deputy.full_name.label("deputy_name"))
+         .join(DeputyLink, and_(DeputyLink.permit_id == Permit.id,
+                                or_(DeputyLink.end_on.is_(None), DeputyLink.end_on >= today)))
+         .join(deputy, deputy.id == DeputyLink.deputy_person_id)
+         .join(PersonDocument, and_(PersonDocument.person_id == deputy.id, PersonDocument.kind == kind))
+         .where(date_col.is_not(None), date_col <= cutoff))
+    return rows + [_row(make(r.d), today, r, f"preposto {r.deputy_name}") for r in s.execute(q)]
 
 
 def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,

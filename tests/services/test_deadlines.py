@@ -153,3 +153,38 @@ def test_renewal_letters_one_per_holder(clerk: AppContext, inspector: AppContext
         svc.renewal_letters(clerk, rows, Campaign(deadline=today - timedelta(days=1)), today=today)
     with pytest.raises(InvalidInputError, match="Nenhuma"):
         svc.renewal_letters(clerk, [], campaign, today=today)
+
+
+def test_a_deputys_documents_fall_due_on_the_holders_permit(clerk: AppContext) -> None:
+    """Art. 14, § 2º: the deputy meets the same requirements; while the link lasts, their CNH and
+    medical certificate are the holder's deadlines too, named in the detail (and gone once it ends)."""
+    from enforcement_factory import add_person  # type: ignore[import-not-found]
+
+    from motodesk.models import DeputyLink, PersonDocument
+    from motodesk.rules.dossier import DocumentKind
+
+    today = local_today()
+    r = holder(clerk, "Helena Moura Prado")
+    deputy_id, _cpf = add_person(clerk, "Otávio Prado Lemos")
+    with clerk.write() as s:
+        s.add(PersonDocument(person_id=deputy_id, kind=DocumentKind.CNH, number="34046871254", categories="A",
+                             valid_until=today + timedelta(days=12)))
+        s.add(PersonDocument(person_id=deputy_id, kind=DocumentKind.MEDICAL, issue_date=today - timedelta(days=370)))
+        link = DeputyLink(permit_id=r.holder.permit_id, deputy_person_id=deputy_id, start_on=today - timedelta(days=60))
+        s.add(link)
+        s.flush()
+        link_id = link.id
+    rows = [x for x in svc.deadlines(clerk, DeadlineFilter(horizon_days=30), today=today)
+            if x.person_id == r.holder.person_id and x.detail == "preposto Otávio Prado Lemos"]
+    assert {(x.kind, x.days_left) for x in rows} == {(K.CNH, 12), (K.MEDICAL, -5)}
+    assert all(x.permit_number == r.holder.permit_number for x in rows)
+    assert not [x for x in svc.deadlines(clerk, DeadlineFilter(horizon_days=30), today=today)
+                if x.person_id == deputy_id]  # listed under the permit, not as a holder of their own
+
+    with clerk.write() as s:  # the link ended yesterday: the deputy's documents are no longer the holder's
+        s.get(DeputyLink, link_id).end_on = today - timedelta(days=1)
+    rows = svc.deadlines(clerk, DeadlineFilter(horizon_days=30), today=today)
+    details = {x.detail for x in rows if x.person_id == r.holder.person_id}
+    assert "preposto Otávio Prado Lemos" in details  # the deregistration notice (Art. 31) still is
+    assert {x.kind for x in rows if x.person_id == r.holder.person_id and x.detail.startswith("preposto")} == {
+        K.DEPUTY_DEREGISTRATION}
