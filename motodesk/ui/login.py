@@ -137,9 +137,15 @@ class LoginDialog(QDialog):
 
         checker = threading.Thread(target=check, name="login-check", daemon=True)
         checker.start()
-        guess = find_login(ctx, login) if self._prepare is not None else None
-        prepared = self._prepare(ctx, guess) if self._prepare is not None and guess is not None else None
-        checker.join()
+        prepared: QWidget | None = None
+        try:
+            guess = find_login(ctx, login) if self._prepare is not None else None
+            if guess is not None:
+                prepared = self._prepare(ctx, guess)  # type: ignore[misc]
+        except MotodeskError:  # e.g. the server went away: the check says so, the window comes later
+            guess = None
+        finally:
+            checker.join()
         if prepared is not None and outcome.get("user") != guess:
             prepared.close()
             prepared.deleteLater()

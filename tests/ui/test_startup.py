@@ -247,3 +247,17 @@ def test_start_up_work_disposes_the_database_when_it_fails(monkeypatch: pytest.M
     with pytest.raises(DatabaseError):
         app_module._start_up_work(lambda: FakeCtx())()  # type: ignore[arg-type, return-value]
     assert disposed == [True]
+
+
+def test_a_window_that_fails_to_build_early_does_not_stop_the_login(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+    from motodesk.services.errors import DatabaseUnavailableError
+
+    auth.create_user(ctx, "dora", "Dora Vieira", Role.CLERK, "senha-certa-5")
+
+    def prepare(_ctx: AppContext, _user: auth.CurrentUser) -> QWidget:
+        raise DatabaseUnavailableError("Não foi possível conectar ao servidor de banco de dados.")
+
+    dialog = _dialog(qtbot, ctx, prepare=prepare)
+    _type(qtbot, dialog, "dora", "senha-certa-5")
+    assert dialog.result() == LoginDialog.DialogCode.Accepted
+    assert dialog.user is not None and dialog.user.login == "dora" and dialog.prepared is None
