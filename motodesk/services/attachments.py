@@ -64,7 +64,7 @@ class AttachmentInfo:
         return self.removed_at is not None
 
 
-def _info(a: Attachment) -> AttachmentInfo:
+def attachment_info(a: Attachment) -> AttachmentInfo:
     return AttachmentInfo(a.id, a.owner_table, a.owner_id, a.filename, a.media_type, a.size, a.blob_sha256,
                           a.added_at, a.added_by, a.removed_at, a.removed_by, a.removed_reason)
 
@@ -131,8 +131,12 @@ def clean_filename(filename: str, media_type: str) -> str:
     return base
 
 
-def _store(s, ctx: AppContext, owner_table: str, owner_id: int, filename: str, data: bytes,  # noqa: ANN001
-           media_type: str) -> Attachment:
+def store_attachment(s, ctx: AppContext, owner_table: str, owner_id: int, filename: str, data: bytes,  # noqa: ANN001
+                     media_type: str | None = None) -> Attachment:
+    """Store a scan inside the caller's transaction `s` (the caller checks the owner exists and the
+    user's role): content checked unless `media_type` says it already was, bytes kept once by hash."""
+    if media_type is None:
+        media_type = check_content(filename, data)
     sha = hashlib.sha256(data).hexdigest()
     if s.get(Blob, sha) is None:
         s.add(Blob(sha256=sha, size=len(data), data=data))
@@ -155,7 +159,7 @@ def add_attachment(ctx: AppContext, owner_table: str, owner_id: int, filename: s
     with ctx.write() as s:
         if s.get(model, owner_id) is None:
             raise NotFoundError("O registro a que o arquivo seria anexado não existe mais.")
-        return _info(_store(s, ctx, owner_table, owner_id, filename, data, media_type))
+        return attachment_info(store_attachment(s, ctx, owner_table, owner_id, filename, data, media_type))
 
 
 @dataclass(frozen=True)
@@ -180,8 +184,8 @@ def attach_to_document(ctx: AppContext, person_id: int, kind: DocumentKind, file
             row = PersonDocument(person_id=person_id, kind=kind)
             s.add(row)
             s.flush()
-        attachment = _store(s, ctx, "person_documents", row.id, filename, data, media_type)
-        return DocumentAttachment(_info(attachment), row.id, row.version)
+        attachment = store_attachment(s, ctx, "person_documents", row.id, filename, data, media_type)
+        return DocumentAttachment(attachment_info(attachment), row.id, row.version)
 
 
 @requires(*READERS)
@@ -195,7 +199,7 @@ def list_attachments(ctx: AppContext, owner_table: str, owner_ids: list[int] | i
         stmt = select(Attachment).where(Attachment.owner_table == owner_table, Attachment.owner_id.in_(ids))
         if not include_removed:
             stmt = stmt.where(Attachment.removed_at.is_(None))
-        return [_info(a) for a in s.scalars(stmt.order_by(Attachment.added_at, Attachment.id))]
+        return [attachment_info(a) for a in s.scalars(stmt.order_by(Attachment.added_at, Attachment.id))]
 
 
 @requires(*READERS)
@@ -218,7 +222,7 @@ def attachment_content(ctx: AppContext, attachment_id: int) -> tuple[AttachmentI
         if attachment is None:
             raise NotFoundError("Anexo não encontrado.")
         data = s.scalar(select(Blob.data).where(Blob.sha256 == attachment.blob_sha256))
-        return _info(attachment), bytes(data or b"")
+        return attachment_info(attachment), bytes(data or b"")
 
 
 @requires(*EDITORS)
@@ -241,4 +245,4 @@ def remove_attachment(ctx: AppContext, attachment_id: int, reason: str) -> Attac
         attachment.removed_by = ctx.user.login
         attachment.removed_reason = reason
         s.flush()
-        return _info(attachment)
+        return attachment_info(attachment)

@@ -37,7 +37,13 @@ from motodesk.rules.deadlines import deputy_deregistration_due
 from motodesk.rules.eligibility import blocking, check_deputy
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cpf, format_plate
-from motodesk.services.attachments import AttachmentInfo, _info, _store, check_content, list_attachments
+from motodesk.services.attachments import (
+    AttachmentInfo,
+    attachment_info,
+    check_content,
+    list_attachments,
+    store_attachment,
+)
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
@@ -355,8 +361,8 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
                           schedule=_schedule_json(shifts), badge_issue_no=0)
         s.add(link)
         s.flush()
-        attachment = _store(s, ctx, OWNER_TABLE, link.id, filename, data, media_type)
-        return Nominated(link.id, link.version, on, _info(attachment))
+        attachment = store_attachment(s, ctx, OWNER_TABLE, link.id, filename, data, media_type)
+        return Nominated(link.id, link.version, on, attachment_info(attachment))
 
 
 # --- schedule and end -------------------------------------------------------------------------

@@ -40,7 +40,6 @@ Life of a process::
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -55,7 +54,6 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import (
     Attachment,
-    Blob,
     Decision,
     Defence,
     DeputyLink,
@@ -896,20 +894,8 @@ def _check_filed(data: FiledDocument, notice: InfractionNotice, today: date, wha
 
 def _store_files(s: Session, ctx: AppContext, owner_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
     """Scans filed with a defence or appeal: checked by content (services.attachments), stored once."""
-    ids: list[int] = []
-    for filename, content in files:
-        media_type = attachments.check_content(filename, content)
-        sha = hashlib.sha256(content).hexdigest()
-        if s.get(Blob, sha) is None:
-            s.add(Blob(sha256=sha, size=len(content), data=content))
-            s.flush()
-        row = Attachment(owner_table=DEFENCE_OWNER, owner_id=owner_id, blob_sha256=sha,
-                         filename=attachments.clean_filename(filename, media_type), media_type=media_type,
-                         size=len(content), added_by=ctx.user.login)
-        s.add(row)
-        s.flush()
-        ids.append(row.id)
-    return ids
+    return [attachments.store_attachment(s, ctx, DEFENCE_OWNER, owner_id, filename, content).id
+            for filename, content in files]
 
 
 @requires(*RECORDERS)
