@@ -73,6 +73,7 @@ from motodesk.rules.lifecycle import (
 )
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
+from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
@@ -460,10 +461,13 @@ def quota_counts(s: Session) -> tuple[int, int, int] | None:
 
 
 def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date | None]:
-    """Mototáxi: the permission follows a tender (Art. 6º); the candidate must have been called."""
-    if app.service_type is not ServiceType.MOTOTAXI:
+    """Mototáxi: the permission follows a tender (Art. 6º); the candidate must have been called.
+
+    Gathers the tied candidate and their tender for :func:`motodesk.rules.tenders.check_tender`;
+    also returns the tender's homologation date (the medical certificate's window runs from it).
+    """
+    if not tender_required(app.service_type):
         return [], None
-    article = "Art. 6º"
     if app.tender_candidate_id is None:
         # The applicant is a called candidate of a tender: tie them together (the usual case, no clicks).
         person_cpf = select(Person.cpf).where(Person.id == app.person_id).scalar_subquery()
@@ -474,24 +478,14 @@ def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date 
             app.tender_candidate_id = called.id
             called.person_id = app.person_id
     if app.tender_candidate_id is None:
-        return [Verdict("tender", article, Status.NOT_MET,
-                        f"{article}: a permissão de mototáxi é precedida de licitação, e o requerente não é "
-                        "candidato convocado de nenhuma licitação.")], None
+        return check_tender(False, None), None
     candidate = s.get(TenderCandidate, app.tender_candidate_id)
     tender = s.get(Tender, candidate.tender_id) if candidate else None
     if candidate is None or tender is None:
-        return [Verdict("tender", article, Status.NOT_MET,
-                        f"{article}: o candidato da licitação vinculado ao requerimento não existe mais.")], None
-    found: list[Verdict] = []
-    if candidate.status not in ("called", "accepted"):
-        found.append(Verdict("tender", article, Status.NOT_MET,
-                             f"{article}: o candidato {candidate.rank}º da licitação {tender.number} não foi "
-                             "convocado (ou desistiu, ou foi eliminado)."))
-    if tender.homologated_on is None:
-        found.append(Verdict("tender", article, Status.PENDING,
-                             f"{article}: pendente — a licitação {tender.number} ainda não foi homologada.",
-                             ("tender_homologation_date",)))
-    return found, tender.homologated_on
+        return check_tender(True, None), None
+    facts = TenderCandidateFacts(rank=candidate.rank, status=candidate.status, tender_number=tender.number,
+                                 homologated_on=tender.homologated_on)
+    return check_tender(True, facts), tender.homologated_on
 
 
 def _holder_permits_in_force(s: Session, person_id: int, *, besides: int | None = None) -> int:

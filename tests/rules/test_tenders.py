@@ -1,0 +1,87 @@
+"""The tender that precedes the mototáxi permission (Art. 6º): called candidate, homologated tender."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from motodesk.rules.common import ServiceType, Status, Verdict
+from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required
+
+CALLED = TenderCandidateFacts(
+    rank=3, status="called", tender_number="01/2026", homologated_on=date(2026, 2, 20)
+)
+
+
+def test_only_the_mototaxi_permission_follows_a_tender() -> None:
+    assert tender_required(ServiceType.MOTOTAXI)
+    assert not tender_required(ServiceType.MOTOBOY)
+    assert not tender_required(ServiceType.MOTOFRETE)
+
+
+@pytest.mark.parametrize("status", ["called", "accepted"])
+def test_called_or_accepted_candidate_of_a_homologated_tender_is_met(status: str) -> None:
+    assert check_tender(True, TenderCandidateFacts(3, status, "01/2026", date(2026, 2, 20))) == []
+
+
+def test_applicant_who_is_no_called_candidate_is_refused() -> None:
+    assert check_tender(False, None) == [
+        Verdict(
+            "tender",
+            "Art. 6º",
+            Status.NOT_MET,
+            "Art. 6º: a permissão de mototáxi é precedida de licitação, e o requerente não é candidato "
+            "convocado de nenhuma licitação.",
+        )
+    ]
+
+
+def test_not_linked_wins_over_any_candidate_facts() -> None:
+    assert [v.message for v in check_tender(False, CALLED)] == [v.message for v in check_tender(False, None)]
+
+
+def test_linked_candidate_that_no_longer_exists_is_refused() -> None:
+    assert check_tender(True, None) == [
+        Verdict(
+            "tender",
+            "Art. 6º",
+            Status.NOT_MET,
+            "Art. 6º: o candidato da licitação vinculado ao requerimento não existe mais.",
+        )
+    ]
+
+
+@pytest.mark.parametrize("status", ["waiting", "declined", "eliminated"])
+def test_candidate_not_called_is_refused(status: str) -> None:
+    verdicts = check_tender(True, TenderCandidateFacts(3, status, "01/2026", date(2026, 2, 20)))
+    assert verdicts == [
+        Verdict(
+            "tender",
+            "Art. 6º",
+            Status.NOT_MET,
+            "Art. 6º: o candidato 3º da licitação 01/2026 não foi convocado (ou desistiu, ou foi eliminado).",
+        )
+    ]
+
+
+def test_tender_not_homologated_is_pending_with_what_is_missing() -> None:
+    verdicts = check_tender(True, TenderCandidateFacts(3, "called", "01/2026", None))
+    assert verdicts == [
+        Verdict(
+            "tender",
+            "Art. 6º",
+            Status.PENDING,
+            "Art. 6º: pendente — a licitação 01/2026 ainda não foi homologada.",
+            ("tender_homologation_date",),
+        )
+    ]
+
+
+def test_candidate_not_called_of_a_tender_not_homologated_gives_both() -> None:
+    verdicts = check_tender(True, TenderCandidateFacts(7, "eliminated", "02/2026", None))
+    assert [(v.rule_id, v.article, v.status) for v in verdicts] == [
+        ("tender", "Art. 6º", Status.NOT_MET),
+        ("tender", "Art. 6º", Status.PENDING),
+    ]
+    assert verdicts[0].message.startswith("Art. 6º: o candidato 7º da licitação 02/2026 não foi convocado")
