@@ -29,7 +29,10 @@ What each transition requires:
   conviction is reason enough to revoke (Art. 35);
 * ``reinstate`` (supervisor) — the suspension has ended, or a reason to end it early;
 * ``renew_registration`` (clerk or supervisor) — the yearly renewal of the
-  registration certificate (Art. 4º, § 1º) with requirements still met;
+  registration certificate (Art. 4º, § 1º) with requirements still met; the
+  service also asks :func:`check_registration_renewal_term` that the permit's
+  term still runs (Art. 6º), and the renewed certificate never outlasts the term
+  (:func:`renewed_certificate_valid_until`);
 * ``extend`` (supervisor) — one extension only, of 5 years (Art. 6º), asked
   while the term runs, with requirements still met ("desde que atendidas as
   exigências desta Lei");
@@ -70,6 +73,30 @@ def permit_term_end(issued_on: date, extended: bool) -> date:
 def registration_certificate_valid_until(issued_or_renewed_on: date) -> date:
     """Last day of the registration certificate: 1 year after issue or renewal (Art. 4º, § 1º)."""
     return add_years(issued_or_renewed_on, REGISTRATION_CERTIFICATE_YEARS)
+
+
+def renewed_certificate_valid_until(renewed_on: date, term_end: date) -> date:
+    """Last day of a renewed registration certificate: 1 year after renewal (Art. 4º, § 1º), never
+    beyond the last day of the permit's term (Art. 6º)."""
+    return min(registration_certificate_valid_until(renewed_on), term_end)
+
+
+def check_registration_renewal_term(on: date, term_end: date, service: ServiceType) -> list[Verdict]:
+    """Art. 6º: the registration is renewed only while the permit's term runs; empty = it runs.
+
+    The last day of the term still counts; from the next day there is no registration to renew.
+    """
+    if on > term_end:
+        return [
+            Verdict(
+                "term",
+                "Art. 6º",
+                Status.NOT_MET,
+                f"Art. 6º: o prazo da {service.instrument} terminou em {format_date(term_end)}; "
+                "não há registro a renovar.",
+            )
+        ]
+    return []
 
 
 def is_revocation_mandatory(final_criminal_conviction: bool) -> bool:

@@ -67,9 +67,11 @@ from motodesk.rules.lifecycle import (
     Transition,
     TransitionContext,
     available_transitions,
+    check_registration_renewal_term,
     check_transition,
     permit_term_end,
     registration_certificate_valid_until,
+    renewed_certificate_valid_until,
 )
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
@@ -795,12 +797,10 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
             vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
         )
         _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
-        if on > permit.term_end:
-            raise RuleViolationError([Verdict(
-                "term", "Art. 6º", Status.NOT_MET,
-                f"Art. 6º: o prazo da {permit.service_type.instrument} terminou em {format_date(permit.term_end)}; "
-                "não há registro a renovar.")])
-        until = min(registration_certificate_valid_until(on), permit.term_end)
+        term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
+        if term:
+            raise RuleViolationError(term)
+        until = renewed_certificate_valid_until(on, permit.term_end)
         _record(s, ctx, "renew_registration", permit.state, permit.state, permit_id=permit.id,
                 reason=f"Certificado válido até {format_date(until)}")
         permit.certificate_valid_until = until

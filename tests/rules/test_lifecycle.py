@@ -12,10 +12,12 @@ from motodesk.rules.lifecycle import (
     TRANSITIONS,
     TransitionContext,
     available_transitions,
+    check_registration_renewal_term,
     check_transition,
     is_allowed,
     permit_term_end,
     registration_certificate_valid_until,
+    renewed_certificate_valid_until,
     transition,
 )
 
@@ -231,6 +233,40 @@ def test_permit_term_and_registration_certificate() -> None:
     assert permit_term_end(date(2026, 3, 10), extended=True) == date(2036, 3, 10)
     assert permit_term_end(date(2028, 2, 29), extended=False) == date(2033, 3, 1)
     assert registration_certificate_valid_until(date(2026, 3, 10)) == date(2027, 3, 10)
+
+
+def test_renewed_certificate_runs_one_year_but_never_beyond_the_term() -> None:
+    term_end = date(2031, 1, 5)
+    assert renewed_certificate_valid_until(date(2026, 3, 10), term_end) == date(2027, 3, 10)
+    assert renewed_certificate_valid_until(date(2030, 1, 5), term_end) == date(2031, 1, 5)
+    assert renewed_certificate_valid_until(date(2030, 6, 1), term_end) == term_end
+    assert renewed_certificate_valid_until(date(2031, 1, 5), term_end) == term_end
+
+
+@pytest.mark.parametrize("service", list(ServiceType))
+def test_registration_renews_up_to_the_last_day_of_the_term(service: ServiceType) -> None:
+    term_end = date(2031, 1, 5)
+    assert check_registration_renewal_term(date(2026, 3, 10), term_end, service) == []
+    assert check_registration_renewal_term(term_end, term_end, service) == []
+
+
+@pytest.mark.parametrize(
+    ("service", "instrument"),
+    [
+        (ServiceType.MOTOTAXI, "permissão"),
+        (ServiceType.MOTOBOY, "autorização"),
+        (ServiceType.MOTOFRETE, "autorização"),
+    ],
+)
+def test_no_registration_to_renew_after_the_term(service: ServiceType, instrument: str) -> None:
+    assert check_registration_renewal_term(date(2031, 1, 6), date(2031, 1, 5), service) == [
+        Verdict(
+            "term",
+            "Art. 6º",
+            Status.NOT_MET,
+            f"Art. 6º: o prazo da {instrument} terminou em 05/01/2031; não há registro a renovar.",
+        )
+    ]
 
 
 @pytest.mark.parametrize("name", ["refuse", "suspend", "revoke"])
