@@ -36,9 +36,15 @@ from motodesk.rules.deadlines import (
 )
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
 from motodesk.rules.infractions import CATALOGUE, Severity, allowed_penalties, fine_amount
-from motodesk.rules.lifecycle import TRANSITIONS, TransitionContext, check_transition
+from motodesk.rules.lifecycle import (
+    TRANSITIONS,
+    TransitionContext,
+    check_registration_renewal_term,
+    check_transition,
+)
 from motodesk.rules.quota import check_quota_place, mototaxi_quota
 from motodesk.rules.settings import LawSettings, describe_settings
+from motodesk.rules.tenders import TenderCandidateFacts, check_tender
 from motodesk.rules.text import format_brl, format_date, format_int, format_ufm, join_words
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 
@@ -428,12 +434,27 @@ def _lifecycle_section() -> str:
             )[0],
         ),
         ("Atendente tenta cassar", check_transition("revoke", PermitState.ACTIVE, Role.CLERK, context)[0]),
+        (
+            "Renovar o registro depois do fim do prazo",
+            check_registration_renewal_term(EXAMPLE_DAY, date(2026, 3, 9), ServiceType.MOTOTAXI)[0],
+        ),
+        ("Mototáxi: requerente fora da licitação", check_tender(False, None)[0]),
+        (
+            "Mototáxi: candidato não convocado",
+            check_tender(True, TenderCandidateFacts(12, "waiting", "01/2026", date(2026, 2, 20)))[0],
+        ),
+        (
+            "Mototáxi: licitação não homologada",
+            check_tender(True, TenderCandidateFacts(3, "called", "01/2026", None))[0],
+        ),
     ]
     return (
         "## Ciclo de vida da permissão\n\n"
         "Uma transição só acontece quando `check_transition` não devolve nenhum impedimento. Prazo: 5 anos, "
         "prorrogável uma única vez por mais 5 (Art. 6º); certificado de registro válido por 1 ano, renovável "
-        "(Art. 4º, § 1º).\n\n"
+        "(Art. 4º, § 1º), nunca além do fim do prazo. O mototáxi é precedido de licitação "
+        "(Art. 6º): só o candidato convocado de licitação homologada é aprovado e recebe a permissão "
+        "(`check_tender`).\n\n"
         + _table(("Transição", "Ação", "De", "Para", "Perfis", "Artigo"), rows)
         + "\nExemplos de impedimentos:\n\n"
         + _table(("Situação", "Parecer"), [(label, verdict.message) for label, verdict in examples])
