@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("MainWindow")
         self.setWindowTitle(f"MotoDesk – {ctx.user.full_name} ({ctx.user.role.label})")
         self.resize(1200, 760)
-        self.actions = ActionCollection(self)
+        self.action_collection = ActionCollection(self)  # not `actions`: QWidget.actions() is Qt's
 
         self.nav = QListWidget()
         self.nav.setObjectName("navigation")
@@ -146,7 +146,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Conectado: {where} · usuário {ctx.user.login} · versão {__version__}")
 
     def _build_menus(self) -> None:
-        a = self.actions
+        a = self.action_collection
         file_menu = self.menuBar().addMenu("&Arquivo")
         file_menu.addAction(a["new_person"])
         file_menu.addAction(a["find"])

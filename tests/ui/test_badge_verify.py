@@ -118,7 +118,7 @@ def test_reachable_from_the_menu_and_the_permits_page(qtbot, supervisor: AppCont
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
-    window.actions["verify_badge"].trigger()
+    window.action_collection["verify_badge"].trigger()
     dialog = window.findChild(BadgeVerifyDialog)
     assert dialog is not None and dialog.isVisible()
     assert "Verificar crachá" in [a.text().replace("&", "").rstrip("…") for menu in window.menuBar().actions()

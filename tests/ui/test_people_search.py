@@ -204,7 +204,7 @@ def test_main_window_shortcuts_and_screenshot(qtbot, ctx: AppContext, clerk: App
     assert page.model.rowCount() == 120
 
     window.nav.setCurrentRow(1)
-    window.actions["find"].trigger()  # Ctrl+F
+    window.action_collection["find"].trigger()  # Ctrl+F
     assert window.pages.currentIndex() == 0 and page.isVisible() and page.search_box.hasFocus()
     qtbot.keyClicks(page.search_box, "ana")
     wait_idle(qtbot, page)
@@ -214,7 +214,7 @@ def test_main_window_shortcuts_and_screenshot(qtbot, ctx: AppContext, clerk: App
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         window.grab().save(str(SCREENSHOTS / "main_window.png"))
 
-    window.actions["new_person"].trigger()  # Ctrl+N
+    window.action_collection["new_person"].trigger()  # Ctrl+N
     blank = [w for k, w in page.dossiers.items() if not isinstance(k, int)]
     assert len(blank) == 1 and blank[0].windowTitle() == "Dossiê – Pessoa nova"
     qtbot.keyClicks(blank[0].person_inputs["full_name"], "Alguem Digitando")

@@ -172,7 +172,7 @@ def test_the_app_opens_the_database_behind_the_login_and_switches_user(qtbot, ct
     record: dict = {}
     driver = Driver([
         _log_in("ana", "senha-certa-1", record),
-        _window_with_list(record, "first", lambda w: w.actions["logout"].trigger()),
+        _window_with_list(record, "first", lambda w: w.action_collection["logout"].trigger()),
         _log_in("rui", "senha-certa-4", record),
         _window_with_list(record, "second", lambda w: w.close()),
     ])

@@ -375,7 +375,7 @@ class PeoplePage(QWidget):
 @register_page("people")
 def people_page(ctx: AppContext, main_window: MainWindow) -> QWidget:
     page = PeoplePage(ctx)
-    actions = main_window.actions
+    actions = main_window.action_collection
     actions["new_person"].triggered.connect(page.new_person)
     actions["new_person"].setEnabled(ctx.user.role in EDITOR_ROLES)
 
