@@ -94,8 +94,7 @@ class LazyPages(Mapping[str, QWidget]):
             factory = PAGE_FACTORIES.get(key)
             page = factory(self._window.ctx, self._window) if factory else _section_placeholder(labels[key])
             page.setObjectName(f"page_{key}")
-            holder = self._window.pages.widget([k for k, _ in SECTIONS].index(key))
-            holder.layout().addWidget(page)
+            self._window.page_holders[key].addWidget(page)
             self._built[key] = page
         return self._built[key]
 
@@ -122,6 +121,7 @@ class MainWindow(QMainWindow):
         self.nav.setObjectName("navigation")
         self.nav.setFixedWidth(190)
         self.pages = QStackedWidget()
+        self.page_holders: dict[str, QVBoxLayout] = {}  # the layout each page is put in when built
         self.page_by_key = LazyPages(self)
         for key, label in SECTIONS:
             item = QListWidgetItem(label)
@@ -129,7 +129,9 @@ class MainWindow(QMainWindow):
             self.nav.addItem(item)
             holder = QWidget()
             holder.setObjectName(f"holder_{key}")
-            QVBoxLayout(holder).setContentsMargins(0, 0, 0, 0)
+            holder_layout = QVBoxLayout(holder)
+            holder_layout.setContentsMargins(0, 0, 0, 0)
+            self.page_holders[key] = holder_layout
             self.pages.addWidget(holder)
         self.nav.currentRowChanged.connect(self._show_row)
         self.nav.setCurrentRow(0)
