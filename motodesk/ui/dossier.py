@@ -12,6 +12,7 @@ review both versions field by field; what the clerk typed stays in the form unti
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import traceback
 from collections.abc import Callable
@@ -276,8 +277,8 @@ class DossierWindow(QWidget):
     closed = Signal(object)
 
     def __init__(self, ctx: AppContext, person_id: int | None = None, parent: QWidget | None = None, *,
-                 on_new_person: Callable[[], None] | None = None,
-                 on_find: Callable[[], None] | None = None) -> None:
+                 on_new_person: Callable[[], object] | None = None,
+                 on_find: Callable[[], object] | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("dossier")
         self.ctx = ctx
@@ -428,6 +429,7 @@ class DossierWindow(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.addRow("&Nome completo:", self._with_error("full_name", self._line("full_name", "Como no documento de identidade")))
         cpf = self._line("cpf", "000.000.000-00")
+        self.cpf_input = cpf  # reformatted after a save
         form.addRow("&CPF:", self._with_error("cpf", cpf))
         birth = DateField()
         birth.setObjectName("birth_date")
@@ -439,8 +441,9 @@ class DossierWindow(QWidget):
         self.person_inputs["sex"] = sex
         row = QHBoxLayout()
         row.addWidget(self._with_error("birth_date", birth))
-        row.addWidget(QLabel("Se&xo:"))
-        row.itemAt(row.count() - 1).widget().setBuddy(sex)
+        sex_label = QLabel("Se&xo:")
+        sex_label.setBuddy(sex)
+        row.addWidget(sex_label)
         row.addWidget(sex)
         row.addStretch(1)
         birth_label = QLabel("Data de &nascimento:")
@@ -515,8 +518,7 @@ class DossierWindow(QWidget):
                 note.setWordWrap(True)
                 grid.addWidget(note, next_row, 0, 1, per_row)
                 next_row += 1
-            files = AttachmentList(self.ctx, lambda name, data, k=kind: self._attach(k, name, data),
-                                   name=kind.value)
+            files = AttachmentList(self.ctx, functools.partial(self._attach, kind), name=kind.value)
             files.changed.connect(lambda: self._set_status("Anexos atualizados."))
             grid.addWidget(files, next_row, 0, 1, per_row)
             for column in range(per_row):
@@ -636,7 +638,8 @@ class DossierWindow(QWidget):
         layout.addWidget(self.print_button)
         return panel
 
-    def _build_actions(self, on_new_person: Callable[[], None] | None, on_find: Callable[[], None] | None) -> None:
+    def _build_actions(self, on_new_person: Callable[[], object] | None,
+                       on_find: Callable[[], object] | None) -> None:
         from motodesk.ui.actions import ActionCollection
 
         actions = ActionCollection(self)
@@ -1095,7 +1098,7 @@ class DossierWindow(QWidget):
         for kind, (_id, version) in result.documents.items():
             self.doc_versions[kind] = version
         self._loading = True
-        self.person_inputs["cpf"].setText(format_cpf(self.person_input().cpf))
+        self.cpf_input.setText(format_cpf(self.person_input().cpf))
         self._loading = False
         self._set_base()
         self._refresh_header()

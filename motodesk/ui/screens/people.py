@@ -11,7 +11,7 @@ database.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
@@ -38,6 +38,9 @@ from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.mainwindow import MainWindow, register_page
 from motodesk.ui.tablemodel import Column, RowTableModel
+
+if TYPE_CHECKING:  # imported when the first dossier opens, not with the page
+    from motodesk.ui.dossier import DossierWindow
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +163,7 @@ class PeoplePage(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.dossiers: dict[Any, QWidget] = {}
+        self.dossiers: dict[Any, DossierWindow] = {}
         self._open_first_when_loaded = False
 
         title = QLabel("<h2>Pessoas</h2>")
@@ -297,12 +300,12 @@ class PeoplePage(QWidget):
     def _open_index(self, index: QModelIndex) -> None:
         self.open_row(index.row())
 
-    def open_row(self, row: int) -> QWidget | None:
+    def open_row(self, row: int) -> DossierWindow | None:
         if not (0 <= row < self.model.rowCount()):
             return None
         return self.open_dossier(self.model.row_at(row).person_id)
 
-    def open_dossier(self, person_id: int | None) -> QWidget | None:
+    def open_dossier(self, person_id: int | None) -> DossierWindow | None:
         from motodesk.ui.dossier import DossierWindow
 
         if person_id is not None and person_id in self.dossiers:
@@ -326,7 +329,7 @@ class PeoplePage(QWidget):
         window.activateWindow()
         return window
 
-    def new_person(self) -> QWidget | None:
+    def new_person(self) -> DossierWindow | None:
         if self.ctx.user.role not in EDITOR_ROLES:
             return None
         return self.open_dossier(None)
@@ -352,12 +355,13 @@ class PeoplePage(QWidget):
                 del self.dossiers[key]
         window.deleteLater()  # a closed dossier is done with
 
-    def active_dossier(self) -> QWidget | None:
+    def active_dossier(self) -> DossierWindow | None:
         from PySide6.QtWidgets import QApplication
 
         active = QApplication.activeWindow()
-        if active in self.dossiers.values():
-            return active
+        for window in self.dossiers.values():
+            if window == active:
+                return window
         return next(reversed(self.dossiers.values()), None)
 
     def save_active_dossier(self) -> bool:
