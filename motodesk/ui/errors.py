@@ -17,10 +17,10 @@ log = logging.getLogger(__name__)
 
 def show_error(parent: QWidget | None, exc: BaseException, title: str | None = None) -> None:
     """A pt_BR message box for an expected error (MotodeskError or DatabaseError)."""
-    title = title or getattr(exc, "title", "Não foi possível concluir")
+    heading: str = title if title else getattr(exc, "title", "Não foi possível concluir")
     text = str(exc)
     fields = getattr(exc, "fields", None) if isinstance(exc, InvalidInputError) else None
-    box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, parent)
+    box = QMessageBox(QMessageBox.Icon.Warning, heading, text, QMessageBox.StandardButton.Ok, parent)
     if fields:
         box.setInformativeText("\n".join(f"• {reason}" for reason in fields.values()))
     box.exec()
