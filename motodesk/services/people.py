@@ -323,11 +323,12 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
             person = Person()
             s.add(person)
         else:
-            person = s.get(Person, person_id)
-            if person is None:
+            stored = s.get(Person, person_id)
+            if stored is None:
                 raise NotFoundError("A pessoa não existe mais no cadastro.")
-            if expected_version is not None and person.version != expected_version:
+            if expected_version is not None and stored.version != expected_version:
                 raise ConflictError(CONFLICT_MESSAGE)
+            person = stored
         _apply_person(person, clean)
         s.flush()
         return PersonSaved(person.id, person.version)
@@ -393,11 +394,12 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
             s.add(row_person)
             existing: dict[DocumentKind, PersonDocument] = {}
         else:
-            row_person = s.get(Person, person_id)
-            if row_person is None:
+            stored = s.get(Person, person_id)
+            if stored is None:
                 raise NotFoundError("A pessoa não existe mais no cadastro: outra estação a removeu.")
-            if person_version is not None and row_person.version != person_version:
+            if person_version is not None and stored.version != person_version:
                 raise ConflictError(CONFLICT_MESSAGE)
+            row_person = stored
             existing = {d.kind: d for d in s.scalars(select(PersonDocument)
                                                       .where(PersonDocument.person_id == person_id))}
         _apply_person(row_person, clean_person)
