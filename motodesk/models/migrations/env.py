@@ -26,7 +26,10 @@ def run_migrations_online() -> None:
     if database is not None:
         engine = database.engine
     else:  # plain `alembic` command line: sqlalchemy.url from the config
-        engine = create_engine(config.get_main_option("sqlalchemy.url"))
+        url = config.get_main_option("sqlalchemy.url")
+        if not url:
+            raise RuntimeError("alembic: set sqlalchemy.url in the config (or run through motodesk)")
+        engine = create_engine(url)
     with engine.connect() as connection:
         context.configure(
             connection=connection,
