@@ -23,12 +23,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
+from typing import TypeVar
 
 from sqlalchemy import (
     ColumnElement,
+    SQLColumnExpression,
     String,
     and_,
     false,
+    label,
     literal_column,
     not_,
     or_,
@@ -38,7 +41,8 @@ from sqlalchemy import (
     type_coerce,
     union_all,
 )
-from sqlalchemy.orm import Session
+from sqlalchemy.engine import Row
+from sqlalchemy.orm import QueryableAttribute, Session
 
 from motodesk.models import Application, Permit, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -65,6 +69,9 @@ APPLICATION_LABELS = {
     PermitState.CANCELLED: "Requerimento cancelado",
 }
 NO_APPLICATION = "Sem requerimento"
+
+#: A text column, nullable or not: a mapped attribute (``Person.cpf``) or a Core expression.
+_Text = TypeVar("_Text", str, str | None)
 
 
 class QueryKind(StrEnum):
@@ -196,13 +203,21 @@ class SearchPage:
 
 @dataclass(frozen=True)
 class _Related:
-    """A permit (value: number), application or active vehicle (value: plate) of a listed person."""
+    """A permit (value: number) or application (value: None) of a listed person."""
 
     value: str | None
     service: ServiceType | None
-    state: PermitState | None
+    state: PermitState
     day: date | None
     id: int
+
+
+@dataclass(frozen=True)
+class _ActiveVehicle:
+    """The active vehicle of a listed person."""
+
+    plate: str | None
+    service: ServiceType | None
 
 
 # --- the query --------------------------------------------------------------------------------
@@ -223,11 +238,11 @@ class _Dialect:
         self.pg = session.get_bind().dialect.name == "postgresql"
         self.sort = sort
 
-    def c(self, column: ColumnElement[str]) -> ColumnElement[str]:
+    def c(self, column: SQLColumnExpression[_Text]) -> SQLColumnExpression[_Text]:
         """Byte-order comparison on both databases (SQLite's default is already BINARY)."""
         return column.collate("C") if self.pg else column
 
-    def prefix(self, column: ColumnElement[str], value: str) -> ColumnElement[bool]:
+    def prefix(self, column: SQLColumnExpression[str | None], value: str) -> ColumnElement[bool]:
         col = self.c(column)
         upper = prefix_upper_bound(value)
         lower_cond = col >= value
@@ -287,7 +302,7 @@ class _Dialect:
             return _Listed(sorted((key, pid) for key, pid in found))
         return _Walk(likes)  # common text: walking the names in order finds a page soonest
 
-    def people_with(self, link: ColumnElement[int], conditions: Sequence[ColumnElement[bool]],
+    def people_with(self, link: QueryableAttribute[int | None], conditions: Sequence[ColumnElement[bool]],
                     extra: ColumnElement[bool] | None = None) -> Segment:
         """People linked through ``link`` (vehicles.holder_id, permits.person_id) to a row meeting
         any of ``conditions`` (ranges on an index of that table).
@@ -307,7 +322,7 @@ class _Dialect:
                 return _Walk(and_(Person.id.in_(ids), *extras))
         return _Listed(sorted((key, pid) for pid, key in found.items()))
 
-    def sort_column(self) -> ColumnElement[str]:
+    def sort_column(self) -> SQLColumnExpression[str]:
         return self.c(Person.name_search if self.sort is SortKey.NAME else Person.cpf)
 
 
@@ -368,11 +383,11 @@ def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
     return [lambda: d.people_with(Permit.person_id, numbers)]
 
 
-def _sort_column(sort: SortKey, d: _Dialect) -> ColumnElement[str]:
+def _sort_column(sort: SortKey, d: _Dialect) -> SQLColumnExpression[str]:
     return d.c(Person.name_search if sort is SortKey.NAME else Person.cpf)
 
 
-def _after(sort_col: ColumnElement[str], cursor: SearchCursor, descending: bool) -> ColumnElement[bool]:
+def _after(sort_col: SQLColumnExpression[str], cursor: SearchCursor, descending: bool) -> ColumnElement[bool]:
     """Keyset condition written so the index on the sort column serves it (a range, then the id)."""
     if descending:
         return and_(sort_col <= cursor.key, or_(sort_col < cursor.key, Person.id < cursor.person_id))
@@ -399,7 +414,7 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
             part = segments[segment]()
             resume = after if after is not None and after.segment == segment and after.started else None
             # Only what the sort index holds, so a walk reads the index and not the table.
-            stmt = select(Person.id, sort_col.label("k"))
+            stmt = select(Person.id, label("k", sort_col))
             if isinstance(part, _Listed):
                 stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
             else:
@@ -442,8 +457,9 @@ def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
     ids = [row[0] for row in found]
     if not ids:
         return []
-    # One round trip: permits, applications and active vehicles of the page's people.
-    rows = s.execute(union_all(
+    # One round trip: permits, applications and active vehicles of the page's people. The parts'
+    # columns differ in type (read by name below), so the rows are not typed column by column.
+    rows: Sequence[Row] = s.execute(union_all(
         # Plain strings in the shared columns (the first SELECT types them): no enum conversion.
         select(literal_column("'p'").label("kind"), Permit.person_id.label("pid"), Permit.number.label("v"),
                type_coerce(Permit.service_type, String).label("service"),
@@ -459,21 +475,22 @@ def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
     names: dict[int, tuple[str, str]] = {}
     permits: dict[int, list[_Related]] = {}
     applications: dict[int, _Related] = {}
-    vehicles: dict[int, _Related] = {}
+    vehicles: dict[int, _ActiveVehicle] = {}
     for row in rows:
         if row.kind == "n":
             names[row.pid] = (row.v, row.service)  # full name, CPF
             continue
-        related = _Related(row.v, ServiceType(row.service) if row.service else None,
-                           PermitState(row.state) if row.state else None, row.day, row.id)
+        row_service = ServiceType(row.service) if row.service else None
+        if row.kind == "v":
+            vehicles[row.pid] = _ActiveVehicle(row.v, row_service)
+            continue
+        related = _Related(row.v, row_service, PermitState(row.state), row.day, row.id)  # state: NOT NULL
         if row.kind == "p":
             permits.setdefault(row.pid, []).append(related)
-        elif row.kind == "a":
+        else:
             current = applications.get(row.pid)
             if current is None or (related.day, related.id) > (current.day, current.id):
                 applications[row.pid] = related  # the newest
-        else:
-            vehicles[row.pid] = related
     hits = []
     for pid, _key in found:
         if pid not in names:
@@ -494,7 +511,7 @@ def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
         elif vehicle is not None:
             service = vehicle.service
         hits.append(PersonHit(pid, name, cpf, service, number, situation,
-                              format_plate(vehicle.value) if vehicle is not None and vehicle.value else None))
+                              format_plate(vehicle.plate) if vehicle is not None and vehicle.plate else None))
     return hits
 
 
@@ -502,4 +519,4 @@ def _main_permit(permits: Sequence[_Related]) -> _Related | None:
     """The permit in force, else the most recently issued."""
     if not permits:
         return None
-    return max(permits, key=lambda p: (p.state is not None and p.state.in_force, p.day or date.min, p.id))
+    return max(permits, key=lambda p: (p.state.in_force, p.day or date.min, p.id))
