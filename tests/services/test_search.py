@@ -241,3 +241,38 @@ def test_wildcards_are_literal(clerk: AppContext) -> None:
 def test_inspector_may_search(inspector: AppContext, clerk: AppContext) -> None:
     _person(clerk, "Visível Ao Fiscal")
     assert _names(search.search_people(inspector, "visivel")) == ["Visível Ao Fiscal"]
+
+
+def test_the_infix_strategies_agree(clerk: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL picks the walk (dense text, by a density check or after the trigram probe) or the
+    sorted list of a few matches; each must list the same people in the same order, page by page."""
+    for i in range(30):
+        _person(clerk, f"{'Bruna' if i % 2 else 'Ana'} {i:02d} Aparecida Lemos")
+    for i in range(10):
+        _person(clerk, f"Carla {i:02d} Ribeiro")
+    _person(clerk, "Aparecida Começa Assim")  # the prefix part, listed first
+
+    def collect(descending: bool) -> list[str]:
+        names: list[str] = []
+        page = search.search_people(clerk, "aparecida", limit=7, descending=descending)
+        while True:
+            names += _names(page)
+            if page.next is None:
+                return names
+            page = search.search_people(clerk, "aparecida", limit=7, descending=descending, after=page.next)
+
+    chosen: list[bool] = []
+    real_dense = search._Dialect._dense
+    monkeypatch.setattr(search._Dialect, "_dense", lambda self, w: chosen.append(real_dense(self, w)) or chosen[-1])
+    results = {}
+    for strategy, dense, few in (("dense walk", 1, 2000), ("few, listed", 10_000, 2000), ("probe, then walk", 10_000, 5)):
+        monkeypatch.setattr(search, "DENSE_MATCHES", dense)
+        monkeypatch.setattr(search, "FEW_MATCHES", few)
+        results[strategy] = (collect(False), collect(True))
+    expected = ["Aparecida Começa Assim"] + sorted(n for n in (f"{'Bruna' if i % 2 else 'Ana'} {i:02d} Aparecida Lemos"
+                                                                for i in range(30)))
+    for strategy, (forward, backward) in results.items():
+        assert forward == expected, strategy
+        assert backward == [expected[0]] + expected[1:][::-1], strategy
+    if clerk.db.url.get_backend_name() == "postgresql":
+        assert True in chosen and False in chosen  # both answers of the density check were exercised
