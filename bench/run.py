@@ -43,6 +43,19 @@ def machine() -> str:
             f"{mem} RAM · Python {platform.python_version()} · load average at start {load}")
 
 
+def calibrate() -> float:
+    """Milliseconds for a fixed pure-Python loop, best of 5: how fast this shared machine is right
+    now. Figures of runs on different days compare only after this (a slower machine slows them all)."""
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        acc: dict[int, int] = {}
+        for i in range(300_000):
+            acc[i % 1000] = acc.get(i % 1000, 0) + i * 3 // 7
+        best = min(best, time.perf_counter() - t0)
+    return best * 1000
+
+
 def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
     people = "10000" if quick else "100000"
     steps = [
@@ -91,6 +104,8 @@ def main() -> int:
     sections: list[str] = []
     failures: list[str] = []
     header = machine()
+    speed_before = calibrate()
+    print(f"CPU calibration before: {speed_before:.1f} ms", flush=True)
     print(header, flush=True)
     for title, cmd in plan(args.quick, args.with_million):
         if args.only and args.only not in cmd[0]:
@@ -110,7 +125,10 @@ def main() -> int:
                         f"```text\n{out}\n```\n")
     body = (f"# MotoDesk benchmark results\n\nRun on {started:%d/%m/%Y %H:%M} with `python bench/run.py"
             f"{' --quick' if args.quick else ''}{' --with-million' if args.with_million else ''}`.\n\n"
-            f"Machine: {header}\n\n" + "\n".join(sections))
+            f"Machine: {header}\n\n"
+            f"Machine speed while it ran: a fixed Python loop took {speed_before:.1f} ms before and "
+            f"{calibrate():.1f} ms after (lower is faster; compare runs of different days by it).\n\n"
+            + "\n".join(sections))
     Path(args.out).write_text(body, encoding="utf-8")
     print(f"\nwritten to {args.out}" + (f"; steps that missed a target or failed: {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
