@@ -81,6 +81,7 @@ from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
+from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -559,29 +560,10 @@ def start_review(ctx: AppContext, application_id: int, *, expected_version: int 
 
 
 def _decree(s: Session, number: str, signed_on: date | None, on: date) -> Decree:
-    number = " ".join((number or "").split())
-    if not number:
-        raise InvalidInputError("Informe o número do Decreto (Art. 6º).", {"decree_number": "Obrigatório."})
-    if len(number) > 32:
-        raise InvalidInputError("Número do Decreto longo demais (até 32 caracteres).",
-                                {"decree_number": "Longo demais."})
-    decree = s.scalar(select(Decree).where(Decree.number == number))
-    if decree is None:
-        if signed_on is None:
-            raise InvalidInputError("Informe a data do Decreto (Art. 6º).", {"decree_date": "Obrigatória."})
-        if signed_on > on:
-            raise InvalidInputError(f"A data do Decreto ({format_date(signed_on)}) é posterior a hoje.",
-                                    {"decree_date": "Data no futuro."})
-        decree = Decree(number=number, signed_on=signed_on, subject="Outorga de permissão/autorização (Art. 6º)")
-        s.add(decree)
-        s.flush()
-    elif signed_on is not None and decree.signed_on != signed_on:
-        raise InvalidInputError(
-            f"O Decreto nº {number} já está cadastrado com a data {format_date(decree.signed_on)}, "
-            f"não {format_date(signed_on)}.",
-            {"decree_date": "Data diferente da cadastrada."},
-        )
-    return decree
+    """The Decree of the approval or extension (Art. 6º): the one registered with this number, or a new one."""
+    return find_or_record_decree(s, number, signed_on, on, article="Art. 6º",
+                                 subject="Outorga de permissão/autorização (Art. 6º)",
+                                 missing_number="Informe o número do Decreto (Art. 6º).")
 
 
 @requires(Role.SUPERVISOR)

@@ -36,6 +36,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdic
 from motodesk.rules.text import format_date, plural
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -134,30 +135,11 @@ class StandRow:
         return f"Decreto nº {self.decree_number}, de {format_date(self.decree_date)}"
 
 
-def _decree(s: Session, number: str, signed_on: date | None, today: date) -> Decree:
+def _decree(s: Session, number: str, signed_on: date | None, on: date) -> Decree:
     """The Decree that sets the stand (Art. 17): the one registered with this number, or a new one."""
-    number = " ".join((number or "").split())
-    if not number:
-        raise InvalidInputError("Art. 17: os pontos são indicados por Decreto; informe o número do Decreto.",
-                                {"decree_number": "Obrigatório."})
-    if len(number) > 32:
-        raise InvalidInputError("Número do Decreto longo demais (até 32 caracteres).",
-                                {"decree_number": "Longo demais."})
-    decree = s.scalar(select(Decree).where(Decree.number == number))
-    if decree is None:
-        if signed_on is None:
-            raise InvalidInputError("Informe a data do Decreto (Art. 17).", {"decree_date": "Obrigatória."})
-        if signed_on > today:
-            raise InvalidInputError(f"A data do Decreto ({format_date(signed_on)}) é posterior a hoje.",
-                                    {"decree_date": "Data no futuro."})
-        decree = Decree(number=number, signed_on=signed_on, subject="Pontos de estacionamento (Art. 17)")
-        s.add(decree)
-        s.flush()
-    elif signed_on is not None and decree.signed_on != signed_on:
-        raise InvalidInputError(f"O Decreto nº {number} já está cadastrado com a data "
-                                f"{format_date(decree.signed_on)}, não {format_date(signed_on)}.",
-                                {"decree_date": "Data diferente da cadastrada."})
-    return decree
+    return find_or_record_decree(
+        s, number, signed_on, on, article="Art. 17", subject="Pontos de estacionamento (Art. 17)",
+        missing_number="Art. 17: os pontos são indicados por Decreto; informe o número do Decreto.")
 
 
 def _validate(data: StandInput) -> tuple[str, str, tuple[ServiceType, ...], dict[str, str]]:
