@@ -159,42 +159,30 @@ def _prepare_window(ctx: AppContext, user: CurrentUser) -> QWidget:
     return build_main_window(ctx.as_user(user))
 
 
-def _login_while_opening(open_fn: Callable[[], AppContext], hint: str | None, login_name: str | None,
-                         opening: str) -> tuple[AppContext | None, LoginDialog, BaseException | None]:
-    """The login dialog at once; the database opens behind it. Returns (context, dialog, open error)."""
+def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | None = None,
+          open_fn: Callable[[], AppContext] | None = None,
+          opening: str = "Abrindo o banco de dados…") -> tuple[AppContext | None, LoginDialog, BaseException | None]:
+    """The login dialog; with `open_fn` (and no context) the database opens behind it while the
+    clerk types. Returns (context, dialog, the error that kept the database from opening)."""
     from motodesk.ui.background import BackgroundOp
     from motodesk.ui.login import LoginDialog
 
-    dialog = LoginDialog(None, hint=hint, opening=opening, prepare=_prepare_window)
-    _suggest_login(dialog, login_name)
-    opened: list[AppContext] = []
-
-    def ready(ctx: AppContext) -> None:
-        opened.append(ctx)
-        dialog.database_ready(ctx)
-
-    work = BackgroundOp(_start_up_work(open_fn)).on_success(ready).on_failure(dialog.database_failed)
-    # Started once the dialog is on screen: the worker holds Python's GIL for most of its imports,
-    # and the dialog should not wait for them.
-    dialog.painted.connect(work.run)
-    dialog.exec()
-    return (opened[0] if opened else None), dialog, dialog.open_error
-
-
-def _suggest_login(dialog: LoginDialog, login_name: str | None) -> None:
+    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_window)
     if login_name:
         dialog.login_edit.setText(login_name)
         dialog.password_edit.setFocus()
+    opened: list[AppContext] = [ctx] if ctx is not None else []
+    if open_fn is not None:
+        def ready(ctx: AppContext) -> None:
+            opened.append(ctx)
+            dialog.database_ready(ctx)
 
-
-def login(ctx: AppContext, *, hint: str | None = None, login_name: str | None = None) -> LoginDialog:
-    """The login dialog on an open database (after the first-run wizard, or to switch user)."""
-    from motodesk.ui.login import LoginDialog
-
-    dialog = LoginDialog(ctx, hint=hint, prepare=_prepare_window)
-    _suggest_login(dialog, login_name)
+        work = BackgroundOp(_start_up_work(open_fn)).on_success(ready).on_failure(dialog.database_failed)
+        # Started once the dialog is on screen: the worker holds Python's GIL for most of its
+        # imports, and the dialog should not wait for them.
+        dialog.painted.connect(work.run)
     dialog.exec()
-    return dialog
+    return (opened[0] if opened else None), dialog, dialog.open_error
 
 
 def _demo_hint() -> str:
@@ -228,7 +216,7 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     dialog: LoginDialog | None = None
     failure: BaseException | None = None
     if open_fn is not None:
-        ctx, dialog, failure = _login_while_opening(open_fn, hint, login_name, opening)
+        ctx, dialog, failure = login(None, hint=hint, login_name=login_name, open_fn=open_fn, opening=opening)
         if failure is None and dialog.user is None:
             return 0  # the clerk closed the login dialog
         if failure is not None and not isinstance(failure, NeedsInteraction | DatabaseError | MotodeskError):
@@ -247,10 +235,10 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
         dialog = None
     while True:
         if dialog is None or dialog.user is None:
-            dialog = login(ctx, hint=hint, login_name=login_name)
+            _ctx, dialog, _failure = login(ctx, hint=hint, login_name=login_name)
             if dialog.user is None:
                 return 0
-        window = dialog.prepared or build_main_window(ctx.as_user(dialog.user))
+        window = dialog.prepared or _prepare_window(ctx, dialog.user)
         window.show()
         code = app.exec()
         if not getattr(window, "switch_user_requested", False):
