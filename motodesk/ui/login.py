@@ -138,10 +138,12 @@ class LoginDialog(QDialog):
         checker = threading.Thread(target=check, name="login-check", daemon=True)
         checker.start()
         prepared: QWidget | None = None
+        guess = None
         try:
-            guess = find_login(ctx, login) if self._prepare is not None else None
-            if guess is not None:
-                prepared = self._prepare(ctx, guess)  # type: ignore[misc]
+            if self._prepare is not None:
+                guess = find_login(ctx, login)
+                if guess is not None:
+                    prepared = self._prepare(ctx, guess)
         except MotodeskError:  # e.g. the server went away: the check says so, the window comes later
             guess = None
         finally:
