@@ -17,8 +17,9 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+from motodesk.rules import deputies, replacement
 from motodesk.rules.checklist import checklist_for
-from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import (
     DeadlineKind,
     accident_report_due,
@@ -145,6 +146,7 @@ def render_rules_markdown(settings: LawSettings | None = None) -> str:
         _quota_section(settings),
         _infractions_section(settings),
         _lifecycle_section(),
+        _deputy_and_replacement_section(),
     ]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -458,6 +460,30 @@ def _lifecycle_section() -> str:
         + _table(("Transição", "Ação", "De", "Para", "Perfis", "Artigo"), rows)
         + "\nExemplos de impedimentos:\n\n"
         + _table(("Situação", "Parecer"), [(label, verdict.message) for label, verdict in examples])
+    )
+
+
+def _deputy_and_replacement_section() -> str:
+    sample = Verdict("art5_ii_cnh", "Art. 5º, II", Status.NOT_MET, "Art. 5º, II: a CNH venceu em 31/05/2026.")
+    schedule = deputies.holder_keeps_hours(0, 16 * 60)
+    assert schedule is not None
+    rows = [
+        ("Art. 14, § 2º", "`deputy_requirements`",
+         "O preposto é julgado de novo pelos requisitos do titular na renovação do registro, na prorrogação "
+         "e em cada crachá de preposto; cada requisito não atendido recusa o ato, por exemplo: “"
+         + deputies.deputy_requirements([sample], "Paulo Nunes")[0].message + "”"),
+        (schedule.article, "`holder_keeps_hours`", schedule.message),
+        (replacement.ARTICLE, "`new_vehicle_refusals`",
+         "O veículo substituto é julgado por todas as regras do veículo (`check_vehicle`) no dia do "
+         "cadastro; qualquer regra não atendida recusa a substituição."),
+        (replacement.INSPECTION_ARTICLE, "`permit_may_name`",
+         replacement.permit_may_name([], False, "QWE2R34")[0].message),
+        (replacement.ARTICLE, "`documents_wait_for_replacement`",
+         replacement.documents_wait_for_replacement("ABC-1234", "QWE2R34").message),
+    ]
+    return (
+        "## Preposto durante o vínculo e substituição do veículo (Art. 14; Art. 31, Grupo 3, II e Grupo 4, III)\n\n"
+        + _table(("Artigo", "Regra", "O que diz"), rows)
     )
 
 

@@ -29,13 +29,14 @@ What each transition requires:
   conviction is reason enough to revoke (Art. 35);
 * ``reinstate`` (supervisor) — the suspension has ended, or a reason to end it early;
 * ``renew_registration`` (clerk or supervisor) — the yearly renewal of the
-  registration certificate (Art. 4º, § 1º) with requirements still met; the
+  registration certificate (Art. 4º, § 1º) with requirements still met, the
+  deputy's too when one is linked (Art. 14, § 2º); the
   service also asks :func:`check_registration_renewal_term` that the permit's
   term still runs (Art. 6º), and the renewed certificate never outlasts the term
   (:func:`renewed_certificate_valid_until`);
 * ``extend`` (supervisor) — one extension only, of 5 years (Art. 6º), asked
   while the term runs, with requirements still met ("desde que atendidas as
-  exigências desta Lei");
+  exigências desta Lei"), the deputy's too when one is linked (Art. 14, § 2º);
 * ``cancel`` (clerk or supervisor) — the interested party's express request
   (Art. 6º, § 7º); also used when an applicant withdraws an application;
 * ``expire`` (clerk, supervisor or administrator) — the term has ended.
@@ -246,6 +247,9 @@ class TransitionContext:
     suspension_end: date | None = None
     express_request: bool | None = None  # Art. 6º, § 7º
     final_criminal_conviction: bool = False  # Art. 35
+    #: the deputy's requirements judged again on ``on`` (Art. 14, § 2º), as
+    #: :func:`motodesk.rules.deputies.deputy_requirements` gives them; empty when no deputy is linked
+    deputy_requirements: Sequence[Verdict] = ()
 
 
 def check_transition(name: str, current: PermitState, role: Role, ctx: TransitionContext) -> list[Verdict]:
@@ -324,6 +328,7 @@ def _requirements(ctx: TransitionContext) -> list[Verdict]:
         )
     else:
         found.extend(v for v in ctx.vehicle if v.status is not Status.MET)
+    found.extend(v for v in ctx.deputy_requirements if v.status is not Status.MET)
     return found
 
 

@@ -46,6 +46,7 @@ from motodesk.printing.token import (
     verify_token,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
 from motodesk.services.context import AppContext, requires
@@ -56,6 +57,9 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.permits import deputy_requirements_of
+from motodesk.services.settings import law_settings
+from motodesk.services.vehicles import replacement_refusal
 
 SIGNING_KEY_SETTING = "badge_signing_key"
 PUBLIC_KEY_SETTING = "badge_public_key"
@@ -221,7 +225,7 @@ def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
 
 
 def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: date, *,
-          reason: str | None, preview: bool) -> list[_Planned]:
+          reason: str | None, preview: bool, settings: LawSettings) -> list[_Planned]:
     ids = sorted({r.permit_id for r in requests})
     permits: dict[int, Permit] = {}
     for chunk in _chunks(ids):
@@ -249,7 +253,7 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
         permit = permits.get(request.permit_id)
         if permit is None:
             raise NotFoundError("Uma das permissões pedidas não existe mais.")
-        refusal = _refuse_state(permit, on)
+        refusal = _refuse_state(permit, on) or replacement_refusal(s, permit.vehicle_id)
         if refusal is not None:
             refusals.append(refusal)
             continue
@@ -259,6 +263,11 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
             refusals.append(Verdict("badge_deputy", "Art. 14", Status.NOT_MET,
                                     f"Art. 14: {permit.number} não tem preposto vinculado."))
             continue
+        if link is not None:
+            judged = deputy_requirements_of(s, permit, on, settings)
+            if judged:
+                refusals.extend(judged)
+                continue
         bearer = people[link.deputy_person_id] if link else holder
         current = link.badge_issue_no if link else permit.badge_issue_no
         if current >= 1 and not reason and not preview:
@@ -322,7 +331,8 @@ def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layo
     """The badges as they will print, with an unsigned QR: nothing is logged or numbered."""
     requests = _requests(items)
     with ctx.read() as s:
-        planned = _plan(s, requests, b"", on or date.today(), reason=None, preview=True)
+        planned = _plan(s, requests, b"", on or date.today(), reason=None, preview=True,
+                        settings=law_settings(ctx))
     return _render(planned, layout, offset_mm)
 
 
@@ -342,7 +352,8 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     private_pem, _public = signing_keys(ctx)
     on = on or date.today()
     with ctx.read() as s:
-        planned = _plan(s, requests, private_pem, on, reason=reason, preview=False)
+        planned = _plan(s, requests, private_pem, on, reason=reason, preview=False,
+                        settings=law_settings(ctx))
     pdf = _render(planned, layout, offset_mm)
     now = datetime.now(UTC)
     stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "

@@ -34,6 +34,7 @@ from motodesk.models import DeputyLink, Permit, Person, Vehicle
 from motodesk.printing.documents import PersonInfo, WorkScheduleData, WorkShift, render_work_schedule
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
+from motodesk.rules.deputies import holder_keeps_hours
 from motodesk.rules.eligibility import blocking, check_deputy
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cpf, format_plate
@@ -120,7 +121,8 @@ def validate_schedule(shifts: Sequence[Shift]) -> list[Shift]:
     """The shifts sorted by week time, or InvalidInputError with every problem in pt_BR.
 
     A shift must have a length, and no two shifts may overlap: the holder has one vehicle (Art. 6º,
-    § 2º) and only the holder and the deputy drive it (Art. 11).
+    § 2º) and only the holder and the deputy drive it (Art. 11).  A schedule that gives the deputy
+    hours must give the holder some too (:func:`motodesk.rules.deputies.holder_keeps_hours`).
     """
     problems: list[str] = []
     if len(shifts) > MAX_SHIFTS:
@@ -149,6 +151,10 @@ def validate_schedule(shifts: Sequence[Shift]) -> list[Shift]:
     if problems:
         raise InvalidInputError("A escala tem turnos sobrepostos:\n" + "\n".join(problems),
                                 {"schedule": problems[0]})
+    totals = weekly_minutes(ordered)
+    refusal = holder_keeps_hours(totals["titular"], totals["preposto"])
+    if refusal is not None:
+        raise InvalidInputError(refusal.message, {"schedule": refusal.message})
     return ordered
 
 

@@ -61,7 +61,7 @@ from motodesk.services.errors import (
 )
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold
-from motodesk.services.vehicles import MIN_REASON, plate_forms
+from motodesk.services.vehicles import MIN_REASON, ReplacementOutcome, apply_replacement, plate_forms
 
 RECORDERS = (Role.INSPECTOR, Role.SUPERVISOR)
 SCHEDULERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR)
@@ -227,6 +227,8 @@ class Concluded:
     pending: list[ChecklistItem]
     next_due: date | None
     report_sha256: str
+    #: for a replacement vehicle: whether the holder's permit now names it (Art. 31, Grupo 3, II)
+    replacement: ReplacementOutcome = ReplacementOutcome()
 
 
 @dataclass(frozen=True)
@@ -556,12 +558,14 @@ def conclude_inspection(ctx: AppContext, inspection_id: int, answers: Sequence[I
         if old is not None:
             old.status = InspectionStatus.SUPERSEDED.value
         s.flush()
+        replacement = apply_replacement(s, vehicle, inspection_approved=outcome.approved, on=performed_on,
+                                        settings=settings)
         pdf = render_inspection_report(_report_data(s, inspection, vehicle, outcome, settings),
                                        generated_at=now.astimezone(LOCAL_TZ).replace(tzinfo=None))
         inspection.report_sha256 = _store_blob(s, pdf)
         s.flush()
         return Concluded(inspection.id, inspection.version, InspectionStatus(inspection.status),
-                         outcome.pending, inspection.next_due, inspection.report_sha256)
+                         outcome.pending, inspection.next_due, inspection.report_sha256, replacement)
 
 
 @requires(*RECORDERS)

@@ -60,8 +60,9 @@ from motodesk.models import (
     Vehicle,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.deputies import deputy_requirements
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
 from motodesk.rules.lifecycle import (
     TRANSITIONS,
     Transition,
@@ -94,7 +95,7 @@ from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
 from motodesk.services.stands import release_stand_of_permit
 from motodesk.services.text import fold
-from motodesk.services.vehicles import VehicleInput
+from motodesk.services.vehicles import VehicleInput, replacement_refusal
 from motodesk.services.vehicles import vehicle_facts as register_facts
 
 if TYPE_CHECKING:  # reportlab loads with the first document printed, not with the window
@@ -422,6 +423,18 @@ def _vehicle_id_for(s: Session, app: Application) -> int | None:
         return app.vehicle_id
     return s.scalar(select(Vehicle.id).where(Vehicle.holder_id == app.person_id, Vehicle.active.is_(True))
                     .order_by(Vehicle.id.desc()).limit(1))
+
+
+def deputy_requirements_of(s: Session, permit: Permit, on: date, settings: LawSettings) -> list[Verdict]:
+    """The linked deputy judged again on ``on`` by the holder's rules (Art. 14, § 2º), as refusals;
+    empty when the permit has no deputy."""
+    found = s.execute(select(DeputyLink, Person).join(Person, Person.id == DeputyLink.deputy_person_id)
+                      .where(DeputyLink.permit_id == permit.id, DeputyLink.end_on.is_(None))).first()
+    if found is None:
+        return []
+    _, deputy = found
+    verdicts = check_deputy(applicant_facts(s, deputy), permit.service_type, on, settings)
+    return deputy_requirements(verdicts, deputy.full_name)
 
 
 def _no_vehicle() -> list[Verdict]:
@@ -777,6 +790,7 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
             service=permit.service_type,
             eligibility=_eligibility(s, person, permit.service_type, on, settings),
             vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+            deputy_requirements=deputy_requirements_of(s, permit, on, settings),
         )
         _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
@@ -809,6 +823,7 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
             extensions_used=1 if permit.extended else 0,
             eligibility=_eligibility(s, person, permit.service_type, on, settings),
             vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+            deputy_requirements=deputy_requirements_of(s, permit, on, settings),
         )
         _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
         decree = _decree(s, decree_number, decree_date, on) if decree_number else None
@@ -985,12 +1000,18 @@ def recount_quota(ctx: AppContext) -> QuotaOverview:
 # --- documents -------------------------------------------------------------------------------
 
 
-def _require_in_force_for_documents(permit: Permit, article: str, document: str) -> None:
+def _require_in_force_for_documents(s: Session, permit: Permit, article: str, document: str) -> None:
+    refusals: list[Verdict] = []
     if permit.state is not PermitState.ACTIVE:
-        raise RuleViolationError([Verdict(
+        refusals.append(Verdict(
             "document_state", article, Status.NOT_MET,
             f"{article}: a {permit.service_type.instrument} {permit.number} está "
-            f"“{permit.state.label}”; {document} só é emitido(a) para permissão em vigor.")])
+            f"“{permit.state.label}”; {document} só é emitido(a) para permissão em vigor."))
+    waiting = replacement_refusal(s, permit.vehicle_id)
+    if waiting is not None:
+        refusals.append(waiting)
+    if refusals:
+        raise RuleViolationError(refusals)
 
 
 def _person_info(person: Person, *, masked: bool, cnh: str | None = None) -> PersonInfo:
@@ -1049,7 +1070,7 @@ def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
     """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF."""
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_in_force_for_documents(permit, "Art. 4º, § 1º", "o certificado de registro cadastral")
+        _require_in_force_for_documents(s, permit, "Art. 4º, § 1º", "o certificado de registro cadastral")
         parts = _document_parts(s, permit, masked=False)
     from motodesk.printing.documents import RegistrationCertificateData, render_registration_certificate
 
@@ -1072,7 +1093,7 @@ def transit_authorization_pdf(ctx: AppContext, permit_id: int) -> bytes:
     """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF."""
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_in_force_for_documents(permit, "Art. 5º, § 3º", "a autorização de trânsito")
+        _require_in_force_for_documents(s, permit, "Art. 5º, § 3º", "a autorização de trânsito")
         parts = _document_parts(s, permit, masked=True)
     from motodesk.printing.documents import TransitAuthorizationData, render_transit_authorization
 

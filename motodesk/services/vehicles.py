@@ -9,8 +9,10 @@ Who does what:
   CRLV", Art. 5º, § 1º, II) and the counter corrects the register from the documents: the register
   never holds what no document says;
 * a replacement (permuta, Art. 31, Grupo 3, II) needs a supervisor's prior authorisation, recorded
-  on the old vehicle (who, when, why); only then may a clerk register the new vehicle, which
-  becomes the holder's active vehicle while the old one keeps its history, read-only.
+  on the old vehicle (who, when, why); only then may a clerk register the new vehicle, judged by
+  every vehicle rule, which becomes the holder's active vehicle while the old one keeps its history,
+  read-only.  The permit names the new vehicle only once it passes its own inspection; until then
+  no document prints (:mod:`motodesk.rules.replacement`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Inspection, Permit, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.replacement import documents_wait_for_replacement, new_vehicle_refusals, permit_may_name
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import (
     format_cpf,
@@ -49,6 +52,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.settings import law_settings
 from motodesk.services.text import clean_name, digits, fold
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
@@ -280,7 +284,7 @@ def vehicle_verdicts(data: VehicleInput, settings: LawSettings, holder_cpf: str 
         return [Verdict("vehicle_service", "Art. 5º, § 8º", Status.PENDING,
                         "Art. 5º, § 8º: pendente — falta o serviço para o qual o veículo é autorizado.",
                         ("service_type",))]
-    return check_vehicle(vehicle_facts(data), data.service_type, on, settings, holder_cpf)
+    return check_vehicle(vehicle_facts(data), ServiceType(data.service_type), on, settings, holder_cpf)
 
 
 # --- reading -------------------------------------------------------------------------------------
@@ -527,21 +531,26 @@ class ReplacementDone:
     new_id: int
     new_version: int
     inspection_id: int | None = None
-    moved_permit_ids: list[int] = field(default_factory=list)
+    #: the holder's permits that will name the new vehicle once it passes its inspection
+    waiting_permit_ids: list[int] = field(default_factory=list)
 
 
 @requires(*EDITORS)
 def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
                     expected_version: int | None = None, today: date | None = None) -> ReplacementDone:
-    """Register the new vehicle of an authorised replacement (permuta).
+    """Register the new vehicle of an authorised replacement (permuta, Art. 31, Grupo 3, II).
 
-    The old vehicle leaves service (inactive, pointing to its successor) with its history intact;
-    the holder's permit in force now names the new vehicle; the new vehicle's open inspections of
-    the old one are cancelled and a first inspection of the new one is scheduled for today.
+    The new vehicle is judged by every vehicle rule (:func:`motodesk.rules.vehicle.check_vehicle`) for
+    the holder's service; one not met refuses it.  The old vehicle leaves service (inactive, pointing to
+    its successor) with its history intact; the old one's open inspections are cancelled and a first
+    inspection of the new one is scheduled for today.  The holder's permit keeps naming the old vehicle,
+    and prints no document, until the new one passes that inspection (:func:`apply_replacement`, called
+    when an inspection is concluded).
     """
     from motodesk.services.inspections import InspectionKind, InspectionStatus
 
     today = today or local_today()
+    settings = law_settings(ctx)
     with ctx.write(_INTEGRITY) as s:
         old = s.get(Vehicle, old_vehicle_id)
         if old is None:
@@ -564,6 +573,10 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         _check_unique(s, clean, exclude={old.id}, errors=errors)
         if errors:
             raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+        holder = s.get(Person, old.holder_id) if old.holder_id else None
+        refusals = new_vehicle_refusals(vehicle_verdicts(clean, settings, holder.cpf if holder else None, today))
+        if refusals:
+            raise RuleViolationError(refusals, "O veículo substituto não cumpre os requisitos da lei:")
         old.active = False
         s.flush()  # the partial unique indexes see the old vehicle leave before the new one arrives
         new = Vehicle(active=True)
@@ -572,10 +585,8 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         s.flush()
         old.replaced_by_id = new.id
         done = ReplacementDone(old.id, new.id, 0)
-        for permit in s.scalars(select(Permit).where(Permit.vehicle_id == old.id).where(
-                Permit.state.in_([st for st in PermitState if st.in_force]))):
-            permit.vehicle_id = new.id
-            done.moved_permit_ids.append(permit.id)
+        done.waiting_permit_ids = list(s.scalars(select(Permit.id).where(Permit.vehicle_id == old.id).where(
+            Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id)))
         for inspection in s.scalars(select(Inspection).where(
                 Inspection.vehicle_id == old.id,
                 Inspection.status.in_((InspectionStatus.SCHEDULED, InspectionStatus.DRAFT)))):
@@ -591,3 +602,47 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         done.new_version = new.version
         return done
 
+
+@dataclass(frozen=True)
+class ReplacementOutcome:
+    """What concluding an inspection of a replacement vehicle did to the holder's permits."""
+
+    moved_permit_ids: tuple[int, ...] = ()
+    #: why the permits still name the old vehicle (empty when they moved or nothing waited)
+    blocking: tuple[Verdict, ...] = ()
+
+
+def apply_replacement(s: Session, vehicle: Vehicle, *, inspection_approved: bool, on: date,
+                      settings: LawSettings) -> ReplacementOutcome:
+    """Session step (no role check, no commit): let the permits of the vehicle ``vehicle`` replaced
+    name it, when the rules allow it now (:func:`motodesk.rules.replacement.permit_may_name`).
+
+    Called inside the transaction that concludes an inspection of ``vehicle``.
+    """
+    old = s.scalar(select(Vehicle).where(Vehicle.replaced_by_id == vehicle.id))
+    if old is None or not vehicle.active:
+        return ReplacementOutcome()
+    waiting = list(s.scalars(select(Permit).where(Permit.vehicle_id == old.id).where(
+        Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id)))
+    if not waiting:
+        return ReplacementOutcome()
+    holder = s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
+    verdicts = vehicle_verdicts(_input_of(vehicle), settings, holder.cpf if holder else None, on)
+    blocking = permit_may_name(verdicts, inspection_approved, format_plate(vehicle.plate))
+    if blocking:
+        return ReplacementOutcome(blocking=tuple(blocking))
+    for permit in waiting:
+        permit.vehicle_id = vehicle.id
+    s.flush()
+    return ReplacementOutcome(moved_permit_ids=tuple(p.id for p in waiting))
+
+
+def replacement_refusal(s: Session, vehicle_id: int | None) -> Verdict | None:
+    """The refusal of any document for a permit naming ``vehicle_id`` while it waits for its
+    replacement to pass inspection (Art. 31, Grupo 3, II); None otherwise."""
+    vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
+    if vehicle is None or vehicle.active:
+        return None
+    successor = s.get(Vehicle, vehicle.replaced_by_id) if vehicle.replaced_by_id else None
+    return documents_wait_for_replacement(format_plate(vehicle.plate),
+                                          format_plate(successor.plate) if successor else None)

@@ -235,7 +235,9 @@ class VehicleForm(QDialog):
             self.banner.setText(
                 f"<b>Substituição (permuta) do veículo {format_plate(old.data.plate)}</b> – autorizada por "
                 f"{old.replacement_authorised_by} em {when} (Art. 31, Grupo 3, II).<br>Motivo: "
-                f"{old.replacement_reason}<br>O veículo atual sai de serviço e mantém o seu histórico."
+                f"{old.replacement_reason}<br>O veículo atual sai de serviço e mantém o seu histórico. "
+                "A permissão passa a indicar o novo veículo quando ele for aprovado na vistoria; até lá "
+                "nenhum documento é emitido (Art. 5º, § 1º, II e III)."
             )
             self.banner.show()
             holder_id = old.data.holder_id

@@ -312,3 +312,56 @@ def test_roles(clerk: AppContext, supervisor: AppContext) -> None:
         assert role_ctx.user.role in deputies.nominate_deputy.allowed_roles  # type: ignore[attr-defined]
     assert Role.INSPECTOR not in deputies.end_deputy_link.allowed_roles  # type: ignore[attr-defined]
     assert Role.INSPECTOR in deputies.deputy_history.allowed_roles  # type: ignore[attr-defined]
+
+
+# --- the deputy while the link lasts (Art. 14, § 2º; Art. 31, Grupo 4, III) -----------------------
+
+
+def _expire_deputy_cnh(ctx: AppContext, person_id: int, on: date) -> None:
+    with ctx.write() as s:
+        cnh = s.scalar(select(PersonDocument).where(PersonDocument.person_id == person_id,
+                                                    PersonDocument.kind == DocumentKind.CNH))
+        cnh.valid_until = on - timedelta(days=1)
+
+
+def test_a_schedule_that_leaves_the_holder_no_hours_is_refused(ctx: AppContext, clerk: AppContext,
+                                                               supervisor: AppContext) -> None:
+    issued = issued_permit(ctx, supervisor)
+    person_id = deputy_person(ctx)
+    only_deputy = [Shift(0, time(6), time(22), "preposto"), Shift(1, time(6), time(22), "preposto")]
+    with pytest.raises(InvalidInputError) as refused:
+        deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION, only_deputy)
+    assert "Art. 31, Grupo 4, III" in refused.value.fields["schedule"]
+    assert deputies.current_deputy(clerk, issued.id) is None
+    nominated = deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION, SCHEDULE)
+    with pytest.raises(InvalidInputError, match="a cargo exclusivo do preposto"):
+        deputies.set_work_schedule(clerk, nominated.link_id, only_deputy)
+    assert deputies.current_deputy(clerk, issued.id).schedule == deputies.validate_schedule(SCHEDULE)
+    # the holder alone, or holder and deputy together, are schedules the law allows
+    deputies.set_work_schedule(clerk, nominated.link_id, [Shift(2, time(8), time(12), "titular")])
+    deputies.set_work_schedule(clerk, nominated.link_id, [*only_deputy, Shift(2, time(8), time(12), "titular")])
+
+
+def test_the_deputy_is_judged_again_at_renewal_and_at_every_deputy_badge(ctx: AppContext, clerk: AppContext,
+                                                                        supervisor: AppContext) -> None:
+    issued = issued_permit(ctx, supervisor, on=TODAY - timedelta(days=5))
+    person_id = deputy_person(ctx)
+    deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION, SCHEDULE)
+    printed = badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)])
+    assert [b.holder_kind for b in printed.badges] == ["preposto"]
+
+    _expire_deputy_cnh(ctx, person_id, TODAY)
+    with pytest.raises(RuleViolationError) as refused:
+        permits.renew_registration(clerk, issued.id, on=TODAY)
+    assert [v.article for v in refused.value.verdicts] == ["Art. 5º, II"]
+    assert "Art. 14, § 2º — preposto Preposto Paulo Nunes" in str(refused.value)
+    with ctx.read() as s:
+        before = s.get(Permit, issued.id)
+        assert before is not None and before.certificate_valid_until == issued.certificate_valid_until
+
+    with pytest.raises(RuleViolationError) as refused:
+        badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)], reason="Perda")
+    assert "Art. 14, § 2º" in str(refused.value) and "a CNH venceu" in str(refused.value)
+    assert deputies.current_deputy(clerk, issued.id).badge_issue_no == 1  # nothing was printed
+    # the holder's own badge does not depend on the deputy's documents
+    assert [b.holder_kind for b in badges.print_badges(clerk, [BadgeRequest(issued.id)]).badges] == ["titular"]

@@ -191,10 +191,80 @@ def test_replacement_needs_the_supervisors_prior_authorisation(clerk: AppContext
     assert [r.plate for r in vehicles.vehicle_history(clerk, hid)] == ["QWE2R34", "ABC-1234"]
     assert [r.plate for r in vehicles.list_vehicles(clerk, "ABC1234")] == []
     with clerk.read() as s:
-        assert s.scalar(select(Permit.vehicle_id)) == done.new_id
+        # the permit names the new vehicle only after its own inspection (Art. 5º, § 1º, II–III)
+        assert s.scalar(select(Permit.vehicle_id)) == old.id
         statuses = dict(s.execute(select(Inspection.id, Inspection.status)).all())
     assert statuses == {scheduled: "cancelled", done.inspection_id: "scheduled"}
+    assert len(done.waiting_permit_ids) == 1
     with pytest.raises(MotodeskError, match="substituído"):
         vehicles.save_vehicle(clerk, old_record.data, vehicle_id=old.id)
     with pytest.raises(MotodeskError, match="substituído"):
         inspections.start_inspection(inspector, vehicle_id=old.id)
+
+
+def _permit_with_replacement_authorised(clerk: AppContext, supervisor: AppContext) -> tuple[int, int, str, int]:
+    hid, cpf = holder(clerk)
+    old = vehicles.save_vehicle(clerk, motorcycle(hid, cpf, plate="ABC1234"))
+    with supervisor.write() as s:
+        permit = Permit(number="MT-0001/2026", service_type=ServiceType.MOTOTAXI, year=2026, seq=1, person_id=hid,
+                        vehicle_id=old.id, state=PermitState.ACTIVE, issued_on=date(2026, 1, 5),
+                        term_end=date(2031, 1, 5), certificate_valid_until=date(2099, 1, 5))
+        s.add(permit)
+        s.flush()
+        permit_id = permit.id
+    vehicles.authorise_replacement(supervisor, old.id, "Motocicleta com motor fundido, laudo da oficina")
+    return hid, old.id, cpf, permit_id
+
+
+def test_the_replacement_vehicle_is_judged_by_every_vehicle_rule(clerk: AppContext, supervisor: AppContext) -> None:
+    _hid, old_id, cpf, _permit_id = _permit_with_replacement_authorised(clerk, supervisor)
+    too_big = motorcycle(None, cpf, plate="QWE2R34", engine_cc=300)
+    with pytest.raises(RuleViolationError) as caught:
+        vehicles.replace_vehicle(clerk, old_id, too_big)
+    assert {v.article for v in caught.value.verdicts} == {"Art. 3º, I"}
+    wrong = motorcycle(None, cpf, plate="QWE2R34", engine_cc=300, colour="Vermelha", category="particular")
+    with pytest.raises(RuleViolationError) as caught:
+        vehicles.replace_vehicle(clerk, old_id, wrong)
+    assert {"Art. 3º, I", "Art. 5º, § 1º, IV"} <= {v.article for v in caught.value.verdicts}
+    assert len(caught.value.verdicts) >= 3, "every failing rule is listed, not only the first"
+    with clerk.read() as s:  # nothing was written: the old vehicle is still in service
+        assert s.scalar(select(Permit.vehicle_id)) == old_id
+    assert vehicles.get_vehicle(clerk, old_id).active
+
+
+def test_the_permit_names_the_replacement_only_after_its_inspection_passes(
+        clerk: AppContext, supervisor: AppContext, inspector: AppContext) -> None:
+    from motodesk.services import badges, inspections, permits
+    from motodesk.services.badges import BadgeRequest
+    from motodesk.services.inspections import ItemAnswer, ItemResult
+
+    _hid, old_id, cpf, permit_id = _permit_with_replacement_authorised(clerk, supervisor)
+    done = vehicles.replace_vehicle(clerk, old_id, motorcycle(None, cpf, plate="QWE2R34"))
+    assert done.waiting_permit_ids == [permit_id]
+
+    for print_document in (lambda: permits.registration_certificate_pdf(clerk, permit_id),
+                           lambda: permits.transit_authorization_pdf(clerk, permit_id),
+                           lambda: badges.print_badges(clerk, [BadgeRequest(permit_id)])):
+        with pytest.raises(RuleViolationError) as caught:
+            print_document()
+        assert "replacement_pending" in {v.rule_id for v in caught.value.verdicts}
+        assert "QWE2R34" in str(caught.value) and "Art. 31, Grupo 3, II" in str(caught.value)
+
+    assert done.inspection_id is not None
+    iid = inspections.start_inspection(inspector, inspection_id=done.inspection_id)
+    view = inspections.get_inspection(inspector, iid)
+    failing = [ItemAnswer(i.code, ItemResult.NOT_OK if n == 0 else ItemResult.OK, "Falta o item" if n == 0 else None)
+               for n, i in enumerate(view.items)]
+    failed = inspections.conclude_inspection(inspector, iid, failing)
+    assert failed.replacement.moved_permit_ids == ()
+    assert "replacement_inspection" in {v.rule_id for v in failed.replacement.blocking}
+    with clerk.read() as s:
+        assert s.scalar(select(Permit.vehicle_id).where(Permit.id == permit_id)) == old_id
+
+    again = inspections.reopen_as_reinspection(inspector, iid)
+    view = inspections.get_inspection(inspector, again)
+    passed = inspections.conclude_inspection(inspector, again,
+                                             [ItemAnswer(i.code, ItemResult.OK, None) for i in view.items])
+    assert passed.replacement.moved_permit_ids == (permit_id,) and passed.replacement.blocking == ()
+    with clerk.read() as s:
+        assert s.scalar(select(Permit.vehicle_id).where(Permit.id == permit_id)) == done.new_id
