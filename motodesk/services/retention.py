@@ -30,6 +30,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
+from typing import Any
 
 from sqlalchemy import Select, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
@@ -97,7 +98,7 @@ class RetentionReport:
     legal_basis: str = LEGAL_BASIS
 
 
-def _ids(s: Session, stmt: Select[tuple[int | None]]) -> set[int]:
+def _ids(s: Session, stmt: Select[Any]) -> set[int]:
     return {i for i in s.scalars(stmt) if i is not None}
 
 
@@ -114,8 +115,7 @@ def active_person_ids(s: Session, cutoff: date) -> set[int]:
                            InfractionNotice.occurred_at >= since, InfractionNotice.notified_on >= cutoff,
                            InfractionNotice.closed_at >= since, InfractionNotice.updated_at >= since)
     active |= _ids(s, select(InfractionNotice.person_id).where(notice_in_window))
-    offender_cpfs = set(s.scalars(select(InfractionNotice.offender_cpf)
-                                  .where(notice_in_window, InfractionNotice.offender_cpf.is_not(None))))
+    offender_cpfs = {cpf for cpf in s.scalars(select(InfractionNotice.offender_cpf).where(notice_in_window)) if cpf}
     if offender_cpfs:
         for chunk in _chunks(sorted(offender_cpfs)):
             active |= _ids(s, select(Person.id).where(Person.cpf.in_(chunk)))
@@ -142,7 +142,7 @@ def _chunks(items: list[str], size: int = 500) -> Iterable[list[str]]:
         yield items[start:start + size]
 
 
-def _count(s: Session, stmt: Select[tuple[int]]) -> int:
+def _count(s: Session, stmt: Select[Any]) -> int:
     return int(s.scalar(stmt) or 0)
 
 
