@@ -15,6 +15,14 @@ streaming mode, with dimensions recomputed (a file may claim 1,000,000 rows),
 and reading stops after :data:`EMPTY_ROWS_STOP` consecutive empty lines, so
 formatting that runs to the bottom of the sheet costs nothing.
 
+Hostile files are refused before openpyxl sees them: the zip's declared sizes (per member, in
+total) and compression ratios are checked against :data:`MAX_MEMBER_UNCOMPRESSED`,
+:data:`MAX_TOTAL_UNCOMPRESSED` and :data:`MAX_COMPRESSION_RATIO`, then every member is inflated
+once in bounded chunks, counting the bytes that really come out (a zip may lie in its headers).
+A cell longer than :data:`MAX_CELL_CHARS` is refused with its row and column. Only visible
+sheets are read (hidden and "very hidden" sheets are ignored, with a warning), and when the
+template's sheet is there it is the only one read; external links are never loaded.
+
 Cells are read with ``data_only=False``: a formula is refused, never evaluated
 nor trusted ("Fórmulas não são aceitas (célula C5).").
 """
@@ -25,9 +33,11 @@ import difflib
 import logging
 import os
 import re
+import struct
 import unicodedata
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -84,7 +94,17 @@ HEADER_SEARCH_COLS = 256
 #: Rows of the template covered by the drop-down lists.
 TEMPLATE_VALIDATION_ROWS = 50_000
 MAX_FILE_BYTES = 100 * 1024 * 1024
-_MAX_UNCOMPRESSED = 2 * 1024 * 1024 * 1024
+#: Limits checked on the zip container before openpyxl sees it (a "zip bomb" is refused there):
+#: the declared uncompressed size of any one member, of all members together, and the ratio
+#: uncompressed / compressed of a member big enough for the ratio to mean something. A register of
+#: 50,000 lines is a sheet of about 60 MB that deflates about 10 to 30 times.
+MAX_MEMBER_UNCOMPRESSED = 256 * 1024 * 1024
+MAX_TOTAL_UNCOMPRESSED = 512 * 1024 * 1024
+MAX_COMPRESSION_RATIO = 200
+RATIO_CHECKED_FROM = 4 * 1024 * 1024
+#: The longest text a cell may hold (the longest field of the register, the address, has 300).
+MAX_CELL_CHARS = 1000
+_INFLATE_CHUNK = 1024 * 1024
 
 FieldKind = Literal[
     "text", "name", "cpf", "date", "past_date", "sex", "service", "plate", "renavam", "vin",
@@ -619,6 +639,30 @@ MSG_NO_HEADER = (
     "A primeira linha deve ter os nomes das colunas do modelo: {headers}."
 )
 MSG_NO_ROWS = "A planilha não tem nenhuma linha de dados abaixo dos cabeçalhos."
+MSG_MEMBER_TOO_BIG = (
+    'O arquivo "{name}" foi recusado antes de ser aberto: a parte "{member}" se descompacta em {size} MB, '
+    "acima do limite de {limit} MB por parte. Uma planilha do cadastro não chega a esse tamanho; "
+    "salve-a de novo no Excel ou divida-a em arquivos menores."
+)
+MSG_TOTAL_TOO_BIG = (
+    'O arquivo "{name}" foi recusado antes de ser aberto: descompactado, ele teria {size} MB, '
+    "acima do limite de {limit} MB. Divida a planilha em arquivos menores."
+)
+MSG_RATIO = (
+    'O arquivo "{name}" foi recusado antes de ser aberto: a parte "{member}" se descompacta {ratio} vezes '
+    "o seu tamanho (o limite é {limit} vezes), o que uma planilha de verdade não faz. "
+    "Salve-a de novo no Excel e tente novamente."
+)
+MSG_LYING_SIZE = (
+    'O arquivo "{name}" foi recusado: a parte "{member}" se descompacta em mais bytes do que o arquivo '
+    "declara ({declared} bytes). O arquivo foi adulterado ou está corrompido; salve a planilha de novo no Excel."
+)
+MSG_ZIP_METHOD = (
+    'O arquivo "{name}" usa uma compressão ou criptografia que uma planilha .xlsx não usa '
+    '(parte "{member}"); salve-a de novo no Excel.'
+)
+MSG_CELL_TOO_LONG = "Texto longo demais na célula {cell}: {size} caracteres; o limite é {limit}."
+MSG_HIDDEN_SHEETS = "{what} {names} {verb} ignorada{s}: só a aba visível do modelo é lida."
 MSG_TOO_MANY = (
     "A planilha tem mais de {limit} linhas de dados; divida-a em arquivos menores e importe um de cada vez."
 )
@@ -685,10 +729,86 @@ def _check_zip(path: Path) -> str | None:
                 return MSG_XLSB
             if "[Content_Types].xml" not in names or not any(n.startswith("xl/") for n in names):
                 return MSG_NOT_XLSX
-            if sum(info.file_size for info in zf.infolist()) > _MAX_UNCOMPRESSED:
-                return MSG_TOO_BIG.format(size="mais de 2.000", limit=MAX_FILE_BYTES // (1024 * 1024))
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            problem = _check_sizes(path.name, zf.infolist())
+            if problem:
+                return problem
+        return _check_inflation(path)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, struct.error):
         return MSG_CORRUPT
+
+
+def _mb(size: int) -> str:
+    return _thousands(size // (1024 * 1024)) if size >= 1024 * 1024 else f"{size / 1024 / 1024:.1f}".replace(".", ",")
+
+
+def _check_sizes(name: str, members: Sequence[zipfile.ZipInfo]) -> str | None:
+    """Refuse by what the zip's directory declares, before anything is inflated."""
+    total = 0
+    for info in members:
+        if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            return MSG_ZIP_METHOD.format(name=name, member=info.filename)
+        if info.file_size > MAX_MEMBER_UNCOMPRESSED:
+            return MSG_MEMBER_TOO_BIG.format(name=name, member=info.filename, size=_mb(info.file_size),
+                                             limit=_mb(MAX_MEMBER_UNCOMPRESSED))
+        if info.file_size >= RATIO_CHECKED_FROM and info.file_size > MAX_COMPRESSION_RATIO * max(1, info.compress_size):
+            return MSG_RATIO.format(name=name, member=info.filename,
+                                    ratio=_thousands(info.file_size // max(1, info.compress_size)),
+                                    limit=MAX_COMPRESSION_RATIO)
+        total += info.file_size
+    if total > MAX_TOTAL_UNCOMPRESSED:
+        return MSG_TOTAL_TOO_BIG.format(name=name, size=_mb(total), limit=_mb(MAX_TOTAL_UNCOMPRESSED))
+    return None
+
+
+def _check_inflation(path: Path) -> str | None:
+    """Inflate every member once, in bounded chunks, counting the bytes that really come out.
+
+    A zip may lie in its headers (a member declared 1 KB that inflates to 1 GB). Python's zipfile
+    would stop at the declared size, but openpyxl's parser is not the place to find out: here each
+    member's raw deflate stream is read from its local header and inflated at most
+    ``_INFLATE_CHUNK`` bytes at a time, and the file is refused as soon as a member gives more than
+    it declared (which :func:`_check_sizes` already held under the limits) or more than the limits.
+    """
+    file_size = path.stat().st_size
+    total = 0
+    with zipfile.ZipFile(path) as zf, path.open("rb") as fh:
+        for info in zf.infolist():
+            fh.seek(info.header_offset)
+            local = fh.read(30)
+            if len(local) < 30 or local[:4] != b"PK\x03\x04":
+                return MSG_CORRUPT
+            name_len, extra_len = struct.unpack("<HH", local[26:30])
+            start = info.header_offset + 30 + name_len + extra_len
+            fh.seek(start)
+            left = max(0, min(info.compress_size, file_size - start))
+            limit = min(info.file_size, MAX_MEMBER_UNCOMPRESSED)
+            produced = 0
+            inflater = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
+            while left > 0:
+                raw = fh.read(min(left, _INFLATE_CHUNK))
+                if not raw:
+                    break
+                left -= len(raw)
+                if inflater is None:
+                    produced += len(raw)
+                else:
+                    pending = raw
+                    while pending:
+                        out = inflater.decompress(pending, _INFLATE_CHUNK)
+                        produced += len(out)
+                        if produced > limit:
+                            break
+                        pending = inflater.unconsumed_tail
+                        if inflater.eof:
+                            break
+                if produced > limit:
+                    return MSG_LYING_SIZE.format(name=path.name, member=info.filename,
+                                                 declared=_thousands(info.file_size))
+                if inflater is not None and inflater.eof:
+                    break
+            total += produced
+            if total > MAX_TOTAL_UNCOMPRESSED:
+                return MSG_TOTAL_TOO_BIG.format(name=path.name, size=_mb(total), limit=_mb(MAX_TOTAL_UNCOMPRESSED))
     return None
 
 
@@ -779,13 +899,17 @@ def _find_header(ws: Any) -> tuple[int, list[tuple[int, str]], int]:
 def _read_workbook(
     wb: Any, *, max_rows: int, today: date, progress: Callable[[int], None] | None
 ) -> ImportReport:
-    sheets = [ws for ws in wb.worksheets if ws.title != INSTRUCTIONS_SHEET] or list(wb.worksheets)
+    # Only a visible sheet is read: rows hidden in a hidden (or "very hidden") sheet never reach
+    # the register. The template's sheet, when the workbook has it, is the only one read.
+    visible = [ws for ws in wb.worksheets if getattr(ws, "sheet_state", "visible") == "visible"]
+    hidden = [ws.title for ws in wb.worksheets if ws not in visible and ws.title != INSTRUCTIONS_SHEET]
+    sheets = [ws for ws in visible if ws.title != INSTRUCTIONS_SHEET] or visible
     if not sheets:
         return ImportReport(file_errors=[MSG_NO_SHEET])
     for ws in sheets:
         ws.reset_dimensions()  # never trust the stored dimension (it may claim 1,000,000 rows)
     preferred = [ws for ws in sheets if normalise_header(ws.title) == normalise_header(TEMPLATE_SHEET)]
-    candidates = preferred + [ws for ws in sheets if ws not in preferred]
+    candidates = preferred or sheets
     found = None
     for ws in candidates:
         header_row, headers, score = _find_header(ws)
@@ -804,6 +928,11 @@ def _read_workbook(
         )
     ws, header_row, headers = found
     report = ImportReport(sheet_name=ws.title, header_row=header_row)
+    if hidden:
+        plural = len(hidden) > 1
+        report.file_warnings.append(MSG_HIDDEN_SHEETS.format(
+            what="As abas ocultas" if plural else "A aba oculta", names=_join([f'"{n}"' for n in hidden]),
+            verb="foram" if plural else "foi", s="s" if plural else ""))
 
     # --- map headers to template columns
     columns: dict[int, TemplateColumn] = {}
@@ -909,6 +1038,11 @@ def _read_row(
         if raw is not None and not isinstance(raw, (str, int, float, Decimal, date, time, bool)):
             # array / data-table formulas and other objects
             row.errors.append(f"Fórmulas não são aceitas (célula {get_column_letter(col_idx)}{line}).")
+            row.values[col.key] = None
+            continue
+        if isinstance(raw, str) and len(raw) > MAX_CELL_CHARS:
+            row.errors.append(MSG_CELL_TOO_LONG.format(cell=f"{get_column_letter(col_idx)}{line}",
+                                                       size=_thousands(len(raw)), limit=_thousands(MAX_CELL_CHARS)))
             row.values[col.key] = None
             continue
         value, error, warning = _parse_field(col, raw, today)

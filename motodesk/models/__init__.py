@@ -1,5 +1,6 @@
 """SQLAlchemy models: the data of MotoDesk on SQLite or PostgreSQL, with no business decisions."""
 
+from motodesk.models.access import APPEND_ONLY_TABLES, AccessRecord
 from motodesk.models.admin import AuditEvent, Setting, User
 from motodesk.models.base import Base
 from motodesk.models.enforcement import Decision, Defence, InfractionNotice
@@ -23,7 +24,7 @@ from motodesk.models.permits import (
 from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle
 
 __all__ = [
-    "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base", "Blob", "Decision",
+    "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base", "Blob", "Decision",
     "Decree", "Defence", "DeputyLink", "InfractionNotice", "Inspection", "InspectionItem", "Organisation",
     "Permit", "PermitEvent", "Person", "PersonDocument", "Photo", "QuotaCounter", "Setting", "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle",

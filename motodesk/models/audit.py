@@ -18,8 +18,10 @@ from motodesk.models.base import utcnow
 SECRET_COLUMNS = frozenset({"password_hash"})
 # Columns that change on every save and say nothing.
 NOISE_COLUMNS = frozenset({"version", "updated_at", "created_at"})
-UNAUDITED_TABLES = frozenset({"audit_events", "blobs"})
+UNAUDITED_TABLES = frozenset({"audit_events", "blobs", "access_log"})  # access_log: its own append-only log
 SYSTEM_USER = "sistema"
+#: A session whose ``info`` has this key set writes audit rows without old or new values.
+REDACT_VALUES = "audit_redact_values"
 
 
 def _plain(value: Any) -> Any:
@@ -76,6 +78,8 @@ def _changes(obj: Any, action: str) -> dict[str, list[Any]]:
 def _collect(session: Session) -> list[dict[str, Any]]:
     rows = []
     user = session.info.get("user_login", SYSTEM_USER)
+    # LGPD anonymisation (services.retention): record which fields changed, never their values.
+    redact = bool(session.info.get(REDACT_VALUES))
     now = utcnow()
     for action, objects in (("insert", session.new), ("update", session.dirty), ("delete", session.deleted)):
         for obj in objects:
@@ -87,6 +91,8 @@ def _collect(session: Session) -> list[dict[str, Any]]:
             diff = _changes(obj, action)
             if action == "update" and not diff:
                 continue
+            if redact:
+                diff = {key: ["***", "***"] for key in diff}
             rows.append({
                 "at": now, "user_login": user, "table_name": table, "row_key": "",
                 "action": action, "changes": diff, "obj": obj,

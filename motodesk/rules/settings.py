@@ -132,6 +132,14 @@ class LawSettings:
         "Penalidades para infração gravíssima",
     )
 
+    # --- LGPD: how long personal data of people with no business is kept -----------------------
+    retention_years: int = _setting(
+        5,
+        "LGPD (Lei nº 13.709/2018), art. 15, I, e art. 16",
+        "Anos sem permissão, requerimento ou processo de infração após os quais os dados pessoais "
+        "podem ser anonimizados",
+    )
+
     def __post_init__(self) -> None:
         problems: list[str] = []
         for name in (
@@ -148,6 +156,8 @@ class LawSettings:
         ):
             if getattr(self, name) < 0:
                 problems.append(f"{_label(name)} não pode ser negativo")
+        if self.retention_years < 1:
+            problems.append(f"{_label('retention_years')} deve ser de pelo menos 1 ano")
         if not 1 <= self.crlv_previous_year_accepted_until_month <= 12:
             problems.append(f"{_label('crlv_previous_year_accepted_until_month')} deve ser um mês de 1 a 12")
         if self.periodic_inspection_months is not None and self.periodic_inspection_months <= 0:

@@ -22,6 +22,7 @@ from motodesk.models import Attachment, Blob, Person, PersonDocument
 from motodesk.models.base import utcnow
 from motodesk.rules.common import Role
 from motodesk.rules.dossier import DocumentKind
+from motodesk.services import access_log
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError, NotFoundError
 
@@ -215,13 +216,26 @@ def person_document_attachments(ctx: AppContext, person_id: int, *,
     return result
 
 
+#: Scans whose opening is recorded in the LGPD access log, by the document they belong to.
+LOGGED_SCANS = {DocumentKind.CRIMINAL: access_log.CRIMINAL_SCAN, DocumentKind.MEDICAL: access_log.MEDICAL_SCAN}
+
+
 @requires(*READERS)
-def attachment_content(ctx: AppContext, attachment_id: int) -> tuple[AttachmentInfo, bytes]:
-    with ctx.read() as s:
+def attachment_content(ctx: AppContext, attachment_id: int, *,
+                       screen: str = "attachments.attachment_content") -> tuple[AttachmentInfo, bytes]:
+    """The scan's bytes; opening a scan of criminal certificates or of a medical certificate is
+    recorded in the LGPD access log in the same transaction (``screen`` names who asked)."""
+    with ctx.write() as s:
         attachment = s.get(Attachment, attachment_id)
         if attachment is None:
             raise NotFoundError("Anexo não encontrado.")
         data = s.scalar(select(Blob.data).where(Blob.sha256 == attachment.blob_sha256))
+        if attachment.owner_table == "person_documents":
+            owner = s.execute(select(PersonDocument.person_id, PersonDocument.kind)
+                              .where(PersonDocument.id == attachment.owner_id)).first()
+            if owner is not None and owner.kind in LOGGED_SCANS:
+                access_log.record_access(s, ctx.user, owner.person_id, LOGGED_SCANS[owner.kind], screen=screen,
+                                         record_key=f"attachments:{attachment.id}")
         return attachment_info(attachment), bytes(data or b"")
 
 

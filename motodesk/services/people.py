@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from sqlalchemy import or_, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import Session, selectinload
 
 from motodesk.models import AuditEvent, Person, PersonDocument
 from motodesk.rules.common import Role, ServiceType, Verdict
@@ -29,6 +29,8 @@ from motodesk.rules.validators import (
     validate_nit,
     validate_titulo,
 )
+from motodesk.services import access_log
+from motodesk.services.access_log import record_access
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.services.text import clean_name, fold
@@ -234,23 +236,35 @@ def _document_input(row: PersonDocument) -> DocumentInput:
 
 
 @requires(*READERS)
-def get_person(ctx: AppContext, person_id: int) -> Person:
-    with ctx.read() as s:
+def get_person(ctx: AppContext, person_id: int, *, screen: str = "people.get_person") -> Person:
+    """The person with every document row (a whole dossier: the read is in the LGPD access log)."""
+    with ctx.write() as s:
         person = s.scalar(select(Person).options(selectinload(Person.documents)).where(Person.id == person_id))
         if person is None:
             raise NotFoundError("Pessoa não encontrada.")
+        record_access(s, ctx.user, person.id, access_log.DOSSIER, screen=screen, record_key=f"people:{person.id}")
         return person
 
 
+def _load_dossier(s: Session, ctx: AppContext, person_id: int, screen: str) -> Dossier:
+    """Session step: the dossier, and its read recorded in the LGPD access log (same transaction)."""
+    person = s.scalar(select(Person).options(selectinload(Person.documents)).where(Person.id == person_id))
+    if person is None:
+        raise NotFoundError("Pessoa não encontrada: ela pode ter sido removida por outra estação.")
+    documents = {row.kind: DocumentRecord(row.id, row.version, _document_input(row)) for row in person.documents}
+    record_access(s, ctx.user, person.id, access_log.DOSSIER, screen=screen, record_key=f"people:{person.id}")
+    return Dossier(person.id, person.version, _person_input(person), documents, person.updated_at)
+
+
 @requires(*READERS)
-def get_dossier(ctx: AppContext, person_id: int) -> Dossier:
-    """The person and every document row, with the versions a later save must match."""
-    with ctx.read() as s:
-        person = s.scalar(select(Person).options(selectinload(Person.documents)).where(Person.id == person_id))
-        if person is None:
-            raise NotFoundError("Pessoa não encontrada: ela pode ter sido removida por outra estação.")
-        documents = {row.kind: DocumentRecord(row.id, row.version, _document_input(row)) for row in person.documents}
-        return Dossier(person.id, person.version, _person_input(person), documents, person.updated_at)
+def get_dossier(ctx: AppContext, person_id: int, *, screen: str = "people.get_dossier") -> Dossier:
+    """The person and every document row, with the versions a later save must match.
+
+    The read is recorded in the LGPD access log (:mod:`motodesk.services.access_log`) in the same
+    transaction; ``screen`` names the screen or service that asked, for that record.
+    """
+    with ctx.write() as s:
+        return _load_dossier(s, ctx, person_id, screen)
 
 
 @requires(*READERS)
@@ -493,7 +507,7 @@ def check_dossier(ctx: AppContext, person_id: int, service: ServiceType, *, on: 
     from motodesk.services.photos import newest_photo
     from motodesk.services.settings import law_settings
 
-    dossier = get_dossier(ctx, person_id)
+    dossier = get_dossier(ctx, person_id, screen="people.check_dossier")
     photo = newest_photo(ctx, person_id, with_bytes=False)
     facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
                             photo_date=photo.local_date if photo else None,

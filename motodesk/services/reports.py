@@ -347,11 +347,19 @@ def _infractions(s: Session, ctx: AppContext) -> tuple[Sheets, int]:
     return [(xk.INFRACTIONS, rows())], _count(s, q)
 
 
-def _deadlines(ctx: AppContext, today: date, deadline_filter: Any) -> tuple[Sheets, int]:
+def _deadlines(s: Session, ctx: AppContext, today: date, deadline_filter: Any) -> tuple[Sheets, int]:
+    from motodesk.rules.deadlines import DeadlineKind
+    from motodesk.services import access_log
     from motodesk.services.deadlines import DeadlineFilter, collect
 
     flt = deadline_filter or DeadlineFilter(horizon_days=90)
     found = collect(ctx, flt, today)
+    # The dates of medical and criminal certificates are sensitive data (LGPD): one access record
+    # per person and kind listed, in the export's transaction.
+    logged = {DeadlineKind.MEDICAL: access_log.MEDICAL, DeadlineKind.CRIMINAL_CERTIFICATES: access_log.CRIMINAL}
+    reads = sorted({(r.person_id, logged[r.kind]) for r in found if r.kind in logged and r.person_id is not None})
+    access_log.record_accesses(s, ctx.user, [(pid, kind, None) for pid, kind in reads],
+                               screen="reports.export:deadlines")
 
     def status(days: int) -> str:
         if days < 0:
@@ -434,8 +442,9 @@ def export(ctx: AppContext, kind: str, path: str | os.PathLike[str], progress: P
     settings = law_settings(ctx)
     exported_at = datetime.now(LOCAL_TZ).replace(tzinfo=None, microsecond=0)
     who = f"{ctx.user.full_name} ({ctx.user.login})"
-    with ctx.read() as s:
-        key = spec.key
+    key = spec.key
+    # The deadlines export lists sensitive data and records its reads: it needs a write transaction.
+    with (ctx.write() if key == "deadlines" else ctx.read()) as s:
         if key in ("permits", "permits-public"):
             sheets, total = _permits(s, public=key == "permits-public")
         elif key == "people":
@@ -449,7 +458,7 @@ def export(ctx: AppContext, kind: str, path: str | os.PathLike[str], progress: P
         elif key == "infractions":
             sheets, total = _infractions(s, ctx)
         elif key == "deadlines":
-            sheets, total = _deadlines(ctx, today, deadline_filter)
+            sheets, total = _deadlines(s, ctx, today, deadline_filter)
         elif key == "organisation-members":
             sheets, total = _organisation_members(s)
         else:
