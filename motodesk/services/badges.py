@@ -46,8 +46,10 @@ from motodesk.printing.token import (
     verify_token,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.fees import FeeAct
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
+from motodesk.services import fees
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -56,6 +58,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.settings import law_settings
 
 SIGNING_KEY_SETTING = "badge_signing_key"
 PUBLIC_KEY_SETTING = "badge_public_key"
@@ -347,7 +350,11 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     now = datetime.now(UTC)
     stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "
              "Confira o histórico de impressões e tente de novo.")
+    settings = law_settings(ctx)
     with ctx.write() as s:
+        for p in planned:  # a second copy is paid for (Art. 6º, § 6º): one guia/DAM per badge reprinted
+            if p.old_issue >= 1:
+                fees.require_payment(s, settings, FeeAct.BADGE_COPY, p.permit_id)
         loaded: dict[int, Permit] = {}
         links: dict[int, DeputyLink] = {}
         for chunk in _chunks(sorted({p.permit_id for p in planned})):
