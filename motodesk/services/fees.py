@@ -282,3 +282,57 @@ def collected(s: Session, start: date | None = None, end: date | None = None) ->
     if end is not None:
         query = query.where(FeePayment.paid_on <= end)
     return list(s.scalars(query.order_by(FeePayment.paid_on, FeePayment.id)))
+
+
+# --- what the payment dialog offers ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Payable:
+    """An act that may be paid for now, for this subject, with the fee in force."""
+
+    act: FeeAct
+    subject_id: int
+    subject: str  # what a clerk reads: "MB-0001/2026 — João da Silva", "Veículo ABC-1D23"
+    fee: Fee
+
+
+@requires(*READERS)
+def payable_acts(ctx: AppContext, *, person_id: int | None = None, application_id: int | None = None,
+                 permit_id: int | None = None) -> list[Payable]:
+    """The charged acts (fee above zero) the counter may take a payment for, from a dossier or a permits row.
+
+    A person: the application, and the inspection of the person's vehicle in service. An application:
+    the issue, and the inspection. A permit: renewal, extension, second copy of the badge, inspection.
+    """
+    table = law_settings(ctx).fee_table()
+    wanted: list[tuple[FeeAct, int]] = []
+    with ctx.read() as s:
+        vehicle_of: int | None = None
+        if permit_id is not None:
+            permit = s.get(Permit, permit_id)
+            if permit is None:
+                raise NotFoundError("A permissão não existe mais.")
+            wanted += [(FeeAct.RENEWAL, permit.id), (FeeAct.EXTENSION, permit.id), (FeeAct.BADGE_COPY, permit.id)]
+            vehicle_of = permit.vehicle_id
+        if application_id is not None:
+            app = s.get(Application, application_id)
+            if app is None:
+                raise NotFoundError("O requerimento não existe mais.")
+            wanted.append((FeeAct.ISSUE, app.id))
+            person_id = person_id or app.person_id
+        if person_id is not None and permit_id is None and application_id is None:
+            wanted.append((FeeAct.APPLICATION, person_id))
+        if vehicle_of is None and person_id is not None:
+            vehicle_of = s.scalar(select(Vehicle.id).where(Vehicle.holder_id == person_id, Vehicle.active.is_(True))
+                                  .order_by(Vehicle.id.desc()).limit(1))
+        if vehicle_of is not None:
+            wanted.append((FeeAct.INSPECTION, vehicle_of))
+        wanted = [(act, subject) for act, subject in wanted if table[act].charged]
+        labels = subject_labels(s, wanted)
+    return [Payable(act, subject, labels[(act, subject)], table[act]) for act, subject in wanted]
+
+
+def is_fee_refusal(exc: BaseException) -> bool:
+    """A refusal for a missing or wrong payment (the screens then point to "Registrar pagamento…")."""
+    return isinstance(exc, RuleViolationError) and any(v.rule_id.startswith("fee_") for v in exc.verdicts)

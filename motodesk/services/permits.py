@@ -80,8 +80,8 @@ from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_re
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
-from motodesk.services.clock import LOCAL_TZ
 from motodesk.services import fees
+from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.errors import (
