@@ -13,6 +13,7 @@ verdicts out.  Every verdict carries its article and a pt_BR sentence.
 * :mod:`~motodesk.rules.infractions` — catalogue, classification and penalties (Art. 15, 30–34);
 * :mod:`~motodesk.rules.lifecycle` — the permit's state machine and terms (Art. 4º, 6º, 34, 35);
 * :mod:`~motodesk.rules.tenders` — the tender that precedes the mototáxi permission (Art. 6º);
+* :mod:`~motodesk.rules.fees` — the fee of each act and whether it was paid (Art. 6º, § 6º);
 * :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks;
 * :mod:`~motodesk.rules.periods` — how years and days are counted (Código Civil, art. 132);
 * :mod:`~motodesk.rules.document` — ``docs/rules.md``, generated from all of the above.
