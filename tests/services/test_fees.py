@@ -28,6 +28,7 @@ from motodesk.services import applications, badges, fees, inspections, permits
 from motodesk.services.context import AppContext
 from motodesk.services.errors import (
     InvalidInputError,
+    MotodeskError,
     NotFoundError,
     PermissionDeniedError,
     RuleViolationError,
@@ -347,3 +348,36 @@ def _prepare_permit_free(ctx: AppContext) -> str:
     permits.approve(supervisor, dossier.application_id, "78/2026", TODAY - timedelta(days=1))
     fees.set_fee(supervisor, FeeAct.ISSUE, "0", "")
     return permits.issue(supervisor, dossier.application_id).number
+
+
+def test_two_workstations_recording_the_same_dam_store_it_once(db_url: str, ctx: AppContext,
+                                                               supervisor: AppContext) -> None:
+    from tests_helpers import race  # type: ignore[import-not-found]
+
+    fees.set_fee(supervisor, FeeAct.RENEWAL, "30", BASIS)
+    first, second = _prepare_permit(ctx), _prepare_permit(ctx)
+    won, lost = race(db_url, [
+        lambda c: fees.record_payment(c, FeeAct.RENEWAL, first, "DAM-RACE", TODAY, "30"),
+        lambda c: fees.record_payment(c, FeeAct.RENEWAL, second, "DAM-RACE", TODAY, "30"),
+    ])
+    assert len(won) == 1 and len(lost) == 1
+    assert "DAM-RACE já foi registrada" in str(lost[0])
+    with ctx.read() as s:
+        assert s.scalar(select(func.count(FeePayment.id)).where(FeePayment.number == "DAM-RACE")) == 1
+
+
+def test_two_workstations_cannot_spend_one_payment_twice(db_url: str, ctx: AppContext, clerk: AppContext,
+                                                         supervisor: AppContext) -> None:
+    from tests_helpers import race  # type: ignore[import-not-found]
+
+    permit_id = _prepare_permit(ctx)
+    fees.set_fee(supervisor, FeeAct.RENEWAL, "30", BASIS)
+    fees.record_payment(clerk, FeeAct.RENEWAL, permit_id, "DAM-ONE", TODAY, "30")
+    won, lost = race(db_url, [lambda c: permits.renew_registration(c, permit_id)] * 2)
+    assert len(won) == 1 and len(lost) == 1, lost
+    assert isinstance(lost[0], MotodeskError)  # the payment is used, or the permit changed meanwhile
+    with ctx.read() as s:
+        renewals = s.scalar(select(func.count(PermitEvent.id)).where(PermitEvent.permit_id == permit_id,
+                                                                     PermitEvent.transition == "renew_registration"))
+    assert renewals == 1
+    assert [p.used for p in fees.payments_for(clerk, FeeAct.RENEWAL, permit_id)] == [True]
