@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from motodesk.rules.checklist import ItemResult
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, FeeAct
 from motodesk.services import applications, badges, fees, inspections, permits
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import (
     InvalidInputError,
@@ -37,7 +38,7 @@ from motodesk.services.inspections import ItemAnswer
 from motodesk.services.reports import export
 from motodesk.services.settings import law_settings
 
-TODAY = date.today()
+TODAY = local_today()  # the secretariat's day: a payment dated after it is refused
 BASIS = "Lei Complementar municipal nº 100/2025, anexo III"
 
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.fees import FeeAct
 from motodesk.services import fees
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui import payment_dialog
 from motodesk.ui.app import create_application
@@ -20,7 +21,7 @@ from motodesk.ui.payment_dialog import PaymentDialog
 from motodesk.ui.screens import permits as screen
 from motodesk.ui.screens.permits import PermitsPage
 
-TODAY = date.today()
+TODAY = local_today()  # the secretariat's day: a payment dated after it is refused
 BASIS = "Decreto nº 5.001/2026"
 
 
