@@ -27,6 +27,7 @@ __all__ = [
     "CPF_PATTERN",
     "DEADLINES",
     "EXPORT_KINDS",
+    "FEES_COLLECTED",
     "INFRACTIONS",
     "INSPECTIONS",
     "ORGANISATION_MEMBERS",
@@ -99,6 +100,13 @@ PERMITS = SheetSpec(
         Column("certificate_valid_until", "Validade do certificado", "date", 14),
         Column("term_ends_on", "Fim do prazo", "date"),
         Column("decree", "Decreto", "text", 16),
+        # Art. 6º, § 6º: the fee paid for the issue and for the latest renewal, empty when none was due.
+        Column("issue_fee", "Taxa de emissão (R$)", "money", 14),
+        Column("issue_fee_number", "Guia/DAM da emissão", "text", 18),
+        Column("issue_fee_paid_on", "Emissão paga em", "date", 12),
+        Column("renewal_fee", "Última taxa de renovação (R$)", "money", 14),
+        Column("renewal_fee_number", "Guia/DAM da renovação", "text", 18),
+        Column("renewal_fee_paid_on", "Renovação paga em", "date", 12),
     ),
 )
 
@@ -115,6 +123,23 @@ PERMITS_TRANSPARENCY = SheetSpec(
         Column("issued_on", "Emissão", "date"),
         Column("term_ends_on", "Fim do prazo", "date"),
         Column("decree", "Decreto", "text", 16),
+    ),
+)
+
+# ------------------------------------------------------------------- fees collected
+
+FEES_COLLECTED = SheetSpec(
+    title="Taxas arrecadadas (Art. 6º, § 6º)",
+    sheet_name="Taxas arrecadadas",
+    columns=(
+        Column("paid_on", "Data do pagamento", "date", 12),
+        Column("number", "Guia/DAM", "text", 18),
+        Column("act", "Ato", "text", 30),
+        Column("subject", "Referente a", "text", 40),
+        Column("amount", "Valor (R$)", "money", 14),
+        Column("legal_basis", "Base legal", "text", 40),
+        Column("recorded_by", "Registrada por", "text", 16),
+        Column("used_on", "Ato realizado em", "date", 12),  # empty: paid, act not yet done
     ),
 )
 
@@ -341,6 +366,7 @@ EXPORT_KINDS: dict[str, SheetSpec] = {
     "organisation-members": ORGANISATION_MEMBERS,
     "quota-study": QUOTA_STUDY,
     "quota-waiting-list": QUOTA_WAITING_LIST,
+    "fees": FEES_COLLECTED,
 }
 
 

@@ -4,6 +4,7 @@ from motodesk.models.access import APPEND_ONLY_TABLES, AccessRecord
 from motodesk.models.admin import AuditEvent, Setting, User
 from motodesk.models.base import Base
 from motodesk.models.enforcement import Decision, Defence, InfractionNotice
+from motodesk.models.fees import FeePayment
 from motodesk.models.files import Attachment, Blob, Photo
 from motodesk.models.people import Person, PersonDocument
 from motodesk.models.permits import (
@@ -25,7 +26,7 @@ from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle
 
 __all__ = [
     "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base", "Blob", "Decision",
-    "Decree", "Defence", "DeputyLink", "InfractionNotice", "Inspection", "InspectionItem", "Organisation",
+    "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice", "Inspection", "InspectionItem", "Organisation",
     "Permit", "PermitEvent", "Person", "PersonDocument", "Photo", "QuotaCounter", "Setting", "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle",
 ]

@@ -138,6 +138,12 @@ def _vehicle_rows(vehicle: VehicleInfo) -> list[tuple[str, object]]:
 # --- Certificado de Registro Cadastral (Art. 4º, § 1º) -------------------------------------------
 
 
+def _fee_rows(fee_paid: str) -> list[tuple[str, str]]:
+    """The fee paid for the document's act, when there was one (Art. 6º, § 6º: "a título oneroso")."""
+    return [("Taxa paga (Art. 6º, § 6º)", fee_paid)] if fee_paid else []
+
+
+
 @dataclass(frozen=True)
 class RegistrationCertificateData:
     certificate_number: str
@@ -149,6 +155,7 @@ class RegistrationCertificateData:
     valid_until: date  # one year (Art. 4º, § 1º); the rules layer computes it
     decree: str = ""  # "Decreto nº 1.234/2026", the act that granted the permit
     deputy: PersonInfo | None = None
+    fee_paid: str = ""  # "Taxa de emissão …: R$ 45,90 — guia/DAM nº …, paga em …" (Art. 6º, § 6º); "" = no fee
     signatory_name: str = ""
     signatory_role: str = "Secretário(a) Municipal de Segurança Pública, Trânsito e Transportes"
 
@@ -176,6 +183,7 @@ def render_registration_certificate(
                 ("Serviço", s.label),
                 ("Ato de outorga", data.decree),
                 ("Certificado nº", data.certificate_number),
+                *_fee_rows(data.fee_paid),
             ]
         ),
         section("Titular"),
@@ -217,6 +225,7 @@ class TransitAuthorizationData:
     issued_on: date
     valid_until: date
     deputy: PersonInfo | None = None
+    fee_paid: str = ""  # as in RegistrationCertificateData
     signatory_name: str = ""
     signatory_role: str = "Secretário(a) Municipal de Segurança Pública, Trânsito e Transportes"
 
@@ -247,6 +256,7 @@ def render_transit_authorization(
                 ("Serviço", s.label),
                 ("Titular", data.holder.name),
                 ("CPF do titular", data.holder.cpf),
+                *_fee_rows(data.fee_paid),
             ]
         ),
     ]

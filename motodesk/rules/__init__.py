@@ -15,6 +15,7 @@ verdicts out.  Every verdict carries its article and a pt_BR sentence.
 * :mod:`~motodesk.rules.tenders` — the tender that precedes the mototáxi permission (Art. 6º);
 * :mod:`~motodesk.rules.deputies` — the deputy while the link lasts (Art. 14; Art. 31, Grupo 4, III);
 * :mod:`~motodesk.rules.replacement` — the replacement of the vehicle (Art. 31, Grupo 3, II);
+* :mod:`~motodesk.rules.fees` — the fee of each act and whether it was paid (Art. 6º, § 6º);
 * :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks;
 * :mod:`~motodesk.rules.periods` — how years and days are counted (Código Civil, art. 132);
 * :mod:`~motodesk.rules.document` — ``docs/rules.md``, generated from all of the above.

@@ -36,6 +36,7 @@ from motodesk.rules.deadlines import (
     vehicle_useful_life_due,
 )
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, MAX_FEE_BRL, Fee, FeeAct, PaymentFacts, check_fee_paid
 from motodesk.rules.infractions import CATALOGUE, Severity, allowed_penalties, fine_amount
 from motodesk.rules.lifecycle import (
     TRANSITIONS,
@@ -144,6 +145,7 @@ def render_rules_markdown(settings: LawSettings | None = None) -> str:
         _checklist_section(),
         _deadlines_section(settings),
         _quota_section(settings),
+        _fees_section(),
         _infractions_section(settings),
         _lifecycle_section(),
         _deputy_and_replacement_section(),
@@ -353,6 +355,29 @@ def _quota_section(settings: LawSettings) -> str:
         "Uma permissão para cada 2.000 habitantes (IBGE), arredondando para baixo: "
         f"{format_int(settings.population)} habitantes ({settings.population_year}) → {quota} permissões. "
         "Motoboy e moto-frete não têm cota (Art. 10, II e III).\n\n" + _table(("Em vigor", "Parecer"), rows)
+    )
+
+
+def _fees_section() -> str:
+    charged = Fee(FeeAct.RENEWAL, Decimal("45.90"), "Decreto nº 0.000/2026 (exemplo)")
+    table = {FeeAct.RENEWAL: charged}
+    paid = PaymentFacts("2026000123", EXAMPLE_DAY, Decimal("45.90"))
+    short = PaymentFacts("2026000124", EXAMPLE_DAY, Decimal("40.00"))
+    rows = [
+        ("Taxa zerada (padrão)", check_fee_paid({}, FeeAct.RENEWAL, None).message),
+        ("Taxa de R$ 45,90, sem guia", check_fee_paid(table, FeeAct.RENEWAL, None).message),
+        ("Guia de R$ 40,00", check_fee_paid(table, FeeAct.RENEWAL, short).message),
+        ("Guia paga de R$ 45,90", check_fee_paid(table, FeeAct.RENEWAL, paid).message),
+    ]
+    acts = [(act.value, act.label) for act in FeeAct]
+    return (
+        "## Taxas (Art. 6º, § 6º)\n\n"
+        "A autorização é conferida “a título oneroso, remunerada diretamente pelos interessados”. Cada ato "
+        "tem uma taxa na tabela de taxas (configurações `fee_<ato>_brl` e `fee_<ato>_basis`), zero até a "
+        f"Secretaria informar o valor e sua base legal (padrão: “{DEFAULT_LEGAL_BASIS}”). Um ato com taxa "
+        "só se conclui com a guia/DAM paga registrada (número, data, valor igual à taxa em vigor); cada "
+        f"guia paga um só ato. Taxa acima de {format_brl(MAX_FEE_BRL)} é recusada como erro de digitação.\n\n"
+        + _table(("Ato", "Taxa de"), acts) + "\n" + _table(("Situação", "Parecer"), rows)
     )
 
 

@@ -26,6 +26,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any
 
+from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, Fee, FeeAct, fee_problems
 from motodesk.rules.infractions import Penalty, Severity
 
 
@@ -139,6 +140,19 @@ class LawSettings:
         "Anos sem permissão, requerimento ou processo de infração após os quais os dados pessoais "
         "podem ser anonimizados",
     )
+    # --- Fees of the counter's acts (Art. 6º, § 6º: "a título oneroso") -----------------------
+    fee_application_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de requerimento (R$; 0 = sem taxa)")
+    fee_application_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de requerimento")
+    fee_issue_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de emissão da permissão ou autorização (R$; 0 = sem taxa)")
+    fee_issue_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de emissão da permissão ou autorização")
+    fee_renewal_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de renovação do registro (R$; 0 = sem taxa)")
+    fee_renewal_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de renovação do registro")
+    fee_extension_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de prorrogação do prazo (R$; 0 = sem taxa)")
+    fee_extension_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de prorrogação do prazo")
+    fee_badge_copy_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de segunda via do crachá (R$; 0 = sem taxa)")
+    fee_badge_copy_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de segunda via do crachá")
+    fee_inspection_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de vistoria (R$; 0 = sem taxa)")
+    fee_inspection_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de vistoria")
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -169,6 +183,9 @@ class LawSettings:
                 problems.append(f"Informe ao menos uma penalidade para infração {severity.label.lower()}")
         if self.ufm_value_brl < 0:
             problems.append("O valor da UFM não pode ser negativo")
+        for act in FeeAct:
+            fee = self.fee(act)
+            problems.extend(p.rstrip(".") for p in fee_problems(act, fee.amount, fee.legal_basis).values())
         if problems:
             raise ValueError("Configuração inválida: " + "; ".join(problems) + ".")
 
@@ -176,6 +193,16 @@ class LawSettings:
         """Fine in UFM for an infraction of this classification (Art. 34, II)."""
         value: Decimal = getattr(self, f"fine_ufm_{severity.value}")
         return value
+
+    def fee(self, act: FeeAct) -> Fee:
+        """The fee of ``act`` and its legal basis (Art. 6º, § 6º)."""
+        amount: Decimal = getattr(self, f"fee_{act.value}_brl")
+        basis: str = getattr(self, f"fee_{act.value}_basis")
+        return Fee(act, amount, basis)
+
+    def fee_table(self) -> dict[FeeAct, Fee]:
+        """Every act's fee (Art. 6º, § 6º)."""
+        return {act: self.fee(act) for act in FeeAct}
 
     def penalties(self, severity: Severity) -> tuple[Penalty, ...]:
         """Penalties the Decree admits for this classification (Art. 34)."""
@@ -198,6 +225,7 @@ PLACEHOLDER_FIELDS: tuple[str, ...] = (
     "defence_period_days",
     "appeal_period_days",
     "repeat_offence_window_days",
+    *(f"fee_{act.value}_brl" for act in FeeAct),
 )
 
 

@@ -14,8 +14,11 @@ from sqlalchemy import select
 
 from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.fees import FeeAct
+from motodesk.services import fees
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
+from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -74,6 +77,7 @@ def open_application(ctx: AppContext, person_id: int, service: ServiceType | str
     except ValueError:
         raise InvalidInputError(f"Serviço desconhecido: {service!r}.") from None
     opened_on = opened_on or date.today()
+    settings = law_settings(ctx)
     with ctx.write() as s:
         person = s.get(Person, person_id, with_for_update=True)  # serialises two clerks opening at once
         if person is None:
@@ -95,6 +99,7 @@ def open_application(ctx: AppContext, person_id: int, service: ServiceType | str
                 "cada detentor tem um único veículo e uma única permissão ou autorização."))
         if blocking:
             raise RuleViolationError(blocking, "Não é possível abrir o requerimento:")
+        fees.require_payment(s, settings, FeeAct.APPLICATION, person_id)  # Art. 6º, § 6º
         app = Application(person_id=person_id, service_type=service, state=PermitState.REQUESTED,
                           opened_on=opened_on, opened_by=ctx.user.login)
         s.add(app)

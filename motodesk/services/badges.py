@@ -46,9 +46,11 @@ from motodesk.printing.token import (
     verify_token,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.fees import FeeAct
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
+from motodesk.services import fees
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -358,7 +360,11 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     now = datetime.now(UTC)
     stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "
              "Confira o histórico de impressões e tente de novo.")
+    settings = law_settings(ctx)
     with ctx.write() as s:
+        for p in planned:  # a second copy is paid for (Art. 6º, § 6º): one guia/DAM per badge reprinted
+            if p.old_issue >= 1:
+                fees.require_payment(s, settings, FeeAct.BADGE_COPY, p.permit_id)
         loaded: dict[int, Permit] = {}
         links: dict[int, DeputyLink] = {}
         for chunk in _chunks(sorted({p.permit_id for p in planned})):

@@ -48,9 +48,11 @@ from motodesk.rules.checklist import (
     next_inspection_due,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.fees import FeeAct
 from motodesk.rules.periods import next_business_day
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf, format_plate
+from motodesk.services import fees
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
@@ -548,6 +550,7 @@ def conclude_inspection(ctx: AppContext, inspection_id: int, answers: Sequence[I
             )
         vehicle = s.get(Vehicle, inspection.vehicle_id)
         assert vehicle is not None
+        fees.require_payment(s, settings, FeeAct.INSPECTION, vehicle.id)  # Art. 6º, § 6º
         performed_on = now.astimezone(LOCAL_TZ).date()
         inspection.status = (InspectionStatus.APPROVED if outcome.approved else InspectionStatus.FAILED).value
         inspection.performed_at = now

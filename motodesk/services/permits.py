@@ -63,6 +63,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdic
 from motodesk.rules.deputies import deputy_requirements
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
+from motodesk.rules.fees import FeeAct
 from motodesk.rules.lifecycle import (
     TRANSITIONS,
     Transition,
@@ -80,6 +81,7 @@ from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_re
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+from motodesk.services import fees
 from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
@@ -716,6 +718,7 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
         intro = "A permissão não pode ser emitida:" if service is ServiceType.MOTOTAXI else \
             "A autorização não pode ser emitida:"
         _check(ctx, "issue", app.state, tctx, intro)
+        fees.require_payment(s, settings, FeeAct.ISSUE, app.id)  # Art. 6º, § 6º
         if service is ServiceType.MOTOTAXI and not _claim_quota_place(s):
             raise RuleViolationError([_quota_full(s, settings)], intro)
         seq = _next_seq(s, service, on.year)
@@ -796,6 +799,7 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
         if term:
             raise RuleViolationError(term)
+        fees.require_payment(s, settings, FeeAct.RENEWAL, permit.id)  # Art. 6º, § 6º
         until = renewed_certificate_valid_until(on, permit.term_end)
         _record(s, ctx, "renew_registration", permit.state, permit.state, permit_id=permit.id,
                 reason=f"Certificado válido até {format_date(until)}")
@@ -826,6 +830,7 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
             deputy_requirements=deputy_requirements_of(s, permit, on, settings),
         )
         _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
+        fees.require_payment(s, settings, FeeAct.EXTENSION, permit.id)  # Art. 6º, § 6º
         decree = _decree(s, decree_number, decree_date, on) if decree_number else None
         new_end = permit_term_end(permit.issued_on, True)
         _record(s, ctx, "extend", permit.state, permit.state, permit_id=permit.id,
@@ -1057,6 +1062,7 @@ def _document_parts(s: Session, permit: Permit, *, masked: bool) -> dict[str, An
         "vehicle": _vehicle_info(vehicle),
         "decree": f"Decreto nº {decree.number}, de {format_date(decree.signed_on)}" if decree else "",
         "cycle": renewals + 1,
+        "fee": fees.certificate_payment(s, permit),
     }
 
 
@@ -1084,6 +1090,7 @@ def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
         valid_until=permit.certificate_valid_until,
         decree=parts["decree"],
         deputy=parts["deputy"],
+        fee_paid=parts["fee"].line if parts["fee"] else "",
     )
     return render_registration_certificate(data)
 
@@ -1106,6 +1113,7 @@ def transit_authorization_pdf(ctx: AppContext, permit_id: int) -> bytes:
         issued_on=_certificate_start(permit),
         valid_until=min(permit.certificate_valid_until, permit.term_end),
         deputy=parts["deputy"],
+        fee_paid=parts["fee"].line if parts["fee"] else "",
     )
     return render_transit_authorization(data)
 

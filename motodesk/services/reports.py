@@ -33,6 +33,7 @@ from motodesk.models import (
     Decision,
     Decree,
     DeputyLink,
+    FeePayment,
     InfractionNotice,
     Inspection,
     InspectionItem,
@@ -46,6 +47,7 @@ from motodesk.models import (
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.fees import FeeAct
 from motodesk.rules.infractions import Penalty, Severity, infraction_by_code
 from motodesk.rules.quota import INHABITANTS_PER_PERMIT, mototaxi_quota
 from motodesk.rules.settings import LawSettings
@@ -85,6 +87,8 @@ EXPORTERS: tuple[ExportKind, ...] = (
     ExportKind("organisation-members", "Filiados a organizações", "Filiações a cooperativas e associações (Art. 9º)."),
     ExportKind("quota-study", "Estudo de vagas (Art. 39)",
                "População, vagas de mototáxi, permissões em vigor, vagas abertas e cadastro de reserva."),
+    ExportKind("fees", "Taxas arrecadadas (Art. 6º, § 6º)",
+               "Guias/DAM registradas no período, com o ato, o valor e a base legal."),
     ExportKind("permits-public", "Transparência: permissões em vigor",
                "Para publicação: CPF mascarado (***.456.789-**), sem dados pessoais.", public=True),
     ExportKind("people-public", "Transparência: permissionários",
@@ -118,7 +122,7 @@ def suggested_name(key: str, today: date | None = None) -> str:
     names = {"permits": "permissoes", "people": "pessoas", "vehicles": "veiculos", "inspections": "vistorias",
              "infractions": "autos-de-infracao", "deadlines": "prazos", "organisation-members": "filiados",
              "quota-study": "estudo-de-vagas", "permits-public": "transparencia-permissoes",
-             "people-public": "transparencia-permissionarios"}
+             "people-public": "transparencia-permissionarios", "fees": "taxas-arrecadadas"}
     return f"{names.get(key, key)}-{(today or local_today()).isoformat()}.xlsx"
 
 
@@ -160,8 +164,18 @@ def permits_query(public: bool = False) -> Query:
                     Permit.issued_on, Permit.term_end, Decree.number)
              .where(Permit.state.in_(IN_FORCE)))
     else:
-        q = select(Permit.number, Permit.service_type, Person.full_name, Person.cpf, Vehicle.plate, Permit.state,
-                   Permit.issued_on, Permit.certificate_valid_until, Permit.term_end, Decree.number)
+        issue_fee, renewal_fee = aliased(FeePayment), aliased(FeePayment)
+        last_renewal = (select(func.max(FeePayment.id))
+                        .where(FeePayment.act == FeeAct.RENEWAL, FeePayment.subject_id == Permit.id,
+                               FeePayment.used_at.is_not(None))
+                        .correlate(Permit).scalar_subquery())
+        q = (select(Permit.number, Permit.service_type, Person.full_name, Person.cpf, Vehicle.plate, Permit.state,
+                    Permit.issued_on, Permit.certificate_valid_until, Permit.term_end, Decree.number,
+                    issue_fee.amount, issue_fee.number, issue_fee.paid_on,
+                    renewal_fee.amount, renewal_fee.number, renewal_fee.paid_on)
+             .outerjoin(issue_fee, and_(issue_fee.act == FeeAct.ISSUE, issue_fee.subject_id == Permit.application_id,
+                                        issue_fee.used_at.is_not(None)))
+             .outerjoin(renewal_fee, renewal_fee.id == last_renewal))
     return (q.join(Person, Person.id == Permit.person_id)
             .outerjoin(Vehicle, Vehicle.id == Permit.vehicle_id)
             .outerjoin(Decree, Decree.id == Permit.decree_id)
@@ -418,19 +432,31 @@ def _quota_study(s: Session, settings: LawSettings) -> tuple[Sheets, int]:
     return xk.quota_study_sheets(study, waiting()), 6 + study.waiting_list_size
 
 
+def _fees(s: Session, period: tuple[date | None, date | None] | None) -> tuple[Sheets, int]:
+    from motodesk.services.fees import collected, subject_labels
+
+    start, end = period or (None, None)
+    payments = collected(s, start, end)
+    labels = subject_labels(s, [(p.act, p.subject_id) for p in payments])
+    rows = [(p.paid_on, p.number, p.act.label.capitalize(), labels[(p.act, p.subject_id)], p.amount, p.legal_basis,
+             p.recorded_by, p.used_at.astimezone(LOCAL_TZ).date() if p.used_at else None) for p in payments]
+    return [(xk.FEES_COLLECTED, rows)], len(rows)
+
+
 # --- the action ----------------------------------------------------------------------------------
 
 
 @requires(*EXPORTERS_ROLES)
 def export(ctx: AppContext, kind: str, path: str | os.PathLike[str], progress: Progress | None = None,
            cancel: Callable[[], bool] | None = None, *, today: date | None = None,
-           deadline_filter: Any = None) -> int:
+           deadline_filter: Any = None, period: tuple[date | None, date | None] | None = None) -> int:
     """Write the spreadsheet of ``kind`` to ``path``; returns the number of data rows.
 
     ``progress(done, total)`` is called as rows are written; ``cancel()`` is asked as often, and
     when it answers True :class:`ExportCancelled` is raised and no file is left behind. A target
     opened by another program raises MotodeskError with the reason in pt_BR.
-    ``deadline_filter`` (a DeadlineFilter) narrows the deadlines export to what the view shows.
+    ``deadline_filter`` (a DeadlineFilter) narrows the deadlines export to what the view shows;
+    ``period`` (first day, last day; either may be None) the fees export to payments made then.
     """
     spec = export_kind(kind)
     target = Path(path)
@@ -461,6 +487,8 @@ def export(ctx: AppContext, kind: str, path: str | os.PathLike[str], progress: P
             sheets, total = _deadlines(s, ctx, today, deadline_filter)
         elif key == "organisation-members":
             sheets, total = _organisation_members(s)
+        elif key == "fees":
+            sheets, total = _fees(s, period)
         else:
             sheets, total = _quota_study(s, settings)
         report = (lambda n: progress(n, max(total, n))) if progress is not None else None

@@ -57,16 +57,18 @@ from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import check_applicant, check_deputy, completeness
 from motodesk.rules.validators import format_cpf
-from motodesk.services import applications, attachments, people, photos
+from motodesk.services import applications, attachments, fees, people, photos
 from motodesk.services.applications import ApplicationInfo, PermitInfo
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
+from motodesk.services.fees import PaymentInfo
 from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
 from motodesk.services.settings import law_settings
 from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import STATUS_COLOURS, STATUS_SYMBOLS, DateField, VerdictList, mark_field
 
@@ -581,6 +583,10 @@ class DossierWindow(QWidget):
         row.addWidget(QLabel("<b>Requerimentos</b>"))
         row.addStretch(1)
         row.addWidget(self.open_application_button)
+        self.payment_button = QPushButton("Registrar pa&gamento…")  # Art. 6º, § 6º: application, issue, inspection
+        self.payment_button.setObjectName("record_payment")
+        self.payment_button.clicked.connect(self.record_payment)
+        row.addWidget(self.payment_button)
         layout.addLayout(row)
         layout.addWidget(self.applications_view, 1)
         layout.addWidget(QLabel("<b>Permissões e autorizações</b>"))
@@ -669,6 +675,7 @@ class DossierWindow(QWidget):
         self.save_action.setEnabled(editable)
         self.photo_button.setEnabled(editable and self.person_id is not None)
         self.open_application_button.setEnabled(editable and self.person_id is not None)
+        self.payment_button.setEnabled(self.person_id is not None and self.ctx.user.role in fees.RECORDERS)
         if not editable:
             self.banner.setText(f"Somente leitura: o perfil {self.ctx.user.role.label} consulta os dossiês, "
                                 "mas não os altera.")
@@ -1026,6 +1033,8 @@ class DossierWindow(QWidget):
             info = applications.open_application(self.ctx, self.person_id, service)
         except MotodeskError as exc:
             show_error(self, exc)
+            if fees.is_fee_refusal(exc):
+                self._set_status(FEE_REFUSAL_HINT)
             return None
         self.applications = applications.list_applications(self.ctx, self.person_id)
         self.applications_model.set_rows(self.applications)
@@ -1033,6 +1042,17 @@ class DossierWindow(QWidget):
         self.recheck()
         self._set_status(f"Requerimento nº {info.number} aberto.")
         return info
+
+    def record_payment(self) -> PaymentInfo | None:
+        """The guia/DAM of the application, of the open application's issue or of the vehicle's inspection."""
+        if self.person_id is None:
+            return None
+        application = applications.open_application_for(self.applications, self.service())
+        payment = record_payment(self.ctx, self, application_id=application.id if application else None,
+                                 person_id=None if application else self.person_id)
+        if payment is not None:
+            self._set_status(recorded_message(payment))
+        return payment
 
     def print_pending(self) -> bool:
         if self.person_id is None:

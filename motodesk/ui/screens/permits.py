@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import transition
 from motodesk.rules.validators import format_cpf
-from motodesk.services import badges, permits, tenders
+from motodesk.services import badges, fees, permits, tenders
 from motodesk.services.badges import BadgePrintRow
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
@@ -49,6 +49,7 @@ from motodesk.services.tenders import CandidateRow, TenderRow
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.mainwindow import register_page
+from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
 from motodesk.ui.widgets import DateField, heading, table_view
 
@@ -271,11 +272,12 @@ class PermitsTab(QWidget):
                                                  self.show_transit_authorization)
         self.verify_button = self._button("verify_badge", "Verificar crachá…", self.verify_badge)
         self.deputy_button = self._button("deputy", "Preposto…", self.open_deputy)  # Art. 14
+        self.payment_button = self._button("record_payment", "Registrar pa&gamento…", self.record_payment)  # Art. 6º, § 6º
         self.count = QLabel()
         self.count.setObjectName("count")
         outputs = QHBoxLayout()
         for button in (self.badge_button, self.certificate_button, self.authorization_button, self.deputy_button,
-                       self.verify_button):
+                       self.payment_button, self.verify_button):
             outputs.addWidget(button)
         outputs.addStretch(1)
         outputs.addWidget(self.count)
@@ -388,6 +390,7 @@ class PermitsTab(QWidget):
         self.certificate_button.setEnabled(single_active and can_print)
         self.authorization_button.setEnabled(single_active and can_print)
         self.deputy_button.setEnabled(row is not None and row.is_permit)
+        self.payment_button.setEnabled(row is not None and self.role in fees.RECORDERS)
         if row is None:
             self.detail_title.setText(f"{len(rows)} selecionados." if rows else
                                       "Selecione uma permissão ou requerimento.")
@@ -425,6 +428,8 @@ class PermitsTab(QWidget):
         except MotodeskError as exc:
             show_error(self, exc)
             self.reload(select=(row.kind, row.id))
+            if fees.is_fee_refusal(exc):
+                self.status.setText(FEE_REFUSAL_HINT)
 
     def _step_start_review(self, row: PermitRow) -> None:
         permits.start_review(self.ctx, row.id, expected_version=row.version)
@@ -551,6 +556,16 @@ class PermitsTab(QWidget):
             show_error(self, exc)
             return
         preview_pdf(self, pdf, f"{title} {row.number}")
+
+    def record_payment(self) -> None:
+        """The guia/DAM of this row's act (issue, renewal, extension, badge copy, inspection)."""
+        row = self.selected()
+        if row is None:
+            return
+        payment = record_payment(self.ctx, self, permit_id=row.id if row.is_permit else None,
+                                 application_id=None if row.is_permit else row.id)
+        if payment is not None:
+            self.status.setText(recorded_message(payment))
 
     def show_certificate(self) -> None:
         self._document(permits.registration_certificate_pdf, "Certificado de Registro Cadastral")

@@ -1,0 +1,176 @@
+"""Registrar pagamento: the guia/DAM the interested party paid for an act (Art. 6º, § 6º).
+
+Keyboard only: the act (when there is more than one) is chosen with the arrows, the number is typed,
+the date is today unless changed (dd/MM/aaaa), the amount comes filled with the fee in force; Enter
+records, Esc cancels. A refusal is shown on its field.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.rules.text import format_brl, format_decimal
+from motodesk.services import fees
+from motodesk.services.clock import local_today
+from motodesk.services.context import AppContext
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.fees import Payable, PaymentInfo
+from motodesk.ui.errors import show_error
+from motodesk.ui.formatting import format_date
+from motodesk.ui.widgets import DateField, mark_field
+
+
+class PaymentDialog(QDialog):
+    """Record one payment for one of ``payables`` (acts with a fee above zero)."""
+
+    def __init__(self, ctx: AppContext, payables: list[Payable], parent: QWidget | None = None, *,
+                 act: fees.FeeAct | None = None, today: date | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.payables = payables
+        self.today = today or local_today()
+        self.recorded: PaymentInfo | None = None
+        self.setObjectName("payment_dialog")
+        self.setWindowTitle("Registrar pagamento – Art. 6º, § 6º")
+        self.resize(560, 300)
+
+        self.act = QComboBox()
+        self.act.setObjectName("act")
+        for item in payables:
+            self.act.addItem(f"Taxa de {item.act.label} — {item.subject}", item.act.value)
+        self.basis = QLabel()
+        self.basis.setObjectName("basis")
+        self.basis.setWordWrap(True)
+        self.number = QLineEdit()
+        self.number.setObjectName("number")
+        self.number.setMaxLength(40)
+        self.number.setPlaceholderText("Número impresso na guia/DAM")
+        self.paid_on = DateField(optional=False)
+        self.paid_on.setObjectName("paid_on")
+        self.paid_on.set_value(self.today)
+        self.amount = QLineEdit()
+        self.amount.setObjectName("amount")
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020")
+        self.save_button = QPushButton("&Registrar")
+        self.save_button.setObjectName("save")
+        self.save_button.setDefault(True)
+        self.save_button.clicked.connect(self.save)
+        cancel = QPushButton("Cancelar")
+        cancel.clicked.connect(self.reject)
+
+        form = QFormLayout()
+        act_label = QLabel("&Ato:")
+        act_label.setBuddy(self.act)
+        form.addRow(act_label, self.act)
+        form.addRow("", self.basis)
+        number_label = QLabel("Nº da &guia/DAM:")
+        number_label.setBuddy(self.number)
+        form.addRow(number_label, self.number)
+        date_label = QLabel("&Data do pagamento:")
+        date_label.setBuddy(self.paid_on)
+        form.addRow(date_label, self.paid_on)
+        amount_label = QLabel("&Valor pago (R$):")
+        amount_label.setBuddy(self.amount)
+        form.addRow(amount_label, self.amount)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(cancel)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        self.setTabOrder(self.act, self.number)
+        self.setTabOrder(self.number, self.paid_on)
+        self.setTabOrder(self.paid_on, self.amount)
+        self.setTabOrder(self.amount, self.save_button)
+
+        self.act.currentIndexChanged.connect(lambda _i: self._act_changed())
+        if act is not None:
+            index = self.act.findData(act.value)
+            if index >= 0:
+                self.act.setCurrentIndex(index)
+        self._act_changed()
+        self.number.setFocus()
+
+    def current(self) -> Payable:
+        return self.payables[max(0, self.act.currentIndex())]
+
+    def _act_changed(self) -> None:
+        fee = self.current().fee
+        self.basis.setText(f"Taxa em vigor: <b>{format_brl(fee.amount)}</b> — {fee.legal_basis}")
+        self.amount.setText(format_decimal(fee.amount))
+
+    def save(self) -> bool:
+        widgets: dict[str, QWidget] = {"number": self.number, "paid_on": self.paid_on, "amount": self.amount,
+                                       "act": self.act}
+        for widget in widgets.values():
+            mark_field(widget, None)
+        item = self.current()
+        paid_on = self.paid_on.value()
+        if paid_on is None:
+            mark_field(self.paid_on, "Informe a data do pagamento.")
+            self.message.setText("Informe a data do pagamento (dd/mm/aaaa).")
+            return False
+        try:
+            self.recorded = fees.record_payment(self.ctx, item.act, item.subject_id, self.number.text(), paid_on,
+                                                self.amount.text())
+        except InvalidInputError as exc:
+            for key, reason in exc.fields.items():
+                if key in widgets:
+                    mark_field(widgets[key], reason)
+            self.message.setText(exc.message)
+            first = next((widgets[k] for k in exc.fields if k in widgets), None)
+            if first is not None:
+                first.setFocus()
+            return False
+        except MotodeskError as exc:
+            self.message.setText(str(exc))
+            return False
+        self.accept()
+        return True
+
+
+def record_payment(ctx: AppContext, parent: QWidget, *, person_id: int | None = None,
+                   application_id: int | None = None, permit_id: int | None = None) -> PaymentInfo | None:
+    """Open the dialog for the acts payable from a dossier or a permits row; the recorded payment, or None."""
+    try:
+        payables = fees.payable_acts(ctx, person_id=person_id, application_id=application_id, permit_id=permit_id)
+    except MotodeskError as exc:
+        show_error(parent, exc)
+        return None
+    if not payables:
+        QMessageBox.information(parent, "Registrar pagamento",
+                                "Nenhum destes atos tem taxa na tabela de taxas (Art. 6º, § 6º): não há "
+                                "pagamento a registrar.")
+        return None
+    dialog = PaymentDialog(ctx, payables, parent)
+    try:
+        dialog.exec()
+        return dialog.recorded
+    finally:
+        dialog.deleteLater()
+
+
+def recorded_message(payment: PaymentInfo) -> str:
+    return (f"Guia/DAM nº {payment.number} registrada: taxa de {payment.act.label}, {format_brl(payment.amount)}, "
+            f"paga em {format_date(payment.paid_on)}. Conclua o ato agora.")
+
+
+FEE_REFUSAL_HINT = "Use “Registrar pagamento…” (Alt+G) com a guia/DAM paga e repita o ato."
