@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from backup_tools import rewrite  # type: ignore[import-not-found]
 from sqlalchemy import create_engine, make_url, select, text
 
 from motodesk.models import Attachment, Blob, Setting
@@ -147,8 +148,17 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
                 manifest["counts"]["people"] += 1
                 data = json.dumps(manifest).encode()
             dst.writestr(item, data)
-    with pytest.raises(backups.RestoreError, match="não confere.*tabela people: 5 linha"):
+    # The manifest is signed: an edited one is refused before anything is restored.
+    with pytest.raises(backups.RestoreError, match="assinatura de .*adulterada.zip não confere"):
         backups.restore_backup(bad, empty_database())
+
+    def one_more_person(manifest: dict, members: dict) -> None:
+        manifest["counts"]["people"] += 1
+
+    # Even signed again (with this installation's key), a manifest that lies is caught by the verification.
+    resigned = rewrite(good.path, tmp_path / "reassinada.zip", one_more_person)
+    with pytest.raises(backups.RestoreError, match="não confere.*tabela people: 5 linha"):
+        backups.restore_backup(resigned, empty_database())
 
 
 def test_backup_while_another_process_writes(ctx: AppContext, db_url: str, empty_database,
@@ -224,17 +234,21 @@ def test_sqlite_backup_restores_into_an_empty_postgresql(tmp_path: Path, empty_d
         backups.restore_backup(pg_backup.path, empty_database("sqlite"))
 
 
-def test_missing_or_old_pg_dump_is_explained(pg_ctx: AppContext, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backups, "_tool_candidates", lambda name: [])
-    with pytest.raises(backups.BackupError, match=r"pg_dump do PostgreSQL 1\d \(ou mais novo\) não foi encontrado") as exc:
-        backups.create_backup(pg_ctx, tmp_path / "x.zip")
-    assert "postgresql-client-1" in str(exc.value) and "MOTODESK_PG_BIN" in str(exc.value)
-    assert not list(tmp_path.iterdir()), "nothing half-written is left behind"
-    monkeypatch.setattr(backups, "_tool_candidates", lambda name: ["/usr/lib/postgresql/9.6/bin/pg_dump"])
-    monkeypatch.setattr(backups, "_tool_version", lambda path: 9)
-    with pytest.raises(backups.BackupError, match="encontrado apenas: pg_dump 9"):
-        backups.create_backup(pg_ctx, tmp_path / "x.zip")
+def test_a_postgresql_backup_holds_data_only(pg_ctx: AppContext, tmp_path: Path) -> None:
+    """No pg_dump archive, no SQL: a manifest, its signature, the schema's description and one data file
+    per table, whose first line names the columns."""
+    seed_demo(pg_ctx, 3)
+    result = backups.create_backup(pg_ctx, tmp_path / "servidor.zip")
+    with zipfile.ZipFile(result.path) as zf:
+        names = set(zf.namelist())
+        people = zf.read("tables/people.jsonl").decode().splitlines()
+    assert {backups.MANIFEST, backups.SIGNATURE, backups.SCHEMA_MEMBER, "tables/people.jsonl",
+            "tables/audit_events.jsonl"} <= names
+    assert all(n.startswith("tables/") or n in (backups.MANIFEST, backups.SIGNATURE, backups.SCHEMA_MEMBER)
+               for n in names)
+    header = json.loads(people[0])[0]
+    assert header["table"] == "people" and "cpf" in header["columns"] and len(people) == 1 + 3
+    assert result.manifest.tables["people"]["rows"] == 3
 
 
 def test_only_an_administrator_backs_up(ctx: AppContext, tmp_path: Path) -> None:
