@@ -536,6 +536,9 @@ def _backup_sqlite(db: Database, work: Path, zf: zipfile.ZipFile, folder: Path
     except sqlite3.Error as exc:
         if _sqlite_full(exc):
             raise BackupError(f"O disco de {folder} está cheio: a cópia de segurança não foi gravada.") from exc
+        if "disk i/o error" in str(exc).lower():
+            raise BackupError(f"O disco de {folder} recusou a gravação (disco cheio, arquivo maior do que o permitido "
+                              "ou falha do disco): a cópia de segurança não foi gravada.") from exc
         raise BackupError(explain_error(exc, db.url)) from exc
     _sqlite_health(target, f"A cópia do banco de dados {source}")
     engine = create_engine(f"sqlite:///{target}")
@@ -754,7 +757,7 @@ def _extract_verified(archive: Path, manifest: Manifest, work: Path) -> None:
                 target = _member_path(work, name)  # never a path taken from the file
                 sha, size = hashlib.sha256(), 0
                 try:
-                    with zf.open(name) as src, target.open("wb") as dst:
+                    with zf.open(name) as src, _create_private(target) as dst:
                         for chunk in iter(lambda s=src: s.read(1 << 20), b""):  # type: ignore[misc]
                             sha.update(chunk)
                             size += len(chunk)
@@ -819,6 +822,8 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
         if manifest.kind == "sqlite":
             source = _member_path(work, SQLITE_MEMBER)
             _check_sqlite_member(archive, source, manifest.revision, declared)
+        _check_contents(archive, work, manifest)
+        if manifest.kind == "sqlite":
             report(2, 4)
             if target_kind == "sqlite":
                 _restore_sqlite(source, db)
@@ -833,6 +838,38 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
         found = take_snapshot(conn)
     report(4, 4)
     return RestoreResult(manifest, found, opened.key_id)
+
+
+def _check_contents(archive: Path, work: Path, manifest: Manifest) -> None:
+    """Before the target is touched: the data in the file is what the signed manifest says it is."""
+    problems: list[str] = []
+    try:
+        if manifest.kind == "sqlite":
+            engine = create_engine(f"sqlite:///{_member_path(work, SQLITE_MEMBER)}")
+            try:
+                with engine.connect() as conn:
+                    problems = compare(manifest.snapshot, take_snapshot(conn))
+                    problems += _hash_problems(manifest.tables, content_hashes(conn))
+            finally:
+                engine.dispose()
+        else:
+            found = {}
+            for name in manifest.tables:
+                with _member_path(work, f"{TABLES_PREFIX}{name}{TABLE_SUFFIX}").open("rb") as fh:
+                    digest, _summary = _hash_member(fh)
+                found[name] = {"rows": digest.rows, "sha256": digest.hexdigest()}
+            problems = _hash_problems(manifest.tables, found)
+            counted = {t: v["rows"] for t, v in found.items()}
+            if counted != manifest.counts:
+                problems += compare(manifest.snapshot, Snapshot(manifest.revision, counted, manifest.blob_bytes,
+                                                                manifest.audit_last))
+    except (SQLAlchemyError, sqlite3.Error, ValueError, KeyError, IndexError, TypeError) as exc:
+        raise RestoreError(f"Os dados de {archive} estão ilegíveis ({str(exc)[:200]}): nada foi restaurado.") from exc
+    if problems:
+        raise RestoreError(
+            f"Os dados de {archive} não conferem com o manifesto assinado, e nada foi restaurado. Diferenças: "
+            + "; ".join(problems[:8]) + "."
+        )
 
 
 def _schema_refusal(archive: Path, problems: list[str]) -> RestoreError:

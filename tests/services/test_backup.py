@@ -8,15 +8,13 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 import zipfile
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from backup_tools import rewrite  # type: ignore[import-not-found]
-from sqlalchemy import create_engine, make_url, select, text
+from backup_tools import empty_database_fixture, rewrite  # type: ignore[import-not-found]  # noqa: F401
+from sqlalchemy import select, text
 
 from motodesk.models import Attachment, Blob, Setting
 from motodesk.models.db import Database
@@ -44,38 +42,6 @@ while not stop.exists() and i < 20000:
     progress.write_text(str(i))
 db.dispose()
 '''
-
-
-@pytest.fixture
-def empty_database(backend: str, tmp_path: Path) -> Iterator[Callable[[], Database]]:
-    """Makes new, empty databases of the test's kind (PostgreSQL ones are dropped afterwards)."""
-    made: list[tuple[Database, str | None]] = []
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT") if backend == "postgresql" else None
-
-    def make(kind: str = backend) -> Database:
-        if kind == "sqlite":
-            db = Database.open(f"sqlite:///{tmp_path / f'vazio-{uuid.uuid4().hex[:6]}.sqlite3'}")
-            made.append((db, None))
-            return db
-        nonlocal admin
-        admin = admin or create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-        name = f"motodesk_restore_{uuid.uuid4().hex[:8]}"
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        db = Database.open(make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False))
-        made.append((db, name))
-        return db
-
-    yield make
-    for db, name in made:
-        db.dispose()
-        if name and admin is not None:
-            with admin.connect() as conn:
-                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n "
-                                  "AND pid <> pg_backend_pid()"), {"n": name})
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-    if admin is not None:
-        admin.dispose()
 
 
 def _add_files(ctx: AppContext) -> dict[str, bytes]:
