@@ -853,13 +853,13 @@ def _check_contents(archive: Path, work: Path, manifest: Manifest) -> None:
             finally:
                 engine.dispose()
         else:
-            found = {}
+            found: dict[str, dict[str, Any]] = {}
             for name in manifest.tables:
                 with _member_path(work, f"{TABLES_PREFIX}{name}{TABLE_SUFFIX}").open("rb") as fh:
                     digest, _summary = _hash_member(fh)
                 found[name] = {"rows": digest.rows, "sha256": digest.hexdigest()}
             problems = _hash_problems(manifest.tables, found)
-            counted = {t: v["rows"] for t, v in found.items()}
+            counted = {t: digest_rows for t, v in found.items() if isinstance(digest_rows := v["rows"], int)}
             if counted != manifest.counts:
                 problems += compare(manifest.snapshot, Snapshot(manifest.revision, counted, manifest.blob_bytes,
                                                                 manifest.audit_last))
@@ -1022,8 +1022,10 @@ def _copy_in(db: Database, manifest: Manifest, source: RowSource) -> None:
             # come verbatim from the backup. Re-enabled below, in this same transaction.
             for name in names:
                 conn.exec_driver_sql(f"ALTER TABLE {q(name)} DISABLE TRIGGER USER")
+            import psycopg
+
             raw = conn.connection.dbapi_connection
-            assert raw is not None
+            assert isinstance(raw, psycopg.Connection)
             for name in _load_order(names):
                 found = source(name)
                 if found is None:

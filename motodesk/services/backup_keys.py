@@ -88,12 +88,12 @@ def installation_key(*, create: bool = True) -> Ed25519PrivateKey | None:
     if os.name == "posix" and stat.S_IMODE(path.stat().st_mode) & 0o077:
         os.chmod(path, PRIVATE_MODE)  # a copied-in key readable by others: tighten it
     try:
-        key = serialization.load_pem_private_key(path.read_bytes(), password=None)
+        loaded = serialization.load_pem_private_key(path.read_bytes(), password=None)
     except (ValueError, TypeError) as exc:
         raise InvalidInputError(f"A chave das cópias de segurança em {path} está danificada.") from exc
-    if not isinstance(key, Ed25519PrivateKey):
+    if not isinstance(loaded, Ed25519PrivateKey):
         raise InvalidInputError(f"A chave das cópias de segurança em {path} não é Ed25519.")
-    return key
+    return loaded
 
 
 def sign(data: bytes) -> tuple[str, str]:
