@@ -66,10 +66,8 @@ def _corrupt_index_page(path: Path) -> None:
         fh.write(os.urandom(500))
 
 
-def test_a_damaged_sqlite_database_is_not_backed_up(ctx: AppContext, tmp_path: Path, backend: str,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    if backend != "sqlite":
-        pytest.skip("SQLite's own checks; PostgreSQL: test_a_damaged_postgresql_database_is_not_backed_up")
+@pytest.mark.parametrize("backend", ["sqlite"])  # PostgreSQL: test_a_damaged_postgresql_database_is_not_backed_up
+def test_a_damaged_sqlite_database_is_not_backed_up(ctx: AppContext, tmp_path: Path, backend: str) -> None:
     seed_demo(ctx, 40)
     path = ctx.db.sqlite_path
     assert path is not None
