@@ -1042,17 +1042,23 @@ def _copy_in(db: Database, manifest: Manifest, source: RowSource) -> None:
             for name in names:
                 conn.exec_driver_sql(f"ALTER TABLE {q(name)} ENABLE TRIGGER USER")
     except DBAPIError as exc:
-        raise RestoreError("A carga dos dados no PostgreSQL falhou e nada foi gravado: "
-                           + explain_error(exc, db.url)) from exc
+        raise RestoreError(_load_failure(exc, db)) from exc
     except Exception as exc:
         if isinstance(exc, MotodeskError):
             raise
         from psycopg import Error as PsycopgError
 
         if isinstance(exc, PsycopgError):
-            raise RestoreError("A carga dos dados no PostgreSQL falhou e nada foi gravado: "
-                               + explain_error(exc, db.url)) from exc
+            raise RestoreError(_load_failure(exc, db)) from exc
         raise
+
+
+def _load_failure(exc: BaseException, db: Database) -> str:
+    detail = str(getattr(exc, "orig", exc)).lower()
+    if "no space left" in detail or "could not extend file" in detail or "disk full" in detail:
+        return (f"O disco do servidor PostgreSQL ({db.url.host or 'localhost'}) está cheio: a carga dos dados foi "
+                "desfeita e nada foi gravado. Libere espaço no servidor e restaure de novo.")
+    return "A carga dos dados no PostgreSQL falhou e nada foi gravado: " + explain_error(exc, db.url)
 
 
 def _reset_sequences(conn: Connection) -> None:
