@@ -264,3 +264,29 @@ def test_command_line_backup_and_restore(tmp_path: Path) -> None:
     assert "Restauração concluída e conferida" in out.stdout and "Última entrada da trilha de auditoria" in out.stdout
     out = run("restore", str(tmp_path / "cli.zip"), "--database", source)
     assert out.returncode == 1 and "não está vazio" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_command_line_key_export_and_trust_on_another_machine(tmp_path: Path) -> None:
+    """`export-backup-key` on the machine that backs up, `restore --trust-key` on the one that restores."""
+    here = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "MOTODESK_KEY_DIR": str(tmp_path / "balcao")}
+    there = {**here, "MOTODESK_KEY_DIR": str(tmp_path / "outra-estacao")}
+    here.pop("MOTODESK_DATABASE_URL", None)
+    there.pop("MOTODESK_DATABASE_URL", None)
+    source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
+
+    def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True,
+                              timeout=180, env=env)
+
+    assert run(here, "seed-demo", "--people", "3", "--database", source).returncode == 0
+    out = run(here, "backup", str(tmp_path / "c.zip"), "--database", source)
+    assert out.returncode == 0, out.stderr
+    key = out.stdout.split("assinada pela chave ")[1].split(".")[0]
+    out = run(there, "restore", str(tmp_path / "c.zip"), "--database", f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    assert out.returncode == 1 and f"chave {key}, que esta instalação não conhece" in out.stderr
+    out = run(here, "export-backup-key", str(tmp_path / "chave.pem"))
+    assert out.returncode == 0 and key in out.stdout, out.stderr
+    out = run(there, "restore", "--trust-key", str(tmp_path / "chave.pem"), str(tmp_path / "c.zip"),
+              "--database", f"sqlite:///{tmp_path / 'b.sqlite3'}")
+    assert out.returncode == 0 and "Restauração concluída e conferida" in out.stdout, out.stderr
+    assert f"assinada pela chave {key}" in out.stdout
