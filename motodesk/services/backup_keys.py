@@ -55,7 +55,11 @@ def write_private(path: Path, data: bytes) -> None:
 
 
 def _private_folder(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise InvalidInputError(f"Não foi possível criar a pasta das chaves das cópias de segurança {folder} "
+                                f"({exc.strerror or exc}).") from exc
     return folder
 
 
@@ -85,6 +89,9 @@ def installation_key(*, create: bool = True) -> Ed25519PrivateKey | None:
             return key
         except FileExistsError:
             pass  # another process created it a moment ago: use that one
+        except OSError as exc:
+            raise InvalidInputError(f"Não foi possível criar a chave das cópias de segurança em {path.parent} "
+                                    f"({exc.strerror or exc}): verifique as permissões dessa pasta.") from exc
     if os.name == "posix" and stat.S_IMODE(path.stat().st_mode) & 0o077:
         os.chmod(path, PRIVATE_MODE)  # a copied-in key readable by others: tighten it
     try:
