@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 import tempfile
 import traceback
@@ -92,13 +93,24 @@ def check_core(folder: Path) -> bytes:
         _say(f"  usuário criado e login conferido ({user.role.label})")
         pdf = badge_pdf()
         _say(f"  crachá assinado em PDF ({len(pdf)} bytes)")
-        backup = create_backup(ctx.as_user(user), folder / "copia.zip")
-        restored = Database.open(f"sqlite:///{folder / 'restaurado.sqlite3'}")
+        # A key of its own, in the temporary folder: the self-test leaves the installation's key alone.
+        from motodesk.services.backup_keys import KEY_DIR_ENV
+
+        saved_key_dir = os.environ.get(KEY_DIR_ENV)
+        os.environ[KEY_DIR_ENV] = str(folder / "chaves")
         try:
-            restore_backup(backup.path, restored)
+            backup = create_backup(ctx.as_user(user), folder / "copia.zip")
+            restored = Database.open(f"sqlite:///{folder / 'restaurado.sqlite3'}")
+            try:
+                restore_backup(backup.path, restored)
+            finally:
+                restored.dispose()
         finally:
-            restored.dispose()
-        _say("  cópia de segurança gravada, restaurada e conferida")
+            if saved_key_dir is None:
+                os.environ.pop(KEY_DIR_ENV, None)
+            else:
+                os.environ[KEY_DIR_ENV] = saved_key_dir
+        _say("  cópia de segurança gravada, assinada, restaurada e conferida")
     finally:
         db.dispose()
     import psycopg

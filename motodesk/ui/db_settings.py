@@ -238,7 +238,8 @@ class BackupDialog(QDialog):
             QMessageBox.information(self, "Cópia de segurança",
                                     f"Cópia de segurança gravada em\n{result.path}\n({_size(result.size)}, "
                                     f"{sum(result.manifest.counts.values())} linhas, "
-                                    f"{result.manifest.counts.get('blobs', 0)} anexos e fotos).")
+                                    f"{result.manifest.counts.get('blobs', 0)} anexos e fotos), conferida ao ser "
+                                    f"lida de volta e assinada pela chave {result.key_id} desta instalação.")
 
         def failed(exc: BaseException) -> None:
             progress.close()

@@ -8,14 +8,13 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 import zipfile
-from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, make_url, select, text
+from backup_tools import empty_database_fixture, rewrite  # type: ignore[import-not-found]  # noqa: F401
+from sqlalchemy import select, text
 
 from motodesk.models import Attachment, Blob, Setting
 from motodesk.models.db import Database
@@ -43,38 +42,6 @@ while not stop.exists() and i < 20000:
     progress.write_text(str(i))
 db.dispose()
 '''
-
-
-@pytest.fixture
-def empty_database(backend: str, tmp_path: Path) -> Iterator[Callable[[], Database]]:
-    """Makes new, empty databases of the test's kind (PostgreSQL ones are dropped afterwards)."""
-    made: list[tuple[Database, str | None]] = []
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT") if backend == "postgresql" else None
-
-    def make(kind: str = backend) -> Database:
-        if kind == "sqlite":
-            db = Database.open(f"sqlite:///{tmp_path / f'vazio-{uuid.uuid4().hex[:6]}.sqlite3'}")
-            made.append((db, None))
-            return db
-        nonlocal admin
-        admin = admin or create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-        name = f"motodesk_restore_{uuid.uuid4().hex[:8]}"
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        db = Database.open(make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False))
-        made.append((db, name))
-        return db
-
-    yield make
-    for db, name in made:
-        db.dispose()
-        if name and admin is not None:
-            with admin.connect() as conn:
-                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n "
-                                  "AND pid <> pg_backend_pid()"), {"n": name})
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-    if admin is not None:
-        admin.dispose()
 
 
 def _add_files(ctx: AppContext) -> dict[str, bytes]:
@@ -147,8 +114,17 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
                 manifest["counts"]["people"] += 1
                 data = json.dumps(manifest).encode()
             dst.writestr(item, data)
-    with pytest.raises(backups.RestoreError, match="não confere.*tabela people: 5 linha"):
+    # The manifest is signed: an edited one is refused before anything is restored.
+    with pytest.raises(backups.RestoreError, match="assinatura de .*adulterada.zip não confere"):
         backups.restore_backup(bad, empty_database())
+
+    def one_more_person(manifest: dict, members: dict) -> None:
+        manifest["counts"]["people"] += 1
+
+    # Even signed again (with this installation's key), a manifest that lies is caught by the verification.
+    resigned = rewrite(good.path, tmp_path / "reassinada.zip", one_more_person)
+    with pytest.raises(backups.RestoreError, match="não confere.*tabela people: 5 linha"):
+        backups.restore_backup(resigned, empty_database())
 
 
 def test_backup_while_another_process_writes(ctx: AppContext, db_url: str, empty_database,
@@ -224,17 +200,21 @@ def test_sqlite_backup_restores_into_an_empty_postgresql(tmp_path: Path, empty_d
         backups.restore_backup(pg_backup.path, empty_database("sqlite"))
 
 
-def test_missing_or_old_pg_dump_is_explained(pg_ctx: AppContext, tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(backups, "_tool_candidates", lambda name: [])
-    with pytest.raises(backups.BackupError, match=r"pg_dump do PostgreSQL 1\d \(ou mais novo\) não foi encontrado") as exc:
-        backups.create_backup(pg_ctx, tmp_path / "x.zip")
-    assert "postgresql-client-1" in str(exc.value) and "MOTODESK_PG_BIN" in str(exc.value)
-    assert not list(tmp_path.iterdir()), "nothing half-written is left behind"
-    monkeypatch.setattr(backups, "_tool_candidates", lambda name: ["/usr/lib/postgresql/9.6/bin/pg_dump"])
-    monkeypatch.setattr(backups, "_tool_version", lambda path: 9)
-    with pytest.raises(backups.BackupError, match="encontrado apenas: pg_dump 9"):
-        backups.create_backup(pg_ctx, tmp_path / "x.zip")
+def test_a_postgresql_backup_holds_data_only(pg_ctx: AppContext, tmp_path: Path) -> None:
+    """No pg_dump archive, no SQL: a manifest, its signature, the schema's description and one data file
+    per table, whose first line names the columns."""
+    seed_demo(pg_ctx, 3)
+    result = backups.create_backup(pg_ctx, tmp_path / "servidor.zip")
+    with zipfile.ZipFile(result.path) as zf:
+        names = set(zf.namelist())
+        people = zf.read("tables/people.jsonl").decode().splitlines()
+    assert {backups.MANIFEST, backups.SIGNATURE, backups.SCHEMA_MEMBER, "tables/people.jsonl",
+            "tables/audit_events.jsonl"} <= names
+    assert all(n.startswith("tables/") or n in (backups.MANIFEST, backups.SIGNATURE, backups.SCHEMA_MEMBER)
+               for n in names)
+    header = json.loads(people[0])[0]
+    assert header["table"] == "people" and "cpf" in header["columns"] and len(people) == 1 + 3
+    assert result.manifest.tables["people"]["rows"] == 3
 
 
 def test_only_an_administrator_backs_up(ctx: AppContext, tmp_path: Path) -> None:
@@ -284,3 +264,29 @@ def test_command_line_backup_and_restore(tmp_path: Path) -> None:
     assert "Restauração concluída e conferida" in out.stdout and "Última entrada da trilha de auditoria" in out.stdout
     out = run("restore", str(tmp_path / "cli.zip"), "--database", source)
     assert out.returncode == 1 and "não está vazio" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_command_line_key_export_and_trust_on_another_machine(tmp_path: Path) -> None:
+    """`export-backup-key` on the machine that backs up, `restore --trust-key` on the one that restores."""
+    here = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "MOTODESK_KEY_DIR": str(tmp_path / "balcao")}
+    there = {**here, "MOTODESK_KEY_DIR": str(tmp_path / "outra-estacao")}
+    here.pop("MOTODESK_DATABASE_URL", None)
+    there.pop("MOTODESK_DATABASE_URL", None)
+    source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
+
+    def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True,
+                              timeout=180, env=env)
+
+    assert run(here, "seed-demo", "--people", "3", "--database", source).returncode == 0
+    out = run(here, "backup", str(tmp_path / "c.zip"), "--database", source)
+    assert out.returncode == 0, out.stderr
+    key = out.stdout.split("assinada pela chave ")[1].split(".")[0]
+    out = run(there, "restore", str(tmp_path / "c.zip"), "--database", f"sqlite:///{tmp_path / 'a.sqlite3'}")
+    assert out.returncode == 1 and f"chave {key}, que esta instalação não conhece" in out.stderr
+    out = run(here, "export-backup-key", str(tmp_path / "chave.pem"))
+    assert out.returncode == 0 and key in out.stdout, out.stderr
+    out = run(there, "restore", "--trust-key", str(tmp_path / "chave.pem"), str(tmp_path / "c.zip"),
+              "--database", f"sqlite:///{tmp_path / 'b.sqlite3'}")
+    assert out.returncode == 0 and "Restauração concluída e conferida" in out.stdout, out.stderr
+    assert f"assinada pela chave {key}" in out.stdout
