@@ -102,21 +102,27 @@ def verify_chain(conn: Connection) -> ChainReport:
                    t.c.prev_hash, t.c.row_hash).order_by(t.c.id)
     prev = ""
     count = 0
-    for row in conn.execution_options(yield_per=5000).execute(query):
-        count += 1
-        if row.row_hash is None or row.prev_hash is None:
-            return ChainReport(count, ChainBreak(row.id, row.at, "o registro não tem o selo (hash) da cadeia"))
-        if row.prev_hash != prev:
-            return ChainReport(count, ChainBreak(
-                row.id, row.at, "o elo com o registro anterior não confere (registro anterior apagado, "
-                "inserido ou fora de ordem)"))
-        expected = chain_hash(row.id, row.at, row.user_login, row.table_name, row.row_key, row.action,
-                              row.changes, row.prev_hash)
-        if row.row_hash != expected:
-            return ChainReport(count, ChainBreak(row.id, row.at, "o conteúdo do registro foi alterado "
-                                                 "depois de gravado"))
-        prev = row.row_hash
+    with conn.execution_options(yield_per=5000).execute(query) as result:
+        for row in result:
+            count += 1
+            broken = _link_break(row, prev)
+            if broken is not None:
+                return ChainReport(count, broken)
+            prev = row.row_hash
     return ChainReport(count, None)
+
+
+def _link_break(row: Any, prev: str) -> ChainBreak | None:
+    if row.row_hash is None or row.prev_hash is None:
+        return ChainBreak(row.id, row.at, "o registro não tem o selo (hash) da cadeia")
+    if row.prev_hash != prev:
+        return ChainBreak(row.id, row.at, "o elo com o registro anterior não confere (registro anterior "
+                          "apagado, inserido ou fora de ordem)")
+    expected = chain_hash(row.id, row.at, row.user_login, row.table_name, row.row_key, row.action,
+                          row.changes, row.prev_hash)
+    if row.row_hash != expected:
+        return ChainBreak(row.id, row.at, "o conteúdo do registro foi alterado depois de gravado")
+    return None
 
 
 def rehash_all(conn: Connection) -> int:
