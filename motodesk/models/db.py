@@ -313,7 +313,13 @@ class Database:
             attributes = "LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
             verb = "ALTER" if exists else "CREATE"
             if password:
-                conn.exec_driver_sql(f"{verb} ROLE {role} {attributes} PASSWORD %s", (password,))
+                # A utility statement takes no parameters: a quoted literal, sent without placeholders.
+                literal = "'" + password.replace("'", "''") + "'"
+                cursor = conn.connection.dbapi_connection.cursor()
+                try:
+                    cursor.execute(f"{verb} ROLE {role} {attributes} PASSWORD {literal}")
+                finally:
+                    cursor.close()
             else:
                 conn.exec_driver_sql(f"{verb} ROLE {role} {attributes}")
             owned = conn.exec_driver_sql(

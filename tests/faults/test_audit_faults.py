@@ -380,3 +380,108 @@ def test_concurrent_writers_never_fork_the_chain(ctx: AppContext, db_url: str) -
     result = audit.verify_audit_trail(ctx)
     assert result.intact, result.message
     assert len({e.user_login for e in _trail(ctx) if e.table_name == "people"}) == 12
+
+
+# --- 7. PostgreSQL: a login role that cannot rewrite the trail ----------------------------------
+
+@pytest.fixture
+def login_role(pg_ctx: AppContext) -> Any:
+    """`motodesk init-db --login-role` on the test server: the connected superuser is the owner."""
+    import uuid
+
+    from sqlalchemy import create_engine
+
+    role = f"motodesk_estacao_{uuid.uuid4().hex[:6]}"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    url = pg_ctx.db.url.render_as_string(hide_password=False)
+    out = subprocess.run([sys.executable, "-m", "motodesk", "init-db", "--login-role", role, "--database", url],
+                         input="senha-da-estacao\n", capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert f"Perfil de login das estações {role!r} pronto" in out.stdout
+    engine = create_engine(pg_ctx.db.url.set(username=role, password="senha-da-estacao"))
+    yield role, engine
+    engine.dispose()
+    with pg_ctx.db.engine.begin() as conn:
+        conn.exec_driver_sql(f"DROP OWNED BY {role}")
+        conn.exec_driver_sql(f"DROP ROLE {role}")
+
+
+ATTACKS = [
+    "ALTER TABLE audit_events ADD COLUMN forjado text",
+    "ALTER TABLE audit_events DISABLE TRIGGER ALL",
+    "ALTER TABLE audit_events DISABLE TRIGGER audit_events_append_only",
+    "DROP TRIGGER audit_events_chain ON audit_events",
+    "ALTER TABLE people DISABLE TRIGGER motodesk_audit",
+    "CREATE TRIGGER escondido BEFORE INSERT ON people FOR EACH ROW EXECUTE FUNCTION suppress_redundant_updates_trigger()",
+    "TRUNCATE audit_events",
+    "TRUNCATE people CASCADE",
+    "DELETE FROM audit_events",
+    "UPDATE audit_events SET user_login = 'forjado'",
+    "INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes) "
+    "VALUES (now(), 'supervisor', 'permits', '1', 'delete', '{}')",
+    "SET ROLE postgres",
+    "GRANT postgres TO CURRENT_USER",
+    "ALTER ROLE CURRENT_USER SUPERUSER",
+    "CREATE TABLE public.intrusa (x int)",
+    "SET session_replication_role = replica",
+]
+
+
+def test_the_login_role_uses_the_data_but_cannot_rewrite_the_trail(pg_ctx: AppContext, login_role: Any) -> None:
+    role, engine = login_role
+    # The workstation's everyday work, as the login role: recorded by the owner's triggers.
+    workstation = AppContext(Database(pg_ctx.db.url.set(username=role, password="senha-da-estacao"), engine))
+    from conftest import user_ctx  # type: ignore[import-not-found]
+
+    clerk = user_ctx(workstation, Role.CLERK, "joana")
+    saved = people.save_person(clerk, people.PersonInput(full_name="Maria das Dores", cpf=valid_cpf(),
+                                                         birth_date=date(1990, 1, 2)))
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE people SET phone = '(34) 3831-0002' WHERE id = :i"), {"i": saved.id})
+    trail = [(e.user_login, e.table_name, e.action) for e in _trail(pg_ctx) if e.table_name == "people"]
+    assert trail == [("joana", "people", "insert"), (role, "people", "update")]
+    count = len(_trail(pg_ctx))
+
+    refused = []
+    for statement in ATTACKS:
+        try:
+            with engine.begin() as conn:
+                conn.exec_driver_sql(statement)
+        except DBAPIError as exc:
+            refused.append(statement)
+            assert any(word in str(exc) for word in ("permission denied", "must be owner", "must be superuser",
+                                                     "append-only")), (statement, str(exc))
+    assert refused == ATTACKS
+    # GRANT to itself is answered with a warning, not an error: what matters is that nothing was granted.
+    with engine.begin() as conn:
+        conn.exec_driver_sql("GRANT UPDATE, DELETE, TRUNCATE ON audit_events TO CURRENT_USER")
+        conn.exec_driver_sql("GRANT ALL ON people TO CURRENT_USER WITH GRANT OPTION")
+    with engine.connect() as conn:
+        privileges = conn.execute(text(
+            "SELECT has_table_privilege('audit_events', 'UPDATE'), has_table_privilege('audit_events', 'DELETE'), "
+            "has_table_privilege('audit_events', 'TRUNCATE'), has_table_privilege('audit_events', 'INSERT'), "
+            "has_table_privilege('people', 'TRUNCATE'), has_table_privilege('people', 'TRIGGER'), "
+            "has_table_privilege('people', 'UPDATE WITH GRANT OPTION')")).one()
+        attributes = conn.execute(text("SELECT rolinherit, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles "
+                                       "WHERE rolname = current_user")).one()
+        owned = conn.execute(text("SELECT count(*) FROM pg_class WHERE relowner = "
+                                  "(SELECT oid FROM pg_roles WHERE rolname = current_user)")).scalar()
+        member_of = conn.execute(text("SELECT count(*) FROM pg_auth_members WHERE member = "
+                                      "(SELECT oid FROM pg_roles WHERE rolname = current_user)")).scalar()
+    assert tuple(privileges) == (False,) * 7
+    assert tuple(attributes) == (False, False, False, False)
+    assert (owned, member_of) == (0, 0)
+    assert len(_trail(pg_ctx)) == count
+    assert audit.verify_audit_trail(pg_ctx).intact
+    with pytest.raises(PermissionDeniedError):
+        audit.verify_audit_trail(clerk)
+
+
+def test_db_upgrade_keeps_the_login_role_able_to_work(pg_ctx: AppContext, login_role: Any) -> None:
+    """Privileges are granted table by table: after an upgrade (new tables) they are granted again."""
+    role, engine = login_role
+    with pg_ctx.db.engine.begin() as conn:
+        conn.exec_driver_sql(f"REVOKE ALL ON people FROM {role}")  # as a new table would start
+    pg_ctx.db.refresh_guards()
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT count(*) FROM people")).scalar() == 0
