@@ -385,14 +385,21 @@ CREATE OR REPLACE FUNCTION motodesk_audit_chain() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
 DECLARE
   prev text;
+  last_id bigint;
+  seq text := pg_get_serial_sequence('public.audit_events', 'id');
 BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'audit_events: the chain is appended only in READ COMMITTED transactions';
   END IF;
   PERFORM pg_advisory_xact_lock(@LOCK_A@, @LOCK_B@);
-  -- The id is taken under the lock, so ids follow the chain's order whatever the commit order.
-  NEW.id := nextval(pg_get_serial_sequence('public.audit_events', 'id'));
-  SELECT row_hash INTO prev FROM audit_events ORDER BY id DESC LIMIT 1;
+  -- The id is taken under the lock, so ids follow the chain's order whatever the commit order
+  -- (and past any row written with an explicit id).
+  SELECT id, row_hash INTO last_id, prev FROM audit_events ORDER BY id DESC LIMIT 1;
+  NEW.id := nextval(seq);
+  IF NEW.id <= coalesce(last_id, 0) THEN
+    NEW.id := last_id + 1;
+    PERFORM setval(seq, NEW.id);
+  END IF;
   NEW.prev_hash := coalesce(prev, '');
   NEW.row_hash := motodesk_audit_hash(NEW.id, NEW.at, NEW.user_login, NEW.table_name, NEW.row_key,
                                       NEW.action, NEW.changes, NEW.prev_hash);
