@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -33,6 +34,8 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction, UOWTran
 
 from motodesk.models.admin import AuditEvent
 from motodesk.models.base import Base, utcnow
+
+_AUDIT = typing.cast(Table, AuditEvent.__table__)
 
 # Columns whose values never go into the trail (only the fact that they changed).
 SECRET_COLUMNS = frozenset({"password_hash"})
@@ -97,7 +100,7 @@ def verify_chain(conn: Connection) -> ChainReport:
     An edited row fails its own hash; a deleted, reordered or inserted row breaks the link of the row
     that follows it (its ``prev_hash`` no longer names the row before it) or fails its own hash.
     """
-    t = AuditEvent.__table__
+    t = _AUDIT
     query = select(t.c.id, t.c.at, t.c.user_login, t.c.table_name, t.c.row_key, t.c.action, t.c.changes,
                    t.c.prev_hash, t.c.row_hash).order_by(t.c.id)
     prev = ""
@@ -127,7 +130,7 @@ def _link_break(row: Any, prev: str) -> ChainBreak | None:
 
 def rehash_all(conn: Connection) -> int:
     """Seal every row anew, in id order (migration of rows written before the chain existed)."""
-    t = AuditEvent.__table__
+    t = _AUDIT
     prev = ""
     rows = conn.execute(select(t.c.id, t.c.at, t.c.user_login, t.c.table_name, t.c.row_key, t.c.action,
                                t.c.changes).order_by(t.c.id)).all()
@@ -144,7 +147,7 @@ def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
     already holds SQLite's write lock, so no other writer can append in between."""
     if not rows:
         return
-    t = AuditEvent.__table__
+    t = _AUDIT
     last = conn.execute(select(t.c.id, t.c.row_hash).order_by(t.c.id.desc()).limit(1)).first()
     next_id, prev = (int(last.id) + 1, last.row_hash or "") if last else (1, "")
     for row in rows:
@@ -271,7 +274,7 @@ def _after_rollback(session: Session) -> None:
 
 # --- Core and bulk statements through a Session (SQLite) -------------------------------------------
 
-def _column_diff(table: Table, old: Mapping[str, Any] | None, new: Mapping[str, Any] | None) -> dict[str, list[Any]]:
+def _column_diff(table: Table, old: Mapping[Any, Any] | None, new: Mapping[Any, Any] | None) -> dict[str, list[Any]]:
     diff: dict[str, list[Any]] = {}
     for column in table.columns:
         name = column.name
@@ -285,13 +288,13 @@ def _column_diff(table: Table, old: Mapping[str, Any] | None, new: Mapping[str, 
     return diff
 
 
-def _key_of(table: Table, row: Mapping[str, Any]) -> str:
+def _key_of(table: Table, row: Mapping[Any, Any]) -> str:
     return ",".join(str(row[c.name]) for c in table.primary_key.columns)
 
 
-def _rows_by_key(conn: Connection, table: Table, keys: Sequence[tuple[Any, ...]]) -> list[Mapping[str, Any]]:
+def _rows_by_key(conn: Connection, table: Table, keys: Sequence[tuple[Any, ...]]) -> list[Mapping[Any, Any]]:
     pk = list(table.primary_key.columns)
-    found: list[Mapping[str, Any]] = []
+    found: list[Mapping[Any, Any]] = []
     for start in range(0, len(keys), 500):
         chunk = keys[start:start + 500]
         clause = pk[0].in_([k[0] for k in chunk]) if len(pk) == 1 else tuple_(*pk).in_(chunk)
@@ -329,7 +332,7 @@ def _core_dml(state: ORMExecuteState) -> Any:
             pk = next(iter(table.primary_key.columns))
             before_max = conn.execute(select(func.max(pk))).scalar() or 0
             result = state.invoke_statement()
-            new_rows: Iterable[Mapping[str, Any]] = conn.execute(
+            new_rows: Iterable[Mapping[Any, Any]] = conn.execute(
                 select(table).where(pk > before_max).order_by(pk)).mappings().all()
         else:
             before_keys = _keys(conn, table)

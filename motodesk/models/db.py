@@ -315,7 +315,7 @@ class Database:
             if password:
                 # A utility statement takes no parameters: a quoted literal, sent without placeholders.
                 literal = "'" + password.replace("'", "''") + "'"
-                cursor = conn.connection.dbapi_connection.cursor()
+                cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
                 try:
                     cursor.execute(f"{verb} ROLE {role} {attributes} PASSWORD {literal}")
                 finally:

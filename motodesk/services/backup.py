@@ -36,6 +36,7 @@ from sqlalchemy.exc import DBAPIError
 
 from motodesk import __version__
 from motodesk.models import AuditEvent, Setting
+from motodesk.models.audit import without_triggers
 from motodesk.models.db import Database, DatabaseError, explain_error, shipped_revisions
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext, requires
@@ -489,6 +490,7 @@ def _copy_tables(source: Path, db: Database, revision: str | None) -> None:
         src_meta.reflect(src_engine)
         dst_meta.reflect(db.engine)
         with src_engine.connect() as src, db.engine.begin() as dst:
+            without_triggers(dst)  # the rows bring their own audit trail, already chained
             for table in dst_meta.sorted_tables:
                 if table.name == "alembic_version" or table.name not in src_meta.tables:
                     continue
