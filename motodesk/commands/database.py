@@ -14,7 +14,11 @@ EXIT_OK = 0
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
-    p = sub.add_parser("init-db", help="cria ou atualiza o banco de dados")
+    p = sub.add_parser("init-db", help="cria ou atualiza o banco de dados (no PostgreSQL, conectado como o "
+                                       "dono do banco; com --login-role, cria o perfil de login das estações)")
+    p.add_argument("--login-role", metavar="PERFIL", default=None,
+                   help="PostgreSQL: perfil de login das estações (lê e grava os dados, nunca altera a trilha "
+                        "de auditoria); a senha é pedida no terminal ou lida da entrada padrão")
     add_db_arg(p)
     p.set_defaults(handler=cmd_init_db)
     p = sub.add_parser("db-upgrade", help="atualiza o banco de dados para esta versão (após cópia de segurança no SQLite)")
@@ -48,6 +52,19 @@ def _password_from_user() -> str:
 def cmd_init_db(args: argparse.Namespace) -> int:
     ctx = open_context(args, allow_upgrade_shared=True)
     print(f"Banco de dados pronto (revisão {ctx.db.current_revision()}).")
+    role = getattr(args, "login_role", None)
+    if role:
+        if ctx.db.is_sqlite:
+            from motodesk.models.db import DatabaseError
+
+            raise DatabaseError("--login-role só se aplica ao PostgreSQL: no SQLite o acesso é o do arquivo.")
+        password = _password_from_user()
+        owner = ctx.db.setup_login_role(role, password or None)
+        print(f"Perfil de login das estações {role!r} pronto: lê e grava os dados, sem alterar a trilha de "
+              f"auditoria; o dono {owner!r} executa as atualizações (motodesk db-upgrade).")
+    elif not ctx.db.is_sqlite:
+        print("Para as estações, crie o perfil de login: motodesk init-db --login-role motodesk_estacao "
+              "--database … (conectado como o dono do banco).")
     return EXIT_OK
 
 

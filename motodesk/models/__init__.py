@@ -1,7 +1,8 @@
 """SQLAlchemy models: the data of MotoDesk on SQLite or PostgreSQL, with no business decisions."""
 
-from motodesk.models.access import APPEND_ONLY_TABLES, AccessRecord
+from motodesk.models.access import AccessRecord
 from motodesk.models.admin import AuditEvent, Setting, User
+from motodesk.models.audit import APPEND_ONLY_TABLES  # noqa: E402  (after the tables it guards)
 from motodesk.models.base import Base
 from motodesk.models.enforcement import Decision, Defence, InfractionNotice
 from motodesk.models.fees import FeePayment

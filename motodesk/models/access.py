@@ -17,9 +17,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 from motodesk.models.base import Base, UTCDateTime, utcnow
 
 ACCESS_LOG_TABLE = "access_log"
-#: Tables whose rows are never updated nor deleted (triggers on both databases). PostgreSQL role
-#: privileges (UPDATE/DELETE/TRUNCATE revoked from the workstations' login role) must cover all of them.
-APPEND_ONLY_TABLES: tuple[str, ...] = ("audit_events", ACCESS_LOG_TABLE)
 
 
 class AccessRecord(Base):

@@ -36,7 +36,8 @@ class Setting(Versioned, Base):
 
 
 class AuditEvent(Base):
-    """Append-only: triggers refuse UPDATE and DELETE on both databases."""
+    """Append-only: triggers refuse UPDATE and DELETE on both databases. Each row is sealed into a
+    hash chain (``row_hash`` = SHA-256 of the row and ``prev_hash``): see ``motodesk.models.audit``."""
 
     __tablename__ = "audit_events"
     __table_args__ = (Index("ix_audit_events_table_key", "table_name", "row_key"),)
@@ -48,3 +49,5 @@ class AuditEvent(Base):
     row_key: Mapped[str] = mapped_column(String(128))
     action: Mapped[str] = mapped_column(String(8))  # insert / update / delete
     changes: Mapped[str] = mapped_column(Text)  # JSON {field: [old, new]}
+    prev_hash: Mapped[str | None] = mapped_column(String(64))
+    row_hash: Mapped[str | None] = mapped_column(String(64))

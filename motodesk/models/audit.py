@@ -1,28 +1,171 @@
-"""The audit trail: every insert, update and delete of business data writes one append-only row."""
+"""The audit trail: every insert, update and delete of business data writes one append-only row.
+
+Who writes the rows:
+
+* SQLite: this module's session listeners — the ORM flush (``before_flush``/``after_flush``) and,
+  for Core and bulk INSERT/UPDATE/DELETE statements run through a Session, ``do_orm_execute``.
+* PostgreSQL: database triggers (installed by :func:`install_guards`), so a change made with plain
+  SQL by the workstations' login role is recorded too. The application only tells the database who
+  the MotoDesk user is, once per transaction (``set_config('motodesk.user', …, true)``); without
+  it the trigger records the database role. The Python listeners write nothing there (no double rows).
+
+Both write the same JSON diff ``{column: [old, new]}`` and chain every row to the previous one:
+``row_hash = SHA-256(canonical(row) + prev_hash)`` (:func:`chain_hash`), checked by
+:func:`verify_chain` (``motodesk audit-verify``). On PostgreSQL the appends are serialised by an
+advisory transaction lock taken at commit (the row triggers are deferred), so concurrent
+workstations never fork the chain and no row lock is ever awaited while holding it.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
-from datetime import date, datetime
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from enum import Enum
 from typing import Any
 
-from sqlalchemy import event, insert, inspect
-from sqlalchemy.orm import Session, UOWTransaction
+from sqlalchemy import Connection, Table, event, func, insert, inspect, select, text, tuple_
+from sqlalchemy import types as sqltypes
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction, UOWTransaction
 
 from motodesk.models.admin import AuditEvent
-from motodesk.models.base import utcnow
+from motodesk.models.base import Base, utcnow
+
+_AUDIT = typing.cast(Table, AuditEvent.__table__)
 
 # Columns whose values never go into the trail (only the fact that they changed).
 SECRET_COLUMNS = frozenset({"password_hash"})
+# Rows whose every value is a secret, by table and row key: the badges' private signing key.
+SECRET_ROWS: dict[str, frozenset[str]] = {"settings": frozenset({"badge_signing_key"})}
 # Columns that change on every save and say nothing.
 NOISE_COLUMNS = frozenset({"version", "updated_at", "created_at"})
-UNAUDITED_TABLES = frozenset({"audit_events", "blobs", "access_log"})  # access_log: its own append-only log
+#: Append-only tables, the one place that declares them: nobody may UPDATE, DELETE or TRUNCATE
+#: their rows (triggers on both databases; privileges withheld from PostgreSQL's login role).
+#: The value says whether the workstations' login role may INSERT rows itself: the audit trail is
+#: written by the database's own triggers on PostgreSQL, so the login role cannot forge a row.
+APPEND_ONLY_TABLES: dict[str, bool] = {"audit_events": False, "access_log": True}
+UNAUDITED_TABLES = frozenset({"blobs", "alembic_version", *APPEND_ONLY_TABLES})
 SYSTEM_USER = "sistema"
-#: A session whose ``info`` has this key set writes audit rows without old or new values.
+#: The PostgreSQL setting that carries the MotoDesk user of a transaction to the triggers.
+USER_SETTING = "motodesk.user"
+#: A session whose ``info`` has this key set writes audit rows without old or new values (LGPD
+#: anonymisation, :mod:`motodesk.services.retention`); on PostgreSQL the same flag reaches the
+#: triggers as the transaction setting :data:`REDACT_SETTING`. Set both with :func:`redact_values`.
 REDACT_VALUES = "audit_redact_values"
+REDACT_SETTING = "motodesk.redact"
+#: Keys of the advisory lock that serialises appends to the chain on PostgreSQL.
+CHAIN_LOCK = (4883, 17)
+AUDIT_TRIGGER = "motodesk_audit"
 
+
+# --- the chain ----------------------------------------------------------------------------------
+
+def format_at(at: datetime) -> str:
+    """The instant as the chain hashes it: naive UTC with microseconds (PostgreSQL's to_char alike)."""
+    if at.tzinfo is not None:
+        at = at.astimezone(UTC).replace(tzinfo=None)
+    return at.strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def canonical(row_id: int, at: datetime, user_login: str, table_name: str, row_key: str, action: str,
+              changes: str, prev_hash: str) -> bytes:
+    """Length-prefixed fields: no two different rows read the same (the SQL function says the same)."""
+    fields = (str(row_id), format_at(at), user_login, table_name, row_key, action, changes, prev_hash)
+    return "".join(f"{len(value)}:{value};" for value in fields).encode("utf-8")
+
+
+def chain_hash(row_id: int, at: datetime, user_login: str, table_name: str, row_key: str, action: str,
+               changes: str, prev_hash: str) -> str:
+    return hashlib.sha256(canonical(row_id, at, user_login, table_name, row_key, action, changes,
+                                    prev_hash)).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """The first audit row that does not follow from the one before it."""
+
+    row_id: int
+    at: datetime | None
+    reason: str  # pt_BR
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    rows: int
+    broken: ChainBreak | None
+
+
+def verify_chain(conn: Connection) -> ChainReport:
+    """Walk the trail in id order and recompute every link; the first mismatch is reported.
+
+    An edited row fails its own hash; a deleted, reordered or inserted row breaks the link of the row
+    that follows it (its ``prev_hash`` no longer names the row before it) or fails its own hash.
+    """
+    t = _AUDIT
+    query = select(t.c.id, t.c.at, t.c.user_login, t.c.table_name, t.c.row_key, t.c.action, t.c.changes,
+                   t.c.prev_hash, t.c.row_hash).order_by(t.c.id)
+    prev = ""
+    count = 0
+    with conn.execution_options(yield_per=5000).execute(query) as result:
+        for row in result:
+            count += 1
+            broken = _link_break(row, prev)
+            if broken is not None:
+                return ChainReport(count, broken)
+            prev = row.row_hash
+    return ChainReport(count, None)
+
+
+def _link_break(row: Any, prev: str) -> ChainBreak | None:
+    if row.row_hash is None or row.prev_hash is None:
+        return ChainBreak(row.id, row.at, "o registro não tem o selo (hash) da cadeia")
+    if row.prev_hash != prev:
+        return ChainBreak(row.id, row.at, "o elo com o registro anterior não confere (registro anterior "
+                          "apagado, inserido ou fora de ordem)")
+    expected = chain_hash(row.id, row.at, row.user_login, row.table_name, row.row_key, row.action,
+                          row.changes, row.prev_hash)
+    if row.row_hash != expected:
+        return ChainBreak(row.id, row.at, "o conteúdo do registro foi alterado depois de gravado")
+    return None
+
+
+def rehash_all(conn: Connection) -> int:
+    """Seal every row anew, in id order (migration of rows written before the chain existed)."""
+    t = _AUDIT
+    prev = ""
+    rows = conn.execute(select(t.c.id, t.c.at, t.c.user_login, t.c.table_name, t.c.row_key, t.c.action,
+                               t.c.changes).order_by(t.c.id)).all()
+    for row in rows:
+        digest = chain_hash(row.id, row.at, row.user_login, row.table_name, row.row_key, row.action,
+                            row.changes, prev)
+        conn.execute(t.update().where(t.c.id == row.id).values(prev_hash=prev, row_hash=digest))
+        prev = digest
+    return len(rows)
+
+
+def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """SQLite: insert audit rows sealed into the chain. The flush or statement that produced them
+    already holds SQLite's write lock, so no other writer can append in between."""
+    if not rows:
+        return
+    t = _AUDIT
+    last = conn.execute(select(t.c.id, t.c.row_hash).order_by(t.c.id.desc()).limit(1)).first()
+    next_id, prev = (int(last.id) + 1, last.row_hash or "") if last else (1, "")
+    for row in rows:
+        row["changes"] = json.dumps(row["changes"], ensure_ascii=False, sort_keys=True)
+        row["id"] = next_id
+        row["prev_hash"] = prev
+        row["row_hash"] = prev = chain_hash(next_id, row["at"], row["user_login"], row["table_name"],
+                                            row["row_key"], row["action"], row["changes"], prev)
+        next_id += 1
+    conn.execute(insert(AuditEvent), rows)
+
+
+# --- the diff, in Python (SQLite) -------------------------------------------------------------------
 
 def _plain(value: Any) -> Any:
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -42,6 +185,10 @@ def _row_key(obj: Any) -> str:
     # Right after the flush a new row has its primary key but not yet its identity key.
     key = inspect(obj).mapper.primary_key_from_instance(obj)
     return ",".join(str(part) for part in key)
+
+
+def _masked(table: str, row_key: str, column: str) -> bool:
+    return column in SECRET_COLUMNS or row_key in SECRET_ROWS.get(table, ())
 
 
 def _changes(obj: Any, action: str) -> dict[str, list[Any]]:
@@ -68,19 +215,26 @@ def _changes(obj: Any, action: str) -> dict[str, list[Any]]:
             new = hist.added[0] if hist.added else None
             if old == new:
                 continue
-        if key in SECRET_COLUMNS:
-            diff[key] = ["***", "***"]
-        else:
-            diff[key] = [_plain(old), _plain(new)]
+        diff[key] = [_plain(old), _plain(new)]
     return diff
+
+
+def _mask(table: str, row_key: str, diff: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    return {k: (["***", "***"] if _masked(table, row_key, k) else v) for k, v in diff.items()}
+
+
+def _audit_row(session: Session, table: str, row_key: str, action: str, diff: dict[str, list[Any]]) -> dict[str, Any]:
+    return {"at": utcnow(), "user_login": session.info.get("user_login", SYSTEM_USER), "table_name": table,
+            "row_key": row_key, "action": action, "changes": _mask(table, row_key, diff)}
+
+
+def _writes_in_python(session: Session, conn: Connection | None = None) -> bool:
+    dialect = conn.dialect if conn is not None else session.get_bind().dialect
+    return dialect.name != "postgresql"
 
 
 def _collect(session: Session) -> list[dict[str, Any]]:
     rows = []
-    user = session.info.get("user_login", SYSTEM_USER)
-    # LGPD anonymisation (services.retention): record which fields changed, never their values.
-    redact = bool(session.info.get(REDACT_VALUES))
-    now = utcnow()
     for action, objects in (("insert", session.new), ("update", session.dirty), ("delete", session.deleted)):
         for obj in objects:
             table = getattr(obj, "__tablename__", None)
@@ -91,19 +245,31 @@ def _collect(session: Session) -> list[dict[str, Any]]:
             diff = _changes(obj, action)
             if action == "update" and not diff:
                 continue
-            if redact:
+            if session.info.get(REDACT_VALUES):
                 diff = {key: ["***", "***"] for key in diff}
-            rows.append({
-                "at": now, "user_login": user, "table_name": table, "row_key": "",
-                "action": action, "changes": diff, "obj": obj,
-            })
+            rows.append({"action": action, "table": table, "changes": diff, "obj": obj})
     return rows
+
+
+def redact_values(session: Session) -> None:
+    """From now on in this transaction, audit rows say which fields changed, never their values."""
+    session.info[REDACT_VALUES] = True
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT set_config(:name, 'on', true)"), {"name": REDACT_SETTING})
+
+
+@event.listens_for(Session, "after_begin")
+def _after_begin(session: Session, transaction: SessionTransaction, connection: Connection) -> None:
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql("SELECT set_config(%s, %s, true)",
+                                   (USER_SETTING, str(session.info.get("user_login", SYSTEM_USER))))
 
 
 @event.listens_for(Session, "before_flush")
 def _before_flush(session: Session, flush_context: UOWTransaction, instances: Any) -> None:
     # Attribute history is read before the flush resets it; keys of new rows are known only after.
-    session.info.setdefault("_audit_pending", []).extend(_collect(session))
+    if _writes_in_python(session):
+        session.info.setdefault("_audit_pending", []).extend(_collect(session))
 
 
 @event.listens_for(Session, "after_flush")
@@ -111,15 +277,310 @@ def _after_flush(session: Session, flush_context: UOWTransaction) -> None:
     pending = session.info.pop("_audit_pending", [])
     if not pending:
         return
-    values = []
-    for row in pending:
-        obj = row.pop("obj")
-        row["row_key"] = _row_key(obj)
-        row["changes"] = json.dumps(row["changes"], ensure_ascii=False, sort_keys=True)
-        values.append(row)
-    session.connection().execute(insert(AuditEvent), values)
+    rows = [_audit_row(session, p["table"], _row_key(p["obj"]), p["action"], p["changes"]) for p in pending]
+    _append(session.connection(), rows)
 
 
 @event.listens_for(Session, "after_rollback")
 def _after_rollback(session: Session) -> None:
     session.info.pop("_audit_pending", None)
+
+
+# --- Core and bulk statements through a Session (SQLite) -------------------------------------------
+
+def _column_diff(table: Table, old: Mapping[Any, Any] | None, new: Mapping[Any, Any] | None) -> dict[str, list[Any]]:
+    diff: dict[str, list[Any]] = {}
+    for column in table.columns:
+        name = column.name
+        if name in NOISE_COLUMNS:
+            continue
+        before = old.get(name) if old is not None else None
+        after = new.get(name) if new is not None else None
+        if before == after or (old is None and after is None) or (new is None and before is None):
+            continue
+        diff[name] = [_plain(before), _plain(after)]
+    return diff
+
+
+def _key_of(table: Table, row: Mapping[Any, Any]) -> str:
+    return ",".join(str(row[c.name]) for c in table.primary_key.columns)
+
+
+def _rows_by_key(conn: Connection, table: Table, keys: Sequence[tuple[Any, ...]]) -> list[Mapping[Any, Any]]:
+    pk = list(table.primary_key.columns)
+    found: list[Mapping[Any, Any]] = []
+    for start in range(0, len(keys), 500):
+        chunk = keys[start:start + 500]
+        clause = pk[0].in_([k[0] for k in chunk]) if len(pk) == 1 else tuple_(*pk).in_(chunk)
+        found += conn.execute(select(table).where(clause)).mappings().all()
+    return found
+
+
+def _single_integer_key(table: Table) -> bool:
+    pk = list(table.primary_key.columns)
+    return len(pk) == 1 and isinstance(pk[0].type, sqltypes.Integer)
+
+
+def _keys(conn: Connection, table: Table) -> set[tuple[Any, ...]]:
+    return {tuple(r) for r in conn.execute(select(*table.primary_key.columns))}
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _core_dml(state: ORMExecuteState) -> Any:
+    """A Core or bulk INSERT/UPDATE/DELETE run with ``session.execute`` never passes through the
+    flush: read the rows it touches before and after, and audit each one like the flush does."""
+    if not (state.is_insert or state.is_update or state.is_delete):
+        return None
+    statement: Any = state.statement
+    name = getattr(getattr(statement, "table", None), "name", None)
+    table = Base.metadata.tables.get(name) if isinstance(name, str) else None
+    if table is None or table.name in UNAUDITED_TABLES or not table.primary_key.columns:
+        return None
+    session = state.session
+    conn = session.connection(bind_arguments=state.bind_arguments)
+    if not _writes_in_python(session, conn):
+        return None  # PostgreSQL: the triggers audit
+    audit: list[dict[str, Any]] = []
+    if state.is_insert:
+        if _single_integer_key(table):
+            pk = next(iter(table.primary_key.columns))
+            before_max = conn.execute(select(func.max(pk))).scalar() or 0
+            result = state.invoke_statement()
+            new_rows: Iterable[Mapping[Any, Any]] = conn.execute(
+                select(table).where(pk > before_max).order_by(pk)).mappings().all()
+        else:
+            before_keys = _keys(conn, table)
+            result = state.invoke_statement()
+            new_rows = _rows_by_key(conn, table, sorted(_keys(conn, table) - before_keys))
+        for row in new_rows:
+            audit.append(_audit_row(session, table.name, _key_of(table, row), "insert", _column_diff(table, None, row)))
+    else:
+        where = statement.whereclause
+        query = select(table) if where is None else select(table).where(where)
+        old_rows = conn.execute(query).mappings().all()
+        result = state.invoke_statement()
+        if state.is_update:
+            pk_names = [c.name for c in table.primary_key.columns]
+            new_by_key = {_key_of(table, r): r for r in _rows_by_key(
+                conn, table, [tuple(r[n] for n in pk_names) for r in old_rows])}
+            for old in old_rows:
+                key = _key_of(table, old)
+                new = new_by_key.get(key)
+                diff = _column_diff(table, old, new) if new is not None else {}
+                if diff:
+                    audit.append(_audit_row(session, table.name, key, "update", diff))
+        else:
+            gone = {tuple(r) for r in conn.execute(select(*table.primary_key.columns).where(
+                tuple_(*table.primary_key.columns).in_([tuple(r[c.name] for c in table.primary_key.columns)
+                                                        for r in old_rows])))} if old_rows else set()
+            for old in old_rows:
+                if tuple(old[c.name] for c in table.primary_key.columns) in gone:
+                    continue  # still there: the DELETE's condition no longer held
+                audit.append(_audit_row(session, table.name, _key_of(table, old), "delete",
+                                        _column_diff(table, old, None)))
+    _append(conn, audit)
+    return result
+
+
+# --- the database side: triggers and guards --------------------------------------------------------
+
+_PG_FUNCTIONS = r"""
+CREATE OR REPLACE FUNCTION motodesk_audit_part(value text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$ SELECT char_length(coalesce(value, '')) || ':' || coalesce(value, '') || ';' $$;
+
+CREATE OR REPLACE FUNCTION motodesk_audit_hash(row_id bigint, at timestamp, user_login text, table_name text,
+                                               row_key text, action text, changes text, prev_hash text)
+RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT encode(sha256(convert_to(
+    motodesk_audit_part(row_id::text) || motodesk_audit_part(to_char(at, 'YYYY-MM-DD HH24:MI:SS.US'))
+    || motodesk_audit_part(user_login) || motodesk_audit_part(table_name) || motodesk_audit_part(row_key)
+    || motodesk_audit_part(action) || motodesk_audit_part(changes) || motodesk_audit_part(prev_hash),
+    'UTF8')), 'hex')
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_audit_chain() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+DECLARE
+  prev text;
+  last_id bigint;
+  seq text := pg_get_serial_sequence('public.audit_events', 'id');
+BEGIN
+  IF current_setting('transaction_isolation') <> 'read committed' THEN
+    RAISE EXCEPTION 'audit_events: the chain is appended only in READ COMMITTED transactions';
+  END IF;
+  PERFORM pg_advisory_xact_lock(@LOCK_A@, @LOCK_B@);
+  -- The id is taken under the lock, so ids follow the chain's order whatever the commit order
+  -- (and past any row written with an explicit id).
+  SELECT id, row_hash INTO last_id, prev FROM audit_events ORDER BY id DESC LIMIT 1;
+  NEW.id := nextval(seq);
+  IF NEW.id <= coalesce(last_id, 0) THEN
+    NEW.id := last_id + 1;
+    PERFORM setval(seq, NEW.id);
+  END IF;
+  NEW.prev_hash := coalesce(prev, '');
+  NEW.row_hash := motodesk_audit_hash(NEW.id, NEW.at, NEW.user_login, NEW.table_name, NEW.row_key,
+                                      NEW.action, NEW.changes, NEW.prev_hash);
+  RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_audit_row() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  pk text[] := string_to_array(TG_ARGV[0], ',');
+  bytea_cols text[] := string_to_array(TG_ARGV[1], ',');
+  ts_cols text[] := string_to_array(TG_ARGV[2], ',');
+  num_cols text[] := string_to_array(TG_ARGV[3], ',');
+  secret_cols text[] := string_to_array(TG_ARGV[4], ',');
+  secret_keys text[] := string_to_array(TG_ARGV[5], ',');
+  noise text[] := string_to_array(TG_ARGV[6], ',');
+  old_j jsonb;
+  new_j jsonb;
+  row_j jsonb;
+  diff jsonb := '{}'::jsonb;
+  k text;
+  o jsonb;
+  n jsonb;
+  key text;
+  secret boolean;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN old_j := to_jsonb(OLD); END IF;
+  IF TG_OP <> 'DELETE' THEN new_j := to_jsonb(NEW); END IF;
+  row_j := coalesce(new_j, old_j);
+  SELECT string_agg(row_j ->> c, ',' ORDER BY i) INTO key FROM unnest(pk) WITH ORDINALITY AS u(c, i);
+  secret := coalesce(key = ANY(secret_keys), false)
+            OR coalesce(current_setting('@REDACT_SETTING@', true), '') = 'on';
+  FOR k IN SELECT jsonb_object_keys(row_j) LOOP
+    CONTINUE WHEN k = ANY(noise);
+    o := coalesce(old_j -> k, 'null'::jsonb);
+    n := coalesce(new_j -> k, 'null'::jsonb);
+    CONTINUE WHEN TG_OP = 'INSERT' AND n = 'null'::jsonb;
+    CONTINUE WHEN TG_OP = 'DELETE' AND o = 'null'::jsonb;
+    CONTINUE WHEN TG_OP = 'UPDATE' AND o = n;
+    IF secret OR k = ANY(secret_cols) THEN
+      diff := diff || jsonb_build_object(k, jsonb_build_array('***', '***'));
+      CONTINUE;
+    END IF;
+    IF k = ANY(bytea_cols) THEN
+      IF o <> 'null'::jsonb THEN o := to_jsonb('<' || (length(o #>> '{}') - 2) / 2 || ' bytes>'); END IF;
+      IF n <> 'null'::jsonb THEN n := to_jsonb('<' || (length(n #>> '{}') - 2) / 2 || ' bytes>'); END IF;
+    ELSIF k = ANY(ts_cols) THEN
+      IF o <> 'null'::jsonb THEN o := to_jsonb((o #>> '{}') || '+00:00'); END IF;
+      IF n <> 'null'::jsonb THEN n := to_jsonb((n #>> '{}') || '+00:00'); END IF;
+    ELSIF k = ANY(num_cols) THEN
+      IF o <> 'null'::jsonb THEN o := to_jsonb(o #>> '{}'); END IF;
+      IF n <> 'null'::jsonb THEN n := to_jsonb(n #>> '{}'); END IF;
+    END IF;
+    diff := diff || jsonb_build_object(k, jsonb_build_array(o, n));
+  END LOOP;
+  IF TG_OP = 'UPDATE' AND diff = '{}'::jsonb THEN
+    RETURN NULL;
+  END IF;
+  INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes)
+  VALUES (now() AT TIME ZONE 'UTC',
+          left(coalesce(nullif(current_setting('@USER_SETTING@', true), ''), session_user::text), 64),
+          TG_TABLE_NAME, left(coalesce(key, ''), 128), lower(TG_OP), diff::text);
+  RETURN NULL;
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP;
+END $$;
+"""
+
+
+def _pg_column_arguments(conn: Connection, table: str) -> list[str]:
+    insp = inspect(conn)
+    pk = insp.get_pk_constraint(table).get("constrained_columns") or []
+    columns = insp.get_columns(table)
+    bytea = [c["name"] for c in columns if isinstance(c["type"], sqltypes.LargeBinary)]
+    stamps = [c["name"] for c in columns if isinstance(c["type"], sqltypes.DateTime)]
+    numbers = [c["name"] for c in columns
+               if isinstance(c["type"], sqltypes.Numeric) and not isinstance(c["type"], sqltypes.Float)]
+    return [",".join(pk), ",".join(bytea), ",".join(stamps), ",".join(numbers), ",".join(sorted(SECRET_COLUMNS)),
+            ",".join(sorted(SECRET_ROWS.get(table, ()))), ",".join(sorted(NOISE_COLUMNS))]
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _identifier(name: str) -> str:
+    if not name.replace("_", "").isalnum():
+        raise ValueError(f"unexpected table name {name!r}")
+    return f'"{name}"'
+
+
+def install_guards(conn: Connection) -> None:
+    """(Re)create the audit triggers and the append-only guards for every table now in the database.
+
+    Idempotent; run by the migration that introduced them and after every upgrade to the head, so a
+    table added by a later migration is audited, and an append-only one guarded, without more code.
+    """
+    tables = set(inspect(conn).get_table_names())
+    if "audit_events" not in tables:
+        return
+    if conn.dialect.name == "postgresql":
+        functions = (_PG_FUNCTIONS.replace("@LOCK_A@", str(CHAIN_LOCK[0])).replace("@LOCK_B@", str(CHAIN_LOCK[1]))
+                     .replace("@USER_SETTING@", USER_SETTING).replace("@REDACT_SETTING@", REDACT_SETTING))
+        # Straight to the driver, without parameters: the functions' own '%' are not placeholders.
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(functions)
+        finally:
+            cursor.close()
+        conn.exec_driver_sql("DROP TRIGGER IF EXISTS audit_events_chain ON audit_events")
+        conn.exec_driver_sql("CREATE TRIGGER audit_events_chain BEFORE INSERT ON audit_events "
+                             "FOR EACH ROW EXECUTE FUNCTION motodesk_audit_chain()")
+        for table in sorted(tables & set(APPEND_ONLY_TABLES)):
+            t = _identifier(table)
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_append_only ON {t}")
+            conn.exec_driver_sql(f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {t} "
+                                 "FOR EACH ROW EXECUTE FUNCTION motodesk_append_only()")
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {t}")
+            conn.exec_driver_sql(f"CREATE TRIGGER {table}_no_truncate BEFORE TRUNCATE ON {t} "
+                                 "FOR EACH STATEMENT EXECUTE FUNCTION motodesk_append_only()")
+        for table in sorted(tables - UNAUDITED_TABLES):
+            t = _identifier(table)
+            arguments = ", ".join(_quote(a) for a in _pg_column_arguments(conn, table))
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {AUDIT_TRIGGER} ON {t}")
+            # Deferred to the commit: the chain's lock is then the last lock the transaction takes.
+            conn.exec_driver_sql(f"CREATE CONSTRAINT TRIGGER {AUDIT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE "
+                                 f"ON {t} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+                                 f"EXECUTE FUNCTION motodesk_audit_row({arguments})")
+    else:
+        for table in sorted(tables & set(APPEND_ONLY_TABLES)):
+            t = _identifier(table)
+            for verb in ("UPDATE", "DELETE"):
+                conn.exec_driver_sql(
+                    f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {t} "
+                    f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: {verb} refused'); END")
+
+
+def remove_guards(conn: Connection) -> None:
+    """Undo :func:`install_guards` on PostgreSQL (the downgrade of the migration that added them)."""
+    if conn.dialect.name != "postgresql":
+        return
+    tables = set(inspect(conn).get_table_names())
+    for table in sorted(tables):
+        t = _identifier(table)
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {AUDIT_TRIGGER} ON {t}")
+        if table in APPEND_ONLY_TABLES and table != "audit_events":
+            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_append_only ON {t}")
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {table}_no_truncate ON {t}")
+    if "audit_events" in tables:
+        conn.exec_driver_sql("DROP TRIGGER IF EXISTS audit_events_chain ON audit_events")
+        conn.exec_driver_sql("DROP TRIGGER IF EXISTS audit_events_append_only ON audit_events")
+        conn.exec_driver_sql("CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE ON audit_events "
+                             "FOR EACH ROW EXECUTE FUNCTION motodesk_audit_append_only()")
+    for function in ("motodesk_audit_row()", "motodesk_audit_chain()", "motodesk_append_only()",
+                     "motodesk_audit_hash(bigint, timestamp, text, text, text, text, text, text)",
+                     "motodesk_audit_part(text)"):
+        conn.exec_driver_sql(f"DROP FUNCTION IF EXISTS {function}")
+
+
+def without_triggers(conn: Connection) -> None:
+    """PostgreSQL, superuser only: this transaction's writes fire no trigger (a restore copying rows
+    that already carry their audit trail and chain). Plain ``SET LOCAL session_replication_role``."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SET LOCAL session_replication_role = replica")

@@ -228,8 +228,21 @@ class Database:
 
         try:
             command.upgrade(self.alembic_config(), revision)
+            if self.current_revision() == shipped_head():
+                self.refresh_guards()
         except DBAPIError as exc:
             raise DatabaseError(explain_error(exc, self.url)) from exc
+
+    def refresh_guards(self) -> None:
+        """After an upgrade to the head: audit triggers and append-only guards on every table (tables
+        of later revisions included), and the login roles' privileges on them (PostgreSQL)."""
+        from motodesk.models.audit import install_guards
+
+        with self.engine.begin() as conn:
+            install_guards(conn)
+            if not self.is_sqlite:
+                for role in _login_roles(conn):
+                    _grant_login_role(conn, role)
 
     def downgrade(self, revision: str) -> None:
         from alembic import command
@@ -270,21 +283,61 @@ class Database:
         return target
 
     def grant_app_role(self, role: str) -> None:
-        """PostgreSQL: let the workstations' login role use the data, with audit rows insert-only.
-
-        The trigger of the first migration refuses UPDATE and DELETE of audit rows for every role;
-        this also withholds the privileges, so the refusal does not rest on the trigger alone.
-        """
+        """PostgreSQL: let an existing login role use the business data; the append-only tables
+        (``motodesk.models.audit.APPEND_ONLY_TABLES``) it may only read (or read and append to)."""
         if self.is_sqlite:
             raise DatabaseError("Perfis de acesso só existem no PostgreSQL.")
-        if not role.replace("_", "").isalnum():
-            raise DatabaseError(f"Nome de perfil inválido: {role!r}.")
+        _check_role_name(role)
         with self.engine.begin() as conn:
-            conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
-            conn.exec_driver_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}")
-            conn.exec_driver_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
-            conn.exec_driver_sql(f"REVOKE UPDATE, DELETE, TRUNCATE ON audit_events FROM {role}")
-            conn.exec_driver_sql(f"REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON alembic_version FROM {role}")
+            _grant_login_role(conn, role)
+
+    def setup_login_role(self, role: str, password: str | None) -> str:
+        """PostgreSQL (``motodesk init-db --login-role``): the workstations' login role, beside the
+        owner that this connection is and that runs the migrations.
+
+        The login role reads and writes business data and nothing more: it owns nothing, holds no
+        GRANT OPTION, is no member of the owner (NOINHERIT, so not even a membership granted later
+        passes privileges on), cannot create objects, and has no UPDATE, DELETE or TRUNCATE on the
+        append-only tables (the audit trail, written by the owner's triggers, not even INSERT).
+        Returns the owner's name."""
+        if self.is_sqlite:
+            raise DatabaseError("Perfis de acesso só existem no PostgreSQL.")
+        _check_role_name(role)
+        with self.engine.begin() as conn:
+            owner = str(conn.exec_driver_sql("SELECT current_user").scalar_one())
+            if role == owner:
+                raise DatabaseError(
+                    f"O perfil de login das estações ({role}) não pode ser o dono do banco, que executa as "
+                    "atualizações: indique outro nome.")
+            exists = conn.exec_driver_sql("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).scalar()
+            attributes = "LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+            verb = "ALTER" if exists else "CREATE"
+            if password:
+                # A utility statement takes no parameters: a quoted literal, sent without placeholders.
+                literal = "'" + password.replace("'", "''") + "'"
+                cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute(f"{verb} ROLE {role} {attributes} PASSWORD {literal}")
+                finally:
+                    cursor.close()
+            else:
+                conn.exec_driver_sql(f"{verb} ROLE {role} {attributes}")
+            owned = conn.exec_driver_sql(
+                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = %s)",
+                (role,)).scalar_one()
+            if owned:
+                raise DatabaseError(
+                    f"O perfil {role} é dono de {owned} objeto(s) deste banco: um perfil de login das "
+                    "estações não pode ser dono de nada. Transfira-os ao dono do banco antes.")
+            for (granted,) in conn.exec_driver_sql(
+                    "SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid "
+                    "WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = %s)", (role,)).all():
+                conn.exec_driver_sql(f'REVOKE "{granted}" FROM {role}')
+            database = str(conn.exec_driver_sql("SELECT current_database()").scalar_one())
+            conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
+            _grant_login_role(conn, role)
+        return owner
 
     def prepare(self, *, allow_upgrade_shared: bool = False) -> str:
         """Bring the database to this version on start.
@@ -312,3 +365,38 @@ class Database:
             )
         self.upgrade()
         return "upgraded"
+
+
+def _check_role_name(role: str) -> None:
+    if not role or not role.replace("_", "").isalnum() or not role.isascii() or role[0].isdigit() or role != role.lower():
+        raise DatabaseError(f"Nome de perfil inválido: {role!r} (use letras minúsculas, números e _).")
+
+
+def _login_roles(conn: Any) -> list[str]:
+    """The login roles set up for the workstations: those that may read the audit trail and own nothing."""
+    rows = conn.exec_driver_sql(
+        "SELECT r.rolname FROM pg_roles r WHERE r.rolcanlogin AND NOT r.rolsuper "
+        "AND r.rolname <> current_user AND has_table_privilege(r.oid, 'public.audit_events', 'SELECT') "
+        "AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relowner = r.oid)").all()
+    return sorted(str(row[0]) for row in rows)
+
+
+def _grant_login_role(conn: Any, role: str) -> None:
+    """Privileges of a workstations' login role, table by table, from scratch (no GRANT OPTION)."""
+    from motodesk.models.audit import APPEND_ONLY_TABLES
+
+    conn.exec_driver_sql(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}")
+    conn.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {role}")
+    conn.exec_driver_sql(f"REVOKE CREATE ON SCHEMA public FROM {role}")
+    conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
+    tables = [str(r[0]) for r in conn.exec_driver_sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").all()]
+    for table in tables:
+        if table == "alembic_version":
+            privileges = "SELECT"
+        elif table in APPEND_ONLY_TABLES:
+            privileges = "SELECT, INSERT" if APPEND_ONLY_TABLES[table] else "SELECT"
+        else:
+            privileges = "SELECT, INSERT, UPDATE, DELETE"
+        conn.exec_driver_sql(f'GRANT {privileges} ON "{table}" TO {role}')
+    conn.exec_driver_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")

@@ -994,6 +994,11 @@ def quota_overview(ctx: AppContext) -> QuotaOverview:
 def recount_quota(ctx: AppContext) -> QuotaOverview:
     """Set the quota counter's permits in force from the permits themselves (after an import, say)."""
     with ctx.write() as s:
+        # The counter row first, locked as every issuer's claim locks it: a count taken before the
+        # lock would miss a permit being issued now and write back a stale number (a lost place).
+        # On PostgreSQL the count below then sees every issue committed before the lock was granted.
+        s.execute(select(_QUOTA_TABLE.c.in_force).where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI)
+                  .with_for_update())
         counted = int(s.scalar(select(func.count(Permit.id)).where(
             Permit.service_type == ServiceType.MOTOTAXI,
             Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED)))) or 0)

@@ -15,7 +15,7 @@ Anonymising (one transaction for the whole run, by an administrator):
 * the dossier's document rows (numbers, issuers, results) are deleted, with their scans, and the
   person's own attachments and 3x4 photos; a stored file no other record uses is deleted;
 * the audit trail records every change with the fields named and the values withheld
-  (:data:`motodesk.models.audit.REDACT_VALUES`), plus one row per person saying why.
+  (:func:`motodesk.models.audit.redact_values`), plus one row per person saying why.
 
 What is kept, and why, is in the :class:`RetentionReport`: the audit trail (append-only: the
 secretariat's legal record of who did what, LGPD art. 16, I), the permits, applications,
@@ -50,7 +50,7 @@ from motodesk.models import (
     TenderCandidate,
     Vehicle,
 )
-from motodesk.models.audit import REDACT_VALUES
+from motodesk.models.audit import redact_values
 from motodesk.models.base import utcnow
 from motodesk.rules.common import PermitState, Role
 from motodesk.services.clock import LOCAL_TZ, local_today
@@ -182,7 +182,7 @@ def anonymise_inactive(ctx: AppContext, *, dry_run: bool = False, today: date | 
     cutoff = retention_cutoff(today or local_today(), years)
     report = RetentionReport(years, cutoff, dry_run)
     with ctx.write() as s:
-        s.info[REDACT_VALUES] = True
+        redact_values(s)
         everyone: dict[int, str] = {pid: cpf for pid, cpf in s.execute(select(Person.id, Person.cpf))}
         anonymous = {pid for pid, cpf in everyone.items() if cpf.startswith(ANONYMOUS_CPF_PREFIX)}
         active = active_person_ids(s, cutoff) & set(everyone)

@@ -109,6 +109,9 @@ class ServerForm(QWidget):
         self.database.setObjectName("database")
         self.user = QLineEdit()
         self.user.setObjectName("user")
+        self.user.setPlaceholderText("perfil de login das estações, ex.: motodesk_estacao")
+        self.user.setToolTip("Use o perfil de login das estações (criado com 'motodesk init-db --login-role'), "
+                             "nunca o dono do banco.")
         self.password = QLineEdit()
         self.password.setObjectName("password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
@@ -219,7 +222,7 @@ class ChoicePage(QWizardPage):
             f"{config.default_sqlite_path()}\nUse quando só esta estação atende o balcão."
         )
         server_note = QLabel("Várias estações usam o mesmo banco PostgreSQL no servidor da Secretaria. "
-                             "Tenha em mãos o endereço do servidor, o banco, o usuário e a senha.")
+                             "Tenha em mãos o endereço do servidor, o banco, o usuário de login das estações e a senha.")
         for note in (local_note, server_note):
             note.setWordWrap(True)
             note.setStyleSheet("color: #555; margin-left: 22px")

@@ -79,3 +79,80 @@ def test_outdated_shared_postgresql_asks_for_db_upgrade(request: pytest.FixtureR
         with db.engine.begin() as conn:
             conn.execute(text("INSERT INTO alembic_version VALUES (:v)"), {"v": db.head_revision()})
         db.dispose()
+
+
+# --- upgrading a database of the last landed revision, with its data -----------------------------
+
+LANDED = "0002"  # the last revision every installation may have; whatever came after must upgrade it
+
+_OLD_ROWS = [
+    "INSERT INTO people (id, full_name, name_search, cpf, phone, version, created_at, updated_at) VALUES "
+    "(1, 'Maria das Dores Araújo', 'maria das dores araujo', '52998224725', '(34) 3831-0000', 1, "
+    "'2026-01-10 12:00:00', '2026-01-10 12:00:00')",
+    "INSERT INTO vehicles (id, plate, holder_id, active, version, created_at, updated_at) VALUES "
+    "(1, 'ABC1D23', 1, TRUE, 1, '2026-01-10 12:00:00', '2026-01-10 12:00:00')",
+    "INSERT INTO applications (id, person_id, service_type, state, opened_on, opened_by, version, created_at, "
+    "updated_at) VALUES (1, 1, 'mototaxi', 'active', '2026-01-10', 'joana', 1, '2026-01-10 12:00:00', "
+    "'2026-01-10 12:00:00')",
+    "INSERT INTO permits (id, number, service_type, year, seq, person_id, application_id, vehicle_id, state, "
+    "issued_on, "
+    "term_end, extended, certificate_valid_until, badge_issue_no, version, created_at, updated_at) VALUES "
+    "(1, 'MT-0001/2026', 'mototaxi', 2026, 1, 1, 1, 1, 'active', '2026-01-20', '2031-01-20', FALSE, '2027-01-20', "
+    "1, 1, '2026-01-20 12:00:00', '2026-01-20 12:00:00')",
+    "INSERT INTO audit_events (id, at, user_login, table_name, row_key, action, changes) VALUES "
+    "(1, '2026-01-10 12:00:00.250000', 'joana', 'people', '1', 'insert', "
+    "'{\"full_name\": [null, \"Maria das Dores Araújo\"]}'), "
+    "(2, '2026-01-20 12:00:00', 'carlos', 'permits', '1', 'insert', '{\"number\": [null, \"MT-0001/2026\"]}')",
+]
+
+
+def test_a_database_of_the_last_landed_revision_upgrades_with_its_data(
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    from motodesk.models.audit import verify_chain
+    from motodesk.models.db import shipped_head
+    from motodesk.rules.common import PermitState, Role
+    from motodesk.services import audit, people, permits
+    from motodesk.services.context import AppContext, CurrentUser
+
+    db = _fresh(backend, request, tmp_path)
+    try:
+        db.upgrade(LANDED)
+        assert db.current_revision() == LANDED
+        with db.engine.begin() as conn:
+            for statement in _OLD_ROWS:
+                conn.exec_driver_sql(statement)
+        assert db.check_version() == "outdated"
+
+        assert db.prepare(allow_upgrade_shared=True) == "upgraded"
+
+        assert db.current_revision() == shipped_head()  # whatever the head is after the integrator's chain
+        ctx = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
+        person = people.get_person(ctx, 1)
+        assert (person.full_name, person.cpf, person.phone) == ("Maria das Dores Araújo", "52998224725",
+                                                                "(34) 3831-0000")
+        rows = permits.list_permits(ctx)
+        assert [(r.kind, r.number, r.holder, r.plate, r.state) for r in rows] == [
+            ("permit", "MT-0001/2026", "Maria das Dores Araújo", "ABC1D23", PermitState.ACTIVE)]
+        with db.engine.connect() as conn:
+            old = conn.execute(text("SELECT id, user_login, changes FROM audit_events ORDER BY id")).all()
+            assert [tuple(r) for r in old] == [(1, "joana", '{"full_name": [null, "Maria das Dores Araújo"]}'),
+                                               (2, "carlos", '{"number": [null, "MT-0001/2026"]}')]
+            assert verify_chain(conn).broken is None  # the old rows were sealed into the chain
+        # The upgraded database works: a change is audited after the old rows, and the chain holds.
+        clerk = AppContext(db, CurrentUser(None, "joana", "Joana", Role.CLERK))
+        people.save_person(clerk, people.PersonInput(full_name=person.full_name, cpf=person.cpf,
+                                                   phone="(34) 3831-9999", birth_date=person.birth_date),
+                           person_id=1, expected_version=person.version)
+        verification = audit.verify_audit_trail(ctx)
+        assert verification.intact and verification.rows == 3
+        command.check(db.alembic_config())
+    finally:
+        if backend == "postgresql":
+            with db.engine.begin() as conn:
+                conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
+                conn.exec_driver_sql("DELETE FROM audit_events")
+            db.downgrade("base")
+            with db.engine.begin() as conn:
+                conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
+            db.upgrade()
+        db.dispose()

@@ -1,11 +1,11 @@
 """The LGPD access log (issue 17, item 16): reads of criminal, medical and whole-dossier data.
 
 Revision ID: 0009
-Revises: 0006
+Revises: 0007
 Create Date: 2026-12-01
 
 Append-only like the audit trail: triggers refuse UPDATE and DELETE on both databases, for every
-role. (PostgreSQL role privileges for ``access_log`` follow ``motodesk.models.APPEND_ONLY_TABLES``.)
+role. (PostgreSQL role privileges for ``access_log`` follow ``motodesk.models.audit.APPEND_ONLY_TABLES``.)
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0006"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 
