@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
@@ -226,7 +227,7 @@ def _screenshot_data(ctx: AppContext, supervisor: AppContext) -> int:
         badges.print_badges(supervisor, [issued.id])
         if i == 1:
             badges.print_badges(supervisor, [issued.id], reason="Perda informada pelo titular")
-            permits.suspend(supervisor, issued.id, "Infração grave (AI-0004/2026)", TODAY + timedelta(days=20))
+            suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=20))
             shown = issued.id
         if i == 2:
             permits.renew_registration(supervisor, issued.id)

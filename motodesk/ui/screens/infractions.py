@@ -308,7 +308,7 @@ class InfractionsPage(QWidget):
             reclass = (f" · reclassificada para {escape(decision.severity.label)}: "
                        f"{escape(decision.reclassification_reason)}") if decision.reclassification_reason and \
                 decision.severity else ""
-            effect = f" · {escape(decision.permit_effect.label)}" if decision.permit_effect else ""
+            effect = f" · {escape(decision.effect_label)}" if decision.permit_effect else ""
             appeal = f" · recurso até {format_date(decision.appeal_due)}" if decision.appeal_due else ""
             lines.append(f"• <b>Decisão ({escape(decision.stage.label)})</b> em {format_datetime(decision.decided_at)}"
                          f" por {escape(decision.decided_by)}: <b>{escape(decision.summary)}</b>{reclass}{effect}"
