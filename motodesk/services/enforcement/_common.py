@@ -148,6 +148,9 @@ class DecisionOptions:
     vehicle_seizure: bool
     permit_affected: bool  # suspension/revocation reach a permit (holder) or the deputy's link (deputy)
     target: Target = Target.PERMIT  # what a suspension or cassação reaches (Art. 34, III–IV)
+    # The Decree's choice (Art. 34, parágrafo único): whether each takes effect at the first decision.
+    suspension_effective_now: bool = True
+    revocation_effective_now: bool = False
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,8 @@ def _options(infraction: Infraction, severity: Severity, settings: LawSettings,
         vehicle_seizure=infraction.vehicle_seizure,
         permit_affected=target_of(offender_kind) is not Target.NONE,
         target=target_of(offender_kind),
+        suspension_effective_now=settings.suspension_effective_on_first_decision,
+        revocation_effective_now=settings.revocation_effective_on_first_decision,
     )
 
 
