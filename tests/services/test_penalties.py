@@ -247,3 +247,25 @@ def test_a_final_criminal_conviction_revokes_the_permit_and_shows_in_its_history
     with pytest.raises(RuleViolationError, match=r"Art\. 35: a permissão .* não está em vigor"):
         enforcement.record_final_conviction(supervisor, holder.permit_id, ConvictionInput(
             "1ª Vara Criminal de Patrocínio", "0001234-56.2024.8.13.0481", final_on))
+
+
+def test_the_demo_seed_suspends_and_revokes_only_through_a_decided_notice(ctx: AppContext) -> None:
+    from motodesk.models import Decision, InfractionNotice
+    from motodesk.services.demo import seed_demo
+
+    seed_demo(ctx, 400)
+    with ctx.read() as s:
+        punished = list(s.scalars(select(Permit).where(Permit.state.in_((PermitState.SUSPENDED,
+                                                                         PermitState.REVOKED)))))
+        assert punished
+        for permit in punished:
+            notice = s.scalar(select(InfractionNotice).where(InfractionNotice.permit_id == permit.id,
+                                                             InfractionNotice.status != "open"))
+            assert notice is not None, permit.number
+            decision = s.scalar(select(Decision).where(Decision.notice_id == notice.id))
+            wanted = "suspension" if permit.state is PermitState.SUSPENDED else "revocation"
+            assert decision.penalty == wanted and decision.outcome == "upheld"
+            event = s.scalar(select(PermitEvent).where(PermitEvent.permit_id == permit.id))
+            assert notice.number in event.reason
+            if permit.state is PermitState.SUSPENDED:
+                assert decision.suspension_end == permit.suspended_until
