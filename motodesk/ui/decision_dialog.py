@@ -181,6 +181,9 @@ class DecisionDialog(QDialog):
         v = self.view
         if self.appeal:
             return f"<b>Julgamento do recurso</b> · prazo de recurso até {format_date(v.appeal_due)}"
+        if v.defence_due is None:
+            return ("<span style='font-size: 12pt; color: #b00020'><b>Autuado ainda não notificado</b></span> — o "
+                    "prazo de defesa começa com a notificação; registre-a antes de decidir (Art. 29, §§ 2º e 3º).")
         state = ("defesa registrada" if v.defence_on_file else
                  "prazo em curso, sem defesa nem renúncia" if self.today <= v.defence_due else
                  "prazo encerrado sem defesa")

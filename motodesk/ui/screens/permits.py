@@ -116,14 +116,15 @@ class StepInput:
     reason: str = ""
     decree_number: str = ""
     decree_date: date | None = None
+    until: date | None = None
     express_request: bool = False
 
 
 class StepDialog(QDialog):
-    """What one step asks: a reason, a Decree, the holder's express request…"""
+    """What one step asks: a reason, a Decree, a date, the holder's express request…"""
 
     def __init__(self, title: str, intro: str, *, reason: str | None = None, decree: str | None = None,
-                 express_request: bool = False, parent: QWidget | None = None) -> None:
+                 until: str | None = None, express_request: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("step_dialog")
         self.setWindowTitle(title)
@@ -141,11 +142,15 @@ class StepDialog(QDialog):
         self.decree_number.setPlaceholderText("ex.: 1.234/2026")
         self.decree_date = DateField()
         self.decree_date.setObjectName("decree_date")
+        self.until = DateField()
+        self.until.setObjectName("until")
         self.express_request = QCheckBox("O titular pediu o cancelamento por escrito (pedido anexado)")
         self.express_request.setObjectName("express_request")
         if decree is not None:
             form.addRow(decree, self.decree_number)
             form.addRow("Data do Decreto:", self.decree_date)
+        if until is not None:
+            form.addRow(until, self.until)
         if reason is not None:
             form.addRow(reason, self.reason)
         if express_request:
@@ -162,6 +167,7 @@ class StepDialog(QDialog):
             reason=self.reason.toPlainText().strip(),
             decree_number=self.decree_number.text().strip(),
             decree_date=self.decree_date.value(),
+            until=self.until.value(),
             express_request=self.express_request.isChecked(),
         )
 
