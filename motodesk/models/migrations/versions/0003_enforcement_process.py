@@ -67,8 +67,8 @@ def downgrade() -> None:
         batch_op.drop_column("revoked")
         batch_op.drop_column("suspended_until")
     # A notice still waiting for its notification gets the day it was written, as before this revision.
-    op.execute("UPDATE infraction_notices SET notified_on = CAST(created_at AS DATE), "
-               "defence_due = CAST(created_at AS DATE) WHERE notified_on IS NULL")
+    day = "date(created_at)" if op.get_bind().dialect.name == "sqlite" else "CAST(created_at AS DATE)"
+    op.execute(f"UPDATE infraction_notices SET notified_on = {day}, defence_due = {day} WHERE notified_on IS NULL")
     with op.batch_alter_table("infraction_notices", schema=None) as batch_op:
         batch_op.alter_column("defence_due", existing_type=sa.Date(), nullable=False)
         batch_op.alter_column("notified_on", existing_type=sa.Date(), nullable=False)
