@@ -86,3 +86,61 @@ def add_deputy(ctx: AppContext, holder: Holder, name: str = "Marcos Antônio Rib
 
 def an_hour_ago() -> datetime:
     return datetime.now(UTC) - timedelta(hours=1)
+
+
+# --- penalties through the process (Art. 29, § 3º; Art. 34): the only way a permit is suspended or revoked ---
+
+GRAVE = "30.3.I"  # Art. 30, Grupo 3, I: desacatar a fiscalização (grave: fine or suspension)
+GRAVISSIMA = "30.4.II"  # Art. 30, Grupo 4, II: arma no veículo (gravíssima: up to cassação)
+
+
+def _holder_notice(supervisor: AppContext, permit_id: int, code: str, *, deputy_person_id: int | None = None,
+                   on: date | None = None) -> int:
+    from motodesk.services import enforcement
+    from motodesk.services.enforcement import FiledDocument, NoticeInput, OffenderKind
+
+    with supervisor.read() as s:
+        permit = s.get(Permit, permit_id)
+        assert permit is not None
+        person_id = permit.person_id
+    kind = OffenderKind.DEPUTY if deputy_person_id is not None else OffenderKind.HOLDER
+    created = enforcement.create_notice(supervisor, NoticeInput(
+        infraction_code=code, occurred_at=an_hour_ago(), place="Praça Honorato Borges, Centro",
+        offender_kind=kind, person_id=deputy_person_id or person_id,
+        description="Constatado pelo fiscal em serviço."))
+    enforcement.record_defence(supervisor, created.id, FiledDocument(waived=True, received_on=on), today=on)
+    return created.id
+
+
+def suspend_through_process(supervisor: AppContext, permit_id: int, until: date, *, on: date | None = None,
+                            deputy_person_id: int | None = None) -> str:
+    """A notice against the holder (or his deputy), the defence waived, decided with a suspension to ``until``.
+
+    Returns the notice's number, the basis of the suspension in the permit's history.
+    """
+    from motodesk.rules.infractions import Penalty
+    from motodesk.services import enforcement
+    from motodesk.services.enforcement import DecisionInput, Outcome
+
+    on = on or date.today()
+    notice_id = _holder_notice(supervisor, permit_id, GRAVE, deputy_person_id=deputy_person_id, on=on)
+    enforcement.decide(supervisor, notice_id, DecisionInput(
+        Outcome.UPHELD, "Desacato presenciado por dois fiscais.", Penalty.SUSPENSION,
+        suspension_days=(until - on).days), today=on)
+    return enforcement.get_notice(supervisor, notice_id).number
+
+
+def revoke_through_process(supervisor: AppContext, permit_id: int, *, on: date | None = None,
+                           deputy_person_id: int | None = None) -> str:
+    """A notice against the holder (or his deputy) decided with cassação, made final by the appeal's waiver."""
+    from motodesk.rules.infractions import Penalty
+    from motodesk.services import enforcement
+    from motodesk.services.enforcement import DecisionInput, FiledDocument, Outcome
+
+    on = on or date.today()
+    notice_id = _holder_notice(supervisor, permit_id, GRAVISSIMA, deputy_person_id=deputy_person_id, on=on)
+    enforcement.decide(supervisor, notice_id, DecisionInput(
+        Outcome.UPHELD, "Revólver encontrado sob o banco.", Penalty.REVOCATION), today=on)
+    enforcement.record_appeal(supervisor, notice_id, FiledDocument(waived=True, received_on=on), today=on)
+    enforcement.close_process(supervisor, notice_id, today=on)
+    return enforcement.get_notice(supervisor, notice_id).number

@@ -44,8 +44,13 @@ class InfractionNotice(Versioned, Timestamps, Base):
     refused_to_sign: Mapped[bool] = mapped_column(Boolean, default=False)
     vehicle_seized: Mapped[bool] = mapped_column(Boolean, default=False)  # Art. 32
     status: Mapped[str] = mapped_column(String(16), default="open")  # open / decided / appealed / closed
-    notified_on: Mapped[date] = mapped_column(Date)  # the defence period runs from here (Art. 29 §3)
-    defence_due: Mapped[date] = mapped_column(Date)
+    # The defence period runs from the notification (Art. 29 §§ 2º–3º): the day the notice was signed, or
+    # the later notification of an offender who refused to sign or was absent (NULL until recorded).
+    notified_on: Mapped[date | None] = mapped_column(Date)
+    defence_due: Mapped[date | None] = mapped_column(Date)
+    notification_method: Mapped[str | None] = mapped_column(String(16))  # on_the_spot / in_person / post_ar / edital
+    notification_reference: Mapped[str | None] = mapped_column(String(120))  # AR number, edital's publication
+    notification_recorded_by: Mapped[str | None] = mapped_column(String(64))
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_by: Mapped[str | None] = mapped_column(String(64))
 
@@ -90,5 +95,22 @@ class Decision(Base):
     suspension_end: Mapped[date | None] = mapped_column(Date)
     grounds: Mapped[str | None] = mapped_column(Text)
     appeal_due: Mapped[date | None] = mapped_column(Date)  # last day to appeal a first decision
-    # What it did to the permit through the state machine: suspended / revoked / reinstated / pending_revocation.
+    # What it did to the permit (holder) or the deputy's link (deputy): suspended / revoked / reinstated /
+    # pending_suspension / pending_revocation / not_applicable.
     permit_effect: Mapped[str | None] = mapped_column(String(24))
+
+
+class CriminalJudgment(Base):
+    """A final criminal conviction of the holder, which revokes the permit (Art. 35)."""
+
+    __tablename__ = "criminal_judgments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    permit_id: Mapped[int] = mapped_column(ForeignKey("permits.id"), index=True)
+    person_id: Mapped[int] = mapped_column(ForeignKey("people.id"), index=True)
+    court: Mapped[str] = mapped_column(String(200))
+    case_number: Mapped[str] = mapped_column(String(40))
+    final_on: Mapped[date] = mapped_column(Date)  # trânsito em julgado
+    notes: Mapped[str | None] = mapped_column(Text)
+    recorded_by: Mapped[str] = mapped_column(String(64))
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -182,6 +182,10 @@ class DeputyLink(Versioned, Timestamps, Base):
     end_reason: Mapped[str | None] = mapped_column(Text)
     schedule: Mapped[str | None] = mapped_column(Text)  # JSON: [{weekday, start, end, driver}] (Art. 14 § 3º)
     badge_issue_no: Mapped[int] = mapped_column(Integer, default=0)
+    # A penalty decided against the deputy (Art. 34, III–IV): suspended until a date (the calendar lifts it),
+    # or cassação, which also ends the link (end_on).
+    suspended_until: Mapped[date | None] = mapped_column(Date)
+    revoked: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Organisation(Versioned, Timestamps, Base):

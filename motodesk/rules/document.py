@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -36,8 +36,31 @@ from motodesk.rules.deadlines import (
     vehicle_useful_life_due,
 )
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.enforcement import (
+    LATER_NOTIFICATION_METHODS,
+    ConvictionFacts,
+    DecisionFacts,
+    NoticeStatus,
+    NotificationFacts,
+    NotificationMethod,
+    OffenderKind,
+    Outcome,
+    PermitEffect,
+    ProcessFacts,
+    Signature,
+    Stage,
+    Target,
+    TargetFacts,
+    check_close,
+    check_decision,
+    check_final_conviction,
+    check_notification,
+    defence_period_end,
+    plan_decision_effects,
+    target_of,
+)
 from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, MAX_FEE_BRL, Fee, FeeAct, PaymentFacts, check_fee_paid
-from motodesk.rules.infractions import CATALOGUE, Severity, allowed_penalties, fine_amount
+from motodesk.rules.infractions import CATALOGUE, Penalty, Severity, allowed_penalties, fine_amount
 from motodesk.rules.lifecycle import (
     TRANSITIONS,
     TransitionContext,
@@ -147,6 +170,7 @@ def render_rules_markdown(settings: LawSettings | None = None) -> str:
         _quota_section(settings),
         _fees_section(),
         _infractions_section(settings),
+        _enforcement_section(settings),
         _lifecycle_section(),
         _deputy_and_replacement_section(),
     ]
@@ -414,6 +438,71 @@ def _infractions_section(settings: LawSettings) -> str:
         + _table(("Classificação", "Artigo", "Penalidades admitidas", "Multa"), severity_rows)
         + "\n### Catálogo\n\n"
         + _table(("Código", "Artigo", "Classificação", "Texto da lei"), catalogue_rows)
+    )
+
+
+def _enforcement_section(settings: LawSettings) -> str:
+    day = EXAMPLE_DAY
+    stages = [
+        (NoticeStatus.OPEN.label, "Auto lavrado; corre o prazo de defesa a partir da notificação", "Art. 29, §§ 1º a 3º"),
+        (NoticeStatus.DECIDED.label, "Decisão de 1ª instância; corre o prazo de recurso", "Art. 34, parágrafo único"),
+        (NoticeStatus.APPEALED.label, "Recurso registrado, aguardando decisão", "Art. 34, parágrafo único"),
+        (NoticeStatus.CLOSED.label, "Decisão definitiva (improcedente, recurso julgado, ou prazo de recurso "
+                                    "encerrado/renunciado)", "Art. 34, parágrafo único"),
+    ]
+    notified = [(Signature.SIGNED.label, "no ato da autuação, pelo próprio auto: o prazo de defesa começa nesse dia")]
+    later = "; ".join(m.label for m in LATER_NOTIFICATION_METHODS)
+    for signature in (Signature.REFUSED, Signature.ABSENT):
+        notified.append((signature.label, f"depois ({later}): o prazo de defesa só começa nesse dia"))
+
+    def effect(penalty: Penalty, stage: Stage, kind: OffenderKind) -> str:
+        plan = plan_decision_effects(DecisionFacts(
+            stage, Outcome.UPHELD, penalty, 30, TargetFacts(target_of(kind), True), None, day), settings)
+        if plan.effect is None:
+            return "nenhum"
+        return plan.effect.label_for(plan.target)
+
+    effects = [
+        (f"{penalty.label} ({penalty.article})", kind.label,
+         effect(penalty, Stage.FIRST, kind), effect(penalty, Stage.APPEAL, kind))
+        for penalty in (Penalty.SUSPENSION, Penalty.REVOCATION)
+        for kind in OffenderKind
+    ]
+    unnotified = ProcessFacts("AI-0007/2026", NoticeStatus.OPEN, None, None, False)
+    due = defence_period_end(day, settings)
+    running = ProcessFacts("AI-0008/2026", NoticeStatus.OPEN, day, due, False)
+    decided = ProcessFacts("AI-0009/2026", NoticeStatus.DECIDED, day, due, False, due + timedelta(days=30))
+    examples = [
+        ("Decidir sem notificar o autuado ausente", check_decision(unnotified, day + timedelta(days=60))[0]),
+        ("Decidir antes do fim do prazo de defesa", check_decision(running, due)[0]),
+        ("Encerrar antes do fim do prazo de recurso", check_close(decided, due + timedelta(days=1))[0]),
+        ("Notificação com data anterior ao auto", check_notification(NotificationFacts(
+            "AI-0007/2026", NoticeStatus.OPEN, Signature.ABSENT, day, None, NotificationMethod.POST_AR,
+            day - timedelta(days=1), day))[0]),
+        ("Art. 35 sem a data do trânsito em julgado", check_final_conviction(ConvictionFacts(
+            "1ª Vara Criminal de Patrocínio", "0001234-56.2024.8.13.0481", None, day, True))[0]),
+    ]
+    return (
+        "## Processo administrativo (Art. 29, 34 e 35)\n\n"
+        "Suspensão e cassação só por decisão em processo (auto de infração decidido, assegurada a defesa — "
+        "Art. 29, § 3º) ou, para o Art. 35, pela condenação criminal transitada em julgado registrada (juízo, "
+        "número do processo e data do trânsito em julgado). Não há suspensão nem cassação por motivo escrito. "
+        "A decisão e a mudança da permissão ou do preposto gravam-se juntas, numa só transação. A suspensão "
+        "termina sozinha no fim dos seus dias (calendário diário).\n\n"
+        + _table(("Fase", "O que significa", "Artigo"), stages)
+        + "\nNotificação e início do prazo de defesa (Art. 29, § 2º):\n\n"
+        + _table(("No ato da autuação", "Notificação"), notified)
+        + f"\nPrazo de defesa: {settings.defence_period_days} dias da notificação; prazo de recurso: "
+        f"{settings.appeal_period_days} dias da decisão (configurações). A penalidade do titular atinge a "
+        "permissão; a do preposto (“do condutor auxiliar”, Art. 34, III e IV) atinge o vínculo do preposto, não a "
+        "permissão do titular; o autuado sem permissão (Art. 32) não tem o que suspender. Quando cada "
+        "penalidade produz efeito é escolha do Decreto (Art. 34, parágrafo único; configurações "
+        "`suspension_effective_on_first_decision` e `revocation_effective_on_first_decision`):\n\n"
+        + _table(("Penalidade", "Autuado", "Decisão de 1ª instância", "Decisão do recurso"), effects)
+        + f"\n{PermitEffect.PENDING_REVOCATION.label_for(Target.PERMIT)}: ao encerrar o processo depois do prazo "
+        "de recurso (ou da renúncia), ou no julgamento do recurso.\n\n"
+        "Exemplos de impedimentos:\n\n"
+        + _table(("Situação", "Parecer"), [(label, verdict.message) for label, verdict in examples])
     )
 
 

@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 
 #: Art. 32: "multa de 05 UFMs (cinco Unidades Fiscais do Município)".
 UNLICENSED_MOTOTAXI_FINE_UFM = Decimal("5")
+#: Art. 32 (mototáxi without permit) is not a group of Art. 33: reports count it apart.
+UNLICENSED_CODE = "32"
 
 
 class Severity(StrEnum):

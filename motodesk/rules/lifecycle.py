@@ -24,10 +24,14 @@ What each transition requires:
   (Art. 5º, § 1º, II–III); for mototáxi, a place within the quota (Art. 10, I);
 * ``issue`` (supervisor) — the same, except the Decree, which was recorded at
   approval; plus no other permit in force for the holder (Art. 6º, § 2º);
-* ``refuse``, ``suspend``, ``revoke`` (supervisor) — a written reason;
-  suspension also needs its end date (Art. 34, III); a final criminal
-  conviction is reason enough to revoke (Art. 35);
-* ``reinstate`` (supervisor) — the suspension has ended, or a reason to end it early;
+* ``refuse`` (supervisor) — a written reason;
+* ``suspend``, ``revoke`` (supervisor) — a penalty is applied only through the
+  administrative process (Art. 29, § 3º; Art. 34): the decided notice of
+  infraction that applies it (``penalty_basis``); suspension also needs its
+  end date (Art. 34, III); a recorded final criminal conviction revokes by
+  itself (Art. 35). A written reason alone never suspends nor revokes;
+* ``reinstate`` (supervisor) — the suspension's days are over (the calendar
+  lifts it), or a decision of the process ends it early (an appeal granted);
 * ``renew_registration`` (clerk or supervisor) — the yearly renewal of the
   registration certificate (Art. 4º, § 1º) with requirements still met, the
   deputy's too when one is linked (Art. 14, § 2º); the
@@ -250,6 +254,8 @@ class TransitionContext:
     #: the deputy's requirements judged again on ``on`` (Art. 14, § 2º), as
     #: :func:`motodesk.rules.deputies.deputy_requirements` gives them; empty when no deputy is linked
     deputy_requirements: Sequence[Verdict] = ()
+    #: The decided notice of infraction that applies the penalty (Art. 29, § 3º; Art. 34), e.g. "AI-0012/2026".
+    penalty_basis: str | None = None
 
 
 def check_transition(name: str, current: PermitState, role: Role, ctx: TransitionContext) -> list[Verdict]:
@@ -458,9 +464,23 @@ def _extend(ctx: TransitionContext) -> list[Verdict]:
     return [*found, *_requirements(ctx), *_no_conviction(ctx)]
 
 
+def _process(ctx: TransitionContext, article: str, what: str) -> list[Verdict]:
+    """Art. 29, § 3º: no penalty without the administrative process (a decided notice of infraction)."""
+    if ctx.penalty_basis is None or not ctx.penalty_basis.strip():
+        return [
+            _not_met(
+                "process",
+                f"Art. 29, § 3º; {article}",
+                f"{what} só se aplica por decisão em processo administrativo (auto de infração decidido), "
+                "assegurada a defesa; um motivo escrito não basta",
+            )
+        ]
+    return []
+
+
 def _suspend(ctx: TransitionContext) -> list[Verdict]:
     article = "Art. 34, III"
-    found = [*_reason(ctx, article, "da suspensão"), *_reference_date(ctx, article)]
+    found = [*_process(ctx, article, "a suspensão"), *_reference_date(ctx, article)]
     if ctx.suspension_end is None:
         found.append(
             _pending("suspension_end", article, "informe até quando vale a suspensão", "suspension_end")
@@ -484,13 +504,14 @@ def _reinstate(ctx: TransitionContext) -> list[Verdict]:
         ctx.on is not None
         and ctx.suspension_end is not None
         and ctx.on < ctx.suspension_end
-        and not (ctx.reason and ctx.reason.strip())
+        and not (ctx.penalty_basis and ctx.penalty_basis.strip())
     ):
         found.append(
             _not_met(
                 "suspension_end",
                 article,
-                f"a suspensão vai até {format_date(ctx.suspension_end)}; para encerrá-la antes, informe o motivo",
+                f"a suspensão vai até {format_date(ctx.suspension_end)}; só uma decisão do processo "
+                "(recurso provido) a encerra antes",
             )
         )
     return [*found, *_no_conviction(ctx)]
@@ -499,7 +520,7 @@ def _reinstate(ctx: TransitionContext) -> list[Verdict]:
 def _revoke(ctx: TransitionContext) -> list[Verdict]:
     if is_revocation_mandatory(ctx.final_criminal_conviction):
         return []  # Art. 35 is the reason
-    return _reason(ctx, "Art. 34, IV", "da cassação")
+    return _process(ctx, "Art. 34, IV", "a cassação")
 
 
 def _cancel(ctx: TransitionContext) -> list[Verdict]:

@@ -101,6 +101,16 @@ class LawSettings:
     deadline_notice_days: int = _setting(
         30, "Art. 4º, § 2º", "Antecedência com que os vencimentos são avisados (dias)"
     )
+    suspension_effective_on_first_decision: bool = _setting(
+        True,
+        "Art. 34, parágrafo único; Lei federal nº 9.784/1999, art. 61 (subsidiária)",
+        "A suspensão vale desde a decisão de 1ª instância (o recurso não tem efeito suspensivo)",
+    )
+    revocation_effective_on_first_decision: bool = _setting(
+        False,
+        "Art. 34, parágrafo único; Lei federal nº 9.784/1999, art. 61, parágrafo único (subsidiária)",
+        "A cassação vale desde a decisão de 1ª instância (padrão: só quando a decisão for definitiva)",
+    )
 
     # --- Enforcement: amounts (Art. 34, II and parágrafo único) -----------------------------
     ufm_value_brl: Decimal = _setting(
@@ -226,6 +236,8 @@ PLACEHOLDER_FIELDS: tuple[str, ...] = (
     "appeal_period_days",
     "repeat_offence_window_days",
     *(f"fee_{act.value}_brl" for act in FeeAct),
+    "suspension_effective_on_first_decision",
+    "revocation_effective_on_first_decision",
 )
 
 

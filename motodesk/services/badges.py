@@ -408,6 +408,8 @@ class BadgeStatus(StrEnum):
     CANCELLED = "cancelled"
     SUPERSEDED = "superseded"
     UNLINKED = "unlinked"  # a deputy's badge after the link ended (Art. 14)
+    DEPUTY_SUSPENDED = "deputy_suspended"  # a penalty of the deputy (Art. 34, III)
+    DEPUTY_REVOKED = "deputy_revoked"  # cassação of the deputy (Art. 34, IV)
     FORGED = "forged"
 
     @property
@@ -420,6 +422,8 @@ class BadgeStatus(StrEnum):
             "cancelled": "PERMISSÃO CANCELADA",
             "superseded": "VIA SUBSTITUÍDA",
             "unlinked": "PREPOSTO DESVINCULADO",
+            "deputy_suspended": "PREPOSTO SUSPENSO",
+            "deputy_revoked": "PREPOSTO CASSADO",
             "forged": "CRACHÁ FALSIFICADO",
         }[self.value]
 
@@ -432,6 +436,8 @@ class BadgeStatus(StrEnum):
             "suspended": "#ef6c00",
             "superseded": "#c62828",
             "unlinked": "#c62828",
+            "deputy_suspended": "#ef6c00",
+            "deputy_revoked": "#c62828",
             "revoked": "#c62828",
             "cancelled": "#c62828",
             "forged": "#b71c1c",
@@ -560,6 +566,15 @@ def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
                                      f"{format_date(permit.term_end)} (Art. 6º).")
     if permit.state is not PermitState.ACTIVE:
         return BadgeStatus.REVOKED, f"A {instrument} {permit.number} não está em vigor ({permit.state.label})."
+    if link is not None and link.revoked:
+        return BadgeStatus.DEPUTY_REVOKED, (f"O registro do preposto de {permit.number} foi cassado em "
+                                            f"{format_date(link.end_on) if link.end_on else ended} (Art. 34, IV): "
+                                            "o crachá não vale mais. Recolha o crachá.")
+    if link is not None and link.end_on is None and link.suspended_until is not None \
+            and today < link.suspended_until:
+        return BadgeStatus.DEPUTY_SUSPENDED, (f"O preposto de {permit.number} está suspenso até "
+                                              f"{format_date(link.suspended_until)} (Art. 34, III): não pode "
+                                              "conduzir o veículo.")
     if link is not None and link.end_on is not None:
         return BadgeStatus.UNLINKED, (f"O preposto foi desvinculado de {permit.number} em "
                                       f"{format_date(link.end_on)} (Art. 14): o crachá não vale mais.")

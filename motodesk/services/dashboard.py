@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from motodesk.models import InfractionNotice, Permit
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
-from motodesk.rules.infractions import Severity
+from motodesk.rules.infractions import UNLICENSED_CODE, Severity
 from motodesk.rules.periods import add_months
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
@@ -50,7 +50,9 @@ class DashboardData:
     deadlines_this_month: dict[DeadlineKind, int]  # falling due from today to the end of the month
     overdue: dict[DeadlineKind, int]
     months: tuple[str, ...]  # "abr/25" … "mar/26": the last 12 months, oldest first
-    infractions: dict[int, tuple[int, ...]]  # group (1–4, Art. 33) -> count per month
+    # group (1–4, Art. 33) -> count per month; key 0: Art. 32 (service without permit), counted apart
+    # from the groups of Art. 33, which classify the infractions of holders and deputies only.
+    infractions: dict[int, tuple[int, ...]]
 
     def in_force(self, service: ServiceType) -> int:
         counts = self.permits.get(service, {})
@@ -61,7 +63,13 @@ class DashboardData:
         return sum(sum(v) for v in self.infractions.values())
 
 
+#: The dashboard's key for Art. 32 (mototáxi without permit): not a group of Art. 33.
+UNLICENSED = 0
+
+
 def group_label(group: int) -> str:
+    if group == UNLICENSED:
+        return "Art. 32 – sem permissão"
     severity = next(s for s in Severity if s.group == group)
     return f"Grupo {group} – {severity.label}"
 
@@ -78,7 +86,7 @@ def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
     month_keys = [add_months(first_month, i) for i in range(12)]
     index = {(m.year, m.month): i for i, m in enumerate(month_keys)}
     permits: dict[ServiceType, dict[PermitState, int]] = {s: {st: 0 for st in STATES} for s in ServiceType}
-    infractions: dict[int, list[int]] = {g: [0] * 12 for g in (1, 2, 3, 4)}
+    infractions: dict[int, list[int]] = {g: [0] * 12 for g in (1, 2, 3, 4, UNLICENSED)}
     groups = {s.value: s.group for s in Severity}
     with ctx.read() as s:
         for service, state, n in s.execute(select(Permit.service_type, Permit.state, func.count())
@@ -87,12 +95,13 @@ def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
                 permits[service][state] = int(n)
         # A year of notices is a few thousand rows of two columns: folded into local months here, so a
         # notice at 23:00 on the last day of a month counts in that month (the database keeps UTC).
-        for occurred, severity in s.execute(select(InfractionNotice.occurred_at, InfractionNotice.severity)
+        for occurred, severity, code in s.execute(select(InfractionNotice.occurred_at, InfractionNotice.severity,
+                                                         InfractionNotice.infraction_code)
                                             .where(InfractionNotice.occurred_at >= since)
                                             .execution_options(yield_per=5000)):
             when = occurred.astimezone(LOCAL_TZ)
             slot = index.get((when.year, when.month))
-            group = groups.get(severity)
+            group = UNLICENSED if code == UNLICENSED_CODE else groups.get(severity)
             if slot is not None and group is not None:
                 infractions[group][slot] += 1
     in_force = permits[ServiceType.MOTOTAXI][PermitState.ACTIVE] + permits[ServiceType.MOTOTAXI][PermitState.SUSPENDED]

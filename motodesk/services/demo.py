@@ -17,10 +17,12 @@ from validate_docbr import CNH, CPF, PIS, RENAVAM, TituloEleitoral
 
 from motodesk.models import (
     Application,
+    Decision,
     Decree,
     InfractionNotice,
     Inspection,
     Permit,
+    PermitEvent,
     Person,
     PersonDocument,
     QuotaCounter,
@@ -73,11 +75,11 @@ def _unique(gen: Callable[[], str]) -> Iterator[str]:
 
 
 def _advance_sequences(session: Session) -> None:
-    """People and vehicles go in with explicit ids; PostgreSQL's serials must move past them
-    in the same transaction, or a crash between the two would leave them behind."""
+    """People, vehicles, permits and notices go in with explicit ids; PostgreSQL's serials must move
+    past them in the same transaction, or a crash between the two would leave them behind."""
     if session.get_bind().dialect.name != "postgresql":
         return
-    for table in ("people", "vehicles"):
+    for table in ("people", "vehicles", "permits", "infraction_notices"):
         session.execute(text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                              f"(SELECT COALESCE(MAX(id), 0) + 1 FROM {table}), false)"))
 
@@ -118,6 +120,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
         seq = {st: (s.scalar(select(func.max(Permit.seq)).where(Permit.service_type == st)) or 0)
                for st in ServiceType}
         notice_seq = s.scalar(select(func.max(InfractionNotice.seq))) or 0
+        next_permit_id = (s.scalar(select(func.max(Permit.id))) or 0) + 1
+        next_notice_id = (s.scalar(select(func.max(InfractionNotice.id))) or 0) + 1
         quota = s.get(QuotaCounter, ServiceType.MOTOTAXI)
         mototaxi_places = quota.places if quota else 44
         mototaxi_in_force = quota.in_force if quota else 0
@@ -132,6 +136,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
         rows_apps: list[dict[str, Any]] = []
         rows_insp: list[dict[str, Any]] = []
         rows_notices: list[dict[str, Any]] = []
+        rows_decisions: list[dict[str, Any]] = []
+        rows_events: list[dict[str, Any]] = []
         for i in range(n):
             pid = start_id + done + i
             sex = "M" if rng.random() < 0.82 else "F"
@@ -210,8 +216,10 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                     mototaxi_in_force += 1
             issued = today - timedelta(days=rng.randint(10, 5 * 365))
             seq[service] += 1
+            permit_id = next_permit_id
+            next_permit_id += 1
             rows_permits.append({
-                "number": f"{service.code}-{seq[service]:04d}/{issued.year}", "service_type": service.value,
+                "id": permit_id, "number": f"{service.code}-{seq[service]:04d}/{issued.year}", "service_type": service.value,
                 "year": issued.year, "seq": seq[service], "person_id": pid, "vehicle_id": vid,
                 "decree_id": decree.id, "state": state.value, "issued_on": issued,
                 "term_end": date(issued.year + 5, issued.month, min(issued.day, 28)),
@@ -221,6 +229,49 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 "version": 1, "created_at": now, "updated_at": now,
             })
             counts["permits"] += 1
+            if state in (PermitState.SUSPENDED, PermitState.REVOKED):
+                # No penalty without its process (Art. 29, § 3º; Art. 34): the decided notice behind it.
+                notice_seq += 1
+                notice_id = next_notice_id
+                next_notice_id += 1
+                revoked = state is PermitState.REVOKED
+                decided_on = (rows_permits[-1]["ended_on"] if revoked
+                              else rows_permits[-1]["suspended_until"] - timedelta(days=90))
+                occurred = datetime.combine(decided_on - timedelta(days=40), datetime.min.time(), tzinfo=UTC)
+                number = f"AI-{notice_seq:04d}/{occurred.year}"
+                code, article = ("30.4.II", "Art. 30, Grupo 4, II") if revoked else ("30.3.I", "Art. 30, Grupo 3, I")
+                rows_notices.append({
+                    "id": notice_id, "number": number, "year": occurred.year, "seq": notice_seq,
+                    "infraction_code": code, "article": article, "severity": "gravissima" if revoked else "grave",
+                    "occurred_at": occurred, "place": f"Av. {fake.last_name()}, {rng.randint(1, 900)}",
+                    "person_id": pid, "permit_id": permit_id, "offender_kind": "holder", "offender_name": name,
+                    "offender_cpf": cpf, "vehicle_id": vid, "plate": rows_vehicles[-1]["plate"],
+                    "description": "Dados de demonstração.", "inspector_id": inspector_id,
+                    "inspector_login": "vistoriador", "inspector_name": "Carlos Henrique Borges",
+                    "notified_on": occurred.date(), "notification_method": "on_the_spot", "signed": True,
+                    "refused_to_sign": False, "vehicle_seized": False, "status": "closed" if revoked else "decided",
+                    "defence_due": occurred.date() + timedelta(days=15), "version": 1, "created_at": now,
+                    "updated_at": now, "closed_at": now if revoked else None,
+                    "closed_by": "supervisor" if revoked else None,
+                })
+                days = 90 if not revoked else None
+                rows_decisions.append({
+                    "notice_id": notice_id, "stage": "first", "outcome": "upheld", "decided_by": "supervisor",
+                    "decided_at": datetime.combine(decided_on, datetime.min.time(), tzinfo=UTC),
+                    "severity": "gravissima" if revoked else "grave",
+                    "penalty": "revocation" if revoked else "suspension", "suspension_days": days,
+                    "suspension_start": decided_on if days else None,
+                    "suspension_end": rows_permits[-1]["suspended_until"] if days else None,
+                    "grounds": "Dados de demonstração.", "appeal_due": decided_on + timedelta(days=30),
+                    "permit_effect": "revoked" if revoked else "suspended",
+                })
+                reason = f"Auto de infração {number} ({article}): decisão — {'Cassação' if revoked else 'Suspensão'}"
+                rows_events.append({
+                    "permit_id": permit_id, "transition": "revoke" if revoked else "suspend", "from_state": "active",
+                    "to_state": state.value, "at": now, "by_user": "supervisor", "reason": reason,
+                })
+                if revoked:
+                    rows_permits[-1]["end_reason"] = reason
             if rng.random() < 0.3:
                 rows_insp.append({
                     "vehicle_id": vid, "service_type": service.value, "kind": "regular",
@@ -240,8 +291,11 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 })
             if rng.random() < 0.03:
                 notice_seq += 1
+                next_notice_id += 1
                 occurred = now - timedelta(days=rng.randint(0, 360), hours=rng.randint(0, 12))
                 rows_notices.append({
+                    "id": next_notice_id - 1, "permit_id": permit_id, "notification_method": "on_the_spot",
+                    "closed_at": None, "closed_by": None,
                     "number": f"AI-{notice_seq:04d}/{occurred.year}", "year": occurred.year, "seq": notice_seq,
                     "infraction_code": "30.2.VI", "article": "Art. 30, Grupo 2, VI", "severity": "media",
                     "occurred_at": occurred, "place": f"Av. {fake.last_name()}, {rng.randint(1, 900)} – {rng.choice(DISTRICTS)}",
@@ -266,6 +320,10 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 s.execute(insert(Inspection), rows_insp)
             if rows_notices:
                 s.execute(insert(InfractionNotice), rows_notices)
+            if rows_decisions:
+                s.execute(insert(Decision), rows_decisions)
+            if rows_events:
+                s.execute(insert(PermitEvent), rows_events)
             _advance_sequences(s)
         counts["people"] += n
         counts["inspections"] += len(rows_insp)

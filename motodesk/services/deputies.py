@@ -25,12 +25,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, time
+from datetime import UTC, date, datetime, time
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from motodesk.models import DeputyLink, Permit, Person, Vehicle
+from motodesk.models import DeputyLink, Permit, PermitEvent, Person, Vehicle
 from motodesk.printing.documents import PersonInfo, WorkScheduleData, WorkShift, render_work_schedule
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
@@ -46,7 +46,7 @@ from motodesk.services.attachments import (
     store_attachment,
 )
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -214,6 +214,8 @@ class DeputyInfo:
     schedule: list[Shift]
     nomination: list[AttachmentInfo]
     deregistration_due: date | None  # Art. 31, Grupo 1, I: end + 15 days
+    suspended_until: date | None = None  # a penalty of the deputy (Art. 34, III)
+    revoked: bool = False  # cassação of the deputy (Art. 34, IV): the link ended with it
 
     @property
     def active(self) -> bool:
@@ -228,7 +230,8 @@ def _deputy_info(link: DeputyLink, permit: Permit, holder: Person, deputy: Perso
                  nomination: list[AttachmentInfo], due: date | None) -> DeputyInfo:
     return DeputyInfo(link.id, link.version, permit.id, permit.number, permit.service_type, permit.state,
                       holder.full_name, deputy.id, deputy.full_name, deputy.cpf, link.start_on, link.end_on,
-                      link.end_reason, link.badge_issue_no, _parse_schedule(link.schedule), nomination, due)
+                      link.end_reason, link.badge_issue_no, _parse_schedule(link.schedule), nomination, due,
+                      link.suspended_until, link.revoked)
 
 
 @requires(*READERS)
@@ -486,3 +489,80 @@ def _totals_note(shifts: Sequence[Shift]) -> str:
     return (f"Horas por semana: titular {format_hours(totals['titular'])}; "
             f"preposto(a) {format_hours(totals['preposto'])}.")
 
+
+# --- the link's state under a penalty (Art. 34, III–IV: "do condutor auxiliar") -------------------
+#
+# Session steps of the enforcement process: a decided notice against the deputy suspends the link until
+# a date or, for cassação, ends it. No role check, no commit; each step is also written in the holder's
+# permit history. The calendar lifts a suspension whose days are over.
+
+
+def _deputy_event(s: Session, user: CurrentUser, link: DeputyLink, name: str, reason: str) -> None:
+    permit = s.get(Permit, link.permit_id)
+    assert permit is not None
+    s.add(PermitEvent(permit_id=permit.id, transition=name, from_state=permit.state.value,
+                      to_state=permit.state.value, at=datetime.now(UTC), by_user=user.login, reason=reason))
+
+
+def _link_refusal(rule: str, article: str, sentence: str) -> RuleViolationError:
+    return RuleViolationError([Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")])
+
+
+def apply_deputy_suspend(s: Session, user: CurrentUser, link: DeputyLink, until: date, *, reason: str,
+                         on: date) -> None:
+    """Suspend the deputy's link until ``until`` (Art. 34, III): his badge stops verifying meanwhile."""
+    if link.end_on is not None:
+        raise _link_refusal("deputy_link_ended", "Art. 34, III",
+                            f"o vínculo do preposto terminou em {format_date(link.end_on)}; não há o que suspender.")
+    if link.suspended_until is not None and link.suspended_until > on:
+        raise _link_refusal("deputy_suspended", "Art. 34, III",
+                            f"o preposto já está suspenso até {format_date(link.suspended_until)}.")
+    if until <= on:
+        raise _link_refusal("deputy_suspension_end", "Art. 34, III",
+                            f"o fim da suspensão ({format_date(until)}) deve ser posterior a {format_date(on)}.")
+    link.suspended_until = until
+    _deputy_event(s, user, link, "deputy_suspend", f"{reason} (até {format_date(until)})")
+
+
+def apply_deputy_reinstate(s: Session, user: CurrentUser, link: DeputyLink, *, reason: str, on: date,
+                           basis: str | None = None) -> None:
+    """End the deputy's suspension: its days are over, or a decision of the process (``basis``) ends it."""
+    if link.suspended_until is None:
+        raise _link_refusal("deputy_not_suspended", "Art. 34, III", "o preposto não está suspenso.")
+    if on < link.suspended_until and not basis:
+        raise _link_refusal("deputy_suspension_end", "Art. 34, III",
+                            f"a suspensão do preposto vai até {format_date(link.suspended_until)}; só uma decisão "
+                            "do processo (recurso provido) a encerra antes.")
+    link.suspended_until = None
+    _deputy_event(s, user, link, "deputy_reinstate", reason)
+
+
+def apply_deputy_revoke(s: Session, user: CurrentUser, link: DeputyLink, *, reason: str, on: date) -> None:
+    """Cassação of the deputy (Art. 34, IV): the link ends today and his badge verifies as revoked."""
+    if link.end_on is not None:
+        raise _link_refusal("deputy_link_ended", "Art. 34, IV",
+                            f"o vínculo do preposto terminou em {format_date(link.end_on)}; não há o que cassar.")
+    link.end_on = max(on, link.start_on)
+    link.end_reason = reason
+    link.suspended_until = None
+    link.revoked = True
+    _deputy_event(s, user, link, "deputy_revoke", reason)
+
+
+def lift_ended_deputy_suspensions(ctx: AppContext, on: date) -> list[str]:
+    """The calendar's step for deputies: lift every suspension whose last day is before ``on``.
+
+    Returns "MT-0007/2026 (preposto)" for each one, one transaction per link.
+    """
+    with ctx.read() as s:
+        due = list(s.execute(select(DeputyLink.id, Permit.number).join(Permit, Permit.id == DeputyLink.permit_id)
+                             .where(DeputyLink.suspended_until.is_not(None), DeputyLink.suspended_until <= on,
+                                    DeputyLink.end_on.is_(None)).order_by(DeputyLink.id)).all())
+    lifted: list[str] = []
+    for link_id, number in due:
+        with ctx.write() as s:
+            link = s.get(DeputyLink, link_id)
+            if link is not None and link.suspended_until is not None and link.suspended_until <= on:
+                apply_deputy_reinstate(s, ctx.user, link, reason="Fim do prazo da suspensão do preposto", on=on)
+                lifted.append(f"{number} (preposto)")
+    return lifted

@@ -363,7 +363,7 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
             .where(where)
             .order_by(PermitEvent.at, PermitEvent.id)
         ).all()
-    labels = {"open": "Abrir requerimento", **{t.name: t.label for t in TRANSITIONS}}
+    labels = {"open": "Abrir requerimento", **{t.name: t.label for t in TRANSITIONS}, **DEPUTY_EVENT_LABELS}
     return [
         EventRow(e.at, e.by_user, e.transition, labels.get(e.transition, e.transition),
                  PermitState(e.from_state) if e.from_state else None, PermitState(e.to_state), e.reason,
@@ -372,12 +372,22 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
     ]
 
 
+#: Events of the permit's history that concern its deputy's link (Art. 34, III–IV) or an Art. 35 judgment.
+DEPUTY_EVENT_LABELS = {
+    "deputy_suspend": "Suspender o preposto",
+    "deputy_reinstate": "Encerrar a suspensão do preposto",
+    "deputy_revoke": "Cassar o registro do preposto",
+}
+
+
 def actions_for(row: PermitRow, role: Role) -> list[Transition]:
     """Transitions the role may attempt on this line (the page enables its buttons from these)."""
     if row.kind == "application":
         names = {"start_review", "approve", "refuse", "issue", "cancel"}
     else:
-        names = {"renew_registration", "extend", "suspend", "reinstate", "revoke", "cancel", "expire"}
+        # Suspension, reinstatement and cassação are not steps of this page: only a decided notice of
+        # infraction (Art. 29, § 3º; Art. 34) or the Art. 35 judgment take them.
+        names = {"renew_registration", "extend", "cancel", "expire"}
     return [t for t in available_transitions(row.state, role) if t.name in names]
 
 
@@ -841,53 +851,59 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
         return new_end
 
 
-@requires(Role.SUPERVISOR)
-def suspend(ctx: AppContext, permit_id: int, reason: str, until: date | None, *, on: date | None = None,
-            expected_version: int | None = None) -> None:
-    """Suspension until a date, with its reason (Art. 34, III); the quota place is kept."""
-    on = _today(on)
-    reason_ = _clean_reason(reason)
-    with ctx.write() as s:
-        permit = _permit(s, permit_id, expected_version)
-        tctx = TransitionContext(on=on, service=permit.service_type, reason=reason_, suspension_end=until)
-        _check(ctx, "suspend", permit.state, tctx, "A suspensão não é possível:")
-        _record(s, ctx, "suspend", permit.state, PermitState.SUSPENDED, permit_id=permit.id,
-                reason=f"{reason_} (até {format_date(until)})" if until else reason_)
-        permit.state = PermitState.SUSPENDED
-        permit.suspended_until = until
+# --- penalties: session steps of the enforcement process (Art. 29, § 3º; Art. 34, III–IV; Art. 35) -----
+#
+# No public service suspends, reinstates or revokes a permit: a penalty comes only from a decided notice
+# of infraction (motodesk.services.enforcement) or a recorded final criminal judgment (Art. 35), which
+# call these steps inside their own transaction. No role check and no commit here; the state machine
+# judges every step, with the process as its legal basis.
 
 
-@requires(Role.SUPERVISOR)
-def reinstate(ctx: AppContext, permit_id: int, *, reason: str | None = None, on: date | None = None,
-              expected_version: int | None = None) -> None:
-    """End a suspension: on or after its end date, or earlier with a reason (Art. 34, III)."""
-    on = _today(on)
-    reason_ = _clean_reason(reason)
-    with ctx.write() as s:
-        permit = _permit(s, permit_id, expected_version)
-        tctx = TransitionContext(on=on, service=permit.service_type, reason=reason_,
-                                 suspension_end=permit.suspended_until)
-        _check(ctx, "reinstate", permit.state, tctx, "A suspensão não pode ser encerrada:")
-        _record(s, ctx, "reinstate", permit.state, PermitState.ACTIVE, permit_id=permit.id, reason=reason_)
-        permit.state = PermitState.ACTIVE
-        permit.suspended_until = None
+def _check_step(user: CurrentUser, name: str, permit: Permit, tctx: TransitionContext, intro: str) -> None:
+    verdicts = check_transition(name, permit.state, user.role, tctx)
+    if not verdicts:
+        return
+    if any(v.rule_id == "transition_role" for v in verdicts):
+        raise PermissionDeniedError(verdicts[0].message)
+    raise RuleViolationError(verdicts, intro)
 
 
-@requires(Role.SUPERVISOR)
-def revoke(ctx: AppContext, permit_id: int, reason: str | None, *, final_criminal_conviction: bool = False,
-           on: date | None = None, expected_version: int | None = None) -> None:
-    """Cassação with its reason (Art. 34, IV), or for a final criminal conviction (Art. 35)."""
-    on = _today(on)
-    reason_ = _clean_reason(reason)
-    if final_criminal_conviction and not reason_:
-        reason_ = "Condenação criminal transitada em julgado (Art. 35)"
-    with ctx.write() as s:
-        permit = _permit(s, permit_id, expected_version)
-        tctx = TransitionContext(on=on, service=permit.service_type, reason=reason_,
-                                 final_criminal_conviction=final_criminal_conviction)
-        _check(ctx, "revoke", permit.state, tctx, "A cassação não é possível:")
-        _record(s, ctx, "revoke", permit.state, PermitState.REVOKED, permit_id=permit.id, reason=reason_)
-        _leave_force(s, permit, PermitState.REVOKED, on, reason_)
+def _record_step(s: Session, user: CurrentUser, name: str, permit: Permit, to_state: PermitState,
+                 reason: str | None) -> None:
+    s.add(PermitEvent(permit_id=permit.id, transition=name, from_state=permit.state.value, to_state=to_state.value,
+                      at=datetime.now(UTC), by_user=user.login, reason=reason))
+
+
+def apply_suspend(s: Session, user: CurrentUser, permit: Permit, until: date, *, basis: str, reason: str,
+                  on: date) -> None:
+    """Suspend until ``until`` for the decided notice ``basis`` (Art. 34, III); the quota place is kept."""
+    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, penalty_basis=basis,
+                             suspension_end=until)
+    _check_step(user, "suspend", permit, tctx, f"A suspensão de {permit.number} não é possível:")
+    _record_step(s, user, "suspend", permit, PermitState.SUSPENDED, f"{reason} (até {format_date(until)})")
+    permit.state = PermitState.SUSPENDED
+    permit.suspended_until = until
+
+
+def apply_reinstate(s: Session, user: CurrentUser, permit: Permit, *, reason: str, on: date,
+                    basis: str | None = None) -> None:
+    """End a suspension: its days are over (the calendar), or a decision of the process ends it early."""
+    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, penalty_basis=basis,
+                             suspension_end=permit.suspended_until)
+    _check_step(user, "reinstate", permit, tctx, f"A suspensão de {permit.number} não pode ser encerrada:")
+    _record_step(s, user, "reinstate", permit, PermitState.ACTIVE, reason)
+    permit.state = PermitState.ACTIVE
+    permit.suspended_until = None
+
+
+def apply_revoke(s: Session, user: CurrentUser, permit: Permit, *, reason: str, on: date, basis: str | None = None,
+                 final_criminal_conviction: bool = False) -> None:
+    """Cassação for a decided notice ``basis`` (Art. 34, IV) or a final criminal conviction (Art. 35)."""
+    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, penalty_basis=basis,
+                             final_criminal_conviction=final_criminal_conviction)
+    _check_step(user, "revoke", permit, tctx, f"A cassação de {permit.number} não é possível:")
+    _record_step(s, user, "revoke", permit, PermitState.REVOKED, reason)
+    _leave_force(s, permit, PermitState.REVOKED, on, reason)
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
@@ -945,10 +961,13 @@ class CalendarRun:
 def run_calendar(ctx: AppContext, *, on: date | None = None) -> CalendarRun:
     """What the calendar does by itself, once a day (at start-up and by `motodesk daily`):
 
-    a suspension whose end date has passed is lifted (Art. 34, III: suspension for its days), and a
-    permit whose term has ended is recorded as expired (Art. 6º). Each step goes through the state
-    machine and is recorded as done by "sistema".
+    a suspension whose end date has passed is lifted (Art. 34, III: suspension for its days) — a
+    permit's, and a deputy's link (Art. 34, III: "do condutor auxiliar") — and a permit whose term has
+    ended is recorded as expired (Art. 6º). Each step goes through the state machine and is recorded as
+    done by "sistema", one transaction per permit.
     """
+    from motodesk.services.deputies import lift_ended_deputy_suspensions
+
     on = _today(on)
     system = ctx.as_user(CALENDAR_USER)
     with ctx.read() as s:
@@ -958,8 +977,12 @@ def run_calendar(ctx: AppContext, *, on: date | None = None) -> CalendarRun:
                                                    Permit.suspended_until <= on).order_by(Permit.id)).all())
     reinstated = []
     for permit_id, number in ended:
-        reinstate(system, permit_id, reason="Fim do prazo da suspensão", on=on)
-        reinstated.append(number)
+        with system.write() as s:
+            permit = _permit(s, permit_id, None)
+            if permit.state is PermitState.SUSPENDED and permit.suspended_until and permit.suspended_until <= on:
+                apply_reinstate(s, CALENDAR_USER, permit, reason="Fim do prazo da suspensão", on=on)
+                reinstated.append(number)
+    reinstated += lift_ended_deputy_suspensions(system, on)
     return CalendarRun(reinstated, expire_due(system, on=on))
 
 

@@ -48,7 +48,7 @@ from motodesk.models import (
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.fees import FeeAct
-from motodesk.rules.infractions import Penalty, Severity, infraction_by_code
+from motodesk.rules.infractions import UNLICENSED_CODE, Penalty, Severity, infraction_by_code
 from motodesk.rules.quota import INHABITANTS_PER_PERMIT, mototaxi_quota
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import vehicle_useful_life_end
@@ -318,6 +318,10 @@ def _infraction_text(code: str, cache: dict[str, str | None]) -> str | None:
     return cache[code]
 
 
+#: The "Gravidade" cell of an Art. 32 notice: service without permit, not a group of Art. 33.
+UNLICENSED_LABEL = "Sem permissão (Art. 32)"
+
+
 def _infractions(s: Session, ctx: AppContext) -> tuple[Sheets, int]:
     q = (select(InfractionNotice.id, InfractionNotice.number, InfractionNotice.occurred_at,
                 InfractionNotice.place, InfractionNotice.offender_name, InfractionNotice.offender_kind,
@@ -353,9 +357,11 @@ def _infractions(s: Session, ctx: AppContext) -> tuple[Sheets, int]:
                             penalty = penalties.get(d.penalty, d.penalty)
                             fine_ufm, fine_brl = d.fine_ufm, d.fine_brl
                     text = _infraction_text(code, texts) or description
+                    # Art. 32 is not a group of Art. 33: its line says so instead of a classification.
+                    shown = UNLICENSED_LABEL if code == UNLICENSED_CODE else severities.get(severity, severity)
                     yield (number, at.astimezone(LOCAL_TZ).replace(tzinfo=None) if at else None, place, name,
                            _OFFENDER.get(kind, kind), permit, plate, article, text,
-                           severities.get(severity, severity), penalty, fine_ufm, fine_brl, inspector, refused,
+                           shown, penalty, fine_ufm, fine_brl, inspector, refused,
                            _NOTICE_STATUS.get(status, status))
 
     return [(xk.INFRACTIONS, rows())], _count(s, q)

@@ -37,7 +37,7 @@ from motodesk.ui.pdfpreview import preview_pdf
 
 STATE_COLOURS = {PermitState.ACTIVE: "#2e7d32", PermitState.SUSPENDED: "#ef6c00", PermitState.EXPIRED: "#9e9e9e",
                  PermitState.CANCELLED: "#546e7a", PermitState.REVOKED: "#c62828"}
-GROUP_COLOURS = {1: "#90caf9", 2: "#42a5f5", 3: "#ef6c00", 4: "#c62828"}
+GROUP_COLOURS = {1: "#90caf9", 2: "#42a5f5", 3: "#ef6c00", 4: "#c62828", 0: "#6d4c41"}  # 0: Art. 32
 
 
 def _int_axis(maximum: int) -> QValueAxis:
@@ -137,9 +137,9 @@ def deadlines_chart(data: DashboardData) -> QChart:
 
 
 def infractions_chart(data: DashboardData) -> QChart:
-    chart = _chart("Autos de infração nos últimos 12 meses, por grupo (Art. 33)")
+    chart = _chart("Autos de infração nos últimos 12 meses, por grupo (Art. 33) e sem permissão (Art. 32)")
     series = QStackedBarSeries()
-    for group in (1, 2, 3, 4):
+    for group in (1, 2, 3, 4, 0):
         series.append(_bar_set(group_label(group), list(data.infractions[group]), GROUP_COLOURS[group]))
     chart.addSeries(series)
     axis_x = QBarCategoryAxis()
@@ -148,7 +148,7 @@ def infractions_chart(data: DashboardData) -> QChart:
     axis_x.setTruncateLabels(False)
     chart.addAxis(axis_x, Qt.AlignmentFlag.AlignBottom)
     series.attachAxis(axis_x)
-    totals = [sum(data.infractions[g][i] for g in (1, 2, 3, 4)) for i in range(len(data.months))]
+    totals = [sum(counts[i] for counts in data.infractions.values()) for i in range(len(data.months))]
     axis_y = _int_axis(max(totals, default=0))
     chart.addAxis(axis_y, Qt.AlignmentFlag.AlignLeft)
     series.attachAxis(axis_y)

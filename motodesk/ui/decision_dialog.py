@@ -181,6 +181,9 @@ class DecisionDialog(QDialog):
         v = self.view
         if self.appeal:
             return f"<b>Julgamento do recurso</b> · prazo de recurso até {format_date(v.appeal_due)}"
+        if v.defence_due is None:
+            return ("<span style='font-size: 12pt; color: #b00020'><b>Autuado ainda não notificado</b></span> — o "
+                    "prazo de defesa começa com a notificação; registre-a antes de decidir (Art. 29, §§ 2º e 3º).")
         state = ("defesa registrada" if v.defence_on_file else
                  "prazo em curso, sem defesa nem renúncia" if self.today <= v.defence_due else
                  "prazo encerrado sem defesa")
@@ -236,17 +239,26 @@ class DecisionDialog(QDialog):
             return "Nenhum." + seizure
         if penalty not in (Penalty.SUSPENSION, Penalty.REVOCATION):
             return "Nenhum." + seizure
-        if v.offender_kind is not OffenderKind.HOLDER or v.permit_number is None:
-            return ("Penalidade do condutor auxiliar: registrada na decisão; a permissão do titular não é alterada."
-                    if v.offender_kind is OffenderKind.DEPUTY else "Sem permissão a alterar.")
+        if v.offender_kind is OffenderKind.UNREGISTERED or v.permit_number is None:
+            return "Sem permissão a alterar."
+        options = self.options
+        now = self.appeal or options is None or (
+            options.suspension_effective_now if penalty is Penalty.SUSPENSION else options.revocation_effective_now)
+        deputy = v.offender_kind is OffenderKind.DEPUTY
+        who = (f"O preposto ({v.offender_name}) de {v.permit_number}" if deputy
+               else f"A {v.service.instrument if v.service else 'permissão'} {v.permit_number}")
+        badge = "o crachá do preposto" if deputy else "o crachá"
+        if not now:
+            what = "A suspensão" if penalty is Penalty.SUSPENSION else "A cassação"
+            return (f"{what} {'do preposto ' if deputy else ''}de {v.permit_number} produz efeito quando a decisão "
+                    "for definitiva: depois do prazo de recurso, ao encerrar o processo, ou no julgamento do recurso "
+                    "(Art. 34, parágrafo único).")
         if penalty is Penalty.SUSPENSION:
             end = self.today + timedelta(days=self.days.value())
-            return (f"A {v.service.instrument if v.service else 'permissão'} {v.permit_number} fica suspensa de "
-                    f"{format_date(self.today)} até {format_date(end)}; o crachá passa a verificar como suspenso.")
-        if self.appeal:
-            return f"A permissão {v.permit_number} é cassada hoje (decisão definitiva)."
-        return (f"A cassação de {v.permit_number} produz efeito quando a decisão for definitiva: depois do prazo de "
-                "recurso, ao encerrar o processo, ou no julgamento do recurso.")
+            return (f"{who} fica suspens{'o' if deputy else 'a'} de {format_date(self.today)} até {format_date(end)}; "
+                    f"{badge} passa a verificar como suspenso (Art. 34, III).")
+        return (f"{who} é cassad{'o' if deputy else 'a'} hoje; {badge} passa a verificar como cassado "
+                "(Art. 34, IV).")
 
     # --- deciding ------------------------------------------------------------------------------
     def decision_input(self) -> DecisionInput:

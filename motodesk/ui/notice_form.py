@@ -8,7 +8,7 @@ registered or not. Date and time are typed in Patrocínio's local time and store
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimeZone
 from PySide6.QtWidgets import (
@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDateTimeEdit,
     QDialog,
+    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from motodesk.rules import enforcement as rules_enforcement
 from motodesk.rules.infractions import Infraction
 from motodesk.services import enforcement
 from motodesk.services.context import AppContext
@@ -43,7 +45,7 @@ from motodesk.services.enforcement import (
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
-from motodesk.ui.widgets import mark_field
+from motodesk.ui.widgets import DateField, mark_field
 
 ERROR_COLOUR = "#b00020"
 
@@ -346,7 +348,82 @@ class NoticeForm(QDialog):
             self.message.setText(str(exc))
             return False
         self.message.setStyleSheet("")
-        self.message.setText(f"Auto {self.created.number} lavrado. Prazo de defesa até "
-                             f"{format_date(self.created.defence_due)}.")
+        if self.created.defence_due is not None:
+            self.message.setText(f"Auto {self.created.number} lavrado. Prazo de defesa até "
+                                 f"{format_date(self.created.defence_due)}.")
+        else:
+            self.message.setText(f"Auto {self.created.number} lavrado. O prazo de defesa começa quando a "
+                                 "notificação do autuado for registrada (Art. 29, §§ 2º e 3º).")
         self.accept()
         return True
+
+
+class NotificationDialog(QDialog):
+    """Record how and when an offender who refused to sign, or was absent, was notified (Art. 29, § 2º).
+
+    The defence period (Art. 29, § 3º) starts on that day; field errors are placed on their widgets.
+    """
+
+    def __init__(self, ctx: AppContext, view: enforcement.NoticeView, parent: QWidget | None = None, *,
+                 today: date | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.view = view
+        self.today = today or enforcement.local_today()
+        self.recorded: NoticeCreated | None = None
+        self.setObjectName("notification_dialog")
+        self.setWindowTitle(f"Notificação do autuado – {view.number}")
+        what = "recusou-se a assinar" if view.signature is Signature.REFUSED else "não estava presente"
+        intro = QLabel(f"{view.offender_name} {what} "
+                       "no ato da autuação. Registre como e quando foi notificado: o prazo de defesa começa nesse "
+                       "dia (Art. 29, §§ 2º e 3º).")
+        intro.setWordWrap(True)
+        self.method = QComboBox()
+        self.method.setObjectName("method")
+        self.method.addItem("Escolha…", None)
+        for method in rules_enforcement.LATER_NOTIFICATION_METHODS:
+            self.method.addItem(method.label, method.value)
+        self.notified_on = DateField()
+        self.notified_on.setObjectName("notified_on")
+        self.notified_on.set_value(self.today)
+        self.reference = QLineEdit()
+        self.reference.setObjectName("reference")
+        self.reference.setMaxLength(120)
+        self.reference.setPlaceholderText("nº do AR, ou jornal e página do edital")
+        self.error = QLabel()
+        self.error.setObjectName("error")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #b00020")
+        form = QFormLayout()
+        form.addRow(intro)
+        form.addRow("&Meio:", self.method)
+        form.addRow("&Data da notificação:", self.notified_on)
+        form.addRow("&Referência:", self.reference)
+        form.addRow(self.error)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Registrar")
+        buttons.accepted.connect(self.submit)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self.method.setFocus()
+
+    def submit(self) -> None:
+        method = self.method.currentData()
+        data = enforcement.NotificationInput(
+            enforcement.NotificationMethod(method) if method else None, self.notified_on.value(),
+            self.reference.text())
+        try:
+            self.recorded = enforcement.record_notification(self.ctx, self.view.id, data, today=self.today,
+                                                            expected_version=self.view.version)
+        except InvalidInputError as exc:
+            widgets = {"method": self.method, "notified_on": self.notified_on, "reference": self.reference}
+            for key, widget in widgets.items():
+                mark_field(widget, exc.fields.get(key))
+            self.error.setText(" ".join(exc.fields.values()) or str(exc))
+            return
+        except MotodeskError as exc:
+            self.error.setText(str(exc))
+            return
+        self.accept()

@@ -133,3 +133,50 @@ def test_postgresql_going_away_is_explained_and_recovered(request: pytest.Fixtur
         proxy.cut()
         db.dispose()
         base.dispose()
+
+
+@pytest.mark.slow
+def test_a_server_lost_between_the_decision_and_the_suspension_leaves_neither(
+        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: the decision is flushed, the connection dies before the permit change commits."""
+    from datetime import timedelta
+
+    from conftest import user_ctx  # type: ignore[import-not-found]
+    from enforcement_factory import GRAVE, add_holder, an_hour_ago  # type: ignore[import-not-found]
+
+    from motodesk.models import Decision, Permit
+    from motodesk.rules.common import PermitState, Role
+    from motodesk.rules.infractions import Penalty
+    from motodesk.services import enforcement
+    from motodesk.services.enforcement import DecisionInput, NoticeInput, NoticeStatus, OffenderKind, Outcome
+
+    base = Database.open(request.getfixturevalue("pg_migrated"))
+    proxy = TcpProxy(base.url.host or "127.0.0.1", base.url.port or 5432)
+    db = Database.open(base.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False))
+    admin, supervisor = user_ctx(AppContext(db), Role.ADMIN), user_ctx(AppContext(db), Role.SUPERVISOR)
+    try:
+        holder = add_holder(admin)
+        created = enforcement.create_notice(supervisor, NoticeInput(
+            GRAVE, an_hour_ago(), "Praça Honorato Borges", OffenderKind.HOLDER, person_id=holder.person_id,
+            description="Desacato."))
+        real = enforcement.decisions.permits.apply_suspend
+
+        def server_lost(s, user, permit, until, **kwargs) -> None:  # noqa: ANN001
+            real(s, user, permit, until, **kwargs)
+            proxy.cut()  # the decision is flushed and the permit changed in the session: now the server goes
+
+        monkeypatch.setattr(enforcement.decisions.permits, "apply_suspend", server_lost)
+        with pytest.raises(DatabaseUnavailableError):
+            enforcement.decide(supervisor, created.id, DecisionInput(
+                Outcome.UPHELD, "Desacato.", Penalty.SUSPENSION, suspension_days=5),
+                today=created.defence_due + timedelta(days=1))
+        proxy.restore()
+        with db.session() as s:
+            assert s.scalars(select(Decision).where(Decision.notice_id == created.id)).all() == []
+            permit = s.get(Permit, holder.permit_id)
+            assert permit.state is PermitState.ACTIVE and permit.suspended_until is None
+        assert enforcement.get_notice(supervisor, created.id).status is NoticeStatus.OPEN
+    finally:
+        proxy.cut()
+        db.dispose()
+        base.dispose()

@@ -41,6 +41,7 @@ def ready(service: ServiceType = ServiceType.MOTOTAXI, **changes: object) -> Tra
         term_end=date(2031, 1, 5),
         extensions_used=0,
         reason="decisão no processo 12/2026",
+        penalty_basis="AI-0012/2026",
         suspension_end=date(2026, 4, 10),
         express_request=True,
     )
@@ -269,12 +270,18 @@ def test_no_registration_to_renew_after_the_term(service: ServiceType, instrumen
     ]
 
 
-@pytest.mark.parametrize("name", ["refuse", "suspend", "revoke"])
-def test_reason_is_required(name: str) -> None:
-    state = S.UNDER_REVIEW if name == "refuse" else S.ACTIVE
-    verdicts = check_transition(name, state, R.SUPERVISOR, ready(reason="  "))
+def test_reason_is_required_to_refuse() -> None:
+    verdicts = check_transition("refuse", S.UNDER_REVIEW, R.SUPERVISOR, ready(reason="  "))
     assert ids(verdicts) == ["transition_reason"]
     assert "informe o motivo" in verdicts[0].message
+
+
+@pytest.mark.parametrize("name", ["suspend", "revoke"])
+def test_a_penalty_needs_a_decided_process_not_a_reason(name: str) -> None:
+    verdicts = check_transition(name, S.ACTIVE, R.SUPERVISOR, ready(penalty_basis=None, reason="Infração grave"))
+    assert ids(verdicts) == ["transition_process"]
+    assert verdicts[0].article.startswith("Art. 29, § 3º") and "processo administrativo" in verdicts[0].message
+    assert check_transition(name, S.ACTIVE, R.SUPERVISOR, ready(reason=None)) == []
 
 
 def test_suspension_needs_a_future_end() -> None:
@@ -286,19 +293,21 @@ def test_suspension_needs_a_future_end() -> None:
     ]
 
 
-def test_reinstatement_before_the_end_needs_a_reason() -> None:
-    early = ready(on=date(2026, 4, 9), reason=None)
+def test_reinstatement_before_the_end_needs_a_decision_of_the_process() -> None:
+    early = ready(on=date(2026, 4, 9), reason="recurso provido", penalty_basis=None)
     assert ids(check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR, early)) == [
         "transition_suspension_end"
     ]
     assert (
-        check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR, replace(early, reason="recurso provido"))
+        check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR, replace(early, penalty_basis="AI-0012/2026"))
         == []
     )
+    assert check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR,
+                            replace(early, on=date(2026, 4, 10))) == []  # the calendar, on the last day
 
 
 def test_final_criminal_conviction_revokes_art_35() -> None:
-    ctx = ready(reason=None, final_criminal_conviction=True)
+    ctx = ready(reason=None, penalty_basis=None, final_criminal_conviction=True)
     assert check_transition("revoke", S.ACTIVE, R.SUPERVISOR, ctx) == []
     for name, state in (("renew_registration", S.ACTIVE), ("extend", S.ACTIVE), ("issue", S.APPROVED)):
         verdicts = check_transition(name, state, R.SUPERVISOR, ctx)

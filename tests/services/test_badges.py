@@ -11,6 +11,7 @@ from datetime import date, timedelta
 
 import pytest
 import zxingcpp
+from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
@@ -143,7 +144,7 @@ def test_a_suspended_permit_verifies_as_suspended_and_prints_nothing(ctx: AppCon
                                                                      supervisor: AppContext) -> None:
     _dossier, issued = _issued(ctx, supervisor)
     token = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
-    permits.suspend(supervisor, issued.id, "Infração gravíssima", TODAY + timedelta(days=20))
+    suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=20))
     result = badges.verify_badge(clerk, token)
     assert result.status is BadgeStatus.SUSPENDED
     assert f"até {TODAY + timedelta(days=20):%d/%m/%Y}" in result.message and "Art. 34, III" in result.message
@@ -151,7 +152,7 @@ def test_a_suspended_permit_verifies_as_suspended_and_prints_nothing(ctx: AppCon
         badges.print_badges(clerk, [issued.id], reason="Dano")
     with ctx.read() as s:
         assert len(s.scalars(select(BadgePrint)).all()) == 1
-    permits.revoke(supervisor, issued.id, "Cassação por reincidência")
+    revoke_through_process(supervisor, issued.id)
     assert badges.verify_badge(clerk, token).status is BadgeStatus.REVOKED
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
+from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 
 from motodesk.models.db import Database
@@ -88,7 +89,7 @@ def test_a_badge_of_a_suspended_permit_is_not_valid(tmp_path: Path) -> None:
     db = Database.open(url)
     ctx = AppContext(db, CurrentUser(None, "supervisor", "Supervisora", Role.SUPERVISOR))
     row = permits.list_permits(ctx, search=number)[0]
-    permits.suspend(ctx, row.id, "Infração grave", date.today().replace(year=date.today().year + 1))
+    suspend_through_process(ctx, row.id, date.today() + timedelta(days=300))
     db.dispose()
     out = run("verify-badge", token, "--database", url)
     assert out.returncode == 4 and out.stdout.startswith("PERMISSÃO SUSPENSA")

@@ -44,3 +44,19 @@ def test_the_figures(supervisor: AppContext, ctx: AppContext, clerk: AppContext)
     assert dashboard(ctx, today=today).quota.in_force == 2  # administrators see it too
     with pytest.raises(PermissionDeniedError):
         dashboard(clerk)
+
+
+def test_art_32_is_counted_apart_from_the_groups_of_art_33(supervisor: AppContext, ctx: AppContext) -> None:
+    """Issue 16, item 14: service without permit (Art. 32) is not a group 4 (gravíssima) infraction."""
+    from motodesk.services import enforcement
+    from motodesk.services.dashboard import UNLICENSED
+    from motodesk.services.enforcement import NoticeInput, OffenderKind
+
+    enforcement.create_notice(supervisor, NoticeInput(
+        "32", datetime.now(UTC) - timedelta(hours=1), "Rodoviária", OffenderKind.UNREGISTERED,
+        offender_name="Fulano de Tal", plate="QWE1A23", description="Transportava passageiro sem permissão."))
+    data = dashboard(supervisor, today=local_today())
+    assert sum(data.infractions[UNLICENSED]) == 1
+    assert sum(data.infractions[4]) == 0
+    assert data.infractions_total == 1
+    assert group_label(UNLICENSED) == "Art. 32 – sem permissão"

@@ -9,6 +9,7 @@ import io
 from datetime import date, time, timedelta
 
 import pytest
+from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import add_person, make_dossier  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import func, select
@@ -170,7 +171,7 @@ def test_what_the_nomination_needs(ctx: AppContext, clerk: AppContext, superviso
         deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION, on=TODAY + timedelta(days=1))
     with pytest.raises(PermissionDeniedError):
         deputies.nominate_deputy(inspector, issued.id, person_id, NOMINATION)
-    permits.suspend(supervisor, issued.id, "Infração grave", TODAY + timedelta(days=30))
+    suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=30))
     with pytest.raises(RuleViolationError, match="Art. 34, III"):
         deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION)
     assert deputies.deputy_history(inspector, issued.id) == []
@@ -256,13 +257,13 @@ def test_the_deputy_badge_stops_verifying_while_the_permit_is_suspended_or_revok
     badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)])
     assert badges.verify_badge(clerk, tokens[0]).valid
 
-    permits.suspend(supervisor, issued.id, "Infração gravíssima", TODAY + timedelta(days=30))
+    suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=30))
     suspended = badges.verify_badge(clerk, tokens[0])
     assert suspended.status is BadgeStatus.SUSPENDED and "Art. 34, III" in suspended.message
-    permits.reinstate(supervisor, issued.id, reason="Decisão em recurso")
-    assert badges.verify_badge(clerk, tokens[0]).valid
+    permits.run_calendar(ctx, on=TODAY + timedelta(days=30))  # the suspension's days are over
+    assert badges.verify_badge(clerk, tokens[0], today=TODAY + timedelta(days=30)).valid
 
-    permits.revoke(supervisor, issued.id, "Reincidência")
+    revoke_through_process(supervisor, issued.id)
     revoked = badges.verify_badge(clerk, tokens[0])
     assert revoked.status is BadgeStatus.REVOKED and not revoked.valid
     history = deputies.deputy_history(clerk, issued.id)

@@ -178,14 +178,14 @@ def test_numbering_retries_when_another_workstation_took_the_number(ctx: AppCont
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     holder = add_holder(ctx)
     first = _notice(inspector, holder)
-    real = enforcement._last_seq
+    real = enforcement.notices._last_seq
     calls = {"n": 0}
 
     def stale(s, year):  # noqa: ANN001, ANN202 - the first look misses the notice just written elsewhere
         calls["n"] += 1
         return 0 if calls["n"] == 1 else real(s, year)
 
-    monkeypatch.setattr(enforcement, "_last_seq", stale)
+    monkeypatch.setattr(enforcement.notices, "_last_seq", stale)
     second = _notice(inspector, holder)
     assert calls["n"] == 2
     assert first.number.startswith("AI-0001/") and second.number.startswith("AI-0002/")
@@ -379,21 +379,52 @@ def test_a_suspension_suspends_the_permit_and_its_badge(ctx: AppContext, inspect
     assert verification.status is badges.BadgeStatus.SUSPENDED and "suspensa" in verification.message
 
 
-def test_a_failed_permit_step_takes_the_decision_back(ctx: AppContext, inspector: AppContext,
-                                                      supervisor: AppContext,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_permit_step_leaves_neither_the_decision_nor_the_permit_change(
+        ctx: AppContext, inspector: AppContext, supervisor: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One transaction (issue 16): the decision is flushed, then the permit step fails — nothing stays."""
     holder = add_holder(ctx)
     created = _notice(inspector, holder, DESACATO)
+    real = enforcement.decisions.permits.apply_suspend
+    seen: dict[str, object] = {}
 
-    def raced(*_args, **_kwargs) -> None:  # another workstation changed the permit in between
+    def fails_after_the_change(s, user, permit, until, **kwargs) -> None:  # noqa: ANN001
+        seen["decisions"] = len(s.scalars(select(Decision).where(Decision.notice_id == created.id)).all())
+        real(s, user, permit, until, **kwargs)
+        s.flush()  # the permit row is written too, in the same transaction
         raise ConflictError("Outra estação salvou este registro depois que você o abriu.")
 
-    monkeypatch.setattr(enforcement.permits, "suspend", raced)
+    monkeypatch.setattr(enforcement.decisions.permits, "apply_suspend", fails_after_the_change)
     with pytest.raises(ConflictError):
         enforcement.decide(supervisor, created.id, DecisionInput(
             Outcome.UPHELD, "x", Penalty.SUSPENSION, suspension_days=3), today=_after_defence(created))
+    assert seen["decisions"] == 1  # the decision had been flushed before the permit step
     view = enforcement.get_notice(supervisor, created.id)
     assert view.status is NoticeStatus.OPEN and view.decisions == []
+    with ctx.read() as s:
+        permit = s.get(Permit, holder.permit_id)
+        assert permit.state is PermitState.ACTIVE and permit.suspended_until is None
+        assert s.scalars(select(PermitEvent).where(PermitEvent.permit_id == holder.permit_id)).all() == []
+
+
+def test_a_failed_revocation_at_closing_leaves_the_process_decided(
+        ctx: AppContext, inspector: AppContext, supervisor: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    holder = add_holder(ctx)
+    created = _notice(inspector, holder, ARMA)
+    day = _after_defence(created)
+    result = enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "Arma.", Penalty.REVOCATION),
+                                today=day)
+
+    def fails(*_args, **_kwargs) -> None:  # noqa: ANN002, ANN003
+        raise RuntimeError("falha injetada entre o encerramento e a cassação")
+
+    monkeypatch.setattr(enforcement.decisions.permits, "apply_revoke", fails)
+    with pytest.raises(RuntimeError):
+        enforcement.close_process(supervisor, created.id, today=result.appeal_due + timedelta(days=1))
+    view = enforcement.get_notice(supervisor, created.id)
+    assert view.status is NoticeStatus.DECIDED and view.closed_at is None
+    assert view.final_decision.permit_effect is PermitEffect.PENDING_REVOCATION
+    with ctx.read() as s:
+        assert s.get(Permit, holder.permit_id).state is PermitState.ACTIVE
 
 
 def test_a_suspension_of_a_suspended_permit_is_refused_before_writing(ctx: AppContext, inspector: AppContext,

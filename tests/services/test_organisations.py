@@ -7,6 +7,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from enforcement_factory import revoke_through_process  # type: ignore[import-not-found]
 from openpyxl import load_workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 
@@ -102,7 +103,7 @@ def test_holders_join_and_may_always_leave(ctx: AppContext, clerk: AppContext, s
     assert [m.name for m in organisations.list_members(clerk, org.id)] == ["Ana Beatriz Costa", "Bruno Henrique Dias"]
 
     # Leaving is a right at any time (Art. 9º, § 3º): even with the permit revoked.
-    permits.revoke(supervisor, ana_permit.id, "Reincidência")
+    revoke_through_process(supervisor, ana_permit.id)
     with pytest.raises(InvalidInputError, match="anterior à entrada"):
         organisations.leave_organisation(clerk, joined.affiliation_id, on=TODAY - timedelta(days=91))
     left = organisations.leave_organisation(clerk, joined.affiliation_id)

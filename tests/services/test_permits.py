@@ -6,11 +6,12 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
+from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
 
 from motodesk.models import Application, Decree, Permit, PermitEvent, QuotaCounter
-from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import permit_term_end
 from motodesk.rules.periods import add_years
 from motodesk.services import permits
@@ -53,23 +54,22 @@ def test_every_step_records_who_when_why(ctx: AppContext, clerk: AppContext, sup
     permits.start_review(clerk, dossier.application_id)
     issued = _issue(supervisor, dossier)
     permits.renew_registration(clerk, issued.id)
-    permits.suspend(supervisor, issued.id, "Auto de infração AI-0003/2026, grupo 3", TODAY + timedelta(days=30))
-    permits.reinstate(supervisor, issued.id, reason="Decisão em recurso")
-    permits.revoke(supervisor, issued.id, "Reincidência em infração gravíssima")
+    suspension = suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=30))
+    revocation = revoke_through_process(supervisor, issued.id)
     events = permits.history(supervisor, "permit", issued.id)
     assert [e.transition for e in events] == [
-        "start_review", "approve", "issue", "renew_registration", "suspend", "reinstate", "revoke"]
+        "start_review", "approve", "issue", "renew_registration", "suspend", "revoke"]
     assert [e.by_user for e in events] == ["clerk", "supervisor", "supervisor", "clerk", "supervisor",
-                                           "supervisor", "supervisor"]
+                                           "supervisor"]
     assert events[1].decree == "1.234/2026"
-    assert "AI-0003/2026" in events[4].reason and TODAY.year <= events[4].at.year
-    assert events[-1].reason == "Reincidência em infração gravíssima"
-    assert events[-1].from_state is PermitState.ACTIVE and events[-1].to_state is PermitState.REVOKED
+    assert suspension in events[4].reason and TODAY.year <= events[4].at.year
+    assert revocation in events[-1].reason and "Art. 30, Grupo 4, II" in events[-1].reason
+    assert events[-1].from_state is PermitState.SUSPENDED and events[-1].to_state is PermitState.REVOKED
     with ctx.read() as s:
         assert s.scalar(select(PermitEvent.id).where(PermitEvent.permit_id == issued.id,
                                                      PermitEvent.transition == "issue")) is not None
         permit = s.get(Permit, issued.id)
-        assert permit.ended_on == TODAY and permit.end_reason == "Reincidência em infração gravíssima"
+        assert permit.ended_on == TODAY and permit.end_reason == events[-1].reason
 
 
 def test_clerk_cannot_approve_and_is_told_who_can(ctx: AppContext, clerk: AppContext) -> None:
@@ -158,9 +158,9 @@ def test_issue_beyond_the_quota_is_refused(ctx: AppContext, supervisor: AppConte
     overview = permits.quota_overview(supervisor)
     assert (overview.quota, overview.in_force, overview.open_places, overview.counted_in_force) == (1, 1, 0, 1)
     # A suspended permit keeps its place; a revoked one gives it back.
-    permits.suspend(supervisor, issued.id, "Processo administrativo", TODAY + timedelta(days=10))
+    suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=10))
     assert permits.quota_overview(supervisor).open_places == 0
-    permits.revoke(supervisor, issued.id, "Condenação administrativa definitiva")
+    revoke_through_process(supervisor, issued.id)
     assert permits.quota_overview(supervisor).open_places == 1
     assert permits.issue(supervisor, second.application_id).number == f"MT-0002/{TODAY.year}"
 
@@ -217,31 +217,23 @@ def test_one_extension_of_five_years_only(ctx: AppContext, supervisor: AppContex
     assert history[-1].transition == "extend" and history[-1].decree == "99/2026"
 
 
-def test_suspension_needs_reason_and_end_date_and_ends_early_only_with_reason(ctx: AppContext,
-                                                                               supervisor: AppContext) -> None:
+def test_no_public_service_suspends_reinstates_or_revokes(ctx: AppContext, supervisor: AppContext) -> None:
+    """Art. 29, § 3º; Art. 34: a penalty only through a process; the session steps refuse one without it."""
+    from motodesk.services.context import CurrentUser
+
+    assert not any(hasattr(permits, name) for name in ("suspend", "reinstate", "revoke"))
     issued = _issue(supervisor, make_dossier(ctx))
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: informe o motivo da suspensão"):
-        permits.suspend(supervisor, issued.id, "", TODAY + timedelta(days=5))
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: pendente — informe até quando"):
-        permits.suspend(supervisor, issued.id, "Infração grave", None)
-    with pytest.raises(RuleViolationError, match=r"deve ser posterior"):
-        permits.suspend(supervisor, issued.id, "Infração grave", TODAY)
-    permits.suspend(supervisor, issued.id, "Infração grave", TODAY + timedelta(days=5))
-    with pytest.raises(RuleViolationError, match=r"para encerrá-la antes, informe o motivo"):
-        permits.reinstate(supervisor, issued.id)
-    permits.reinstate(supervisor, issued.id, on=TODAY + timedelta(days=5))
+    user = CurrentUser(id=None, login="supervisor", full_name="Supervisor", role=Role.SUPERVISOR)
+    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, III: a suspensão só se aplica por "
+                                                 r"decisão em processo administrativo"), ctx.write() as s:
+        permits.apply_suspend(s, user, s.get(Permit, issued.id), TODAY + timedelta(days=5), basis=" ",
+                              reason="Infração grave", on=TODAY)
+    with pytest.raises(RuleViolationError, match=r"Art\. 34, IV: a cassação só se aplica"), ctx.write() as s:
+        permits.apply_revoke(s, user, s.get(Permit, issued.id), reason="Reincidência", on=TODAY)
     assert permits.get_row(supervisor, "permit", issued.id).state is PermitState.ACTIVE
-
-
-def test_revocation_needs_a_reason_unless_a_final_conviction(ctx: AppContext, supervisor: AppContext) -> None:
-    issued = _issue(supervisor, make_dossier(ctx))
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, IV: informe o motivo da cassação"):
-        permits.revoke(supervisor, issued.id, "  ")
-    permits.revoke(supervisor, issued.id, None, final_criminal_conviction=True)
-    events = permits.history(supervisor, "permit", issued.id)
-    assert "Art. 35" in events[-1].reason
-    with pytest.raises(RuleViolationError, match="não se aplica no estado “Cassada”"):
-        permits.suspend(supervisor, issued.id, "x", TODAY + timedelta(days=1))
+    assert [e.transition for e in permits.history(supervisor, "permit", issued.id)] == ["approve", "issue"]
+    assert {t.name for t in permits.actions_for(permits.get_row(supervisor, "permit", issued.id),
+                                                Role.SUPERVISOR)} == {"renew_registration", "extend", "cancel", "expire"}
 
 
 def test_cancellation_needs_the_express_request(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
@@ -283,7 +275,7 @@ def test_a_stale_screen_is_a_conflict(ctx: AppContext, supervisor: AppContext) -
     row = permits.get_row(supervisor, "permit", issued.id)
     permits.renew_registration(supervisor, issued.id, on=TODAY + timedelta(days=10))
     with pytest.raises(ConflictError):
-        permits.suspend(supervisor, issued.id, "x", TODAY + timedelta(days=3), expected_version=row.version)
+        permits.cancel(supervisor, issued.id, "x", express_request=True, expected_version=row.version)
 
 
 def test_list_filters_sorts_and_searches(ctx: AppContext, supervisor: AppContext) -> None:
@@ -299,7 +291,7 @@ def test_list_filters_sorts_and_searches(ctx: AppContext, supervisor: AppContext
     assert permits.count_permits(supervisor, state_filter="pending") == 1
     assert permits.list_permits(supervisor, service=ServiceType.MOTOTAXI) == []
     names = [t.name for t in permits.actions_for(in_force[0], supervisor.user.role)]
-    assert {"renew_registration", "extend", "suspend", "revoke", "cancel"} <= set(names)
+    assert set(names) == {"renew_registration", "extend", "cancel", "expire"}  # no penalty outside a process
 
 
 def test_full_path_from_the_counter_to_a_verified_badge(ctx: AppContext, clerk: AppContext,
@@ -332,8 +324,8 @@ def test_the_daily_calendar_lifts_ended_suspensions_and_records_ended_terms(ctx:
                                                                              supervisor: AppContext) -> None:
     suspended = _issue(supervisor, make_dossier(ctx))
     running = _issue(supervisor, make_dossier(ctx, name="Maria Souza Lima"))
-    permits.suspend(supervisor, suspended.id, "Infração grave", TODAY + timedelta(days=5))
-    permits.suspend(supervisor, running.id, "Infração grave", TODAY + timedelta(days=30))
+    suspend_through_process(supervisor, suspended.id, TODAY + timedelta(days=5))
+    suspend_through_process(supervisor, running.id, TODAY + timedelta(days=30))
 
     assert permits.run_calendar(ctx, on=TODAY + timedelta(days=4)).reinstated == []  # still within its days
     result = permits.run_calendar(ctx, on=TODAY + timedelta(days=5))

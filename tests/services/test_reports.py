@@ -224,3 +224,19 @@ def test_every_kind_from_the_demo_register(ctx: AppContext, out_dir: Path) -> No
             assert len(values) - 2 == n, kind
         assert n > 0 or kind in ("organisation-members", "fees"), kind  # the demo charges no fee (defaults: zero)
     assert reports.suggested_name("people", date(2026, 3, 2)) == "pessoas-2026-03-02.xlsx"
+
+
+def test_the_infractions_export_shows_art_32_apart_from_the_art_33_groups(supervisor: AppContext,
+                                                                           out_dir: Path) -> None:
+    from datetime import UTC
+
+    from motodesk.services import enforcement
+    from motodesk.services.enforcement import NoticeInput, OffenderKind
+
+    created = enforcement.create_notice(supervisor, NoticeInput(
+        "32", datetime.now(UTC) - timedelta(hours=1), "Rodoviária", OffenderKind.UNREGISTERED,
+        offender_name="Fulano de Tal", plate="QWE1A23", description="Transportava passageiro sem permissão."))
+    export(supervisor, "infractions", out_dir / "i32.xlsx")
+    _ws, rows = _read(out_dir / "i32.xlsx")
+    line = next(r for r in rows[2:] if r[0] == created.number)
+    assert line[7] == "Art. 32" and line[9] == reports.UNLICENSED_LABEL == "Sem permissão (Art. 32)"

@@ -33,6 +33,7 @@ OPEN_TO_EVERY_USER = {
     "deadlines.collect": "read: deadlines, every profile sees them (inspectors included)",
     "deadlines.person_deadlines": "read: one person's deadlines in the dossier",
     "permits.run_calendar": "the system's daily job (terms ending, suspensions lifted), no person acts",
+    "deputies.lift_ended_deputy_suspensions": "the daily job's step for deputies (run_calendar), no person acts",
     "settings.law_settings": "read: the law's parameters every rule needs",
     "settings.ensure_defaults": "start-up: writes the default settings once, before anyone logs in",
 }

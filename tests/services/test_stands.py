@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
+from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
 from tests_helpers import race  # type: ignore[import-not-found]
@@ -148,7 +149,7 @@ def test_what_an_assignment_needs(ctx: AppContext, supervisor: AppContext, clerk
     with pytest.raises(RuleViolationError, match="destinado a Motoboy, não a Moto-frete"):
         stands.assign_to_stand(clerk, motoboy_only.id, frete.id)
     boy = holders(ctx, supervisor, 1)[0]
-    permits.suspend(supervisor, boy.id, "Infração grave", TODAY + timedelta(days=10))
+    suspend_through_process(supervisor, boy.id, TODAY + timedelta(days=10))
     with pytest.raises(RuleViolationError, match="está “Suspensa”"):
         stands.assign_to_stand(clerk, motoboy_only.id, boy.id)
     with pytest.raises(PermissionDeniedError):
@@ -182,9 +183,9 @@ def test_a_permit_that_leaves_force_gives_its_place_back(ctx: AppContext, superv
     first, second, third = holders(ctx, supervisor, 3)
     stands.assign_to_stand(clerk, stand.id, first.id)
     stands.assign_to_stand(clerk, stand.id, second.id)
-    permits.suspend(supervisor, second.id, "Infração", TODAY + timedelta(days=5))
+    suspend_through_process(supervisor, second.id, TODAY + timedelta(days=5))
     assert stands.get_stand(clerk, stand.id).occupied == 2  # a suspended permit keeps its place
-    permits.revoke(supervisor, first.id, "Reincidência")
+    revoke_through_process(supervisor, first.id)
     assert occupied(ctx, stand.id) == 1  # the stored counter gives the place back in the revocation itself
     assert stands.get_stand(clerk, stand.id).occupied == 1  # the list counts permits in force only
     assert [a.permit_number for a in stands.list_assignments(clerk, stand.id)] == [second.number]

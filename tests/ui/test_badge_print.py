@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import zxingcpp
+from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
@@ -145,7 +146,7 @@ def test_a_suspended_permit_has_no_preview(qtbot, clerk: AppContext, supervisor:
                                            permit_id: int) -> None:
     from datetime import date, timedelta
 
-    permits.suspend(supervisor, permit_id, "Infração grave", date.today() + timedelta(days=10))
+    suspend_through_process(supervisor, permit_id, date.today() + timedelta(days=10))
     dialog = _dialog(qtbot, clerk, [permit_id])
     assert "Art. 34, III" in dialog.note.text()
     assert not dialog.print_button.isEnabled() and not dialog.save_button.isEnabled()

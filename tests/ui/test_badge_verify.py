@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import pytest
+from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
@@ -87,7 +88,7 @@ def test_suspended_and_superseded(qtbot, supervisor: AppContext, printed) -> Non
     assert dialog.verdict.text() == "VIA SUBSTITUÍDA" and "em uso: 2ª" in dialog.details.text()
     assert dialog.name.text() == "João Conceição Araújo"  # who it was, without the photo
     assert dialog.photo.pixmap() is None or dialog.photo.pixmap().isNull()
-    permits.suspend(supervisor, permit_id, "Infração gravíssima", TODAY + timedelta(days=15))
+    suspend_through_process(supervisor, permit_id, TODAY + timedelta(days=15))
     dialog.scan.setText(token)
     dialog.verify()
     assert dialog.verdict.text() == "PERMISSÃO SUSPENSA"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -443,3 +443,42 @@ def test_history_highlights_repeat_offences(qtbot, qtmodeltester, ctx: AppContex
     page.reload()
     assert [page.model.row_at(r).number for r in range(page.model.rowCount())] == [second.number]
     qtmodeltester.check(page.model)
+
+
+def test_the_counter_records_the_later_notification_of_an_absent_offender(
+        qtbot, monkeypatch, ctx: AppContext, inspector: AppContext, clerk: AppContext) -> None:  # noqa: ANN001
+    """Art. 29, §§ 2º–3º: the defence period starts with the notification, recorded from the keyboard."""
+    from motodesk.rules.enforcement import NotificationMethod, defence_period_end
+    from motodesk.services.settings import law_settings
+    from motodesk.ui.notice_form import NotificationDialog
+
+    holder = add_holder(ctx)
+    created = enforcement.create_notice(inspector, NoticeInput(
+        "30.2.VI", an_hour_ago(), "Praça Santa Luzia", OffenderKind.HOLDER, person_id=holder.person_id,
+        description="Não devolveu o troco.", signature=Signature.ABSENT))
+    notified = date.today()
+
+    def notify(dialog: QDialog) -> None:
+        assert isinstance(dialog, NotificationDialog)
+        qtbot.waitExposed(dialog)
+        qtbot.keyClick(dialog.method, Qt.Key.Key_Return)  # no method chosen yet: refused with the article
+        dialog.submit()
+        assert "Art. 29, § 2º" in dialog.error.text() and dialog.isVisible()
+        dialog.method.setFocus()
+        qtbot.keyClick(dialog.method, Qt.Key.Key_Down)
+        qtbot.keyClick(dialog.method, Qt.Key.Key_Down)  # por via postal com AR
+        assert dialog.method.currentData() == NotificationMethod.POST_AR.value
+        qtbot.keyClicks(dialog.reference, "AR JT123456789BR")
+        qtbot.keyClick(dialog.reference, Qt.Key.Key_Return)
+
+    _drive(monkeypatch, "NotificationDialog", NotificationDialog, notify)
+    page = _page(qtbot, clerk)
+    page.select_notice(created.id)
+    assert "notificação pendente" in page.detail.text() and "Aguardando a notificação" in page.due_banner.text()
+    assert page.notification_button.isVisible() and page.notification_button.isEnabled()
+    qtbot.mouseClick(page.notification_button, LEFT)
+    view = enforcement.get_notice(clerk, created.id)
+    assert view.notified_on == notified and view.notification_method is NotificationMethod.POST_AR
+    assert view.defence_due == defence_period_end(notified, law_settings(ctx))
+    assert f"Prazo de defesa: até {view.defence_due:%d/%m/%Y}" in page.detail.text()
+    assert not page.notification_button.isEnabled()

@@ -8,17 +8,18 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDialog, QMessageBox
 from tests_helpers import (
     SCREENSHOTS,  # type: ignore[import-not-found]
     valid_cpf,  # type: ignore[import-not-found]
 )
 
 from motodesk.rules.common import PermitState, ServiceType
-from motodesk.services import permits
+from motodesk.services import enforcement, permits
 from motodesk.services.context import AppContext
 from motodesk.services.settings import update_settings
 from motodesk.ui.app import create_application
@@ -60,7 +61,8 @@ def test_supervisor_takes_an_application_to_a_suspended_permit(qtbot, qtmodeltes
     page = _page(qtbot, qtmodeltester, supervisor)
     tab = page.permits_tab
     assert tab.model.rowCount() == 1 and tab.select("application", dossier.application_id)
-    assert tab.step_buttons["approve"].isEnabled() and not tab.step_buttons["suspend"].isEnabled()
+    assert tab.step_buttons["approve"].isEnabled()
+    assert not {"suspend", "reinstate", "revoke"} & set(tab.step_buttons)  # penalties only through a process
 
     answers = iter([StepInput(decree_number="1.234/2026", decree_date=TODAY - timedelta(days=1))])
     monkeypatch.setattr(screen, "ask_step", lambda *a, **k: next(answers))
@@ -78,18 +80,44 @@ def test_supervisor_takes_an_application_to_a_suspended_permit(qtbot, qtmodeltes
     assert [e.transition for e in tab.events_model.rows()] == ["approve", "issue"]
     assert tab.badge_button.isEnabled() and tab.certificate_button.isEnabled()
 
-    # A suspension without its end date is refused, with the article, and changes nothing.
-    monkeypatch.setattr(screen, "ask_step", lambda *a, **k: StepInput(reason="Infração grave"))
-    _click(qtbot, tab.step_buttons["suspend"])
-    assert errors and "Art. 34, III" in errors[-1] and "informe até quando" in errors[-1]
+    # Art. 35: the only cassação of this page, from the court's certificate, typed from the keyboard.
+    assert tab.conviction_button.isEnabled()
+    final_on = TODAY - timedelta(days=2)
+
+    def fill(dialog: screen.ConvictionDialog) -> None:
+        qtbot.keyClicks(dialog.court, "1a Vara Criminal da Comarca de Patrocinio")
+        qtbot.keyClick(dialog.court, Qt.Key.Key_Tab)
+        qtbot.keyClicks(dialog.case_number, "00012345620248130481")
+        dialog.final_on.set_value(final_on)
+        qtbot.keyClick(dialog.case_number, Qt.Key.Key_Return)
+
+    def ask(parent, row):  # noqa: ANN001, ANN202 - the real dialog, driven by the keyboard
+        dialog = screen.ConvictionDialog(row, parent)
+        QTimer.singleShot(0, lambda: fill(dialog))
+        return dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
+
+    monkeypatch.setattr(screen, "ask_conviction", ask)
+    _click(qtbot, tab.conviction_button)
+    assert not errors, errors
+    assert tab.selected().state is PermitState.REVOKED and "Art. 35" in tab.status.text()
+    last = tab.events_model.rows()[-1]
+    assert last.transition == "revoke" and "0001234-56.2024.8.13.0481" in last.reason
+    assert f"{final_on:%d/%m/%Y}" in last.reason and not tab.conviction_button.isEnabled()
+
+
+def test_an_incomplete_conviction_is_refused_with_art_35(qtbot, qtmodeltester, monkeypatch,  # noqa: ANN001
+                                                         ctx: AppContext, supervisor: AppContext,
+                                                         errors: list[str]) -> None:
+    issued = permits.issue(supervisor, make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED,
+                                                    name="Ana Clara Rocha").application_id)
+    page = _page(qtbot, qtmodeltester, supervisor)
+    tab = page.permits_tab
+    tab.select("permit", issued.id)
+    monkeypatch.setattr(screen, "ask_conviction",
+                        lambda *a: enforcement.ConvictionInput("1ª Vara Criminal", "123", None))
+    _click(qtbot, tab.conviction_button)
+    assert errors and "Art. 35" in errors[-1]
     assert tab.selected().state is PermitState.ACTIVE
-    until = TODAY + timedelta(days=30)
-    monkeypatch.setattr(screen, "ask_step", lambda *a, **k: StepInput(reason="Infração grave", until=until))
-    _click(qtbot, tab.step_buttons["suspend"])
-    assert tab.selected().state is PermitState.SUSPENDED
-    assert f"suspensa até {until:%d/%m/%Y}" in tab.detail_title.text()
-    assert tab.step_buttons["reinstate"].isEnabled() and not tab.badge_button.isEnabled()
-    assert tab.events_model.rows()[-1].reason.startswith("Infração grave")
 
 
 def test_refusals_of_the_law_reach_the_screen(qtbot, qtmodeltester, monkeypatch, ctx: AppContext,  # noqa: ANN001
@@ -117,7 +145,8 @@ def test_clerk_sees_only_the_steps_of_a_clerk(qtbot, qtmodeltester, ctx: AppCont
     assert enabled == {"start_review", "cancel"}
     tab.select("permit", issued.id)
     enabled = {name for name, b in tab.step_buttons.items() if b.isEnabled()}
-    assert enabled == {"renew_registration", "cancel"}  # suspend, revoke, extend: supervisor only
+    assert enabled == {"renew_registration", "cancel"}  # extend: supervisor only
+    assert not tab.conviction_button.isEnabled()  # Art. 35 is recorded by a supervisor
 
 
 def test_filters_and_search(qtbot, qtmodeltester, ctx: AppContext, supervisor: AppContext) -> None:  # noqa: ANN001
@@ -226,7 +255,7 @@ def _screenshot_data(ctx: AppContext, supervisor: AppContext) -> int:
         badges.print_badges(supervisor, [issued.id])
         if i == 1:
             badges.print_badges(supervisor, [issued.id], reason="Perda informada pelo titular")
-            permits.suspend(supervisor, issued.id, "Infração grave (AI-0004/2026)", TODAY + timedelta(days=20))
+            suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=20))
             shown = issued.id
         if i == 2:
             permits.renew_registration(supervisor, issued.id)

@@ -38,7 +38,7 @@ from motodesk.ui.defence_dialog import FiledDialog
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date, format_datetime
 from motodesk.ui.mainwindow import register_page
-from motodesk.ui.notice_form import NoticeForm
+from motodesk.ui.notice_form import NoticeForm, NotificationDialog
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
 from motodesk.ui.widgets import heading
@@ -149,6 +149,10 @@ class InfractionsPage(QWidget):
 
         self.new_button = self._button("new_notice", "Novo auto", self.new_notice,
                                        role in enforcement.WRITERS)
+        self.notification_button = self._button("record_notification", "Registrar notificação…",
+                                                self.record_notification, role in enforcement.RECORDERS)
+        self.notification_button.setToolTip("Como e quando o autuado ausente ou que se recusou a assinar foi "
+                                            "notificado: o prazo de defesa começa nesse dia (Art. 29, § 2º)")
         self.defence_button = self._button("record_defence", "Registrar defesa", self.record_defence,
                                            role in enforcement.RECORDERS)
         self.decide_button = self._button("decide", "Decidir", self.decide, role in enforcement.DECIDERS)
@@ -192,7 +196,8 @@ class InfractionsPage(QWidget):
         filters.addWidget(self.status_filter)
         filters.addWidget(self.search, 1)
         buttons = QHBoxLayout()
-        for button in (self.new_button, self.defence_button, self.decide_button, self.appeal_button,
+        for button in (self.new_button, self.notification_button, self.defence_button, self.decide_button,
+                       self.appeal_button,
                        self.close_button, self.print_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
@@ -288,7 +293,12 @@ class InfractionsPage(QWidget):
         item = view.infraction
         lines = [
             f"<b>{escape(view.number)}</b> · {escape(view.status.label)} · lavrado por "
-            f"{escape(view.inspector_name)} · notificado em {format_date(view.notified_on)}",
+            f"{escape(view.inspector_name)} · "
+            + (f"notificado em {format_date(view.notified_on)}"
+               + (f" ({escape(view.notification_method.label.lower())}"
+                  + (f", {escape(view.notification_reference)}" if view.notification_reference else "") + ")"
+                  if view.notification_method else "")
+               if view.notified_on else "<b>notificação pendente</b> (Art. 29, § 2º)"),
             f"<b>{escape(item.article)}</b> — {escape(item.text)} ({escape(view.severity.label)})",
             f"Em {format_datetime(view.occurred_at)}, {escape(view.place)}",
             f"Autuado(a): <b>{escape(view.offender_name)}</b> — {escape(view.offender_kind.label)}"
@@ -298,7 +308,8 @@ class InfractionsPage(QWidget):
             + (" — <b>apreendido (Art. 32)</b>" if view.vehicle_seized else ""),
             f"Assinatura: {escape(view.signature.label)}",
             f"Relato: {escape(view.description or '')}",
-            f"<b>Prazo de defesa: até {format_date(view.defence_due)}</b> (Art. 29, § 3º)",
+            (f"<b>Prazo de defesa: até {format_date(view.defence_due)}</b> (Art. 29, § 3º)" if view.defence_due
+             else "<b>Prazo de defesa: começa com a notificação do autuado</b> (Art. 29, §§ 2º e 3º)"),
         ]
         for filed in view.filed:
             files = ", ".join(escape(a.filename) for a in filed.attachments)
@@ -308,7 +319,7 @@ class InfractionsPage(QWidget):
             reclass = (f" · reclassificada para {escape(decision.severity.label)}: "
                        f"{escape(decision.reclassification_reason)}") if decision.reclassification_reason and \
                 decision.severity else ""
-            effect = f" · {escape(decision.permit_effect.label)}" if decision.permit_effect else ""
+            effect = f" · {escape(decision.effect_label)}" if decision.permit_effect else ""
             appeal = f" · recurso até {format_date(decision.appeal_due)}" if decision.appeal_due else ""
             lines.append(f"• <b>Decisão ({escape(decision.stage.label)})</b> em {format_datetime(decision.decided_at)}"
                          f" por {escape(decision.decided_by)}: <b>{escape(decision.summary)}</b>{reclass}{effect}"
@@ -319,6 +330,7 @@ class InfractionsPage(QWidget):
 
     def _buttons(self, view: NoticeView | None) -> None:
         status = view.status if view else None
+        self.notification_button.setEnabled(view is not None and view.awaiting_notification)
         self.defence_button.setEnabled(status is NoticeStatus.OPEN)
         self.decide_button.setEnabled(status in (NoticeStatus.OPEN, NoticeStatus.APPEALED))
         self.appeal_button.setEnabled(status is NoticeStatus.DECIDED)
@@ -339,6 +351,13 @@ class InfractionsPage(QWidget):
         self.search.clear()
         self.reload(select_id=created.id)
         self.print_notice(created.id)
+
+    def record_notification(self) -> None:
+        view = self.current_view
+        if view is None:
+            return
+        if NotificationDialog(self.ctx, view, self, today=self.today()).exec():
+            self.reload(select_id=view.id)
 
     def record_defence(self) -> None:
         self._filed("defence")
@@ -367,8 +386,9 @@ class InfractionsPage(QWidget):
         answer = QMessageBox.question(
             self, "Encerrar processo",
             f"Encerrar o processo do auto {view.number}? A decisão torna-se definitiva"
-            + (" e a cassação da permissão produz efeito agora." if view.final_decision and
-               view.final_decision.permit_effect is enforcement.PermitEffect.PENDING_REVOCATION else "."))
+            + (f" e “{view.final_decision.effect_label}” produz efeito agora." if view.final_decision and
+               view.final_decision.permit_effect in (enforcement.PermitEffect.PENDING_REVOCATION,
+                                                     enforcement.PermitEffect.PENDING_SUSPENSION) else "."))
         if answer != QMessageBox.StandardButton.Yes:
             return
         try:

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import transition
 from motodesk.rules.validators import format_cpf
-from motodesk.services import badges, fees, permits, tenders
+from motodesk.services import badges, enforcement, fees, permits, tenders
 from motodesk.services.badges import BadgePrintRow
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
@@ -119,15 +119,13 @@ class StepInput:
     decree_date: date | None = None
     until: date | None = None
     express_request: bool = False
-    final_conviction: bool = False
 
 
 class StepDialog(QDialog):
-    """What one step asks: a reason, a Decree, an end date, the holder's express request…"""
+    """What one step asks: a reason, a Decree, a date, the holder's express request…"""
 
     def __init__(self, title: str, intro: str, *, reason: str | None = None, decree: str | None = None,
-                 until: str | None = None, express_request: bool = False, conviction: bool = False,
-                 parent: QWidget | None = None) -> None:
+                 until: str | None = None, express_request: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("step_dialog")
         self.setWindowTitle(title)
@@ -149,8 +147,6 @@ class StepDialog(QDialog):
         self.until.setObjectName("until")
         self.express_request = QCheckBox("O titular pediu o cancelamento por escrito (pedido anexado)")
         self.express_request.setObjectName("express_request")
-        self.conviction = QCheckBox("Condenação criminal transitada em julgado (Art. 35)")
-        self.conviction.setObjectName("conviction")
         if decree is not None:
             form.addRow(decree, self.decree_number)
             form.addRow("Data do Decreto:", self.decree_date)
@@ -160,8 +156,6 @@ class StepDialog(QDialog):
             form.addRow(reason, self.reason)
         if express_request:
             form.addRow(self.express_request)
-        if conviction:
-            form.addRow(self.conviction)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -176,13 +170,69 @@ class StepDialog(QDialog):
             decree_date=self.decree_date.value(),
             until=self.until.value(),
             express_request=self.express_request.isChecked(),
-            final_conviction=self.conviction.isChecked(),
         )
 
 
 def ask_step(parent: QWidget, title: str, intro: str, **fields: object) -> StepInput | None:
     """Open the step's dialog; None when cancelled.  Tests replace this function."""
     dialog = StepDialog(title, intro, parent=parent, **fields)  # type: ignore[arg-type]
+    try:
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.values()
+    finally:
+        dialog.deleteLater()
+
+
+class ConvictionDialog(QDialog):
+    """Art. 35: what the court's certificate of finality says; recording it revokes the permit."""
+
+    def __init__(self, row: PermitRow, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("conviction_dialog")
+        self.setWindowTitle("Condenação criminal transitada em julgado (Art. 35)")
+        self.resize(560, 0)
+        intro = QLabel(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
+                       "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
+                       "Informe os dados da certidão do juízo.")
+        intro.setWordWrap(True)
+        self.court = QLineEdit()
+        self.court.setObjectName("court")
+        self.court.setMaxLength(200)
+        self.court.setPlaceholderText("ex.: 1ª Vara Criminal da Comarca de Patrocínio")
+        self.case_number = QLineEdit()
+        self.case_number.setObjectName("case_number")
+        self.case_number.setMaxLength(40)
+        self.case_number.setPlaceholderText("NNNNNNN-DD.AAAA.J.TR.OOOO")
+        self.final_on = DateField()
+        self.final_on.setObjectName("final_on")
+        self.notes = QPlainTextEdit()
+        self.notes.setObjectName("notes")
+        self.notes.setFixedHeight(60)
+        form = QFormLayout()
+        form.addRow(intro)
+        form.addRow("&Juízo ou tribunal:", self.court)
+        form.addRow("Nº do &processo:", self.case_number)
+        form.addRow("&Trânsito em julgado em:", self.final_on)
+        form.addRow("&Observações:", self.notes)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+        ok.setText("Registrar e cassar")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self.court.setFocus()
+
+    def values(self) -> enforcement.ConvictionInput:
+        return enforcement.ConvictionInput(court=self.court.text().strip(), case_number=self.case_number.text().strip(),
+                                           final_on=self.final_on.value(), notes=self.notes.toPlainText().strip())
+
+
+def ask_conviction(parent: QWidget, row: PermitRow) -> enforcement.ConvictionInput | None:
+    """Open the Art. 35 dialog; None when cancelled.  Tests replace this function."""
+    dialog = ConvictionDialog(row, parent)
     try:
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
@@ -211,9 +261,6 @@ class PermitsTab(QWidget):
         ("issue", "Emitir"),
         ("renew_registration", "Renovar registro"),
         ("extend", "Prorrogar…"),
-        ("suspend", "Suspender…"),
-        ("reinstate", "Encerrar suspensão…"),
-        ("revoke", "Cassar…"),
         ("cancel", "Cancelar a pedido…"),
         ("expire", "Registrar fim do prazo"),
     )
@@ -273,11 +320,17 @@ class PermitsTab(QWidget):
         self.verify_button = self._button("verify_badge", "Verificar crachá…", self.verify_badge)
         self.deputy_button = self._button("deputy", "Preposto…", self.open_deputy)  # Art. 14
         self.payment_button = self._button("record_payment", "Registrar pa&gamento…", self.record_payment)  # Art. 6º, § 6º
+        # Art. 35: the one cassação recorded here; every other penalty comes from a decided notice of
+        # infraction (page "Infrações"), never from a button with a written reason.
+        self.conviction_button = self._button("conviction", "Condenação criminal (Art. 35)…",
+                                              self.record_conviction)
+        self.conviction_button.setToolTip("Registrar condenação criminal transitada em julgado: cassa a "
+                                          "permissão (Art. 35)")
         self.count = QLabel()
         self.count.setObjectName("count")
         outputs = QHBoxLayout()
         for button in (self.badge_button, self.certificate_button, self.authorization_button, self.deputy_button,
-                       self.payment_button, self.verify_button):
+                       self.payment_button, self.conviction_button, self.verify_button):
             outputs.addWidget(button)
         outputs.addStretch(1)
         outputs.addWidget(self.count)
@@ -391,6 +444,8 @@ class PermitsTab(QWidget):
         self.authorization_button.setEnabled(single_active and can_print)
         self.deputy_button.setEnabled(row is not None and row.is_permit)
         self.payment_button.setEnabled(row is not None and self.role in fees.RECORDERS)
+        self.conviction_button.setEnabled(row is not None and row.is_permit and row.state.in_force
+                                          and self.role in enforcement.DECIDERS)
         if row is None:
             self.detail_title.setText(f"{len(rows)} selecionados." if rows else
                                       "Selecione uma permissão ou requerimento.")
@@ -479,33 +534,6 @@ class PermitsTab(QWidget):
                              expected_version=row.version)
         self._done(row, f"{row.number}: prorrogada até {format_date(end)}.")
 
-    def _step_suspend(self, row: PermitRow) -> None:
-        values = ask_step(self, "Suspender", f"Suspender {row.number} de {row.holder} (Art. 34, III).",
-                          until="Suspensa até:", reason="Motivo da suspensão:")
-        if values is None:
-            return
-        permits.suspend(self.ctx, row.id, values.reason, values.until, expected_version=row.version)
-        self._done(row, f"{row.number}: suspensa até {format_date(values.until)}.")
-
-    def _step_reinstate(self, row: PermitRow) -> None:
-        end = f" (prevista para {format_date(row.suspended_until)})" if row.suspended_until else ""
-        values = ask_step(self, "Encerrar suspensão",
-                          f"Encerrar a suspensão de {row.number}{end}. Antes do fim, informe o motivo.",
-                          reason="Motivo:")
-        if values is None:
-            return
-        permits.reinstate(self.ctx, row.id, reason=values.reason or None, expected_version=row.version)
-        self._done(row, f"{row.number}: suspensão encerrada.")
-
-    def _step_revoke(self, row: PermitRow) -> None:
-        values = ask_step(self, "Cassar", f"Cassar {row.number} de {row.holder} (Art. 34, IV; Art. 35).",
-                          reason="Motivo da cassação:", conviction=True)
-        if values is None:
-            return
-        permits.revoke(self.ctx, row.id, values.reason or None, final_criminal_conviction=values.final_conviction,
-                       expected_version=row.version)
-        self._done(row, f"{row.number}: cassada.")
-
     def _step_cancel(self, row: PermitRow) -> None:
         values = ask_step(self, "Cancelar a pedido",
                           f"Cancelar {row.number} de {row.holder} a pedido expresso do interessado (Art. 6º, § 7º).",
@@ -525,6 +553,23 @@ class PermitsTab(QWidget):
             return
         permits.expire(self.ctx, row.id, expected_version=row.version)
         self._done(row, f"{row.number}: prazo encerrado.")
+
+    def record_conviction(self) -> None:
+        """Art. 35: the final criminal judgment (court, case number, date it became final) revokes the permit."""
+        row = self.selected()
+        if row is None or not row.is_permit:
+            return
+        values = ask_conviction(self, row)
+        if values is None:
+            return
+        try:
+            recorded = enforcement.record_final_conviction(self.ctx, row.id, values, expected_version=row.version)
+        except MotodeskError as exc:
+            show_error(self, exc)
+            self.reload(select=(row.kind, row.id))
+            return
+        self._done(row, f"{row.number}: cassada pela condenação criminal transitada em julgado em "
+                        f"{format_date(recorded.final_on)} (processo nº {recorded.case_number}; Art. 35).")
 
     # --- outputs ---------------------------------------------------------------------------------
     def print_badge(self) -> None:

@@ -1,0 +1,120 @@
+"""What the offender files at the counter: the defence (Art. 29, § 3º) and the appeal (Art. 34, §ún.)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from sqlalchemy.orm import Session
+
+from motodesk.models import (
+    Defence,
+    InfractionNotice,
+)
+from motodesk.rules.enforcement import (
+    ART_APPEAL,
+    ART_DEFENCE,
+    NoticeStatus,
+)
+from motodesk.rules.text import format_date
+from motodesk.services import attachments
+from motodesk.services.clock import local_time, local_today
+from motodesk.services.context import AppContext, requires
+from motodesk.services.enforcement._common import (
+    DEFENCE_OWNER,
+    MAX_TEXT,
+    RECORDERS,
+    FiledDocument,
+    FiledRecorded,
+    _load_notice,
+    _refuse,
+    _text,
+    _touch,
+)
+from motodesk.services.errors import (
+    InvalidInputError,
+)
+
+# --- defence and appeal at the counter -------------------------------------------------------------
+
+
+def _check_filed(data: FiledDocument, notice: InfractionNotice, today: date, what: str) -> tuple[date, str | None]:
+    errors: dict[str, str] = {}
+    received_on = data.received_on or today
+    if received_on > today:
+        errors["received_on"] = f"A data de recebimento ({format_date(received_on)}) está no futuro."
+    elif notice.notified_on is not None and received_on < notice.notified_on:
+        errors["received_on"] = (f"A data de recebimento ({format_date(received_on)}) é anterior à notificação "
+                                 f"({format_date(notice.notified_on)}).")
+    elif received_on < local_time(notice.occurred_at).date():
+        errors["received_on"] = (f"A data de recebimento ({format_date(received_on)}) é anterior à autuação.")
+    text = _text(data.text, MAX_TEXT, "text", f"o texto {what}", errors)
+    if not data.waived and not text and not data.files:
+        errors["text"] = f"Informe o texto {what} ou anexe o documento apresentado, ou registre a renúncia."
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados antes de registrar.", errors)
+    return received_on, text
+
+
+def _store_files(s: Session, ctx: AppContext, owner_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
+    """Scans filed with a defence or appeal: checked by content (services.attachments), stored once."""
+    return [attachments.store_attachment(s, ctx, DEFENCE_OWNER, owner_id, filename, content).id
+            for filename, content in files]
+
+
+@requires(*RECORDERS)
+def record_defence(ctx: AppContext, notice_id: int, data: FiledDocument, *, today: date | None = None,
+                   expected_version: int | None = None) -> FiledRecorded:
+    """The offender's defence (text and scans), or the waiver of the defence period (Art. 29, § 3º)."""
+    today = today or local_today()
+    for filename, content in data.files:
+        attachments.check_content(filename, content)
+    with ctx.write() as s:
+        notice = _load_notice(s, notice_id, expected_version)
+        if notice.status != NoticeStatus.OPEN:
+            raise _refuse("defence_after_decision", ART_DEFENCE,
+                          f"o auto {notice.number} já foi decidido; a defesa não pode mais ser registrada — "
+                          "registre um recurso.")
+        received_on, text = _check_filed(data, notice, today, "da defesa")
+        defence = Defence(notice_id=notice.id, stage="defence", received_on=received_on, text=text,
+                          waived=data.waived, received_by=ctx.user.login)
+        s.add(defence)
+        s.flush()
+        ids = _store_files(s, ctx, defence.id, data.files)
+        _touch(notice)
+        late = notice.defence_due is not None and received_on > notice.defence_due
+        return FiledRecorded(defence.id, "defence", late, ids)
+
+
+@requires(*RECORDERS)
+def record_appeal(ctx: AppContext, notice_id: int, data: FiledDocument, *, today: date | None = None,
+                  expected_version: int | None = None) -> FiledRecorded:
+    """The offender's appeal against an upheld decision, or its waiver (Art. 34, parágrafo único)."""
+    today = today or local_today()
+    for filename, content in data.files:
+        attachments.check_content(filename, content)
+    with ctx.write() as s:
+        notice = _load_notice(s, notice_id, expected_version)
+        if notice.status != NoticeStatus.DECIDED:
+            state = NoticeStatus(notice.status)
+            reason = {
+                NoticeStatus.OPEN: "ainda não há decisão da qual recorrer",
+                NoticeStatus.APPEALED: "já há recurso registrado, aguardando decisão",
+                NoticeStatus.CLOSED: "o processo está encerrado",
+            }[state]
+            raise _refuse("appeal_state", ART_APPEAL, f"auto {notice.number}: {reason}.")
+        first = notice.decisions[-1]
+        received_on, text = _check_filed(data, notice, today, "do recurso")
+        if first.appeal_due is not None and received_on > first.appeal_due and not data.waived:
+            raise _refuse("appeal_late", ART_APPEAL,
+                          f"o prazo de recurso do auto {notice.number} terminou em {format_date(first.appeal_due)}; "
+                          f"o recurso recebido em {format_date(received_on)} é intempestivo.")
+        appeal = Defence(notice_id=notice.id, stage="appeal", received_on=received_on, text=text,
+                         waived=data.waived, received_by=ctx.user.login)
+        s.add(appeal)
+        s.flush()
+        ids = _store_files(s, ctx, appeal.id, data.files)
+        if not data.waived:
+            notice.status = NoticeStatus.APPEALED.value
+        _touch(notice)
+        return FiledRecorded(appeal.id, "appeal", False, ids)
