@@ -20,11 +20,11 @@ from motodesk.models.permits import (
     Tender,
     TenderCandidate,
 )
-from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle
+from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle, VehicleAccident
 
 __all__ = [
     "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base", "Blob", "Decision",
     "Decree", "Defence", "DeputyLink", "InfractionNotice", "Inspection", "InspectionItem", "Organisation",
     "Permit", "PermitEvent", "Person", "PersonDocument", "Photo", "QuotaCounter", "Setting", "Stand",
-    "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle",
+    "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle", "VehicleAccident",
 ]

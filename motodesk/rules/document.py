@@ -116,6 +116,10 @@ EXAMPLE_VEHICLE = VehicleFacts(
     owner_name="JOÃO DA SILVA",
     insurance_valid_until=date(2026, 12, 31),
     authorised_for="passengers",
+    mandatory_insurance_valid_until=date(2026, 12, 31),
+    mandatory_insurance_number="SPVAT-2026-77",
+    mandatory_insurance_insured_cpf=EXAMPLE_HOLDER_CPF,
+    mandatory_insurance_insured_name="JOÃO DA SILVA",
 )
 
 FAILING_VEHICLE: dict[str, dict[str, Any]] = {
@@ -124,6 +128,7 @@ FAILING_VEHICLE: dict[str, dict[str, Any]] = {
     "art3_ii_useful_life": {"year_manufacture": 2020, "year_model": 2020},
     "art3_rental_category": {"category": "PARTICULAR"},
     "art5_1_i_crlv": {"crlv_municipality": "Uberlândia"},
+    "art5_1_i_insurance": {"mandatory_insurance_valid_until": date(2026, 3, 9)},
     "art5_5_holder_name": {"owner_cpf": "78939909291"},
     "art5_1_iv_colour": {"colour": "PRETA"},
     "art5_8_passenger_cargo": {"authorised_for": "both"},

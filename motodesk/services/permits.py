@@ -60,6 +60,7 @@ from motodesk.models import (
     Vehicle,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.document_gate import Document
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
 from motodesk.rules.lifecycle import (
@@ -82,6 +83,7 @@ from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
+from motodesk.services.document_checks import DocumentRequest, inspection_verdicts, require_documents
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -695,7 +697,8 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
             on=on,
             service=service,
             eligibility=[*tender, *_eligibility(s, person, service, on, settings, homologation)],
-            vehicle=_vehicle_verdicts(s, vehicle_id, service, on, settings, person.cpf),
+            vehicle=[*_vehicle_verdicts(s, vehicle_id, service, on, settings, person.cpf),
+                     *inspection_verdicts(s, vehicle_id, service, on, settings, expiry_only=True)],
             inspection_approved=_inspection_approved(s, vehicle_id, service),
             quota_open_places=quota[2] if quota else None,
             holder_permits_in_force=_holder_permits_in_force(s, person.id),
@@ -776,7 +779,8 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
             on=on,
             service=permit.service_type,
             eligibility=_eligibility(s, person, permit.service_type, on, settings),
-            vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+            vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+                     *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
         )
         _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
@@ -808,7 +812,8 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
             term_end=permit.term_end,
             extensions_used=1 if permit.extended else 0,
             eligibility=_eligibility(s, person, permit.service_type, on, settings),
-            vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+            vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+                     *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
         )
         _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
         decree = _decree(s, decree_number, decree_date, on) if decree_number else None
@@ -985,12 +990,11 @@ def recount_quota(ctx: AppContext) -> QuotaOverview:
 # --- documents -------------------------------------------------------------------------------
 
 
-def _require_in_force_for_documents(permit: Permit, article: str, document: str) -> None:
-    if permit.state is not PermitState.ACTIVE:
-        raise RuleViolationError([Verdict(
-            "document_state", article, Status.NOT_MET,
-            f"{article}: a {permit.service_type.instrument} {permit.number} está "
-            f"“{permit.state.label}”; {document} só é emitido(a) para permissão em vigor.")])
+def _require_documents(s: Session, settings: LawSettings, permit: Permit, document: Document,
+                       person_id: int | None, on: date) -> None:
+    """The document gate (:mod:`motodesk.rules.document_gate`), judged in the printing transaction."""
+    require_documents(s, [DocumentRequest(permit.id, document, person_id)], on, settings,
+                      f"Não é possível emitir {document.label} de {permit.number}:")
 
 
 def _person_info(person: Person, *, masked: bool, cnh: str | None = None) -> PersonInfo:
@@ -1045,11 +1049,18 @@ def _certificate_start(permit: Permit) -> date:
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
-def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
-    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF."""
+def registration_certificate_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
+                                 on: date | None = None) -> bytes:
+    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF.
+
+    Printed only when every fact it states holds today (:mod:`motodesk.rules.document_gate`);
+    ``person_id``, when given, must be the holder's (Art. 6º, § 1º; Art. 7º).
+    """
+    on = _today(on)
+    settings = law_settings(ctx)
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_in_force_for_documents(permit, "Art. 4º, § 1º", "o certificado de registro cadastral")
+        _require_documents(s, settings, permit, Document.REGISTRATION_CERTIFICATE, person_id, on)
         parts = _document_parts(s, permit, masked=False)
     from motodesk.printing.documents import RegistrationCertificateData, render_registration_certificate
 
@@ -1068,11 +1079,18 @@ def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
-def transit_authorization_pdf(ctx: AppContext, permit_id: int) -> bytes:
-    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF."""
+def transit_authorization_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
+                              on: date | None = None) -> bytes:
+    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF.
+
+    Printed only when every fact it states holds today (:mod:`motodesk.rules.document_gate`);
+    ``person_id``, when given, must be the holder's (Art. 6º, § 1º; Art. 7º).
+    """
+    on = _today(on)
+    settings = law_settings(ctx)
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_in_force_for_documents(permit, "Art. 5º, § 3º", "a autorização de trânsito")
+        _require_documents(s, settings, permit, Document.TRANSIT_AUTHORIZATION, person_id, on)
         parts = _document_parts(s, permit, masked=True)
     from motodesk.printing.documents import TransitAuthorizationData, render_transit_authorization
 

@@ -89,6 +89,9 @@ class VehicleInput:
     owner_name: str | None = None
     owner_cpf: str | None = None
     insurance_valid_until: date | None = None  # seguro obrigatório (Art. 5º, § 1º, I and § 5º)
+    insurance_number: str | None = None  # number of the DPVAT/SPVAT ticket or policy
+    insurance_insured_name: str | None = None
+    insurance_insured_cpf: str | None = None  # the insured must be the holder (Art. 5º, § 5º)
     passenger_insurance_valid_until: date | None = None  # mototáxi passengers (Art. 19, § 1º)
     notes: str | None = None
 
@@ -159,7 +162,7 @@ class HolderRef:
 # --- validation ----------------------------------------------------------------------------------
 
 _LIMITS = {"make": 60, "model": 60, "colour": 40, "category": 20, "crlv_municipality": 100,
-           "owner_name": 200, "notes": 4000}
+           "owner_name": 200, "notes": 4000, "insurance_number": 40, "insurance_insured_name": 200}
 
 
 def plate_forms(plate: str) -> set[str]:
@@ -222,6 +225,14 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
             errors["owner_cpf"] = f"CPF do proprietário: {cpf.message}"
     if values["owner_name"]:
         values["owner_name"] = clean_name(values["owner_name"])
+    if values["insurance_insured_cpf"]:
+        insured = validate_cpf(values["insurance_insured_cpf"])
+        if insured.ok:
+            values["insurance_insured_cpf"] = insured.value
+        else:
+            errors["insurance_insured_cpf"] = f"CPF do segurado: {insured.message}"
+    if values["insurance_insured_name"]:
+        values["insurance_insured_name"] = clean_name(values["insurance_insured_name"])
 
     made = data.year_manufacture
     if made is not None and (problem := _year_error("Ano de fabricação", made, today)):
@@ -269,6 +280,10 @@ def vehicle_facts(data: VehicleInput) -> VehicleFacts:
         owner_cpf=data.owner_cpf, owner_name=data.owner_name,
         insurance_valid_until=data.passenger_insurance_valid_until,
         authorised_for=REQUIRED_USE[data.service_type] if data.service_type else None,
+        mandatory_insurance_valid_until=data.insurance_valid_until,
+        mandatory_insurance_number=data.insurance_number,
+        mandatory_insurance_insured_cpf=data.insurance_insured_cpf,
+        mandatory_insurance_insured_name=data.insurance_insured_name,
     )
 
 
