@@ -203,7 +203,7 @@ def check_inspection_valid(service: ServiceType, last: InspectionFacts | None, o
     if on > until:
         return [_not_met("inspection_valid", ART_INSPECTION,
                          f"a vistoria de {format_date(last.performed_on)} valeu até {format_date(until)}; "
-                         f"{service.label} precisa de nova vistoria aprovada")]
+                         "é preciso nova vistoria aprovada")]
     return []
 
 

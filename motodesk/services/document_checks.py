@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import date
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -94,10 +95,10 @@ def _chunks(ids: Sequence[int]) -> list[Sequence[int]]:
     return [ids[i:i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
 
 
-def _by_id(s: Session, model: type, ids: set[int]) -> dict[int, object]:
-    found: dict[int, object] = {}
+def _by_id(s: Session, model: Any, ids: set[int]) -> dict[int, Any]:
+    found: dict[int, Any] = {}
     for chunk in _chunks(sorted(ids)):
-        found.update({row.id: row for row in s.scalars(select(model).where(model.id.in_(chunk)))})  # type: ignore[attr-defined]
+        found.update({row.id: row for row in s.scalars(select(model).where(model.id.in_(chunk)))})
     return found
 
 
@@ -111,21 +112,21 @@ def _person_on_document(person: Person, documents: dict[DocumentKind, DocumentIn
 
 def document_facts(s: Session, requests: Sequence[DocumentRequest]) -> list[DocumentFacts]:
     """The facts of every request, in the order given (a missing permit is the caller's to refuse)."""
-    permits: dict[int, Permit] = _by_id(s, Permit, {r.permit_id for r in requests})  # type: ignore[assignment]
+    permits: dict[int, Permit] = _by_id(s, Permit, {r.permit_id for r in requests})
     links: dict[int, DeputyLink] = {}
     for chunk in _chunks(sorted({r.permit_id for r in requests if r.document is Document.DEPUTY_BADGE})):
         links.update({link.permit_id: link for link in s.scalars(
             select(DeputyLink).where(DeputyLink.permit_id.in_(chunk), DeputyLink.end_on.is_(None)))})
-    applications: dict[int, Application] = _by_id(  # type: ignore[assignment]
+    applications: dict[int, Application] = _by_id(
         s, Application, {p.application_id for p in permits.values() if p.application_id})
     person_ids = {p.person_id for p in permits.values()} | {link.deputy_person_id for link in links.values()}
-    people: dict[int, Person] = _by_id(s, Person, person_ids)  # type: ignore[assignment]
+    people: dict[int, Person] = _by_id(s, Person, person_ids)
     documents: dict[int, dict[DocumentKind, DocumentInput]] = {pid: {} for pid in person_ids}
     for chunk in _chunks(sorted(person_ids)):
         for row in s.scalars(select(PersonDocument).where(PersonDocument.person_id.in_(chunk))):
             documents[row.person_id][row.kind] = DocumentInput(**{f: getattr(row, f) for f in _DOCUMENT_FIELDS})
     vehicle_ids = {p.vehicle_id for p in permits.values() if p.vehicle_id}
-    vehicles: dict[int, Vehicle] = _by_id(s, Vehicle, vehicle_ids)  # type: ignore[assignment]
+    vehicles: dict[int, Vehicle] = _by_id(s, Vehicle, vehicle_ids)
     inspections: dict[int, list[Inspection]] = {vid: [] for vid in vehicle_ids}
     accidents: dict[int, list[AccidentFacts]] = {vid: [] for vid in vehicle_ids}
     for chunk in _chunks(sorted(vehicle_ids)):
