@@ -13,7 +13,10 @@ verdicts out.  Every verdict carries its article and a pt_BR sentence.
 * :mod:`~motodesk.rules.infractions` — catalogue, classification and penalties (Art. 15, 30–34);
 * :mod:`~motodesk.rules.lifecycle` — the permit's state machine and terms (Art. 4º, 6º, 34, 35);
 * :mod:`~motodesk.rules.tenders` — the tender that precedes the mototáxi permission (Art. 6º);
-* :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks;
+* :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks, and how long an inspection is valid;
+* :mod:`~motodesk.rules.accidents` — accident reports and the inspection they require (Art. 31 G2 II, G4 I);
+* :mod:`~motodesk.rules.document_gate` — what a certificate, transit authorization or badge vouches for
+  on the day it prints (Art. 3º, 4º § 1º, 5º, 6º § 1º, 7º, 31 G4 I);
 * :mod:`~motodesk.rules.periods` — how years and days are counted (Código Civil, art. 132);
 * :mod:`~motodesk.rules.document` — ``docs/rules.md``, generated from all of the above.
 
