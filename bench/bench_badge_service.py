@@ -35,11 +35,13 @@ from typing import Any
 from sqlalchemy import create_engine, insert, make_url
 from validate_docbr import CPF
 
-from motodesk.models import Blob, Permit, Person, Photo, Vehicle
+from motodesk.models import Blob, Inspection, Permit, Person, PersonDocument, Photo, Vehicle
 from motodesk.models.db import Database
 from motodesk.printing.badge import render_badges
 from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.lifecycle import permit_term_end, registration_certificate_valid_until
+from motodesk.rules.settings import LawSettings
 from motodesk.services import badges
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.settings import ensure_defaults
@@ -67,6 +69,8 @@ def seed(ctx: AppContext, count: int, photos: list[bytes]) -> list[int]:
     while len(cpfs) < count:
         cpfs.add(generator.generate())
     people, blobs, shots, vehicles, permits = [], [], [], [], []
+    inspections: list[dict[str, Any]] = []
+    documents: list[dict[str, Any]] = []
     seq = dict.fromkeys(SERVICES, 0)
     for i, cpf in enumerate(sorted(cpfs)):
         pid = i + 1
@@ -78,8 +82,19 @@ def seed(ctx: AppContext, count: int, photos: list[bytes]) -> list[int]:
         shots.append({"person_id": pid, "blob_sha256": sha, "captured_at": now - timedelta(days=3),
                       "captured_by": "bench", "source": "file", "width": 354, "height": 472})
         service = SERVICES[i % 3]
+        # Everything a badge vouches for (document gate, issue 16): vehicle documents, inspection, certificates.
         vehicles.append({"id": pid, "plate": f"BEN{i % 10}A{i % 100:02d}"[:3] + f"{i:04d}", "service_type": service.value,
-                         "holder_id": pid, "active": True, "version": 1, "created_at": now, "updated_at": now})
+                         "holder_id": pid, "active": True, "version": 1, "created_at": now, "updated_at": now,
+                         "year_manufacture": today.year - 1, "year_model": today.year, "crlv_year": today.year,
+                         "crlv_municipality": "Patrocínio", "crlv_uf": "MG", "owner_cpf": cpf,
+                         "insurance_valid_until": today + timedelta(days=300), "insurance_insured_cpf": cpf})
+        inspections.append({"vehicle_id": pid, "service_type": service.value, "kind": "regular",
+                            "status": "approved", "performed_at": now - timedelta(days=3), "version": 1,
+                            "created_at": now, "updated_at": now})
+        documents.append({"person_id": pid, "kind": DocumentKind.MEDICAL.value, "issue_date": today - timedelta(days=5),
+                          "version": 1})
+        documents.append({"person_id": pid, "kind": DocumentKind.CRIMINAL.value, "result": "negative",
+                          "issue_date": today - timedelta(days=30), "version": 1})
         seq[service] += 1
         permits.append({"number": f"{service.code}-{seq[service]:04d}/{today.year}", "service_type": service.value,
                         "year": today.year, "seq": seq[service], "person_id": pid, "vehicle_id": pid,
@@ -92,6 +107,8 @@ def seed(ctx: AppContext, count: int, photos: list[bytes]) -> list[int]:
         s.execute(insert(Blob), blobs)
         s.execute(insert(Photo), shots)
         s.execute(insert(Vehicle), vehicles)
+        s.execute(insert(Inspection), inspections)
+        s.execute(insert(PersonDocument), documents)
         s.execute(insert(Permit), permits)
     with ctx.read() as s:
         return [row[0] for row in s.query(Permit.id).order_by(Permit.id)]
@@ -161,7 +178,7 @@ def main() -> None:
         with ctx.read() as s:  # the same badges, data only, for the two drawing-only cases
             private_pem, _ = badges.signing_keys(ctx)
             data = [p.data for p in badges._plan(s, [badges.BadgeRequest(i) for i in ids], private_pem,
-                                                 date.today(), reason="x", preview=False)]
+                                                 date.today(), LawSettings(), reason="x", preview=False)]
         rows.append(("render_badges only", *timed(args.runs, lambda _r: render_badges(data))))
         rows.append(("plain reportlab", *timed(args.runs, lambda _r: reference.plain_reportlab(data))))
         with ctx.read() as s:

@@ -111,7 +111,8 @@ def add_vehicle(s: Session, person: Person, service: ServiceType, on: date, *, i
         model="CG 160 Titan", year_manufacture=on.year - 1, year_model=on.year, engine_cc=160,
         colour="AMARELA" if service is ServiceType.MOTOTAXI else "PRETA", category="aluguel",
         crlv_year=on.year, crlv_municipality="Patrocínio", crlv_uf="MG", owner_name=person.full_name,
-        owner_cpf=person.cpf, insurance_valid_until=on + timedelta(days=300),
+        owner_cpf=person.cpf, insurance_valid_until=on + timedelta(days=300), insurance_number="SPVAT-2026-0001",
+        insurance_insured_name=person.full_name, insurance_insured_cpf=person.cpf,
         passenger_insurance_valid_until=on + timedelta(days=300), service_type=service, holder_id=person.id,
         active=True,
     )

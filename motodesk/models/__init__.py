@@ -23,12 +23,12 @@ from motodesk.models.permits import (
     Tender,
     TenderCandidate,
 )
-from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle
+from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle, VehicleAccident
 
 __all__ = [
     "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base",
     "Blob", "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice",
     "Inspection", "InspectionItem", "Organisation",
     "Permit", "PermitEvent", "Person", "PersonDocument", "Photo", "QuotaCounter", "Setting", "Stand",
-    "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle",
+    "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle", "VehicleAccident",
 ]

@@ -39,7 +39,11 @@ class Vehicle(Versioned, Timestamps, Base):
     crlv_uf: Mapped[str | None] = mapped_column(String(2))
     owner_name: Mapped[str | None] = mapped_column(String(200))
     owner_cpf: Mapped[str | None] = mapped_column(String(11))
+    # Seguro obrigatório (DPVAT/SPVAT, Art. 5º, § 1º, I and § 5º): its validity, number and insured person.
     insurance_valid_until: Mapped[date | None] = mapped_column(Date)
+    insurance_number: Mapped[str | None] = mapped_column(String(40))
+    insurance_insured_name: Mapped[str | None] = mapped_column(String(200))
+    insurance_insured_cpf: Mapped[str | None] = mapped_column(String(11))
     passenger_insurance_valid_until: Mapped[date | None] = mapped_column(Date)
     service_type: Mapped[ServiceType | None] = mapped_column(enum_column(ServiceType))
     holder_id: Mapped[int | None] = mapped_column(ForeignKey("people.id"), index=True)
@@ -92,3 +96,21 @@ class InspectionItem(Base):
     note: Mapped[str | None] = mapped_column(Text)
 
     inspection: Mapped[Inspection] = relationship(back_populates="items")
+
+
+class VehicleAccident(Timestamps, Base):
+    """An accident of the vehicle (Art. 31, Grupo 2, II; Grupo 4, I): when it happened and was reported.
+
+    ``safety_compromised`` accidents block every document of the permit until an accident
+    inspection approves the vehicle after ``happened_on`` (:mod:`motodesk.rules.document_gate`).
+    """
+
+    __tablename__ = "vehicle_accidents"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    vehicle_id: Mapped[int] = mapped_column(ForeignKey("vehicles.id"), index=True)
+    happened_on: Mapped[date] = mapped_column(Date)
+    reported_on: Mapped[date] = mapped_column(Date)
+    safety_compromised: Mapped[bool] = mapped_column(Boolean)
+    description: Mapped[str | None] = mapped_column(Text)
+    recorded_by: Mapped[str] = mapped_column(String(64))

@@ -16,7 +16,10 @@ verdicts out.  Every verdict carries its article and a pt_BR sentence.
 * :mod:`~motodesk.rules.deputies` — the deputy while the link lasts (Art. 14; Art. 31, Grupo 4, III);
 * :mod:`~motodesk.rules.replacement` — the replacement of the vehicle (Art. 31, Grupo 3, II);
 * :mod:`~motodesk.rules.fees` — the fee of each act and whether it was paid (Art. 6º, § 6º);
-* :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks;
+* :mod:`~motodesk.rules.deadlines` — every deadline the secretariat tracks, and how long an inspection is valid;
+* :mod:`~motodesk.rules.accidents` — accident reports and the inspection they require (Art. 31 G2 II, G4 I);
+* :mod:`~motodesk.rules.document_gate` — what a certificate, transit authorization or badge vouches for
+  on the day it prints (Art. 3º, 4º § 1º, 5º, 6º § 1º, 7º, 31 G4 I);
 * :mod:`~motodesk.rules.periods` — how years and days are counted (Código Civil, art. 132);
 * :mod:`~motodesk.rules.document` — ``docs/rules.md``, generated from all of the above.
 

@@ -13,7 +13,9 @@ medical                        issue + ``medical_valid_days``              Art. 
 registration_certificate       issue or renewal + 1 year                   Art. 4º, § 1º; Art. 30 G1 II
 criminal_certificates          issue + ``criminal_valid_years``            Art. 5º, XI
 vehicle_useful_life            31/12 of year of manufacture + 5            Art. 3º, II; Art. 31 G2 IV
-inspection                     see :func:`~checklist.next_inspection_due`  Art. 5º, § 6º; Art. 23
+inspection                     approved: + ``inspection_valid_months_*``   Art. 5º, § 6º; Art. 23
+                               (or the periodic summons, if sooner);
+                               failed: + ``reinspection_days``
 permit_term                    issue + 5 years (+ 5 if extended)           Art. 6º
 cnh                            expiry printed on the CNH                   Art. 5º, II
 passenger_insurance            end of the policy                           Art. 19, § 1º
@@ -35,7 +37,7 @@ from motodesk.rules.checklist import next_inspection_due
 from motodesk.rules.common import ServiceType
 from motodesk.rules.eligibility import criminal_certificates_valid_until, medical_valid_until
 from motodesk.rules.lifecycle import permit_term_end, registration_certificate_valid_until
-from motodesk.rules.periods import add_calendar_days, add_days
+from motodesk.rules.periods import add_calendar_days, add_days, add_months
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import vehicle_useful_life_end
 
@@ -54,6 +56,7 @@ __all__ = [
     "deputy_deregistration_due",
     "due_within",
     "inspection_due",
+    "inspection_valid_until",
     "is_overdue",
     "medical_due",
     "passenger_insurance_due",
@@ -160,11 +163,41 @@ def vehicle_useful_life_due(year_manufacture: int) -> Deadline:
     return _deadline(DeadlineKind.VEHICLE_USEFUL_LIFE, vehicle_useful_life_end(year_manufacture))
 
 
+_INSPECTION_VALID_MONTHS: dict[ServiceType, str] = {
+    ServiceType.MOTOTAXI: "inspection_valid_months_mototaxi",
+    ServiceType.MOTOBOY: "inspection_valid_months_motoboy",
+    ServiceType.MOTOFRETE: "inspection_valid_months_motofrete",
+}
+
+
+def inspection_valid_months(service: ServiceType, settings: LawSettings) -> int:
+    """How many months an approved inspection of ``service`` is valid (Art. 5º, § 6º; Art. 23)."""
+    months: int = getattr(settings, _INSPECTION_VALID_MONTHS[service])
+    return months
+
+
+def inspection_valid_until(service: ServiceType, performed_on: date, settings: LawSettings) -> date:
+    """Last day an inspection approved on ``performed_on`` is valid (Art. 5º, § 6º; Art. 23).
+
+    Months are counted as the Código Civil counts them (art. 132, § 3º: :func:`add_months`), like the
+    registration certificate's year: a moto-frete inspected on 10/03/2026 is valid through
+    10/03/2027 (Art. 23: "anualmente") and not on 11/03/2027.
+    """
+    return add_months(performed_on, inspection_valid_months(service, settings))
+
+
 def inspection_due(
     service: ServiceType, performed_on: date, approved: bool, settings: LawSettings
 ) -> Deadline | None:
-    """Next inspection (Art. 5º, § 6º; Art. 23), or None when none is scheduled."""
+    """Next inspection (Art. 5º, § 6º; Art. 23).
+
+    Approved: the end of its validity, or the periodic summons of :func:`next_inspection_due` when that
+    comes sooner.  Failed: the re-inspection period.
+    """
     due = next_inspection_due(service, performed_on, approved, settings)
+    if approved:
+        valid_until = inspection_valid_until(service, performed_on, settings)
+        due = valid_until if due is None else min(due, valid_until)
     return _deadline(DeadlineKind.INSPECTION, due) if due is not None else None
 
 

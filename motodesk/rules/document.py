@@ -141,6 +141,10 @@ EXAMPLE_VEHICLE = VehicleFacts(
     owner_name="JOÃO DA SILVA",
     insurance_valid_until=date(2026, 12, 31),
     authorised_for="passengers",
+    mandatory_insurance_valid_until=date(2026, 12, 31),
+    mandatory_insurance_number="SPVAT-2026-77",
+    mandatory_insurance_insured_cpf=EXAMPLE_HOLDER_CPF,
+    mandatory_insurance_insured_name="JOÃO DA SILVA",
 )
 
 FAILING_VEHICLE: dict[str, dict[str, Any]] = {
@@ -149,6 +153,7 @@ FAILING_VEHICLE: dict[str, dict[str, Any]] = {
     "art3_ii_useful_life": {"year_manufacture": 2020, "year_model": 2020},
     "art3_rental_category": {"category": "PARTICULAR"},
     "art5_1_i_crlv": {"crlv_municipality": "Uberlândia"},
+    "art5_1_i_insurance": {"mandatory_insurance_valid_until": date(2026, 3, 9)},
     "art5_5_holder_name": {"owner_cpf": "78939909291"},
     "art5_1_iv_colour": {"colour": "PRETA"},
     "art5_8_passenger_cargo": {"authorised_for": "both"},
@@ -173,6 +178,7 @@ def render_rules_markdown(settings: LawSettings | None = None) -> str:
         _enforcement_section(settings),
         _lifecycle_section(),
         _deputy_and_replacement_section(),
+        _documents_section(settings),
     ]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -598,6 +604,59 @@ def _deputy_and_replacement_section() -> str:
     return (
         "## Preposto durante o vínculo e substituição do veículo (Art. 14; Art. 31, Grupo 3, II e Grupo 4, III)\n\n"
         + _table(("Artigo", "Regra", "O que diz"), rows)
+    )
+
+
+def _documents_section(settings: LawSettings) -> str:
+    """The document gate and accidents (issue 16, items 2, 4, 5, 6, 10)."""
+    from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents
+    from motodesk.rules.document_gate import (
+        Document,
+        DocumentFacts,
+        InspectionFacts,
+        PersonOnDocument,
+        check_document,
+    )
+
+    holder = PersonOnDocument(1, "João da Silva", medical_date=date(2026, 2, 2),
+                              criminal_certificates_date=date(2026, 1, 20), criminal_result="negative")
+    good = DocumentFacts(
+        document=Document.BADGE, permit_number="MT-0007/2026", service=ServiceType.MOTOTAXI,
+        state=PermitState.ACTIVE, certificate_valid_until=date(2027, 1, 5), term_end=date(2031, 1, 5),
+        holder=holder, holder_cpf=EXAMPLE_HOLDER_CPF, granted_person_id=1, vehicle=EXAMPLE_VEHICLE,
+        vehicle_holder_id=1, last_inspection=InspectionFacts(date(2026, 1, 12), True),
+    )
+    accident = AccidentFacts(date(2026, 3, 1), date(2026, 3, 9), True)
+    cases: list[tuple[str, DocumentFacts]] = [
+        ("Permissão suspensa", replace(good, state=PermitState.SUSPENDED, suspended_until=date(2026, 4, 1))),
+        ("Pedido em nome de outra pessoa", replace(good, requested_person_id=2)),
+        ("Titular trocado no registro", replace(good, granted_person_id=2)),
+        ("Vida útil encerrada", replace(good, vehicle=replace(EXAMPLE_VEHICLE, year_manufacture=2020,
+                                                              year_model=2020))),
+        ("Seguro obrigatório vencido", replace(good, vehicle=replace(
+            EXAMPLE_VEHICLE, mandatory_insurance_valid_until=date(2026, 3, 9)))),
+        ("Vistoria vencida (mototáxi: 6 meses)", replace(good, last_inspection=InspectionFacts(date(2025, 9, 9), True))),
+        ("Acidente sem vistoria", replace(good, accidents=(accident,))),
+        ("Atestado médico vencido", replace(good, holder=replace(holder, medical_date=date(2025, 3, 9)))),
+        ("Crachá de preposto para quem não é o preposto", replace(
+            good, document=Document.DEPUTY_BADGE, deputy=replace(holder, person_id=3, name="Pedro Preposto"),
+            requested_person_id=4)),
+    ]
+    rows = [(label, "<br>".join(v.message for v in check_document(facts, EXAMPLE_DAY, settings)))
+            for label, facts in cases]
+    several = check_document(replace(good, accidents=(accident,), holder=replace(holder, medical_date=None)),
+                             EXAMPLE_DAY, settings)
+    late = check_accident_report(accident, settings)[0]
+    return (
+        "## Documentos (certificado, autorização de trânsito, crachá)\n\n"
+        "`check_document` só deixa imprimir o que é verdade no dia: permissão em vigor, para a pessoa a quem "
+        "foi outorgada (Art. 6º, § 1º; Art. 7º), veículo dentro da vida útil, com CRLV e seguro obrigatório "
+        "em dia, vistoria válida para o serviço, nenhum acidente que comprometeu a segurança sem vistoria, "
+        "atestado médico e certidões criminais do titular (e do preposto, no crachá dele) em dia. A recusa "
+        f"lista todos os artigos: com acidente e sem atestado, {len(several)} motivos.\n\n"
+        + _table(("Situação", "Parecer"), rows)
+        + "\nAcidentes (Art. 31, Grupo 2, II e Grupo 4, I): comunicação após 5 dias é sinalizada para auto "
+        f"(“{late.message}”); {check_accidents([accident], [])[0].message}\n"
     )
 
 

@@ -71,6 +71,19 @@ class LawSettings:
         "Art. 5º, § 6º",
         "Intervalo das vistorias periódicas de mototáxi e motoboy (meses; vazio = só quando convocadas)",
     )
+    # How long an approved inspection stays valid (Art. 5º, § 6º; Art. 23).  Moto-frete: the law
+    # asks for a yearly inspection (Art. 23), so 12 months.  Mototáxi and motoboy: the law speaks of
+    # "vistorias semestrais" at the secretariat's discretion (Art. 5º, § 6º); 6 months is the period
+    # that word names, so an approved inspection of these services is valid for one semester.
+    inspection_valid_months_mototaxi: int = _setting(
+        6, "Art. 5º, § 6º", "Validade da vistoria aprovada de mototáxi (meses; vistorias semestrais)"
+    )
+    inspection_valid_months_motoboy: int = _setting(
+        6, "Art. 5º, § 6º", "Validade da vistoria aprovada de motoboy (meses; vistorias semestrais)"
+    )
+    inspection_valid_months_motofrete: int = _setting(
+        12, "Art. 23; Art. 5º, § 6º", "Validade da vistoria aprovada de moto-frete (meses; inspeção anual)"
+    )
     reinspection_days: int = _setting(
         30, "Art. 5º, § 1º, II; Art. 5º, § 6º", "Prazo para nova vistoria após reprovação (dias)"
     )
@@ -184,6 +197,10 @@ class LawSettings:
             problems.append(f"{_label('retention_years')} deve ser de pelo menos 1 ano")
         if not 1 <= self.crlv_previous_year_accepted_until_month <= 12:
             problems.append(f"{_label('crlv_previous_year_accepted_until_month')} deve ser um mês de 1 a 12")
+        for service in ("mototaxi", "motoboy", "motofrete"):
+            name = f"inspection_valid_months_{service}"
+            if getattr(self, name) <= 0:
+                problems.append(f"{_label(name)} deve ser positiva")
         if self.periodic_inspection_months is not None and self.periodic_inspection_months <= 0:
             problems.append(f"{_label('periodic_inspection_months')} deve ser positivo ou vazio")
         for severity in Severity:

@@ -13,6 +13,7 @@ rule_id                     requirement
 ``art3_ii_useful_life``     at most 5 years of useful life (Art. 3º, II)
 ``art3_rental_category``    registered in the rental category, rental plate (Art. 3º, p. ún.; Art. 5º, § 1º, V)
 ``art5_1_i_crlv``           CRLV of the current year, registered in Patrocínio (Art. 5º, § 1º, I)
+``art5_1_i_insurance``      mandatory insurance (DPVAT/SPVAT) in force, in the holder's name (Art. 5º, § 1º, I; § 5º)
 ``art5_5_holder_name``      CRV/CRLV in the holder's name (Art. 5º, § 5º)
 ``art5_1_iv_colour``        mototáxi yellow, motoboy and moto-frete black (Art. 5º, § 1º, IV)
 ``art5_8_passenger_cargo``  authorised for passengers or for cargo, never both (Art. 5º, § 8º)
@@ -99,6 +100,11 @@ class VehicleFacts:
     insurance_policy_number: str | None = None
     # Art. 5º, § 8º: "passengers", "cargo", or "both" (which the law forbids).
     authorised_for: str | None = None
+    # Art. 5º, § 1º, I and § 5º: the seguro obrigatório (DPVAT/SPVAT), in force and in the holder's name.
+    mandatory_insurance_valid_until: date | None = None
+    mandatory_insurance_number: str | None = None
+    mandatory_insurance_insured_cpf: str | None = None
+    mandatory_insurance_insured_name: str | None = None
 
 
 #: pt_BR names of the fields of :class:`VehicleFacts`, as listed in ``Verdict.missing``.
@@ -120,6 +126,10 @@ FIELD_LABELS: dict[str, str] = {
     "insurance_policy_number": "o número da apólice de seguro",
     "authorised_for": "a finalidade autorizada (passageiros ou carga)",
     "holder_cpf": "o CPF do titular",
+    "mandatory_insurance_valid_until": "a validade do seguro obrigatório (DPVAT/SPVAT)",
+    "mandatory_insurance_number": "o número do seguro obrigatório",
+    "mandatory_insurance_insured_cpf": "o CPF do segurado do seguro obrigatório",
+    "mandatory_insurance_insured_name": "o nome do segurado do seguro obrigatório",
 }
 
 
@@ -147,6 +157,7 @@ def check_vehicle(
         _useful_life(facts, on),
         _rental_category(facts),
         _crlv(facts, on, settings),
+        mandatory_insurance_verdict(facts, on, holder_cpf),
         _holder_name(facts, holder_cpf),
         _colour(facts, service),
         _passengers_or_cargo(facts, service),
@@ -267,6 +278,39 @@ def _crlv(facts: VehicleFacts, on: date, settings: LawSettings) -> Verdict:
     if not found.clear:
         return found.verdict()
     return found.verdict(f"CRLV do exercício {year}, registrado em {settings.municipality}-{settings.uf}")
+
+
+ART_MANDATORY_INSURANCE = "Art. 5º, § 1º, I; Art. 5º, § 5º"
+
+
+def mandatory_insurance_verdict(facts: VehicleFacts, on: date, holder_cpf: str | None) -> Verdict:
+    """The seguro obrigatório (DPVAT/SPVAT): in force on ``on`` and in the holder's name.
+
+    Art. 5º, § 1º, I asks for the CRLV "com o seguro obrigatório"; § 5º wants "o DPVAT em nome do
+    permissionário".  Like the CRLV (:func:`_holder_name`), the holder is matched by CPF; the policy
+    runs to the end of its last day.
+    """
+    found = Findings("art5_1_i_insurance", ART_MANDATORY_INSURANCE, FIELD_LABELS)
+    until = facts.mandatory_insurance_valid_until
+    if until is None:
+        found.need("mandatory_insurance_valid_until")
+    elif until < on:
+        found.fail(f"o seguro obrigatório (DPVAT/SPVAT) venceu em {format_date(until)}")
+    insured = facts.mandatory_insurance_insured_cpf
+    if insured is None or not insured.strip():
+        found.need("mandatory_insurance_insured_cpf")
+    elif holder_cpf is None or not holder_cpf.strip():
+        found.need("holder_cpf")
+    else:
+        insured_cpf = validate_cpf(insured)
+        holder = validate_cpf(holder_cpf)
+        if not insured_cpf.ok:
+            found.fail(f"CPF do segurado: {as_clause(insured_cpf.message or 'inválido')}")
+        elif holder.ok and insured_cpf.value != holder.value:
+            found.fail("o seguro obrigatório não está em nome do titular (o CPF do segurado é outro)")
+    if not found.clear or until is None:
+        return found.verdict()
+    return found.verdict(f"seguro obrigatório em nome do titular, válido até {format_date(until)}")
 
 
 def _holder_name(facts: VehicleFacts, holder_cpf: str | None) -> Verdict:

@@ -45,7 +45,8 @@ from motodesk.printing.token import (
     sign_claim,
     verify_token,
 )
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.document_gate import Document
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
@@ -57,11 +58,8 @@ from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
     NotFoundError,
-    RuleViolationError,
 )
-from motodesk.services.permits import deputy_requirements_of
 from motodesk.services.settings import law_settings
-from motodesk.services.vehicles import replacement_refusal
 
 SIGNING_KEY_SETTING = "badge_signing_key"
 PUBLIC_KEY_SETTING = "badge_public_key"
@@ -141,10 +139,15 @@ def export_public_key(ctx: AppContext, path: Path) -> Path:
 
 @dataclass(frozen=True)
 class BadgeRequest:
-    """One badge to print: the holder's, or the deputy's (preposto) of that permit."""
+    """One badge to print: the holder's, or the deputy's (preposto) of that permit.
+
+    ``person_id``, when given, is the person the badge is asked for: it must be the holder (or, for a
+    deputy badge, the linked deputy), or the print is refused (Art. 6º, § 1º; Art. 7º).
+    """
 
     permit_id: int
     deputy: bool = False
+    person_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -187,23 +190,17 @@ def badge_valid_until(permit: Permit) -> date:
     return min(permit.certificate_valid_until, permit.term_end)
 
 
-def _refuse_state(permit: Permit, on: date) -> Verdict | None:
-    instrument = permit.service_type.instrument
-    if permit.state is PermitState.SUSPENDED:
-        until = f" até {format_date(permit.suspended_until)}" if permit.suspended_until else ""
-        return Verdict("badge_state", "Art. 34, III", Status.NOT_MET,
-                       f"Art. 34, III: a {instrument} {permit.number} está suspensa{until}; o crachá não é "
-                       "impresso durante a suspensão.")
-    if permit.state is not PermitState.ACTIVE:
-        return Verdict("badge_state", "Art. 5º, § 4º", Status.NOT_MET,
-                       f"Art. 5º, § 4º: a {instrument} {permit.number} está “{permit.state.label}”; só se imprime "
-                       "crachá de permissão em vigor.")
-    if badge_valid_until(permit) < on:
-        return Verdict("badge_certificate", "Art. 4º, § 1º", Status.NOT_MET,
-                       f"Art. 4º, § 1º: o certificado de registro de {permit.number} venceu em "
-                       f"{format_date(permit.certificate_valid_until)}; renove o registro antes de imprimir "
-                       "o crachá.")
-    return None
+def _gate(s: Session, requests: Sequence[BadgeRequest], on: date, settings: LawSettings) -> None:
+    """Every badge judged by the document gate (:mod:`motodesk.rules.document_gate`) in this transaction.
+
+    The permit in force, the bearer the one it was granted to, the vehicle's documents, inspection
+    and accidents, the holder's (and the deputy's) certificates: every failing article is listed.
+    """
+    from motodesk.services.document_checks import DocumentRequest, require_documents
+
+    require_documents(s, [DocumentRequest(r.permit_id, Document.DEPUTY_BADGE if r.deputy else Document.BADGE,
+                                          r.person_id) for r in requests],
+                      on, settings, "Crachá não impresso:")
 
 
 def _newest_photos(s: Session, person_ids: set[int]) -> dict[int, bytes]:
@@ -226,8 +223,8 @@ def _chunks(ids: list[int], size: int = 500) -> list[list[int]]:
     return [ids[i:i + size] for i in range(0, len(ids), size)]
 
 
-def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: date, *,
-          reason: str | None, preview: bool, settings: LawSettings) -> list[_Planned]:
+def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: date, settings: LawSettings, *,
+          reason: str | None, preview: bool) -> list[_Planned]:
     ids = sorted({r.permit_id for r in requests})
     permits: dict[int, Permit] = {}
     for chunk in _chunks(ids):
@@ -248,28 +245,16 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
     for chunk in _chunks(vehicle_ids):
         plates.update(dict(s.execute(select(Vehicle.id, Vehicle.plate).where(Vehicle.id.in_(chunk))).all()))
 
-    refusals: list[Verdict] = []
     missing_reason: list[str] = []
     planned: list[_Planned] = []
+    if any(r.permit_id not in permits for r in requests):
+        raise NotFoundError("Uma das permissões pedidas não existe mais.")
+    _gate(s, requests, on, settings)
     for request in requests:
-        permit = permits.get(request.permit_id)
-        if permit is None:
-            raise NotFoundError("Uma das permissões pedidas não existe mais.")
-        refusal = _refuse_state(permit, on) or replacement_refusal(s, permit.vehicle_id)
-        if refusal is not None:
-            refusals.append(refusal)
-            continue
+        permit = permits[request.permit_id]
         holder = people[permit.person_id]
         link = links.get(permit.id) if request.deputy else None
-        if request.deputy and link is None:
-            refusals.append(Verdict("badge_deputy", "Art. 14", Status.NOT_MET,
-                                    f"Art. 14: {permit.number} não tem preposto vinculado."))
-            continue
-        if link is not None:
-            judged = deputy_requirements_of(s, permit, on, settings)
-            if judged:
-                refusals.extend(judged)
-                continue
+        assert link is not None or not request.deputy  # the gate refuses a deputy badge without a deputy
         bearer = people[link.deputy_person_id] if link else holder
         current = link.badge_issue_no if link else permit.badge_issue_no
         if current >= 1 and not reason and not preview:
@@ -296,8 +281,6 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
             holder_of_deputy=holder.full_name if link else None,
         )
         planned.append(_Planned(request, permit.id, link.id if link else None, current, data))
-    if refusals:
-        raise RuleViolationError(refusals, "Crachá não impresso:")
     if missing_reason:
         raise InvalidInputError(
             "Informe o motivo da reimpressão (perda, roubo, dano, renovação…): já existe crachá de "
@@ -332,9 +315,9 @@ def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layo
                    offset_mm: tuple[float, float] = (0.0, 0.0), on: date | None = None) -> bytes:
     """The badges as they will print, with an unsigned QR: nothing is logged or numbered."""
     requests = _requests(items)
+    settings = law_settings(ctx)
     with ctx.read() as s:
-        planned = _plan(s, requests, b"", on or date.today(), reason=None, preview=True,
-                        settings=law_settings(ctx))
+        planned = _plan(s, requests, b"", on or date.today(), settings, reason=None, preview=True)
     return _render(planned, layout, offset_mm)
 
 
@@ -353,15 +336,16 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
         raise InvalidInputError(f"O motivo é longo demais (até {MAX_REASON} caracteres).", {"reason": "Longo demais."})
     private_pem, _public = signing_keys(ctx)
     on = on or date.today()
+    settings = law_settings(ctx)
     with ctx.read() as s:
-        planned = _plan(s, requests, private_pem, on, reason=reason, preview=False,
-                        settings=law_settings(ctx))
+        planned = _plan(s, requests, private_pem, on, settings, reason=reason, preview=False)
     pdf = _render(planned, layout, offset_mm)
     now = datetime.now(UTC)
     stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "
              "Confira o histórico de impressões e tente de novo.")
     settings = law_settings(ctx)
     with ctx.write() as s:
+        _gate(s, requests, on, settings)  # judged again in the transaction that numbers and logs the badges
         for p in planned:  # a second copy is paid for (Art. 6º, § 6º): one guia/DAM per badge reprinted
             if p.old_issue >= 1:
                 fees.require_payment(s, settings, FeeAct.BADGE_COPY, p.permit_id)

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from sqlalchemy import Select, and_, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
-from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocument, Vehicle
+from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocument, Vehicle, VehicleAccident
 from motodesk.rules import deadlines as dl
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.periods import add_months
 from motodesk.rules.settings import LawSettings
-from motodesk.services.clock import local_today
+from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold
@@ -147,7 +148,9 @@ def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,
                 Vehicle.passenger_insurance_valid_until <= horizon)
             rows += [_row(dl.passenger_insurance_due(r.d), today, r, f"placa {r.plate}") for r in s.execute(q)]
         if K.INSPECTION in wanted:
-            rows += _inspection_rows(s, vehicle_q, horizon, today)
+            rows += _inspection_rows(s, vehicle_q, horizon, today, settings)
+        if K.ACCIDENT_REPORT in wanted or K.INSPECTION in wanted:
+            rows += [r for r in _accident_rows(s, vehicle_q, today, settings) if r.kind in wanted]
         if K.DEPUTY_DEREGISTRATION in wanted:
             deputy = aliased(Person)
             q = (_holders(flt).join(DeputyLink, DeputyLink.permit_id == Permit.id)
@@ -162,20 +165,79 @@ def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,
     return _filter(rows, flt, today, horizon)
 
 
-def _inspection_rows(s: Session, vehicle_q: Select, horizon: date, today: date) -> list[DeadlineRow]:
+def _inspection_rows(s: Session, vehicle_q: Select, horizon: date, today: date,
+                     settings: LawSettings) -> list[DeadlineRow]:
+    """When each vehicle's inspection falls due: an approved one at the end of its validity for the
+    service (Art. 5º, § 6º; Art. 23), a failed one at its re-inspection, a scheduled one on its day."""
     K = dl.DeadlineKind
     latest = (select(Inspection.vehicle_id, func.max(Inspection.id).label("last_id"))
               .where(Inspection.status.in_(("approved", "failed", "scheduled")))
               .group_by(Inspection.vehicle_id).subquery())
+    # An approved inspection falls due no sooner than the shortest validity after it was performed:
+    # older ones are the only candidates (the exact day is the rules' below).
+    months = [dl.inspection_valid_months(service, settings) for service in ServiceType]
+    if settings.periodic_inspection_months:
+        months.append(settings.periodic_inspection_months)
+    approved_before = datetime.combine(add_months(horizon, -min(months)) + timedelta(days=2), time.min, tzinfo=UTC)
     due_col = func.coalesce(Inspection.next_due, Inspection.scheduled_for)
     q = (vehicle_q.join(latest, latest.c.vehicle_id == Vehicle.id)
          .join(Inspection, Inspection.id == latest.c.last_id)
-         .add_columns(due_col.label("d"), Inspection.status, Vehicle.plate)
-         .where(due_col.is_not(None), due_col <= horizon))
+         .add_columns(due_col.label("d"), Inspection.status, Inspection.performed_at,
+                      Inspection.service_type.label("inspected_for"), Vehicle.plate)
+         .where(or_(and_(Inspection.status == "approved", Inspection.performed_at.is_not(None),
+                         Inspection.performed_at < approved_before),
+                    and_(Inspection.status != "approved", due_col.is_not(None), due_col <= horizon))))
     out = []
     for r in s.execute(q):
+        due = r.d
+        if r.status == "approved":
+            deadline = dl.inspection_due(r.inspected_for, r.performed_at.astimezone(LOCAL_TZ).date(), True, settings)
+            due = deadline.due if deadline else None
+        if due is None or due > horizon:
+            continue
         detail = f"placa {r.plate}" + (" – vistoria agendada" if r.status == "scheduled" else "")
-        out.append(_row(dl.Deadline(K.INSPECTION, K.INSPECTION.article, r.d, K.INSPECTION.label), today, r, detail))
+        out.append(_row(dl.Deadline(K.INSPECTION, K.INSPECTION.article, due, K.INSPECTION.label), today, r, detail))
+    return out
+
+
+#: How far back the deadlines view looks for accidents reported late (flagged for a notice).
+ACCIDENT_LOOKBACK_DAYS = 365
+
+
+def _accident_rows(s: Session, vehicle_q: Select, today: date, settings: LawSettings) -> list[DeadlineRow]:
+    """Accidents reported after the 5 days (flagged for a notice, Art. 31, Grupo 2, II), and
+    safety-compromising accidents still waiting for their accident inspection (Art. 31, Grupo 4, I)."""
+    from motodesk.rules.accidents import (
+        LATE_REPORT_FLAG,
+        AccidentFacts,
+        accidents_awaiting_inspection,
+        report_is_late,
+    )
+
+    K = dl.DeadlineKind
+    q = (vehicle_q.join(VehicleAccident, VehicleAccident.vehicle_id == Vehicle.id)
+         .add_columns(VehicleAccident.happened_on, VehicleAccident.reported_on, VehicleAccident.safety_compromised,
+                      Vehicle.plate, Vehicle.id.label("vehicle_id"))
+         .where(or_(VehicleAccident.safety_compromised.is_(True),
+                    VehicleAccident.happened_on >= today - timedelta(days=ACCIDENT_LOOKBACK_DAYS))))
+    rows = list(s.execute(q))
+    passed: dict[int, list[date]] = {}
+    for vehicle_id in {r.vehicle_id for r in rows}:
+        passed[vehicle_id] = [at.astimezone(LOCAL_TZ).date() for at in s.scalars(
+            select(Inspection.performed_at).where(Inspection.vehicle_id == vehicle_id, Inspection.kind == "accident",
+                                                  Inspection.status.in_(("approved", "superseded")),
+                                                  Inspection.performed_at.is_not(None))) if at is not None]
+    out = []
+    for r in rows:
+        facts = AccidentFacts(r.happened_on, r.reported_on, r.safety_compromised)
+        if report_is_late(facts, settings):
+            due = dl.accident_report_due(r.happened_on, settings)
+            out.append(_row(due, today, r, f"placa {r.plate}, acidente de {r.happened_on:%d/%m/%Y}: "
+                                           f"{LATE_REPORT_FLAG}"))
+        if accidents_awaiting_inspection([facts], passed.get(r.vehicle_id, [])):
+            out.append(_row(dl.Deadline(K.INSPECTION, "Art. 31, Grupo 4, I", r.happened_on, "Vistoria após acidente"),
+                            today, r, f"placa {r.plate}, acidente de {r.happened_on:%d/%m/%Y}: documentos "
+                                      "bloqueados até a vistoria"))
     return out
 
 

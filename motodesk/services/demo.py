@@ -187,6 +187,7 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 "colour": "Amarela" if service is ServiceType.MOTOTAXI else "Preta", "category": "aluguel",
                 "crlv_year": today.year, "crlv_municipality": "Patrocínio", "crlv_uf": "MG", "owner_name": name,
                 "owner_cpf": cpf, "insurance_valid_until": today + timedelta(days=rng.randint(-30, 365)),
+                "insurance_insured_cpf": cpf, "insurance_insured_name": name,
                 "service_type": service.value, "holder_id": pid, "active": True, "version": 1,
                 "created_at": now, "updated_at": now,
             })

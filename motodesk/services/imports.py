@@ -452,7 +452,8 @@ class _Planner:
             return None, None
         data = VehicleInput(plate=v["plate"], holder_id=person_id or 0, service_type=service,
                             renavam=v.get("renavam"), vin=v.get("vin"), year_manufacture=v.get("manufacture_year"),
-                            engine_cc=v.get("engine_cc"))
+                            engine_cc=v.get("engine_cc"), insurance_valid_until=v.get("insurance_valid_until"),
+                            insurance_insured_cpf=v.get("insurance_insured_cpf"))
         current = self.known.vehicles_by_holder.get(person_id) if person_id else None
         if current is not None and current.plate in plate_forms(v["plate"]):
             # the same vehicle: only the cells given replace what is stored
@@ -470,6 +471,8 @@ class _Planner:
                 line.errors.append(verdict.message)
             elif verdict.rule_id == "art3_ii_useful_life":
                 line.warnings.append(verdict.message + " Aparecerá em Prazos.")
+            elif verdict.rule_id == "art5_1_i_insurance":
+                line.warnings.append(verdict.message)
         forms = plate_forms(clean.plate)
         shown = format_plate(clean.plate)
         for form in forms:

@@ -45,9 +45,9 @@ from motodesk.rules.checklist import (
     ItemResult,
     checklist_for,
     evaluate_checklist,
-    next_inspection_due,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.deadlines import inspection_due
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.periods import next_business_day
 from motodesk.rules.settings import LawSettings
@@ -556,7 +556,9 @@ def conclude_inspection(ctx: AppContext, inspection_id: int, answers: Sequence[I
         inspection.performed_at = now
         inspection.inspector_id = ctx.user.id
         inspection.inspector_name = ctx.user.full_name
-        inspection.next_due = next_inspection_due(inspection.service_type, performed_on, outcome.approved, settings)
+        # An approved inspection is due again when its validity for the service ends (Art. 5º, § 6º; Art. 23).
+        due = inspection_due(inspection.service_type, performed_on, outcome.approved, settings)
+        inspection.next_due = due.due if due else None
         old = s.scalar(select(Inspection).where(Inspection.superseded_by_id == inspection.id))
         if old is not None:
             old.status = InspectionStatus.SUPERSEDED.value

@@ -61,6 +61,7 @@ from motodesk.models import (
 )
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deputies import deputy_requirements
+from motodesk.rules.document_gate import Document
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
 from motodesk.rules.fees import FeeAct
@@ -85,6 +86,7 @@ from motodesk.services import fees
 from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
+from motodesk.services.document_checks import DocumentRequest, inspection_verdicts, require_documents
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -97,7 +99,7 @@ from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
 from motodesk.services.stands import release_stand_of_permit
 from motodesk.services.text import fold
-from motodesk.services.vehicles import VehicleInput, replacement_refusal
+from motodesk.services.vehicles import VehicleInput
 from motodesk.services.vehicles import vehicle_facts as register_facts
 
 if TYPE_CHECKING:  # reportlab loads with the first document printed, not with the window
@@ -720,7 +722,8 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
             on=on,
             service=service,
             eligibility=[*tender, *_eligibility(s, person, service, on, settings, homologation)],
-            vehicle=_vehicle_verdicts(s, vehicle_id, service, on, settings, person.cpf),
+            vehicle=[*_vehicle_verdicts(s, vehicle_id, service, on, settings, person.cpf),
+                     *inspection_verdicts(s, vehicle_id, service, on, settings, expiry_only=True)],
             inspection_approved=_inspection_approved(s, vehicle_id, service),
             quota_open_places=quota[2] if quota else None,
             holder_permits_in_force=_holder_permits_in_force(s, person.id),
@@ -802,7 +805,8 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
             on=on,
             service=permit.service_type,
             eligibility=_eligibility(s, person, permit.service_type, on, settings),
-            vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+            vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+                     *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
             deputy_requirements=deputy_requirements_of(s, permit, on, settings),
         )
         _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
@@ -836,7 +840,8 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
             term_end=permit.term_end,
             extensions_used=1 if permit.extended else 0,
             eligibility=_eligibility(s, person, permit.service_type, on, settings),
-            vehicle=_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+            vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
+                     *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
             deputy_requirements=deputy_requirements_of(s, permit, on, settings),
         )
         _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
@@ -1033,18 +1038,11 @@ def recount_quota(ctx: AppContext) -> QuotaOverview:
 # --- documents -------------------------------------------------------------------------------
 
 
-def _require_in_force_for_documents(s: Session, permit: Permit, article: str, document: str) -> None:
-    refusals: list[Verdict] = []
-    if permit.state is not PermitState.ACTIVE:
-        refusals.append(Verdict(
-            "document_state", article, Status.NOT_MET,
-            f"{article}: a {permit.service_type.instrument} {permit.number} está "
-            f"“{permit.state.label}”; {document} só é emitido(a) para permissão em vigor."))
-    waiting = replacement_refusal(s, permit.vehicle_id)
-    if waiting is not None:
-        refusals.append(waiting)
-    if refusals:
-        raise RuleViolationError(refusals)
+def _require_documents(s: Session, settings: LawSettings, permit: Permit, document: Document,
+                       person_id: int | None, on: date) -> None:
+    """The document gate (:mod:`motodesk.rules.document_gate`), judged in the printing transaction."""
+    require_documents(s, [DocumentRequest(permit.id, document, person_id)], on, settings,
+                      f"Não é possível emitir {document.label} de {permit.number}:")
 
 
 def _person_info(person: Person, *, masked: bool, cnh: str | None = None) -> PersonInfo:
@@ -1100,11 +1098,18 @@ def _certificate_start(permit: Permit) -> date:
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
-def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
-    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF."""
+def registration_certificate_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
+                                 on: date | None = None) -> bytes:
+    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF.
+
+    Printed only when every fact it states holds today (:mod:`motodesk.rules.document_gate`);
+    ``person_id``, when given, must be the holder's (Art. 6º, § 1º; Art. 7º).
+    """
+    on = _today(on)
+    settings = law_settings(ctx)
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_in_force_for_documents(s, permit, "Art. 4º, § 1º", "o certificado de registro cadastral")
+        _require_documents(s, settings, permit, Document.REGISTRATION_CERTIFICATE, person_id, on)
         parts = _document_parts(s, permit, masked=False)
     from motodesk.printing.documents import RegistrationCertificateData, render_registration_certificate
 
@@ -1124,11 +1129,18 @@ def registration_certificate_pdf(ctx: AppContext, permit_id: int) -> bytes:
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
-def transit_authorization_pdf(ctx: AppContext, permit_id: int) -> bytes:
-    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF."""
+def transit_authorization_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
+                              on: date | None = None) -> bytes:
+    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF.
+
+    Printed only when every fact it states holds today (:mod:`motodesk.rules.document_gate`);
+    ``person_id``, when given, must be the holder's (Art. 6º, § 1º; Art. 7º).
+    """
+    on = _today(on)
+    settings = law_settings(ctx)
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_in_force_for_documents(s, permit, "Art. 5º, § 3º", "a autorização de trânsito")
+        _require_documents(s, settings, permit, Document.TRANSIT_AUTHORIZATION, person_id, on)
         parts = _document_parts(s, permit, masked=True)
     from motodesk.printing.documents import TransitAuthorizationData, render_transit_authorization
 

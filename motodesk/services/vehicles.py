@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Inspection, Permit, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
-from motodesk.rules.replacement import documents_wait_for_replacement, new_vehicle_refusals, permit_may_name
+from motodesk.rules.replacement import new_vehicle_refusals, permit_may_name
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import (
     format_cpf,
@@ -93,6 +93,9 @@ class VehicleInput:
     owner_name: str | None = None
     owner_cpf: str | None = None
     insurance_valid_until: date | None = None  # seguro obrigatório (Art. 5º, § 1º, I and § 5º)
+    insurance_number: str | None = None  # number of the DPVAT/SPVAT ticket or policy
+    insurance_insured_name: str | None = None
+    insurance_insured_cpf: str | None = None  # the insured must be the holder (Art. 5º, § 5º)
     passenger_insurance_valid_until: date | None = None  # mototáxi passengers (Art. 19, § 1º)
     notes: str | None = None
 
@@ -163,7 +166,7 @@ class HolderRef:
 # --- validation ----------------------------------------------------------------------------------
 
 _LIMITS = {"make": 60, "model": 60, "colour": 40, "category": 20, "crlv_municipality": 100,
-           "owner_name": 200, "notes": 4000}
+           "owner_name": 200, "notes": 4000, "insurance_number": 40, "insurance_insured_name": 200}
 
 
 def plate_forms(plate: str) -> set[str]:
@@ -226,6 +229,14 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
             errors["owner_cpf"] = f"CPF do proprietário: {cpf.message}"
     if values["owner_name"]:
         values["owner_name"] = clean_name(values["owner_name"])
+    if values["insurance_insured_cpf"]:
+        insured = validate_cpf(values["insurance_insured_cpf"])
+        if insured.ok:
+            values["insurance_insured_cpf"] = insured.value
+        else:
+            errors["insurance_insured_cpf"] = f"CPF do segurado: {insured.message}"
+    if values["insurance_insured_name"]:
+        values["insurance_insured_name"] = clean_name(values["insurance_insured_name"])
 
     made = data.year_manufacture
     if made is not None and (problem := _year_error("Ano de fabricação", made, today)):
@@ -273,6 +284,10 @@ def vehicle_facts(data: VehicleInput) -> VehicleFacts:
         owner_cpf=data.owner_cpf, owner_name=data.owner_name,
         insurance_valid_until=data.passenger_insurance_valid_until,
         authorised_for=REQUIRED_USE[data.service_type] if data.service_type else None,
+        mandatory_insurance_valid_until=data.insurance_valid_until,
+        mandatory_insurance_number=data.insurance_number,
+        mandatory_insurance_insured_cpf=data.insurance_insured_cpf,
+        mandatory_insurance_insured_name=data.insurance_insured_name,
     )
 
 
@@ -637,12 +652,138 @@ def apply_replacement(s: Session, vehicle: Vehicle, *, inspection_approved: bool
     return ReplacementOutcome(moved_permit_ids=tuple(p.id for p in waiting))
 
 
-def replacement_refusal(s: Session, vehicle_id: int | None) -> Verdict | None:
-    """The refusal of any document for a permit naming ``vehicle_id`` while it waits for its
-    replacement to pass inspection (Art. 31, Grupo 3, II); None otherwise."""
-    vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
-    if vehicle is None or vehicle.active:
-        return None
-    successor = s.get(Vehicle, vehicle.replaced_by_id) if vehicle.replaced_by_id else None
-    return documents_wait_for_replacement(format_plate(vehicle.plate),
-                                          format_plate(successor.plate) if successor else None)
+# --- accidents (Art. 31, Grupo 2, II; Grupo 4, I) ------------------------------------------------
+
+ACCIDENT_RECORDERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR)
+MAX_ACCIDENT_TEXT = 2000
+
+
+@dataclass(frozen=True)
+class AccidentRow:
+    """One accident of a vehicle, with what the law makes of it."""
+
+    id: int
+    vehicle_id: int
+    happened_on: date
+    reported_on: date
+    safety_compromised: bool
+    description: str | None
+    recorded_by: str
+    late_report: bool  # reported after the 5 days: flagged for a notice (Art. 31, Grupo 2, II)
+    awaiting_inspection: bool  # safety compromised and no accident inspection passed since (Grupo 4, I)
+
+    @property
+    def flags(self) -> list[str]:
+        """What the register shows for this accident, in pt_BR."""
+        from motodesk.rules.accidents import LATE_REPORT_FLAG
+
+        shown = []
+        if self.late_report:
+            shown.append(LATE_REPORT_FLAG)
+        if self.awaiting_inspection:
+            shown.append("documentos bloqueados até a vistoria após acidente — Art. 31, G4, I")
+        return shown
+
+
+@dataclass(frozen=True)
+class AccidentRecorded:
+    accident: AccidentRow
+    messages: list[str]  # the flags, as the service result says them
+    inspection_id: int | None = None  # the accident inspection scheduled for a safety-compromising accident
+
+
+def _accident_rows(s: Session, vehicle_id: int, settings: LawSettings) -> list[AccidentRow]:
+    from motodesk.models import VehicleAccident
+    from motodesk.rules.accidents import AccidentFacts, accidents_awaiting_inspection, report_is_late
+
+    passed = [i.performed_at.astimezone(LOCAL_TZ).date() for i in s.scalars(select(Inspection).where(
+        Inspection.vehicle_id == vehicle_id, Inspection.kind == "accident",
+        Inspection.status.in_(("approved", "superseded")), Inspection.performed_at.is_not(None)))
+        if i.performed_at is not None]
+    rows = []
+    for a in s.scalars(select(VehicleAccident).where(VehicleAccident.vehicle_id == vehicle_id)
+                       .order_by(VehicleAccident.happened_on.desc(), VehicleAccident.id.desc())):
+        facts = AccidentFacts(a.happened_on, a.reported_on, a.safety_compromised)
+        rows.append(AccidentRow(a.id, a.vehicle_id, a.happened_on, a.reported_on, a.safety_compromised,
+                                a.description, a.recorded_by, report_is_late(facts, settings),
+                                bool(accidents_awaiting_inspection([facts], passed))))
+    return rows
+
+
+@requires(*READERS)
+def list_accidents(ctx: AppContext, vehicle_id: int) -> list[AccidentRow]:
+    """The vehicle's accidents, newest first, with their flags."""
+    from motodesk.services.settings import law_settings
+
+    settings = law_settings(ctx)
+    with ctx.read() as s:
+        return _accident_rows(s, vehicle_id, settings)
+
+
+@requires(*ACCIDENT_RECORDERS)
+def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, reported_on: date | None,
+                    safety_compromised: bool, description: str | None = None, *,
+                    today: date | None = None) -> AccidentRecorded:
+    """Record an accident the holder reports (Art. 31, Grupo 2, II).
+
+    A report after the 5 days is recorded and flagged for a notice ("comunicado após 5 dias"); an
+    accident that compromised safety blocks every document of the permit until an accident
+    inspection passes (Art. 31, Grupo 4, I): one is scheduled for today when the vehicle has none open.
+    """
+    from motodesk.models import VehicleAccident
+    from motodesk.rules.accidents import AccidentFacts, check_accident_report
+    from motodesk.services.inspections import InspectionKind, InspectionStatus
+    from motodesk.services.settings import law_settings
+
+    today = today or local_today()
+    text = " ".join((description or "").split()) or None
+    errors: dict[str, str] = {}
+    if happened_on is None:
+        errors["happened_on"] = "Informe a data do acidente."
+    elif happened_on > today:
+        errors["happened_on"] = "A data do acidente não pode ser futura."
+    if reported_on is None:
+        errors["reported_on"] = "Informe a data em que o titular comunicou o acidente."
+    elif reported_on > today:
+        errors["reported_on"] = "A data da comunicação não pode ser futura."
+    if text and len(text) > MAX_ACCIDENT_TEXT:
+        errors["description"] = f"Texto longo demais: no máximo {MAX_ACCIDENT_TEXT} caracteres."
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados antes de registrar o acidente.", errors)
+    assert happened_on is not None and reported_on is not None
+    settings = law_settings(ctx)
+    facts = AccidentFacts(happened_on, reported_on, bool(safety_compromised))
+    verdicts = check_accident_report(facts, settings)
+    if any(v.rule_id == "art31_g2_ii_accident_dates" for v in verdicts):
+        raise InvalidInputError(verdicts[0].message, {"reported_on": verdicts[0].message})
+    with ctx.write() as s:
+        vehicle = s.get(Vehicle, vehicle_id)
+        if vehicle is None:
+            raise NotFoundError("O veículo não existe mais no cadastro.")
+        if not vehicle.active:
+            raise MotodeskError("Este veículo foi substituído: registre o acidente no veículo ativo do titular.")
+        accident = VehicleAccident(vehicle_id=vehicle.id, happened_on=happened_on, reported_on=reported_on,
+                                   safety_compromised=bool(safety_compromised), description=text,
+                                   recorded_by=ctx.user.login)
+        s.add(accident)
+        inspection_id = None
+        if facts.safety_compromised and vehicle.service_type is not None:
+            open_one = s.scalar(select(Inspection).where(
+                Inspection.vehicle_id == vehicle.id,
+                Inspection.status.in_((InspectionStatus.SCHEDULED, InspectionStatus.DRAFT))))
+            if open_one is None:
+                scheduled = Inspection(vehicle_id=vehicle.id, service_type=vehicle.service_type,
+                                       kind=InspectionKind.ACCIDENT, status=InspectionStatus.SCHEDULED,
+                                       scheduled_for=today,
+                                       notes=f"Vistoria após o acidente de {happened_on:%d/%m/%Y} "
+                                             "(Art. 31, Grupo 4, I).")
+                s.add(scheduled)
+                s.flush()
+                inspection_id = scheduled.id
+        s.flush()
+        row = next(r for r in _accident_rows(s, vehicle.id, settings) if r.id == accident.id)
+    messages = [v.message for v in verdicts]
+    if row.awaiting_inspection:
+        messages.append("Art. 31, Grupo 4, I: a segurança do veículo foi comprometida; nenhum documento da "
+                        "permissão é emitido até a vistoria após acidente ser aprovada.")
+    return AccidentRecorded(row, messages, inspection_id)

@@ -37,7 +37,7 @@ CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": 
                    "aprendizagem": "Aprendizagem", "coleção": "Coleção"}
 INT_FIELDS = ("year_manufacture", "year_model", "engine_cc", "crlv_year")
 TEXT_FIELDS = ("plate", "renavam", "vin", "make", "model", "colour", "crlv_municipality", "crlv_uf",
-               "owner_name", "owner_cpf")
+               "owner_name", "owner_cpf", "insurance_number", "insurance_insured_name", "insurance_insured_cpf")
 #: Messages the form shows only after a save attempt (an empty required field is no error while typing).
 REQUIRED_ONLY_ON_SAVE = ("holder_id", "service_type")
 
@@ -164,6 +164,9 @@ class VehicleForm(QDialog):
         self.insurance = DateField()
         self.insurance.setObjectName("insurance_valid_until")
         self.inputs["insurance_valid_until"] = self.insurance
+        self.insurance_number = line("insurance_number", "nº do bilhete/apólice do DPVAT/SPVAT", 40)
+        self.insurance_insured_name = line("insurance_insured_name", "segurado, como no bilhete", 200)
+        self.insurance_insured_cpf = line("insurance_insured_cpf", "CPF do segurado (o titular)", 14)
         self.passenger_insurance = DateField()
         self.passenger_insurance.setObjectName("passenger_insurance_valid_until")
         self.inputs["passenger_insurance_valid_until"] = self.passenger_insurance
@@ -174,6 +177,9 @@ class VehicleForm(QDialog):
         insurance_box = QGroupBox("Seguros e observações")
         insurance_form = QFormLayout(insurance_box)
         insurance_form.addRow("Seguro obrigatório válido até:", self.insurance)
+        insurance_form.addRow("Seguro obrigatório (número):", self.insurance_number)
+        insurance_form.addRow("Segurado (nome):", self.insurance_insured_name)
+        insurance_form.addRow("Segurado (CPF):", self.insurance_insured_cpf)
         insurance_form.addRow("Seguro de passageiros (mototáxi) até:", self.passenger_insurance)
         insurance_form.addRow("Observações:", self.notes)
 
@@ -290,7 +296,7 @@ class VehicleForm(QDialog):
             value = getattr(data, key)
             if key == "plate" and value:
                 value = format_plate(value)
-            if key == "owner_cpf" and value:
+            if key in ("owner_cpf", "insurance_insured_cpf") and value:
                 value = format_cpf(value)
             self.inputs[key].setText(value or "")  # type: ignore[attr-defined]
         for key in INT_FIELDS:
@@ -326,7 +332,8 @@ class VehicleForm(QDialog):
             engine_cc=number("engine_cc"), colour=text("colour"), category=self.category.currentData(),
             crlv_year=number("crlv_year"), crlv_municipality=text("crlv_municipality"), crlv_uf=text("crlv_uf"),
             owner_name=text("owner_name"), owner_cpf=text("owner_cpf"),
-            insurance_valid_until=self.insurance.value(),
+            insurance_valid_until=self.insurance.value(), insurance_number=text("insurance_number"),
+            insurance_insured_name=text("insurance_insured_name"), insurance_insured_cpf=text("insurance_insured_cpf"),
             passenger_insurance_valid_until=self.passenger_insurance.value(),
             notes=self.notes.toPlainText().strip() or None,
         )
@@ -374,6 +381,8 @@ class VehicleForm(QDialog):
             return
         self.owner_name.setText(self.holder.name)
         self.owner_cpf.setText(format_cpf(self.holder.cpf))
+        self.insurance_insured_name.setText(self.holder.name)
+        self.insurance_insured_cpf.setText(format_cpf(self.holder.cpf))
 
     # --- saving ----------------------------------------------------------------------------------
     def save(self) -> bool:

@@ -79,4 +79,8 @@ def vehicle() -> VehicleFacts:
         insurance_valid_until=date(2026, 12, 31),
         insurance_policy_number="0001234",
         authorised_for="passengers",
+        mandatory_insurance_valid_until=date(2026, 12, 31),
+        mandatory_insurance_number="SPVAT-2026-77",
+        mandatory_insurance_insured_cpf=HOLDER_CPF,
+        mandatory_insurance_insured_name="JOÃO DA SILVA",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import replace
 from datetime import date
 
@@ -92,7 +93,14 @@ def test_defence_period_is_a_setting(settings: LawSettings) -> None:
 def test_inspection_deadline(settings: LawSettings) -> None:
     yearly = inspection_due(ServiceType.MOTOFRETE, date(2026, 3, 10), True, settings)
     assert yearly is not None and yearly.due == date(2027, 3, 10)
-    assert inspection_due(ServiceType.MOTOTAXI, date(2026, 3, 10), True, settings) is None
+    # Issue 16, item 5: an approved inspection expires; mototáxi and motoboy are semestral (Art. 5º, § 6º).
+    semestral = inspection_due(ServiceType.MOTOTAXI, date(2026, 3, 10), True, settings)
+    assert semestral is not None and semestral.due == date(2026, 9, 10)
+    shorter = inspection_due(ServiceType.MOTOBOY, date(2026, 3, 10), True,
+                             dataclasses.replace(settings, inspection_valid_months_motoboy=3))
+    assert shorter is not None and shorter.due == date(2026, 6, 10)
+    failed = inspection_due(ServiceType.MOTOFRETE, date(2026, 3, 10), False, settings)
+    assert failed is not None and failed.due == date(2026, 4, 9)
 
 
 def test_overdue_from_the_day_after() -> None:

@@ -270,7 +270,7 @@ def test_identification(vehicle: VehicleFacts, on: date) -> None:
                 st.none() | st.integers(-10_000, 10_000)
                 if f.name in ("year_manufacture", "year_model", "engine_cc", "crlv_year")
                 else st.none() | st.dates()
-                if f.name == "insurance_valid_until"
+                if f.name in ("insurance_valid_until", "mandatory_insurance_valid_until")
                 else st.none() | st.text(max_size=20)
             )
             for f in dataclasses.fields(VehicleFacts)

@@ -279,3 +279,26 @@ def test_a_million_empty_formatted_rows_cost_nothing(clerk: AppContext, folder: 
     assert [line.outcome for line in preview.lines] == [Outcome.NEW, Outcome.NEW]
     assert any("A leitura parou na linha" in w for w in preview.file_warnings)
     assert apply_import(clerk, preview).created == 2
+
+
+def test_the_mandatory_insurance_columns_are_read_and_judged(clerk: AppContext, folder: Path) -> None:
+    """Issue 16, item 10: the seguro obrigatório's validity and insured CPF, like the CRLV (Art. 5º, § 1º, I; § 5º)."""
+    cpfs = [valid_cpf() for _ in range(3)]
+    path = register(folder / "seguro.xlsx", [
+        row(cpfs[0], "Ana Seguro em Dia", "SEG1A23", insurance_valid_until=TODAY + timedelta(days=200),
+            insurance_insured_cpf=shown(cpfs[0])),
+        row(cpfs[1], "Beto Seguro Vencido", "SEG1B23", insurance_valid_until=TODAY - timedelta(days=1),
+            insurance_insured_cpf=shown(cpfs[1])),
+        row(cpfs[2], "Caio Seguro Alheio", "SEG1C23", insurance_valid_until=TODAY + timedelta(days=200),
+            insurance_insured_cpf=shown(cpfs[0])),
+    ])
+    preview = preview_import(clerk, path)
+    by = {line.line: line for line in preview.lines}
+    assert not any("seguro obrigatório" in w for w in by[2].warnings)
+    assert any("Art. 5º, § 1º, I; Art. 5º, § 5º" in w and "venceu" in w for w in by[3].warnings)
+    assert any("não está em nome do titular" in w for w in by[4].warnings)
+    apply_import(clerk, preview)
+    with clerk.read() as s:
+        stored = s.scalar(select(Vehicle).where(Vehicle.plate == "SEG1A23"))
+        assert stored is not None and stored.insurance_insured_cpf == cpfs[0]
+        assert stored.insurance_valid_until == TODAY + timedelta(days=200)

@@ -73,7 +73,11 @@ def test_fail_one_item_then_reinspect_only_that_item_and_approve(clerk: AppConte
     assert [i.code for i in reinspection.items] == ["A19-V-MIRRORS"]
     approved = inspections.conclude_inspection(inspector, again, answers(reinspection))
     assert approved.status is InspectionStatus.APPROVED and approved.pending == []
-    assert approved.next_due is None  # mototáxi: only when the secretariat schedules (Art. 5º, § 6º)
+    # Issue 16, item 5: an approved mototáxi inspection is valid for a semester (Art. 5º, § 6º).
+    from motodesk.rules.periods import add_months
+    performed = inspections.get_inspection(inspector, again).performed_at
+    assert performed is not None
+    assert approved.next_due == add_months(performed.astimezone(inspections.LOCAL_TZ).date(), 6)
     text, _ = pdf_text(inspections.inspection_report(inspector, again))
     assert "APROVADO" in text and "Espelho retrovisor de ambos os lados" in text
     assert f"vistoria nº {iid:06d}" in text

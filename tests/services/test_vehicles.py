@@ -40,6 +40,7 @@ def motorcycle(holder_id: int | None, cpf: str, plate: str = "ABC1D23", **change
         engine_cc=162, colour="Amarela", category="aluguel", crlv_year=2026, crlv_municipality="Patrocínio",
         crlv_uf="MG", owner_name="João Batista da Silva", owner_cpf=cpf,
         insurance_valid_until=date(2027, 1, 31), passenger_insurance_valid_until=date(2027, 3, 1),
+        insurance_number="SPVAT-0001", insurance_insured_name="João Batista da Silva", insurance_insured_cpf=cpf,
     )
     return dataclasses.replace(data, **changes)  # type: ignore[arg-type]
 

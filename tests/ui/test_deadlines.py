@@ -177,3 +177,17 @@ def test_screenshot(qtbot, clerk: AppContext, backend: str) -> None:  # noqa: AN
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         qtbot.wait(50)
         page.grab().save(str(SCREENSHOTS / "deadlines.png"))
+
+
+def test_accidents_reported_late_and_awaiting_inspection_are_shown(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    from motodesk.services import vehicles
+
+    r = holder(clerk, "Célia Acidente Tardio")
+    vehicles.record_accident(clerk, r.holder.vehicle_id, TODAY - timedelta(days=12), TODAY - timedelta(days=1), True)
+    page = _page(qtbot, clerk)
+    _reload(qtbot, page, lambda: page.kind.setCurrentIndex(page.kind.findData(DeadlineKind.ACCIDENT_REPORT)))
+    assert _cells(page, "obligation") == ["Comunicação de acidente"]
+    assert "comunicado após 5 dias — Art. 31, G2, II" in _cells(page, "detail")[0]
+    assert _cells(page, "article") == ["Art. 31, Grupo 2, II"]
+    _reload(qtbot, page, lambda: page.kind.setCurrentIndex(page.kind.findData(DeadlineKind.INSPECTION)))
+    assert any("documentos bloqueados até a vistoria" in d for d in _cells(page, "detail"))

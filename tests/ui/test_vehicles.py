@@ -197,3 +197,67 @@ def test_page_lists_authorises_and_replaces(qtbot, qtmodeltester, monkeypatch, c
     viewer = _form(qtbot, inspector, vehicle_id=old.id)
     assert "Veículo substituído" in viewer.banner.text() and not viewer.save_button.isVisible()
     assert viewer.plate.isReadOnly()
+
+
+def test_the_mandatory_insurance_is_typed_and_judged_live(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                          holder: tuple[int, str]) -> None:
+    form = _form(qtbot, clerk, holder_id=holder[0])
+    _fill_valid(qtbot, form)  # "Mesmo do titular" fills the insured too
+    assert form.insurance_insured_cpf.text() and form.insurance_insured_name.text() == "Maria Aparecida Souza"
+    insurance = _verdict(form, "art5_1_i_insurance")
+    assert insurance.status is Status.PENDING and "validade do seguro obrigatório" in insurance.message
+    form.insurance.setFocus()
+    qtbot.keyClicks(form.insurance, f"3112{THIS_YEAR + 1}")
+    _type(qtbot, form.insurance_number, "SPVAT-123")
+    assert _verdict(form, "art5_1_i_insurance").ok
+    _type(qtbot, form.insurance_insured_cpf, valid_cpf())
+    insurance = _verdict(form, "art5_1_i_insurance")
+    assert insurance.status is Status.NOT_MET and "não está em nome do titular" in insurance.message
+    _type(qtbot, form.insurance_insured_cpf, holder[1])
+    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    assert form.saved_id is not None, form.message.text()
+    saved = vehicles.get_vehicle(clerk, form.saved_id).data
+    assert (saved.insurance_number, saved.insurance_insured_cpf) == ("SPVAT-123", holder[1])
+    assert saved.insurance_valid_until is not None and saved.insurance_valid_until.year == THIS_YEAR + 1
+
+
+def test_an_accident_is_recorded_from_the_keyboard(qtbot, monkeypatch, clerk: AppContext,  # noqa: ANN001
+                                                   holder: tuple[int, str]) -> None:
+    from datetime import timedelta
+
+    from motodesk.ui import accident_dialog
+
+    create_application()
+    hid, cpf = holder
+    vehicles.save_vehicle(clerk, VehicleInput(
+        plate="ACD1234", holder_id=hid, service_type=ServiceType.MOTOBOY, owner_cpf=cpf))
+    page = VehiclesPage(clerk)
+    qtbot.addWidget(page)
+    page.show()
+    page.table.selectRow(0)
+    assert page.accident_button.isEnabled()
+    shown: list[str] = []
+    monkeypatch.setattr(accident_dialog.QMessageBox, "information", lambda _p, _t, text: shown.append(text))
+    opened: list[accident_dialog.AccidentDialog] = []
+
+    def drive(dialog: accident_dialog.AccidentDialog) -> int:
+        opened.append(dialog)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        happened = vehicles.local_today() - timedelta(days=9)
+        dialog.happened_on.setFocus()
+        qtbot.keyClicks(dialog.happened_on, happened.strftime("%d%m%Y"))
+        qtbot.keyClick(dialog.happened_on, Qt.Key.Key_Tab)
+        qtbot.keyClick(dialog.reported_on, Qt.Key.Key_Tab)
+        qtbot.keyClick(dialog.safety, Qt.Key.Key_Space)
+        qtbot.keyClicks(dialog.description, "Colisao traseira")
+        qtbot.keyClick(dialog.description, Qt.Key.Key_Return)  # the default button: Registrar
+        return int(dialog.result())
+
+    monkeypatch.setattr(accident_dialog.AccidentDialog, "exec", drive)
+    qtbot.mouseClick(page.accident_button, Qt.MouseButton.LeftButton)
+    recorded = opened[0].recorded
+    assert recorded is not None and recorded.accident.safety_compromised and recorded.accident.late_report
+    assert any("comunicado após 5 dias — Art. 31, G2, II" in text for text in shown)
+    assert "comunicado após 5 dias" in page.accidents.text() and "documentos bloqueados" in page.accidents.text()

@@ -53,8 +53,8 @@ EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
 OVERDUE_COLOUR = QColor("#b00020")
 SOON_COLOUR = QColor("#b35c00")
 SOON_DAYS = 7
-#: Kinds the view offers in its filter (accident reports are not registered yet).
-KINDS = tuple(k for k in DeadlineKind if k is not DeadlineKind.ACCIDENT_REPORT)
+#: Kinds the view offers in its filter (accident reports: those flagged as late, Art. 31, Grupo 2, II).
+KINDS = tuple(DeadlineKind)
 
 
 def situation(row: DeadlineRow) -> str:

@@ -95,6 +95,8 @@ class VehiclesPage(QWidget):
                                            self.can_edit)
         self.schedule_button = self._button("schedule_inspection", "Agendar vistoria…", self.schedule,
                                             self.can_schedule)
+        self.accident_button = self._button("record_accident", "Registrar &acidente…", self.record_accident,
+                                            role in vehicles.ACCIDENT_RECORDERS)
         self.count = QLabel()
         self.count.setObjectName("count")
 
@@ -103,7 +105,7 @@ class VehiclesPage(QWidget):
         top.addWidget(self.include_replaced)
         buttons = QHBoxLayout()
         for button in (self.new_button, self.open_button, self.authorise_button, self.replace_button,
-                       self.schedule_button):
+                       self.schedule_button, self.accident_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.count)
@@ -115,6 +117,9 @@ class VehiclesPage(QWidget):
         self.history_model: RowTableModel[InspectionRow] = RowTableModel(VEHICLE_INSPECTION_COLUMNS)
         self.history = table_view("vehicle_inspections", sortable=True)
         self.history.setModel(self.history_model)
+        self.accidents = QLabel()
+        self.accidents.setObjectName("vehicle_accidents")
+        self.accidents.setWordWrap(True)
         details = QWidget()
         details_layout = QVBoxLayout(details)
         details_layout.setContentsMargins(0, 0, 0, 0)
@@ -126,6 +131,7 @@ class VehiclesPage(QWidget):
         right = QVBoxLayout()
         right.addWidget(QLabel("<b>Vistorias deste veículo</b>"))
         right.addWidget(self.history)
+        right.addWidget(self.accidents)
         row.addLayout(left, 3)
         row.addLayout(right, 2)
         details_layout.addLayout(row)
@@ -193,7 +199,9 @@ class VehiclesPage(QWidget):
         self.replace_button.setEnabled(bool(row and row.replacement_authorised))
         self.authorise_button.setEnabled(bool(row and row.active and not row.replacement_authorised))
         self.schedule_button.setEnabled(bool(row and row.active))
+        self.accident_button.setEnabled(bool(row and row.active))
         self.open_button.setEnabled(row is not None)
+        self.accidents.setText("")
         if row is None:
             self.detail_title.setText("Selecione um veículo.")
             self.verdicts.set_verdicts([])
@@ -205,6 +213,10 @@ class VehiclesPage(QWidget):
             self.verdicts.set_verdicts(vehicles.vehicle_verdicts_of(self.ctx, row.id, self.settings))
             self.history_model.set_rows(inspections.list_inspections(self.ctx, vehicle_id=row.id, limit=100))
             fit_columns(self.history)
+            self.accidents.setText("\n".join(
+                f"Acidente de {a.happened_on:%d/%m/%Y}, comunicado em {a.reported_on:%d/%m/%Y}"
+                + "".join(f" – {flag}" for flag in a.flags)
+                for a in vehicles.list_accidents(self.ctx, row.id)))
         except MotodeskError as exc:
             show_error(self, exc)
 
@@ -257,6 +269,16 @@ class VehiclesPage(QWidget):
             return
         dialog = ScheduleDialog(self.ctx, self, vehicle_id=row.id)
         if dialog.exec():
+            self.show_details()
+
+
+    def record_accident(self) -> None:
+        from motodesk.ui.accident_dialog import AccidentDialog
+
+        row = self.selected()
+        if row is None:
+            return
+        if AccidentDialog(self.ctx, row.id, row.plate, self).exec():
             self.show_details()
 
 

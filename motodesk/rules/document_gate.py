@@ -1,0 +1,263 @@
+"""Documents tell the truth on the day they print (Art. 4º § 1º, 5º § 3º–§ 4º, 6º § 1º, 7º).
+
+The registration certificate (Art. 4º, § 1º), the transit authorization (Art. 5º, § 3º; Art. 12, I)
+and the badge of the holder or of the deputy (Art. 5º, § 4º; Art. 14) each state that, on the day
+they are printed, the holder may work with that vehicle.  :func:`check_document` refuses to let them
+say so unless, on that day:
+
+* the permit is **in force** (not suspended, Art. 34, III; not ended) and its registration
+  certificate and term still run (Art. 4º, § 1º; Art. 6º);
+* it is printed for **the person the permit was granted to** (Art. 6º, § 1º; Art. 7º: personal and
+  non-transferable) — the permit's holder is the one of its application, the vehicle is the holder's,
+  a print request naming someone else is refused, and a deputy badge bears the linked deputy;
+* the vehicle is **within its useful life** (Art. 3º, II), its **CRLV** is current (Art. 5º, § 1º,
+  I) and its **mandatory insurance** (DPVAT/SPVAT) is in force in the holder's name (Art. 5º, § 1º,
+  I; § 5º) — the vehicle rules' own verdicts (:mod:`motodesk.rules.vehicle`);
+* its **required inspection** is valid: the last concluded one approved it and its validity for the
+  service has not run out (Art. 5º, § 6º; Art. 23; :func:`check_inspection_valid`);
+* no **safety-compromising accident** waits for its accident inspection (Art. 31, Grupo 4, I;
+  :mod:`motodesk.rules.accidents`);
+* the holder's — and, on a deputy badge, the deputy's — yearly **medical certificate** (Art. 5º,
+  VII and § 2º) and five-year negative **criminal certificates** (Art. 5º, XI) are current, counted
+  by the same period helpers as the dossier (:mod:`motodesk.rules.eligibility`).
+
+A refusal lists **every** failing article, not only the first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from enum import StrEnum
+
+from motodesk.rules.accidents import AccidentFacts, check_accidents
+from motodesk.rules.common import PermitState, ServiceType, Status, Verdict
+from motodesk.rules.deadlines import inspection_valid_until
+from motodesk.rules.eligibility import criminal_certificates_valid_until, medical_valid_until
+from motodesk.rules.replacement import documents_wait_for_replacement
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.text import format_date
+from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+
+ART_PERSONAL = "Art. 6º, § 1º; Art. 7º"
+ART_INSPECTION = "Art. 5º, § 6º; Art. 23"
+ART_MEDICAL = "Art. 5º, VII e § 2º"
+ART_CRIMINAL = "Art. 5º, XI"
+#: The vehicle rules a printed document vouches for (Art. 3º, II; Art. 5º, § 1º, I and § 5º).
+VEHICLE_RULES_ON_DOCUMENTS = ("art3_ii_useful_life", "art5_1_i_crlv", "art5_1_i_insurance")
+
+
+class Document(StrEnum):
+    REGISTRATION_CERTIFICATE = "registration_certificate"
+    TRANSIT_AUTHORIZATION = "transit_authorization"
+    BADGE = "badge"
+    DEPUTY_BADGE = "deputy_badge"
+
+    @property
+    def label(self) -> str:
+        return {
+            "registration_certificate": "o certificado de registro cadastral",
+            "transit_authorization": "a autorização de trânsito",
+            "badge": "o crachá",
+            "deputy_badge": "o crachá do preposto",
+        }[self.value]
+
+    @property
+    def noun(self) -> str:
+        return {
+            "registration_certificate": "certificado de registro cadastral",
+            "transit_authorization": "autorização de trânsito",
+            "badge": "crachá",
+            "deputy_badge": "crachá de preposto",
+        }[self.value]
+
+    @property
+    def article(self) -> str:
+        return {
+            "registration_certificate": "Art. 4º, § 1º",
+            "transit_authorization": "Art. 5º, § 3º",
+            "badge": "Art. 5º, § 4º",
+            "deputy_badge": "Art. 5º, § 4º; Art. 14",
+        }[self.value]
+
+
+@dataclass(frozen=True)
+class PersonOnDocument:
+    """A person the document vouches for: the holder, or the deputy of a deputy badge."""
+
+    person_id: int
+    name: str
+    medical_date: date | None = None
+    criminal_certificates_date: date | None = None
+    criminal_result: str | None = None  # "negative" / "positive"
+
+
+@dataclass(frozen=True)
+class InspectionFacts:
+    """The vehicle's last concluded inspection for the permit's service."""
+
+    performed_on: date
+    approved: bool
+
+
+@dataclass(frozen=True)
+class DocumentFacts:
+    """Everything :func:`check_document` looks at, loaded by the printing service in its transaction."""
+
+    document: Document
+    permit_number: str
+    service: ServiceType
+    state: PermitState
+    certificate_valid_until: date
+    term_end: date
+    holder: PersonOnDocument
+    holder_cpf: str | None
+    suspended_until: date | None = None
+    #: The person the permit was granted to (its application's applicant); None for imported permits.
+    granted_person_id: int | None = None
+    #: The person the print request names, when it names one.
+    requested_person_id: int | None = None
+    vehicle: VehicleFacts | None = None
+    vehicle_holder_id: int | None = None
+    last_inspection: InspectionFacts | None = None
+    accidents: tuple[AccidentFacts, ...] = ()
+    approved_accident_inspections: tuple[date, ...] = ()
+    #: Deputy badge: the deputy linked to the permit now (None: no deputy linked).
+    deputy: PersonOnDocument | None = None
+    #: Deputy badge: the link's suspension by a decided notice runs until this day (Art. 34, III).
+    deputy_suspended_until: date | None = None
+    #: Deputy badge: the deputy judged again by the holder's rules today (Art. 14, § 2º), as
+    #: :func:`motodesk.rules.deputies.deputy_requirements` gives them.
+    deputy_requirements: tuple[Verdict, ...] = ()
+    #: The permit's vehicle left service for a replacement: (its plate, the new vehicle's plate or None)
+    #: — the permit names the new one only once it passes inspection (Art. 31, Grupo 3, II).
+    replaced_vehicle: tuple[str, str | None] | None = None
+
+
+def _not_met(rule_id: str, article: str, sentence: str) -> Verdict:
+    return Verdict(rule_id, article, Status.NOT_MET, f"{article}: {sentence}.")
+
+
+def _in_force(facts: DocumentFacts, on: date) -> list[Verdict]:
+    instrument = f"a {facts.service.instrument} {facts.permit_number}"
+    if facts.state is PermitState.SUSPENDED:
+        until = f" até {format_date(facts.suspended_until)}" if facts.suspended_until else ""
+        return [_not_met("document_state", "Art. 34, III",
+                         f"{instrument} está suspensa{until}; não se imprime {facts.document.noun} "
+                         "durante a suspensão")]
+    if facts.state is not PermitState.ACTIVE:
+        return [_not_met("document_state", facts.document.article,
+                         f"{instrument} está “{facts.state.label}”; só se imprime {facts.document.noun} "
+                         "de permissão em vigor")]
+    found = []
+    if facts.term_end < on:
+        found.append(_not_met("document_term", "Art. 6º",
+                              f"o prazo de {instrument} terminou em {format_date(facts.term_end)}"))
+    if facts.certificate_valid_until < on:
+        found.append(_not_met("document_certificate", "Art. 4º, § 1º",
+                              f"o certificado de registro de {facts.permit_number} venceu em "
+                              f"{format_date(facts.certificate_valid_until)}; renove o registro antes de "
+                              f"imprimir {facts.document.label}"))
+    return found
+
+
+def _personal(facts: DocumentFacts) -> list[Verdict]:
+    found = []
+    if facts.granted_person_id is not None and facts.granted_person_id != facts.holder.person_id:
+        found.append(_not_met("document_personal_grant", ART_PERSONAL,
+                              f"{facts.permit_number} foi outorgada a outra pessoa, não a {facts.holder.name}; "
+                              "a permissão é pessoal e intransferível"))
+    if facts.vehicle_holder_id is not None and facts.vehicle_holder_id != facts.holder.person_id:
+        found.append(_not_met("document_personal_vehicle", ART_PERSONAL,
+                              f"o veículo de {facts.permit_number} está cadastrado para outra pessoa, não para "
+                              f"o titular {facts.holder.name}"))
+    if facts.document is Document.DEPUTY_BADGE:
+        if facts.deputy is None:
+            found.append(_not_met("document_deputy", "Art. 14",
+                                  f"{facts.permit_number} não tem preposto vinculado"))
+        elif facts.requested_person_id is not None and facts.requested_person_id != facts.deputy.person_id:
+            found.append(_not_met("document_personal_bearer", ART_PERSONAL,
+                                  f"o crachá de preposto de {facts.permit_number} só é emitido para o preposto "
+                                  f"vinculado, {facts.deputy.name}"))
+    elif facts.requested_person_id is not None and facts.requested_person_id != facts.holder.person_id:
+        found.append(_not_met("document_personal_bearer", ART_PERSONAL,
+                              f"{facts.document.noun} de {facts.permit_number} só se imprime para o titular, "
+                              f"{facts.holder.name}; a permissão é pessoal e intransferível"))
+    return found
+
+
+def _vehicle(facts: DocumentFacts, on: date, settings: LawSettings) -> list[Verdict]:
+    if facts.vehicle is None:
+        return [_not_met("document_vehicle", "Art. 5º, § 1º",
+                         f"{facts.permit_number} não tem veículo vinculado")]
+    verdicts = check_vehicle(facts.vehicle, facts.service, on, settings, facts.holder_cpf)
+    return [v for v in verdicts if v.rule_id in VEHICLE_RULES_ON_DOCUMENTS and v.status is not Status.MET]
+
+
+def check_inspection_valid(service: ServiceType, last: InspectionFacts | None, on: date,
+                           settings: LawSettings) -> list[Verdict]:
+    """The vehicle's required inspection is valid on ``on`` (Art. 5º, § 6º; Art. 23); empty = valid.
+
+    Valid means: the last concluded inspection for the service approved the vehicle, and ``on`` is
+    within its validity (:func:`~motodesk.rules.deadlines.inspection_valid_until`).
+    """
+    if last is None:
+        return [Verdict("inspection_valid", ART_INSPECTION, Status.PENDING,
+                        f"{ART_INSPECTION}: pendente — o veículo não tem vistoria aprovada.", ("inspection",))]
+    if not last.approved:
+        return [_not_met("inspection_valid", ART_INSPECTION,
+                         f"a última vistoria ({format_date(last.performed_on)}) reprovou o veículo; é preciso "
+                         "vistoria aprovada")]
+    until = inspection_valid_until(service, last.performed_on, settings)
+    if on > until:
+        return [_not_met("inspection_valid", ART_INSPECTION,
+                         f"a vistoria de {format_date(last.performed_on)} valeu até {format_date(until)}; "
+                         "é preciso nova vistoria aprovada")]
+    return []
+
+
+def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings) -> list[Verdict]:
+    found = []
+    who = f"{role} {person.name}"
+    if person.medical_date is None:
+        found.append(_not_met("document_medical", ART_MEDICAL, f"não há atestado médico {who}"))
+    else:
+        until = medical_valid_until(person.medical_date, settings)
+        if on > until:
+            found.append(_not_met("document_medical", ART_MEDICAL,
+                                  f"o atestado médico {who} venceu em {format_date(until)}; é renovado "
+                                  "anualmente"))
+    result = (person.criminal_result or "").strip().lower()
+    if person.criminal_certificates_date is None or not result:
+        found.append(_not_met("document_criminal", ART_CRIMINAL, f"não há certidões criminais {who}"))
+    else:
+        until = criminal_certificates_valid_until(person.criminal_certificates_date, settings)
+        if result != "negative":
+            found.append(_not_met("document_criminal", ART_CRIMINAL,
+                                  f"as certidões criminais {who} não são negativas"))
+        elif on > until:
+            found.append(_not_met("document_criminal", ART_CRIMINAL,
+                                  f"as certidões criminais {who} venceram em {format_date(until)}; são "
+                                  "renovadas a cada 5 anos"))
+    return found
+
+
+def check_document(facts: DocumentFacts, on: date, settings: LawSettings) -> list[Verdict]:
+    """Every reason ``facts.document`` may not print on ``on``; empty = it may print."""
+    found = [*_in_force(facts, on), *_personal(facts), *_vehicle(facts, on, settings),
+             *check_inspection_valid(facts.service, facts.last_inspection, on, settings),
+             *check_accidents(facts.accidents, facts.approved_accident_inspections),
+             *_person(facts.holder, "do titular", on, settings)]
+    if facts.replaced_vehicle is not None:
+        found.append(documents_wait_for_replacement(*facts.replaced_vehicle))
+    if facts.document is Document.DEPUTY_BADGE and facts.deputy is not None:
+        if facts.deputy_suspended_until is not None and facts.deputy_suspended_until >= on:
+            found.append(_not_met("document_deputy_suspended", "Art. 34, III",
+                                  f"o preposto {facts.deputy.name} está suspenso até "
+                                  f"{format_date(facts.deputy_suspended_until)}; não se imprime o crachá dele "
+                                  "durante a suspensão"))
+        found += _person(facts.deputy, "do preposto", on, settings)
+        # The rest of the holder's requirements (Art. 14, § 2º): what the certificates above did not say.
+        said = {v.article for v in found}
+        found += [v for v in facts.deputy_requirements if v.article not in said]
+    return found

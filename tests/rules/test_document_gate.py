@@ -1,0 +1,109 @@
+"""The document gate and the accident rules as pure functions (issue 16, items 2, 4, 5, 6, 10)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+
+import pytest
+
+from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents, report_is_late
+from motodesk.rules.common import PermitState, ServiceType, Status
+from motodesk.rules.deadlines import inspection_valid_until
+from motodesk.rules.document_gate import (
+    Document,
+    DocumentFacts,
+    InspectionFacts,
+    PersonOnDocument,
+    check_document,
+    check_inspection_valid,
+)
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.vehicle import VehicleFacts, mandatory_insurance_verdict
+
+ON = date(2026, 3, 10)
+HOLDER_CPF = "52998224725"
+SETTINGS = LawSettings()
+
+
+@pytest.fixture
+def facts(vehicle: VehicleFacts) -> DocumentFacts:
+    holder = PersonOnDocument(1, "João da Silva", date(2026, 2, 2), date(2026, 1, 20), "negative")
+    return DocumentFacts(Document.BADGE, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE,
+                         date(2027, 1, 5), date(2031, 1, 5), holder, HOLDER_CPF, granted_person_id=1,
+                         vehicle=vehicle, vehicle_holder_id=1, last_inspection=InspectionFacts(date(2026, 1, 12), True))
+
+
+def test_a_complete_permit_prints(facts: DocumentFacts) -> None:
+    assert check_document(facts, ON, SETTINGS) == []
+
+
+def test_every_failing_article_is_listed(facts: DocumentFacts) -> None:
+    bad = replace(facts, certificate_valid_until=date(2026, 3, 9), requested_person_id=9,
+                  vehicle=replace(facts.vehicle, crlv_year=2024, mandatory_insurance_valid_until=date(2026, 3, 9)),
+                  last_inspection=None, accidents=(AccidentFacts(date(2026, 3, 1), date(2026, 3, 2), True),),
+                  holder=replace(facts.holder, criminal_result="positive"))
+    assert {v.rule_id for v in check_document(bad, ON, SETTINGS)} == {
+        "document_certificate", "document_personal_bearer", "art5_1_i_crlv", "art5_1_i_insurance",
+        "inspection_valid", "art31_g4_i_accident_inspection", "document_criminal"}
+    assert all(v.message.startswith(v.article) for v in check_document(bad, ON, SETTINGS))
+
+
+def test_the_deputy_badge_judges_the_linked_deputy(facts: DocumentFacts) -> None:
+    deputy = PersonOnDocument(3, "Pedro Preposto", date(2025, 3, 9), date(2026, 1, 1), "negative")
+    badge = replace(facts, document=Document.DEPUTY_BADGE, deputy=deputy)
+    assert [v.rule_id for v in check_document(badge, ON, SETTINGS)] == ["document_medical"]
+    assert "do preposto Pedro Preposto" in check_document(badge, ON, SETTINGS)[0].message
+    assert [v.rule_id for v in check_document(replace(badge, deputy=None), ON, SETTINGS)] == ["document_deputy"]
+    stranger = replace(badge, deputy=replace(deputy, medical_date=ON), requested_person_id=1)
+    assert [v.rule_id for v in check_document(stranger, ON, SETTINGS)] == ["document_personal_bearer"]
+
+
+@pytest.mark.parametrize(("service", "performed", "valid"), [
+    (ServiceType.MOTOTAXI, date(2025, 9, 10), True),   # last day of the semester
+    (ServiceType.MOTOTAXI, date(2025, 9, 9), False),
+    (ServiceType.MOTOBOY, date(2025, 9, 9), False),
+    (ServiceType.MOTOFRETE, date(2025, 3, 10), True),  # Art. 23: a year
+    (ServiceType.MOTOFRETE, date(2025, 3, 9), False),
+])
+def test_an_approved_inspection_is_valid_for_its_service_period(service: ServiceType, performed: date,
+                                                                valid: bool) -> None:
+    assert (check_inspection_valid(service, InspectionFacts(performed, True), ON, SETTINGS) == []) is valid
+
+
+def test_inspection_validity_is_a_setting_counted_in_civil_code_months() -> None:
+    assert inspection_valid_until(ServiceType.MOTOBOY, date(2025, 8, 31), SETTINGS) == date(2026, 3, 1)
+    longer = replace(SETTINGS, inspection_valid_months_motoboy=12)
+    assert inspection_valid_until(ServiceType.MOTOBOY, date(2025, 8, 31), longer) == date(2026, 8, 31)
+    failed = check_inspection_valid(ServiceType.MOTOBOY, InspectionFacts(ON, False), ON, SETTINGS)
+    assert failed[0].status is Status.NOT_MET and "reprovou" in failed[0].message
+    with pytest.raises(ValueError, match="Validade da vistoria"):
+        LawSettings(inspection_valid_months_motofrete=0)
+
+
+def test_an_accident_reported_after_five_days_is_flagged() -> None:
+    calendar = replace(SETTINGS, roll_forward_to_business_day=False)
+    in_time = AccidentFacts(date(2026, 3, 2), date(2026, 3, 7), False)
+    late = replace(in_time, reported_on=date(2026, 3, 8))
+    assert check_accident_report(in_time, calendar) == [] and not report_is_late(in_time, calendar)
+    (flag,) = check_accident_report(late, calendar)
+    assert flag.article == "Art. 31, Grupo 2, II" and "comunicado após 5 dias — Art. 31, G2, II" in flag.message
+    (impossible,) = check_accident_report(replace(in_time, reported_on=date(2026, 3, 1)), calendar)
+    assert "dado impossível" in impossible.message
+
+
+def test_only_an_accident_inspection_after_the_accident_clears_it() -> None:
+    accident = AccidentFacts(date(2026, 3, 2), date(2026, 3, 3), True)
+    assert len(check_accidents([accident], [date(2026, 3, 1)])) == 1
+    assert check_accidents([accident], [date(2026, 3, 2)]) == []
+    assert check_accidents([replace(accident, safety_compromised=False)], []) == []
+
+
+def test_mandatory_insurance_in_the_holders_name(vehicle: VehicleFacts) -> None:
+    assert mandatory_insurance_verdict(vehicle, ON, HOLDER_CPF).ok
+    other = mandatory_insurance_verdict(replace(vehicle, mandatory_insurance_insured_cpf="78939909291"), ON,
+                                        HOLDER_CPF)
+    assert other.status is Status.NOT_MET and "não está em nome do titular" in other.message
+    missing = mandatory_insurance_verdict(replace(vehicle, mandatory_insurance_valid_until=None), ON, HOLDER_CPF)
+    assert missing.status is Status.PENDING and missing.missing == ("mandatory_insurance_valid_until",)
+    assert mandatory_insurance_verdict(vehicle, date(2027, 1, 1), HOLDER_CPF).status is Status.NOT_MET
