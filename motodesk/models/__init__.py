@@ -4,7 +4,7 @@ from motodesk.models.admin import AuditEvent, Setting, User
 from motodesk.models.base import Base
 from motodesk.models.enforcement import Decision, Defence, InfractionNotice
 from motodesk.models.files import Attachment, Blob, Photo
-from motodesk.models.people import Person, PersonDocument
+from motodesk.models.people import Person, PersonDocument, PersonNameChange
 from motodesk.models.permits import (
     Affiliation,
     Application,
@@ -25,6 +25,7 @@ from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle
 __all__ = [
     "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base", "Blob", "Decision",
     "Decree", "Defence", "DeputyLink", "InfractionNotice", "Inspection", "InspectionItem", "Organisation",
-    "Permit", "PermitEvent", "Person", "PersonDocument", "Photo", "QuotaCounter", "Setting", "Stand",
+    "Permit", "PermitEvent", "Person", "PersonDocument", "PersonNameChange", "Photo", "QuotaCounter", "Setting",
+    "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle",
 ]
