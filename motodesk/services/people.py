@@ -337,6 +337,26 @@ def locks_of(s: Session, person_id: int) -> list[str]:
     return found
 
 
+def tied_people(s: Session, person_ids: Sequence[int]) -> set[int]:
+    """Session step: which of ``person_ids`` are tied by a permit, an application or a deputy link."""
+    ids = list(person_ids)
+    if not ids:
+        return set()
+    tied = set(s.scalars(select(Permit.person_id).where(Permit.person_id.in_(ids),
+                                                       Permit.state.not_in(ENDED_PERMIT_STATES))))
+    tied |= set(s.scalars(select(Application.person_id).where(Application.person_id.in_(ids),
+                                                             Application.state.in_(OPEN_APPLICATION_STATES))))
+    tied |= set(s.scalars(select(DeputyLink.deputy_person_id).where(DeputyLink.deputy_person_id.in_(ids),
+                                                                    DeputyLink.end_on.is_(None))))
+    return tied
+
+
+def name_locked_message(name: str) -> str:
+    """Why an import or a save may not rename a tied person (Art. 6º, § 1º; Art. 7º)."""
+    return (f"{PERSONAL_ARTICLE}: {name} tem permissão, requerimento em aberto ou vínculo de preposto; o nome "
+            "só é alterado pelo supervisor em “Alterar nome…”, com o motivo e o documento.")
+
+
 @requires(*READERS)
 def identity_locks(ctx: AppContext, person_id: int) -> list[str]:
     """What keeps the person's CPF and name from an ordinary save (see :func:`locks_of`)."""
