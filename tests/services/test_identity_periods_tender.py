@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import io
 from datetime import date, timedelta
+from pathlib import Path
 
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
@@ -140,18 +141,44 @@ def test_a_name_change_needs_a_supervisor_a_reason_and_a_document(ctx: AppContex
 
 
 def test_the_import_cannot_rename_a_holder(ctx: AppContext, clerk: AppContext, supervisor: AppContext,
-                                           tmp_path: object) -> None:
-    from motodesk.services.people import name_locked_message, tied_people
+                                           tmp_path: Path) -> None:
+    import openpyxl
 
-    dossier = make_dossier(ctx, ServiceType.MOTOBOY, name="Jonas Pereira Braga")
+    from motodesk.exports.importer import TEMPLATE_COLUMNS, TEMPLATE_SHEET, write_template
+    from motodesk.services.imports import Outcome, apply_import, preview_import
+
+    def row(cpf: str, name: str) -> dict[str, object]:
+        return {"full_name": name, "cpf": f"{cpf[:3]}.{cpf[3:6]}.{cpf[6:9]}-{cpf[9:]}", "service": "Motoboy",
+                "birth_date": date(1990, 5, 17)}
+
+    def register(path: Path, rows: list[dict[str, object]]) -> Path:
+        write_template(path)
+        wb = openpyxl.load_workbook(path)
+        ws = wb[TEMPLATE_SHEET]
+        keys = {c.header: c.key for c in TEMPLATE_COLUMNS}
+        for values in rows:
+            ws.append([values.get(keys[c.value]) for c in ws[1]])
+        wb.save(path)
+        return path
+
+    tied = make_dossier(ctx, ServiceType.MOTOBOY, name="Jonas Pereira Braga")
     free = make_dossier(ctx, ServiceType.MOTOBOY, name="Lucas Teixeira Mendes")
     with ctx.write() as s:
         from motodesk.models import Application
 
         s.get(Application, free.application_id).state = PermitState.REFUSED
-    with ctx.read() as s:
-        assert tied_people(s, [dossier.person_id, free.person_id]) == {dossier.person_id}
-    assert "Art. 6º, § 1º; Art. 7º" in name_locked_message("Jonas Pereira Braga")
+    path = register(tmp_path / "cadastro.xlsx", [
+        row(tied.cpf, "Jonas Pereira Braga Neto"),
+        row(free.cpf, "Lucas Teixeira Mendes Filho"),
+    ])
+    preview = preview_import(clerk, path)
+    by = {line.line: line for line in preview.lines}
+    assert by[2].outcome is Outcome.REFUSED and "Art. 6º, § 1º; Art. 7º" in by[2].reason
+    assert "Alterar nome" in by[2].reason
+    assert by[3].outcome is not Outcome.REFUSED, by[3].reason
+    apply_import(clerk, preview)
+    assert people.get_dossier(clerk, tied.person_id).person.full_name == "Jonas Pereira Braga"
+    assert people.get_dossier(clerk, free.person_id).person.full_name == "Lucas Teixeira Mendes Filho"
 
 
 # --- item 9: years of the Civil Code, the presented date --------------------------------------------
