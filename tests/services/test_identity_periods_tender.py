@@ -25,7 +25,6 @@ from motodesk.rules.dossier import DocumentKind
 from motodesk.services import applications, people, permits, tenders
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, PermissionDeniedError
-from motodesk.services.people import DocumentInput
 
 TODAY = date.today()
 
