@@ -674,7 +674,20 @@ class DossierWindow(QWidget):
         layout.addWidget(self.applications_view, 1)
         layout.addWidget(QLabel("<b>Permissões e autorizações</b>"))
         layout.addWidget(self.permits_view, 1)
+        self.name_history_label = QLabel("")
+        self.name_history_label.setObjectName("name_history")
+        self.name_history_label.setWordWrap(True)
+        self.name_history_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.name_history_label.hide()
+        layout.addWidget(self.name_history_label)
         return page
+
+    def _show_name_history(self, changes: list[people.NameChangeRow]) -> None:
+        """The person's name changes (Art. 6º, § 1º; Art. 7º), oldest first."""
+        lines = [f"{format_datetime(c.at)} — de “{c.old_name}” para “{c.new_name}”: {c.reason} (por {c.by_user})"
+                 for c in changes]
+        self.name_history_label.setText("Alterações de nome:\n" + "\n".join(lines) if lines else "")
+        self.name_history_label.setVisible(bool(lines))
 
     def _small_table(self, model: RowTableModel[Any], name: str) -> QTableView:
         view = QTableView()
@@ -790,6 +803,7 @@ class DossierWindow(QWidget):
         self.deputy_of = applications.deputy_of(self.ctx, person_id)
         self.locks = people.identity_locks(self.ctx, person_id)
         self.tender = tenders.tender_standing(self.ctx, person_id)
+        self._show_name_history(people.name_changes(self.ctx, person_id))
         self.person_id = person_id
         self._fill(dossier)
         for kind, row in self.documents.items():

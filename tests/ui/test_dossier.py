@@ -506,6 +506,8 @@ def test_a_holders_cpf_and_name_are_read_only_and_the_supervisor_changes_the_nam
     monkeypatch.setattr(DossierWindow, "_exec_name_change", lambda self, dialog: fill(dialog))
     assert window.change_name()
     assert window.person_inputs["full_name"].text() == "Maria Aparecida Souza Lima"
+    history = window.name_history_label.text()  # the person's own history shows it too
+    assert "de “Maria Aparecida Souza” para “Maria Aparecida Souza Lima”: Casamento, certidao 123" in history
     steps = permits.history(supervisor, "permit", issued.id)
     assert any(e.transition == "change_name" and "Casamento, certidao 123" in (e.reason or "") for e in steps)
 
