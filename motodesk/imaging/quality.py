@@ -23,6 +23,14 @@ Thresholds and how they were chosen (measurements on the NASA astronaut photogra
   a face: a plain wall or sky has no edges and would look "blurred".
 * **Resolution** — the file is smaller than 354 × 472, or the crop has fewer pixels than the
   output by more than ``UPSCALE_TOLERANCE`` = 10 % (a 5 % upscale is invisible in print).
+* **Black and white** — a photo saved as colour whose channels are nearly equal everywhere
+  (:func:`looks_grey`: the 99th percentile of the channel spread below ``GREY_SPREAD`` = 6);
+  Art. 5º, IX asks for colour photos.
+
+:func:`check_quality` judges a photo and a crop being edited (the photo dialog);
+:func:`judge_finished_photo` judges the finished 3x4 JPEG as it is about to be stored, the whole
+frame being the crop, so that the service applies the same checks to every source (camera, file,
+import) and not only the dialog.
 """
 
 from __future__ import annotations
@@ -34,9 +42,10 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from .cropping import CropProposal
+from .cropping import SECONDARY_FACE_MIN_RATIO, CropProposal
+from .faces import FaceDetector, detect_faces
 from .geometry import Box, clamp_crop
-from .loading import LoadedPhoto
+from .loading import LoadedPhoto, load_photo
 from .rendering import OUTPUT_SIZE
 
 DARK_FRAME_P95 = 100.0
@@ -49,6 +58,7 @@ SHARPNESS_SIDE = 96
 SHARPNESS_STD = 40.0
 BLUR_THRESHOLD = 25.0
 UPSCALE_TOLERANCE = 0.10
+GREY_SPREAD = 6.0
 # Regions are measured on a copy at most this wide: plenty for a mean or a percentile.
 _STATS_SIDE = 256
 
@@ -61,6 +71,7 @@ class QualityCode(StrEnum):
     BLURRED = "blurred"
     LOW_RESOLUTION = "low_resolution"
     UPSCALED = "upscaled"
+    GREY = "grey"
 
 
 MESSAGES: dict[QualityCode, str] = {
@@ -76,6 +87,7 @@ MESSAGES: dict[QualityCode, str] = {
         "O recorte tem só {w}×{h} pixels e será ampliado para 354×472: a impressão pode ficar "
         "borrada. Aproxime a câmera ou use uma foto de maior resolução."
     ),
+    QualityCode.GREY: "Foto em preto e branco: o Art. 5º, IX pede foto colorida.",
 }
 
 
@@ -150,6 +162,31 @@ def check_quality(photo: LoadedPhoto, proposal: CropProposal) -> list[QualityWar
     elif crop.height < out_h * (1 - UPSCALE_TOLERANCE):
         warn(QualityCode.UPSCALED, w=crop.width, h=crop.height)
     return found
+
+
+def looks_grey(img: Image.Image) -> bool:
+    """True for a black-and-white photo saved as colour (channels nearly equal everywhere)."""
+    small = np.asarray(img.convert("RGB").resize((64, 64), Image.Resampling.BOX), dtype=np.int16)
+    spread = np.abs(small[..., 0] - small[..., 1]) + np.abs(small[..., 1] - small[..., 2])
+    return float(np.percentile(spread, 99)) < GREY_SPREAD
+
+
+def judge_finished_photo(jpeg: bytes, detector: FaceDetector = detect_faces) -> list[QualityWarning]:
+    """The quality checks of :func:`check_quality` on a finished 3x4 photo, plus black and white.
+
+    The whole frame is the crop: the face is looked for in it, and its pixels are the ones that
+    print.  Raises :class:`~motodesk.imaging.loading.PhotoError` for bytes that are no photo.
+    """
+    photo = load_photo(jpeg)
+    found = sorted(detector(photo.image), key=lambda b: b.area, reverse=True)
+    faces = tuple(f for f in found if f.height >= SECONDARY_FACE_MIN_RATIO * found[0].height)
+    width, height = photo.size
+    proposal = CropProposal(box=Box(0, 0, width, height), face_found=bool(faces), faces=len(faces),
+                            face_boxes=faces)
+    warnings = check_quality(photo, proposal)
+    if looks_grey(photo.image):
+        warnings.append(QualityWarning(QualityCode.GREY, MESSAGES[QualityCode.GREY]))
+    return warnings
 
 
 def _inside(box: Box, image_size: tuple[int, int]) -> Box | None:

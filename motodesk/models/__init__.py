@@ -7,7 +7,7 @@ from motodesk.models.base import Base
 from motodesk.models.enforcement import CriminalJudgment, Decision, Defence, InfractionNotice
 from motodesk.models.fees import FeePayment
 from motodesk.models.files import Attachment, Blob, Photo
-from motodesk.models.people import Person, PersonDocument
+from motodesk.models.people import Person, PersonDocument, PersonNameChange
 from motodesk.models.permits import (
     Affiliation,
     Application,
@@ -29,6 +29,6 @@ __all__ = [
     "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base",
     "Blob", "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice",
     "Inspection", "InspectionItem", "Organisation",
-    "Permit", "PermitEvent", "Person", "PersonDocument", "Photo", "QuotaCounter", "Setting", "Stand",
+    "Permit", "PermitEvent", "Person", "PersonDocument", "PersonNameChange", "Photo", "QuotaCounter", "Setting", "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle", "VehicleAccident",
 ]

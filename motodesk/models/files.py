@@ -55,5 +55,7 @@ class Photo(Base):
     source: Mapped[str] = mapped_column(String(16))  # camera / file / import
     width: Mapped[int] = mapped_column(Integer)
     height: Mapped[int] = mapped_column(Integer)
+    # Art. 5º, IX: why a photo with quality warnings was kept anyway, and the warnings it covered.
+    override_reason: Mapped[str | None] = mapped_column(Text)
 
     blob: Mapped[Blob] = relationship(lazy="select")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from sqlalchemy import Boolean, Date, ForeignKey, Index, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from motodesk.models.base import Base, Timestamps, Versioned
+from motodesk.models.base import Base, Timestamps, UTCDateTime, Versioned, utcnow
 from motodesk.models.types import enum_column
 from motodesk.rules.dossier import DocumentKind
 
@@ -55,6 +55,9 @@ class PersonDocument(Versioned, Base):
     issuer: Mapped[str | None] = mapped_column(String(100))
     issuer_uf: Mapped[str | None] = mapped_column(String(2))
     issue_date: Mapped[date | None] = mapped_column(Date)
+    # Medical certificate: the day it was presented to the secretariat (Art. 5º, § 2º counts 30 days
+    # from the tender's homologation to this day, not to the day the doctor signed it).
+    presented_on: Mapped[date | None] = mapped_column(Date)
     valid_until: Mapped[date | None] = mapped_column(Date)
     # CNH: date of first category-A licence; course: completion date.
     reference_date: Mapped[date | None] = mapped_column(Date)
@@ -66,3 +69,22 @@ class PersonDocument(Versioned, Base):
     notes: Mapped[str | None] = mapped_column(Text)
 
     person: Mapped[Person] = relationship(back_populates="documents")
+
+
+class PersonNameChange(Base):
+    """A change of a person's name (marriage, court correction): who, when, why, on which document.
+
+    A permit is personal (Art. 6º, § 1º, Art. 7º): the name of a holder, applicant or deputy
+    changes only this way, by a supervisor, with the supporting document attached.
+    """
+
+    __tablename__ = "person_name_changes"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    person_id: Mapped[int] = mapped_column(ForeignKey("people.id", ondelete="CASCADE"), index=True)
+    old_name: Mapped[str] = mapped_column(String(200))
+    new_name: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text)
+    attachment_id: Mapped[int] = mapped_column(ForeignKey("attachments.id"))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    by_user: Mapped[str] = mapped_column(String(64))

@@ -9,7 +9,7 @@ in :mod:`motodesk.rules.periods` (years end on the anniversary, 29 February on
 =============================  ==========================================  =============================
 kind                           rule                                        article
 =============================  ==========================================  =============================
-medical                        issue + ``medical_valid_days``              Art. 5º, VII, § 2º; Art. 30 G1 I
+medical                        issue + ``medical_valid_years``             Art. 5º, VII, § 2º; Art. 30 G1 I
 registration_certificate       issue or renewal + 1 year                   Art. 4º, § 1º; Art. 30 G1 II
 criminal_certificates          issue + ``criminal_valid_years``            Art. 5º, XI
 vehicle_useful_life            31/12 of year of manufacture + 5            Art. 3º, II; Art. 31 G2 IV

@@ -174,6 +174,7 @@ def render_rules_markdown(settings: LawSettings | None = None) -> str:
         _deadlines_section(settings),
         _quota_section(settings),
         _fees_section(),
+        _tender_and_photo_section(settings),
         _infractions_section(settings),
         _enforcement_section(settings),
         _lifecycle_section(),
@@ -241,7 +242,8 @@ def _interpretations() -> str:
         "**Art. 5º, VI**: o certificado de reservista é exigido dos homens até 31 de dezembro do ano em "
         "que completam 45 anos (Lei nº 4.375/1964, art. 5º).",
         "**Art. 5º, § 2º**: para o mototáxi, o atestado médico deve ser apresentado até 30 dias após a "
-        "homologação da licitação; motoboy e moto-frete apenas o renovam anualmente.",
+        "homologação da licitação — conta a data em que foi *apresentado* à Secretaria, não a de emissão; "
+        "motoboy e moto-frete apenas o renovam anualmente (um ano contado como acima, nunca 365 dias).",
         "**Reclassificação** (Art. 33, parágrafo único): a lei permite atenuar ou agravar sem limite de "
         "graus; exige-se o motivo (circunstâncias e consequências do fato).",
         "**Penalidades por classificação** (Art. 34): a lei não as relaciona e remete a Decreto (Art. 34, "
@@ -408,6 +410,52 @@ def _fees_section() -> str:
         "só se conclui com a guia/DAM paga registrada (número, data, valor igual à taxa em vigor); cada "
         f"guia paga um só ato. Taxa acima de {format_brl(MAX_FEE_BRL)} é recusada como erro de digitação.\n\n"
         + _table(("Ato", "Taxa de"), acts) + "\n" + _table(("Situação", "Parecer"), rows)
+    )
+
+
+def _tender_and_photo_section(settings: LawSettings) -> str:
+    from motodesk.rules.photo import PhotoFacts, check_photo
+    from motodesk.rules.tenders import tender_requirement
+
+    called = TenderCandidateFacts(rank=3, status="called", tender_number="01/2026",
+                                  homologated_on=date(2026, 2, 9))
+    tender_rows = [
+        ("convocado, licitação homologada", tender_requirement(called).message),
+        ("aguardando convocação", tender_requirement(replace(called, status="waiting")).message),
+        ("fora da licitação em andamento", tender_requirement(None, ["01/2026"]).message),
+        ("sem licitação", tender_requirement(None).message),
+    ]
+    good = PhotoFacts(width=354, height=472, colour=True, mode="RGB", taken_on=EXAMPLE_DAY, rendered=True)
+    photo_cases = [
+        ("foto da câmera ou de arquivo, 354×472, colorida, de hoje", good),
+        ("outro tamanho", replace(good, width=512, height=512)),
+        ("importada, fora da proporção 3x4", replace(good, rendered=False, width=300, height=300)),
+        ("em tons de cinza", replace(good, colour=False, mode="L")),
+        ("importada, antiga", replace(good, rendered=False, taken_on=date(2025, 9, 10))),
+        ("com aviso de qualidade", replace(good, quality_warnings=("Foto muito escura: melhore a iluminação.",))),
+    ]
+    photo_rows = []
+    for label, facts in photo_cases:
+        judged = check_photo(facts, EXAMPLE_DAY, settings)
+        if judged.refusals:
+            outcome = "recusada: " + " ".join(v.message for v in judged.refusals)
+        elif judged.warnings:
+            outcome = ("aceita só com “Usar mesmo assim” e o motivo, guardado na auditoria: "
+                       + " ".join(v.message for v in judged.warnings))
+        else:
+            outcome = "aceita"
+        photo_rows.append((label, outcome))
+    return (
+        "## Licitação do mototáxi no dossiê (Art. 6º; Art. 10, I)\n\n"
+        "O dossiê de mototáxi mostra, entre os requisitos, a regra `art6_tender` (`tender_requirement`): "
+        "se há licitação em andamento e se o requerente é candidato convocado. Ela é atendida exatamente "
+        "quando a aprovação e a emissão (`check_tender`) aceitariam.\n\n"
+        + _table(("Situação", "Parecer"), tender_rows)
+        + "\n## Foto 3x4 (Art. 5º, IX)\n\n"
+        "`check_photo` julga toda foto antes de guardá-la, venha da câmera, de arquivo ou da importação. "
+        "Recusas não se contornam; avisos de qualidade (rosto, luz, foco, resolução, preto e branco) "
+        "exigem “Usar mesmo assim” com motivo.\n\n"
+        + _table(("Foto", "Resultado"), photo_rows)
     )
 
 

@@ -107,6 +107,9 @@ class ApplicantFacts:
     voter_title: str | None = None
     electoral_quitacao: bool | None = None  # certidão de quitação eleitoral
     medical_date: date | None = None
+    # Mototáxi after a tender: the day the medical certificate was presented to the secretariat,
+    # which must fall within 30 days of the homologation (Art. 5º, § 2º).
+    medical_presented_date: date | None = None
     nit: str | None = None
     photo_date: date | None = None
     residence_proof_date: date | None = None
@@ -141,6 +144,7 @@ FIELD_LABELS: dict[str, str] = {
     "voter_title": "o título de eleitor",
     "electoral_quitacao": "a certidão de quitação eleitoral",
     "medical_date": "o atestado médico",
+    "medical_presented_date": "a data de apresentação do atestado médico",
     "nit": "o NIT/PIS",
     "photo_date": "a foto 3x4",
     "residence_proof_date": "a data do comprovante de residência",
@@ -398,8 +402,12 @@ def _military_and_electoral(facts: ApplicantFacts, on: date, subject: str) -> Ve
 
 
 def medical_valid_until(medical_date: date, settings: LawSettings) -> date:
-    """Last day the medical certificate is accepted: renewed yearly (Art. 5º, VII, § 2º)."""
-    return add_calendar_days(medical_date, settings.medical_valid_days)
+    """Last day the medical certificate is accepted: renewed yearly (Art. 5º, VII, § 2º).
+
+    A year is counted like every year of the law (:func:`~motodesk.rules.periods.add_years`, Código
+    Civil art. 132, § 3º): a certificate of 01/03/2023 is valid until 01/03/2024, not 29/02/2024.
+    """
+    return add_years(medical_date, settings.medical_valid_years)
 
 
 def tender_medical_deadline(homologation: date, settings: LawSettings) -> date:
@@ -408,10 +416,17 @@ def tender_medical_deadline(homologation: date, settings: LawSettings) -> date:
 
 
 def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: LawSettings) -> Verdict:
+    """Yearly validity from the issue date; after a tender, presented within 30 days of the homologation.
+
+    The 30 days of Art. 5º, § 2º ("apresentado no prazo máximo de 30 dias, contados da homologação")
+    run to the day the certificate was *presented* (``medical_presented_date``), not to the day the
+    doctor signed it: a certificate issued before the homologation and presented in time is good.
+    """
     found = Findings("art5_vii_medical", "Art. 5º, VII e § 2º", FIELD_LABELS)
     homologation = facts.tender_homologation_date if service is ServiceType.MOTOTAXI else None
     deadline = tender_medical_deadline(homologation, settings) if homologation else None
     medical = facts.medical_date
+    presented = facts.medical_presented_date
 
     if homologation is not None and homologation > on:
         found.impossible_data(
@@ -420,7 +435,7 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
         )
         return found.verdict()
     if medical is None:
-        if deadline is not None and on > deadline:
+        if deadline is not None and on > deadline and (presented is None or presented > deadline):
             found.fail(
                 f"o atestado médico não foi apresentado no prazo de {MEDICAL_AFTER_HOMOLOGATION_DAYS} dias "
                 f"da homologação da licitação, encerrado em {format_date(deadline)}"
@@ -434,15 +449,41 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
             f"o atestado médico ({format_date(medical)}) é posterior à data de referência ({format_date(on)})"
         )
         return found.verdict()
+    if presented is not None and presented < medical:
+        found.impossible_data(
+            f"a apresentação do atestado médico ({format_date(presented)}) é anterior à sua emissão "
+            f"({format_date(medical)})"
+        )
+        return found.verdict()
+    if presented is not None and presented > on:
+        found.impossible_data(
+            f"a apresentação do atestado médico ({format_date(presented)}) é posterior à data de referência "
+            f"({format_date(on)})"
+        )
+        return found.verdict()
     valid_until = medical_valid_until(medical, settings)
     if on > valid_until:
         found.fail(f"o atestado médico de {format_date(medical)} venceu em {format_date(valid_until)}")
-    if deadline is not None and medical > deadline:
-        found.fail(
-            f"o atestado médico de {format_date(medical)} é posterior ao prazo de "
-            f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação da licitação ({format_date(deadline)})"
-        )
-    return found.verdict(f"atestado médico de {format_date(medical)}, válido até {format_date(valid_until)}")
+    if deadline is not None:
+        if presented is None:
+            if on > deadline:
+                found.fail(
+                    f"não há registro de que o atestado médico tenha sido apresentado no prazo de "
+                    f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação da licitação, encerrado em "
+                    f"{format_date(deadline)}"
+                )
+            found.need("medical_presented_date")
+            found.pending_note = f"prazo: {format_date(deadline)}"
+        elif presented > deadline:
+            found.fail(
+                f"o atestado médico foi apresentado em {format_date(presented)}, depois do prazo de "
+                f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação da licitação ({format_date(deadline)})"
+            )
+    said = f"atestado médico de {format_date(medical)}, válido até {format_date(valid_until)}"
+    if deadline is not None and presented is not None:
+        said += (f", apresentado em {format_date(presented)}, dentro do prazo de "
+                 f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação ({format_date(deadline)})")
+    return found.verdict(said)
 
 
 # --- Art. 5º, VIII, IX, X, XI, XII ------------------------------------------------------------

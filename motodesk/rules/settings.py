@@ -53,8 +53,10 @@ class LawSettings:
     proof_of_residence_max_days: int = _setting(
         90, "Art. 5º, X", "Idade máxima do comprovante de residência (dias)"
     )
-    medical_valid_days: int = _setting(
-        365, "Art. 5º, VII e § 2º", "Validade do atestado médico (dias; a lei diz 'anualmente')"
+    medical_valid_years: int = _setting(
+        1,
+        "Art. 5º, VII e § 2º; Código Civil, art. 132, § 3º",
+        "Validade do atestado médico (anos; a lei diz 'renovado anualmente')",
     )
     criminal_valid_years: int = _setting(
         5, "Art. 5º, XI", "Validade das certidões criminais (anos; a lei diz 'a cada 05 anos')"
@@ -183,7 +185,7 @@ class LawSettings:
             "population",
             "photo_max_age_days",
             "proof_of_residence_max_days",
-            "medical_valid_days",
+            "medical_valid_years",
             "criminal_valid_years",
             "reinspection_days",
             "defence_period_days",

@@ -9,16 +9,25 @@ The service finds the candidate tied to the application (by CPF, among the calle
 and hands the facts here; :func:`check_tender` judges them.  An empty list means the
 condition is met; a candidate not called is **não atendido**; a tender not yet
 homologated is **pendente** (its homologation date is missing).
+
+:func:`tender_requirement` says the same up front, as one requirement of the dossier
+(rule ``art6_tender``, Art. 6º and Art. 10, I): whether a mototáxi tender is under way and
+whether the applicant is a called candidate of it, so that a dossier shown as complete does
+not meet a surprise refusal at approval or issue, which judge :func:`check_tender`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from motodesk.rules.common import ServiceType, Status, Verdict
+from motodesk.rules.text import format_date, join_words
 
 ARTICLE = "Art. 6º"
+#: The dossier's requirement: the permission follows a tender (Art. 6º), within the quota (Art. 10, I).
+REQUIREMENT_ARTICLE = "Art. 6º; Art. 10, I"
 
 #: Candidate statuses that may take the permission: called by the secretariat, or already
 #: accepted (the permission was issued to them).  The others are waiting, declined, eliminated.
@@ -78,3 +87,48 @@ def check_tender(linked: bool, candidate: TenderCandidateFacts | None) -> list[V
 
 def _not_met(sentence: str) -> Verdict:
     return Verdict("tender", ARTICLE, Status.NOT_MET, f"{ARTICLE}: {sentence}.")
+
+
+#: pt_BR name of each candidate status, as the sentences say it.
+STATUS_WORDS = {
+    "waiting": "aguarda convocação",
+    "called": "foi convocado",
+    "accepted": "já recebeu a permissão",
+    "declined": "desistiu",
+    "eliminated": "foi eliminado",
+}
+
+
+def tender_requirement(candidate: TenderCandidateFacts | None, open_tenders: Sequence[str] = ()) -> Verdict:
+    """The tender as a requirement of a mototáxi dossier (rule ``art6_tender``).
+
+    ``candidate`` is the applicant's place in a tender (the one tied to the open application, or
+    else the applicant's newest, by CPF), ``None`` when they are in none; ``open_tenders`` are the
+    numbers of the tenders still calling candidates.  MET exactly when :func:`check_tender` would
+    let the approval and the issue go on.
+    """
+    art = REQUIREMENT_ARTICLE
+    if candidate is None:
+        if open_tenders:
+            where = (f"da licitação {open_tenders[0]}" if len(open_tenders) == 1
+                     else f"das licitações {join_words(list(open_tenders))}")
+            sentence = (f"há licitação de mototáxi em andamento, mas o requerente não está entre os candidatos "
+                        f"{where}; a permissão só é dada a candidato convocado")
+        else:
+            sentence = ("não há licitação de mototáxi em andamento, e a permissão é precedida de licitação; "
+                        "o requerente não é candidato convocado")
+        return Verdict("art6_tender", art, Status.NOT_MET, f"{art}: {sentence}.")
+    place = f"candidato {candidate.rank}º da licitação {candidate.tender_number}"
+    problems = check_tender(True, candidate)
+    if any(v.status is Status.NOT_MET for v in problems):
+        word = STATUS_WORDS.get(candidate.status, candidate.status)
+        return Verdict("art6_tender", art, Status.NOT_MET,
+                       f"{art}: o requerente é {place}, mas {word}; só o candidato convocado, dentro das vagas, "
+                       "recebe a permissão.")
+    if candidate.homologated_on is None:
+        return Verdict("art6_tender", art, Status.PENDING,
+                       f"{art}: pendente — o requerente é {place}, ainda não homologada.",
+                       ("tender_homologation_date",))
+    return Verdict("art6_tender", art, Status.MET,
+                   f"{art}: o requerente é {place} (homologada em {format_date(candidate.homologated_on)}) "
+                   f"e {STATUS_WORDS.get(candidate.status, candidate.status)}.")

@@ -19,7 +19,7 @@ from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocume
 from motodesk.rules import deadlines as dl
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.periods import add_months
+from motodesk.rules.periods import add_months, add_years
 from motodesk.rules.settings import LawSettings
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
@@ -116,8 +116,8 @@ def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,
     K = dl.DeadlineKind
     with ctx.read() as s:
         if K.MEDICAL in wanted:
-            # due = issue + valid days (plus a possible roll to a business day: a day of slack)
-            cutoff = horizon - timedelta(days=settings.medical_valid_days - 1)
+            # due = issue + valid years (CC art. 132 § 3º; a day of slack for 29 February)
+            cutoff = add_years(horizon, -settings.medical_valid_years) + timedelta(days=1)
             rows += _document_deadlines(s, flt, DocumentKind.MEDICAL, PersonDocument.issue_date, cutoff,
                                         lambda d: dl.medical_due(d, settings), today)
         if K.CRIMINAL_CERTIFICATES in wanted:

@@ -31,6 +31,7 @@ from motodesk.models import (
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.periods import add_years, completed_years
 from motodesk.services.auth import hash_password
 from motodesk.services.context import AppContext, requires
 from motodesk.services.text import fold
@@ -223,8 +224,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 "id": permit_id, "number": f"{service.code}-{seq[service]:04d}/{issued.year}", "service_type": service.value,
                 "year": issued.year, "seq": seq[service], "person_id": pid, "vehicle_id": vid,
                 "decree_id": decree.id, "state": state.value, "issued_on": issued,
-                "term_end": date(issued.year + 5, issued.month, min(issued.day, 28)),
-                "extended": False, "certificate_valid_until": issued + timedelta(days=365 * ((today - issued).days // 365 + 1)),
+                "term_end": add_years(issued, 5),
+                "extended": False, "certificate_valid_until": add_years(issued, completed_years(issued, today) + 1),
                 "suspended_until": today + timedelta(days=rng.randint(5, 60)) if state is PermitState.SUSPENDED else None,
                 "badge_issue_no": 1, "ended_on": today - timedelta(days=rng.randint(1, 300)) if not state.in_force else None,
                 "version": 1, "created_at": now, "updated_at": now,

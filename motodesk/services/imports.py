@@ -59,6 +59,8 @@ from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.people import (
     DocumentInput,
     PersonInput,
+    name_locked_message,
+    tied_people,
     validate_document,
     validate_person,
 )
@@ -218,6 +220,7 @@ class _Known:
     permits_in_force: dict[int, Any] = field(default_factory=dict)
     holder_names: dict[int, str] = field(default_factory=dict)
     quota_open: int | None = None
+    tied: set[int] = field(default_factory=set)  # people whose name only change_name changes (Art. 7º)
 
 
 def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
@@ -256,6 +259,7 @@ def _load_known(s: Session, rows: Sequence[ImportRow]) -> _Known:
         for held in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Permit.state)
                               .where(Permit.person_id.in_(chunk), Permit.state.in_(IN_FORCE))):
             known.permits_in_force[held.person_id] = held
+        known.tied |= tied_people(s, chunk)
     forms: set[str] = set()
     for r in rows:
         if r.values.get("plate"):
@@ -366,6 +370,8 @@ class _Planner:
             changes += [label for key, label in _PERSON_FIELDS.items()
                         if getattr(given, key) is not None and not _same(key, getattr(existing, key),
                                                                          getattr(clean, key))]
+            if existing.id in self.known.tied and not _same("full_name", existing.full_name, clean.full_name):
+                line.errors.append(name_locked_message(existing.full_name))
 
         # --- documents: CNH and NIT/PIS
         docs: list[DocumentInput] = []

@@ -6,6 +6,12 @@ documents in one transaction, refusing with :class:`ConflictError` when another 
 any of them since the form was opened. :func:`applicant_facts` turns what the form holds into the
 :class:`~motodesk.rules.eligibility.ApplicantFacts` the rules judge, so the eligibility panel can
 judge the form as it is typed, before anything is saved.
+
+A permit is personal and non-transferable (Art. 6º, § 1º; Art. 7º): while a person holds a permit
+that has not ended, has an application open or is a deputy, :func:`identity_locks` names what ties
+them, and no save (the dossier, the import) changes their CPF or their name. A name changes only
+through :func:`change_name` — a supervisor, a reason and the supporting document — which the
+permit's history and :func:`name_changes` show.
 """
 
 from __future__ import annotations
@@ -19,8 +25,18 @@ from datetime import date, datetime
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload
 
-from motodesk.models import AuditEvent, Person, PersonDocument
-from motodesk.rules.common import Role, ServiceType, Verdict
+from motodesk.models import (
+    Application,
+    AuditEvent,
+    DeputyLink,
+    Permit,
+    PermitEvent,
+    Person,
+    PersonDocument,
+    PersonNameChange,
+)
+from motodesk.models.base import utcnow
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
 from motodesk.rules.validators import (
@@ -74,6 +90,7 @@ class DocumentInput:
     issuer: str | None = None
     issuer_uf: str | None = None
     issue_date: date | None = None
+    presented_on: date | None = None  # medical certificate: the day it was presented (Art. 5º, § 2º)
     valid_until: date | None = None
     reference_date: date | None = None
     categories: str | None = None
@@ -177,10 +194,13 @@ def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]
     if values.get("result") is not None and values["result"] not in CRIMINAL_RESULTS:
         errors.setdefault("result", "Resultado deve ser negativa ou positiva.")
     today = date.today()
-    for key in ("issue_date", "reference_date"):
+    for key in ("issue_date", "presented_on", "reference_date"):
         value = values.get(key)
         if value is not None and value > today:
             errors[key] = "A data está no futuro."
+    presented, issued = values.get("presented_on"), values.get("issue_date")
+    if presented is not None and issued is not None and presented < issued and "presented_on" not in errors:
+        errors["presented_on"] = "O documento não pode ter sido apresentado antes de ser emitido."
     values["kind"] = DocumentKind(doc.kind)
     return DocumentInput(**values), errors
 
@@ -299,6 +319,182 @@ def last_change(ctx: AppContext, person_id: int) -> LastChange | None:
     return LastChange(row.user_login, row.at) if row else None
 
 
+# --- personal and non-transferable (Art. 6º, § 1º; Art. 7º) ------------------------------------
+
+PERSONAL_ARTICLE = "Art. 6º, § 1º; Art. 7º"
+ENDED_PERMIT_STATES = (PermitState.EXPIRED, PermitState.CANCELLED, PermitState.REVOKED)
+OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
+MAX_REASON = 500
+
+
+def locks_of(s: Session, person_id: int) -> list[str]:
+    """Session step: what ties the person's identity (pt_BR phrases), empty when nothing does.
+
+    A permit or authorization in any state that has not ended, an open application, a current
+    deputy link: each is personal and non-transferable (Art. 6º, § 1º; Art. 7º).
+    """
+    found: list[str] = []
+    for number, service in s.execute(select(Permit.number, Permit.service_type)
+                                     .where(Permit.person_id == person_id,
+                                            Permit.state.not_in(ENDED_PERMIT_STATES))
+                                     .order_by(Permit.id)):
+        found.append(f"a {ServiceType(service).instrument} {number}")
+    for app_id, opened_on in s.execute(select(Application.id, Application.opened_on)
+                                       .where(Application.person_id == person_id,
+                                              Application.state.in_(OPEN_APPLICATION_STATES))
+                                       .order_by(Application.id)):
+        found.append(f"o requerimento nº {app_id:05d}/{opened_on.year} em aberto")
+    for number in s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
+                            .where(DeputyLink.deputy_person_id == person_id, DeputyLink.end_on.is_(None))
+                            .order_by(Permit.number)):
+        found.append(f"o vínculo de preposto da permissão {number}")
+    return found
+
+
+def tied_people(s: Session, person_ids: Sequence[int]) -> set[int]:
+    """Session step: which of ``person_ids`` are tied by a permit, an application or a deputy link."""
+    ids = list(person_ids)
+    if not ids:
+        return set()
+    tied = set(s.scalars(select(Permit.person_id).where(Permit.person_id.in_(ids),
+                                                       Permit.state.not_in(ENDED_PERMIT_STATES))))
+    tied |= set(s.scalars(select(Application.person_id).where(Application.person_id.in_(ids),
+                                                             Application.state.in_(OPEN_APPLICATION_STATES))))
+    tied |= set(s.scalars(select(DeputyLink.deputy_person_id).where(DeputyLink.deputy_person_id.in_(ids),
+                                                                    DeputyLink.end_on.is_(None))))
+    return tied
+
+
+def name_locked_message(name: str) -> str:
+    """Why an import or a save may not rename a tied person (Art. 6º, § 1º; Art. 7º)."""
+    return (f"{PERSONAL_ARTICLE}: {name} tem permissão, requerimento em aberto ou vínculo de preposto; o nome "
+            "só é alterado pelo supervisor em “Alterar nome…”, com o motivo e o documento.")
+
+
+@requires(*READERS)
+def identity_locks(ctx: AppContext, person_id: int) -> list[str]:
+    """What keeps the person's CPF and name from an ordinary save (see :func:`locks_of`)."""
+    with ctx.read() as s:
+        return locks_of(s, person_id)
+
+
+def _ties(locks: Sequence[str]) -> str:
+    from motodesk.rules.text import join_words
+
+    return join_words(list(locks))
+
+
+def check_identity_unchanged(s: Session, stored: Person, cpf: str, full_name: str) -> None:
+    """Session step: refuse a new CPF or name for a person whose identity is tied (Art. 6º, § 1º; Art. 7º).
+
+    Every path that writes a person calls it: the dossier, the import. The name still changes
+    through :func:`change_name`; the CPF never does while the person is tied.
+    """
+    cpf_changes = cpf != stored.cpf
+    name_changes = clean_name(full_name) != clean_name(stored.full_name)
+    if not (cpf_changes or name_changes):
+        return
+    locks = locks_of(s, stored.id)
+    if not locks:
+        return
+    errors: dict[str, str] = {}
+    if cpf_changes:
+        errors["cpf"] = (f"{PERSONAL_ARTICLE}: o CPF de {stored.full_name} não pode ser alterado enquanto houver "
+                         f"{_ties(locks)}: a permissão é pessoal e intransferível.")
+    if name_changes:
+        errors["full_name"] = (f"{PERSONAL_ARTICLE}: o nome de {stored.full_name} não pode ser alterado no "
+                               f"cadastro enquanto houver {_ties(locks)}; a alteração de nome (casamento, "
+                               "retificação judicial) é feita pelo supervisor em “Alterar nome…”, com o motivo "
+                               "e o documento.")
+    raise InvalidInputError("\n".join(errors.values()), errors)
+
+
+@dataclass(frozen=True)
+class NameChangeRow:
+    id: int
+    person_id: int
+    old_name: str
+    new_name: str
+    reason: str
+    attachment_id: int
+    at: datetime
+    by_user: str
+
+
+def _name_change_row(row: PersonNameChange) -> NameChangeRow:
+    return NameChangeRow(row.id, row.person_id, row.old_name, row.new_name, row.reason, row.attachment_id,
+                         row.at, row.by_user)
+
+
+@requires(Role.SUPERVISOR)
+def change_name(ctx: AppContext, person_id: int, new_name: str, reason: str, document_filename: str,
+                document: bytes, *, expected_version: int | None = None) -> NameChangeRow:
+    """Change a person's name (marriage, court correction): a supervisor, a reason, the document.
+
+    One transaction: the scan is attached to the person, the change recorded with the old and the
+    new name, and a step ``change_name`` written in the history of every permit that has not ended
+    and every open application of the person (Art. 6º, § 1º; Art. 7º: the permit stays with the
+    same person, now under the new name).
+    """
+    from motodesk.services.attachments import check_content, store_attachment
+
+    name = clean_name(new_name)
+    errors: dict[str, str] = {}
+    if not name or len(name.split(" ")) < 2:
+        errors["full_name"] = "Informe o novo nome completo (nome e sobrenome)."
+    elif (problem := _text_problem("full_name", name, MAX_NAME)) is not None:
+        errors["full_name"] = problem
+    why = " ".join((reason or "").split())
+    if not why:
+        errors["reason"] = "Informe o motivo da alteração (por exemplo, casamento ou retificação judicial)."
+    elif len(why) > MAX_REASON:
+        errors["reason"] = f"Motivo longo demais: no máximo {MAX_REASON} caracteres."
+    if not document:
+        errors["document"] = "Anexe o documento que comprova o novo nome (certidão de casamento, decisão judicial)."
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados: " + " ".join(errors.values()), errors)
+    try:
+        media_type = check_content(document_filename, document)
+    except InvalidInputError as exc:
+        raise InvalidInputError(exc.message, {"document": exc.message}) from None
+    with ctx.write() as s:
+        person = s.get(Person, person_id, with_for_update=True)
+        if person is None:
+            raise NotFoundError("A pessoa não existe mais no cadastro.")
+        if expected_version is not None and person.version != expected_version:
+            raise ConflictError(CONFLICT_MESSAGE)
+        old = person.full_name
+        if name == clean_name(old):
+            raise InvalidInputError("O novo nome é igual ao atual.", {"full_name": "O nome não mudou."})
+        attachment = store_attachment(s, ctx, "people", person.id, document_filename, document, media_type)
+        change = PersonNameChange(person_id=person.id, old_name=old, new_name=name, reason=why,
+                                  attachment_id=attachment.id, at=utcnow(), by_user=ctx.user.login)
+        s.add(change)
+        person.full_name = name
+        person.name_search = fold(name)
+        note = f"Nome alterado de “{old}” para “{name}”: {why} (documento: {attachment.filename})"
+        for permit in s.scalars(select(Permit).where(Permit.person_id == person.id,
+                                                     Permit.state.not_in(ENDED_PERMIT_STATES))):
+            s.add(PermitEvent(permit_id=permit.id, application_id=permit.application_id, transition="change_name",
+                              from_state=permit.state.value, to_state=permit.state.value, at=change.at,
+                              by_user=ctx.user.login, reason=note))
+        for app in s.scalars(select(Application).where(Application.person_id == person.id,
+                                                       Application.state.in_(OPEN_APPLICATION_STATES))):
+            s.add(PermitEvent(application_id=app.id, transition="change_name", from_state=app.state.value,
+                              to_state=app.state.value, at=change.at, by_user=ctx.user.login, reason=note))
+        s.flush()
+        return _name_change_row(change)
+
+
+@requires(*READERS)
+def name_changes(ctx: AppContext, person_id: int) -> list[NameChangeRow]:
+    """The person's name changes, oldest first."""
+    with ctx.read() as s:
+        rows = s.scalars(select(PersonNameChange).where(PersonNameChange.person_id == person_id)
+                         .order_by(PersonNameChange.at, PersonNameChange.id))
+        return [_name_change_row(row) for row in rows]
+
+
 # --- writing -----------------------------------------------------------------------------------
 
 
@@ -342,6 +538,7 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
                 raise NotFoundError("A pessoa não existe mais no cadastro.")
             if expected_version is not None and stored.version != expected_version:
                 raise ConflictError(CONFLICT_MESSAGE)
+            check_identity_unchanged(s, stored, clean.cpf, clean.full_name)
             person = stored
         _apply_person(person, clean)
         s.flush()
@@ -413,6 +610,7 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
                 raise NotFoundError("A pessoa não existe mais no cadastro: outra estação a removeu.")
             if person_version is not None and stored.version != person_version:
                 raise ConflictError(CONFLICT_MESSAGE)
+            check_identity_unchanged(s, stored, clean_person.cpf, clean_person.full_name)
             row_person = stored
             existing = {d.kind: d for d in s.scalars(select(PersonDocument)
                                                       .where(PersonDocument.person_id == person_id))}
@@ -472,6 +670,7 @@ def applicant_facts(person: PersonInput, documents: Mapping[DocumentKind, Docume
         voter_title=electoral.number,
         electoral_quitacao=electoral.flag,
         medical_date=doc(DocumentKind.MEDICAL).issue_date,
+        medical_presented_date=doc(DocumentKind.MEDICAL).presented_on,
         nit=doc(DocumentKind.INSS).number,
         photo_date=photo_date,
         residence_proof_date=doc(DocumentKind.RESIDENCE).issue_date,
@@ -503,13 +702,24 @@ RULE_OF_DOCUMENT: dict[DocumentKind, str] = {
 @requires(*READERS)
 def check_dossier(ctx: AppContext, person_id: int, service: ServiceType, *, on: date | None = None,
                   tender_homologation_date: date | None = None) -> list[Verdict]:
-    """The verdicts of the stored dossier for ``service`` on ``on`` (today by default)."""
+    """The verdicts of the stored dossier for ``service`` on ``on`` (today by default).
+
+    For mototáxi the list ends with the tender requirement (``art6_tender``, Art. 6º; Art. 10, I):
+    whether a tender is under way and the applicant a called candidate of it.
+    """
     from motodesk.services.photos import newest_photo
     from motodesk.services.settings import law_settings
+    from motodesk.services.tenders import tender_standing
 
     dossier = get_dossier(ctx, person_id, screen="people.check_dossier")
     photo = newest_photo(ctx, person_id, with_bytes=False)
+    standing = tender_standing(ctx, person_id) if service is ServiceType.MOTOTAXI else None
+    if standing is not None and tender_homologation_date is None and standing.candidate is not None:
+        tender_homologation_date = standing.candidate.homologated_on
     facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
                             photo_date=photo.local_date if photo else None,
                             tender_homologation_date=tender_homologation_date)
-    return check_applicant(facts, service, on or date.today(), law_settings(ctx))
+    verdicts = check_applicant(facts, service, on or date.today(), law_settings(ctx))
+    if standing is not None:
+        verdicts.append(standing.verdict)
+    return verdicts

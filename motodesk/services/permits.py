@@ -365,7 +365,8 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
             .where(where)
             .order_by(PermitEvent.at, PermitEvent.id)
         ).all()
-    labels = {"open": "Abrir requerimento", **{t.name: t.label for t in TRANSITIONS}, **DEPUTY_EVENT_LABELS}
+    labels = {"open": "Abrir requerimento", "change_name": "Alteração de nome (Art. 6º, § 1º; Art. 7º)",
+              **{t.name: t.label for t in TRANSITIONS}, **DEPUTY_EVENT_LABELS}
     return [
         EventRow(e.at, e.by_user, e.transition, labels.get(e.transition, e.transition),
                  PermitState(e.from_state) if e.from_state else None, PermitState(e.to_state), e.reason,

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from motodesk.models import Application, Permit, Person, Tender, TenderCandidate
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.eligibility import tender_medical_deadline
+from motodesk.rules.tenders import TenderCandidateFacts, tender_requirement
 from motodesk.rules.text import fold, format_date
 from motodesk.rules.validators import validate_cpf
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
@@ -413,6 +414,56 @@ def link_application(ctx: AppContext, application_id: int, candidate_id: int) ->
             raise InvalidInputError("O requerimento já virou permissão.")
         app.tender_candidate_id = candidate.id
         candidate.person_id = person.id
+
+
+@dataclass(frozen=True)
+class TenderStanding:
+    """Where a person stands in the mototáxi tenders, and the dossier's requirement (Art. 6º; Art. 10, I)."""
+
+    candidate: TenderCandidateFacts | None
+    open_tenders: tuple[str, ...]
+    verdict: Verdict
+
+
+def standing_of(s: Session, person_id: int) -> TenderStanding:
+    """Session step: the candidate tied to the person's open mototáxi application, or else their newest
+    place by CPF (a called one first), and the tenders still calling candidates."""
+    person = s.get(Person, person_id)
+    if person is None:
+        raise NotFoundError("A pessoa não existe mais no cadastro.")
+    linked = s.scalar(select(Application.tender_candidate_id)
+                      .where(Application.person_id == person_id, Application.service_type == ServiceType.MOTOTAXI,
+                             Application.state.in_((PermitState.REQUESTED, PermitState.UNDER_REVIEW,
+                                                    PermitState.APPROVED)),
+                             Application.tender_candidate_id.is_not(None))
+                      .order_by(Application.id.desc()).limit(1))
+    row = None
+    if linked is not None:
+        row = s.execute(select(TenderCandidate, Tender).join(Tender, Tender.id == TenderCandidate.tender_id)
+                        .where(TenderCandidate.id == linked)).first()
+    if row is None:
+        rows = s.execute(select(TenderCandidate, Tender).join(Tender, Tender.id == TenderCandidate.tender_id)
+                         .where(TenderCandidate.cpf == person.cpf)
+                         .order_by(TenderCandidate.id.desc())).all()
+        row = next((r for r in rows if r[0].status == "called"), rows[0] if rows else None)
+    candidate = None
+    if row is not None:
+        c, tender = row
+        candidate = TenderCandidateFacts(rank=c.rank, status=c.status, tender_number=tender.number,
+                                         homologated_on=tender.homologated_on)
+    still_calling = select(TenderCandidate.tender_id).where(TenderCandidate.status.in_(("waiting", "called")))
+    any_candidate = select(TenderCandidate.tender_id)
+    open_tenders = tuple(s.scalars(select(Tender.number)
+                                   .where(Tender.id.in_(still_calling) | Tender.id.not_in(any_candidate))
+                                   .order_by(Tender.id)))
+    return TenderStanding(candidate, open_tenders, tender_requirement(candidate, open_tenders))
+
+
+@requires(*READERS)
+def tender_standing(ctx: AppContext, person_id: int) -> TenderStanding:
+    """Whether a mototáxi tender is under way and the person a called candidate (the dossier shows it)."""
+    with ctx.read() as s:
+        return standing_of(s, person_id)
 
 
 def medical_deadline_text(row: TenderRow) -> str:

@@ -57,13 +57,14 @@ from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import check_applicant, check_deputy, completeness
 from motodesk.rules.validators import format_cpf
-from motodesk.services import applications, attachments, fees, people, photos
+from motodesk.services import applications, attachments, fees, people, photos, tenders
 from motodesk.services.applications import ApplicationInfo, PermitInfo
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
 from motodesk.services.fees import PaymentInfo
 from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
 from motodesk.services.settings import law_settings
+from motodesk.services.tenders import TenderStanding
 from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error, show_unexpected
@@ -107,6 +108,7 @@ DOCUMENT_FIELDS: dict[DocumentKind, tuple[FieldSpec, ...]] = {
     DocumentKind.ELECTORAL: (FieldSpec("number", "Nº do título", "text"),
                              FieldSpec("flag", "Quitação eleitoral", "bool")),
     DocumentKind.MEDICAL: (FieldSpec("issue_date", "Data do atestado", "date"),
+                           FieldSpec("presented_on", "Apresentado à Secretaria em", "date"),
                            FieldSpec("issuer", "Médico / CRM", "text")),
     DocumentKind.INSS: (FieldSpec("number", "NIT/PIS", "text"),),
     DocumentKind.RESIDENCE: (FieldSpec("issue_date", "Data do comprovante", "date"),
@@ -120,6 +122,8 @@ DOCUMENT_NOTES = {
     DocumentKind.CPF: "O número é o do campo CPF dos dados pessoais; anexe aqui a cópia do documento.",
     DocumentKind.MILITARY: "Só para homens até o ano em que completam 45 anos.",
     DocumentKind.RESIDENCE: "O endereço é o dos dados pessoais.",
+    DocumentKind.MEDICAL: "Mototáxi: os 30 dias após a homologação da licitação contam até a data em que o "
+                          "atestado foi apresentado (Art. 5º, § 2º).",
 }
 BOOL_CHOICES = (("—", None), ("Sim", True), ("Não", False))
 RESULT_CHOICES = (("—", None), ("Negativas", "negative"), ("Positivas", "positive"))
@@ -258,6 +262,77 @@ class ReviewDialog(QDialog):
         return {k for k, check in self.checks.items() if check.isChecked()}
 
 
+class NameChangeDialog(QDialog):
+    """A supervisor changes a tied person's name: the new name, the reason, the supporting document."""
+
+    def __init__(self, parent: QWidget | None, current_name: str) -> None:
+        super().__init__(parent)
+        self.setObjectName("name_change_dialog")
+        self.setWindowTitle("Alterar nome")
+        intro = QLabel(f"Nome atual: <b>{current_name}</b>. A permissão é pessoal e intransferível (Art. 6º, § 1º; "
+                       "Art. 7º): o nome muda só por casamento, retificação judicial ou motivo semelhante, com o "
+                       "documento anexado. A alteração aparece no histórico da permissão.")
+        intro.setWordWrap(True)
+        self.name_edit = QLineEdit()
+        self.name_edit.setObjectName("new_name")
+        self.reason_edit = QPlainTextEdit()
+        self.reason_edit.setObjectName("reason")
+        self.reason_edit.setTabChangesFocus(True)
+        self.reason_edit.setMaximumHeight(80)
+        self.file_edit = QLineEdit()
+        self.file_edit.setObjectName("document_file")
+        self.file_edit.setPlaceholderText("Certidão de casamento, decisão judicial… (PDF, JPEG ou PNG)")
+        self.browse_button = QPushButton("&Escolher…")
+        self.browse_button.setObjectName("browse")
+        self.browse_button.setAutoDefault(False)
+        self.browse_button.clicked.connect(self.browse)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.file_edit, 1)
+        file_row.addWidget(self.browse_button)
+        self.error_label = QLabel("")
+        self.error_label.setObjectName("error")
+        self.error_label.setStyleSheet("color: #c62828;")
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+        form = QFormLayout()
+        name_label = QLabel("&Novo nome:")
+        name_label.setBuddy(self.name_edit)
+        reason_label = QLabel("&Motivo:")
+        reason_label.setBuddy(self.reason_edit)
+        file_label = QLabel("&Documento:")
+        file_label.setBuddy(self.file_edit)
+        form.addRow(name_label, self.name_edit)
+        form.addRow(reason_label, self.reason_edit)
+        form.addRow(file_label, file_row)
+        buttons = QDialogButtonBox()
+        self.ok_button = buttons.addButton("&Alterar o nome", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.error_label)
+        layout.addWidget(buttons)
+        QWidget.setTabOrder(self.name_edit, self.reason_edit)
+        QWidget.setTabOrder(self.reason_edit, self.file_edit)
+        QWidget.setTabOrder(self.file_edit, self.browse_button)
+        self.name_edit.setFocus()
+
+    def browse(self) -> None:
+        name, _ = QFileDialog.getOpenFileName(self, "Documento da alteração de nome", "",
+                                              "Documentos (*.pdf *.jpg *.jpeg *.png);;Todos os arquivos (*)")
+        if name:
+            self.file_edit.setText(name)
+
+    def values(self) -> tuple[str, str, str]:
+        return self.name_edit.text(), self.reason_edit.toPlainText(), self.file_edit.text().strip()
+
+    def show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.setVisible(bool(message))
+
+
 # --- the window -------------------------------------------------------------------------------
 
 
@@ -294,6 +369,8 @@ class DossierWindow(QWidget):
         self.applications: list[ApplicationInfo] = []
         self.permits: list[PermitInfo] = []
         self.deputy_of: list[str] = []  # permits this person is the deputy of (Art. 14)
+        self.locks: list[str] = []  # what ties the CPF and the name (Art. 6º, § 1º; Art. 7º)
+        self.tender: TenderStanding | None = None  # the person in the mototáxi tenders (Art. 6º; Art. 10, I)
         self.verdicts: list[Verdict] = []
         self.saving = False
         self._tried_save = False
@@ -429,7 +506,19 @@ class DossierWindow(QWidget):
         outer.addLayout(form)
         outer.addStretch(1)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
-        form.addRow("&Nome completo:", self._with_error("full_name", self._line("full_name", "Como no documento de identidade")))
+        self.name_change_button = QPushButton("A&lterar nome…")
+        self.name_change_button.setObjectName("change_name")
+        self.name_change_button.setToolTip("Alteração de nome por casamento ou retificação judicial, com o motivo e o "
+                                           "documento (supervisor; Art. 6º, § 1º; Art. 7º)")
+        self.name_change_button.setAutoDefault(False)
+        self.name_change_button.clicked.connect(self.change_name)
+        self.name_change_button.hide()
+        name_row = QHBoxLayout()
+        name_row.addWidget(self._with_error("full_name", self._line("full_name", "Como no documento de identidade")), 1)
+        name_row.addWidget(self.name_change_button, 0, Qt.AlignmentFlag.AlignTop)
+        name_label = QLabel("&Nome completo:")
+        name_label.setBuddy(self.person_inputs["full_name"])
+        form.addRow(name_label, name_row)
         cpf = self._line("cpf", "000.000.000-00")
         self.cpf_input = cpf  # reformatted after a save
         form.addRow("&CPF:", self._with_error("cpf", cpf))
@@ -591,7 +680,20 @@ class DossierWindow(QWidget):
         layout.addWidget(self.applications_view, 1)
         layout.addWidget(QLabel("<b>Permissões e autorizações</b>"))
         layout.addWidget(self.permits_view, 1)
+        self.name_history_label = QLabel("")
+        self.name_history_label.setObjectName("name_history")
+        self.name_history_label.setWordWrap(True)
+        self.name_history_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.name_history_label.hide()
+        layout.addWidget(self.name_history_label)
         return page
+
+    def _show_name_history(self, changes: list[people.NameChangeRow]) -> None:
+        """The person's name changes (Art. 6º, § 1º; Art. 7º), oldest first."""
+        lines = [f"{format_datetime(c.at)} — de “{c.old_name}” para “{c.new_name}”: {c.reason} (por {c.by_user})"
+                 for c in changes]
+        self.name_history_label.setText("Alterações de nome:\n" + "\n".join(lines) if lines else "")
+        self.name_history_label.setVisible(bool(lines))
 
     def _small_table(self, model: RowTableModel[Any], name: str) -> QTableView:
         view = QTableView()
@@ -673,6 +775,16 @@ class DossierWindow(QWidget):
             row.attachments.set_editable(editable and self.person_id is not None)
         self.save_button.setVisible(editable)
         self.save_action.setEnabled(editable)
+        # A permit is personal and non-transferable (Art. 6º, § 1º; Art. 7º): a tied CPF and name are read-only.
+        tied = bool(self.locks)
+        why = ("Não pode ser alterado enquanto houver " + ", ".join(self.locks) +
+               " (Art. 6º, § 1º; Art. 7º).") if tied else ""
+        for key in ("cpf", "full_name"):
+            widget = self.person_inputs[key]
+            assert isinstance(widget, QLineEdit)
+            widget.setReadOnly(not editable or tied)
+            widget.setToolTip(why)
+        self.name_change_button.setVisible(tied and self.ctx.user.role is Role.SUPERVISOR)
         self.photo_button.setEnabled(editable and self.person_id is not None)
         self.open_application_button.setEnabled(editable and self.person_id is not None)
         self.payment_button.setEnabled(self.person_id is not None and self.ctx.user.role in fees.RECORDERS)
@@ -696,6 +808,9 @@ class DossierWindow(QWidget):
         self.applications = applications.list_applications(self.ctx, person_id)
         self.permits = applications.list_permits(self.ctx, person_id)
         self.deputy_of = applications.deputy_of(self.ctx, person_id)
+        self.locks = people.identity_locks(self.ctx, person_id)
+        self.tender = tenders.tender_standing(self.ctx, person_id)
+        self._show_name_history(people.name_changes(self.ctx, person_id))
         self.person_id = person_id
         self._fill(dossier)
         for kind, row in self.documents.items():
@@ -704,6 +819,7 @@ class DossierWindow(QWidget):
         self.permits_model.set_rows(self.permits)
         self._show_photo()
         self._refresh_header()
+        self._apply_role()
         self.recheck()
 
     def _fill(self, dossier: Dossier) -> None:
@@ -874,13 +990,21 @@ class DossierWindow(QWidget):
     def recheck(self) -> None:
         """Judge the form as it is now, for the chosen service."""
         on, application = self._reference()
+        homologated = application.tender_homologation_date if application else None
+        mototaxi = self.service() is ServiceType.MOTOTAXI
+        if mototaxi and homologated is None and self.tender is not None and self.tender.candidate is not None:
+            homologated = self.tender.candidate.homologated_on
         facts = people.applicant_facts(
             self.person_input(), self.document_inputs(),
             photo_date=self.photo.local_date if self.photo else None,
-            tender_homologation_date=application.tender_homologation_date if application else None)
+            tender_homologation_date=homologated)
         # A deputy meets the holder's requirements (Art. 14, § 2º): the same rules, speaking of "o preposto".
-        judge = check_deputy if self.deputy_of and application is None else check_applicant
+        as_deputy = bool(self.deputy_of) and application is None
+        judge = check_deputy if as_deputy else check_applicant
         self.verdicts = judge(facts, self.service(), on, self.settings)
+        if mototaxi and not as_deputy and self.tender is not None:
+            # Whether a tender is under way and the applicant a called candidate (Art. 6º; Art. 10, I).
+            self.verdicts.append(self.tender.verdict)
         self.verdict_list.set_verdicts(self.verdicts)
         share = completeness(self.verdicts)
         self.meter.setValue(round(share * 100))
@@ -1054,6 +1178,43 @@ class DossierWindow(QWidget):
             self._set_status(recorded_message(payment))
         return payment
 
+    def change_name(self) -> bool:
+        """A supervisor changes the name of a tied person (marriage, court correction), with the document."""
+        if self.person_id is None or self.ctx.user.role is not Role.SUPERVISOR:
+            return False
+        if self.is_dirty():
+            QMessageBox.information(self, "Alterar nome", "Salve ou descarte as alterações do dossiê antes de "
+                                    "alterar o nome.")
+            return False
+        dialog = NameChangeDialog(self, str(self.base.get("full_name") or ""))
+        while self._exec_name_change(dialog):
+            new_name, reason, path = dialog.values()
+            data = b""
+            if path:
+                try:
+                    data = Path(path).read_bytes()
+                except OSError as exc:
+                    dialog.show_error(f"Não foi possível ler o arquivo: {exc.strerror or exc}.")
+                    continue
+            try:
+                people.change_name(self.ctx, self.person_id, new_name, reason, Path(path).name if path else "",
+                                   data, expected_version=self.person_version)
+            except ConflictError as exc:
+                dialog.show_error(str(exc))
+                continue
+            except MotodeskError as exc:
+                fields = getattr(exc, "fields", {})
+                dialog.show_error(" ".join(fields.values()) if fields else str(exc))
+                continue
+            self.load(self.person_id)
+            self._set_status("Nome alterado; a alteração consta do histórico da permissão.")
+            self.saved.emit(self.person_id)
+            return True
+        return False
+
+    def _exec_name_change(self, dialog: NameChangeDialog) -> bool:
+        return dialog.exec() == QDialog.DialogCode.Accepted
+
     def print_pending(self) -> bool:
         if self.person_id is None:
             return False
@@ -1122,10 +1283,15 @@ class DossierWindow(QWidget):
         self._loading = False
         self._set_base()
         self._refresh_header()
+        try:  # a CPF just typed may be a tender candidate's (Art. 6º); a save never changes the ties
+            self.tender = tenders.tender_standing(self.ctx, result.person_id)
+        except MotodeskError:
+            self.tender = None
         if was_new:
             self._apply_role()
             for row in self.documents.values():
                 row.attachments.set_items([])
+        self.recheck()
         self._set_status(f"Dossiê salvo às {_now_hm()}.")
         self.saved.emit(result.person_id)
         if self._close_after_save:

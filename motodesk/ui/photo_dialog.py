@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from PIL import Image
 from PySide6.QtCore import QModelIndex, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -56,6 +55,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QListWidget,
     QProgressBar,
     QPushButton,
@@ -86,6 +86,7 @@ from motodesk.imaging import (
 )
 from motodesk.imaging.geometry import MIN_CROP_UNIT, max_crop_unit
 from motodesk.imaging.loading import ACCEPTED_FORMATS, WORKING_SHORT_SIDE
+from motodesk.imaging.quality import MESSAGES, QualityCode, looks_grey
 from motodesk.models.db import DatabaseError
 from motodesk.services import photos
 from motodesk.services.context import AppContext
@@ -116,7 +117,7 @@ MSG_READ_FAILED = "Não foi possível ler o arquivo: {detail}."
 MSG_FILE_TOO_BIG = "O arquivo tem {mb:.0f} MB; o limite para uma foto é {limit} MB."
 MSG_CMYK = "A imagem estava em CMYK (cores de gráfica) e foi convertida para cores de tela (sRGB)."
 MSG_16_BIT = "A imagem tinha 16 bits por canal e foi convertida para 8 bits."
-MSG_GREY = "Foto em preto e branco: o Art. 5º, IX pede foto colorida."
+MSG_GREY = MESSAGES[QualityCode.GREY]
 MSG_NO_FACE_CROP = "Nenhum rosto encontrado: o recorte foi centralizado; ajuste manualmente."
 MSG_REFUSED = "Foto recusada: {message}"
 MSG_PLACEHOLDER_CROP = "O recorte 3x4 aparece aqui depois de capturar ou importar a foto."
@@ -213,15 +214,6 @@ def conversion_notes(data: bytes) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def looks_grey(img: Image.Image) -> bool:
-    """True for a black-and-white photo saved as colour (channels nearly equal everywhere)."""
-    small = np.asarray(img.resize((64, 64), Image.Resampling.BOX), dtype=np.int16)
-    if small.ndim != 3:
-        return True
-    spread = np.abs(small[..., 0] - small[..., 1]) + np.abs(small[..., 1] - small[..., 2])
-    return float(np.percentile(spread, 99)) < 6.0
-
-
 def _analyse(photo: LoadedPhoto, source: str, notes: tuple[str, ...], detector: FaceDetector,
              started: float) -> Analysis:
     proposal = propose_crop(photo, detector)
@@ -261,10 +253,15 @@ def analyse_file(path: Path, detector: FaceDetector = detect_faces) -> Analysis:
     return _analyse(load_photo(data), "file", notes, detector, started)
 
 
-def render_and_store(ctx: AppContext, person_id: int, analysis: Analysis, box: Box) -> PhotoInfo:
-    """The badge JPEG of ``box`` kept as the person's newest photo (worker thread)."""
+def render_and_store(ctx: AppContext, person_id: int, analysis: Analysis, box: Box,
+                     override_reason: str | None = None) -> PhotoInfo:
+    """The badge JPEG of ``box`` kept as the person's newest photo (worker thread).
+
+    The service judges the photo again (Art. 5º, IX); ``override_reason`` is the clerk's reason for
+    "Usar mesmo assim", which it requires when it finds quality warnings."""
     jpeg = render_3x4(analysis.photo, box)
-    return photos.store_photo(ctx, person_id, jpeg, "camera" if analysis.source == "camera" else "file")
+    return photos.store_photo(ctx, person_id, jpeg, "camera" if analysis.source == "camera" else "file",
+                              override_reason=override_reason)
 
 
 # -- zoom slider ⇄ crop size ---------------------------------------------------------------------
@@ -539,6 +536,7 @@ class PhotoDialog(QDialog):
         self._finished = False
         self._drag_start: Box | None = None
         self._codes: tuple[str, ...] = ()
+        self.service_warnings: list[str] = []  # what the service found on the finished photo (Art. 5º, IX)
         self._build()
         self.source = source_factory(self)
         self.source.frameReady.connect(self._on_frame)
@@ -660,6 +658,15 @@ class PhotoDialog(QDialog):
         self.override.setToolTip("Aceitar a foto apesar dos avisos acima")
         self.override.toggled.connect(self._update_controls)
         self.override.hide()
+        self.override_reason = QLineEdit()
+        self.override_reason.setObjectName("override_reason")
+        self.override_reason.setPlaceholderText("Por que usar esta foto apesar dos avisos")
+        self.override_reason.setMaxLength(photos.MAX_OVERRIDE_REASON)
+        self.override_reason.textChanged.connect(self._update_controls)
+        self.override_reason_label = QLabel("&Motivo (fica na auditoria):")
+        self.override_reason_label.setBuddy(self.override_reason)
+        self.override_reason.hide()
+        self.override_reason_label.hide()
         right = QVBoxLayout()
         right.addWidget(QLabel("<b>Foto 3x4 do crachá</b> (354 × 472 px, 3 × 4 cm)"))
         right.addWidget(self.crop_view, 0, Qt.AlignmentFlag.AlignHCenter)
@@ -669,6 +676,8 @@ class PhotoDialog(QDialog):
         right.addWidget(self.refusal)
         right.addWidget(self.warning_list)
         right.addWidget(self.override)
+        right.addWidget(self.override_reason_label)
+        right.addWidget(self.override_reason)
         right.addStretch(1)
         right_box = QWidget()
         right_box.setLayout(right)
@@ -901,6 +910,10 @@ class PhotoDialog(QDialog):
         self.warning_list.hide()
         self.override.setChecked(False)
         self.override.hide()
+        self.override_reason.clear()
+        self.override_reason.hide()
+        self.override_reason_label.hide()
+        self.service_warnings = []
         self._quality_timer.stop()
 
     # -- crop editing --------------------------------------------------------------------------
@@ -909,6 +922,7 @@ class PhotoDialog(QDialog):
         if analysis is None:
             return
         self.box = box
+        self.service_warnings = []  # a new crop is a new photo for the service to judge
         side = max(4, round(CROP_VIEW_SIZE.height() * self.crop_view.devicePixelRatioF()))
         self.crop_view.set_image(pil_to_qimage(preview(analysis.photo, box, side)))
         s = analysis.display_scale
@@ -971,12 +985,13 @@ class PhotoDialog(QDialog):
         texts = [w.message for w in self.quality]
         if self.analysis is not None and self.analysis.grey:
             texts.append(MSG_GREY)
+        texts += [t for t in self.service_warnings if t not in texts]
         return texts
 
     def _show_warnings(self) -> None:
         texts = self.warning_texts()
         codes = tuple(str(w.code) for w in self.quality) + ((GREY_CODE,) if self.analysis and self.analysis.grey
-                                                              else ())
+                                                              else ()) + tuple(self.service_warnings)
         if codes != self._codes:  # a different set of problems needs a fresh decision
             self._codes = codes
             self.override.setChecked(False)
@@ -985,11 +1000,17 @@ class PhotoDialog(QDialog):
             self.warning_list.addItem(f"⚠ {text}")
         self.warning_list.setVisible(bool(texts))
         self.override.setVisible(bool(texts))
+        self.override_reason.setVisible(bool(texts))
+        self.override_reason_label.setVisible(bool(texts))
 
     # -- accepting -----------------------------------------------------------------------------
+    def overridden(self) -> bool:
+        """"Usar mesmo assim" ticked with a reason: what the service needs to keep a photo with warnings."""
+        return self.override.isChecked() and bool(self.override_reason.text().strip())
+
     def accept_allowed(self) -> bool:
         return (self.mode == "review" and self.analysis is not None and self.box is not None
-                and self.can_store and (not self.warning_texts() or self.override.isChecked()))
+                and self.can_store and (not self.warning_texts() or self.overridden()))
 
     def accept_photo(self) -> None:
         """Render the badge JPEG and store it; the dialog closes when it is kept."""
@@ -1000,10 +1021,11 @@ class PhotoDialog(QDialog):
             return
         analysis, box = self.analysis, self.box
         assert analysis is not None and box is not None
+        reason = self.override_reason.text().strip() if self.warning_texts() and self.overridden() else None
         self.mode = "saving"
         self._set_busy("Guardando a foto…")
         self._update_controls()
-        (BackgroundOp(lambda: render_and_store(self.ctx, self.person_id, analysis, box))
+        (BackgroundOp(lambda: render_and_store(self.ctx, self.person_id, analysis, box, reason))
          .on_success(self._stored)
          .on_failure(self._store_failed)
          .run())
@@ -1019,6 +1041,13 @@ class PhotoDialog(QDialog):
         self._set_busy("")
         self._update_controls()
         if self._finished:
+            return
+        if isinstance(exc, photos.PhotoQualityError):
+            # The service found what the dialog did not: show it and ask for the override and its reason.
+            self.service_warnings = [v.message.removeprefix("Art. 5º, IX: ") for v in exc.verdicts]
+            self._show_warnings()
+            self._update_controls()
+            (self.override_reason if self.override.isChecked() else self.override).setFocus()
             return
         if isinstance(exc, (MotodeskError, DatabaseError)):
             show_error(self, exc, "Foto recusada")
@@ -1041,11 +1070,13 @@ class PhotoDialog(QDialog):
         self.zoom_slider.setEnabled(editing)
         self.reset_button.setEnabled(editing)
         self.override.setEnabled(editing)
+        self.override_reason.setEnabled(editing and self.override.isChecked())
         self.accept_button.setEnabled(self.accept_allowed())
         if not self.can_store:
             self.accept_button.setToolTip("Somente o atendimento e a supervisão guardam fotos.")
-        elif self.warning_texts() and not self.override.isChecked():
-            self.accept_button.setToolTip("Há avisos sobre a foto: marque \"Usar mesmo assim\" para aceitar.")
+        elif self.warning_texts() and not self.overridden():
+            self.accept_button.setToolTip("Há avisos sobre a foto: marque \"Usar mesmo assim\" e informe o motivo "
+                                          "para aceitar.")
         else:
             self.accept_button.setToolTip("")
 

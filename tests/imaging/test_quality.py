@@ -184,3 +184,27 @@ def test_measures_are_plain_numbers(portrait: Image.Image) -> None:
     m = measure_quality(photo, propose_crop(photo))
     for value in dataclasses.astuple(m):
         assert isinstance(value, float) and np.isfinite(value)
+
+
+# -- the finished photo, as the service judges it (Art. 5º, IX) -------------------------------------
+
+
+def test_the_finished_photo_is_judged_on_its_own_pixels(astronaut_bytes: bytes) -> None:
+    import io
+
+    from PIL import Image
+
+    from motodesk.imaging import process_upload
+    from motodesk.imaging.quality import QualityCode, judge_finished_photo, looks_grey
+
+    good = process_upload(astronaut_bytes).jpeg
+    assert judge_finished_photo(good) == []
+    with Image.open(io.BytesIO(good)) as im:
+        grey_rgb = im.convert("L").convert("RGB")
+        assert looks_grey(grey_rgb) and not looks_grey(im)
+        buffer = io.BytesIO()
+        grey_rgb.save(buffer, "JPEG", quality=90)
+    assert [w.code for w in judge_finished_photo(buffer.getvalue())] == [QualityCode.GREY]
+    blank = io.BytesIO()
+    Image.new("RGB", (354, 472), (180, 150, 120)).save(blank, "JPEG", quality=90)
+    assert QualityCode.NO_FACE in [w.code for w in judge_finished_photo(blank.getvalue())]

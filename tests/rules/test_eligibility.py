@@ -266,7 +266,7 @@ def test_art5_vi_military_and_electoral(
 @pytest.mark.parametrize(
     ("medical", "status"),
     [
-        (date(2025, 3, 10), Status.MET),  # 365 days before: last valid day
+        (date(2025, 3, 10), Status.MET),  # one year before: last valid day
         (date(2025, 3, 9), Status.NOT_MET),
         (date(2026, 3, 10), Status.MET),
         (date(2026, 3, 11), Status.NOT_MET),  # impossible: after the reference date
@@ -284,26 +284,47 @@ def test_art5_vii_expired_medical_says_when(applicant: ApplicantFacts, on: date)
     assert verdict.message == "Art. 5º, VII e § 2º: o atestado médico de 09/03/2025 venceu em 09/03/2026."
 
 
-def test_art5_vii_validity_is_a_setting(applicant: ApplicantFacts, on: date) -> None:
-    facts = replace(applicant, medical_date=date(2025, 9, 10))
-    assert check(facts, on, "art5_vii_medical", medical_valid_days=180).status is Status.NOT_MET
-    assert check(facts, on, "art5_vii_medical", medical_valid_days=181).status is Status.MET
+def test_art5_vii_validity_is_a_setting_in_years(applicant: ApplicantFacts, on: date) -> None:
+    facts = replace(applicant, medical_date=date(2024, 3, 10))
+    assert check(facts, on, "art5_vii_medical").status is Status.NOT_MET
+    assert check(facts, on, "art5_vii_medical", medical_valid_years=2).status is Status.MET
 
 
 @pytest.mark.parametrize(
     ("medical", "on", "status"),
     [
-        # Homologation on Mon 09/02/2026: 30 days → Wed 11/03/2026.
-        (date(2026, 3, 11), date(2026, 3, 12), Status.MET),
-        (date(2026, 3, 12), date(2026, 3, 12), Status.NOT_MET),
-        (None, date(2026, 3, 11), Status.PENDING),
-        (None, date(2026, 3, 12), Status.NOT_MET),
+        # A year across 29 February is a year, not 365 days (Código Civil, art. 132, § 3º).
+        (date(2023, 3, 1), date(2024, 3, 1), Status.MET),  # 366 days later, still the anniversary
+        (date(2023, 3, 1), date(2024, 3, 2), Status.NOT_MET),
+        # Issued on 29 February: the year ends on 1 March of a common year.
+        (date(2024, 2, 29), date(2025, 3, 1), Status.MET),
+        (date(2024, 2, 29), date(2025, 3, 2), Status.NOT_MET),
     ],
 )
-def test_art5_2_mototaxi_medical_within_30_days_of_homologation(
-    applicant: ApplicantFacts, medical: date | None, on: date, status: Status
+def test_art5_vii_medical_year_counts_like_the_civil_code(medical: date, on: date, status: Status,
+                                                           applicant: ApplicantFacts) -> None:
+    verdict = check(replace(applicant, medical_date=medical), on, "art5_vii_medical", service=ServiceType.MOTOBOY)
+    assert verdict.status is status, verdict.message
+
+
+@pytest.mark.parametrize(
+    ("medical", "presented", "on", "status"),
+    [
+        # Homologation on Mon 09/02/2026: 30 days → Wed 11/03/2026, counted to the day of presentation.
+        (date(2026, 3, 11), date(2026, 3, 11), date(2026, 3, 12), Status.MET),
+        (date(2026, 1, 20), date(2026, 3, 11), date(2026, 3, 12), Status.MET),  # issued before, presented in time
+        (date(2026, 3, 2), date(2026, 3, 12), date(2026, 3, 12), Status.NOT_MET),  # issued in time, presented late
+        (date(2026, 3, 2), None, date(2026, 3, 11), Status.PENDING),  # presentation not recorded, still in time
+        (date(2026, 3, 2), None, date(2026, 3, 12), Status.NOT_MET),  # …and the window is over
+        (None, None, date(2026, 3, 11), Status.PENDING),
+        (None, None, date(2026, 3, 12), Status.NOT_MET),
+    ],
+)
+def test_art5_2_mototaxi_medical_presented_within_30_days_of_homologation(
+    applicant: ApplicantFacts, medical: date | None, presented: date | None, on: date, status: Status
 ) -> None:
-    facts = replace(applicant, medical_date=medical, tender_homologation_date=date(2026, 2, 9))
+    facts = replace(applicant, medical_date=medical, medical_presented_date=presented,
+                    tender_homologation_date=date(2026, 2, 9))
     verdict = check(facts, on, "art5_vii_medical")
     assert verdict.status is status, verdict.message
     # The 30-day window is the mototáxi tender's: motoboy and moto-frete only renew yearly.
@@ -315,6 +336,21 @@ def test_art5_2_pending_medical_shows_the_deadline(applicant: ApplicantFacts) ->
     facts = replace(applicant, medical_date=None, tender_homologation_date=date(2026, 2, 9))
     verdict = check(facts, date(2026, 3, 1), "art5_vii_medical")
     assert verdict.message == "Art. 5º, VII e § 2º: pendente — falta o atestado médico (prazo: 11/03/2026)."
+
+
+def test_art5_2_late_presentation_says_both_dates(applicant: ApplicantFacts) -> None:
+    facts = replace(applicant, medical_date=date(2026, 3, 2), medical_presented_date=date(2026, 3, 12),
+                    tender_homologation_date=date(2026, 2, 9))
+    verdict = check(facts, date(2026, 3, 12), "art5_vii_medical")
+    assert "apresentado em 12/03/2026, depois do prazo de 30 dias" in verdict.message
+    assert "(11/03/2026)" in verdict.message
+
+
+def test_art5_2_presentation_before_issue_is_impossible(applicant: ApplicantFacts) -> None:
+    facts = replace(applicant, medical_date=date(2026, 3, 2), medical_presented_date=date(2026, 3, 1),
+                    tender_homologation_date=date(2026, 2, 9))
+    verdict = check(facts, date(2026, 3, 5), "art5_vii_medical")
+    assert verdict.status is Status.NOT_MET and "dado impossível" in verdict.message
 
 
 # --- Art. 5º, VIII, IX, X, XI, XII ----------------------------------------------------------------

@@ -121,3 +121,32 @@ def test_add_days_follows_the_setting(settings: LawSettings) -> None:
 def test_next_business_day(settings: LawSettings) -> None:
     assert next_business_day(date(2026, 12, 25), settings) == date(2026, 12, 28)
     assert next_business_day(date(2026, 3, 10), settings) == date(2026, 3, 10)
+
+
+def test_no_yearly_period_is_counted_in_days_or_with_relativedelta() -> None:
+    """Código Civil, art. 132, § 3º: every "N anos" of the rules and services is :func:`add_years`.
+
+    365 days is one day short whenever a 29 February falls inside; ``relativedelta`` ends a year
+    started on 29 February on the 28th.  Neither may come back.
+    """
+    import re
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[2] / "motodesk"
+    pattern = re.compile(r"timedelta\(days=365\b|\b365 \* \(|relativedelta\(|_valid_days\b")
+    offenders = [
+        f"{path.relative_to(package.parent)}:{number}: {line.strip()}"
+        for folder in ("rules", "services")
+        for path in sorted((package / folder).glob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if pattern.search(line) and "dateutil.relativedelta" not in line
+    ]
+    assert offenders == []
+
+
+def test_the_medical_certificate_year_and_the_age_share_add_years() -> None:
+    from motodesk.rules.eligibility import medical_valid_until
+    from motodesk.rules.settings import LawSettings
+
+    for start in (date(2024, 2, 29), date(2023, 3, 1), date(2025, 7, 31)):
+        assert medical_valid_until(start, LawSettings()) == add_years(start, 1)

@@ -19,7 +19,7 @@ def test_defaults() -> None:
     assert (settings.population, settings.population_year) == (89_826, 2022)
     assert settings.proof_of_residence_max_days == 90
     assert settings.photo_max_age_days == 180
-    assert settings.medical_valid_days == 365
+    assert settings.medical_valid_years == 1
     assert settings.criminal_valid_years == 5
     assert settings.defence_period_days == 15
     assert settings.business_days is False

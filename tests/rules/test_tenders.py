@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from motodesk.rules.common import ServiceType, Status, Verdict
-from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required
+from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required, tender_requirement
 
 CALLED = TenderCandidateFacts(
     rank=3, status="called", tender_number="01/2026", homologated_on=date(2026, 2, 20)
@@ -85,3 +85,41 @@ def test_candidate_not_called_of_a_tender_not_homologated_gives_both() -> None:
         ("tender", "Art. 6º", Status.PENDING),
     ]
     assert verdicts[0].message.startswith("Art. 6º: o candidato 7º da licitação 02/2026 não foi convocado")
+
+
+# --- the tender as a requirement of the dossier (Art. 6º; Art. 10, I) -----------------------------
+
+
+def _called(**changes: object) -> TenderCandidateFacts:
+    from dataclasses import replace
+
+    return replace(TenderCandidateFacts(rank=3, status="called", tender_number="01/2026",
+                                        homologated_on=date(2026, 2, 9)), **changes)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "open_tenders", "status", "words"),
+    [
+        (_called(), (), Status.MET, "candidato 3º da licitação 01/2026 (homologada em 09/02/2026) e foi convocado"),
+        (_called(status="accepted"), (), Status.MET, "já recebeu a permissão"),
+        (_called(status="waiting"), (), Status.NOT_MET, "aguarda convocação"),
+        (_called(status="declined"), (), Status.NOT_MET, "desistiu"),
+        (_called(status="eliminated"), (), Status.NOT_MET, "foi eliminado"),
+        (_called(homologated_on=None), (), Status.PENDING, "ainda não homologada"),
+        (None, ("01/2026",), Status.NOT_MET, "não está entre os candidatos da licitação 01/2026"),
+        (None, ("01/2026", "02/2026"), Status.NOT_MET, "das licitações 01/2026 e 02/2026"),
+        (None, (), Status.NOT_MET, "não há licitação de mototáxi em andamento"),
+    ],
+)
+def test_tender_requirement(candidate: TenderCandidateFacts | None, open_tenders: tuple[str, ...],
+                            status: Status, words: str) -> None:
+    verdict = tender_requirement(candidate, open_tenders)
+    assert (verdict.rule_id, verdict.article, verdict.status) == ("art6_tender", "Art. 6º; Art. 10, I", status)
+    assert words in verdict.message, verdict.message
+
+
+@pytest.mark.parametrize("status", ["waiting", "called", "accepted", "declined", "eliminated"])
+@pytest.mark.parametrize("homologated", [date(2026, 2, 9), None])
+def test_tender_requirement_is_met_exactly_when_approval_would_pass(status: str, homologated: date | None) -> None:
+    candidate = _called(status=status, homologated_on=homologated)
+    assert (tender_requirement(candidate).status is Status.MET) == (check_tender(True, candidate) == [])

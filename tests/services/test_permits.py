@@ -194,7 +194,7 @@ def test_medical_certificate_after_the_tender_window_blocks_approval(ctx: AppCon
         tender.homologated_on = TODAY - timedelta(days=60)  # the 30 days ended a month ago
         medical = s.scalar(select(PersonDocument).where(PersonDocument.person_id == dossier.person_id,
                                                          PersonDocument.kind == DocumentKind.MEDICAL))
-        medical.issue_date = TODAY - timedelta(days=2)
+        medical.issue_date = medical.presented_on = TODAY - timedelta(days=2)  # presented late
     with pytest.raises(RuleViolationError, match=r"Art\. 5º, VII e § 2º: .*prazo de 30 dias"):
         permits.approve(supervisor, dossier.application_id, "5/2026", TODAY)
 

@@ -450,3 +450,89 @@ def test_a_deputy_is_judged_as_the_deputy(qtbot, clerk: AppContext) -> None:  # 
     assert "Preposto de MB-0044/2025" in window.subtitle_label.text()
     age = next(v for v in window.verdicts if v.rule_id == "art5_i_age")
     assert age.status is Status.NOT_MET and "o preposto tem 19 anos" in age.message
+
+
+# -- issue 16: personal and non-transferable, the medical presentation, the tender up front ---------
+
+
+def test_a_holders_cpf_and_name_are_read_only_and_the_supervisor_changes_the_name(  # noqa: ANN201
+        qtbot, ctx: AppContext, clerk: AppContext, supervisor: AppContext, monkeypatch, tmp_path: Path):  # noqa: ANN001
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+
+    from motodesk.rules.common import ServiceType
+    from motodesk.services import permits
+
+    dossier = make_dossier(ctx, ServiceType.MOTOBOY, name="Maria Aparecida Souza")
+    permits.approve(supervisor, dossier.application_id, "1.234/2026", TODAY - timedelta(days=1))
+    issued = permits.issue(supervisor, dossier.application_id)
+
+    as_clerk = open_window(qtbot, clerk, dossier.person_id)
+    assert as_clerk.person_inputs["cpf"].isReadOnly() and as_clerk.person_inputs["full_name"].isReadOnly()
+    assert "Art. 6º, § 1º; Art. 7º" in as_clerk.person_inputs["cpf"].toolTip()
+    assert issued.number in as_clerk.person_inputs["cpf"].toolTip()
+    assert not as_clerk.name_change_button.isVisible()  # only a supervisor changes a name
+    as_clerk.close()
+
+    window = open_window(qtbot, supervisor, dossier.person_id)
+    assert window.name_change_button.isVisible()
+    scan = tmp_path / "certidao.pdf"
+    from reportlab.pdfgen import canvas
+
+    page = canvas.Canvas(str(scan))
+    page.drawString(72, 720, "Certidao de casamento")
+    page.save()
+    attempts: list[str] = []
+
+    def fill(dialog) -> bool:  # noqa: ANN001
+        # The dialog from the keyboard: the new name, Tab to the reason, Tab to the file.
+        if attempts:
+            return False
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+        attempts.append("once")
+        dialog.name_edit.setFocus()
+        qtbot.keyClicks(dialog.name_edit, "Maria Aparecida Souza Lima")
+        qtbot.keyClick(dialog.name_edit, Qt.Key.Key_Tab)
+        assert dialog.reason_edit.hasFocus()
+        qtbot.keyClicks(dialog.reason_edit, "Casamento, certidao 123")
+        qtbot.keyClick(dialog.reason_edit, Qt.Key.Key_Tab)
+        assert dialog.file_edit.hasFocus()
+        qtbot.keyClicks(dialog.file_edit, str(scan))
+        return True
+
+    monkeypatch.setattr(DossierWindow, "_exec_name_change", lambda self, dialog: fill(dialog))
+    assert window.change_name()
+    assert window.person_inputs["full_name"].text() == "Maria Aparecida Souza Lima"
+    history = window.name_history_label.text()  # the person's own history shows it too
+    assert "de “Maria Aparecida Souza” para “Maria Aparecida Souza Lima”: Casamento, certidao 123" in history
+    steps = permits.history(supervisor, "permit", issued.id)
+    assert any(e.transition == "change_name" and "Casamento, certidao 123" in (e.reason or "") for e in steps)
+
+
+def test_the_medical_certificate_has_its_presentation_date(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    window = open_window(qtbot, clerk)
+    field = window.documents[DocumentKind.MEDICAL].inputs["presented_on"]
+    assert isinstance(field, DateField)
+    type_date(qtbot, field, TODAY - timedelta(days=2))
+    assert window.document_inputs()[DocumentKind.MEDICAL].presented_on == TODAY - timedelta(days=2)
+
+
+def test_the_mototaxi_requirements_say_whether_the_applicant_is_a_called_candidate(  # noqa: ANN201
+        qtbot, ctx: AppContext, clerk: AppContext):  # noqa: ANN001
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+
+    from motodesk.rules.common import ServiceType
+
+    waiting = make_dossier(ctx, ServiceType.MOTOTAXI, candidate_status="waiting")
+    window = open_window(qtbot, clerk, waiting.person_id)
+    choose(window.service_combo, "Mototáxi")
+    window.recheck()
+    tender = next(v for v in window.verdicts if v.rule_id == "art6_tender")
+    assert tender.status is Status.NOT_MET and "aguarda convocação" in tender.message
+    assert window.meter.value() == 100 and "não atendido" in window.summary.text()  # complete, but not met
+    choose(window.service_combo, "Motoboy")
+    window.recheck()
+    assert not any(v.rule_id == "art6_tender" for v in window.verdicts)

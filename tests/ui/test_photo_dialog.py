@@ -37,6 +37,8 @@ from motodesk.ui.camera import SETTINGS_KEY, CameraChoice, FakeFrameSource, Fram
 from motodesk.ui.photo_dialog import MSG_16_BIT, MSG_CMYK, MSG_GREY, PhotoDialog, pil_to_qimage
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The plain-colour test pictures have no face: storing them needs the override (Art. 5º, IX).
+SYNTHETIC = "foto sintética de teste, sem rosto"
 PHOTOS = ROOT / "tests" / "data" / "photos"
 
 ASTRONAUT = PHOTOS / "astronaut.png"
@@ -305,6 +307,8 @@ def test_face_less_photo_gets_a_centred_crop_and_the_clerk_is_told(qtbot, monkey
     assert not dialog.accept_button.isEnabled()
     tick(qtbot, dialog.override)
     assert dialog.override.isChecked()
+    assert not dialog.accept_button.isEnabled()  # the override needs its reason (Art. 5º, IX, kept in the audit)
+    qtbot.keyClicks(dialog.override_reason, "Requerente trouxe apenas esta foto")
     assert dialog.accept_button.isEnabled()
 
 
@@ -320,10 +324,12 @@ def test_override_lets_a_poor_photo_through(qtbot, monkeypatch, tmp_path: Path, 
     qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     assert dialog.mode == "review" and photos.newest_photo(clerk, person) is None  # refused: not ticked
     tick(qtbot, dialog.override)
+    qtbot.keyClicks(dialog.override_reason, "Sem outra foto no momento")
     accept(qtbot, dialog)
     stored = photos.newest_photo(clerk, person)
     assert stored is not None
     assert_badge_jpeg(stored.jpeg)
+    assert stored.override_reason is not None and stored.override_reason.startswith("Sem outra foto no momento")
 
 
 @SQLITE_ONLY
@@ -433,7 +439,7 @@ def test_a_refusal_by_the_service_keeps_the_dialog_open(qtbot, monkeypatch, cler
     shown: list[str] = []
     monkeypatch.setattr(photo_dialog_module, "show_error", lambda parent, exc, title=None: shown.append(str(exc)))
 
-    def refuse(*_args: object) -> None:
+    def refuse(*_args: object, **_kwargs: object) -> None:
         raise InvalidInputError("Art. 5º, IX: a foto 3x4 deve ter 354×472 pixels.")
 
     monkeypatch.setattr(photos, "store_photo", refuse)
@@ -443,6 +449,27 @@ def test_a_refusal_by_the_service_keeps_the_dialog_open(qtbot, monkeypatch, cler
     qtbot.waitUntil(lambda: bool(shown))
     assert "Art. 5º, IX" in shown[0]
     assert dialog.isVisible() and dialog.mode == "review" and dialog.accept_button.isEnabled()
+
+
+@SQLITE_ONLY
+def test_warnings_the_service_finds_are_shown_and_overridden_with_a_reason(qtbot, monkeypatch,  # noqa: ANN001
+                                                                          clerk: AppContext, person: int) -> None:
+    # The service judges the finished photo itself (Art. 5º, IX): here it finds a blur the dialog did not.
+    monkeypatch.setattr(photos, "quality_warnings", lambda _jpeg: ("Foto tremida ou fora de foco.",))
+    dialog = open_dialog(qtbot, clerk, person, fake_factory(astronaut_frame(1600, 1200))[0])
+    capture(qtbot, dialog)
+    assert dialog.warning_texts() == []
+    qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.mode == "review" and bool(dialog.service_warnings), timeout=15_000)
+    assert photos.newest_photo(clerk, person) is None
+    assert "Foto tremida ou fora de foco." in dialog.warning_texts()
+    assert dialog.override.isVisible() and not dialog.accept_button.isEnabled()
+    tick(qtbot, dialog.override)
+    qtbot.keyClicks(dialog.override_reason, "Requerente com tremor, outra foto sairia igual")
+    accept(qtbot, dialog)
+    stored = photos.newest_photo(clerk, person)
+    assert stored is not None and stored.override_reason is not None
+    assert stored.override_reason.startswith("Requerente com tremor") and "tremida" in stored.override_reason
 
 
 # -- editing the crop ----------------------------------------------------------------------------
@@ -506,6 +533,7 @@ def test_zooming_in_too_far_warns_again_and_takes_back_the_override(qtbot, monke
     import_file(qtbot, monkeypatch, dialog, path)  # no face: a warning to override
     assert [w.code for w in dialog.quality] == [QualityCode.NO_FACE]
     tick(qtbot, dialog.override)
+    qtbot.keyClicks(dialog.override_reason, "Foto de teste")
     assert dialog.accept_button.isEnabled()
     dialog.zoom_slider.setValue(900)  # a tiny crop: it would be upscaled a lot
     wait_settled(qtbot, dialog)
@@ -624,8 +652,8 @@ def _badge(colour: tuple[int, int, int]) -> bytes:
 @SQLITE_ONLY
 def test_history_tab_lists_earlier_photos_newest_first(qtbot, qtmodeltester, clerk: AppContext,  # noqa: ANN001
                                                        supervisor: AppContext, person: int) -> None:
-    first = photos.store_photo(clerk, person, _badge((200, 40, 40)), "file")
-    second = photos.store_photo(supervisor, person, _badge((40, 40, 200)), "camera")
+    first = photos.store_photo(clerk, person, _badge((200, 40, 40)), "file", override_reason=SYNTHETIC)
+    second = photos.store_photo(supervisor, person, _badge((40, 40, 200)), "camera", override_reason=SYNTHETIC)
     dialog = open_dialog(qtbot, clerk, person)
     model = dialog.history_model
     qtmodeltester.check(model)

@@ -1,7 +1,7 @@
 """Fee payments (Art. 6º, § 6º): the guia/DAM recorded for each paid act of the counter.
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-12-01
 
 The fee table itself lives in ``settings`` (``fee_<act>_brl`` and ``fee_<act>_basis`` rows, written
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0006"
-down_revision = "0004"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 
