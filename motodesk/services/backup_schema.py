@@ -38,11 +38,52 @@ def _norm(sql: str | None) -> str:
     return _SPACE.sub(" ", sql or "").strip()
 
 
+_TABLE_CONSTRAINT = ("CONSTRAINT ", "PRIMARY KEY", "UNIQUE", "CHECK", "FOREIGN KEY")
+
+
+def _top_level_items(body: str) -> list[str]:
+    """The comma-separated items of a CREATE TABLE body, commas inside parentheses or quotes kept."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(body):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"`[":
+            quote = "]" if ch == "[" else ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(body[start:i].strip())
+            start = i + 1
+    items.append(body[start:].strip())
+    return items
+
+
+def _norm_table(sql: str) -> str:
+    """A CREATE TABLE with its table constraints in a fixed order.
+
+    SQLite keeps the text it was given, and Alembic's batch mode (which rebuilds a table to alter
+    it) writes the table's constraints in the order it reflected them, which varies from one
+    process to the next: two databases built by the same migrations may differ only in that order.
+    Columns keep their order, which is part of the schema.
+    """
+    text_ = _norm(sql)
+    open_, close = text_.find("("), text_.rfind(")")
+    if not text_.upper().startswith("CREATE TABLE") or open_ < 0 or close < open_:
+        return text_
+    items = _top_level_items(text_[open_ + 1:close])
+    columns = [i for i in items if not i.upper().startswith(_TABLE_CONSTRAINT)]
+    constraints = sorted(i for i in items if i.upper().startswith(_TABLE_CONSTRAINT))
+    return f"{text_[:open_ + 1]} {', '.join(columns + constraints)} {text_[close:]}"
+
+
 def describe_sqlite(conn: Connection) -> SchemaDescription:
     rows = conn.exec_driver_sql(
         "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
     ).all()
-    return {f"{kind} {name}": f"on {table}: {_norm(sql)}" for kind, name, table, sql in rows}
+    return {f"{kind} {name}": f"on {table}: {_norm_table(sql) if kind == 'table' else _norm(sql)}"
+            for kind, name, table, sql in rows}
 
 
 _PG_USER_NS = ("n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%' "
