@@ -303,7 +303,15 @@ def _rows(conn: Connection, name: str) -> tuple[list[str], Iterator[list[Any]]]:
     table, names, pk = _light_table(conn, name)
     query = select(*(table.c[c] for c in names)).order_by(*(table.c[c] for c in (pk or names[:1])))
     result = conn.execution_options(yield_per=1000, stream_results=True).execute(query)
-    return names, (list(row) for row in result)
+
+    def rows() -> Iterator[list[Any]]:
+        try:
+            for row in result:
+                yield list(row)
+        finally:  # a reader that stops early (a full disk) still closes PostgreSQL's server cursor
+            result.close()
+
+    return names, rows()
 
 
 def table_hash(conn: Connection, name: str) -> TableHash:
