@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import open_context
+from motodesk.commands import add_login_args, open_context
 
 EXIT_OK = 0
 EXIT_NOT_VALID = 4
@@ -30,12 +30,15 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     )
     p.add_argument("text", metavar="TEXTO", help="o texto do código QR ('-' lê da entrada padrão)")
     p.add_argument("--public-key", metavar="ARQUIVO", default=None,
-                   help="arquivo da chave pública (motodesk export-public-key): verifica sem banco de dados")
+                   help="arquivo da chave pública (motodesk export-public-key): verifica sem banco de dados "
+                        "(e sem login)")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_verify_badge)
     p = sub.add_parser("export-public-key", help="grava a chave pública que verifica os crachás")
     p.add_argument("file", metavar="ARQUIVO", nargs="?", default=None,
                    help="onde gravar (padrão: mostra na saída)")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_export_public_key)
 
@@ -51,8 +54,8 @@ def cmd_verify_badge(args: argparse.Namespace) -> int:
     from motodesk.services.badges import verify_badge, verify_offline
     from motodesk.services.errors import MotodeskError
 
-    text = _read_text(args.text)
     if args.public_key:
+        text = _read_text(args.text)
         path = Path(args.public_key)
         try:
             public = path.read_bytes()
@@ -63,7 +66,8 @@ def cmd_verify_badge(args: argparse.Namespace) -> int:
         except ValueError:
             raise MotodeskError(f"O arquivo {path} não é uma chave pública de crachás (Ed25519, PEM).") from None
     else:
-        result = verify_badge(open_context(args), text)
+        ctx = open_context(args)  # the password is the first line of standard input, the text ('-') after it
+        result = verify_badge(ctx, _read_text(args.text))
     print(result.status.label)
     print(result.message)
     details = [

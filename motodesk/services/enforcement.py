@@ -104,7 +104,16 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
-from motodesk.services.text import clean_name, digits, fold
+from motodesk.services.text import (
+    LIKE_ESCAPE,
+    clean_name,
+    contains_pattern,
+    digits,
+    fold,
+    prefix_pattern,
+    search_text,
+    text_problem,
+)
 
 WRITERS = (Role.INSPECTOR, Role.SUPERVISOR)
 RECORDERS = (Role.CLERK, Role.SUPERVISOR)
@@ -567,6 +576,8 @@ def _text(value: str | None, limit: int, key: str, label: str, errors: dict[str,
         errors[key] = f"Informe {label}."
     elif len(cleaned) > limit:
         errors[key] = f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(cleaned)})."
+    elif problem := text_problem(cleaned, multiline=True):
+        errors[key] = problem
     return cleaned or None
 
 
@@ -628,7 +639,7 @@ def _deputy_link_of(s: Session, person_id: int) -> tuple[DeputyLink, Permit] | N
 @requires(*READERS)
 def find_offenders(ctx: AppContext, text: str, *, limit: int = 20) -> list[OffenderChoice]:
     """People to name on a notice, by CPF, name or plate; each with their permit in force, if any."""
-    text = (text or "").strip()
+    text = search_text(text)
     if not text:
         return []
     query = select(Person)
@@ -638,10 +649,9 @@ def find_offenders(ctx: AppContext, text: str, *, limit: int = 20) -> list[Offen
         query = query.join(Vehicle, Vehicle.holder_id == Person.id).where(Vehicle.plate.in_(forms),
                                                                           Vehicle.active.is_(True))
     elif number and len(number) == len(re.sub(r"[\s.\-]", "", text)):
-        query = query.where(Person.cpf.like(number + "%"))
+        query = query.where(Person.cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
     elif any(ch.isalpha() for ch in text):
-        words = fold(text).replace("%", "").replace("_", "")
-        query = query.where(Person.name_search.like(f"%{words}%"))
+        query = query.where(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))
     else:
         return []
     with ctx.read() as s:
@@ -780,6 +790,8 @@ def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
             errors["offender_name"] = "Informe o nome do autuado."
         elif len(name) > MAX_NAME:
             errors["offender_name"] = f"Nome longo demais: no máximo {MAX_NAME} caracteres."
+        elif problem := text_problem(name):
+            errors["offender_name"] = problem
     plate_result = validate_plate(data.plate)
     plate: str | None = None
     vehicle_id: int | None = None
@@ -1338,7 +1350,7 @@ _SORT = {
 
 
 def _search(query: Select[Any], text: str) -> Select[Any]:
-    text = (text or "").strip()
+    text = search_text(text)
     if not text:
         return query
     match = _NUMBER.match(text)
@@ -1350,15 +1362,15 @@ def _search(query: Select[Any], text: str) -> Select[Any]:
         conditions.append(InfractionNotice.plate.in_(forms))
     number = digits(text)
     if number and len(number) == len(re.sub(r"[\s.\-/]", "", text)):
-        conditions.append(InfractionNotice.offender_cpf.like(number + "%"))
+        conditions.append(InfractionNotice.offender_cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
         conditions.append(InfractionNotice.seq == int(number[:9]))
     codes = [item.code for item in find_infractions(text)] if len(text) >= 2 else []
     if codes and len(codes) < len(CATALOGUE):
         conditions.append(InfractionNotice.infraction_code.in_(codes))
     if any(ch.isalpha() for ch in text):
-        folded = fold(text).replace("%", "").replace("_", "")
-        conditions.append(Person.name_search.like(f"%{folded}%"))
-        conditions.append(func.lower(InfractionNotice.offender_name).like(f"%{text.lower()}%"))
+        conditions.append(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))
+        conditions.append(func.lower(InfractionNotice.offender_name).like(contains_pattern(text.lower()),
+                                                                          escape=LIKE_ESCAPE))
     return query.where(or_(*conditions)) if conditions else query.where(InfractionNotice.id < 0)
 
 

@@ -271,12 +271,17 @@ def test_command_line_backup_and_restore(tmp_path: Path) -> None:
     env.pop("MOTODESK_DATABASE_URL", None)
     source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True,
-                              timeout=180, env=env)
+                              timeout=180, env=env, input=stdin)
 
-    assert run("seed-demo", "--people", "12", "--database", source).returncode == 0
-    out = run("backup", str(tmp_path / "cli.zip"), "--database", source)
+    from motodesk.services.demo import DEMO_PASSWORD
+
+    assert run("init-db", "--database", source).returncode == 0
+    assert run("create-user", "admin", "--role", "admin", "--database", source, stdin=DEMO_PASSWORD).returncode == 0
+    assert run("seed-demo", "--people", "12", "--database", source, "--user", "admin",
+               stdin=DEMO_PASSWORD).returncode == 0
+    out = run("backup", str(tmp_path / "cli.zip"), "--database", source, "--user", "admin", stdin=DEMO_PASSWORD)
     assert out.returncode == 0, out.stderr
     assert "Cópia de segurança gravada" in out.stdout
     out = run("restore", str(tmp_path / "cli.zip"), "--database", f"sqlite:///{tmp_path / 'novo.sqlite3'}")

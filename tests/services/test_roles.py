@@ -25,6 +25,7 @@ OPEN_TO_EVERY_USER = {
     "auth.count_users": "start-up: is there anybody yet (first-run wizard)",
     "auth.find_login": "login: whom a login names, before any password; proves nothing",
     "auth.authenticate": "login itself",
+    "auth.create_first_admin": "the first administrator of a database without users; refuses once any exists",
     "backup.last_backup": "read: the date shown in the backup reminder",
     "backup.reminder_days": "read: a setting",
     "backup.backup_reminder": "read: the reminder text (shown to administrators only by the window)",
