@@ -39,7 +39,7 @@ def _token(url: str) -> tuple[str, str]:
         auth.create_user(ctx, "fiscal", "Fiscal de Trânsito", Role.INSPECTOR, FISCAL_PASSWORD)
     dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name="Rita de Cássia Melo")
     issued = permits.issue(supervisor, dossier.application_id)
-    private_pem, _public = badges.signing_keys(ctx)
+    private_pem, _public = badges._key_pair(ctx)
     from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
 
     claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")

@@ -30,7 +30,6 @@ OPEN_TO_EVERY_USER = {
     "backup.reminder_days": "read: a setting",
     "backup.backup_reminder": "read: the reminder text (shown to administrators only by the window)",
     "backup.blob_totals": "read: sizes for the backup manifest",
-    "badges.signing_keys": "read: public keys, to verify a badge offline",
     "deadlines.collect": "read: deadlines, every profile sees them (inspectors included)",
     "deadlines.person_deadlines": "read: one person's deadlines in the dossier",
     "permits.run_calendar": "the system's daily job (terms ending, suspensions lifted), no person acts",
