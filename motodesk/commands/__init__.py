@@ -70,6 +70,9 @@ def require_existing(db: Database) -> None:
     path = db.sqlite_path
     if path is not None and not db.url.query.get("uri") and not path.is_file():
         raise DatabaseError(f"O banco de dados {path} não existe. {create}")
+    empty_file = f"O banco de dados {path} não tem as tabelas do MotoDesk (banco vazio). {create}"
+    if path is not None and path.is_file() and path.stat().st_size == 0:
+        raise DatabaseError(empty_file)  # before SQLite writes a header into it
     try:
         empty = db.is_empty()
     except Exception as exc:  # noqa: BLE001 - the driver's error, explained in pt_BR

@@ -569,12 +569,19 @@ def _forged(online: bool, detail: str = "") -> BadgeVerification:
     return BadgeVerification(BadgeStatus.FORGED, message, online)
 
 
-def verify_offline(text: str, public_pem: bytes, *, today: date | None = None) -> BadgeVerification:
-    """Signature and printed validity only, with the public key: no register needed (street checks)."""
+def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: date | None = None) -> BadgeVerification:
+    """Signature and printed validity only, with the public key (or the current and retired keys of
+    :func:`public_keys`): no register needed (street checks)."""
     today = today or date.today()
-    try:
-        claim = verify_token(text, public_pem)
-    except ForgedTokenError:
+    keys = [public_pem] if isinstance(public_pem, bytes | str) else list(public_pem)
+    claim: BadgeClaim | None = None
+    for key in keys:
+        try:
+            claim = verify_token(text, key)
+            break
+        except ForgedTokenError:
+            continue
+    if claim is None:
         return _forged(False)
     who = "titular" if claim.holder_kind == "titular" else "preposto"
     note = (" Verificação sem o cadastro: suspensão, cassação e substituição da via não foram conferidas.")

@@ -13,9 +13,18 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
-from motodesk.services import attachments, deadlines, enforcement, inspections, organisations, people, permits
+from motodesk.services import (
+    attachments,
+    deadlines,
+    enforcement,
+    inspections,
+    organisations,
+    people,
+    permits,
+    stands,
+    vehicles,
+)
 from motodesk.services import search as search_service
-from motodesk.services import stands, vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.organisations import OrganisationInput

@@ -57,6 +57,8 @@ def test_every_command_that_reads_or_writes_refuses_to_run_without_a_login(ctx: 
                                                                           tmp_path: Path) -> None:
     auth.create_user(ctx, "chefe", "Chefe do Setor", Role.ADMIN, ADMIN_PASSWORD)
     before = _audit_rows(ctx)
+    tmp_path = tmp_path / "saida"
+    tmp_path.mkdir()
     commands = [
         ("daily",),
         ("export", "permits", "--out", str(tmp_path / "p.xlsx")),
@@ -317,6 +319,8 @@ def test_key_rotation_keeps_old_badges_verifying_and_reprints_nothing(
         trail = " ".join(str(v) for v in s.scalars(select(AuditEvent.changes)))
     assert "PRIVATE KEY" not in trail
     assert badges.verify_badge(clerk, old_token).status is BadgeStatus.VALID  # old key, register agrees
+    assert badges.verify_offline(old_token, badges.public_keys(clerk)).status is BadgeStatus.VALID
+    assert badges.verify_offline(old_token, new_public).status is BadgeStatus.FORGED
     # The old key cannot sign a copy the register does not know, even though it still verifies.
     assert badges.verify_badge(clerk, sign_claim(replace(claim, issue_no=2), old_private)).status \
         is BadgeStatus.FORGED
