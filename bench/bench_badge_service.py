@@ -168,7 +168,7 @@ def main() -> None:
         ensure_defaults(AppContext(db))
         print(f"seeding {args.count} permits with distinct 354x472 JPEG photos on {args.backend}...")
         ids = seed(ctx, args.count, reference.make_photos(args.count))
-        badges.signing_keys(ctx)  # made once, as on a workstation that has printed before
+        badges._key_pair(ctx)  # made once, as on a workstation that has printed before
 
         def service(run: int) -> bytes:
             printed = badges.print_badges(ctx, ids, reason=None if run == 0 else "Reimpressão (bancada)")
@@ -176,7 +176,7 @@ def main() -> None:
 
         rows = [("print_badges, end to end", *timed(args.runs, service))]
         with ctx.read() as s:  # the same badges, data only, for the two drawing-only cases
-            private_pem, _ = badges.signing_keys(ctx)
+            private_pem, _ = badges._key_pair(ctx)
             data = [p.data for p in badges._plan(s, [badges.BadgeRequest(i) for i in ids], private_pem,
                                                  date.today(), LawSettings(), reason="x", preview=False)]
         rows.append(("render_badges only", *timed(args.runs, lambda _r: render_badges(data))))

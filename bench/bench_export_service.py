@@ -66,8 +66,14 @@ def seeded(people: int, reseed: bool) -> Path:
     if not path.exists():
         print(f"seeding {people:,} people into {path} (once)…", file=sys.stderr, flush=True)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "motodesk", "seed-demo", "--people", str(people),
-                        "--database", f"sqlite:///{path}"], check=True, stdout=subprocess.DEVNULL)
+        from motodesk.services.demo import DEMO_PASSWORD
+
+        url = f"sqlite:///{path}"
+        login = f"{DEMO_PASSWORD}\n"  # the first administrator, then seed-demo as that administrator
+        for args in (("init-db",), ("create-user", "admin", "--role", "admin"),
+                     ("seed-demo", "--people", str(people), "--user", "admin")):
+            subprocess.run([sys.executable, "-m", "motodesk", *args, "--database", url], check=True,
+                           stdout=subprocess.DEVNULL, input=login, text=True)
         print(f"  seeded in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     return path
 

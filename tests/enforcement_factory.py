@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import update
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
-from motodesk.models import DeputyLink, Permit, Person, QuotaCounter, Vehicle
+from motodesk.models import BadgePrint, DeputyLink, Permit, Person, QuotaCounter, Vehicle
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.lifecycle import permit_term_end, registration_certificate_valid_until
 from motodesk.services.context import AppContext
@@ -69,6 +69,10 @@ def add_holder(ctx: AppContext, name: str = "José Carlos Pereira", *,
                         certificate_valid_until=registration_certificate_valid_until(issued_on),
                         badge_issue_no=1)
         s.add(permit)
+        s.flush()
+        # Its print log (as before the log kept each claim's digest: verification compares the fields).
+        s.add(BadgePrint(permit_id=permit.id, issue_no=1, printed_by="fabrica", reason="Primeira via",
+                         layout="card"))
         if service is ServiceType.MOTOTAXI and state.in_force:
             s.execute(update(QuotaCounter).where(QuotaCounter.service_type == ServiceType.MOTOTAXI)
                       .values(in_force=QuotaCounter.in_force + 1))

@@ -2,25 +2,126 @@
 
 Handlers take the parsed arguments and return the exit code; they raise MotodeskError or
 DatabaseError for expected failures, which `motodesk.cli.main` prints in pt_BR.
+
+**Who acts.**  Every command that reads personal data or changes anything logs in as a MotoDesk
+user: ``--user LOGIN`` and the password, asked for on the terminal (getpass) or read as the first
+line of standard input (``--password-stdin``, or whenever standard input is not a terminal). The
+login is the window's own (:func:`motodesk.services.auth.authenticate`): wrong passwords count
+towards the lockout, and the audit trail names that user. There is no default user and no
+"terminal acting as the management". The exceptions, each with its reason:
+
+- ``init-db``: builds or upgrades the schema and writes the default settings; no personal data.
+- ``db-upgrade``: runs the shipped migrations only, which change the schema, never the register's
+  data; it needs the database's own credentials (the PostgreSQL owner, the SQLite file's owner),
+  who could change the schema without MotoDesk anyway.
+- ``create-user`` on a database without any user: the first administrator (``--role admin``).
+- ``restore``: its target must be empty (no users to log in as, nothing to lose); whoever holds
+  the backup file holds its data already.
+- ``template``, ``self-test`` and ``verify-badge --public-key`` (offline): no database is read.
+
+**Which database.**  Every command but ``init-db`` (and ``restore``, whose target is new) refuses a
+database that does not exist — a missing SQLite file, an empty file, a PostgreSQL database without
+MotoDesk's tables — instead of creating an empty one: a mistyped path must not yield an empty
+export with exit code 0.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
+import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `motodesk` with no command opens the window: parsing must not load SQLAlchemy
+    from motodesk.models.db import Database
     from motodesk.services.context import AppContext
 
 
-def open_context(args: argparse.Namespace, *, allow_upgrade_shared: bool = False) -> AppContext:
-    """The database named by --database (or the default), prepared, with default settings."""
+def add_login_args(p: argparse.ArgumentParser) -> None:
+    """`--user LOGIN` and `--password-stdin` of a command that logs in."""
+    p.add_argument("--user", metavar="LOGIN", default=None,
+                   help="usuário do MotoDesk que executa o comando (obrigatório; a senha é pedida no terminal)")
+    p.add_argument("--password-stdin", action="store_true",
+                   help="lê a senha da primeira linha da entrada padrão (também quando ela não é um terminal)")
+
+
+def stdin_line() -> str:
+    """One line of standard input, read from the byte stream (so what follows stays readable there)."""
+    return sys.stdin.buffer.readline().decode("utf-8", errors="replace").rstrip("\r\n")
+
+
+def read_password(args: argparse.Namespace, prompt: str) -> str:
+    """The password from the terminal, or the first line of standard input."""
+    from motodesk.services.errors import AuthenticationError
+
+    if getattr(args, "password_stdin", False) or not sys.stdin.isatty():
+        line = sys.stdin.buffer.readline()
+        if not line:
+            raise AuthenticationError("Senha não informada: a entrada padrão terminou antes da senha.")
+        return line.decode("utf-8", errors="replace").rstrip("\r\n")
+    return getpass.getpass(prompt)
+
+
+def require_existing(db: Database) -> None:
+    """Refuse a database that does not exist, in pt_BR, before anything can create it."""
+    from motodesk.models.db import DatabaseError
+
+    create = "Confira o endereço (--database) ou crie o banco com 'motodesk init-db'."
+    path = db.sqlite_path
+    if path is not None and not db.url.query.get("uri") and not path.is_file():
+        raise DatabaseError(f"O banco de dados {path} não existe. {create}")
+    empty_file = f"O banco de dados {path} não tem as tabelas do MotoDesk (banco vazio). {create}"
+    if path is not None and path.is_file() and path.stat().st_size == 0:
+        raise DatabaseError(empty_file)  # before SQLite writes a header into it
+    try:
+        empty = db.is_empty()
+    except Exception as exc:  # noqa: BLE001 - the driver's error, explained in pt_BR
+        from sqlalchemy.exc import DBAPIError
+
+        from motodesk.models.db import explain_error
+
+        if isinstance(exc, DBAPIError):
+            raise DatabaseError(explain_error(exc, db.url)) from exc
+        raise
+    if empty:
+        where = str(path) if path is not None else f"{db.url.host or 'localhost'}/{db.url.database}"
+        raise DatabaseError(f"O banco de dados {where} não tem as tabelas do MotoDesk (banco vazio). {create}")
+
+
+def open_database(args: argparse.Namespace, *, must_exist: bool = True) -> Database:
+    """The database named by --database (or the default), refused if it does not exist."""
     from motodesk.models.db import Database
+
+    db = Database.open(getattr(args, "database", None))
+    if must_exist:
+        try:
+            require_existing(db)
+        except Exception:
+            db.dispose()
+            raise
+    return db
+
+
+def login(ctx: AppContext, args: argparse.Namespace) -> AppContext:
+    """The context of the user named by --user, once the password checks (lockout applies)."""
+    from motodesk.services.auth import authenticate
+    from motodesk.services.errors import AuthenticationError
+
+    name = getattr(args, "user", None)
+    if not name:
+        raise AuthenticationError("Informe o usuário do MotoDesk com --user LOGIN: este comando exige login.")
+    password = read_password(args, f"Senha de {name}: ")
+    return ctx.as_user(authenticate(ctx, name, password))
+
+
+def open_context(args: argparse.Namespace, *, allow_upgrade_shared: bool = False, authenticate: bool = True,
+                 must_exist: bool = True) -> AppContext:
+    """The database named by --database, prepared, with default settings, logged in as --user."""
     from motodesk.services.context import AppContext
     from motodesk.services.settings import ensure_defaults
 
-    db = Database.open(getattr(args, "database", None))
+    db = open_database(args, must_exist=must_exist)
     db.prepare(allow_upgrade_shared=allow_upgrade_shared)
     ctx = AppContext(db)
     ensure_defaults(ctx)
-    return ctx
+    return login(ctx, args) if authenticate else ctx

@@ -9,14 +9,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from motodesk.commands import add_login_args, login, open_database
+
 EXIT_OK = 0
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
     p = sub.add_parser("backup", help="grava uma cópia de segurança completa (com anexos e fotos) em OUT")
     p.add_argument("out", metavar="OUT", help="arquivo .zip a criar, ou uma pasta (nome com a data e a hora)")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_backup)
+    # No login for restore (see motodesk.commands): its target must be empty, without users.
     p = sub.add_parser("restore", help="restaura uma cópia de segurança em um banco de dados VAZIO e a confere")
     p.add_argument("file", metavar="ARQUIVO", help="cópia de segurança feita com 'motodesk backup'")
     p.add_argument("--trust-key", metavar="CHAVE", default=None,
@@ -40,14 +44,13 @@ def _progress(done: int, total: int) -> None:
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
-    from motodesk.models.db import Database
     from motodesk.services.backup import create_backup
     from motodesk.services.context import AppContext
 
     # No prepare(): an older database is backed up as it is (before `motodesk db-upgrade`).
-    db = Database.open(getattr(args, "database", None))
+    db = open_database(args)
     try:
-        result = create_backup(AppContext(db), Path(args.out), progress=_progress)
+        result = create_backup(login(AppContext(db), args), Path(args.out), progress=_progress)
     finally:
         db.dispose()
     m = result.manifest

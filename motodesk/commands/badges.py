@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import open_context
+from motodesk.commands import add_login_args, open_context
 
 EXIT_OK = 0
 EXIT_NOT_VALID = 4
@@ -30,14 +30,26 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     )
     p.add_argument("text", metavar="TEXTO", help="o texto do código QR ('-' lê da entrada padrão)")
     p.add_argument("--public-key", metavar="ARQUIVO", default=None,
-                   help="arquivo da chave pública (motodesk export-public-key): verifica sem banco de dados")
+                   help="arquivo da chave pública (motodesk export-public-key): verifica sem banco de dados "
+                        "(e sem login)")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_verify_badge)
     p = sub.add_parser("export-public-key", help="grava a chave pública que verifica os crachás")
     p.add_argument("file", metavar="ARQUIVO", nargs="?", default=None,
                    help="onde gravar (padrão: mostra na saída)")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_export_public_key)
+    p = sub.add_parser(
+        "rotate-badge-key", help="troca a chave de assinatura dos crachás (administrador)",
+        description="Cria uma nova chave de assinatura para os crachás impressos daqui em diante. As chaves "
+                    "públicas anteriores continuam verificando os crachás que assinaram (enquanto o cadastro "
+                    "confirmar seus dados); nenhum crachá é reimpresso. Exporte de novo a chave pública "
+                    "para os verificadores sem banco.")
+    add_login_args(p)
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_rotate_badge_key)
 
 
 def _read_text(value: str) -> str:
@@ -51,8 +63,8 @@ def cmd_verify_badge(args: argparse.Namespace) -> int:
     from motodesk.services.badges import verify_badge, verify_offline
     from motodesk.services.errors import MotodeskError
 
-    text = _read_text(args.text)
     if args.public_key:
+        text = _read_text(args.text)
         path = Path(args.public_key)
         try:
             public = path.read_bytes()
@@ -63,7 +75,8 @@ def cmd_verify_badge(args: argparse.Namespace) -> int:
         except ValueError:
             raise MotodeskError(f"O arquivo {path} não é uma chave pública de crachás (Ed25519, PEM).") from None
     else:
-        result = verify_badge(open_context(args), text)
+        ctx = open_context(args)  # the password is the first line of standard input, the text ('-') after it
+        result = verify_badge(ctx, _read_text(args.text))
     print(result.status.label)
     print(result.message)
     details = [
@@ -80,13 +93,13 @@ def cmd_verify_badge(args: argparse.Namespace) -> int:
 
 
 def cmd_export_public_key(args: argparse.Namespace) -> int:
-    from motodesk.services.badges import public_key_pem
+    from motodesk.services.badges import public_key_pem, write_owner_only
 
     pem = public_key_pem(open_context(args))
     if args.file:
         path = Path(args.file)
         try:
-            path.write_bytes(pem)
+            write_owner_only(path, pem)
         except OSError as exc:
             from motodesk.services.errors import MotodeskError
 
@@ -94,4 +107,16 @@ def cmd_export_public_key(args: argparse.Namespace) -> int:
         print(f"Chave pública dos crachás gravada em {path}.")
     else:
         sys.stdout.write(pem.decode("ascii"))
+    return EXIT_OK
+
+
+def cmd_rotate_badge_key(args: argparse.Namespace) -> int:
+    from motodesk.services.badges import rotate_signing_key
+
+    result = rotate_signing_key(open_context(args))
+    print(f"Nova chave de assinatura dos crachás: {result.new_key_id}.")
+    print(f"Chaves anteriores mantidas para verificação: {', '.join(result.retired_key_ids) or 'nenhuma'}.")
+    print(f"{result.badges_by_older_keys} crachá(s) em uso foram assinados por chave anterior; continuam "
+          "válidos enquanto o cadastro confirmar seus dados. Nenhum crachá foi reimpresso.")
+    print("Exporte de novo a chave pública (motodesk export-public-key) para os verificadores sem banco.")
     return EXIT_OK

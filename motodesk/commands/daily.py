@@ -6,11 +6,12 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from motodesk.commands import open_context
+from motodesk.commands import add_login_args, open_context
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
     p = sub.add_parser("daily", help="encerra suspensões vencidas e registra permissões com prazo encerrado")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_daily)
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from motodesk.commands import open_context
+from motodesk.commands import add_login_args, login, open_context, open_database, stdin_line
 
 EXIT_OK = 0
 
@@ -24,33 +24,40 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p = sub.add_parser("db-upgrade", help="atualiza o banco de dados para esta versão (após cópia de segurança no SQLite)")
     add_db_arg(p)
     p.set_defaults(handler=cmd_db_upgrade)
-    p = sub.add_parser("create-user", help="cria um usuário (senha pedida no terminal ou lida da entrada padrão)")
+    p = sub.add_parser(
+        "create-user", help="cria um usuário (exige login de administrador, salvo o primeiro de um banco novo)",
+        description="Cria um usuário. Em um banco sem usuários, cria o primeiro administrador sem login; "
+                    "depois, só um administrador (--user) cria usuários. Pela entrada padrão: a primeira linha é "
+                    "a senha de quem executa (--user), a seguinte a senha do novo usuário.")
     p.add_argument("login")
     p.add_argument("--role", required=True, choices=["clerk", "inspector", "supervisor", "admin"],
                    help="perfil: clerk (atendente), inspector (vistoriador/fiscal), supervisor, admin")
     p.add_argument("--name", default=None, help="nome completo")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_create_user)
-    p = sub.add_parser("seed-demo", help="preenche o banco com dados de demonstração")
+    p = sub.add_parser("seed-demo", help="preenche o banco com dados de demonstração (administrador)")
     p.add_argument("--people", type=int, default=300, help="quantas pessoas (padrão 300)")
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_seed_demo)
 
 
-def _password_from_user() -> str:
-    if sys.stdin.isatty():
-        first = getpass.getpass("Senha: ")
-        second = getpass.getpass("Repita a senha: ")
-        if first != second:
-            from motodesk.services.errors import InvalidInputError
+def _new_password(args: argparse.Namespace) -> str:
+    """The new user's password: typed twice on a terminal, else the next line of standard input."""
+    if getattr(args, "password_stdin", False) or not sys.stdin.isatty():
+        return stdin_line()
+    first = getpass.getpass("Senha do novo usuário: ")
+    second = getpass.getpass("Repita a senha: ")
+    if first != second:
+        from motodesk.services.errors import InvalidInputError
 
-            raise InvalidInputError("As senhas digitadas não conferem.")
-        return first
-    return sys.stdin.readline().rstrip("\r\n")
+        raise InvalidInputError("As senhas digitadas não conferem.")
+    return first
 
 
 def cmd_init_db(args: argparse.Namespace) -> int:
-    ctx = open_context(args, allow_upgrade_shared=True)
+    ctx = open_context(args, allow_upgrade_shared=True, authenticate=False, must_exist=False)
     print(f"Banco de dados pronto (revisão {ctx.db.current_revision()}).")
     role = getattr(args, "login_role", None)
     if role:
@@ -58,7 +65,7 @@ def cmd_init_db(args: argparse.Namespace) -> int:
             from motodesk.models.db import DatabaseError
 
             raise DatabaseError("--login-role só se aplica ao PostgreSQL: no SQLite o acesso é o do arquivo.")
-        password = _password_from_user()
+        password = _new_password(args)
         owner = ctx.db.setup_login_role(role, password or None)
         print(f"Perfil de login das estações {role!r} pronto: lê e grava os dados, sem alterar a trilha de "
               f"auditoria; o dono {owner!r} executa as atualizações (motodesk db-upgrade).")
@@ -69,9 +76,8 @@ def cmd_init_db(args: argparse.Namespace) -> int:
 
 
 def cmd_db_upgrade(args: argparse.Namespace) -> int:
-    from motodesk.models.db import Database
-
-    db = Database.open(getattr(args, "database", None))
+    # No login (see motodesk.commands): the migrations change the schema, not the register's data.
+    db = open_database(args)
     before = db.current_revision()
     result = db.prepare(allow_upgrade_shared=True)
     messages = {"current": "O banco de dados já está na versão atual",
@@ -81,11 +87,20 @@ def cmd_db_upgrade(args: argparse.Namespace) -> int:
 
 
 def cmd_create_user(args: argparse.Namespace) -> int:
-    from motodesk.services.auth import create_user
+    from motodesk.rules.common import Role
+    from motodesk.services.auth import count_users, create_first_admin, create_user
+    from motodesk.services.errors import InvalidInputError
 
-    ctx = open_context(args)
-    password = _password_from_user()
-    user = create_user(ctx, args.login, args.name or args.login, args.role, password)
+    ctx = open_context(args, authenticate=False)
+    if count_users(ctx) == 0:
+        if args.role != Role.ADMIN.value:
+            raise InvalidInputError("O banco ainda não tem usuários: o primeiro deve ser um administrador "
+                                    "(--role admin), que depois cria os demais.", {"role": "Use admin."})
+        user = create_first_admin(ctx, args.login, args.name or args.login, _new_password(args))
+        print(f"Primeiro usuário {user.login!r} criado com perfil {user.role.label}.")
+        return EXIT_OK
+    acting = login(ctx, args)
+    user = create_user(acting, args.login, args.name or args.login, args.role, _new_password(args))
     print(f"Usuário {user.login!r} criado com perfil {user.role.label}.")
     return EXIT_OK
 
@@ -104,5 +119,3 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
     print(file=sys.stderr)
     print("Dados de demonstração gravados: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
     return EXIT_OK
-
-

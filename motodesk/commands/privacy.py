@@ -9,12 +9,11 @@ credentials already) and the audit trail records the login ``terminal``, as `mot
 from __future__ import annotations
 
 import argparse
-import getpass
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import open_context
+from motodesk.commands import add_login_args, open_context
 
 EXIT_OK = 0
 
@@ -26,7 +25,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--person", metavar="CPF", default=None, help="só os acessos aos dados desta pessoa")
     p.add_argument("--since", metavar="dd/mm/aaaa", default=None, help="só os acessos a partir deste dia")
     p.add_argument("--out", metavar="ARQUIVO.xlsx", default=None, help="grava o registro numa planilha")
-    _user_arg(p)
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_access_log)
 
@@ -38,37 +37,9 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--older-than-setting", action="store_true", required=True,
                    help="usa o prazo de retenção da configuração (obrigatório: confirma o critério)")
     p.add_argument("--dry-run", action="store_true", help="só mostra quem seria anonimizado; não grava nada")
-    _user_arg(p)
+    add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_anonymise)
-
-
-def _user_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--user", metavar="LOGIN", default=None,
-                   help="administrador do MotoDesk em nome de quem agir (padrão: o terminal, como administração)")
-
-
-def _acting(args: argparse.Namespace) -> Any:
-    from sqlalchemy import select
-
-    from motodesk.models import User
-    from motodesk.rules.common import Role
-    from motodesk.services.context import CurrentUser
-    from motodesk.services.errors import AuthenticationError
-
-    ctx = open_context(args)
-    if args.user is None:
-        try:
-            who = getpass.getuser()
-        except Exception:  # noqa: BLE001 - no login name in this environment
-            who = "desconhecido"
-        return ctx.as_user(CurrentUser(id=None, login="terminal", full_name=f"Linha de comando ({who})",
-                                       role=Role.ADMIN))
-    with ctx.read() as s:
-        user = s.scalar(select(User).where(User.login == args.user))
-    if user is None or not user.active:
-        raise AuthenticationError(f"Usuário “{args.user}” não encontrado ou inativo.")
-    return ctx.as_user(CurrentUser(id=user.id, login=user.login, full_name=user.full_name, role=user.role))
 
 
 def cmd_access_log(args: argparse.Namespace) -> int:
@@ -76,7 +47,7 @@ def cmd_access_log(args: argparse.Namespace) -> int:
     from motodesk.services.clock import LOCAL_TZ
 
     since = parse_day(args.since) if args.since else None
-    ctx = _acting(args)
+    ctx = open_context(args)
     if args.out:
         count = export_access_log(ctx, Path(args.out), person_cpf=args.person, since=since)
         print(f"Registro de acessos gravado: {args.out} ({count} acesso{'s' if count != 1 else ''}).")
@@ -93,7 +64,7 @@ def cmd_access_log(args: argparse.Namespace) -> int:
 def cmd_anonymise(args: argparse.Namespace) -> int:
     from motodesk.services.retention import anonymise_inactive, render_retention_report
 
-    ctx = _acting(args)
+    ctx = open_context(args)
     report = anonymise_inactive(ctx, dry_run=args.dry_run)
     print(render_retention_report(report))
     return EXIT_OK

@@ -5,22 +5,20 @@ The import prints the same pt_BR report as the Relatórios page, one line per ro
 codes: 0 everything went in (or would, with --dry-run); 4 some rows were refused (the others were
 imported, or with --dry-run would be); 1 the file was refused or nothing could be done.
 
-Who acts: ``--user LOGIN`` names a registered user, whose profile the services check (an import needs
-an attendant or a supervisor, an export a supervisor or an administrator). Without it the terminal
-acts as the secretariat's management — whoever runs the command holds the database's credentials
-already — and the audit trail records the login ``terminal``.
+Who acts: ``--user LOGIN`` and the password (see :mod:`motodesk.commands`), a registered user whose
+profile the services check (an import needs an attendant or a supervisor, an export a supervisor or an
+administrator). The audit trail and the spreadsheet's header name that user.
 """
 
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import open_context
+from motodesk.commands import add_login_args, open_context
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -56,32 +54,12 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
 
 
 def _user_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--user", metavar="LOGIN", default=None,
-                   help="usuário do MotoDesk em nome de quem agir (padrão: o terminal, como supervisão)")
+    add_login_args(p)
 
 
 def _acting(args: argparse.Namespace) -> Any:
-    """The context of the user named by --user, or of the terminal acting as the secretariat's management."""
-    from sqlalchemy import select
-
-    from motodesk.models import User
-    from motodesk.rules.common import Role
-    from motodesk.services.context import CurrentUser
-    from motodesk.services.errors import AuthenticationError
-
-    ctx = open_context(args)
-    if args.user is None:
-        try:
-            who = getpass.getuser()
-        except Exception:  # noqa: BLE001 - no login name in this environment
-            who = "desconhecido"
-        return ctx.as_user(CurrentUser(id=None, login="terminal", full_name=f"Linha de comando ({who})",
-                                       role=Role.SUPERVISOR))
-    with ctx.read() as s:
-        user = s.scalar(select(User).where(User.login == args.user))
-    if user is None or not user.active:
-        raise AuthenticationError(f"Usuário “{args.user}” não encontrado ou inativo.")
-    return ctx.as_user(CurrentUser(id=user.id, login=user.login, full_name=user.full_name, role=user.role))
+    """The context of the user named by --user, once the password checks."""
+    return open_context(args)
 
 
 def _progress(label: str) -> Callable[[int, int], None] | None:

@@ -73,7 +73,7 @@ def check_core(folder: Path) -> bytes:
     """Everything but Qt; returns the badge PDF for the Qt checks."""
     from motodesk.models.db import Database
     from motodesk.rules.common import Role
-    from motodesk.services.auth import authenticate, create_user
+    from motodesk.services.auth import authenticate, create_first_admin
     from motodesk.services.backup import create_backup, restore_backup
     from motodesk.services.context import AppContext
     from motodesk.services.settings import ensure_defaults, law_settings
@@ -88,9 +88,13 @@ def check_core(folder: Path) -> bytes:
         ctx = AppContext(db)
         ensure_defaults(ctx)
         law_settings(ctx)
-        create_user(ctx, "autoteste", "Autoteste", Role.ADMIN, "autoteste-123")
+        create_first_admin(ctx, "autoteste", "Autoteste", "autoteste-123")
         user = authenticate(ctx, "autoteste", "autoteste-123")
-        _say(f"  usuário criado e login conferido ({user.role.label})")
+        if user.role is not Role.ADMIN:
+            raise AssertionError(f"o primeiro usuário deveria ser administrador, não {user.role.label}")
+        _say(f"  primeiro administrador criado e login conferido ({user.role.label})")
+        if os.name == "posix" and (folder / "autoteste.sqlite3").stat().st_mode & 0o077:
+            raise AssertionError("o arquivo do banco de dados pode ser lido por outros usuários (deveria ser 0600)")
         pdf = badge_pdf()
         _say(f"  crachá assinado em PDF ({len(pdf)} bytes)")
         # A key of its own, in the temporary folder: the self-test leaves the installation's key alone.

@@ -80,6 +80,28 @@ def _sqlite_on_connect(dbapi_conn: sqlite3.Connection, _record: Any) -> None:
     cur.close()
 
 
+def _owner_only_file(path: Path) -> Any:
+    """do_connect hook: a new SQLite file is created readable by its owner only (0600, whatever the
+    umask) before SQLite opens it; SQLite gives its -wal and -shm files the same mode."""
+
+    def create(_dialect: Any, _record: Any, _cargs: Any, _cparams: Any) -> None:
+        if path.exists():
+            return
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            return
+        except OSError:
+            return  # SQLite's own error (missing folder, permissions) explains it better
+        try:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
+
+    return create
+
+
 def _sqlite_begin(conn: Any) -> None:
     mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
     conn.exec_driver_sql(f"BEGIN {mode}")
@@ -154,6 +176,8 @@ class Database:
                     if not p.parent.exists():
                         raise DatabaseError(f"A pasta do banco de dados não existe: {p.parent}")
                 engine = create_engine(parsed, echo=echo, connect_args={"timeout": 15})
+                if path and path != ":memory:" and not parsed.query.get("uri"):
+                    event.listen(engine, "do_connect", _owner_only_file(Path(path)))
                 event.listen(engine, "connect", _sqlite_on_connect)
                 event.listen(engine, "begin", _sqlite_begin)
             else:

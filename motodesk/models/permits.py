@@ -132,6 +132,8 @@ class BadgePrint(Base):
     printed_by: Mapped[str] = mapped_column(String(64))
     reason: Mapped[str] = mapped_column(Text)
     layout: Mapped[str] = mapped_column(String(8))
+    claim_sha256: Mapped[str | None] = mapped_column(String(64))  # what was signed (NULL before 0008)
+    key_id: Mapped[str | None] = mapped_column(String(16))  # which key signed it
 
 
 class Tender(Versioned, Base):

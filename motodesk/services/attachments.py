@@ -25,6 +25,7 @@ from motodesk.rules.dossier import DocumentKind
 from motodesk.services import access_log
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError, NotFoundError
+from motodesk.services.text import text_problem
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -35,6 +36,12 @@ MEDIA_TYPES = {"application/pdf": "PDF", "image/jpeg": "JPEG", "image/png": "PNG
 EXTENSIONS = {"application/pdf": ".pdf", "image/jpeg": ".jpg", "image/png": ".png"}
 #: Records a scan may hang on, and the model that must hold the owner's id.
 OWNERS = {"person_documents": PersonDocument, "people": Person}
+#: A PDF whose first bytes hold any of these is also a web page (a polyglot): a browser or a mail
+#: preview would run its script. Compared in lower case, over the first POLYGLOT_WINDOW bytes.
+HTML_MARKERS = (b"<script", b"<html", b"<!doctype", b"<body", b"<head", b"<iframe", b"<svg", b"<object",
+                b"<embed", b"<meta", b"<img", b"<a ", b"<form", b"<style", b"<link", b"javascript:", b"onload=",
+                b"onerror=")
+POLYGLOT_WINDOW = 8192
 
 
 def megabytes(size: int) -> str:
@@ -83,6 +90,7 @@ def sniff_media_type(data: bytes) -> str | None:
 
 def check_content(filename: str, data: bytes) -> str:
     """The media type of a scan we accept; InvalidInputError with the reason in pt_BR otherwise."""
+    check_filename(filename)
     name = f"«{filename}»"
     if not data:
         raise InvalidInputError(f"O arquivo {name} está vazio.")
@@ -100,6 +108,12 @@ def check_content(filename: str, data: bytes) -> str:
         if b"%%EOF" not in tail or b"obj" not in data:
             raise InvalidInputError(f"O PDF {name} está incompleto ou corrompido (falta o fim do arquivo). "
                                     "Gere ou digitalize o documento de novo.")
+        head = data[:POLYGLOT_WINDOW].lower()
+        marker = next((m for m in HTML_MARKERS if m in head), None)
+        if marker is not None:
+            raise InvalidInputError(f"O arquivo {name} começa como PDF mas contém também uma página da web "
+                                    f"(“{marker.decode('ascii')}”): um arquivo assim pode executar código ao ser "
+                                    "aberto e não é anexado. Digitalize o documento ou gere o PDF de novo.")
         return media_type
     kind = MEDIA_TYPES[media_type]
     try:
@@ -115,6 +129,14 @@ def check_content(filename: str, data: bytes) -> str:
         raise InvalidInputError(f"A imagem {name} está corrompida ou incompleta e não pode ser aberta. "
                                 "Digitalize o documento de novo.") from exc
     return media_type
+
+
+def check_filename(filename: str) -> None:
+    """Refuse a file name with bidirectional controls, invisible characters or lone surrogates."""
+    problem = text_problem(filename or "")
+    if problem:
+        raise InvalidInputError(f"Nome de arquivo recusado: {problem} Renomeie o arquivo antes de anexá-lo.",
+                                {"filename": problem})
 
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f/\\:*?\"<>|]+")
@@ -138,6 +160,7 @@ def store_attachment(s, ctx: AppContext, owner_table: str, owner_id: int, filena
     user's role): content checked unless `media_type` says it already was, bytes kept once by hash."""
     if media_type is None:
         media_type = check_content(filename, data)
+    check_filename(filename)
     sha = hashlib.sha256(data).hexdigest()
     if s.get(Blob, sha) is None:
         s.add(Blob(sha256=sha, size=len(data), data=data))

@@ -1,17 +1,40 @@
-"""Users, roles and login: argon2id hashes, lockout after repeated failures."""
+"""Users, roles and login: argon2id hashes, lockout after repeated failures.
+
+**Logins (names).**  A login is normalised (NFKC, then case-folded) and must then read
+``^[a-z0-9][a-z0-9._-]{1,31}$``; a full-width "ｍａｒｉａ" therefore becomes "maria", and a Cyrillic
+"а" is refused. A new login is also refused when its *skeleton* equals an existing login's: the
+skeleton maps the common Cyrillic and Greek look-alikes of Latin letters (:data:`CONFUSABLES`, a
+hand-kept subset of Unicode's confusables.txt, UTS #39) and the ASCII pairs that read alike in a
+terminal font ("0"/"o", "1"/"l", "rn"/"m", "vv"/"w") to one letter, and drops ".", "_" and "-".
+Logins stored before this rule (they could hold any letter) are compared by the same skeleton.
+
+**Login (password).**  Wrong passwords are counted with one atomic ``UPDATE … SET failed_logins =
+failed_logins + 1``, never read-modify-write: concurrent failures from several workstations all
+count and none of them sees a version conflict. An unknown or inactive login runs the same argon2id
+verification against a dummy hash and reads exactly like a wrong password, so neither the time nor
+the message tells which logins exist.
+"""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from datetime import UTC, datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select, update
+from sqlalchemy.orm import Session
 
 from motodesk.models import User
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext, CurrentUser, requires
-from motodesk.services.errors import AuthenticationError, InvalidInputError, NotFoundError
+from motodesk.services.errors import (
+    AuthenticationError,
+    InvalidInputError,
+    NotFoundError,
+    PermissionDeniedError,
+)
 
 # argon2-cffi's defaults are argon2id with RFC 9106's low-memory profile.
 _hasher = PasswordHasher()
@@ -19,10 +42,64 @@ _hasher = PasswordHasher()
 MAX_FAILED_LOGINS = 5
 MIN_PASSWORD_LENGTH = 8
 WRONG_CREDENTIALS = "Usuário ou senha incorretos."
+LOCKED = "Usuário bloqueado por excesso de tentativas. Peça a um administrador para desbloqueá-lo."
+LOGIN_PATTERN = re.compile(r"[a-z0-9][a-z0-9._-]{1,31}")
+INVALID_LOGIN = ("Login inválido: use de 2 a 32 letras sem acento (a–z), números, ponto, hífen ou sublinhado, "
+                 "começando por letra ou número.")
+
+#: Look-alikes of Latin letters (Cyrillic and Greek, lower case after casefold) -> the Latin letter.
+CONFUSABLES: dict[str, str] = {
+    # Cyrillic
+    "а": "a", "в": "b", "с": "c", "ԁ": "d", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j",
+    "к": "k", "ӏ": "l", "м": "m", "н": "h", "о": "o", "р": "p", "ԛ": "q", "г": "r", "ѕ": "s", "т": "t",
+    "у": "y", "ү": "y", "х": "x", "ԝ": "w", "ш": "w", "п": "n", "ь": "b", "з": "3", "б": "6",
+    # Greek
+    "α": "a", "β": "b", "ϲ": "c", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w", "μ": "u", "γ": "y", "ζ": "z",
+    # Latin and others that NFKC keeps apart
+    "ı": "i", "ɩ": "i", "ɑ": "a", "ɡ": "g", "ʀ": "r", "ꜱ": "s", "ɴ": "n",
+}
+#: ASCII that reads alike in a terminal or a list, applied after the letters above.
+_ASCII_LOOKALIKES = (("rn", "m"), ("vv", "w"), ("0", "o"), ("1", "l"), ("i", "l"), ("5", "s"))
+
+
+def normalise_login(login: str) -> str:
+    """The stored form of a typed login: NFKC, case-folded, outer spaces removed."""
+    return unicodedata.normalize("NFKC", login or "").casefold().strip()
+
+
+def login_skeleton(login: str) -> str:
+    """What a login looks like: two logins with one skeleton can be mistaken for each other."""
+    text = unicodedata.normalize("NFKD", normalise_login(login))
+    text = "".join(CONFUSABLES.get(ch, ch) for ch in text if not unicodedata.combining(ch))
+    text = re.sub(r"[._\-]", "", text)
+    for pair, letter in _ASCII_LOOKALIKES:
+        text = text.replace(pair, letter)
+    return text
+
+
+def check_login_name(s: Session, login: str) -> str:
+    """The normalised login, or InvalidInputError (bad characters, look-alike of an existing login)."""
+    normal = normalise_login(login)
+    if not LOGIN_PATTERN.fullmatch(normal):
+        raise InvalidInputError(INVALID_LOGIN, {"login": "Login inválido."})
+    skeleton = login_skeleton(normal)
+    for existing in s.scalars(select(User.login)):
+        if existing == normal:
+            raise InvalidInputError(f"Já existe um usuário com o login {normal!r}.", {"login": "Já existe."})
+        if login_skeleton(existing) == skeleton:
+            raise InvalidInputError(
+                f"O login {normal!r} se confunde com o login existente {existing!r} (letras parecidas); "
+                "escolha outro.", {"login": "Parecido demais com outro login."})
+    return normal
 
 
 def hash_password(password: str) -> str:
     return _hasher.hash(password)
+
+
+# Verified when the login is unknown, so that it costs what a wrong password costs.
+_DUMMY_HASH = hash_password("motodesk: senha que nenhum usuário tem")
 
 
 def _check_password_policy(password: str) -> None:
@@ -43,20 +120,40 @@ def count_users(ctx: AppContext) -> int:
 
 @requires(Role.ADMIN)
 def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, password: str) -> CurrentUser:
-    login = (login or "").strip().lower()
-    if not login or not login.replace(".", "").replace("_", "").replace("-", "").isalnum() or len(login) > 64:
-        raise InvalidInputError(
-            "Login inválido: use letras, números, ponto, hífen ou sublinhado (até 64).", {"login": "Login inválido."}
-        )
+    from motodesk.services.text import clean_text
+
     try:
         role = Role(role)
     except ValueError:
         valid = ", ".join(r.value for r in Role)
         raise InvalidInputError(f"Perfil desconhecido: {role!r}. Use um destes: {valid}.", {"role": "Perfil inválido."}) from None
     _check_password_policy(password)
-    with ctx.write({"uq_users_login": f"Já existe um usuário com o login {login!r}.",
-                    "cols:users.login": f"Já existe um usuário com o login {login!r}."}) as s:
-        user = User(login=login, full_name=(full_name or login).strip(), role=role, password_hash=hash_password(password))
+    with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
+                    "cols:users.login": "Já existe um usuário com este login."}) as s:
+        login = check_login_name(s, login)
+        name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200)
+        user = User(login=login, full_name=name, role=role, password_hash=hash_password(password))
+        s.add(user)
+        s.flush()
+        return _current(user)
+
+
+def create_first_admin(ctx: AppContext, login: str, full_name: str, password: str) -> CurrentUser:
+    """The first administrator of a database without users (the command line's `create-user`).
+
+    Needs no login, so it refuses as soon as any user exists: the check and the insert are one
+    transaction.
+    """
+    from motodesk.services.text import clean_text
+
+    _check_password_policy(password)
+    with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
+                    "cols:users.login": "Já existe um usuário com este login."}) as s:
+        if s.scalar(select(func.count(User.id))):
+            raise PermissionDeniedError("O banco já tem usuários: só um administrador (--user) cria outros.")
+        login = check_login_name(s, login)
+        name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200)
+        user = User(login=login, full_name=name, role=Role.ADMIN, password_hash=hash_password(password))
         s.add(user)
         s.flush()
         return _current(user)
@@ -69,7 +166,7 @@ def find_login(ctx: AppContext, login: str) -> CurrentUser | None:
     argon2id verifies the password, and throws that work away unless `authenticate` returns the
     same user.
     """
-    login = (login or "").strip().lower()
+    login = normalise_login(login)
     with ctx.read() as s:
         user = s.scalar(select(User).where(User.login == login))
         if user is None or not user.active or user.locked:
@@ -77,43 +174,57 @@ def find_login(ctx: AppContext, login: str) -> CurrentUser | None:
         return _current(user)
 
 
+def _verifies(password_hash: str, password: str) -> bool:
+    try:
+        return bool(_hasher.verify(password_hash, password))
+    except (VerificationError, InvalidHashError):
+        return False
+
+
 def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
-    """Check a login; `MAX_FAILED_LOGINS` wrong passwords in a row lock the user until an admin unlocks."""
-    login = (login or "").strip().lower()
-    failure: str | None = None
-    with ctx.write() as s:
+    """Check a login; `MAX_FAILED_LOGINS` wrong passwords in a row lock the user until an admin unlocks.
+
+    The argon2id verification runs outside any transaction (no lock is held while it works); the
+    outcome is then written with one atomic UPDATE, so simultaneous logins never conflict.
+    """
+    login = normalise_login(login)
+    with ctx.read() as s:
         user = s.scalar(select(User).where(User.login == login))
-        if user is None or not user.active:
-            failure = WRONG_CREDENTIALS
-        elif user.locked:
-            failure = "Usuário bloqueado por excesso de tentativas. Peça a um administrador para desbloqueá-lo."
-        else:
-            try:
-                _hasher.verify(user.password_hash, password)
-            except (VerificationError, InvalidHashError):
-                user.failed_logins += 1
-                if user.failed_logins >= MAX_FAILED_LOGINS:
-                    user.locked = True
-                    failure = (
-                        f"Senha incorreta pela {user.failed_logins}ª vez: o usuário foi bloqueado. "
-                        "Peça a um administrador para desbloqueá-lo."
-                    )
-                else:
-                    left = MAX_FAILED_LOGINS - user.failed_logins
-                    failure = f"{WRONG_CREDENTIALS} Restam {left} tentativa(s) antes do bloqueio."
-            else:
-                user.failed_logins = 0
-                user.last_login_at = datetime.now(UTC)
-                if _hasher.check_needs_rehash(user.password_hash):
-                    user.password_hash = hash_password(password)
-                return _current(user)
-    raise AuthenticationError(failure)
+    if user is None or not user.active:
+        _verifies(_DUMMY_HASH, password)  # as long as a wrong password takes
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    if user.locked:
+        _verifies(_DUMMY_HASH, password)
+        raise AuthenticationError(LOCKED)
+    if not _verifies(user.password_hash, password):
+        with ctx.write() as s:
+            failed = User.failed_logins + 1
+            row = s.execute(
+                update(User).where(User.id == user.id)
+                .values(failed_logins=failed, locked=case((failed >= MAX_FAILED_LOGINS, True), else_=User.locked))
+                .returning(User.failed_logins, User.locked)
+                .execution_options(synchronize_session=False)
+            ).first()
+        if row is not None and row.locked:
+            raise AuthenticationError(f"{WRONG_CREDENTIALS} {LOCKED}")
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    values: dict[str, object] = {"failed_logins": 0, "last_login_at": datetime.now(UTC)}
+    if _hasher.check_needs_rehash(user.password_hash):
+        values["password_hash"] = hash_password(password)
+    with ctx.write() as s:
+        done = s.execute(
+            update(User).where(User.id == user.id, User.locked.is_(False), User.active.is_(True))
+            .values(**values).returning(User.id).execution_options(synchronize_session=False)
+        ).first()
+    if done is None:  # locked or deactivated while the password was being checked
+        raise AuthenticationError(LOCKED)
+    return _current(user)
 
 
 @requires(Role.ADMIN)
 def unlock_user(ctx: AppContext, login: str) -> None:
     with ctx.write() as s:
-        user = s.scalar(select(User).where(User.login == login.strip().lower()))
+        user = s.scalar(select(User).where(User.login == normalise_login(login)))
         if user is None:
             raise NotFoundError(f"Usuário {login!r} não encontrado.")
         user.locked = False
@@ -124,7 +235,7 @@ def unlock_user(ctx: AppContext, login: str) -> None:
 def set_password(ctx: AppContext, login: str, password: str) -> None:
     _check_password_policy(password)
     with ctx.write() as s:
-        user = s.scalar(select(User).where(User.login == login.strip().lower()))
+        user = s.scalar(select(User).where(User.login == normalise_login(login)))
         if user is None:
             raise NotFoundError(f"Usuário {login!r} não encontrado.")
         user.password_hash = hash_password(password)

@@ -7,8 +7,12 @@ in the ``settings`` table (rows ``badge_signing_key`` and ``badge_public_key``),
 INSERT so the private key never enters the append-only audit trail, which copies every ORM change.
 Whoever can read the database can therefore sign badges: on PostgreSQL that is the application's
 login role, which can also write permits directly, so the key adds no weaker point than the data it
-protects.  The public key is exported (``motodesk export-public-key``) for offline verifiers, which
-need nothing else.
+protects.  No service, role or screen returns the private key (only :func:`_key_pair`, private to
+this module, reads it); the services give out the public keys and signed badges, and no export
+carries it.  The public key is exported (``motodesk export-public-key``, a file readable by its
+owner only) for offline verifiers, which need nothing else.  ``motodesk rotate-badge-key``
+(:func:`rotate_signing_key`) makes a new pair and keeps the old public keys (setting
+``badge_public_keys_retired``) so the badges they signed still verify; nothing is reprinted.
 
 **Printing.**  A print or reprint raises the badge's issue number (``Permit.badge_issue_no``, or the
 deputy link's) and logs a :class:`BadgePrint` with its reason; a reprint needs a reason, and the old
@@ -16,13 +20,17 @@ copy's QR then verifies as *superseded*.  The PDF is rendered before anything is
 then checks that no other workstation printed the same badge meanwhile.  A preview carries an
 unsigned placeholder in its QR, so a previewed PDF can never pass for a badge.
 
-**Verification.**  :func:`verify_badge` checks the signature, then the register: forged, revoked,
+**Verification.**  :func:`verify_badge` checks the signature (current or retired key), then that the
+claim is exactly one the print log recorded (its SHA-256, the signing key; for older prints the
+validity against the register) — a badge signed with a leaked key but never printed reads forged —
+then the register: forged, revoked,
 cancelled, suspended, expired, superseded or valid.  :func:`verify_offline` needs only the public key
 and can tell forged, expired and valid apart.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import typing
 from collections.abc import Sequence
@@ -63,6 +71,7 @@ from motodesk.services.settings import law_settings
 
 SIGNING_KEY_SETTING = "badge_signing_key"
 PUBLIC_KEY_SETTING = "badge_public_key"
+RETIRED_KEYS_SETTING = "badge_public_keys_retired"
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 PRINTERS = (Role.CLERK, Role.SUPERVISOR)
 FIRST_PRINT_REASON = "Primeira via"
@@ -76,24 +85,50 @@ PREVIEW_TOKEN = ("PREVIA-SEM-VALOR-" * 10)[:170]
 # --- the key pair ----------------------------------------------------------------------------
 
 
+def key_id(public_pem: bytes) -> str:
+    """A short name of a public key: the first 16 hex digits of the SHA-256 of its PEM."""
+    return hashlib.sha256(public_pem.strip()).hexdigest()[:16]
+
+
+def _json_rows(s: Session, keys: tuple[str, ...]) -> dict[str, object]:
+    rows = dict(s.execute(select(Setting.key, Setting.value).where(Setting.key.in_(keys))).all())
+    values: dict[str, object] = {}
+    for key, raw in rows.items():
+        try:
+            values[key] = json.loads(raw)
+        except ValueError:
+            values[key] = None
+    return values
+
+
 def _stored_keys(s: Session) -> tuple[bytes | None, bytes | None]:
-    rows = dict(s.execute(select(Setting.key, Setting.value)
-                          .where(Setting.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING)))).all())
+    rows = _json_rows(s, (SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))
 
     def pem(key: str) -> bytes | None:
         raw = rows.get(key)
-        if raw is None:
+        if not isinstance(raw, str):
             return None
         try:
-            return str(json.loads(raw)).encode("ascii")
-        except (ValueError, UnicodeEncodeError):
+            return raw.encode("ascii")
+        except UnicodeEncodeError:
             return None
 
     return pem(SIGNING_KEY_SETTING), pem(PUBLIC_KEY_SETTING)
 
 
-def signing_keys(ctx: AppContext) -> tuple[bytes, bytes]:
-    """(private PEM, public PEM) of the badges, created once in the database on first use."""
+def _retired_keys(s: Session) -> list[bytes]:
+    raw = _json_rows(s, (RETIRED_KEYS_SETTING,)).get(RETIRED_KEYS_SETTING)
+    if not isinstance(raw, list):
+        return []
+    return [str(pem).encode("ascii") for pem in raw if isinstance(pem, str) and pem.isascii()]
+
+
+def _key_pair(ctx: AppContext) -> tuple[bytes, bytes]:
+    """(private PEM, public PEM) of the badges, created once in the database on first use.
+
+    Private to this module: no service, role or screen is given the private key; the services hand
+    out only the public keys and signed badges. (Tests that play a leaked key call it directly.)
+    """
     with ctx.read() as s:
         private, public = _stored_keys(s)
     if private and public:
@@ -122,16 +157,85 @@ def signing_keys(ctx: AppContext) -> tuple[bytes, bytes]:
     return private, public
 
 
+def _verification_keys(ctx: AppContext) -> list[bytes]:
+    """The current public key first, then the retired ones (badges signed before a rotation)."""
+    _private, public = _key_pair(ctx)
+    with ctx.read() as s:
+        retired = _retired_keys(s)
+    return [public, *[pem for pem in retired if pem != public]]
+
+
 @requires(*READERS)
 def public_key_pem(ctx: AppContext) -> bytes:
-    """The public key that verifies badges (safe to give to anyone)."""
-    return signing_keys(ctx)[1]
+    """The current public key that verifies badges (safe to give to anyone)."""
+    return _key_pair(ctx)[1]
+
+
+@requires(*READERS)
+def public_keys(ctx: AppContext) -> list[bytes]:
+    """Every public key that still verifies badges: the current one first, then the retired ones."""
+    return _verification_keys(ctx)
+
+
+def write_owner_only(path: Path, data: bytes) -> None:
+    """Write a key file readable by its owner only (0600, whatever the umask), replacing it."""
+    import os
+
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        if hasattr(os, "fchmod"):  # O_CREAT's mode passes through the umask, which may only take bits away
+            os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
 
 
 @requires(Role.ADMIN, Role.SUPERVISOR)
 def export_public_key(ctx: AppContext, path: Path) -> Path:
-    path.write_bytes(public_key_pem(ctx))
+    write_owner_only(path, public_key_pem(ctx))
     return path
+
+
+@dataclass(frozen=True)
+class KeyRotation:
+    new_key_id: str
+    retired_key_ids: list[str]
+    badges_by_older_keys: int  # badges in use (latest copy of a permit or deputy in force) signed before
+
+
+@requires(Role.ADMIN)
+def rotate_signing_key(ctx: AppContext) -> KeyRotation:
+    """A new signing key; the old public keys keep verifying the badges they signed.
+
+    Nothing is reprinted: the result says how many badges in use were signed by older keys, which
+    keep verifying online while the register agrees with them (and offline with the exported keys).
+    """
+    _key_pair(ctx)  # there is a pair to retire
+    private, public = generate_keypair()
+    table = typing.cast(Table, Setting.__table__)
+    with ctx.write() as s:
+        _old_private, old_public = _stored_keys(s)
+        retired = _retired_keys(s)
+        if old_public and old_public not in retired:
+            retired.append(old_public)
+        # Core statements: the private key never enters the audit trail.
+        for key, value in ((SIGNING_KEY_SETTING, private), (PUBLIC_KEY_SETTING, public)):
+            s.execute(table.update().where(table.c.key == key)
+                      .values(value=json.dumps(value.decode("ascii")), version=table.c.version + 1))
+        listed = json.dumps([pem.decode("ascii") for pem in retired])
+        if s.scalar(select(func.count()).select_from(table).where(table.c.key == RETIRED_KEYS_SETTING)):
+            s.execute(table.update().where(table.c.key == RETIRED_KEYS_SETTING)
+                      .values(value=listed, version=table.c.version + 1))
+        else:
+            s.execute(insert(table), [{"key": RETIRED_KEYS_SETTING, "value": listed, "version": 1}])
+        in_force = (PermitState.ACTIVE, PermitState.SUSPENDED)
+        holders = s.scalar(select(func.count(Permit.id)).where(Permit.badge_issue_no > 0,
+                                                               Permit.state.in_(in_force))) or 0
+        deputies = s.scalar(select(func.count(DeputyLink.id)).join(Permit, Permit.id == DeputyLink.permit_id)
+                            .where(DeputyLink.badge_issue_no > 0, DeputyLink.end_on.is_(None),
+                                   Permit.state.in_(in_force))) or 0
+    return KeyRotation(key_id(public), [key_id(pem) for pem in retired], holders + deputies)
 
 
 # --- assembling and printing -----------------------------------------------------------------
@@ -183,6 +287,12 @@ class _Planned:
     link_id: int | None
     old_issue: int
     data: BadgeData
+    claim_sha256: str | None = None
+
+
+def claim_digest(claim: BadgeClaim) -> str:
+    """SHA-256 of what a badge's QR asserts, kept in the print log (``BadgePrint.claim_sha256``)."""
+    return hashlib.sha256(claim.canonical_bytes()).hexdigest()
 
 
 def badge_valid_until(permit: Permit) -> date:
@@ -262,11 +372,13 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
         issue_no = current + 1
         valid_until = badge_valid_until(permit)
         kind = "preposto" if link else "titular"
+        digest: str | None = None
         if preview:
             token = PREVIEW_TOKEN
         else:
             claim = BadgeClaim(permit.number, cpf_digest(bearer.cpf), valid_until, issue_no, kind)
             token = sign_claim(claim, private_pem)
+            digest = claim_digest(claim)
         data = BadgeData(
             permit_number=permit.number,
             service=permit.service_type,
@@ -280,7 +392,7 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
             is_deputy=link is not None,
             holder_of_deputy=holder.full_name if link else None,
         )
-        planned.append(_Planned(request, permit.id, link.id if link else None, current, data))
+        planned.append(_Planned(request, permit.id, link.id if link else None, current, data, digest))
     if missing_reason:
         raise InvalidInputError(
             "Informe o motivo da reimpressão (perda, roubo, dano, renovação…): já existe crachá de "
@@ -334,7 +446,8 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     reason = " ".join((reason or "").split()) or None
     if reason and len(reason) > MAX_REASON:
         raise InvalidInputError(f"O motivo é longo demais (até {MAX_REASON} caracteres).", {"reason": "Longo demais."})
-    private_pem, _public = signing_keys(ctx)
+    private_pem, public_pem = _key_pair(ctx)
+    signer = key_id(public_pem)
     on = on or date.today()
     settings = law_settings(ctx)
     with ctx.read() as s:
@@ -362,6 +475,7 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
                 raise ConflictError(stale)
             holder.badge_issue_no = p.data.issue_no
             rows.append({"permit_id": p.permit_id, "deputy_link_id": p.link_id, "issue_no": p.data.issue_no,
+                         "claim_sha256": p.claim_sha256, "key_id": signer,
                          "printed_at": now, "printed_by": ctx.user.login,
                          "reason": FIRST_PRINT_REASON if p.old_issue == 0 else (reason or ""), "layout": layout})
         s.flush()
@@ -462,12 +576,19 @@ def _forged(online: bool, detail: str = "") -> BadgeVerification:
     return BadgeVerification(BadgeStatus.FORGED, message, online)
 
 
-def verify_offline(text: str, public_pem: bytes, *, today: date | None = None) -> BadgeVerification:
-    """Signature and printed validity only, with the public key: no register needed (street checks)."""
+def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: date | None = None) -> BadgeVerification:
+    """Signature and printed validity only, with the public key (or the current and retired keys of
+    :func:`public_keys`): no register needed (street checks)."""
     today = today or date.today()
-    try:
-        claim = verify_token(text, public_pem)
-    except ForgedTokenError:
+    keys = [public_pem] if isinstance(public_pem, bytes | str) else list(public_pem)
+    claim: BadgeClaim | None = None
+    for key in keys:
+        try:
+            claim = verify_token(text, key)
+            break
+        except ForgedTokenError:
+            continue
+    if claim is None:
         return _forged(False)
     who = "titular" if claim.holder_kind == "titular" else "preposto"
     note = (" Verificação sem o cadastro: suspensão, cassação e substituição da via não foram conferidas.")
@@ -487,10 +608,16 @@ def verify_offline(text: str, public_pem: bytes, *, today: date | None = None) -
 def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> BadgeVerification:
     """Signature, then the register: forged, revoked, cancelled, suspended, expired, superseded or valid."""
     today = today or date.today()
-    _private, public = signing_keys(ctx)
-    try:
-        claim = verify_token(text, public)
-    except ForgedTokenError:
+    claim: BadgeClaim | None = None
+    signer = ""
+    for public in _verification_keys(ctx):
+        try:
+            claim = verify_token(text, public)
+        except ForgedTokenError:
+            continue
+        signer = key_id(public)
+        break
+    if claim is None:
         return _forged(True)
     with ctx.read() as s:
         permit = s.scalar(select(Permit).where(Permit.number == claim.permit_number))
@@ -519,6 +646,9 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
         assert bearer is not None
         if claim.issue_no > current:
             return _forged(True, "Esta via nunca foi impressa pelo sistema.")
+        mismatch = _printed_mismatch(s, permit, link, claim, signer)
+        if mismatch:
+            return _forged(True, mismatch)
         photos = _newest_photos(s, {bearer.id})
     result = _register_status(permit, link, claim, current, today)
     status, message = result
@@ -529,6 +659,33 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
         claim.valid_until, claim.issue_no, current,
         holder.full_name if shown and link is not None else None,
     )
+
+
+def _printed_mismatch(s: Session, permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
+                      signer: str) -> str | None:
+    """Why the claim is not a badge the system printed (pt_BR), or None.
+
+    The print log keeps the digest of each signed claim: a badge signed with a leaked key, but never
+    printed, or printed and then altered (validity, copy, holder), differs from it. Prints made
+    before the log kept digests are compared field by field with the register.
+    """
+    printed = s.scalars(select(BadgePrint).where(
+        BadgePrint.permit_id == permit.id, BadgePrint.issue_no == claim.issue_no,
+        BadgePrint.deputy_link_id.is_(None) if link is None else BadgePrint.deputy_link_id == link.id,
+    ).order_by(BadgePrint.id.desc())).first()
+    if printed is None:
+        return "Esta via não consta do registro de impressões do sistema."
+    if printed.claim_sha256 is not None:
+        if printed.claim_sha256 != claim_digest(claim):
+            return ("Os dados do código (validade, via ou portador) não conferem com o crachá impresso "
+                    f"pelo sistema em {format_date(printed.printed_at.date())}.")
+        if printed.key_id is not None and printed.key_id != signer:
+            return "O código foi assinado com uma chave diferente da que assinou o crachá impresso."
+        return None
+    if claim.valid_until > badge_valid_until(permit):
+        return (f"A validade do código ({format_date(claim.valid_until)}) passa da validade do registro no "
+                f"cadastro ({format_date(badge_valid_until(permit))}).")
+    return None
 
 
 def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim, current: int,

@@ -24,7 +24,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.settings import law_settings
-from motodesk.services.text import digits, fold
+from motodesk.services.text import digits, fold, search_text
 
 IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 WINDOWS = (30, 60, 90)
@@ -78,7 +78,7 @@ def _holders(flt: DeadlineFilter) -> Select:
         if cpf and any(c.isdigit() for c in flt.person) and not any(c.isalpha() for c in flt.person):
             q = q.where(Person.cpf.startswith(cpf, autoescape=True))
         else:
-            q = q.where(Person.name_search.contains(fold(flt.person), autoescape=True))
+            q = q.where(Person.name_search.contains(fold(search_text(flt.person)), autoescape=True))
     return q
 
 

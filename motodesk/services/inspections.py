@@ -62,7 +62,7 @@ from motodesk.services.errors import (
     NotFoundError,
 )
 from motodesk.services.settings import law_settings
-from motodesk.services.text import digits, fold
+from motodesk.services.text import LIKE_ESCAPE, contains_pattern, digits, fold, prefix_pattern, search_text
 from motodesk.services.vehicles import MIN_REASON, ReplacementOutcome, apply_replacement, plate_forms
 
 RECORDERS = (Role.INSPECTOR, Role.SUPERVISOR)
@@ -797,7 +797,7 @@ def list_inspections(ctx: AppContext, text: str = "", *, vehicle_id: int | None 
              .outerjoin(Person, Person.id == Vehicle.holder_id))
     if vehicle_id is not None:
         query = query.where(Inspection.vehicle_id == vehicle_id)
-    text = text.strip()
+    text = search_text(text)
     if text:
         forms = plate_forms(text)
         if forms:
@@ -805,9 +805,9 @@ def list_inspections(ctx: AppContext, text: str = "", *, vehicle_id: int | None 
         else:
             compact = text.replace("-", "").replace(" ", "").upper()
             conditions: list[ColumnElement[bool]] = [
-                Person.name_search.like("%" + fold(text).replace("%", "") + "%")]
+                Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE)]
             if compact.isalnum() and len(compact) <= 7:
-                conditions.append(Vehicle.plate.like(compact + "%"))
+                conditions.append(Vehicle.plate.like(prefix_pattern(compact), escape=LIKE_ESCAPE))
             if digits(text) and digits(text) == compact:
                 conditions.append(Inspection.id == int(compact[:9]))
             query = query.where(or_(*conditions))

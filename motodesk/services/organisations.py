@@ -42,7 +42,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
-from motodesk.services.text import clean_name, digits
+from motodesk.services.text import clean_name, digits, search_text, text_problem
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -115,6 +115,8 @@ def validate_organisation(data: OrganisationInput) -> tuple[OrganisationInput, d
             errors[key] = f"Texto longo demais: no máximo {limit} caracteres."
         elif _CONTROL.search(raw):
             errors[key] = "O texto contém caracteres de controle: digite-o de novo."
+        elif problem := text_problem(raw):
+            errors[key] = problem
     if not values["name"]:
         errors.setdefault("name", "Informe a razão social.")
     cnpj = validate_cnpj(data.cnpj)
@@ -168,7 +170,7 @@ def list_organisations(ctx: AppContext, search: str = "") -> list[OrganisationRo
     """Every organisation (by name), with its current number of members; ``search`` by name or CNPJ."""
     with ctx.read() as s:
         stmt = select(Organisation).order_by(Organisation.name, Organisation.id)
-        text = search.strip()
+        text = search_text(search)
         if text:
             clauses = [func.lower(Organisation.name).contains(text.lower(), autoescape=True)]
             if digits(text):

@@ -49,7 +49,7 @@ from motodesk.services import access_log
 from motodesk.services.access_log import record_access
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
-from motodesk.services.text import clean_name, fold
+from motodesk.services.text import clean_name, fold, text_problem
 
 MAX_NAME = 200
 MAX_TEXT = 4000
@@ -122,7 +122,7 @@ def _text_problem(key: str, value: str, limit: int) -> str | None:
         return f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(value)})."
     if _CONTROL.search(value) or (key != "notes" and _LINE_BREAK.search(value)):
         return "O texto contém caracteres de controle (quebra de linha, tabulação ou invisíveis): digite-o de novo."
-    return None
+    return text_problem(value, multiline=key == "notes")
 
 
 def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:

@@ -98,7 +98,7 @@ from motodesk.services.people import DocumentInput, PersonInput
 from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
 from motodesk.services.stands import release_stand_of_permit
-from motodesk.services.text import fold
+from motodesk.services.text import LIKE_ESCAPE, contains_pattern, fold, search_text
 from motodesk.services.vehicles import VehicleInput
 from motodesk.services.vehicles import vehicle_facts as register_facts
 
@@ -246,16 +246,17 @@ def _rows_query(state_filter: str, service: ServiceType | None, search: str) -> 
     if service is not None:
         filters_app.append(Application.service_type == service)
         filters_permit.append(Permit.service_type == service)
-    term = search.strip()
+    term = search_text(search)
     if term:
-        folded = f"%{fold(term)}%"
+        folded = contains_pattern(fold(term))
         digits = "".join(ch for ch in term if ch.isdigit())
         plate = term.upper().replace("-", "").replace(" ", "")
-        common = [Person.name_search.like(folded), Vehicle.plate.like(f"%{plate}%")]
+        common = [Person.name_search.like(folded, escape=LIKE_ESCAPE),
+                  Vehicle.plate.like(contains_pattern(plate), escape=LIKE_ESCAPE)]
         if digits:
-            common.append(Person.cpf.like(f"%{digits}%"))
+            common.append(Person.cpf.like(contains_pattern(digits), escape=LIKE_ESCAPE))
         filters_app.append(or_(*common))
-        filters_permit.append(or_(*common, Permit.number.like(f"%{term.upper()}%")))
+        filters_permit.append(or_(*common, Permit.number.like(contains_pattern(term.upper()), escape=LIKE_ESCAPE)))
     return union_all(apps.where(*filters_app), permits.where(*filters_permit)).subquery("rows").select()
 
 

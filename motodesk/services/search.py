@@ -49,7 +49,7 @@ from motodesk.models import Application, Permit, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.context import AppContext, requires
-from motodesk.services.text import fold
+from motodesk.services.text import escape_like, fold, search_text
 
 PAGE_SIZE = 200
 #: Longer input cannot match a stored name (200 characters): it is cut, never sent whole.
@@ -114,7 +114,7 @@ _PERMIT_CODE_ONLY = re.compile(r"(MT|MB|MF)\s*-", re.IGNORECASE)
 
 def classify(raw: str) -> ParsedQuery:
     """What the clerk means by ``raw``; never raises, whatever was pasted."""
-    text_ = _CONTROL.sub(" ", (raw or "")[:MAX_QUERY]).strip()
+    text_ = search_text(_CONTROL.sub(" ", (raw or "")[:MAX_QUERY]))
     if not text_:
         return ParsedQuery(QueryKind.EVERYONE, "")
     compact = _SEPARATORS.sub("", text_)
@@ -159,10 +159,6 @@ def prefix_upper_bound(prefix: str) -> str | None:
             return "".join(chars)
         chars.pop()
     return None
-
-
-def escape_like(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 @dataclass(frozen=True)

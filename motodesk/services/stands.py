@@ -44,7 +44,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
-from motodesk.services.text import clean_name
+from motodesk.services.text import clean_name, text_problem
 
 MANAGERS = (Role.SUPERVISOR,)
 ASSIGNERS = (Role.CLERK, Role.SUPERVISOR)
@@ -150,10 +150,14 @@ def _validate(data: StandInput) -> tuple[str, str, tuple[ServiceType, ...], dict
         errors["name"] = "Informe o nome do ponto."
     elif len(name) > 200:
         errors["name"] = "Nome longo demais (até 200 caracteres)."
+    elif problem := text_problem(name):
+        errors["name"] = problem
     if not address:
         errors["address"] = "Informe o endereço do ponto."
     elif len(address) > 300:
         errors["address"] = "Endereço longo demais (até 300 caracteres)."
+    elif problem := text_problem(address):
+        errors["address"] = problem
     services = tuple(s for s in ServiceType if s in {ServiceType(x) for x in data.services})
     if not services:
         errors["services"] = "Escolha ao menos um serviço permitido no ponto."

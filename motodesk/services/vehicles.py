@@ -53,7 +53,16 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
-from motodesk.services.text import clean_name, digits, fold
+from motodesk.services.text import (
+    LIKE_ESCAPE,
+    clean_name,
+    contains_pattern,
+    digits,
+    fold,
+    prefix_pattern,
+    search_text,
+    text_problem,
+)
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -229,6 +238,8 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
             errors["owner_cpf"] = f"CPF do proprietário: {cpf.message}"
     if values["owner_name"]:
         values["owner_name"] = clean_name(values["owner_name"])
+        if problem := text_problem(values["owner_name"]):
+            errors["owner_name"] = problem
     if values["insurance_insured_cpf"]:
         insured = validate_cpf(values["insurance_insured_cpf"])
         if insured.ok:
@@ -237,6 +248,8 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
             errors["insurance_insured_cpf"] = f"CPF do segurado: {insured.message}"
     if values["insurance_insured_name"]:
         values["insurance_insured_name"] = clean_name(values["insurance_insured_name"])
+        if problem := text_problem(values["insurance_insured_name"]):
+            errors["insurance_insured_name"] = problem
 
     made = data.year_manufacture
     if made is not None and (problem := _year_error("Ano de fabricação", made, today)):
@@ -383,7 +396,7 @@ _SORT_KEYS = {
 
 
 def _search(query: Select, text: str) -> Select:
-    text = text.strip()
+    text = search_text(text)
     if not text:
         return query
     forms = plate_forms(text)
@@ -392,13 +405,13 @@ def _search(query: Select, text: str) -> Select:
     conditions = []
     compact = text.replace("-", "").replace(" ", "").upper()
     if compact.isalnum() and len(compact) <= 7:
-        conditions.append(Vehicle.plate.like(compact + "%"))
+        conditions.append(Vehicle.plate.like(prefix_pattern(compact), escape=LIKE_ESCAPE))
     number = digits(text)
     if number and len(number) == len(text.replace(".", "").replace("-", "").replace(" ", "")):
-        conditions.append(Vehicle.renavam.like(number + "%"))
-        conditions.append(Person.cpf.like(number + "%"))
+        conditions.append(Vehicle.renavam.like(prefix_pattern(number), escape=LIKE_ESCAPE))
+        conditions.append(Person.cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
     if any(ch.isalpha() for ch in text):
-        conditions.append(Person.name_search.like("%" + fold(text).replace("%", "").replace("_", "") + "%"))
+        conditions.append(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))
     return query.where(or_(*conditions)) if conditions else query.where(Vehicle.id < 0)
 
 

@@ -42,9 +42,9 @@ class BadgeVerifyDialog(QDialog):
         self.setWindowTitle("Verificar crachá")
         self.resize(720, 560)
         self.last: BadgeVerification | None = None
-        self._public_key: bytes | None = None
-        try:
-            self._public_key = badges.public_key_pem(ctx)
+        self._public_key: list[bytes] | None = None
+        try:  # the current key and those retired by a rotation: older badges still verify offline
+            self._public_key = badges.public_keys(ctx)
         except MotodeskError:
             self._public_key = None  # verified online only; offline fallback unavailable
 

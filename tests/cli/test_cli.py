@@ -30,13 +30,18 @@ def test_init_db_create_user_and_seed(tmp_path: Path) -> None:
     out = run("init-db", "--database", url)
     assert out.returncode == 0, out.stderr
     assert "Banco de dados pronto" in out.stdout
+    out = run("create-user", "chefe", "--role", "admin", "--name", "Chefe do Setor", "--database", url,
+              stdin="senha-do-chefe\n")  # the first user: no login yet, so an administrator
+    assert out.returncode == 0, out.stderr
+    assert "Primeiro usuário 'chefe'" in out.stdout
     out = run("create-user", "maria", "--role", "supervisor", "--name", "Maria Fonseca", "--database", url,
-              stdin="senha-forte-123\n")
+              "--user", "chefe", stdin="senha-do-chefe\nsenha-forte-123\n")
     assert out.returncode == 0, out.stderr
     assert "Supervisor" in out.stdout
-    out = run("create-user", "maria", "--role", "clerk", "--database", url, stdin="senha-forte-123\n")
+    out = run("create-user", "maria", "--role", "clerk", "--database", url, "--user", "chefe",
+              stdin="senha-do-chefe\nsenha-forte-123\n")
     assert out.returncode == 1 and "Já existe um usuário" in out.stderr
-    out = run("seed-demo", "--people", "50", "--database", url)
+    out = run("seed-demo", "--people", "50", "--database", url, "--user", "chefe", stdin="senha-do-chefe\n")
     assert out.returncode == 0, out.stderr
     con = sqlite3.connect(tmp_path / "cli.sqlite3")
     assert con.execute("SELECT count(*) FROM people").fetchone()[0] == 50
@@ -89,7 +94,8 @@ def test_read_only_sqlite_is_explained_and_unchanged(tmp_path: Path) -> None:
 
 def test_bad_role_and_short_password(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'r.sqlite3'}"
+    assert run("init-db", "--database", url).returncode == 0
     out = run("create-user", "joao", "--role", "chefe", "--database", url, stdin="senha-forte-1\n")
     assert out.returncode == 2 and "erro" in out.stderr
-    out = run("create-user", "joao", "--role", "clerk", "--database", url, stdin="curta\n")
+    out = run("create-user", "joao", "--role", "admin", "--database", url, stdin="curta\n")
     assert out.returncode == 1 and "pelo menos 8 caracteres" in out.stderr

@@ -15,6 +15,12 @@ import pytest
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.exports.importer import TEMPLATE_COLUMNS, TEMPLATE_SHEET
+from motodesk.services.demo import DEMO_PASSWORD
+
+ADMIN = ("--user", "admin")
+SUPERVISOR = ("--user", "supervisor")  # the demo's, with DEMO_PASSWORD
+CLERK = ("--user", "atendente")
+PASSWORD = f"{DEMO_PASSWORD}\n"
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -29,7 +35,10 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     folder = tmp_path_factory.mktemp("cli")
     path = folder / "cli.sqlite3"
     url = f"sqlite:///{path}"
-    out = run("seed-demo", "--people", "80", "--database", url)
+    assert run("init-db", "--database", url).returncode == 0
+    out = run("create-user", "admin", "--role", "admin", "--database", url, stdin=f"{DEMO_PASSWORD}\n")
+    assert out.returncode == 0, out.stderr
+    out = run("seed-demo", "--people", "80", "--database", url, *ADMIN, stdin=f"{DEMO_PASSWORD}\n")
     assert out.returncode == 0, out.stderr
     return url, path
 
@@ -44,23 +53,31 @@ def _people(path: Path) -> int:
 
 def test_export_every_kind_and_roles(database: tuple[str, Path], tmp_path: Path) -> None:
     url, _path = database
-    out = run("export", "permits", "--out", str(tmp_path / "permissoes.xlsx"), "--database", url)
+    out = run("export", "permits", "--out", str(tmp_path / "permissoes.xlsx"), "--database", url, *SUPERVISOR,
+              stdin=PASSWORD)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"Planilha gravada: {tmp_path / 'permissoes.xlsx'} (Cadastro de permissões, ")
     ws = openpyxl.load_workbook(tmp_path / "permissoes.xlsx").worksheets[0]
-    assert "exportado em" in ws["A1"].value and "por Linha de comando" in ws["A1"].value
+    assert "exportado em" in ws["A1"].value and "por Marta Lúcia Fonseca" in ws["A1"].value
     assert ws["A2"].value == "Número" and ws.freeze_panes == "A3"
 
-    out = run("export", "people-public", "--out", str(tmp_path / "pub.xlsx"), "--database", url)
+    out = run("export", "people-public", "--out", str(tmp_path / "pub.xlsx"), "--database", url, *ADMIN,
+              stdin=PASSWORD)
     assert out.returncode == 0, out.stderr
     out = run("export", "nada", "--out", str(tmp_path / "x.xlsx"), "--database", url)
     assert out.returncode == 2 and "opção inválida" in out.stderr
-    run("create-user", "ana", "--role", "clerk", "--database", url, stdin="senha-forte-123\n")
-    out = run("export", "permits", "--out", str(tmp_path / "y.xlsx"), "--database", url, "--user", "ana")
+    out = run("create-user", "ana", "--role", "clerk", "--database", url, *ADMIN,
+              stdin=f"{DEMO_PASSWORD}\nsenha-forte-123\n")
+    assert out.returncode == 0, out.stderr
+    out = run("export", "permits", "--out", str(tmp_path / "y.xlsx"), "--database", url, "--user", "ana",
+              stdin="senha-forte-123\n")
     assert out.returncode == 1 and "Seu perfil (Atendente) não permite" in out.stderr
     assert not (tmp_path / "y.xlsx").exists()
-    out = run("export", "permits", "--out", str(tmp_path / "z.xlsx"), "--database", url, "--user", "ninguem")
-    assert out.returncode == 1 and "não encontrado" in out.stderr
+    out = run("export", "permits", "--out", str(tmp_path / "z.xlsx"), "--database", url, "--user", "ninguem",
+              stdin="qualquer-senha\n")
+    assert out.returncode == 1 and "Usuário ou senha incorretos" in out.stderr
+    out = run("export", "permits", "--out", str(tmp_path / "z.xlsx"), "--database", url)
+    assert out.returncode == 1 and "--user" in out.stderr and not (tmp_path / "z.xlsx").exists()
 
 
 def test_template_import_dry_run_and_reimport(database: tuple[str, Path], tmp_path: Path) -> None:
@@ -87,7 +104,7 @@ def test_template_import_dry_run_and_reimport(database: tuple[str, Path], tmp_pa
     wb.save(model)
     before = _people(path)
 
-    out = run("import", str(model), "--dry-run", "--database", url)
+    out = run("import", str(model), "--dry-run", "--database", url, *CLERK, stdin=PASSWORD)
     assert out.returncode == 4, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == ('Arquivo modelo.xlsx, aba "Cadastro": 3 linhas lidas — 1 nova, 0 atualizações, '
@@ -98,13 +115,13 @@ def test_template_import_dry_run_and_reimport(database: tuple[str, Path], tmp_pa
     assert lines[-1] == "Simulação (--dry-run): nada foi gravado."
     assert _people(path) == before
 
-    out = run("import", str(model), "--database", url)
+    out = run("import", str(model), "--database", url, *CLERK, stdin=PASSWORD)
     assert out.returncode == 4, out.stderr
     assert "Importação concluída: 1 pessoa incluída, 0 atualizadas, 0 sem alterações; 1 veículo novo, " \
            "1 permissão nova." in out.stdout
     assert _people(path) == before + 1
 
-    out = run("import", str(model), "--database", url)  # again: nothing new
+    out = run("import", str(model), "--database", url, *CLERK, stdin=PASSWORD)  # again: nothing new
     assert out.returncode == 4
     assert "Linha 2: já existe, sem alterações — Marta Lúcia Ferreira" in out.stdout
     assert "Nada a gravar." in out.stdout
@@ -115,7 +132,7 @@ def test_bad_files(database: tuple[str, Path], tmp_path: Path) -> None:
     url, path = database
     csv = tmp_path / "cadastro.xlsx"
     csv.write_text("Nome;CPF\nMaria;52998224725\n", encoding="utf-8")
-    out = run("import", str(csv), "--database", url)
+    out = run("import", str(csv), "--database", url, *CLERK, stdin=PASSWORD)
     assert out.returncode == 1
     assert out.stdout.startswith("Arquivo cadastro.xlsx recusado; nada foi importado.")
     assert "texto (CSV ou TXT)" in out.stdout

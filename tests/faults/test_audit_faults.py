@@ -30,7 +30,7 @@ from motodesk.models import AuditEvent, Base, Permit, QuotaCounter, StandAssignm
 from motodesk.models.audit import UNAUDITED_TABLES
 from motodesk.models.db import Database
 from motodesk.rules.common import PermitState, Role, ServiceType
-from motodesk.services import audit, people, permits, stands
+from motodesk.services import audit, auth, people, permits, stands
 from motodesk.services.context import AppContext
 from motodesk.services.errors import PermissionDeniedError, RuleViolationError
 from motodesk.services.settings import update_settings
@@ -251,7 +251,7 @@ def test_the_private_signing_key_is_written_audited_but_masked(ctx: AppContext) 
     from motodesk.services import badges
 
     before = _last_id(ctx)
-    badges.signing_keys(ctx)
+    badges._key_pair(ctx)  # made on first use, written through an audited session
     rows = {e.row_key: json.loads(e.changes) for e in _trail(ctx, before) if e.table_name == "settings"}
     assert set(rows) == {badges.SIGNING_KEY_SETTING, badges.PUBLIC_KEY_SETTING}
     assert rows[badges.SIGNING_KEY_SETTING]["value"] == ["***", "***"]
@@ -357,10 +357,12 @@ def test_tampering_is_reported_at_the_first_broken_link(ctx: AppContext, clerk: 
 
 def test_audit_verify_command_names_the_broken_link(ctx: AppContext, clerk: AppContext, db_url: str) -> None:
     ids = _some_history(clerk)
+    auth.create_user(ctx, "chefe", "Chefe do Setor", Role.ADMIN, "senha-do-chefe")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def run() -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "motodesk", "audit-verify", "--database", db_url],
+        return subprocess.run([sys.executable, "-m", "motodesk", "audit-verify", "--database", db_url,
+                               "--user", "chefe"], input="senha-do-chefe\n",
                               capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
 
     good = run()

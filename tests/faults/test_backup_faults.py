@@ -420,14 +420,27 @@ def test_audit_rows_are_restored_verbatim_with_the_triggers_back(ctx: AppContext
 
 # --- item 6: truncated and corrupted files, a full disk --------------------------------------------
 
-def _cli(env: dict[str, str], *args: str, limit: int | None = None) -> subprocess.CompletedProcess[str]:
+ADMIN = ("--user", "admin")
+ADMIN_PASSWORD = "senha-da-copia\n"
+
+
+def _cli(env: dict[str, str], *args: str, limit: int | None = None, stdin: str = "") -> subprocess.CompletedProcess[str]:
     def small_files() -> None:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         assert limit is not None
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
     return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True, timeout=180,
-                          env=env, preexec_fn=small_files if limit else None)
+                          env=env, input=stdin, preexec_fn=small_files if limit else None)
+
+
+def _seeded(env: dict[str, str], source: str, people: int) -> None:
+    """A demo register made from the terminal: init-db, the first administrator, seed-demo as that user."""
+    assert _cli(env, "init-db", "--database", source).returncode == 0
+    assert _cli(env, "create-user", "admin", "--role", "admin", "--database", source,
+                stdin=ADMIN_PASSWORD).returncode == 0
+    out = _cli(env, "seed-demo", "--people", str(people), "--database", source, *ADMIN, stdin=ADMIN_PASSWORD)
+    assert out.returncode == 0, out.stderr
 
 
 def _cli_env(tmp_path: Path) -> dict[str, str]:
@@ -458,9 +471,9 @@ def _flip_inside(archive: Path, member: str) -> None:
 def test_truncated_and_corrupted_files_are_named_from_the_command_line(tmp_path: Path) -> None:
     env = _cli_env(tmp_path)
     source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
-    assert _cli(env, "seed-demo", "--people", "30", "--database", source).returncode == 0
+    _seeded(env, source, 30)
     good = tmp_path / "boa.zip"
-    out = _cli(env, "backup", str(good), "--database", source)
+    out = _cli(env, "backup", str(good), "--database", source, *ADMIN, stdin=ADMIN_PASSWORD)
     assert out.returncode == 0, out.stderr
     truncated = tmp_path / "truncada.zip"
     truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
@@ -533,11 +546,12 @@ def test_a_file_size_limit_during_a_command_line_backup(tmp_path: Path) -> None:
     """A real limit (RLIMIT_FSIZE) in the backup process: the write fails with EFBIG, named in pt_BR."""
     env = _cli_env(tmp_path)
     source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
-    assert _cli(env, "seed-demo", "--people", "300", "--database", source).returncode == 0
+    _seeded(env, source, 300)
     folder = tmp_path / "destino"
     folder.mkdir()
     size = (tmp_path / "origem.sqlite3").stat().st_size
-    out = _cli(env, "backup", str(folder / "copia.zip"), "--database", source, limit=size // 3)
+    out = _cli(env, "backup", str(folder / "copia.zip"), "--database", source, *ADMIN, limit=size // 3,
+               stdin=ADMIN_PASSWORD)
     assert out.returncode == 1, (out.returncode, out.stderr)
     assert str(folder) in out.stderr and ("maior do que o permitido" in out.stderr or "cheio" in out.stderr)
     assert "Traceback" not in out.stderr and list(folder.iterdir()) == []

@@ -22,9 +22,9 @@ from sqlalchemy.exc import DBAPIError
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import APPEND_ONLY_TABLES, AccessRecord
-from motodesk.rules.common import ServiceType
+from motodesk.rules.common import Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
-from motodesk.services import access_log, attachments, people, reports
+from motodesk.services import access_log, attachments, auth, people, reports
 from motodesk.services.context import AppContext
 from motodesk.services.errors import PermissionDeniedError
 from motodesk.services.people import DocumentInput, PersonInput
@@ -140,15 +140,17 @@ def test_access_records_cannot_be_changed_or_deleted(clerk: AppContext, dossier:
 def test_the_access_log_command(ctx: AppContext, clerk: AppContext, dossier: dict[str, int], db_url: str,
                                 tmp_path: Path) -> None:
     people.get_dossier(clerk, dossier["person"])
+    auth.create_user(ctx, "chefe", "Chefe do Setor", Role.ADMIN, "senha-do-chefe")
     env_path = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
                 "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
                 "MOTODESK_LOG_DIR": str(tmp_path / "log")}
     out = tmp_path / "log.xlsx"
-    run = subprocess.run([sys.executable, "-m", "motodesk", "access-log", "--database", db_url,
+    run = subprocess.run([sys.executable, "-m", "motodesk", "access-log", "--database", db_url, "--user", "chefe",
                           "--since", date.today().strftime("%d/%m/%Y"), "--out", str(out)],
-                         capture_output=True, text=True, env=env_path, timeout=120)
+                         input="senha-do-chefe\n", capture_output=True, text=True, env=env_path, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "1 acesso" in run.stdout and out.exists()
-    run = subprocess.run([sys.executable, "-m", "motodesk", "access-log", "--database", db_url, "--since", "31/02/2026"],
-                         capture_output=True, text=True, env=env_path, timeout=120)
+    run = subprocess.run([sys.executable, "-m", "motodesk", "access-log", "--database", db_url, "--user", "chefe",
+                          "--since", "31/02/2026"],
+                         input="senha-do-chefe\n", capture_output=True, text=True, env=env_path, timeout=120)
     assert run.returncode == 1 and "Data inválida" in run.stderr

@@ -30,9 +30,9 @@ from motodesk.models import (
     PersonDocument,
     Photo,
 )
-from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
-from motodesk.services import retention
+from motodesk.services import auth, retention
 from motodesk.services.context import AppContext
 from motodesk.services.errors import PermissionDeniedError
 from motodesk.services.settings import law_settings
@@ -213,9 +213,11 @@ def test_the_anonymise_command_dry_run(ctx: AppContext, register: dict[str, int]
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
            "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
            "MOTODESK_LOG_DIR": str(tmp_path / "log")}
+    auth.create_user(ctx, "chefe", "Chefe do Setor", Role.ADMIN, "senha-do-chefe")
     before = _snapshot(ctx)
     run = subprocess.run([sys.executable, "-m", "motodesk", "anonymise", "--older-than-setting", "--dry-run",
-                          "--database", db_url], capture_output=True, text=True, env=env, timeout=120)
+                          "--database", db_url, "--user", "chefe"], input="senha-do-chefe\n",
+                         capture_output=True, text=True, env=env, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "Retenção: 5 anos" in run.stdout and "Simulação" in run.stdout
     assert _snapshot(ctx) == before

@@ -251,12 +251,17 @@ def test_command_line_backup_and_restore(tmp_path: Path) -> None:
     env.pop("MOTODESK_DATABASE_URL", None)
     source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
 
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True,
-                              timeout=180, env=env)
+                              timeout=180, env=env, input=stdin)
 
-    assert run("seed-demo", "--people", "12", "--database", source).returncode == 0
-    out = run("backup", str(tmp_path / "cli.zip"), "--database", source)
+    from motodesk.services.demo import DEMO_PASSWORD
+
+    assert run("init-db", "--database", source).returncode == 0
+    assert run("create-user", "admin", "--role", "admin", "--database", source, stdin=DEMO_PASSWORD).returncode == 0
+    assert run("seed-demo", "--people", "12", "--database", source, "--user", "admin",
+               stdin=DEMO_PASSWORD).returncode == 0
+    out = run("backup", str(tmp_path / "cli.zip"), "--database", source, "--user", "admin", stdin=DEMO_PASSWORD)
     assert out.returncode == 0, out.stderr
     assert "Cópia de segurança gravada" in out.stdout
     out = run("restore", str(tmp_path / "cli.zip"), "--database", f"sqlite:///{tmp_path / 'novo.sqlite3'}")
@@ -274,12 +279,17 @@ def test_command_line_key_export_and_trust_on_another_machine(tmp_path: Path) ->
     there.pop("MOTODESK_DATABASE_URL", None)
     source = f"sqlite:///{tmp_path / 'origem.sqlite3'}"
 
-    def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    def run(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "motodesk", *args], capture_output=True, text=True,
-                              timeout=180, env=env)
+                              timeout=180, env=env, input=stdin)
 
-    assert run(here, "seed-demo", "--people", "3", "--database", source).returncode == 0
-    out = run(here, "backup", str(tmp_path / "c.zip"), "--database", source)
+    assert run(here, "init-db", "--database", source).returncode == 0
+    assert run(here, "create-user", "admin", "--role", "admin", "--database", source, stdin="senha-da-copia\n"
+               ).returncode == 0
+    assert run(here, "seed-demo", "--people", "3", "--database", source, "--user", "admin",
+               stdin="senha-da-copia\n").returncode == 0
+    out = run(here, "backup", str(tmp_path / "c.zip"), "--database", source, "--user", "admin",
+              stdin="senha-da-copia\n")
     assert out.returncode == 0, out.stderr
     key = out.stdout.split("assinada pela chave ")[1].split(".")[0]
     out = run(there, "restore", str(tmp_path / "c.zip"), "--database", f"sqlite:///{tmp_path / 'a.sqlite3'}")

@@ -177,7 +177,7 @@ def test_tampered_junk_and_foreign_tokens_are_forged_never_a_crash(ctx: AppConte
     token = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
     prefix, payload, signature = token.split(".")
     flipped = payload[:10] + ("A" if payload[10] != "A" else "B") + payload[11:]
-    private_pem, _ = badges.signing_keys(ctx)
+    private_pem, _ = badges._key_pair(ctx)
     claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), add_years(TODAY, 1), 1, "titular")
     other_key = sign_claim(claim, generate_keypair()[0])
     unknown_permit = sign_claim(replace(claim, permit_number="MB-9999/2020"), private_pem)
@@ -222,8 +222,8 @@ def test_offline_verification_needs_only_the_public_key(ctx: AppContext, clerk: 
 
 
 def test_the_key_pair_is_made_once_and_stays_out_of_the_audit_trail(ctx: AppContext, clerk: AppContext) -> None:
-    first = badges.signing_keys(ctx)
-    assert badges.signing_keys(clerk) == first
+    first = badges._key_pair(ctx)
+    assert badges._key_pair(clerk) == first
     assert first[0].startswith(b"-----BEGIN PRIVATE KEY-----")
     with ctx.read() as s:
         assert s.get(Setting, badges.SIGNING_KEY_SETTING) is not None
@@ -315,7 +315,7 @@ def test_workstations_creating_the_key_at_once_end_with_one_pair(ctx: AppContext
         db = Database.open(db_url)
         try:
             barrier.wait(timeout=30)
-            pairs.append(badges.signing_keys(AppContext(db)))
+            pairs.append(badges._key_pair(AppContext(db)))
         except BaseException as exc:  # noqa: BLE001
             failures.append(exc)
         finally:
@@ -327,4 +327,4 @@ def test_workstations_creating_the_key_at_once_end_with_one_pair(ctx: AppContext
     for thread in threads:
         thread.join(timeout=60)
     assert failures == [] and len(pairs) == 6
-    assert len(set(pairs)) == 1 and pairs[0] == badges.signing_keys(ctx)
+    assert len(set(pairs)) == 1 and pairs[0] == badges._key_pair(ctx)

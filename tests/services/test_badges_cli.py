@@ -13,9 +13,13 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 
 from motodesk.models.db import Database
 from motodesk.rules.common import PermitState, Role, ServiceType
-from motodesk.services import badges, permits
+from motodesk.services import auth, badges, permits
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.settings import ensure_defaults
+
+FISCAL = ("--user", "fiscal")
+FISCAL_PASSWORD = "senha-do-fiscal"
+LOGIN = FISCAL_PASSWORD + "\n"
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -32,9 +36,11 @@ def _token(url: str) -> tuple[str, str]:
     ctx = AppContext(db)
     ensure_defaults(ctx)
     supervisor = ctx.as_user(CurrentUser(None, "supervisor", "Supervisora", Role.SUPERVISOR))
+    if auth.count_users(ctx) == 0:
+        auth.create_user(ctx, "fiscal", "Fiscal de Trânsito", Role.INSPECTOR, FISCAL_PASSWORD)
     dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name="Rita de Cássia Melo")
     issued = permits.issue(supervisor, dossier.application_id)
-    private_pem, _public = badges.signing_keys(ctx)
+    private_pem, _public = badges._key_pair(ctx)
     from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
 
     claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")
@@ -48,15 +54,15 @@ def test_verify_with_the_database_and_offline_with_the_public_key(tmp_path: Path
     url = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
     token, number = _token(url)
 
-    out = run("verify-badge", token, "--database", url)
+    out = run("verify-badge", token, "--database", url, *FISCAL, stdin=LOGIN)
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0] == "CRACHÁ VÁLIDO"
     assert number in out.stdout and "Rita de Cássia Melo" in out.stdout
 
     key = tmp_path / "crachas.pem"
-    out = run("export-public-key", str(key), "--database", url)
+    out = run("export-public-key", str(key), "--database", url, *FISCAL, stdin=LOGIN)
     assert out.returncode == 0 and key.read_bytes().startswith(b"-----BEGIN PUBLIC KEY-----")
-    printed = run("export-public-key", "--database", url)
+    printed = run("export-public-key", "--database", url, *FISCAL, stdin=LOGIN)
     assert printed.stdout.encode() == key.read_bytes()
 
     # Offline: no database at all (a URL that cannot be opened is never touched).
@@ -67,9 +73,9 @@ def test_verify_with_the_database_and_offline_with_the_public_key(tmp_path: Path
     assert piped.returncode == 0 and "CRACHÁ VÁLIDO" in piped.stdout
 
     tampered = token[:8] + ("B" if token[8] == "A" else "A") + token[9:]
-    for args in (("--database", url), ("--public-key", str(key))):
+    for args, login in ((("--database", url, *FISCAL), LOGIN), (("--public-key", str(key)), "")):
         for text, stdin in ((tampered, ""), ("X" * 10_240, ""), ("-", "\u00ff\u0000junk\x1b[2J" * 500)):
-            out = run("verify-badge", text, *args, stdin=stdin)
+            out = run("verify-badge", text, *args, stdin=login + stdin)
             assert out.returncode == 4, out.stderr
             assert "CRACHÁ FALSIFICADO" in out.stdout and "Traceback" not in out.stderr
 
@@ -91,5 +97,5 @@ def test_a_badge_of_a_suspended_permit_is_not_valid(tmp_path: Path) -> None:
     row = permits.list_permits(ctx, search=number)[0]
     suspend_through_process(ctx, row.id, date.today() + timedelta(days=300))
     db.dispose()
-    out = run("verify-badge", token, "--database", url)
+    out = run("verify-badge", token, "--database", url, *FISCAL, stdin=LOGIN)
     assert out.returncode == 4 and out.stdout.startswith("PERMISSÃO SUSPENSA")

@@ -356,7 +356,7 @@ def test_reclassified_up_with_a_reason_admits_suspension(ctx: AppContext, inspec
 def test_a_suspension_suspends_the_permit_and_its_badge(ctx: AppContext, inspector: AppContext,
                                                         supervisor: AppContext) -> None:
     holder = add_holder(ctx)
-    private, _public = badges.signing_keys(ctx)
+    private, _public = badges._key_pair(ctx)
     with ctx.read() as s:
         permit = s.get(Permit, holder.permit_id)
         claim = BadgeClaim(permit.number, cpf_digest(holder.cpf), permit.certificate_valid_until, 1, "titular")

@@ -11,7 +11,7 @@ import pytest
 from enforcement_factory import add_deputy, add_holder, an_hour_ago  # type: ignore[import-not-found]
 from sqlalchemy import select
 
-from motodesk.models import CriminalJudgment, DeputyLink, Permit, PermitEvent
+from motodesk.models import BadgePrint, CriminalJudgment, DeputyLink, Permit, PermitEvent
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
 from motodesk.rules.common import PermitState
 from motodesk.rules.enforcement import defence_period_end
@@ -48,9 +48,12 @@ def _notice(inspector: AppContext, person_id: int, code: str = DESACATO, *, kind
 
 
 def _badge(ctx: AppContext, permit_number: str, cpf: str, kind: str) -> str:
-    private, _public = badges.signing_keys(ctx)
-    return sign_claim(BadgeClaim(permit_number, cpf_digest(cpf), date.today() + timedelta(days=300), 1, kind),
-                      private)
+    """The QR text of the badge the print log records (issue 1, valid as long as the register says)."""
+    private, _public = badges._key_pair(ctx)
+    with ctx.read() as s:
+        permit = s.scalars(select(Permit).where(Permit.number == permit_number)).one()
+        valid_until = badges.badge_valid_until(permit)
+    return sign_claim(BadgeClaim(permit_number, cpf_digest(cpf), valid_until, 1, kind), private)
 
 
 # --- defence counts from notification (Art. 29, §§ 2º–3º) --------------------------------------------
@@ -118,7 +121,11 @@ def test_a_deputy_suspension_suspends_the_link_not_the_permit_and_the_calendar_l
     holder = add_holder(ctx)
     deputy_id, deputy_cpf = add_deputy(ctx, holder)
     with ctx.write() as s:
-        s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id)).badge_issue_no = 1
+        link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id))
+        link.badge_issue_no = 1
+        # its print log, as add_holder writes the holder's (verification compares the claim with it)
+        s.add(BadgePrint(permit_id=holder.permit_id, deputy_link_id=link.id, issue_no=1, printed_by="fabrica",
+                         reason="Primeira via", layout="card"))
     deputy_badge = _badge(ctx, holder.permit_number, deputy_cpf, "preposto")
     holder_badge = _badge(ctx, holder.permit_number, holder.cpf, "titular")
     assert badges.verify_badge(clerk, deputy_badge).valid
@@ -154,7 +161,11 @@ def test_a_deputy_cassacao_ends_the_link_when_final_and_his_badge_verifies_as_re
     holder = add_holder(ctx)
     deputy_id, deputy_cpf = add_deputy(ctx, holder)
     with ctx.write() as s:
-        s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id)).badge_issue_no = 1
+        link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id))
+        link.badge_issue_no = 1
+        # its print log, as add_holder writes the holder's (verification compares the claim with it)
+        s.add(BadgePrint(permit_id=holder.permit_id, deputy_link_id=link.id, issue_no=1, printed_by="fabrica",
+                         reason="Primeira via", layout="card"))
     deputy_badge = _badge(ctx, holder.permit_number, deputy_cpf, "preposto")
     created = _notice(inspector, deputy_id, ARMA, kind=OffenderKind.DEPUTY)
     day = created.defence_due + timedelta(days=1)

@@ -29,7 +29,7 @@ def printed(ctx: AppContext, supervisor: AppContext) -> tuple[str, int, object]:
                            photo_seed=4)
     issued = permits.issue(supervisor, dossier.application_id)
     badges.print_badges(supervisor, [issued.id])
-    private_pem, _ = badges.signing_keys(ctx)
+    private_pem, _ = badges._key_pair(ctx)
     claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")
     return sign_claim(claim, private_pem), issued.id, dossier
 

@@ -252,7 +252,7 @@ def test_a_refusal_to_sign_prints_the_certificate(qtbot, monkeypatch, printed, c
 def test_a_suspension_makes_the_badge_verify_as_suspended(qtbot, monkeypatch, ctx: AppContext,  # noqa: ANN001
                                                           inspector: AppContext, supervisor: AppContext) -> None:
     holder = add_holder(ctx)
-    private, _public = badges.signing_keys(ctx)
+    private, _public = badges._key_pair(ctx)
     with ctx.read() as s:
         permit = s.get(Permit, holder.permit_id)
         token = sign_claim(BadgeClaim(permit.number, cpf_digest(holder.cpf), permit.certificate_valid_until, 1,

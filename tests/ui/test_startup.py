@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QTableView, QWidget
+from sqlalchemy import select
 
 from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role
@@ -72,7 +73,11 @@ def test_the_window_built_during_the_check_is_kept_only_for_that_user(qtbot, ctx
 
     dialog = _dialog(qtbot, ctx, prepare=prepare)
     _type(qtbot, dialog, "bia", "senha-errada")
-    assert "Restam 4 tentativa(s)" in dialog.message.text()  # counted once, not twice
+    assert "Usuário ou senha incorretos" in dialog.message.text()
+    from motodesk.models import User
+
+    with ctx.read() as s:  # counted once, not twice
+        assert s.scalar(select(User.failed_logins).where(User.login == "bia")) == 1
     assert len(built) == 1 and dialog.prepared is None
     qtbot.waitUntil(lambda: destroyed == [True])  # the unauthenticated window is thrown away
 

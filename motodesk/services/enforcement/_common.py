@@ -43,6 +43,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.text import text_problem
 
 WRITERS = (Role.INSPECTOR, Role.SUPERVISOR)
 RECORDERS = (Role.CLERK, Role.SUPERVISOR)
@@ -440,6 +441,8 @@ def _text(value: str | None, limit: int, key: str, label: str, errors: dict[str,
         errors[key] = f"Informe {label}."
     elif len(cleaned) > limit:
         errors[key] = f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(cleaned)})."
+    elif problem := text_problem(cleaned, multiline=True):
+        errors[key] = problem
     return cleaned or None
 
 

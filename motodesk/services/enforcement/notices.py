@@ -64,7 +64,16 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
-from motodesk.services.text import clean_name, digits, fold
+from motodesk.services.text import (
+    LIKE_ESCAPE,
+    clean_name,
+    contains_pattern,
+    digits,
+    fold,
+    prefix_pattern,
+    search_text,
+    text_problem,
+)
 
 # --- finding the offender ----------------------------------------------------------------------
 
@@ -72,7 +81,7 @@ from motodesk.services.text import clean_name, digits, fold
 @requires(*READERS)
 def find_offenders(ctx: AppContext, text: str, *, limit: int = 20) -> list[OffenderChoice]:
     """People to name on a notice, by CPF, name or plate; each with their permit in force, if any."""
-    text = (text or "").strip()
+    text = search_text(text)
     if not text:
         return []
     query = select(Person)
@@ -82,10 +91,9 @@ def find_offenders(ctx: AppContext, text: str, *, limit: int = 20) -> list[Offen
         query = query.join(Vehicle, Vehicle.holder_id == Person.id).where(Vehicle.plate.in_(forms),
                                                                           Vehicle.active.is_(True))
     elif number and len(number) == len(re.sub(r"[\s.\-]", "", text)):
-        query = query.where(Person.cpf.like(number + "%"))
+        query = query.where(Person.cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
     elif any(ch.isalpha() for ch in text):
-        words = fold(text).replace("%", "").replace("_", "")
-        query = query.where(Person.name_search.like(f"%{words}%"))
+        query = query.where(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))
     else:
         return []
     with ctx.read() as s:
@@ -224,6 +232,8 @@ def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
             errors["offender_name"] = "Informe o nome do autuado."
         elif len(name) > MAX_NAME:
             errors["offender_name"] = f"Nome longo demais: no máximo {MAX_NAME} caracteres."
+        elif problem := text_problem(name):
+            errors["offender_name"] = problem
     plate_result = validate_plate(data.plate)
     plate: str | None = None
     vehicle_id: int | None = None

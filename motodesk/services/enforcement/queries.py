@@ -57,7 +57,7 @@ from motodesk.services.enforcement._common import (
     describe_penalty,
 )
 from motodesk.services.settings import law_settings
-from motodesk.services.text import digits, fold
+from motodesk.services.text import LIKE_ESCAPE, contains_pattern, digits, fold, prefix_pattern, search_text
 
 # --- reading ---------------------------------------------------------------------------------------
 
@@ -104,7 +104,7 @@ _SORT = {
 
 
 def _search(query: Select[Any], text: str) -> Select[Any]:
-    text = (text or "").strip()
+    text = search_text(text)
     if not text:
         return query
     match = _NUMBER.match(text)
@@ -116,15 +116,15 @@ def _search(query: Select[Any], text: str) -> Select[Any]:
         conditions.append(InfractionNotice.plate.in_(forms))
     number = digits(text)
     if number and len(number) == len(re.sub(r"[\s.\-/]", "", text)):
-        conditions.append(InfractionNotice.offender_cpf.like(number + "%"))
+        conditions.append(InfractionNotice.offender_cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
         conditions.append(InfractionNotice.seq == int(number[:9]))
     codes = [item.code for item in find_infractions(text)] if len(text) >= 2 else []
     if codes and len(codes) < len(CATALOGUE):
         conditions.append(InfractionNotice.infraction_code.in_(codes))
     if any(ch.isalpha() for ch in text):
-        folded = fold(text).replace("%", "").replace("_", "")
-        conditions.append(Person.name_search.like(f"%{folded}%"))
-        conditions.append(func.lower(InfractionNotice.offender_name).like(f"%{text.lower()}%"))
+        conditions.append(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))
+        conditions.append(func.lower(InfractionNotice.offender_name).like(contains_pattern(text.lower()),
+                                                                          escape=LIKE_ESCAPE))
     return query.where(or_(*conditions)) if conditions else query.where(InfractionNotice.id < 0)
 
 

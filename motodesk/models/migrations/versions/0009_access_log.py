@@ -1,7 +1,7 @@
 """The LGPD access log (issue 17, item 16): reads of criminal, medical and whole-dossier data.
 
 Revision ID: 0009
-Revises: 0007
+Revises: 0008
 Create Date: 2026-12-01
 
 Append-only like the audit trail: triggers refuse UPDATE and DELETE on both databases, for every
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0009"
-down_revision = "0007"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
