@@ -141,7 +141,7 @@ def test_a_server_lost_between_the_decision_and_the_suspension_leaves_neither(
     """Issue 16: the decision is flushed, the connection dies before the permit change commits."""
     from datetime import timedelta
 
-    from conftest import user_ctx  # type: ignore[import-not-found]
+    from conftest import _truncate_all, user_ctx  # type: ignore[import-not-found]
     from enforcement_factory import GRAVE, add_holder, an_hour_ago  # type: ignore[import-not-found]
 
     from motodesk.models import Decision, Permit
@@ -151,6 +151,7 @@ def test_a_server_lost_between_the_decision_and_the_suspension_leaves_neither(
     from motodesk.services.enforcement import DecisionInput, NoticeInput, NoticeStatus, OffenderKind, Outcome
 
     base = Database.open(request.getfixturevalue("pg_migrated"))
+    _truncate_all(base)  # the worker's database is shared with the tests it ran before (permit numbers)
     proxy = TcpProxy(base.url.host or "127.0.0.1", base.url.port or 5432)
     db = Database.open(base.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False))
     admin, supervisor = user_ctx(AppContext(db), Role.ADMIN), user_ctx(AppContext(db), Role.SUPERVISOR)
