@@ -191,7 +191,7 @@ class ConvictionDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("conviction_dialog")
         self.setWindowTitle("Condenação criminal transitada em julgado (Art. 35)")
-        self.resize(560, 0)
+        self.setMinimumWidth(560)
         intro = QLabel(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
                        "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
                        "Informe os dados da certidão do juízo.")
@@ -210,7 +210,6 @@ class ConvictionDialog(QDialog):
         self.notes.setObjectName("notes")
         self.notes.setFixedHeight(60)
         form = QFormLayout()
-        form.addRow(intro)
         form.addRow("&Juízo ou tribunal:", self.court)
         form.addRow("Nº do &processo:", self.case_number)
         form.addRow("&Trânsito em julgado em:", self.final_on)
@@ -221,6 +220,7 @@ class ConvictionDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
         layout.addWidget(buttons)
         self.court.setFocus()
