@@ -613,8 +613,7 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         s.flush()
         old.replaced_by_id = new.id
         done = ReplacementDone(old.id, new.id, 0)
-        done.waiting_permit_ids = list(s.scalars(select(Permit.id).where(Permit.vehicle_id == old.id).where(
-            Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id)))
+        done.waiting_permit_ids = [p.id for p in _permits_in_force_naming(s, old.id)]
         for inspection in s.scalars(select(Inspection).where(
                 Inspection.vehicle_id == old.id,
                 Inspection.status.in_((InspectionStatus.SCHEDULED, InspectionStatus.DRAFT)))):
@@ -629,6 +628,12 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         done.inspection_id = first.id
         done.new_version = new.version
         return done
+
+
+def _permits_in_force_naming(s: Session, vehicle_id: int) -> list[Permit]:
+    """The permits in force that name ``vehicle_id`` (those a replacement of it waits to move)."""
+    return list(s.scalars(select(Permit).where(Permit.vehicle_id == vehicle_id).where(
+        Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id)))
 
 
 @dataclass(frozen=True)
@@ -650,8 +655,7 @@ def apply_replacement(s: Session, vehicle: Vehicle, *, inspection_approved: bool
     old = s.scalar(select(Vehicle).where(Vehicle.replaced_by_id == vehicle.id))
     if old is None or not vehicle.active:
         return ReplacementOutcome()
-    waiting = list(s.scalars(select(Permit).where(Permit.vehicle_id == old.id).where(
-        Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id)))
+    waiting = _permits_in_force_naming(s, old.id)
     if not waiting:
         return ReplacementOutcome()
     holder = s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
