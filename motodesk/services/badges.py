@@ -456,7 +456,6 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     now = datetime.now(UTC)
     stale = ("Outra estação imprimiu um destes crachás neste instante; nada foi registrado. "
              "Confira o histórico de impressões e tente de novo.")
-    settings = law_settings(ctx)
     with ctx.write() as s:
         _gate(s, requests, on, settings)  # judged again in the transaction that numbers and logs the badges
         for p in planned:  # a second copy is paid for (Art. 6º, § 6º): one guia/DAM per badge reprinted
