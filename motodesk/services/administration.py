@@ -176,17 +176,28 @@ def settings_form(ctx: AppContext) -> list[SettingField]:
     return result
 
 
+def _refusal(settings: LawSettings, changes: dict[str, Any]) -> str | None:
+    try:
+        dataclasses.replace(settings, **changes)
+    except ValueError as exc:
+        return str(exc).removeprefix("Configuração inválida: ")
+    except TypeError as exc:
+        return f"Valor inválido: {exc}."
+    return None
+
+
 def _field_problems(current: LawSettings, decoded: dict[str, Any]) -> dict[str, str]:
-    """Each changed field the rules refuse on its own, with the rules' message."""
-    problems: dict[str, str] = {}
-    for key, value in decoded.items():
-        try:
-            dataclasses.replace(current, **{key: value})
-        except ValueError as exc:
-            problems[key] = str(exc).removeprefix("Configuração inválida: ")
-        except TypeError as exc:
-            problems[key] = f"Valor inválido: {exc}."
-    return problems
+    """The changed fields a refusal concerns, with the rules' message: each field refused on its
+    own; else (values refused only together, a fee and its legal basis) each field without which
+    the rest would pass; else every changed field."""
+    problems = {key: message for key, value in decoded.items()
+                if (message := _refusal(current, {key: value})) is not None}
+    if problems:
+        return problems
+    whole = _refusal(current, decoded) or "Valor inválido."
+    implicated = [key for key in decoded
+                  if _refusal(current, {k: v for k, v in decoded.items() if k != key}) is None]
+    return {key: whole for key in (implicated or decoded)}
 
 
 @requires(Role.ADMIN)

@@ -165,3 +165,27 @@ def rename(ctx: AppContext, login: str, full_name: str) -> UserRow:
         user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200)
         s.flush()
         return _row(user)
+
+
+@requires(Role.ADMIN)
+def update_user(ctx: AppContext, login: str, full_name: str, role: Role | str) -> UserRow:
+    """Name and role together, in one transaction (the same guards as :func:`change_role`)."""
+    from motodesk.services.text import clean_text
+
+    try:
+        new_role = Role(role)
+    except ValueError:
+        raise InvalidInputError(f"Perfil desconhecido: {role!r}.", {"role": "Perfil inválido."}) from None
+    if not (full_name or "").strip():
+        raise InvalidInputError("Informe o nome completo do usuário.", {"full_name": "Informe o nome."})
+    with ctx.write() as s:
+        user = _user(s, login)
+        if user.role == Role.ADMIN and new_role is not Role.ADMIN:
+            if _is_self(ctx, user):
+                raise PermissionDeniedError(SELF_DEMOTE)
+            if user.active:
+                _check_not_last_admin(s, user, "mudar o seu perfil")
+        user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200)
+        user.role = new_role
+        s.flush()
+        return _row(user)

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -45,7 +46,9 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
-from motodesk.ui.wizard import LOCAL_LABEL, SERVER_LABEL, ServerForm, describe_connection
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.ops import ServiceOp, load_into
+from motodesk.ui.wizard import LOCAL_ACCESS, LOCAL_LABEL, SERVER_ACCESS, SERVER_LABEL, ServerForm, describe_connection
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +61,67 @@ def _size(size: int) -> str:
     return f"{size / 1_000_000:.1f}".replace(".", ",") + " MB"
 
 
-class DatabaseSettingsDialog(QDialog):
+def documents_folder() -> str:
+    return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
+
+
+def suggested_backup_path() -> Path:
+    """A dated name in the user's documents folder."""
+    return Path(documents_folder()) / f"motodesk-copia-{local_now():%Y-%m-%d-%H%M}{backups.SUFFIX}"
+
+
+def choose_backup_file(parent: QWidget) -> Path | None:
+    """Qt's own save dialog (translated to pt_BR by the application), starting in the documents folder."""
+    name, _ = QFileDialog.getSaveFileName(parent, "Salvar cópia de segurança", str(suggested_backup_path()),
+                                          "Cópia de segurança do MotoDesk (*.zip)",
+                                          options=QFileDialog.Option.DontUseNativeDialog)
+    if not name:
+        return None
+    if not name.lower().endswith(backups.SUFFIX):
+        name += backups.SUFFIX
+    return Path(name)
+
+
+def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[backups.BackupResult], None],
+               *, lock: QWidget | None = None) -> BackgroundOp:
+    """Write a backup off the GUI thread with a progress dialog; ``on_done`` after the notice."""
+    progress = QProgressDialog("Gravando a cópia de segurança…", "", 0, 4, parent)
+    progress.setObjectName("backup_progress")
+    progress.setWindowTitle("Cópia de segurança")
+    progress.setCancelButton(None)
+    progress.setWindowModality(Qt.WindowModality.WindowModal)
+    progress.setMinimumDuration(0)
+    progress.setValue(0)
+    locked = lock or parent
+    locked.setEnabled(False)
+
+    def work(report, _cancelled):  # noqa: ANN001, ANN202 - BackgroundOp's signature
+        return backups.create_backup(ctx, path, progress=report)
+
+    def done(result: backups.BackupResult) -> None:
+        progress.close()
+        locked.setEnabled(True)
+        QMessageBox.information(parent, "Cópia de segurança",
+                                f"Cópia de segurança gravada em\n{result.path}\n({_size(result.size)}, "
+                                f"{sum(result.manifest.counts.values())} linhas, "
+                                f"{result.manifest.counts.get('blobs', 0)} anexos e fotos), conferida ao ser "
+                                f"lida de volta e assinada pela chave {result.key_id} desta instalação.")
+        on_done(result)
+
+    def failed(exc: BaseException) -> None:
+        progress.close()
+        locked.setEnabled(True)
+        if isinstance(exc, (MotodeskError, DatabaseError)):
+            show_error(parent, exc, "Cópia de segurança não gravada")
+        else:
+            log.error("backup failed", exc_info=exc)
+            show_error(parent, MotodeskError(f"A cópia de segurança falhou: {exc}"), "Cópia de segurança não gravada")
+
+    return (BackgroundOp(work, progress=True).on_progress(lambda d, t: progress.setValue(d))
+            .on_success(done).on_failure(failed).run())
+
+
+class DatabaseSettingsDialog(GuardedDialog):
     """Change this workstation's database; it takes effect at the next start."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, keyring_available: bool | None = None
@@ -97,9 +160,14 @@ class DatabaseSettingsDialog(QDialog):
         note = QLabel("A nova configuração vale a partir do próximo início do MotoDesk nesta estação.")
         note.setStyleSheet("color: #555")
         note.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
+        buttons = QDialogButtonBox()
+        self.save_button = buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.save_button.setObjectName("save")
+        buttons.addButton("&Cancelar", QDialogButtonBox.ButtonRole.RejectRole).setObjectName("cancel")
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.reject)
+        self.local.setText(LOCAL_ACCESS)
+        self.server.setText(SERVER_ACCESS)
         layout = QVBoxLayout(self)
         layout.addWidget(now)
         layout.addWidget(self.local)
@@ -108,25 +176,36 @@ class DatabaseSettingsDialog(QDialog):
         layout.addWidget(self.form)
         layout.addWidget(note)
         layout.addWidget(buttons)
+        self.mark_clean()
 
     def chosen(self) -> DatabaseChoice | None:
         return DatabaseChoice.local() if self.local.isChecked() else self.form.checked_choice()
 
-    def save(self) -> None:
+    def save_and_close(self) -> None:
+        self.save()
+
+    def save(self) -> ServiceOp | None:
+        """Test the chosen database off the GUI thread; keep it for the next start when it answers."""
         choice = self.chosen()
         if choice is None:
-            return
+            return None
         password = self.form.password.text() if choice.kind == "postgresql" else None
-        self.setCursor(Qt.CursorShape.WaitCursor)
-        try:
+
+        def test() -> str:
             if choice.kind == "sqlite":
                 config.default_sqlite_path().parent.mkdir(parents=True, exist_ok=True)
-            text = describe_connection(choice, password)
-        except (DatabaseError, MotodeskError) as exc:
-            self.form.show_result(str(exc), ok=False)
-            return
-        finally:
-            self.unsetCursor()
+            return describe_connection(choice, password)
+
+        def failed(exc: BaseException) -> bool:
+            if isinstance(exc, (DatabaseError, MotodeskError)):
+                self.form.show_result(str(exc), ok=False)
+                return True
+            return False
+
+        return ServiceOp(self, test, busy="Testando a conexão…").failure(failed) \
+            .success(lambda text: self._tested(choice, password, text)).run()
+
+    def _tested(self, choice: DatabaseChoice, password: str | None, text: str) -> None:
         if choice.kind == "postgresql" and choice.remember_password and password:
             if not config.store_password(choice, password):
                 choice = DatabaseChoice.server(choice.host, choice.port, choice.database, choice.user)
@@ -160,9 +239,9 @@ class BackupDialog(QDialog):
         self.days.setRange(0, 365)
         self.days.setSpecialValueText("nunca lembrar")
         self.days.setSuffix(" dia(s)")
-        self.days.setValue(backups.reminder_days(ctx))
+        self._stored_days: int | None = None
         self.days.editingFinished.connect(self.save_days)
-        self.make = QPushButton("Fazer cópia de segurança…")
+        self.make = QPushButton("&Fazer cópia de segurança…")
         self.make.setObjectName("make_backup")
         self.make.setAutoDefault(False)  # Enter in the reminder field must not start a backup
         self.make.clicked.connect(self.choose_and_backup)
@@ -172,10 +251,12 @@ class BackupDialog(QDialog):
         how.setWordWrap(True)
         how.setStyleSheet("color: #555")
         form = QFormLayout()
-        form.addRow("Última cópia:", self.last)
-        form.addRow("Conteúdo:", self.contents)
-        form.addRow("Lembrar após:", self.days)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        form.addRow(QLabel("Última cópia:"), self.last)
+        form.addRow(QLabel("Conteúdo:"), self.contents)
+        form.addRow("&Lembrar após:", self.days)
+        buttons = QDialogButtonBox()
+        close = buttons.addButton("F&echar", QDialogButtonBox.ButtonRole.RejectRole)
+        close.setObjectName("close")
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -188,72 +269,51 @@ class BackupDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        last = backups.last_backup(self.ctx)
+        ctx = self.ctx
+
+        def fetch() -> tuple[backups.BackupRecord | None, tuple[int, int], int]:
+            return backups.last_backup(ctx), backups.blob_totals(ctx), backups.reminder_days(ctx)
+
+        load_into(self, fetch, self._loaded, key="backup")
+
+    def _loaded(self, data: tuple[backups.BackupRecord | None, tuple[int, int], int]) -> None:
+        last, (count, size), days = data
         if last is None:
             self.last.setText("nenhuma registrada")
         else:
             self.last.setText(f"{_local_time(last.at)} por {last.by} — {last.file} ({_size(last.size)})")
-        count, size = backups.blob_totals(self.ctx)
         where = "arquivo SQLite local" if self.ctx.db.is_sqlite else f"servidor {self.ctx.db.url.host}"
         self.contents.setText(f"{where}; {count} anexo(s) e foto(s), {_size(size)}")
+        self._stored_days = days
+        if not self.days.hasFocus():
+            self.days.setValue(days)
 
     def save_days(self) -> None:
-        if self.days.value() == backups.reminder_days(self.ctx):
+        days = self.days.value()
+        if self._stored_days is None or days == self._stored_days:
             return
-        try:
-            backups.set_reminder_days(self.ctx, self.days.value())
-        except (MotodeskError, DatabaseError) as exc:
-            show_error(self, exc)
-
-    def suggested_path(self) -> Path:
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
-        return Path(folder) / f"motodesk-copia-{local_now():%Y-%m-%d-%H%M}{backups.SUFFIX}"
-
-    def choose_and_backup(self) -> None:
-        name, _ = QFileDialog.getSaveFileName(self, "Salvar cópia de segurança", str(self.suggested_path()),
-                                              "Cópia de segurança do MotoDesk (*.zip)")
-        if not name:
-            return
-        if not name.lower().endswith(backups.SUFFIX):
-            name += backups.SUFFIX
-        self.start_backup(Path(name))
-
-    def start_backup(self, path: Path) -> BackgroundOp:
-        progress = QProgressDialog("Gravando a cópia de segurança…", "", 0, 4, self)
-        progress.setObjectName("backup_progress")
-        progress.setWindowTitle("Cópia de segurança")
-        progress.setCancelButton(None)
-        progress.setWindowModality(Qt.WindowModality.WindowModal)
-        progress.setMinimumDuration(0)
-        progress.setValue(0)
-        self.make.setEnabled(False)
         ctx = self.ctx
 
-        def work(report, _cancelled):  # noqa: ANN001, ANN202 - BackgroundOp's signature
-            return backups.create_backup(ctx, path, progress=report)
+        def saved(_r: object) -> None:
+            self._stored_days = days
 
+        ServiceOp(self, lambda: backups.set_reminder_days(ctx, days), busy="Salvando o lembrete…",
+                  fields={"days": self.days}, change="settings", lock=False).success(saved).run()
+
+    def suggested_path(self) -> Path:
+        return suggested_backup_path()
+
+    def choose_and_backup(self) -> None:
+        path = choose_backup_file(self)
+        if path is not None:
+            self.start_backup(path)
+
+    def start_backup(self, path: Path) -> BackgroundOp:
         def done(result: backups.BackupResult) -> None:
-            progress.close()
-            self.make.setEnabled(True)
             self.result_ = result
             self.refresh()
-            QMessageBox.information(self, "Cópia de segurança",
-                                    f"Cópia de segurança gravada em\n{result.path}\n({_size(result.size)}, "
-                                    f"{sum(result.manifest.counts.values())} linhas, "
-                                    f"{result.manifest.counts.get('blobs', 0)} anexos e fotos), conferida ao ser "
-                                    f"lida de volta e assinada pela chave {result.key_id} desta instalação.")
 
-        def failed(exc: BaseException) -> None:
-            progress.close()
-            self.make.setEnabled(True)
-            if isinstance(exc, (MotodeskError, DatabaseError)):
-                show_error(self, exc, "Cópia de segurança não gravada")
-            else:
-                log.error("backup failed", exc_info=exc)
-                show_error(self, MotodeskError(f"A cópia de segurança falhou: {exc}"), "Cópia de segurança não gravada")
-
-        self._op = (BackgroundOp(work, progress=True).on_progress(lambda d, t: progress.setValue(d))
-                    .on_success(done).on_failure(failed).run())
+        self._op = run_backup(self, self.ctx, path, done, lock=self.make)
         return self._op
 
 
@@ -269,10 +329,10 @@ class BackupReminderBar(QToolBar):
         self.label = QLabel(text)
         self.label.setObjectName("backup_reminder_text")
         self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        now = QPushButton("Fazer cópia agora…")
+        now = QPushButton("Fazer cópia ag&ora…")
         now.setObjectName("backup_reminder_open")
         now.clicked.connect(open_backup)
-        later = QPushButton("Lembrar depois")
+        later = QPushButton("Lembrar &mais tarde")
         later.setObjectName("backup_reminder_later")
         later.clicked.connect(self.hide)
         row = QWidget()
@@ -289,8 +349,9 @@ def open_backup_dialog(window: QMainWindow, ctx: AppContext) -> None:
     dialog = BackupDialog(ctx, window)
     dialog.exec()
     bar = window.findChild(BackupReminderBar, "backup_reminder")
-    if bar is not None and backups.backup_reminder(ctx) is None:
-        bar.hide()
+    if bar is not None:
+        load_into(window, lambda: backups.backup_reminder(ctx),
+                  lambda text: bar.setVisible(bool(text) and bar.isVisible()), key="backup_reminder")
 
 
 def open_database_settings(window: QMainWindow, ctx: AppContext) -> None:

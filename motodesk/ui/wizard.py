@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 
 LOCAL_LABEL = "Somente este computador"
 SERVER_LABEL = "Servidor da Secretaria"
+LOCAL_ACCESS = "Somente este c&omputador"  # the radio buttons' texts, with their access keys
+SERVER_ACCESS = "Se&rvidor da Secretaria"
 OK_STYLE = "color: #1b5e20"
 ERROR_STYLE = "color: #b00020"
 
@@ -115,7 +117,7 @@ class ServerForm(QWidget):
         self.password = QLineEdit()
         self.password.setObjectName("password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.remember = QCheckBox("Guardar a senha no cofre de senhas do sistema")
+        self.remember = QCheckBox("&Guardar a senha no cofre de senhas do sistema")
         self.remember.setObjectName("remember")
         self.keyring_note = QLabel(config.NO_KEYRING_MESSAGE)
         self.keyring_note.setObjectName("keyring_note")
@@ -127,7 +129,7 @@ class ServerForm(QWidget):
         else:
             self.remember.setChecked(False)
             self.remember.setEnabled(False)
-        self.test_button = QPushButton("Testar conexão")
+        self.test_button = QPushButton("&Testar conexão")
         self.test_button.setObjectName("test_connection")
         self.test_button.clicked.connect(self.test_connection)
         self.result = QLabel()
@@ -136,7 +138,7 @@ class ServerForm(QWidget):
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         form = QFormLayout()
-        form.addRow("&Servidor:", self.host)
+        form.addRow("Ser&vidor:", self.host)
         form.addRow("&Porta:", self.port)
         form.addRow("&Banco de dados:", self.database)
         form.addRow("&Usuário:", self.user)
@@ -209,9 +211,9 @@ class ChoicePage(QWizardPage):
         self.wizard_ = wizard
         self.setTitle("Onde ficam os dados do MotoDesk")
         self.setSubTitle("Escolha uma vez; depois é possível mudar em Arquivo › Configurar banco de dados…")
-        self.local = QRadioButton(LOCAL_LABEL)
+        self.local = QRadioButton(LOCAL_ACCESS)
         self.local.setObjectName("choice_local")
-        self.server = QRadioButton(SERVER_LABEL)
+        self.server = QRadioButton(SERVER_ACCESS)
         self.server.setObjectName("choice_server")
         group = QButtonGroup(self)
         group.addButton(self.local)
@@ -385,9 +387,9 @@ class FirstRunWizard(QWizard):
         if ctx is not None:  # an opened database without users: only the administrator is missing
             self.setStartId(self.PAGE_ADMIN)
         self.setButtonText(QWizard.WizardButton.NextButton, "&Avançar >")
-        self.setButtonText(QWizard.WizardButton.BackButton, "< &Voltar")
-        self.setButtonText(QWizard.WizardButton.FinishButton, "&Concluir")
-        self.setButtonText(QWizard.WizardButton.CancelButton, "Cancelar")
+        self.setButtonText(QWizard.WizardButton.BackButton, "< V&oltar")
+        self.setButtonText(QWizard.WizardButton.FinishButton, "Concl&uir")
+        self.setButtonText(QWizard.WizardButton.CancelButton, "&Cancelar")
 
     def open_database(self, choice: DatabaseChoice, password: str | None, message: QLabel) -> bool:
         """Open and prepare the chosen database; on failure say why in `message` and stay on the page."""

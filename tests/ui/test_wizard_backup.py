@@ -47,7 +47,7 @@ def test_reminder_bar_and_menu_for_the_administrator_only(qtbot, ctx: AppContext
     assert "Nenhuma cópia de segurança" in bar.label.text()
     window.grab().save(str(SCREENSHOTS / "wizard-after-reminder.png"))
     qtbot.mouseClick(bar.findChild(QPushButton, "backup_reminder_later"), Qt.MouseButton.LeftButton)
-    assert not bar.isVisible(), "the reminder never blocks: 'Lembrar depois' hides it"
+    assert not bar.isVisible(), "the reminder never blocks: 'Lembrar mais tarde' hides it"
 
     clerk = build_main_window(ctx.as_user(CurrentUser(id=2, login="ana", full_name="Ana", role=Role.CLERK)))
     qtbot.addWidget(clerk)
