@@ -75,7 +75,7 @@ def _group(f: dataclasses.Field[Any]) -> str:
     if "group" in f.metadata:
         return str(f.metadata["group"])
     for label, prefixes in GROUPS:
-        if any(f.name.startswith(p) for p in prefixes):
+        if any(f.name == p or f.name.startswith(p if p.endswith("_") else p + "_") for p in prefixes):
             return label
     return OTHER_GROUP
 

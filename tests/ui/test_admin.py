@@ -259,7 +259,7 @@ def test_backups_tab_reminder_backup_and_audit_check(qtbot, admin_ctx: AppContex
     wait_ops()
     tab = page.backups
     assert tab.last.text() == "nenhuma registrada" and tab.days.value() == backups.DEFAULT_REMINDER_DAYS
-    _alt(qtbot, tab, Qt.Key.Key_X)
+    _alt(qtbot, tab, Qt.Key.Key_D)
     assert QApplication.focusWidget() is tab.days
     tab.days.selectAll()
     qtbot.keyClicks(tab.days, "14")
@@ -284,6 +284,9 @@ def test_backups_tab_reminder_backup_and_audit_check(qtbot, admin_ctx: AppContex
     wait_ops()
     assert chosen == [QFileDialog.Option.DontUseNativeDialog]
     assert (tmp_path / "copia.zip").is_file() and "copia.zip" in tab.last.text()
+    from motodesk.ui.db_settings import BackupReminderBar
+
+    assert not window.findChild(BackupReminderBar, "backup_reminder").isVisible()
     _activate(qtbot, window)
     tab.days.setFocus()
     _alt(qtbot, tab, Qt.Key.Key_T)

@@ -60,7 +60,15 @@ from motodesk.ui.guard import Answer, GuardedDialog, ask_unsaved, snapshot
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, FormattedLineEdit, fit_columns, heading, mark_field, table_view
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    fit_columns,
+    format_partial,
+    heading,
+    mark_field,
+    table_view,
+)
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 NOTE_STYLE = "color: #555"
@@ -83,7 +91,7 @@ ACCESS_COLUMNS: list[Column[access_log.AccessEntry]] = [
     Column("at", "Data e hora", lambda e: format_datetime(e.at)),
     Column("user_login", "Usuário", lambda e: e.user_login),
     Column("person_name", "Pessoa", lambda e: e.person_name or ""),
-    Column("person_cpf", "CPF", lambda e: e.person_cpf or ""),
+    Column("person_cpf", "CPF", lambda e: format_partial("cpf", e.person_cpf) if e.person_cpf else ""),
     Column("kind", "Dado acessado", lambda e: e.kind_label),
     Column("record_key", "Registro", lambda e: e.record_key or ""),
     Column("screen", "Tela ou serviço", lambda e: e.screen),
@@ -127,6 +135,7 @@ class UserDialog(GuardedDialog):
         self.saved: users.UserRow | None = None
         self.setObjectName("UserDialog")
         self.setWindowTitle("Editar usuário" if existing else "Novo usuário")
+        self.setMinimumWidth(480)
         self.login = QLineEdit(existing.login if existing else "")
         self.login.setObjectName("login")
         self.login.setReadOnly(existing is not None)
@@ -219,6 +228,7 @@ class PasswordDialog(GuardedDialog):
         self.row = row
         self.setObjectName("PasswordDialog")
         self.setWindowTitle(f"Redefinir a senha de {row.login}")
+        self.setMinimumWidth(440)
         self.password = QLineEdit()
         self.password.setObjectName("password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
@@ -528,6 +538,7 @@ class SettingEditor:
                 w.setText(json.dumps(_encode(value), ensure_ascii=False))
             else:
                 w.setText("" if value is None else str(value))
+            w.setCursorPosition(0)  # the start of a long text (a legal basis) in view
 
     def value(self) -> Any:
         """The typed value, in the field's type; ValueError (pt_BR) when it cannot be read."""
@@ -832,7 +843,7 @@ class BackupsTab(QWidget):
         reminder.addWidget(self.days)
         reminder.addWidget(self.save_days_button)
         reminder.addStretch(1)
-        days_label = QLabel("Lembrar a cada (&x):")
+        days_label = QLabel("Lembrar a ca&da:")
         days_label.setBuddy(self.days)
         form.addRow(days_label, reminder)
         how = QLabel(
@@ -843,7 +854,7 @@ class BackupsTab(QWidget):
             "PostgreSQL recém-criado com <code>motodesk init-db</code>).</li>"
             "<li>Em um terminal, execute <code>motodesk restore ARQUIVO.zip</code> apontando para esse banco; "
             "o MotoDesk confere a assinatura, o esquema e cada linha antes de concluir.</li>"
-            "<li>Abra o MotoDesk, confira a trilha de auditoria (botão abaixo) e os últimos cadastros.</li></ol>")
+            "<li>Abra o MotoDesk, confira a trilha de auditoria (botão acima) e os últimos cadastros.</li></ol>")
         how.setObjectName("restore_instructions")
         how.setWordWrap(True)
         how.setTextFormat(Qt.TextFormat.RichText)
@@ -906,9 +917,19 @@ class BackupsTab(QWidget):
             self.message.setStyleSheet("color: #1b5e20")
             self.message.setText(f"Cópia de segurança gravada em {result.path} ({_size(result.size)}).")
             self.reload()
+            self._hide_reminder()
 
         self._op = run_backup(self, self.ctx, path, done)
         return self._op
+
+    def _hide_reminder(self) -> None:
+        from motodesk.ui.db_settings import BackupReminderBar
+
+        bar = self.window().findChild(BackupReminderBar, "backup_reminder")
+        if bar is not None:
+            ctx = self.ctx
+            load_into(self, lambda: backups.backup_reminder(ctx),
+                      lambda text: bar.setVisible(bool(text) and bar.isVisible()), key="reminder")
 
     def verify(self) -> None:
         ctx = self.ctx
