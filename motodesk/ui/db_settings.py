@@ -48,7 +48,14 @@ from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.wizard import LOCAL_ACCESS, LOCAL_LABEL, SERVER_ACCESS, SERVER_LABEL, ServerForm, describe_connection
+from motodesk.ui.wizard import (
+    LOCAL_ACCESS,
+    LOCAL_LABEL,
+    SERVER_ACCESS,
+    SERVER_LABEL,
+    ServerForm,
+    describe_connection,
+)
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication
+from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -46,6 +46,7 @@ from motodesk.services.imports import (
 )
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
+from motodesk.ui.guard import Answer, ask_unsaved
 from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
 
 COLOURS = {Outcome.NEW: QColor("#1b5e20"), Outcome.UPDATE: QColor("#0d47a1"), Outcome.UNCHANGED: QColor("#616161"),
@@ -86,6 +87,7 @@ class ImportDialog(QDialog):
         self.preview: ImportPreview | None = None
         self.summary: ImportSummary | None = None
         self._is_busy = False
+        self._closing_ok = False
         self.setWindowTitle("Importar cadastro de planilha")
         self.resize(1100, 640)
 
@@ -116,18 +118,19 @@ class ImportDialog(QDialog):
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().hide()
+        self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
 
-        self.copy_button = QPushButton("Copiar relatório")
+        self.copy_button = QPushButton("&Copiar relatório")
         self.copy_button.setObjectName("copy")
         self.copy_button.setEnabled(False)
         self.copy_button.clicked.connect(self.copy_report)
-        self.confirm_button = QPushButton("Confirmar importação")
+        self.confirm_button = QPushButton("C&onfirmar importação")
         self.confirm_button.setObjectName("confirm")
         self.confirm_button.setEnabled(False)
         self.confirm_button.clicked.connect(self.confirm)
-        self.close_button = QPushButton("Fechar")
+        self.close_button = QPushButton("&Fechar")
         self.close_button.setObjectName("close")
         self.close_button.clicked.connect(self.reject)
 
@@ -137,7 +140,9 @@ class ImportDialog(QDialog):
         top.addWidget(self.choose_button)
         middle = QHBoxLayout()
         middle.addWidget(self.summary_label, 1)
-        middle.addWidget(QLabel("Mostrar:"))
+        show_label = QLabel("&Mostrar:")
+        show_label.setBuddy(self.show_filter)
+        middle.addWidget(show_label)
         middle.addWidget(self.show_filter)
         bottom = QHBoxLayout()
         bottom.addWidget(self.copy_button)
@@ -152,8 +157,10 @@ class ImportDialog(QDialog):
 
     # -- the preview ---------------------------------------------------------------------------
     def choose_file(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "Importar planilha", "",
-                                                    "Planilha do Excel (*.xlsx);;Todos os arquivos (*)")
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        path, _filter = QFileDialog.getOpenFileName(self, "Importar planilha", folder,
+                                                    "Planilha do Excel (*.xlsx);;Todos os arquivos (*)",
+                                                    options=QFileDialog.Option.DontUseNativeDialog)
         if path:
             self.load(path)
 
@@ -187,8 +194,8 @@ class ImportDialog(QDialog):
                     if n else "<br>Nenhuma linha a gravar.")
             self.summary_label.setText(first + notes + tail)
             self.confirm_button.setEnabled(n > 0)
-            self.confirm_button.setText(f"Confirmar importação ({n} linha{'s' if n != 1 else ''})" if n
-                                        else "Confirmar importação")
+            self.confirm_button.setText(f"C&onfirmar importação ({n} linha{'s' if n != 1 else ''})" if n
+                                        else "C&onfirmar importação")
         self.copy_button.setEnabled(True)
         self._fill()
         self.previewed.emit()
@@ -270,7 +277,22 @@ class ImportDialog(QDialog):
     def reject(self) -> None:
         if self._is_busy:
             return  # the work running now would answer to a closed dialog: wait for it
+        if self.preview is not None and self.preview.importable and self.summary is None and not self._closing_ok:
+            answer = ask_unsaved(self, "A importação conferida ainda não foi confirmada: nada foi gravado.")
+            if answer is Answer.SAVE:
+                self.confirm()
+                return
+            if answer is Answer.CANCEL:
+                return
+        self._closing_ok = True
         super().reject()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - the window's ✕ asks as Esc does
+        if self._closing_ok or not self.isVisible():
+            event.accept()
+            return
+        event.ignore()
+        self.reject()
 
     def _busy(self, busy: bool) -> None:
         self._is_busy = busy

@@ -70,7 +70,8 @@ class LoginDialog(QDialog):
         buttons = QDialogButtonBox()  # buttons set apart: the constructor's overloads load the `Qt` enums
         buttons.setStandardButtons(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.enter_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.enter_button.setText("Entrar")
+        self.enter_button.setText("&Entrar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.try_login)
         buttons.rejected.connect(self.reject)
 

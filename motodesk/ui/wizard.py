@@ -8,9 +8,13 @@ every start — never into a plain file.
 from __future__ import annotations
 
 import logging
+import threading
+import typing
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEventLoop, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -38,8 +42,10 @@ from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.background import BackgroundOp
+from motodesk.ui.guard import Answer, ask_unsaved
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 LOCAL_LABEL = "Somente este computador"
 SERVER_LABEL = "Servidor da Secretaria"
@@ -55,6 +61,41 @@ def _busy() -> None:
 
 def _idle() -> None:
     QGuiApplication.restoreOverrideCursor()
+
+
+def off_gui_thread(widget: QWidget, fn: Callable[[], T]) -> T:
+    """Run ``fn`` on a worker thread and wait for it while the window goes on painting (the wizard's
+    pages must answer ``validatePage`` at once, so they cannot hand a callback to ServiceOp).
+    ``widget`` is disabled meanwhile; the result is returned, or the exception raised, here."""
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["result"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in the GUI thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="wizard-work", daemon=True)
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setInterval(15)
+    timer.timeout.connect(lambda: None if worker.is_alive() else loop.quit())
+    was_enabled = widget.isEnabled()
+    widget.setEnabled(False)
+    _busy()
+    try:
+        worker.start()
+        timer.start()
+        if worker.is_alive():
+            loop.exec()
+        worker.join()
+    finally:
+        timer.stop()
+        _idle()
+        widget.setEnabled(was_enabled)
+    if "error" in outcome:
+        raise outcome["error"]
+    return typing.cast(T, outcome["result"])
 
 
 def describe_connection(choice: DatabaseChoice, password: str | None) -> str:
@@ -317,7 +358,11 @@ class AdminPage(QWizardPage):
         from motodesk.services.auth import count_users
 
         ctx = self.wizard_.ctx
-        self.has_users = ctx is not None and count_users(ctx) > 0
+        try:
+            self.has_users = ctx is not None and off_gui_thread(self.wizard_, lambda: count_users(ctx)) > 0
+        except (MotodeskError, DatabaseError) as exc:
+            self.has_users = False
+            self.message.setText(str(exc))
         where = self.wizard_.choice.describe() if self.wizard_.choice else ""
         if self.has_users:
             self.setSubTitle("Este banco de dados já tem usuários.")
@@ -346,8 +391,9 @@ class AdminPage(QWizardPage):
             return False
         ctx = self.wizard_.ctx
         assert ctx is not None
+        login, name, password = self.login.text(), self.full_name.text(), self.password.text()
         try:
-            user = create_user(ctx, self.login.text(), self.full_name.text(), Role.ADMIN, self.password.text())
+            user = off_gui_thread(self.wizard_, lambda: create_user(ctx, login, name, Role.ADMIN, password))
         except InvalidInputError as exc:
             self.message.setText(str(exc))
             return False
@@ -393,10 +439,9 @@ class FirstRunWizard(QWizard):
 
     def open_database(self, choice: DatabaseChoice, password: str | None, message: QLabel) -> bool:
         """Open and prepare the chosen database; on failure say why in `message` and stay on the page."""
-        _busy()
         message.setText("")
         try:
-            ctx = open_choice(choice, password)
+            ctx = off_gui_thread(self, lambda: open_choice(choice, password))
         except DatabaseOutdatedError as exc:
             message.setStyleSheet(ERROR_STYLE)
             message.setText(str(exc))
@@ -405,8 +450,6 @@ class FirstRunWizard(QWizard):
             message.setStyleSheet(ERROR_STYLE)
             message.setText(str(exc))
             return False
-        finally:
-            _idle()
         if self.ctx is not None and self.ctx.db is not ctx.db:
             self.ctx.db.dispose()
         self.ctx, self.choice, self.password = ctx, choice, password
@@ -417,7 +460,26 @@ class FirstRunWizard(QWizard):
             self.save()
         super().accept()
 
+    def typed(self) -> bool:
+        """Whether the person typed something the wizard has not kept yet (an administrator, a server)."""
+        admin, server = self.admin_page, self.server_page.form
+        if self.result() == QDialog.DialogCode.Accepted:
+            return False
+        return any(w.text() for w in (admin.full_name, admin.password, admin.repeat, server.host, server.user,
+                                      server.password))
+
     def reject(self) -> None:
+        """Esc, Cancelar or ✕: with something typed, ask first (Salvar goes on to the end)."""
+        if self.isVisible() and self.typed():
+            answer = ask_unsaved(self, "O que foi digitado nesta configuração ainda não foi salvo.")
+            if answer is Answer.CANCEL:
+                return
+            if answer is Answer.SAVE:
+                if self.currentPage() is not None and self.currentPage().isFinalPage():
+                    self.button(QWizard.WizardButton.FinishButton).click()
+                else:
+                    self.next()
+                return
         if self.ctx is not None and self.result() != QDialog.DialogCode.Accepted:
             self.ctx.db.dispose()
             self.ctx = None

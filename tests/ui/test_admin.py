@@ -20,7 +20,6 @@ from motodesk.ui.app import build_main_window, create_application
 from motodesk.ui.screens import admin as admin_screen
 from motodesk.ui.widgets import field_error
 
-
 # Enter on a table emits `activated` and leaves the key to the parent, as Qt's item views do; QTest
 # then warns that nobody accepted the event.
 pytestmark = pytest.mark.qt_log_ignore("Keyboard event not accepted")
@@ -267,8 +266,9 @@ def test_backups_tab_reminder_backup_and_audit_check(qtbot, admin_ctx: AppContex
     wait_ops()
     assert backups.reminder_days(admin_ctx) == 14 and "14 dia(s)" in tab.message.text()
 
-    from motodesk.ui import db_settings
     from PySide6.QtWidgets import QFileDialog
+
+    from motodesk.ui import db_settings
 
     chosen: list[object] = []
 

@@ -169,7 +169,7 @@ def test_import_dialog_report_confirm_and_reimport(qtbot, qtmodeltester, monkeyp
     assert "categoria A" in dialog.model.index(3, reason).data()
     assert dialog.model.index(1, status).data(Qt.ItemDataRole.ForegroundRole).name() == "#b00020"
     assert "4 linhas lidas — 1 nova, 0 atualizações, 0 sem alterações, 3 recusadas" in dialog.summary_label.text()
-    assert dialog.confirm_button.isEnabled() and dialog.confirm_button.text() == "Confirmar importação (1 linha)"
+    assert dialog.confirm_button.isEnabled() and dialog.confirm_button.text() == "C&onfirmar importação (1 linha)"
     assert _people(clerk) == before  # nothing yet
 
     dialog.show_filter.setCurrentIndex(dialog.show_filter.findData("refused"))

@@ -9,7 +9,7 @@ import pytest
 from keyring.backends import fail
 from PySide6.QtCore import QPoint, Qt, QThreadPool
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QPushButton, QToolBar
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
 
 from motodesk import config
 from motodesk.models.db import ENV_URL
@@ -58,12 +58,14 @@ def test_reminder_bar_and_menu_for_the_administrator_only(qtbot, ctx: AppContext
 
 
 def test_backup_dialog_writes_a_backup_off_the_gui_thread(qtbot, ctx: AppContext, tmp_path: Path,  # noqa: ANN001
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+                                                          monkeypatch: pytest.MonkeyPatch, wait_ops) -> None:
     admin = _admin(ctx)
     dialog = BackupDialog(admin)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
+    wait_ops()
+    assert fits_screen(dialog) == [] and missing_access_keys(dialog) == []
     assert dialog.last.text() == "nenhuma registrada"
     target = tmp_path / "copia-do-balcao"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *a, **k: (str(target), "")))
@@ -71,6 +73,7 @@ def test_backup_dialog_writes_a_backup_off_the_gui_thread(qtbot, ctx: AppContext
     monkeypatch.setattr(QMessageBox, "information", staticmethod(lambda parent, title, text: told.append(text)))
     qtbot.mouseClick(dialog.make, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.result_ is not None, timeout=60000)
+    wait_ops()
     path = target.with_suffix(".zip")
     assert dialog.result_.path == path and path.is_file()
     assert told and str(path) in told[0]
@@ -81,12 +84,13 @@ def test_backup_dialog_writes_a_backup_off_the_gui_thread(qtbot, ctx: AppContext
     qtbot.keyClicks(dialog.days, "3")
     assert dialog.days.value() == 3
     qtbot.keyClick(dialog.days, Qt.Key.Key_Return)
+    wait_ops()
     assert backups.reminder_days(ctx) == 3
     dialog.grab().save(str(SCREENSHOTS / "wizard-after-backup-dialog.png"))
 
 
 def test_database_settings_saves_the_server_for_the_next_start(qtbot, ctx: AppContext,  # noqa: ANN001
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+                                                               monkeypatch: pytest.MonkeyPatch, wait_ops) -> None:
     previous = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())
     try:
@@ -95,12 +99,14 @@ def test_database_settings_saves_the_server_for_the_next_start(qtbot, ctx: AppCo
         dialog.show()
         qtbot.waitExposed(dialog)
         assert dialog.local.isChecked() and not dialog.form.isEnabled()
+        assert fits_screen(dialog) == [] and missing_access_keys(dialog) == []
         qtbot.mouseClick(dialog.server, Qt.MouseButton.LeftButton, pos=QPoint(8, dialog.server.height() // 2))
         assert dialog.form.isEnabled() and dialog.form.keyring_note.isVisible()
         qtbot.keyClicks(dialog.form.host, "127.0.0.1")
         dialog.form.port.setValue(1)
         qtbot.keyClicks(dialog.form.user, "postgres")
         dialog.save()
+        wait_ops(30_000)
         assert "Não foi possível conectar" in dialog.form.result.text()
         assert config.load_choice() is None, "an unreachable server is not saved"
         dialog.grab().save(str(SCREENSHOTS / "wizard-after-database-settings.png"))
@@ -108,7 +114,31 @@ def test_database_settings_saves_the_server_for_the_next_start(qtbot, ctx: AppCo
         told: list[str] = []
         monkeypatch.setattr(QMessageBox, "information", staticmethod(lambda parent, title, text: told.append(text)))
         dialog.save()
+        wait_ops()
         assert config.load_choice() == config.DatabaseChoice.local()
         assert told and "Feche e abra o MotoDesk" in told[0]
     finally:
         keyring.set_keyring(previous)
+
+
+def test_database_settings_esc_with_changes_asks(qtbot, ctx: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    asked: list[str] = []
+
+    def exec_(box: QMessageBox) -> int:
+        asked.append(box.text())
+        next(b for b in box.buttons() if b.text() == "&Cancelar").click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_)
+    dialog = DatabaseSettingsDialog(_admin(ctx), keyring_available=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert not dialog.isVisible() and asked == []  # nothing typed: Esc closes
+    dialog = DatabaseSettingsDialog(_admin(ctx), keyring_available=False)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.server.setChecked(True)
+    qtbot.keyClicks(dialog.form.host, "servidor-sestran")
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.isVisible() and asked == ["Há alterações que ainda não foram salvas."]

@@ -320,7 +320,8 @@ class UsersTab(QWidget):
         self._update_buttons()
 
     def reload(self, select: str | None = None) -> None:
-        current = select or (self.selected().login if self.selected() else None)
+        chosen = self.selected()
+        current = select or (chosen.login if chosen is not None else None)
         ctx = self.ctx
 
         def loaded(rows: list[users.UserRow]) -> None:
@@ -482,14 +483,14 @@ class SettingEditor:
                 row.addWidget(check)
             row.addStretch(1)
             return box
-        edit = QLineEdit()
+        line = QLineEdit()
         if kind == administration.DATES:
-            edit.setPlaceholderText("dd/mm/aaaa; dd/mm/aaaa; …")
+            line.setPlaceholderText("dd/mm/aaaa; dd/mm/aaaa; …")
         elif kind == administration.TIMES:
-            edit.setPlaceholderText("hh:mm; hh:mm; …")
+            line.setPlaceholderText("hh:mm; hh:mm; …")
         elif kind == administration.OTHER:
-            edit.setPlaceholderText("valor em JSON")
-        return edit
+            line.setPlaceholderText("valor em JSON")
+        return line
 
     # -- values -----------------------------------------------------------------------------------
     def shown(self, value: Any) -> str:
@@ -662,6 +663,7 @@ class SettingsTab(QWidget):
         self.groups.blockSignals(False)
         while self.stack.count():
             old = self.stack.widget(0)
+            assert old is not None
             self.stack.removeWidget(old)
             old.setParent(None)  # out of the snapshot at once
             old.deleteLater()
