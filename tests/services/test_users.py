@@ -86,7 +86,8 @@ def test_disable_enable_and_audit(admin: AppContext) -> None:
     with admin.read() as s:
         key = str(s.scalar(select(User.id).where(User.login == "maria")))
     diffs = _audit(admin, "users", key)
-    assert [d for d in diffs if "active" in d] == [{"active": [True, False]}, {"active": [False, True]}]
+    # (PostgreSQL's trigger also lists every column of the insert: only the last two changes matter)
+    assert [d["active"] for d in diffs if "active" in d][-2:] == [[True, False], [False, True]]
 
 
 def test_never_without_an_administrator(admin: AppContext) -> None:
