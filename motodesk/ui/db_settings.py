@@ -375,11 +375,15 @@ def install_admin_tools(window: QMainWindow, ctx: AppContext, backup_action, dat
     database_action.triggered.connect(lambda: open_database_settings(window, ctx))
     if not admin:
         return
-    try:
-        text = backups.backup_reminder(ctx)
-    except (MotodeskError, DatabaseError) as exc:
+
+    def show_reminder(text: str | None) -> None:
+        if text:
+            bar = BackupReminderBar(text, lambda: open_backup_dialog(window, ctx), window)
+            window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+
+    def unavailable(exc: BaseException) -> bool:
         log.warning("backup reminder unavailable: %s", exc)
-        return
-    if text:
-        bar = BackupReminderBar(text, lambda: open_backup_dialog(window, ctx), window)
-        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        return True  # the reminder never stands in the way of the day's work
+
+    ServiceOp(window, lambda: backups.backup_reminder(ctx), lock=False, key="backup_reminder") \
+        .failure(unavailable).success(show_reminder).run()

@@ -36,11 +36,12 @@ def _menu_texts(window) -> list[str]:  # noqa: ANN001
     return [a.text() for a in window.menuBar().actions()[0].menu().actions() if a.isVisible()]
 
 
-def test_reminder_bar_and_menu_for_the_administrator_only(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+def test_reminder_bar_and_menu_for_the_administrator_only(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
     window = build_main_window(_admin(ctx))
     qtbot.addWidget(window)
     window.show()
     qtbot.waitExposed(window)
+    wait_ops()  # the reminder is read off the GUI thread
     assert "&Cópia de segurança…" in _menu_texts(window) and "Configurar &banco de dados…" in _menu_texts(window)
     bar = window.findChild(QToolBar, "backup_reminder")
     assert bar is not None and bar.isVisible()
