@@ -116,6 +116,11 @@ def test_a_user_created_edited_and_unlocked_from_the_keyboard(qtbot, admin_ctx: 
                 edit.selectAll()
                 qtbot.keyClicks(edit, "abcdefgh")
             qtbot.keyClick(dialog.repeat, Qt.Key.Key_Return)
+        elif isinstance(dialog, admin_screen.PasswordDialog):
+            qtbot.keyClicks(dialog.password, "nova-senha-9")
+            qtbot.keyClick(dialog.password, Qt.Key.Key_Tab)
+            qtbot.keyClicks(QApplication.focusWidget(), "nova-senha-9")
+            qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
         elif isinstance(dialog, admin_screen.UserDialog):
             assert dialog.login.isReadOnly() and QApplication.focusWidget() is dialog.full_name
             dialog.full_name.selectAll()
@@ -137,6 +142,12 @@ def test_a_user_created_edited_and_unlocked_from_the_keyboard(qtbot, admin_ctx: 
     qtbot.keyClick(page.users.table, Qt.Key.Key_Return)  # Enter opens the selected user
     wait_ops()
     assert len(seen) == 2 and users.list_users(admin_ctx)[0].full_name == "Maria S. Souza"
+    _activate(qtbot, window)
+    page.users.table.setFocus()
+    _alt(qtbot, page.users.table, Qt.Key.Key_S)  # Redefinir senha…
+    wait_ops()
+    assert len(seen) == 3 and "Senha de maria redefinida" in page.users.status.text()
+    assert auth.authenticate(admin_ctx, "maria", "nova-senha-9").login == "maria"
 
     for _ in range(auth.MAX_FAILED_LOGINS):
         with pytest.raises(auth.AuthenticationError):
