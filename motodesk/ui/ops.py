@@ -242,8 +242,8 @@ class ServiceOp:
 
     def _finished(self, result: Any, exc: BaseException | None, details: str) -> None:
         ServiceOp._running.discard(self)
-        superseded = self._superseded()  # before the entry goes: else a keyed load never delivers
-        if self.key is not None and not superseded:
+        superseded = self._superseded()
+        if not superseded and self.key is not None:
             del self._latest[(id(self.widget), self.key)]
         if self.abandoned:
             if exc is None and self.change:

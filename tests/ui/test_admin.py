@@ -340,3 +340,24 @@ def test_page_refused_to_others(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
     page = admin_screen.admin_page(user_ctx(ctx, Role.SUPERVISOR), QWidget())
     qtbot.addWidget(page)
     assert not isinstance(page, admin_screen.AdminPage)
+
+
+def test_keyed_loads_deliver_the_newest_only(qtbot, wait_ops) -> None:  # noqa: ANN001
+    """The tabs load with `load_into`: one load delivers; of two overlapping ones, only the newer."""
+    import threading
+
+    from motodesk.ui.ops import load_into
+
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    got: list[str] = []
+    load_into(widget, lambda: "one", got.append, key="k")
+    wait_ops()
+    assert got == ["one"]
+    release = threading.Event()
+    load_into(widget, lambda: (release.wait(5), "old")[1], got.append, key="k")
+    load_into(widget, lambda: "new", got.append, key="k")
+    qtbot.waitUntil(lambda: got[-1] == "new")
+    release.set()
+    wait_ops()
+    assert got == ["one", "new"]
