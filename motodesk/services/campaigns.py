@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
 IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 COUNTER = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.ADMIN)
+READERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 MAX_REASON = 500
 
 _OPEN_MESSAGES = {
@@ -452,7 +452,8 @@ def free_slots(ctx: AppContext, campaign_id: int, *, after: datetime | None = No
     with ctx.read() as s:
         campaign = _load_campaign(s, campaign_id)
         taken = _taken(s, campaign_id)
-    found = rules.allocate_slots(limit + settings.campaign_slots_per_day, start.date(), campaign.period_end,
+    found = rules.allocate_slots(limit + settings.campaign_slots_per_day, max(start.date(), campaign.period_start),
+                                 campaign.period_end,
                                  settings, taken)
     return [slot for slot in found if slot > start][:limit]
 
@@ -473,7 +474,8 @@ def reschedule(ctx: AppContext, appointment_id: int, new_slot: datetime | None =
         taken = _taken(s, campaign.id, excluding=a.id)
         current = local_time(now)
         if new_slot is None:
-            candidates = [t for t in rules.allocate_slots(settings.campaign_slots_per_day + 1, current.date(), campaign.period_end,
+            candidates = [t for t in rules.allocate_slots(settings.campaign_slots_per_day + 1,
+                                                          max(current.date(), campaign.period_start), campaign.period_end,
                                                           settings, taken) if t > current]
             if not candidates:
                 raise InvalidInputError(f"Não há horário livre até {format_date(campaign.period_end)}, o fim do "
