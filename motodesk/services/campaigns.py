@@ -152,8 +152,14 @@ class AbsentRow:
 
     @property
     def infraction_text(self) -> str:
-        parts = [n.infraction.article for n in self.no_shows if n.supports_notice]
-        pending = [f"{n.certificate.label} válido até {n.certificate.shown_due()}" for n in self.no_shows
+        """``"Art. 30, Grupo 1, I: atestado médico … vencido em 16/12/2026"``; the still valid ones apart."""
+        parts = []
+        for n in self.no_shows:
+            cert = n.certificate
+            if n.supports_notice:
+                when = f"vencido em {cert.shown_due()}" if cert.due else "sem registro no cadastro"
+                parts.append(f"{n.infraction.article}: {cert.label.lower()} {when}")
+        pending = [f"{n.certificate.label.lower()} válido até {n.certificate.shown_due()}" for n in self.no_shows
                    if not n.supports_notice]
         text = "; ".join(parts) if parts else "nenhuma ainda"
         return text + (f" (aguardando: {'; '.join(pending)})" if pending else "")
