@@ -40,8 +40,8 @@ from motodesk.rules.campaign import AppointmentState, CertificateKind, DriverRol
 from motodesk.rules.common import PermitState, Role, ServiceType, Status
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.enforcement import OffenderKind, Signature
-from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import format_date
+from motodesk.rules.settings import LawSettings, opening_windows
+from motodesk.rules.text import format_date, join_words
 from motodesk.rules.validators import mask_cpf
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
 from motodesk.services.context import AppContext, requires
@@ -653,7 +653,7 @@ def call_letters(ctx: AppContext, campaign_id: int, appointment_ids: Sequence[in
         addresses = {p.id: _address_line(p.address, p.district, p.city, p.uf, p.zip_code) for p in s.execute(
             select(Person.id, Person.address, Person.district, Person.city, Person.uf, Person.zip_code)
             .where(Person.id.in_({r.person_id for r in rows})))}
-    hours = ", ".join(w.replace("-", " às ") for w in settings.campaign_opening_hours)
+    hours = join_words([f"das {a:%H:%M} às {b:%H:%M}" for a, b in opening_windows(settings.campaign_opening_hours)])
     letters = []
     for r in rows:
         items = [RenewalItem(d.label, d.article, d.due) for d in r.due if d.due is not None]

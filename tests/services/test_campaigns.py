@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from enforcement_factory import add_deputy  # type: ignore[import-not-found]
 from openpyxl import load_workbook
+from PIL import Image
 from pypdf import PdfReader
 from reports_factory import holder  # type: ignore[import-not-found]
 from sqlalchemy import func, select
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.models import AppointmentEvent, Campaign, CampaignAppointment, InfractionNotice
 from motodesk.rules.campaign import AppointmentState, CertificateKind, DriverRole, is_slot
@@ -229,6 +233,13 @@ def test_call_letters_and_the_schedule_spreadsheet(supervisor: AppContext, clerk
     one_text = PdfReader(io.BytesIO(one)).pages[0].extract_text()
     assert "Carla Mendes Rocha" in one_text and "Ana Paula" not in one_text
     assert "sanidade" in one_text
+    tool = shutil.which("pdftoppm")
+    if tool is not None:  # the picture a person looks at: docs/screenshots/campaign-call-letter.png
+        png = subprocess.run([tool, "-r", "80", "-png", "-singlefile", "-"], input=one, capture_output=True,
+                             check=True).stdout
+        image = Image.open(io.BytesIO(png)).convert("L")
+        assert image.size[0] > 600 and image.getextrema()[0] < 64  # an A4 page with dark ink on it
+        (SCREENSHOTS / "campaign-call-letter.png").write_bytes(png)
 
     out = tmp_path / "agenda.xlsx"
     assert campaigns.export_schedule(clerk, opened.campaign.id, out) == 3
