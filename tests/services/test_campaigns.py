@@ -24,7 +24,12 @@ from motodesk.rules.periods import is_business_day
 from motodesk.services import campaigns
 from motodesk.services.clock import local_time, local_today
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, MotodeskError, PermissionDeniedError, RuleViolationError
+from motodesk.services.errors import (
+    InvalidInputError,
+    MotodeskError,
+    PermissionDeniedError,
+    RuleViolationError,
+)
 from motodesk.services.settings import law_settings, update_settings
 
 #: The campaign of these tests ran in the past, so every slot's time has come (the notice may be written).

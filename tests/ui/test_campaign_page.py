@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
-from pypdf import PdfReader
 from reports_factory import holder  # type: ignore[import-not-found]
 from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
 
