@@ -253,9 +253,12 @@ def _refuse(verdict: rules.Verdict) -> RuleViolationError:
 
 def _drivers(s: Session, today: date) -> list[rules.DriverFacts]:
     """Holders of a permit in force and the deputies linked to one, with the dates the campaign reads."""
+    holders = select(Permit.person_id).where(Permit.state.in_(IN_FORCE))
+    linked = select(DeputyLink.deputy_person_id).where(or_(DeputyLink.end_on.is_(None), DeputyLink.end_on >= today))
     medical = {pid: issued for pid, issued in s.execute(
         select(PersonDocument.person_id, PersonDocument.issue_date)
-        .where(PersonDocument.kind == DocumentKind.MEDICAL))}
+        .where(PersonDocument.kind == DocumentKind.MEDICAL,
+               or_(PersonDocument.person_id.in_(holders), PersonDocument.person_id.in_(linked))))}
     out: list[rules.DriverFacts] = []
     permits = s.execute(select(Permit.id, Permit.number, Permit.service_type, Permit.person_id,
                                Permit.certificate_valid_until, Person.full_name)
