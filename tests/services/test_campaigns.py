@@ -17,7 +17,7 @@ from reports_factory import holder  # type: ignore[import-not-found]
 from sqlalchemy import func, select
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
-from motodesk.models import AppointmentEvent, Campaign, CampaignAppointment, InfractionNotice
+from motodesk.models import AppointmentEvent, AuditEvent, Campaign, CampaignAppointment, InfractionNotice
 from motodesk.rules.campaign import AppointmentState, CertificateKind, DriverRole, is_slot
 from motodesk.rules.common import ServiceType
 from motodesk.rules.periods import is_business_day
@@ -82,6 +82,11 @@ def test_open_calls_who_falls_due_on_business_slots_in_one_transaction(superviso
     assert rows[0].slot == opened.first_slot
     with supervisor.read() as s:
         assert s.scalar(select(func.count()).select_from(AppointmentEvent)) == 3
+        # Audited like every table, on both databases (SQLite: the session; PostgreSQL: the triggers).
+        audited = dict(s.execute(select(AuditEvent.table_name, func.count()).where(AuditEvent.table_name.in_(
+            ["campaigns", "campaign_appointments", "campaign_appointment_events"])).group_by(AuditEvent.table_name)).all())
+        assert audited == {"campaigns": 1, "campaign_appointments": 3, "campaign_appointment_events": 3}
+        assert s.scalar(select(AuditEvent.user_login).where(AuditEvent.table_name == "campaigns")) == "supervisor"
 
     with pytest.raises(MotodeskError, match="Já há um recadastramento aberto"):
         campaigns.open_campaign(supervisor, *PERIOD, today=T)
