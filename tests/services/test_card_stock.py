@@ -3,7 +3,7 @@ spoiled cards, the period report and its anomalies, and the spreadsheet."""
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
