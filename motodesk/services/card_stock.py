@@ -405,6 +405,41 @@ def spoil_card(ctx: AppContext, serial: str, reason: str) -> SpoiledRow:
         return SpoiledRow(row.serial, row.reason, row.spoiled_by, row.spoiled_at)
 
 
+@requires(*PRINTERS)
+def replace_card(ctx: AppContext, permit_id: int, issue_no: int, *, deputy: bool, new_serial: str,
+                 reason: str) -> tuple[SpoiledRow, str]:
+    """A badge that came out of the printer spoiled: its card is recorded as inutilizado and the same
+    signed badge (same copy, nothing re-signed or paid again) is printed on ``new_serial``.
+
+    Only the copy in use (the newest print of that badge) may move to another card; the print log
+    then names the card it is really on. Returns the spoiled card and the new canonical serial.
+    """
+    cleaned = _clean_text(reason, MAX_REASON, "O motivo", "reason")
+    if not cleaned or len(cleaned) < 3:
+        raise InvalidInputError("Informe o motivo do cartão inutilizado (ex.: erro de impressão).",
+                                {"reason": "Obrigatório."})
+    with ctx.write() as s:
+        _lock(s)
+        newest = s.scalars(select(BadgePrint).where(
+            BadgePrint.permit_id == permit_id,
+            BadgePrint.deputy_link_id.is_not(None) if deputy else BadgePrint.deputy_link_id.is_(None))
+            .order_by(BadgePrint.issue_no.desc(), BadgePrint.id.desc())).first()
+        if newest is None or newest.issue_no != issue_no:
+            raise InvalidInputError("Só a via em uso do crachá pode passar para outro cartão; esta via já foi "
+                                    "substituída.", {"print": "Via substituída."})
+        use = s.scalars(select(CardUse).where(CardUse.badge_print_id == newest.id)).first()
+        if use is None:
+            raise InvalidInputError("Esta impressão não registrou número de cartão: registre o cartão "
+                                    "inutilizado pelo número.", {"print": "Sem cartão."})
+        canonical, batch = _free_card(s, new_serial, "new_serial")
+        spoiled = SpoiledCard(serial=use.serial, batch_id=use.batch_id, reason=cleaned, spoiled_by=ctx.user.login,
+                              spoiled_at=datetime.now(UTC))
+        s.add(spoiled)
+        use.serial, use.batch_id = canonical, batch.id
+        s.flush()
+        return SpoiledRow(spoiled.serial, spoiled.reason, spoiled.spoiled_by, spoiled.spoiled_at), canonical
+
+
 # --- the report --------------------------------------------------------------------------------
 
 

@@ -223,3 +223,25 @@ def _spare_print(s, permit_id: int) -> int:  # noqa: ANN001
     s.add(row)
     s.flush()
     return row.id
+
+
+def test_a_misprinted_badge_moves_to_the_next_card(ctx: AppContext, supervisor: AppContext, clerk: AppContext) -> None:
+    one = _permit(ctx, supervisor, 0)
+    card_stock.record_batch(supervisor, "000001", "000010")
+    badges.print_badges(clerk, [one], card_serials=["000001"])
+    spoiled, serial = card_stock.replace_card(clerk, one, 1, deputy=False, new_serial="2",
+                                              reason="Erro de impressão: fita acabou")
+    assert (spoiled.serial, serial) == ("000001", "000002")
+    assert [(r.issue_no, r.card_serial) for r in badges.print_log(clerk, one)] == [(1, "000002")]
+    assert _issue_no(ctx, one) == 1  # the same copy: nothing re-signed
+    report = card_stock.stock_report(clerk, TODAY, TODAY)
+    assert (report.printed, report.spoiled, report.left, report.anomalies) == (1, 1, 8, [])
+    with pytest.raises(InvalidInputError, match="registrado como inutilizado"):
+        card_stock.replace_card(clerk, one, 1, deputy=False, new_serial="000001", reason="Outra vez")
+    badges.print_badges(clerk, [one], reason="Perda", card_serials=["000003"])
+    with pytest.raises(InvalidInputError, match="via em uso"):
+        card_stock.replace_card(clerk, one, 1, deputy=False, new_serial="000004", reason="Erro")
+    with ctx.read() as s:
+        moved = s.scalars(select(AuditEvent).where(AuditEvent.table_name == "card_uses",
+                                                   AuditEvent.action == "update")).all()
+    assert len(moved) == 1 and "000002" in moved[0].changes
