@@ -323,6 +323,25 @@ def next_free_serials(ctx: AppContext, count: int = 1) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class CardState:
+    """What the print dialog needs: is a serial required, is there stock at all, and the suggestion."""
+
+    required: bool
+    stock: bool
+    suggested: list[str]
+    left: int
+
+
+@requires(*READERS)
+def print_card_state(ctx: AppContext, count: int = 1) -> CardState:
+    with ctx.read() as s:
+        required, stock = _required_setting(s), _has_stock(s)
+    suggested = next_free_serials(ctx, count) if stock else []
+    left = sum(b.left for b in list_batches(ctx)) if stock else 0
+    return CardState(required and stock, stock, suggested, left)
+
+
 def record_uses(s: Session, user_login: str, printed_at: datetime, layout: str,
                 prints: Sequence[Mapping[str, Any]], card_serials: Sequence[str] | None) -> None:
     """Inside :func:`motodesk.services.badges.print_badges`' transaction: one card per badge just logged.

@@ -19,10 +19,12 @@ from PySide6.QtPrintSupport import QPrinter
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import badges, permits
 from motodesk.services.badges import BadgeStatus
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui import badge_print
 from motodesk.ui.app import create_application
 from motodesk.ui.badge_print import BadgePrintDialog, load_offsets
+from motodesk.ui.widgets import field_error
 
 MM_PER_PT = 25.4 / 72
 
@@ -33,13 +35,20 @@ def permit_id(ctx: AppContext, supervisor: AppContext) -> int:
     return permits.issue(supervisor, dossier.application_id).id
 
 
-def _dialog(qtbot, ctx: AppContext, permit_ids: list[int], **kwargs: object) -> BadgePrintDialog:  # noqa: ANN001
-    create_application()
-    dialog = BadgePrintDialog(ctx, permit_ids, **kwargs)  # type: ignore[arg-type]
-    qtbot.addWidget(dialog)
-    dialog.show()
-    qtbot.waitExposed(dialog)
-    return dialog
+@pytest.fixture
+def opened(qtbot, wait_ops):  # noqa: ANN001, ANN201
+    """``opened(ctx, permit_ids, **kw)``: the dialog shown, its preview and card stock loaded."""
+
+    def open_dialog(ctx: AppContext, permit_ids: list[int], **kwargs: object) -> BadgePrintDialog:
+        create_application()
+        dialog = BadgePrintDialog(ctx, permit_ids, **kwargs)  # type: ignore[arg-type]
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        wait_ops()
+        return dialog
+
+    return open_dialog
 
 
 def _fake_print_dialog(monkeypatch: pytest.MonkeyPatch, out: Path, *, accept: bool = True) -> list[QPrinter]:
@@ -72,16 +81,17 @@ def _qr_texts(pdf: bytes, page: int) -> list[str]:
     return [b.text for b in zxingcpp.read_barcodes(image) if b.format == zxingcpp.BarcodeFormat.QRCode]
 
 
-def test_preview_then_print_at_true_card_size(qtbot, monkeypatch, tmp_path: Path, clerk: AppContext,  # noqa: ANN001
-                                              permit_id: int) -> None:
-    dialog = _dialog(qtbot, clerk, [permit_id])
+def test_preview_then_print_at_true_card_size(opened, wait_ops, monkeypatch, tmp_path: Path,  # noqa: ANN001
+                                              clerk: AppContext, permit_id: int) -> None:
+    dialog = opened(clerk, [permit_id])
     assert dialog.document.pageCount() == 2  # front and back
     assert "Prévia" in dialog.note.text()
     assert badges.print_log(clerk, permit_id) == []  # previewing logs nothing
 
     out = tmp_path / "impressora.pdf"
     _fake_print_dialog(monkeypatch, out)
-    assert dialog.print_badges()
+    dialog.print_badges()
+    wait_ops()
     printed = out.read_bytes()
     reader = PdfReader(io.BytesIO(printed))
     assert len(reader.pages) == 2
@@ -98,27 +108,30 @@ def test_preview_then_print_at_true_card_size(qtbot, monkeypatch, tmp_path: Path
     assert "1ª via" in dialog.note.text()
 
 
-def test_a_cancelled_print_dialog_signs_and_logs_nothing(qtbot, monkeypatch, tmp_path: Path,  # noqa: ANN001
+def test_a_cancelled_print_dialog_signs_and_logs_nothing(opened, wait_ops, monkeypatch, tmp_path: Path,  # noqa: ANN001
                                                          clerk: AppContext, permit_id: int) -> None:
-    dialog = _dialog(qtbot, clerk, [permit_id])
+    dialog = opened(clerk, [permit_id])
     _fake_print_dialog(monkeypatch, tmp_path / "x.pdf", accept=False)
-    assert not dialog.print_badges()
-    assert badges.print_log(clerk, permit_id) == []
+    dialog.print_badges()
+    wait_ops()
+    assert badges.print_log(clerk, permit_id) == [] and dialog.result_badges is None
 
 
-def test_a4_sheet_and_reprint_reason(qtbot, monkeypatch, tmp_path: Path, clerk: AppContext,  # noqa: ANN001
-                                     permit_id: int) -> None:
+def test_a4_sheet_and_reprint_reason(opened, wait_ops, qtbot, monkeypatch, tmp_path: Path,  # noqa: ANN001
+                                     clerk: AppContext, permit_id: int) -> None:
     badges.print_badges(clerk, [permit_id])
-    dialog = _dialog(qtbot, clerk, [permit_id], reprint=True)
+    dialog = opened(clerk, [permit_id], reprint=True)
     dialog.layout_box.setCurrentIndex(dialog.layout_box.findData("a4"))
-    errors: list[str] = []
-    monkeypatch.setattr(badge_print, "show_error", lambda _p, exc: errors.append(str(exc)))
+    wait_ops()
     saved = tmp_path / "crachas.pdf"
     monkeypatch.setattr(badge_print.QFileDialog, "getSaveFileName", lambda *a, **k: (str(saved), ""))
-    assert dialog.save_pdf() is None  # no reason for the reprint
-    assert "motivo da reimpressão" in errors[-1] and not saved.exists()
+    dialog.save_pdf()  # no reason for the reprint: the field says so
+    wait_ops()
+    assert field_error(dialog.reason) == "Obrigatório para reimpressão." and not saved.exists()
     qtbot.keyClicks(dialog.reason, "Dano no cartao")
-    assert dialog.save_pdf() == saved
+    dialog.save_pdf()
+    wait_ops()
+    assert dialog.saved_path == saved
     reader = PdfReader(io.BytesIO(saved.read_bytes()))
     sizes = {(round(float(p.mediabox.width) * MM_PER_PT), round(float(p.mediabox.height) * MM_PER_PT))
              for p in reader.pages}
@@ -127,26 +140,26 @@ def test_a4_sheet_and_reprint_reason(qtbot, monkeypatch, tmp_path: Path, clerk: 
     assert [(r.issue_no, r.reason, r.layout) for r in log][0] == (2, "Dano no cartao", "a4")
 
 
-def test_calibration_is_kept_per_workstation_and_layout(qtbot, clerk: AppContext, permit_id: int) -> None:  # noqa: ANN001
-    dialog = _dialog(qtbot, clerk, [permit_id])
+def test_calibration_is_kept_per_workstation_and_layout(opened, clerk: AppContext, permit_id: int) -> None:  # noqa: ANN001
+    dialog = opened(clerk, [permit_id])
     dialog.offset_x.setValue(1.5)
     dialog.offset_y.setValue(-0.7)
     assert load_offsets("card") == pytest.approx((1.5, -0.7))
     assert load_offsets("a4") == (0.0, 0.0)
     dialog.layout_box.setCurrentIndex(dialog.layout_box.findData("a4"))
     assert (dialog.offset_x.value(), dialog.offset_y.value()) == (0.0, 0.0)
-    again = _dialog(qtbot, clerk, [permit_id])
+    again = opened(clerk, [permit_id])
     assert (again.offset_x.value(), again.offset_y.value()) == pytest.approx((1.5, -0.7))
     dialog.layout_box.setCurrentIndex(dialog.layout_box.findData("card"))
     dialog.offset_x.setValue(0.0)
     dialog.offset_y.setValue(0.0)
 
 
-def test_a_suspended_permit_has_no_preview(qtbot, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
+def test_a_suspended_permit_has_no_preview(opened, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
                                            permit_id: int) -> None:
-    from datetime import date, timedelta
+    from datetime import timedelta
 
-    suspend_through_process(supervisor, permit_id, date.today() + timedelta(days=10))
-    dialog = _dialog(qtbot, clerk, [permit_id])
+    suspend_through_process(supervisor, permit_id, local_today() + timedelta(days=10))
+    dialog = opened(clerk, [permit_id])
     assert "Art. 34, III" in dialog.note.text()
     assert not dialog.print_button.isEnabled() and not dialog.save_button.isEnabled()
