@@ -459,6 +459,7 @@ class BadgePrintDialog(GuardedDialog):
         vias = ", ".join(f"{b.permit_number} ({b.issue_no}ª via)" for b in printed.badges[:4])
         cards = f" no cartão {', '.join(self.printed_serials[:4])}" if self.printed_serials else ""
         self.note.setText(f"Registrado: {vias}{'…' if len(printed.badges) > 4 else ''}{cards}.")
+        self._set_serial_text("")  # those cards are taken: the next free ones are suggested
         self.mark_clean()
         self.load_cards()
 

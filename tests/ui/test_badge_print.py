@@ -14,10 +14,12 @@ from enforcement_factory import suspend_through_process  # type: ignore[import-n
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
+from PySide6.QtCore import Qt
 from PySide6.QtPrintSupport import QPrinter
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
-from motodesk.services import badges, permits
+from motodesk.services import badges, card_stock, permits
 from motodesk.services.badges import BadgeStatus
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
@@ -163,3 +165,129 @@ def test_a_suspended_permit_has_no_preview(opened, clerk: AppContext, supervisor
     dialog = opened(clerk, [permit_id])
     assert "Art. 34, III" in dialog.note.text()
     assert not dialog.print_button.isEnabled() and not dialog.save_button.isEnabled()
+
+
+# --- the card each badge is printed on ------------------------------------------------------------
+
+def _second_permit(ctx: AppContext, supervisor: AppContext) -> int:
+    dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name="Otávio Reis Mendes",
+                           photo_seed=3)
+    return permits.issue(supervisor, dossier.application_id).id
+
+
+def test_the_card_serial_typed_from_the_keyboard_is_checked_and_logged(  # noqa: ANN001
+        opened, wait_ops, qtbot, monkeypatch, tmp_path: Path, clerk: AppContext, supervisor: AppContext,
+        permit_id: int) -> None:
+    card_stock.record_batch(supervisor, "PTC-000101", "PTC-000110")
+    other = _second_permit(clerk, supervisor)
+    badges.print_badges(clerk, [other], card_serials=["PTC-000101"])  # another counter took the first card
+    dialog = opened(clerk, [permit_id])
+    assert dialog.serial.isEnabled() and dialog.serial.text() == "PTC-000102"  # the next free card, suggested
+    assert "Próximo cartão livre: PTC-000102" in dialog.card_note.text()
+    assert dialog.serial.selectedText() == "PTC-000102"  # typing or scanning replaces it
+    assert not dialog.has_changes()
+
+    # Typed like a scanner does (the number, then Enter): a card already used is refused on the field.
+    dialog.serial.setFocus()
+    qtbot.keyClicks(dialog.serial, "ptc-101")
+    qtbot.keyClick(dialog.serial, Qt.Key.Key_Return)
+    wait_ops()
+    assert "PTC-000101 já foi usado no crachá de" in (field_error(dialog.serial) or "")
+    assert "já foi usado" in dialog.card_note.text() and dialog.has_changes()
+    dialog.serial.selectAll()
+    qtbot.keyClicks(dialog.serial, "PTC-000105")
+    qtbot.keyClick(dialog.serial, Qt.Key.Key_Return)
+    wait_ops()
+    assert field_error(dialog.serial) is None and "PTC-000105 livre" in dialog.card_note.text()
+    assert dialog.print_button.hasFocus()  # Enter after the scan leads to the print button
+
+    out = tmp_path / "impressora.pdf"
+    _fake_print_dialog(monkeypatch, out)
+    qtbot.keyClick(dialog.print_button, Qt.Key.Key_Space)  # the keyboard alone
+    wait_ops()
+    assert out.exists()
+    assert [(r.issue_no, r.card_serial) for r in badges.print_log(clerk, permit_id)] == [(1, "PTC-000105")]
+    assert "no cartão PTC-000105" in dialog.note.text() and dialog.printed_serials == ["PTC-000105"]
+    assert dialog.serial.text() == "PTC-000106"  # the next card is suggested again
+    assert not dialog.has_changes()
+
+
+def test_a_print_with_a_used_card_is_refused_and_logs_nothing(opened, wait_ops, qtbot, monkeypatch,  # noqa: ANN001
+                                                              tmp_path: Path, clerk: AppContext,
+                                                              supervisor: AppContext, permit_id: int) -> None:
+    card_stock.record_batch(supervisor, "000001", "000005")
+    other = _second_permit(clerk, supervisor)
+    dialog = opened(clerk, [permit_id])
+    badges.print_badges(clerk, [other], card_serials=["000001"])  # meanwhile, at another counter
+    _fake_print_dialog(monkeypatch, tmp_path / "x.pdf")
+    dialog.print_badges()  # the suggestion it showed, 000001, is gone now
+    wait_ops()
+    assert "já foi usado" in (field_error(dialog.serial) or "") and dialog.result_badges is None
+    assert badges.print_log(clerk, permit_id) == []
+    dialog.layout_box.setCurrentIndex(dialog.layout_box.findData("a4"))
+    assert not dialog.serial.isEnabled() and "A4 não usa" in dialog.card_note.text()
+
+
+def test_a_misprinted_card_is_spoiled_and_the_badge_printed_on_the_next(opened, wait_ops, qtbot,  # noqa: ANN001
+                                                                        monkeypatch, tmp_path: Path,
+                                                                        clerk: AppContext, supervisor: AppContext,
+                                                                        permit_id: int) -> None:
+    card_stock.record_batch(supervisor, "000001", "000005")
+    dialog = opened(clerk, [permit_id])
+    printers = _fake_print_dialog(monkeypatch, tmp_path / "primeira.pdf")
+    dialog.print_badges()
+    wait_ops()
+    assert dialog.printed_serials == ["000001"]
+
+    def fill_and_save(spoil: badge_print.SpoilCardDialog) -> int:
+        assert spoil.new_serial.text() == "000002" and spoil.badge_box.count() == 1
+        spoil.reason.setEditText("Erro de impressão: faixa sem cor")
+        spoil.save_and_close()
+        qtbot.waitUntil(lambda: spoil.result() == 1, timeout=10_000)
+        return spoil.result()
+
+    monkeypatch.setattr(badge_print.SpoilCardDialog, "exec", fill_and_save)
+    qtbot.mouseClick(dialog.spoil_button, Qt.MouseButton.LeftButton)
+    wait_ops()
+    assert [(r.issue_no, r.card_serial) for r in badges.print_log(clerk, permit_id)] == [(1, "000002")]
+    assert "passa ao cartão 000002" in dialog.note.text() and len(printers) == 2
+    assert (printers[1].fromPage(), printers[1].toPage()) == (1, 2)  # only that badge's two faces again
+    report = card_stock.stock_report(clerk, local_today(), local_today())
+    assert (report.printed, report.spoiled, report.left, report.anomalies) == (1, 1, 3, [])
+
+
+def test_esc_with_a_typed_reason_asks_first(opened, qtbot, monkeypatch, clerk: AppContext,  # noqa: ANN001
+                                            permit_id: int) -> None:
+    from motodesk.ui import guard
+
+    dialog = opened(clerk, [permit_id], reprint=True)
+    asked: list[bool] = []
+    monkeypatch.setattr(guard, "ask_unsaved", lambda *_a, **_k: asked.append(True) or guard.Answer.CANCEL)
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert asked == [] and not dialog.isVisible()  # nothing typed: Esc just closes
+    dialog = opened(clerk, [permit_id], reprint=True)
+    qtbot.keyClicks(dialog.reason, "Perda")
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert asked == [True] and dialog.isVisible()
+
+
+def test_fits_the_counter_screen_and_every_control_has_an_access_key(opened, clerk: AppContext,  # noqa: ANN001
+                                                                      supervisor: AppContext, permit_id: int) -> None:
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    card_stock.record_batch(supervisor, "PTC-000101", "PTC-000600")
+    dialog = opened(clerk, [permit_id], labels=["MB-0001/2026"])
+    frame = dialog.frameGeometry()
+    assert frame.width() <= 1366 and frame.height() <= 768
+    assert dialog.view.width() >= 500 and dialog.view.height() >= 400  # room for the preview
+    for button in dialog.findChildren(QAbstractButton):
+        if button.isVisible() and button.text():
+            assert "&" in button.text(), button.text()
+    buddies = {label.buddy() for label in dialog.findChildren(QLabel) if label.buddy() is not None}
+    for label in dialog.findChildren(QLabel):
+        if label.buddy() is not None and not isinstance(label.buddy(), QLabel):  # (a shown value needs none)
+            assert "&" in label.text(), label.text()
+    for field in (dialog.layout_box, dialog.reason, dialog.serial, dialog.offset_x, dialog.offset_y, dialog.view):
+        assert field in buddies, field.objectName()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dialog.grab().save(str(SCREENSHOTS / "badge_print_card_serial.png"))
