@@ -424,6 +424,15 @@ def spoil_card(ctx: AppContext, serial: str, reason: str) -> SpoiledRow:
         return SpoiledRow(row.serial, row.reason, row.spoiled_by, row.spoiled_at)
 
 
+@requires(*READERS)
+def list_spoiled(ctx: AppContext, limit: int = 500) -> list[SpoiledRow]:
+    """The cards spoiled, newest first."""
+    with ctx.read() as s:
+        rows = s.scalars(select(SpoiledCard).order_by(SpoiledCard.spoiled_at.desc(), SpoiledCard.id.desc())
+                         .limit(limit)).all()
+    return [SpoiledRow(r.serial, r.reason, r.spoiled_by, r.spoiled_at) for r in rows]
+
+
 @requires(*PRINTERS)
 def replace_card(ctx: AppContext, permit_id: int, issue_no: int, *, deputy: bool, new_serial: str,
                  reason: str) -> tuple[SpoiledRow, str]:

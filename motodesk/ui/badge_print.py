@@ -100,7 +100,7 @@ def page_size(layout: str) -> QPageSize:
     return QPageSize(QPageSize.PageSizeId.A4)
 
 
-def _fit_screen(dialog: QDialog, width: int, height: int) -> None:
+def fit_screen(dialog: QDialog, width: int, height: int) -> None:
     """Size the dialog for the counter's screen (1366×768), smaller when the screen is."""
     screen = dialog.screen() or QGuiApplication.primaryScreen()
     if screen is not None:
@@ -225,7 +225,7 @@ class BadgePrintDialog(GuardedDialog):
         layout = QHBoxLayout(self)
         layout.addWidget(left_box)
         layout.addLayout(right, 1)
-        _fit_screen(self, 1180, 640)
+        fit_screen(self, 1180, 640)
 
         # Calibration and layout are this workstation's settings, saved as they change: not "unsaved work".
         for widget in (self.layout_box, self.deputy, self.offset_x, self.offset_y):
