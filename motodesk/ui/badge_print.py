@@ -162,7 +162,7 @@ class BadgePrintDialog(GuardedDialog):
         if who:
             shown = QLabel(who)
             shown.setWordWrap(True)
-            form.addRow("Crachás:", shown)
+            form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
         form.addRow("Im&pressão:", self.layout_box)
         form.addRow("", self.deputy)
         form.addRow("&Motivo da reimpressão:" if reprint else "&Motivo:", self.reason)

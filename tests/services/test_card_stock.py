@@ -245,3 +245,25 @@ def test_a_misprinted_badge_moves_to_the_next_card(ctx: AppContext, supervisor: 
         moved = s.scalars(select(AuditEvent).where(AuditEvent.table_name == "card_uses",
                                                    AuditEvent.action == "update")).all()
     assert len(moved) == 1 and "000002" in moved[0].changes
+
+
+def test_two_counters_never_take_the_same_card_nor_record_overlapping_batches(
+        ctx: AppContext, supervisor: AppContext, clerk: AppContext, db_url: str) -> None:
+    from tests_helpers import race  # type: ignore[import-not-found]
+
+    from motodesk.rules.common import Role
+
+    ids = [_permit(ctx, supervisor, n) for n in range(3)]
+    card_stock.record_batch(supervisor, "000001", "000010")
+    won, lost = race(db_url, [lambda c, pid=pid: badges.print_badges(c, [pid], card_serials=["000001"])
+                              for pid in ids])
+    assert len(won) == 1 and len(lost) == 2, lost
+    assert all(isinstance(exc, InvalidInputError) and "já foi usado" in str(exc) for exc in lost), lost
+    with ctx.read() as s:
+        assert s.scalars(select(CardUse.serial)).all() == ["000001"]
+    assert sum(len(badges.print_log(clerk, pid)) for pid in ids) == 1  # the losers logged nothing
+
+    won, lost = race(db_url, [lambda c: card_stock.record_batch(c, "000011", "000020"),
+                              lambda c: card_stock.record_batch(c, "000015", "000030")], role=Role.SUPERVISOR)
+    assert len(won) == 1 and len(lost) == 1 and "sobrepõe" in str(lost[0])
+    assert len(card_stock.list_batches(clerk)) == 2

@@ -9,8 +9,8 @@ import pytest
 from openpyxl import load_workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractButton, QLabel
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from PySide6.QtWidgets import QLabel
+from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import badges, card_stock, permits
@@ -103,17 +103,11 @@ def test_a_clerk_spoils_cards_but_records_no_batch_and_the_dialog_fits(dialog_fo
     dialog = dialog_for(clerk)
     assert not dialog.add_batch_button.isEnabled() and not dialog.required.isEnabled()
     assert dialog.spoil_button.isEnabled() and "500 cartão(ões) em estoque" in dialog.status.text()
-    frame = dialog.frameGeometry()
-    assert frame.width() <= 1366 and frame.height() <= 768
+    assert fits_screen(dialog) == []
     for index in range(dialog.tabs.count()):
         assert "&" in dialog.tabs.tabText(index)
         dialog.tabs.setCurrentIndex(index)
-        for button in dialog.findChildren(QAbstractButton):
-            if button.isVisible() and button.text():
-                assert "&" in button.text(), button.text()
-        for label in dialog.findChildren(QLabel):
-            if label.isVisible() and label.buddy() is not None:
-                assert "&" in label.text(), label.text()
+        assert missing_access_keys(dialog) == [], dialog.tabs.tabText(index)
     inputs = (dialog.first, dialog.last, dialog.received, dialog.note, dialog.spoil_serial, dialog.spoil_reason,
               dialog.start, dialog.end, dialog.batch_table, dialog.spoiled_table, dialog.anomaly_table)
     buddies = {label.buddy() for label in dialog.findChildren(QLabel)}
