@@ -273,7 +273,7 @@ def test_esc_with_a_typed_reason_asks_first(opened, qtbot, monkeypatch, clerk: A
     assert asked == [True] and dialog.isVisible()
 
 
-def test_fits_the_counter_screen_and_every_control_has_an_access_key(opened, clerk: AppContext,  # noqa: ANN001
+def test_fits_the_counter_screen_and_every_control_has_an_access_key(opened, qtbot, clerk: AppContext,  # noqa: ANN001
                                                                       supervisor: AppContext, permit_id: int) -> None:
     from PySide6.QtWidgets import QLabel
 
@@ -285,4 +285,5 @@ def test_fits_the_counter_screen_and_every_control_has_an_access_key(opened, cle
     for field in (dialog.layout_box, dialog.reason, dialog.serial, dialog.offset_x, dialog.offset_y, dialog.view):
         assert field in buddies, field.objectName()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    qtbot.wait(800)  # QPdfView paints its pages in the background
     dialog.grab().save(str(SCREENSHOTS / "badge_print_card_serial.png"))
