@@ -1,7 +1,7 @@
 """The yearly re-registration campaign (issue 19, part 3): campaigns, appointments and their history.
 
 Revision ID: 0011
-Revises: 0009
+Revises: 0010
 Create Date: 2026-12-01
 
 At most one campaign is open at a time (a partial unique index on both databases). The history of
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0011"
-down_revision = "0009"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 
