@@ -1,7 +1,7 @@
 """First schema: every entity of SPEC.md, and the append-only audit trail.
 
 Revision ID: 0001
-Revises: 
+Revises: (none)
 Create Date: 2026-11-30
 """
 
