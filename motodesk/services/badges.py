@@ -25,7 +25,14 @@ claim is exactly one the print log recorded (its SHA-256, the signing key; for o
 validity against the register) — a badge signed with a leaked key but never printed reads forged —
 then the register: forged, revoked,
 cancelled, suspended, expired, superseded or valid.  :func:`verify_offline` needs only the public key
-and can tell forged, expired and valid apart.
+and can tell forged, expired and valid apart.  Both take the badge's QR text -- the verifier page's
+address with the token as its fragment -- or the bare token, and call a text with no token in it
+"not a badge" (never "forged").
+
+**The public verifier.**  :func:`publish_verifier` writes the static page a passenger's phone opens
+from the QR (:mod:`motodesk.commands.verifier`) with the public keys; :func:`publish_status` writes
+the signed status list (suspended, revoked, cancelled permits, deputies' states, the copy in use of
+each badge reprinted) the page fetches to tell a valid badge from a withdrawn one without a server.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from motodesk.printing.badge import BadgeData, render_badges
 from motodesk.printing.token import (
     BadgeClaim,
     ForgedTokenError,
+    NotABadgeError,
     cpf_digest,
     generate_keypair,
     sign_claim,
@@ -78,8 +86,11 @@ FIRST_PRINT_REASON = "Primeira via"
 MAX_REASON = 500
 MAX_BATCH = 5000
 Layout = Literal["card", "a4"]
-#: What a preview's QR says: an unsigned text of a real token's length, so the code looks the same size.
-PREVIEW_TOKEN = ("PREVIA-SEM-VALOR-" * 10)[:170]
+def preview_token(claim: BadgeClaim) -> str:
+    """What a preview's QR says instead of the token: an unsigned text as long as the token of *claim*
+    would be, so the code looks the same size (and reads "não é um crachá" on any verifier)."""
+    length = len("MD1.") + -(-len(claim.canonical_bytes()) * 8 // 5) + 1 + 103
+    return ("PREVIA-SEM-VALOR-" * (length // 17 + 1))[:length]
 
 
 # --- the key pair ----------------------------------------------------------------------------
@@ -373,10 +384,14 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
         valid_until = badge_valid_until(permit)
         kind = "preposto" if link else "titular"
         digest: str | None = None
+        plate = format_plate(plates[permit.vehicle_id]) if permit.vehicle_id in plates else "—"
+        # The claim carries what the badge prints, for the public verifier page (Art. 13, VI).
+        claim = BadgeClaim.for_badge(permit.number, bearer.cpf, valid_until, issue_no, kind,
+                                     service_code=permit.service_type.code, plate=plate,
+                                     holder_name=bearer.full_name)
         if preview:
-            token = PREVIEW_TOKEN
+            token = preview_token(claim)
         else:
-            claim = BadgeClaim(permit.number, cpf_digest(bearer.cpf), valid_until, issue_no, kind)
             token = sign_claim(claim, private_pem)
             digest = claim_digest(claim)
         data = BadgeData(
@@ -384,13 +399,14 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
             service=permit.service_type,
             holder_name=bearer.full_name,
             cpf_masked=mask_cpf(bearer.cpf),
-            plate=format_plate(plates[permit.vehicle_id]) if permit.vehicle_id in plates else "—",
+            plate=plate,
             valid_until=valid_until,
             photo_jpeg=photos.get(bearer.id),
             token=token,
             issue_no=issue_no,
             is_deputy=link is not None,
             holder_of_deputy=holder.full_name if link else None,
+            qr_base_url=settings.verifier_base_url,
         )
         planned.append(_Planned(request, permit.id, link.id if link else None, current, data, digest))
     if missing_reason:
@@ -508,6 +524,7 @@ class BadgeStatus(StrEnum):
     DEPUTY_SUSPENDED = "deputy_suspended"  # a penalty of the deputy (Art. 34, III)
     DEPUTY_REVOKED = "deputy_revoked"  # cassação of the deputy (Art. 34, IV)
     FORGED = "forged"
+    NOT_A_BADGE = "not_a_badge"  # the text holds no badge token at all (a CNH's QR, an address, junk)
 
     @property
     def label(self) -> str:
@@ -522,6 +539,7 @@ class BadgeStatus(StrEnum):
             "deputy_suspended": "PREPOSTO SUSPENSO",
             "deputy_revoked": "PREPOSTO CASSADO",
             "forged": "CRACHÁ FALSIFICADO",
+            "not_a_badge": "NÃO É UM CRACHÁ",
         }[self.value]
 
     @property
@@ -538,6 +556,7 @@ class BadgeStatus(StrEnum):
             "revoked": "#c62828",
             "cancelled": "#c62828",
             "forged": "#b71c1c",
+            "not_a_badge": "#455a64",
         }[self.value]
 
 
@@ -575,6 +594,11 @@ def _forged(online: bool, detail: str = "") -> BadgeVerification:
     return BadgeVerification(BadgeStatus.FORGED, message, online)
 
 
+def _not_a_badge(online: bool) -> BadgeVerification:
+    return BadgeVerification(BadgeStatus.NOT_A_BADGE, NotABadgeError.MESSAGE + " O texto lido não traz o código "
+                             "assinado de um crachá (confira se foi lido o código QR do verso do crachá).", online)
+
+
 def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: date | None = None) -> BadgeVerification:
     """Signature and printed validity only, with the public key (or the current and retired keys of
     :func:`public_keys`): no register needed (street checks)."""
@@ -585,6 +609,8 @@ def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: dat
         try:
             claim = verify_token(text, key)
             break
+        except NotABadgeError:
+            return _not_a_badge(False)
         except ForgedTokenError:
             continue
     if claim is None:
@@ -612,6 +638,8 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
     for public in _verification_keys(ctx):
         try:
             claim = verify_token(text, public)
+        except NotABadgeError:
+            return _not_a_badge(True)
         except ForgedTokenError:
             continue
         signer = key_id(public)
