@@ -516,9 +516,9 @@ def _draw_qr(c: Canvas, text: str, x: float, y: float, size: float) -> None:
     filled path has no hairline seams between modules when a viewer anti-aliases.
     """
     cut = text.find("#") + 1
-    content: str | list[tuple[str, str]] = text
+    content: str | list[str] = text
     if cut and text[cut:].isupper() and text[cut:].replace(".", "").isalnum():
-        content = [(text[:cut], "byte"), (text[cut:], "alphanumeric")]
+        content = [text[:cut], text[cut:]]  # segno picks each segment's mode: byte, then alphanumeric
     try:
         qr = segno.make_qr(content, error="m", boost_error=False)
     except segno.DataOverflowError as exc:
