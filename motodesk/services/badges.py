@@ -272,6 +272,7 @@ class PrintedBadge:
     issue_no: int
     holder_kind: str  # titular | preposto
     holder_name: str
+    qr_text: str = ""  # what its QR code holds: the verifier page's address with the signed token
 
 
 @dataclass(frozen=True)
@@ -496,7 +497,8 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
         s.flush()
         s.execute(insert(BadgePrint), rows)
     return PrintedBadges(pdf, [PrintedBadge(p.permit_id, p.data.permit_number, p.data.issue_no,
-                                            "preposto" if p.link_id else "titular", p.data.holder_name)
+                                            "preposto" if p.link_id else "titular", p.data.holder_name,
+                                            p.data.qr_text)
                                for p in planned], layout)
 
 
