@@ -65,7 +65,10 @@ __all__ = [
     "cpf_digest",
     "extract_token",
     "generate_keypair",
+    "public_key_raw",
     "sign_claim",
+    "sign_status",
+    "verify_status",
     "verify_token",
 ]
 
@@ -372,3 +375,30 @@ def _verify(text: object, key: Ed25519PublicKey) -> BadgeClaim:
     if claim.canonical_bytes() != payload:
         raise ForgedTokenError()
     return claim
+
+
+# --- the signed status list of the public verifier -------------------------------------------
+
+#: Signed before a status list's bytes: a signature over a status list can never pass for a badge's
+#: (those sign ``MD1.`` and base32 text) nor the reverse.
+STATUS_PREFIX = b"MDS1."
+
+
+def public_key_raw(public_pem: bytes | str) -> bytes:
+    """The 32 bytes of an Ed25519 public key, as a browser's WebCrypto imports it (format "raw")."""
+    return _public_key(_pem_bytes(public_pem)).public_bytes(serialization.Encoding.Raw,
+                                                            serialization.PublicFormat.Raw)
+
+
+def sign_status(body: bytes, private_pem: bytes | str) -> bytes:
+    """The Ed25519 signature of a status list's exact bytes (see :data:`STATUS_PREFIX`)."""
+    return _private_key(_pem_bytes(private_pem)).sign(STATUS_PREFIX + bytes(body))
+
+
+def verify_status(body: bytes, signature: bytes, public_pem: bytes | str) -> bool:
+    """Whether *signature* is the badge key's signature over the status list *body*."""
+    try:
+        _public_key(_pem_bytes(public_pem)).verify(bytes(signature), STATUS_PREFIX + bytes(body))
+    except InvalidSignature:
+        return False
+    return True

@@ -37,6 +37,7 @@ each badge reprinted) the page fetches to tell a valid badge from a withdrawn on
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import typing
@@ -58,7 +59,9 @@ from motodesk.printing.token import (
     NotABadgeError,
     cpf_digest,
     generate_keypair,
+    public_key_raw,
     sign_claim,
+    sign_status,
     verify_token,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -757,3 +760,181 @@ def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
     who = "titular" if link is None else "preposto"
     return BadgeStatus.VALID, (f"{instrument.capitalize()} {permit.number} em vigor ({who}), "
                                f"{claim.issue_no}ª via, válido até {format_date(claim.valid_until)}.")
+
+
+# --- the public verifier: its static site and the signed status list --------------------------
+
+STATUS_FILE = "status.json"
+KEYS_FILE = "keys.json"
+STATUS_FORMAT = "motodesk-status/1"
+SIGNED_STATUS_FORMAT = "motodesk-status-signed/1"
+KEYS_FORMAT = "motodesk-keys/1"
+PUBLISHERS = (Role.ADMIN, Role.SUPERVISOR, Role.CLERK)
+
+
+@dataclass(frozen=True)
+class PublishedStatus:
+    path: Path
+    issued_at: datetime
+    key_id: str
+    permits: int  # permits listed (suspended, revoked, cancelled, ended)
+    deputies: int  # deputies listed (suspended, revoked, unlinked)
+    reprinted: int  # badges with an older, superseded copy
+
+
+def _iso_day(day: date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
+def _status_body(s: Session, issued_at: datetime, signer: str, today: date) -> dict[str, object]:
+    """What the page needs to tell a valid badge from a withdrawn one, and nothing personal.
+
+    Permits by number (their state, as the register's ``_register_status`` judges it); deputies by
+    permit number and the CPF digest their badge's QR already carries; the copy in use of every badge
+    reprinted (an older copy reads "substituído"). Names, CPFs and plates are never listed: the page
+    shows only what the scanned badge's own signed claim says.
+    """
+    permits_listed: dict[str, dict[str, str | None]] = {}
+    copies: dict[str, int] = {}
+    for number, state, until, ended, issue in s.execute(select(
+            Permit.number, Permit.state, Permit.suspended_until, Permit.ended_on, Permit.badge_issue_no)
+            .where(Permit.badge_issue_no > 0).order_by(Permit.number)).all():
+        if state is PermitState.SUSPENDED:
+            permits_listed[number] = {"state": "suspended", "until": _iso_day(until)}
+        elif state in (PermitState.REVOKED, PermitState.CANCELLED, PermitState.EXPIRED):
+            permits_listed[number] = {"state": state.value, "on": _iso_day(ended)}
+        elif state is not PermitState.ACTIVE:
+            permits_listed[number] = {"state": "revoked", "on": _iso_day(ended)}
+        if issue > 1:
+            copies[f"{number}|T"] = issue
+    deputies: dict[str, dict[str, str | None]] = {}
+    for number, cpf, link in s.execute(
+            select(Permit.number, Person.cpf, DeputyLink)
+            .join(DeputyLink, DeputyLink.permit_id == Permit.id)
+            .join(Person, Person.id == DeputyLink.deputy_person_id)
+            .where(DeputyLink.badge_issue_no > 0).order_by(Permit.number, DeputyLink.id)).all():
+        key = f"{number}|{cpf_digest(cpf)}"
+        if link.revoked:
+            deputies[key] = {"state": "revoked", "on": _iso_day(link.end_on)}
+        elif link.end_on is not None:
+            deputies[key] = {"state": "unlinked", "on": _iso_day(link.end_on)}
+        elif link.suspended_until is not None and today < link.suspended_until:
+            deputies[key] = {"state": "suspended", "until": _iso_day(link.suspended_until)}
+        else:
+            deputies.pop(key, None)  # a newer link of the same person, in force
+        if link.badge_issue_no > 1:
+            copies[f"{number}|P|{cpf_digest(cpf)}"] = link.badge_issue_no
+    return {
+        "format": STATUS_FORMAT,
+        "issued_at": issued_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "key_id": signer,
+        "permits": permits_listed,
+        "deputies": deputies,
+        "copies": copies,
+    }
+
+
+def _signed_status(ctx: AppContext, now: datetime | None) -> tuple[bytes, dict[str, object]]:
+    from motodesk.services.clock import local_today
+
+    issued_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    private_pem, public_pem = _key_pair(ctx)
+    signer = key_id(public_pem)
+    with ctx.read() as s:
+        body = _status_body(s, issued_at, signer, local_today())
+    raw = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    envelope = {
+        "format": SIGNED_STATUS_FORMAT,
+        "key_id": signer,
+        "body": base64.b64encode(raw).decode("ascii"),
+        "signature": base64.b64encode(sign_status(raw, private_pem)).decode("ascii"),
+    }
+    return (json.dumps(envelope, indent=1) + "\n").encode("ascii"), body
+
+
+@requires(*PUBLISHERS)
+def status_list(ctx: AppContext, *, now: datetime | None = None) -> bytes:
+    """The signed status list (``status.json``) the public verifier page fetches."""
+    return _signed_status(ctx, now)[0]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Replace *path* in one step: a web server never serves half a file."""
+    import os
+
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def _out_dir(out_dir: Path) -> Path:
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível criar a pasta {out}: {exc.strerror or exc}.") from None
+    if not out.is_dir():
+        raise MotodeskError(f"{out} não é uma pasta.")
+    return out
+
+
+@requires(*PUBLISHERS)
+def publish_status(ctx: AppContext, out_dir: Path, *, now: datetime | None = None) -> PublishedStatus:
+    """Write ``status.json`` (signed with the badge key) into the verifier's folder."""
+    out = _out_dir(out_dir)
+    data, body = _signed_status(ctx, now)
+    path = out / STATUS_FILE
+    try:
+        _write_atomic(path, data)
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível gravar {path}: {exc.strerror or exc}.") from None
+    copies = typing.cast(dict[str, int], body["copies"])
+    return PublishedStatus(path, datetime.strptime(str(body["issued_at"]), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC),
+                           str(body["key_id"]), len(typing.cast(dict[str, object], body["permits"])),
+                           len(typing.cast(dict[str, object], body["deputies"])), len(copies))
+
+
+@requires(*PUBLISHERS)
+def verifier_keys(ctx: AppContext) -> bytes:
+    """``keys.json``: every public key that verifies badges (current first), raw for the browser."""
+    keys = _verification_keys(ctx)
+    document = {
+        "format": KEYS_FORMAT,
+        "keys": [{"id": key_id(pem), "ed25519": base64.b64encode(public_key_raw(pem)).decode("ascii"),
+                  "current": i == 0} for i, pem in enumerate(keys)],
+    }
+    return (json.dumps(document, indent=1) + "\n").encode("ascii")
+
+
+@dataclass(frozen=True)
+class PublishedVerifier:
+    out_dir: Path
+    files: list[str]
+    status: PublishedStatus
+    base_url: str
+
+
+@requires(*PUBLISHERS)
+def publish_verifier(ctx: AppContext, out_dir: Path, *, now: datetime | None = None) -> PublishedVerifier:
+    """Write the public verifier's static site: the page, its script, CSS and service worker, the
+    vendored Ed25519 code with its licence, the public keys and a fresh status list."""
+    from motodesk.resources import resource_path
+
+    out = _out_dir(out_dir)
+    source = resource_path("verifier")
+    written: list[str] = []
+    try:
+        for item in sorted(source.rglob("*")):
+            if item.is_file() and not item.name.startswith(".") and item.suffix != ".py" \
+                    and "__pycache__" not in item.parts:
+                relative = item.relative_to(source)
+                (out / relative).parent.mkdir(parents=True, exist_ok=True)
+                _write_atomic(out / relative, item.read_bytes())
+                written.append(relative.as_posix())
+        _write_atomic(out / KEYS_FILE, verifier_keys(ctx))
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível gravar o verificador em {out}: {exc.strerror or exc}.") from None
+    written.append(KEYS_FILE)
+    status = publish_status(ctx, out, now=now)
+    written.append(STATUS_FILE)
+    return PublishedVerifier(out, written, status, law_settings(ctx).verifier_base_url)
