@@ -26,10 +26,14 @@ from enforcement_factory import revoke_through_process, suspend_through_process 
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
+from sqlalchemy import select
+
+from motodesk.models import DeputyLink
 from motodesk.models.db import Database
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim, verify_token
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.services import badges, permits
+from motodesk.services.badges import BadgeRequest
 from motodesk.services.clock import local_time
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.settings import ensure_defaults
@@ -57,6 +61,7 @@ class Register:
     revoked: str
     superseded: str  # the first copy of a badge reprinted since
     reprinted: str  # the copy in use of that badge
+    deputy_revoked: str  # the badge of the valid permit's deputy, whose registration was revoked
     expired: str
     old_format: str  # a badge signed before the claims carried the printed fields
     valid_number: str
@@ -91,6 +96,14 @@ def register(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Register]:
     revoked_id, _n, revoked = printed("José Carlos Ribeiro", ServiceType.MOTOFRETE, 3)
     reprint_id, _n, superseded = printed("Ana Beatriz Lima", ServiceType.MOTOTAXI, 4)
     (again,) = badges.print_badges(supervisor, [reprint_id], reason="Perda").badges
+    deputy = make_dossier(ctx, name="Preposto Paulo Nunes", photo_seed=5)
+    with ctx.write() as s:
+        s.add(DeputyLink(permit_id=_valid_id, deputy_person_id=deputy.person_id, start_on=date.today()))
+    (deputy_badge,) = badges.print_badges(supervisor, [BadgeRequest(_valid_id, deputy=True)]).badges
+    with ctx.write() as s:  # the deputy's registration revoked (Art. 34, IV); the holder's badge stays valid
+        link = s.scalar(select(DeputyLink))
+        assert link is not None
+        link.revoked, link.end_on = True, date.today()
     until = date.today() + timedelta(days=20)
     suspend_through_process(supervisor, suspended_id, until)
     revoke_through_process(supervisor, revoked_id)
@@ -116,7 +129,7 @@ def register(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Register]:
     (tampered / "status.json").write_text(json.dumps(envelope))
     db.dispose()
     yield Register(_token(valid), _token(suspended), _token(revoked), _token(superseded), _token(again.qr_text),
-                   expired, old_format, valid_number, claim.valid_until, until, issued_at, site, tampered)
+                   _token(deputy_badge.qr_text), expired, old_format, valid_number, claim.valid_until, until, issued_at, site, tampered)
 
 
 class Server:
@@ -206,6 +219,7 @@ def test_each_badge_gets_its_verdict(browser, server: Server, register: Register
             register.revoked: "CASSADO",
             register.superseded: "SUBSTITUÍDO",
             register.reprinted: "VÁLIDO",
+            register.deputy_revoked: "CASSADO",
             register.expired: "VENCIDO",
             register.old_format: "VÁLIDO",
         }
@@ -316,6 +330,7 @@ def test_the_status_list_is_signed_and_names_no_one(register: Register) -> None:
     assert [v["state"] for v in listed["permits"].values()].count("suspended") == 1
     assert [v["state"] for v in listed["permits"].values()].count("revoked") == 1
     assert list(listed["copies"].values()) == [2]
+    assert [v["state"] for v in listed["deputies"].values()] == ["revoked"]
     text = body.decode()
     for name in ("Maria", "Pedro", "José", "Ana"):
         assert name not in text
