@@ -520,7 +520,8 @@ def _draw_qr(c: Canvas, text: str, x: float, y: float, size: float) -> None:
     if cut and text[cut:].isupper() and text[cut:].replace(".", "").isalnum():
         content = [text[:cut], text[cut:]]  # segno picks each segment's mode: byte, then alphanumeric
     try:
-        qr = segno.make_qr(content, error="m", boost_error=False)
+        # segno takes a sequence of segments too, although its stubs name only str, bytes and int.
+        qr = segno.make_qr(content, error="m", boost_error=False)  # type: ignore[arg-type]
     except segno.DataOverflowError as exc:
         raise ValueError("o texto do código QR do crachá é longo demais") from exc
     matrix = qr.matrix  # rows top to bottom, 1 = dark, without the quiet zone

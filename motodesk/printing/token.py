@@ -299,12 +299,10 @@ def extract_token(text: str) -> str:
     text = text[: _MAX_TOKEN_CHARS * 4].strip()
     if text[:4].upper() == PREFIX:
         return text
-    found = None
-    for found in _FRAGMENT_TOKEN.finditer(text):
-        pass  # the last one: an address cannot carry '#' before its fragment
-    if found is None:
+    found = list(_FRAGMENT_TOKEN.finditer(text))  # the last one: an address has no '#' before its fragment
+    if not found:
         raise NotABadgeError()
-    return text[found.start(1):]
+    return text[found[-1].start(1):]
 
 
 def sign_claim(claim: BadgeClaim, private_pem: bytes | str) -> str:

@@ -29,7 +29,6 @@ from typing import Any
 from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, Fee, FeeAct, fee_problems
 from motodesk.rules.infractions import Penalty, Severity
 
-
 #: Until the secretariat publishes its page: an address on the prefeitura's domain, to be confirmed.
 DEFAULT_VERIFIER_BASE_URL = "https://verificar.patrocinio.mg.gov.br/cracha/"
 

@@ -22,7 +22,6 @@ from motodesk.printing.badge import (
 from motodesk.printing.token import verify_token
 from motodesk.rules.common import ServiceType
 
-
 VERIFIER = "https://verificar.patrocinio.mg.gov.br/cracha/"
 
 

@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
-from motodesk.rules.settings import DEFAULT_VERIFIER_BASE_URL
 from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.settings import DEFAULT_VERIFIER_BASE_URL
 from motodesk.services import badges, permits
 from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError

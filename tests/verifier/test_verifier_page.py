@@ -24,9 +24,8 @@ from pathlib import Path
 import pytest
 from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
-
 from sqlalchemy import select
+from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.models import DeputyLink
 from motodesk.models.db import Database
