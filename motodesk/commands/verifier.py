@@ -26,6 +26,10 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                     "copie a pasta para o endereço da configuração verifier_base_url, que é para onde "
                     "apontam os códigos QR dos crachás.")
     p.add_argument("out", metavar="PASTA", help="pasta onde gravar o site (criada se faltar)")
+    p.add_argument("--base-url", metavar="ENDEREÇO", default=None,
+                   help="grava antes a configuração verifier_base_url (https://…, supervisor ou administrador): "
+                        "o endereço onde a pasta será publicada, impresso nos códigos QR dos crachás "
+                        "impressos daqui em diante")
     add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_publish_verifier)
@@ -52,7 +56,16 @@ def print_status(result: Any) -> None:
 def cmd_publish_verifier(args: argparse.Namespace) -> int:
     from motodesk.services.badges import publish_verifier
 
-    result = publish_verifier(open_context(args), Path(args.out))
+    ctx = open_context(args)
+    if args.base_url:
+        from motodesk.services.settings import law_settings, update_settings
+
+        before = law_settings(ctx).verifier_base_url
+        after = update_settings(ctx, {"verifier_base_url": args.base_url.strip()}).verifier_base_url
+        if after != before:
+            print(f"Endereço do verificador: {after} (antes: {before}). Os crachás já impressos apontam para o "
+                  "endereço antigo: mantenha-o no ar (ou redirecione-o) até serem reimpressos.")
+    result = publish_verifier(ctx, Path(args.out))
     print(f"Verificador gravado em {result.out_dir}: {', '.join(result.files)}.")
     print_status(result.status)
     print(f"Copie a pasta para {result.base_url} (configuração verifier_base_url); os códigos QR dos crachás "

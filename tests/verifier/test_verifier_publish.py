@@ -155,9 +155,14 @@ def test_the_commands_publish_and_daily_refreshes_the_list(tmp_path: Path) -> No
     login = ("--user", "chefe", "--database", url)
 
     site = tmp_path / "site"
-    out = run("publish-verifier", str(site), *login, stdin="senha-da-chefe\n")
+    out = run("publish-verifier", str(site), "--base-url", "http://sem-tls.example/", *login,
+              stdin="senha-da-chefe\n")
+    assert out.returncode == 1 and "https://" in out.stderr and not site.exists()  # refused, nothing written
+    out = run("publish-verifier", str(site), "--base-url", "https://www.patrocinio.mg.gov.br/cracha/", *login,
+              stdin="senha-da-chefe\n")
     assert out.returncode == 0, out.stderr
-    assert "https://verificar.patrocinio.mg.gov.br/cracha/" in out.stdout and "status.json" in out.stdout
+    assert "https://www.patrocinio.mg.gov.br/cracha/ (antes: https://verificar.patrocinio.mg.gov.br/cracha/)" \
+        in out.stdout and "status.json" in out.stdout
     assert (site / "index.html").is_file() and (site / "keys.json").is_file()
     first, _body, _sig = _open_status(site / "status.json")
 
