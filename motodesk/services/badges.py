@@ -622,16 +622,18 @@ def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: dat
         return _forged(False)
     who = "titular" if claim.holder_kind == "titular" else "preposto"
     note = (" Verificação sem o cadastro: suspensão, cassação e substituição da via não foram conferidas.")
+    # What the badge prints, as its signed claim says (badges printed before the public verifier: nothing).
+    service = next((t for t in ServiceType if t.code == claim.service_code), None)
     if claim.valid_until < today:
         return BadgeVerification(
             BadgeStatus.EXPIRED, f"Crachá de {claim.permit_number} ({who}) vencido em "
             f"{format_date(claim.valid_until)} (Art. 4º, § 1º).{note}", False, claim.permit_number,
-            holder_kind=claim.holder_kind, valid_until=claim.valid_until, issue_no=claim.issue_no)
+            holder_kind=claim.holder_kind, valid_until=claim.valid_until, issue_no=claim.issue_no, service=service, holder_name=claim.holder_name)
     return BadgeVerification(
         BadgeStatus.VALID, f"Assinatura autêntica: crachá de {claim.permit_number} ({who}), "
         f"{claim.issue_no}ª via, válido até {format_date(claim.valid_until)}.{note}", False,
         claim.permit_number, holder_kind=claim.holder_kind, valid_until=claim.valid_until,
-        issue_no=claim.issue_no)
+        issue_no=claim.issue_no, service=service, holder_name=claim.holder_name)
 
 
 @requires(*READERS)

@@ -236,6 +236,7 @@ def test_offline_verification_needs_only_the_public_key(ctx: AppContext, clerk: 
     ok = badges.verify_offline(token, public)
     assert ok.status is BadgeStatus.VALID and not ok.online and issued.number in ok.message
     assert "sem o cadastro" in ok.message
+    assert ok.holder_name == _dossier.name and ok.service is ServiceType.MOTOBOY  # as the signed claim says
     assert badges.verify_offline(token, public, today=add_years(TODAY, 2)).status is BadgeStatus.EXPIRED
     tampered = token[:-2] + ("AB" if token.endswith("AA") else "AA")  # always a different token
     assert badges.verify_offline(tampered, public).status is BadgeStatus.FORGED
