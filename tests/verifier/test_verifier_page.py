@@ -37,6 +37,8 @@ from motodesk.services.clock import local_time
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.settings import ensure_defaults
 
+pytestmark = pytest.mark.browser  # part of the normal suite; `-m browser` runs only these
+
 CHROMIUM = Path("/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 LIST_AGE = timedelta(days=3, hours=2)  # the published status list was made three days ago
@@ -274,6 +276,19 @@ def test_without_webcrypto_ed25519_the_vendored_library_verifies(browser, server
         assert _verdict(page) == "FALSIFICADO" and page.evaluate("document.body.dataset.engine") == "noble"
         page = _open(context, server.url + "#" + register.revoked)
         assert _verdict(page) == "CASSADO"  # the status list's signature checked by noble too
+    finally:
+        context.close()
+
+
+def test_outside_a_secure_context_it_says_so_instead_of_forged(browser, server: Server,  # noqa: ANN001
+                                                               register: Register) -> None:
+    """Served over plain http from another host, browsers give no WebCrypto: never "falsificado"."""
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script("Object.defineProperty(globalThis.crypto, 'subtle', {value: undefined});")
+    try:
+        page = _open(context, server.url + "#" + register.valid)
+        assert _verdict(page) == "VERIFICANDO…" and "https://" in page.inner_text("#explanation")
+        assert page.is_hidden("#details")
     finally:
         context.close()
 

@@ -413,6 +413,14 @@ async function run() {
     return;
   }
   showVerdict("waiting", "Aguarde: conferindo a assinatura do crachá neste aparelho.");
+  if (!globalThis.crypto || !crypto.subtle) {
+    // Outside https the browser offers no WebCrypto (nor the SHA-512 @noble/ed25519 needs): say so
+    // rather than call a genuine badge forged.
+    showVerdict("waiting", "Não é possível conferir o crachá nesta página: abra-a pelo endereço https:// "
+      + "impresso no código QR.");
+    document.body.dataset.ready = "1";
+    return;
+  }
   let keys;
   try {
     keys = await loadKeys();
