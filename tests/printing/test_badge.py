@@ -214,6 +214,21 @@ def test_the_address_is_byte_mode_and_the_token_alphanumeric(badge):
     assert two.version <= 10
 
 
+def test_the_longest_claim_still_scans_at_300_dpi(badge, make_token, keypair, pdf):
+    """An 80-character name (the claim's limit) and a long verifier address: a bigger code, still readable."""
+    name = "Maria Aparecida Conceição dos Santos de Oliveira Rodrigues Gonçalves Albuquerque Xavier Filho"
+    long = replace(badge, holder_name=name, token=make_token(name=name, kind="preposto"),
+                   qr_base_url="https://www.patrocinio.mg.gov.br/secretarias/sestran/verificar-cracha/")
+    image = pdf.render(render_badges([long]), 2, dpi=300)
+    (result,) = zxingcpp.read_barcodes(image)
+    assert result.text == long.qr_text
+    claim = verify_token(result.text, keypair[1])
+    assert claim.holder_name is not None and len(claim.holder_name) == 80 and claim.holder_name.endswith("…")
+    side_px = result.position.top_right.x - result.position.top_left.x
+    version = segno.make_qr([long.qr_text.split("#")[0] + "#", long.token], error="m", boost_error=False).version
+    assert side_px / (17 + 4 * version) >= 5  # still 5 printer dots a module
+
+
 def test_without_a_verifier_address_the_qr_is_the_bare_token(badge, pdf):
     bare = replace(badge, qr_base_url="")
     assert _qr_texts(pdf.render(render_badges([bare]), 2, dpi=300)) == [badge.token]
