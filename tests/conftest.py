@@ -16,6 +16,10 @@ from pathlib import Path
 
 _TMP_HOME = tempfile.mkdtemp(prefix="motodesk-tests-")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":  # the counter's screen: every window must fit 1366x768
+    _SCREEN = os.environ.get("MOTODESK_TEST_SCREEN", "1366x768")
+    os.environ["QT_QPA_PLATFORM"] = "offscreen:configfile=" + os.path.join(
+        os.path.dirname(__file__), "data", f"screen-{_SCREEN}.json")
 os.environ["MOTODESK_LOG_DIR"] = os.path.join(_TMP_HOME, "log")
 os.environ["XDG_DATA_HOME"] = os.path.join(_TMP_HOME, "data")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_TMP_HOME, "config")
@@ -171,3 +175,15 @@ def pg_ctx(request: pytest.FixtureRequest) -> Iterator[AppContext]:
     yield context
     _finish_background_work()
     database.dispose()
+
+
+@pytest.fixture
+def wait_ops(qtbot):  # noqa: ANN001, ANN201 - pytest-qt's fixture
+    """``wait_ops()`` waits until every screen's ServiceOp has delivered its result (GUI tests)."""
+    from motodesk.ui.ops import ServiceOp
+
+    def wait(timeout: int = 10_000) -> None:
+        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=timeout)
+        qtbot.wait(1)  # the queued result callbacks
+
+    return wait

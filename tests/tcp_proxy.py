@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+import time
 
 
 class TcpProxy:
@@ -17,7 +18,15 @@ class TcpProxy:
         self._listener: socket.socket | None = None
         self._conns: list[socket.socket] = []
         self._lock = threading.Lock()
+        self.stalled = threading.Event()
         self.restore()
+
+    def stall(self) -> None:
+        """Keep every connection open but pass nothing on: a server that stops answering."""
+        self.stalled.set()
+
+    def resume(self) -> None:
+        self.stalled.clear()
 
     def restore(self) -> None:
         listener = socket.socket()
@@ -29,6 +38,7 @@ class TcpProxy:
 
     def cut(self) -> None:
         """Refuse new connections and drop the open ones, like a server that stopped."""
+        self.stalled.clear()
         with self._lock:
             if self._listener is not None:
                 with contextlib.suppress(OSError):
@@ -57,10 +67,11 @@ class TcpProxy:
             for a, b in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
 
-    @staticmethod
-    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+    def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
             while data := src.recv(65536):
+                while self.stalled.is_set():
+                    time.sleep(0.05)
                 dst.sendall(data)
         except OSError:
             pass

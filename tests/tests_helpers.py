@@ -78,3 +78,46 @@ def _screenshot_dir() -> Path:
 
 
 SCREENSHOTS = _screenshot_dir()
+
+
+# -- the counter's screen: fits 1366x768, reachable from the keyboard --------------------------------
+def fits_screen(window: object) -> list[str]:
+    """What of a shown top-level window lies outside the screen: the window itself, or any visible
+    button (its buttons must be visible without moving the window). Empty when it fits."""
+    from PySide6.QtWidgets import QAbstractButton, QApplication, QWidget
+
+    assert isinstance(window, QWidget)
+    screen = (window.screen() or QApplication.primaryScreen()).availableGeometry()
+    problems = []
+    frame = window.frameGeometry()
+    if not screen.contains(frame):
+        problems.append(f"{type(window).__name__} {frame.width()}x{frame.height()} at ({frame.x()},{frame.y()}) "
+                        f"outside the {screen.width()}x{screen.height()} screen")
+    for button in window.findChildren(QAbstractButton):
+        if not button.isVisibleTo(window) or button.window() is not window:
+            continue
+        rect = button.rect().translated(button.mapTo(window, button.rect().topLeft()))
+        if not window.rect().contains(rect):
+            problems.append(f"button {button.text()!r} cut off at {rect.getRect()}")
+    return problems
+
+
+def missing_access_keys(root: object) -> list[str]:
+    """Visible buttons with neither an access key (&) nor a shortcut, and visible form labels with an
+    input but no access key: the things a clerk would need the mouse for."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel, QToolButton, QWidget
+
+    assert isinstance(root, QWidget)
+    missing = []
+    for button in root.findChildren(QAbstractButton):
+        if not button.isVisibleTo(root) or not button.text() or isinstance(button, QToolButton) and button.autoRaise():
+            continue
+        if button.parent() is not None and type(button.parent()).__name__ in ("QCalendarWidget", "QTabBar"):
+            continue
+        if "&" not in button.text().replace("&&", "") and button.shortcut().isEmpty():
+            missing.append(f"button {button.text()!r}")
+    for label in root.findChildren(QLabel):
+        buddy = label.buddy()
+        if buddy is not None and label.isVisibleTo(root) and "&" not in label.text().replace("&&", ""):
+            missing.append(f"label {label.text()!r}")
+    return missing

@@ -53,6 +53,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from motodesk.clock import local_today
 from motodesk.exports.xlsx import DATE_FORMAT, unescape_text
 from motodesk.rules.common import ServiceType
 from motodesk.rules.validators import (
@@ -388,7 +389,7 @@ def parse_date(
     ``dd/mm/aa``.  A two-digit year is read in this century unless ``past`` and
     that would be in the future (birth dates: ``85`` → 1985).
     """
-    today = today or date.today()
+    today = today or local_today()
     if value is None:
         return None, None, None
     if isinstance(value, datetime):
@@ -832,7 +833,7 @@ def read_import(
     ``progress(n)`` (optional) receives the number of data lines read, every 1,000.
     """
     path = Path(path)
-    today = today or date.today()
+    today = today or local_today()
     problem = _sniff(path, max_bytes) or _check_zip(path)
     if problem:
         return ImportReport(file_errors=[problem])

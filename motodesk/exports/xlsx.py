@@ -51,6 +51,8 @@ from openpyxl.cell.cell import ERROR_CODES, WriteOnlyCell
 from openpyxl.styles import Alignment, Font
 from openpyxl.utils import get_column_letter
 
+from motodesk.clock import LOCAL_TZ
+
 __all__ = [
     "Column",
     "ColumnKind",
@@ -193,14 +195,18 @@ def _as_text(value: Any) -> str:
     if isinstance(value, bool):
         return "Sim" if value else "Não"
     if isinstance(value, datetime):
-        return value.strftime("%d/%m/%Y %H:%M")
+        return _wall(value).strftime("%d/%m/%Y %H:%M")
     if isinstance(value, date):
         return value.strftime("%d/%m/%Y")
     return str(value)
 
 
+def _wall(value: datetime) -> datetime:
+    return value.astimezone(LOCAL_TZ) if value.tzinfo is not None else value
+
+
 def title_line(title: str, exported_by: str, exported_at: datetime) -> str:
-    return f"{title} — exportado em {exported_at:%d/%m/%Y %H:%M} por {exported_by}"
+    return f"{title} — exportado em {_wall(exported_at):%d/%m/%Y %H:%M} por {exported_by}"
 
 
 def _sheet_name(name: str, taken: set[str]) -> str:
@@ -224,9 +230,9 @@ def _sheet_name(name: str, taken: set[str]) -> str:
 
 
 def _naive(value: datetime) -> datetime:
-    """Excel has no time zones: show an aware datetime in the workstation's zone."""
+    """Excel has no time zones: show an aware datetime on the secretariat's clock."""
     if value.tzinfo is not None:
-        return value.astimezone().replace(tzinfo=None)
+        return value.astimezone(LOCAL_TZ).replace(tzinfo=None)
     return value
 
 

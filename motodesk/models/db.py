@@ -10,7 +10,6 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
 import motodesk.models.audit  # noqa: F401  (registers the audit listeners)
+from motodesk.clock import local_now
 from motodesk.errors import ENV_URL, DatabaseError, DatabaseOutdatedError, DatabaseTooNewError  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
@@ -293,7 +293,7 @@ class Database:
         if src_path is None or not src_path.exists():
             return None
         if target is None:
-            stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+            stamp = local_now().strftime("%Y%m%d-%H%M%S")
             target = src_path.with_name(f"{src_path.stem}.antes-atualizacao-{stamp}{src_path.suffix}")
         src = sqlite3.connect(src_path)
         try:

@@ -35,6 +35,8 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.flowables import PageBreakIfNotEmpty
 
+from motodesk.clock import local_now
+
 from .typesetting import format_datetime, markup, winansi
 
 __all__ = [
@@ -376,7 +378,7 @@ def build_pdf(
     maker = partial(
         _PageCanvas,
         letterhead=letterhead,
-        generated_at=generated_at if generated_at is not None else datetime.now(),
+        generated_at=generated_at if generated_at is not None else local_now(),
     )
     template.build(story, canvasmaker=maker)
     return buffer.getvalue()

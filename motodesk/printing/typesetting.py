@@ -14,6 +14,8 @@ from xml.sax.saxutils import escape
 
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
+from motodesk.clock import LOCAL_TZ
+
 __all__ = [
     "copy_label",
     "fit_font_size",
@@ -70,7 +72,15 @@ def format_date(value: date | None) -> str:
     return f"{value.day:02d}/{value.month:02d}/{value.year:04d}"
 
 
+def _wall(value: time | datetime) -> time | datetime:
+    """An aware moment on the secretariat's wall clock (America/Sao_Paulo)."""
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.astimezone(LOCAL_TZ)
+    return value
+
+
 def format_time(value: time | datetime) -> str:
+    value = _wall(value)
     return f"{value.hour:02d}:{value.minute:02d}"
 
 
@@ -78,7 +88,8 @@ def format_datetime(value: datetime | None) -> str:
     """dd/mm/aaaa às HH:MM, or an empty string."""
     if value is None:
         return ""
-    return f"{format_date(value)} às {format_time(value)}"
+    wall = value.astimezone(LOCAL_TZ) if value.tzinfo is not None else value
+    return f"{format_date(wall)} às {format_time(wall)}"
 
 
 def copy_label(issue_no: int) -> str:

@@ -22,7 +22,7 @@ ourselves (see :func:`describe_settings`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from datetime import date
+from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
@@ -161,6 +161,24 @@ class LawSettings:
         "Penalidades para infração gravíssima",
     )
 
+    # --- The yearly re-registration campaign (Art. 4º, § 1º; Art. 5º, § 2º; Art. 30, Grupo 1, I–II) ---
+    campaign_slots_per_day: int = _setting(
+        16, "Art. 4º, § 1º; Art. 5º, § 2º", "Recadastramento: atendimentos por dia útil no balcão"
+    )
+    campaign_slot_minutes: int = _setting(
+        20, "Art. 4º, § 1º; Art. 5º, § 2º", "Recadastramento: duração de cada atendimento (minutos)"
+    )
+    campaign_opening_hours: tuple[str, ...] = _setting(
+        ("08:00-11:30", "13:00-17:00"),
+        "Art. 4º, § 1º; Art. 5º, § 2º",
+        "Recadastramento: horário de atendimento do balcão (faixas HH:MM-HH:MM)",
+    )
+    campaign_place: str = _setting(
+        "SESTRAN – Setor de Cadastro, Prefeitura Municipal de Patrocínio",
+        "Art. 4º, § 1º",
+        "Recadastramento: local do atendimento impresso na carta de convocação",
+    )
+
     # --- LGPD: how long personal data of people with no business is kept -----------------------
     retention_years: int = _setting(
         5,
@@ -204,6 +222,15 @@ class LawSettings:
         ):
             if getattr(self, name) < 0:
                 problems.append(f"{_label(name)} não pode ser negativo")
+        if self.campaign_slots_per_day < 1:
+            problems.append(f"{_label('campaign_slots_per_day')} deve ser de pelo menos 1")
+        if self.campaign_slot_minutes < 5:
+            problems.append(f"{_label('campaign_slot_minutes')} deve ser de pelo menos 5 minutos")
+        try:
+            if not opening_windows(self.campaign_opening_hours):
+                problems.append(f"{_label('campaign_opening_hours')}: informe ao menos uma faixa")
+        except ValueError as exc:
+            problems.append(f"{_label('campaign_opening_hours')}: {exc}")
         if self.retention_years < 1:
             problems.append(f"{_label('retention_years')} deve ser de pelo menos 1 ano")
         if not 1 <= self.crlv_previous_year_accepted_until_month <= 12:
@@ -252,6 +279,25 @@ class LawSettings:
         """Penalties the Decree admits for this classification (Art. 34)."""
         value: tuple[Penalty, ...] = getattr(self, f"penalties_{severity.value}")
         return value
+
+
+def opening_windows(ranges: tuple[str, ...]) -> tuple[tuple[time, time], ...]:
+    """``("08:00-11:30", "13:00-17:00")`` as (start, end) pairs in order; ValueError in pt_BR when malformed."""
+    windows: list[tuple[time, time]] = []
+    for text in ranges:
+        parts = text.replace("–", "-").replace(" ", "").split("-")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            start, end = (time.fromisoformat(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"faixa '{text}' não está no formato HH:MM-HH:MM") from None
+        if end <= start:
+            raise ValueError(f"a faixa '{text}' termina antes de começar")
+        if windows and start < windows[-1][1]:
+            raise ValueError(f"a faixa '{text}' se sobrepõe à anterior ou está fora de ordem")
+        windows.append((start, end))
+    return tuple(windows)
 
 
 #: Fields whose defaults are stand-ins until the Decree of Art. 34, parágrafo

@@ -16,6 +16,7 @@ from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.fees import FeeAct
 from motodesk.services import fees
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
 from motodesk.services.settings import law_settings
@@ -76,7 +77,7 @@ def open_application(ctx: AppContext, person_id: int, service: ServiceType | str
         service = ServiceType(service)
     except ValueError:
         raise InvalidInputError(f"Serviço desconhecido: {service!r}.") from None
-    opened_on = opened_on or date.today()
+    opened_on = opened_on or local_today()
     settings = law_settings(ctx)
     with ctx.write() as s:
         person = s.get(Person, person_id, with_for_update=True)  # serialises two clerks opening at once
@@ -155,7 +156,7 @@ def pending_letter(ctx: AppContext, person_id: int, service: ServiceType, *, on:
     from motodesk.printing.documents import PendingItem, PendingLetterData, render_pending_letter
     from motodesk.services.people import check_dossier, get_dossier
 
-    on = on or date.today()
+    on = on or local_today()
     dossier = get_dossier(ctx, person_id)
     application = open_application_for(list_applications(ctx, person_id), service)
     homologated = application.tender_homologation_date if application else None

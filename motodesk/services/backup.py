@@ -66,6 +66,7 @@ from motodesk.models.db import Database, DatabaseError, explain_error, shipped_r
 from motodesk.rules.common import Role
 from motodesk.services import backup_keys
 from motodesk.services.backup_schema import SchemaDescription, describe_schema, differences, sqlite_reference
+from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
 
@@ -386,7 +387,7 @@ def _place(partial: Path, out: Path) -> None:
 
 
 def _member_info(name: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(name, date_time=datetime.now().timetuple()[:6])
+    info = zipfile.ZipInfo(name, date_time=local_now().timetuple()[:6])
     info.compress_type = zipfile.ZIP_DEFLATED
     info.external_attr = (0o100000 | PRIVATE_MODE) << 16  # unzip gives the owner alone the member
     return info
@@ -439,7 +440,7 @@ def _temp_dir(near: Path) -> Iterator[Path]:
 def _check_output_path(out: Path) -> Path:
     out = Path(out).expanduser()
     if out.is_dir():
-        stamp = datetime.now().strftime("%Y-%m-%d-%H%M%S")
+        stamp = local_now().strftime("%Y-%m-%d-%H%M%S")
         out = out / f"motodesk-copia-{stamp}{SUFFIX}"
     if not out.parent.is_dir():
         raise InvalidInputError(f"A pasta de destino da cópia não existe: {out.parent}.")

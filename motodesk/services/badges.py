@@ -71,6 +71,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
 from motodesk.services import fees
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -449,7 +450,7 @@ def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layo
     requests = _requests(items)
     settings = law_settings(ctx)
     with ctx.read() as s:
-        planned = _plan(s, requests, b"", on or date.today(), settings, reason=None, preview=True)
+        planned = _plan(s, requests, b"", on or local_today(), settings, reason=None, preview=True)
     return _render(planned, layout, offset_mm)
 
 
@@ -468,7 +469,7 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
         raise InvalidInputError(f"O motivo é longo demais (até {MAX_REASON} caracteres).", {"reason": "Longo demais."})
     private_pem, public_pem = _key_pair(ctx)
     signer = key_id(public_pem)
-    on = on or date.today()
+    on = on or local_today()
     settings = law_settings(ctx)
     with ctx.read() as s:
         planned = _plan(s, requests, private_pem, on, settings, reason=reason, preview=False)
@@ -607,7 +608,7 @@ def _not_a_badge(online: bool) -> BadgeVerification:
 def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: date | None = None) -> BadgeVerification:
     """Signature and printed validity only, with the public key (or the current and retired keys of
     :func:`public_keys`): no register needed (street checks)."""
-    today = today or date.today()
+    today = today or local_today()
     keys = [public_pem] if isinstance(public_pem, bytes | str) else list(public_pem)
     claim: BadgeClaim | None = None
     for key in keys:
@@ -639,7 +640,7 @@ def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: dat
 @requires(*READERS)
 def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> BadgeVerification:
     """Signature, then the register: forged, revoked, cancelled, suspended, expired, superseded or valid."""
-    today = today or date.today()
+    today = today or local_today()
     claim: BadgeClaim | None = None
     signer = ""
     for public in _verification_keys(ctx):

@@ -1,17 +1,7 @@
-"""The secretariat's calendar: today and wall-clock time in Patrocínio (America/Sao_Paulo)."""
+"""The secretariat's calendar for services (see :mod:`motodesk.clock`, which every layer may use)."""
 
 from __future__ import annotations
 
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from motodesk.clock import LOCAL_TZ, local_now, local_time, local_today
 
-LOCAL_TZ = ZoneInfo("America/Sao_Paulo")
-
-
-def local_today() -> date:
-    return datetime.now(LOCAL_TZ).date()
-
-
-def local_time(moment: datetime) -> datetime:
-    """An aware moment as the secretariat's wall clock shows it (naive, America/Sao_Paulo)."""
-    return moment.astimezone(LOCAL_TZ).replace(tzinfo=None)
+__all__ = ["LOCAL_TZ", "local_now", "local_time", "local_today"]

@@ -33,6 +33,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.periods import add_years, completed_years
 from motodesk.services.auth import hash_password
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.text import fold
 
@@ -89,7 +90,7 @@ def _advance_sequences(session: Session) -> None:
 def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | None = None,
               progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
     """Fill the database with `people` demo people and what hangs on them; returns counts."""
-    today = today or date.today()
+    today = today or local_today()
     rng = random.Random(seed)
     fake = Faker("pt_BR")
     fake.seed_instance(seed)

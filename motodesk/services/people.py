@@ -47,6 +47,7 @@ from motodesk.rules.validators import (
 )
 from motodesk.services import access_log
 from motodesk.services.access_log import record_access
+from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.services.text import clean_name, fold, text_problem
@@ -136,9 +137,9 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
     cpf = validate_cpf(data.cpf)
     if not cpf.ok:
         errors["cpf"] = cpf.message or "CPF inválido."
-    if data.birth_date and data.birth_date > date.today():
+    if data.birth_date and data.birth_date > local_today():
         errors["birth_date"] = "A data de nascimento está no futuro."
-    elif data.birth_date and data.birth_date.year < date.today().year - MAX_AGE_YEARS:
+    elif data.birth_date and data.birth_date.year < local_today().year - MAX_AGE_YEARS:
         errors["birth_date"] = (f"Data de nascimento impossível ({data.birth_date:%d/%m/%Y}): "
                                 f"mais de {MAX_AGE_YEARS} anos. Confira o documento.")
     if data.sex not in (None, "", "M", "F"):
@@ -193,7 +194,7 @@ def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]
         values["categories"] = values["categories"].upper().replace(" ", "")
     if values.get("result") is not None and values["result"] not in CRIMINAL_RESULTS:
         errors.setdefault("result", "Resultado deve ser negativa ou positiva.")
-    today = date.today()
+    today = local_today()
     for key in ("issue_date", "presented_on", "reference_date"):
         value = values.get(key)
         if value is not None and value > today:
@@ -719,7 +720,7 @@ def check_dossier(ctx: AppContext, person_id: int, service: ServiceType, *, on: 
     facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
                             photo_date=photo.local_date if photo else None,
                             tender_homologation_date=tender_homologation_date)
-    verdicts = check_applicant(facts, service, on or date.today(), law_settings(ctx))
+    verdicts = check_applicant(facts, service, on or local_today(), law_settings(ctx))
     if standing is not None:
         verdicts.append(standing.verdict)
     return verdicts

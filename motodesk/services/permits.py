@@ -83,7 +83,7 @@ from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services import fees
-from motodesk.services.clock import LOCAL_TZ
+from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.document_checks import DocumentRequest, inspection_verdicts, require_documents
@@ -566,7 +566,7 @@ def _load(s: Session, model: type[Any], row_id: int, expected_version: int | Non
 
 
 def _today(on: date | None) -> date:
-    return on or date.today()
+    return on or local_today()
 
 
 def _eligibility(s: Session, person: Person, service: ServiceType, on: date, settings: LawSettings,

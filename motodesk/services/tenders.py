@@ -26,6 +26,7 @@ from motodesk.rules.eligibility import tender_medical_deadline
 from motodesk.rules.tenders import TenderCandidateFacts, tender_requirement
 from motodesk.rules.text import fold, format_date
 from motodesk.rules.validators import validate_cpf
+from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
     ConflictError,
@@ -123,7 +124,7 @@ def _clean_number(number: str) -> str:
 def create_tender(ctx: AppContext, number: str, *, description: str | None = None,
                   homologated_on: date | None = None) -> int:
     number = _clean_number(number)
-    if homologated_on is not None and homologated_on > date.today():
+    if homologated_on is not None and homologated_on > local_today():
         raise InvalidInputError("A data de homologação está no futuro.", {"homologated_on": "Data no futuro."})
     with ctx.write(_INTEGRITY) as s:
         tender = Tender(number=number, description=(description or "").strip() or None,
@@ -137,7 +138,7 @@ def create_tender(ctx: AppContext, number: str, *, description: str | None = Non
 def update_tender(ctx: AppContext, tender_id: int, *, homologated_on: date | None,
                   description: str | None = None, expected_version: int | None = None) -> None:
     """Record (or correct) the homologation date, from which the 30 days of Art. 5º, § 2º run."""
-    if homologated_on is not None and homologated_on > date.today():
+    if homologated_on is not None and homologated_on > local_today():
         raise InvalidInputError("A data de homologação está no futuro.", {"homologated_on": "Data no futuro."})
     with ctx.write(_INTEGRITY) as s:
         tender = s.get(Tender, tender_id)
@@ -340,7 +341,7 @@ def import_candidates(ctx: AppContext, tender_id: int, data: bytes) -> int:
 @requires(*MANAGERS)
 def call_next_candidate(ctx: AppContext, tender_id: int, *, on: date | None = None) -> CandidateRow:
     """Call the best-ranked waiting candidate, if the quota has a place not promised to another one."""
-    on = on or date.today()
+    on = on or local_today()
     with ctx.write() as s:
         tender = s.get(Tender, tender_id)
         if tender is None:
@@ -472,5 +473,5 @@ def medical_deadline_text(row: TenderRow) -> str:
     """pt_BR sentence of the 30-day window of Art. 5º, § 2º, for the tender tab."""
     if row.medical_deadline is None:
         return "Atestado médico: prazo de 30 dias a contar da homologação (ainda não homologada)."
-    state = "encerrado" if row.medical_deadline < date.today() else "até"
+    state = "encerrado" if row.medical_deadline < local_today() else "até"
     return f"Atestado médico (Art. 5º, § 2º): prazo {state} {format_date(row.medical_deadline)}."

@@ -35,10 +35,12 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk import config
+from motodesk.clock import LOCAL_TZ
 from motodesk.config import DatabaseChoice
 from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role
 from motodesk.services import backup as backups
+from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.background import BackgroundOp
@@ -49,7 +51,7 @@ log = logging.getLogger(__name__)
 
 
 def _local_time(moment: datetime) -> str:
-    return moment.astimezone().strftime("%d/%m/%Y %H:%M")
+    return moment.astimezone(LOCAL_TZ).strftime("%d/%m/%Y %H:%M")
 
 
 def _size(size: int) -> str:
@@ -205,7 +207,7 @@ class BackupDialog(QDialog):
 
     def suggested_path(self) -> Path:
         folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation) or str(Path.home())
-        return Path(folder) / f"motodesk-copia-{datetime.now():%Y-%m-%d-%H%M}{backups.SUFFIX}"
+        return Path(folder) / f"motodesk-copia-{local_now():%Y-%m-%d-%H%M}{backups.SUFFIX}"
 
     def choose_and_backup(self) -> None:
         name, _ = QFileDialog.getSaveFileName(self, "Salvar cópia de segurança", str(self.suggested_path()),

@@ -59,6 +59,7 @@ from motodesk.rules.eligibility import check_applicant, check_deputy, completene
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, fees, people, photos, tenders
 from motodesk.services.applications import ApplicationInfo, PermitInfo
+from motodesk.services.clock import local_now, local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
 from motodesk.services.fees import PaymentInfo
@@ -985,7 +986,7 @@ class DossierWindow(QWidget):
 
     def _reference(self) -> tuple[date, ApplicationInfo | None]:
         application = applications.open_application_for(self.applications, self.service())
-        return (application.opened_on if application else date.today()), application
+        return (application.opened_on if application else local_today()), application
 
     def recheck(self) -> None:
         """Judge the form as it is now, for the chosen service."""
@@ -1428,6 +1429,5 @@ class DossierWindow(QWidget):
 
 
 def _now_hm() -> str:
-    from datetime import datetime
 
-    return datetime.now().strftime("%H:%M")
+    return local_now().strftime("%H:%M")

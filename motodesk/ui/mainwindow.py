@@ -31,6 +31,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("inspections", "Vistorias"),
     ("infractions", "Autos de infração"),
     ("deadlines", "Prazos"),
+    ("campaign", "Recadastramento"),
     ("organisations", "Organizações"),
     ("stands", "Pontos"),
     ("reports", "Relatórios"),

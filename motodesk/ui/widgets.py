@@ -1,92 +1,295 @@
-"""Small widgets every screen uses: an optional pt_BR date field, field error marks, verdict lists."""
+"""Small widgets every screen uses: a pt_BR date field that never changes a date, inputs that format as
+typed, field error marks, verdict lists."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date
 
-from PySide6.QtCore import QDate, Qt, Signal
-from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtCore import QDate, QLocale, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QDateEdit,
+    QCalendarWidget,
     QDialog,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QStyle,
     QTableView,
     QWidget,
 )
 
+from motodesk.clock import local_today
 from motodesk.rules.common import Status, Verdict
 
-EMPTY_DATE = QDate(1900, 1, 1)
 ERROR_STYLE = "border: 1px solid #c62828; background: #fff3f3;"
 
 STATUS_COLOURS = {Status.MET: "#2e7d32", Status.NOT_MET: "#c62828", Status.PENDING: "#ef6c00"}
 STATUS_SYMBOLS = {Status.MET: "✔", Status.NOT_MET: "✘", Status.PENDING: "…"}
 
 
-class DateField(QDateEdit):
-    """A date typed as dd/MM/aaaa with a calendar popup, which may also be left empty."""
+DATE_MASK = "00/00/0000;_"
+MIN_DATE = date(1900, 1, 1)
+MAX_DATE = date(2199, 12, 31)
+
+
+def parse_typed_date(text: str) -> tuple[date | None, str | None]:
+    """``"31/02/2020"`` → ``(None, "Data inexistente: …")``; ``"  /  /    "`` → ``(None, None)``.
+
+    The date a clerk typed, or why it is not one — never a nearby date instead.
+    """
+    digits = "".join(ch for ch in text if ch.isdigit())
+    if not digits:
+        return None, None
+    if len(digits) < 8:
+        return None, "Data incompleta: use dd/mm/aaaa."
+    day, month, year = int(digits[:2]), int(digits[2:4]), int(digits[4:8])
+    shown = f"{digits[:2]}/{digits[2:4]}/{digits[4:8]}"
+    if not 1 <= month <= 12:
+        return None, f"Data inexistente: {shown} — o mês vai de 01 a 12."
+    try:
+        value = date(year, month, day)
+    except ValueError:
+        return None, f"Data inexistente: {shown} — esse mês não tem dia {day:02d}."
+    if not MIN_DATE <= value <= MAX_DATE:
+        return None, f"Data fora do intervalo aceito: {shown}."
+    return value, None
+
+
+class _CalendarPopup(QCalendarWidget):
+    picked = Signal(QDate)
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWindowFlags(Qt.WindowType.Popup)
+        self.setObjectName("date_popup")
+        self.setGridVisible(True)
+        self.setLocale(QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil))
+        self.setFirstDayOfWeek(Qt.DayOfWeek.Sunday)
+        self.activated.connect(self._pick)
+        self.clicked.connect(self._pick)
+
+    def _pick(self, day: QDate) -> None:
+        self.picked.emit(day)
+        self.close()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._pick(self.selectedDate())
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.close()
+            return
+        super().keyPressEvent(event)
+
+
+class DateField(QLineEdit):
+    """A date typed as dd/mm/aaaa, which may be left empty; Alt+↓ or F4 opens a calendar.
+
+    The field never changes what was typed: an impossible date (31/02, 00/13) or an incomplete one
+    is refused with a pt_BR message on the field (:func:`mark_field`), and :meth:`value` is then
+    None while :meth:`problem` says why. Typing into a filled field replaces it (the whole date is
+    selected when the field takes focus); slashes are optional. The calendar opens at the field's
+    date, or at today for an empty field.
+    """
 
     valueChanged = Signal()  # noqa: N815
 
     def __init__(self, parent: QWidget | None = None, *, optional: bool = True) -> None:
         super().__init__(parent)
-        self.setDisplayFormat("dd/MM/yyyy")
-        self.setCalendarPopup(True)
-        self.setMinimumDate(EMPTY_DATE)
-        self.setMaximumDate(QDate(2199, 12, 31))
         self.optional = optional
-        if optional:
-            self.setSpecialValueText(" ")  # shown for the minimum date: an empty field
-            self.setDate(EMPTY_DATE)
-        else:
-            self.setDate(QDate.currentDate())
-        self.dateChanged.connect(lambda _d: self.valueChanged.emit())
+        self.setInputMask(DATE_MASK)
+        self.setPlaceholderText("dd/mm/aaaa")
+        self.setMaximumWidth(150)
+        self.setToolTip("dd/mm/aaaa — Alt+↓ ou F4 abre o calendário")
+        self._popup: _CalendarPopup | None = None
+        self.minimum: date | None = None
+        self.maximum: date | None = None
+        self._last: tuple[date | None, str | None] = (None, None)
+        self._calendar = self.addAction(self.style().standardIcon(QStyle.StandardPixmap.SP_FileDialogDetailedView),
+                                        QLineEdit.ActionPosition.TrailingPosition)
+        self._calendar.setToolTip("Abrir o calendário (Alt+↓ ou F4)")
+        self._calendar.triggered.connect(self.open_calendar)
+        if not optional:
+            self.set_value(local_today())
+        self.textChanged.connect(self._text_changed)
+        self.editingFinished.connect(self._check_complete)
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        """Typing dd/MM/aaaa works from an empty field too, with or without the slashes.
-
-        QDateEdit edits one section at a time and clamps the day to the month shown: an empty
-        field (the minimum date) or today's month would turn "29/02/2024" into "28/02/2024". A
-        first digit on an empty or fully selected field starts from 01/01/2000 (31-day month, leap
-        year), so every valid date typed in full lands as typed. Separators are skipped: the
-        sections advance by themselves.
-        """
-        text = event.text()
-        if text in ("/", ".", "-"):
-            event.accept()
-            return
-        line = self.lineEdit()
-        if text.isdigit() and (self.value() is None or (line.hasSelectedText() and line.selectedText() == line.text())):
-            self.blockSignals(True)
-            self.setDate(QDate(2000, 1, 1))
-            self.blockSignals(False)
-            self.setCurrentSection(QDateEdit.Section.DaySection)
-            self.setSelectedSection(QDateEdit.Section.DaySection)
-        super().keyPressEvent(event)
-
-    def focusNextPrevChild(self, next: bool) -> bool:  # noqa: A002, N802
-        """Tab leaves the field (QDateEdit would step through day, month and year first)."""
-        return QWidget.focusNextPrevChild(self, next)
-
+    # -- values -----------------------------------------------------------------------------
     def value(self) -> date | None:
-        qd = self.date()
-        if self.optional and qd == EMPTY_DATE:
-            return None
-        return date(qd.year(), qd.month(), qd.day())
+        return parse_typed_date(self.text())[0]
+
+    def problem(self) -> str | None:
+        value, problem = parse_typed_date(self.text())
+        if problem is None and value is None and not self.optional:
+            return "Informe a data (dd/mm/aaaa)."
+        if value is not None and self.minimum is not None and value < self.minimum:
+            return f"A data não pode ser anterior a {self.minimum:%d/%m/%Y}."
+        if value is not None and self.maximum is not None and value > self.maximum:
+            return f"A data não pode ser posterior a {self.maximum:%d/%m/%Y}."
+        return problem
+
+    def setMinimumDate(self, day: QDate | date) -> None:  # noqa: N802 - QDateEdit's name, kept for callers
+        self.minimum = day if isinstance(day, date) else date(day.year(), day.month(), day.day())
+
+    def setMaximumDate(self, day: QDate | date) -> None:  # noqa: N802
+        self.maximum = day if isinstance(day, date) else date(day.year(), day.month(), day.day())
 
     def set_value(self, value: date | None) -> None:
-        if value is None:
-            self.setDate(EMPTY_DATE if self.optional else QDate.currentDate())
-        else:
-            self.setDate(QDate(value.year, value.month, value.day))
+        if value is None and not self.optional:
+            value = local_today()
+        self.setText("" if value is None else value.strftime("%d/%m/%Y"))
 
     def clear_value(self) -> None:
         self.set_value(None)
+
+    def _text_changed(self, text: str) -> None:
+        parsed = parse_typed_date(text)
+        digits = sum(ch.isdigit() for ch in text)
+        # An impossible complete date is refused at once; an incomplete one when the field is left.
+        if digits in (0, 8) and parsed[1] != field_error(self):
+            mark_field(self, parsed[1])
+        if parsed != self._last:
+            self._last = parsed
+            self.valueChanged.emit()
+
+    def _check_complete(self) -> None:
+        mark_field(self, self.problem())
+
+    # -- keyboard ----------------------------------------------------------------------------
+    def focusInEvent(self, event: QFocusEvent) -> None:  # noqa: N802
+        super().focusInEvent(event)
+        if event.reason() in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
+                              Qt.FocusReason.ShortcutFocusReason, Qt.FocusReason.OtherFocusReason):
+            QTimer.singleShot(0, self._select_for_typing)
+
+    def _select_for_typing(self) -> None:
+        if self.hasFocus():
+            if any(ch.isdigit() for ch in self.text()):
+                self.selectAll()
+            else:
+                self.setCursorPosition(0)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        key, mods = event.key(), event.modifiers()
+        if key == Qt.Key.Key_F4 or (key == Qt.Key.Key_Down and mods & Qt.KeyboardModifier.AltModifier):
+            self.open_calendar()
+            return
+        if event.text() in ("/", ".", "-"):
+            event.accept()  # the mask puts the slashes itself
+            return
+        if event.text().isdigit() and self.hasSelectedText() and self.selectedText() == self.text():
+            self.setText("")
+            self.setCursorPosition(0)
+        super().keyPressEvent(event)
+
+    def open_calendar(self) -> None:
+        if self.isReadOnly() or not self.isEnabled():
+            return
+        popup = _CalendarPopup(self)
+        shown = self.value() or local_today()
+        popup.setSelectedDate(QDate(shown.year, shown.month, shown.day))
+        popup.picked.connect(lambda day: self.set_value(date(day.year(), day.month(), day.day())))
+        popup.adjustSize()
+        where = self.mapToGlobal(self.rect().bottomLeft())
+        screen = self.screen().availableGeometry() if self.screen() else None
+        if screen is not None:
+            where.setX(min(where.x(), screen.right() - popup.width()))
+            if where.y() + popup.height() > screen.bottom():
+                where.setY(self.mapToGlobal(self.rect().topLeft()).y() - popup.height())
+        popup.move(where)
+        self._popup = popup
+        popup.show()
+        popup.setFocus(Qt.FocusReason.PopupFocusReason)
+
+
+def date_problems(root: QWidget) -> dict[QWidget, str]:
+    """Every date field under ``root`` whose text is not a date (visible, editable ones)."""
+    found: dict[QWidget, str] = {}
+    fields = [root] if isinstance(root, DateField) else root.findChildren(DateField)
+    for field in fields:
+        if field.isReadOnly() or not field.isEnabled():
+            continue
+        problem = field.problem()
+        if problem:
+            found[field] = problem
+    return found
+
+
+# -- inputs that format as they are typed ---------------------------------------------------------
+def _group(digits: str, pattern: str) -> str:
+    """Place ``digits`` into ``pattern`` ("000.000.000-00"), stopping where the digits end."""
+    out: list[str] = []
+    it = iter(digits)
+    pending = ""
+    for ch in pattern:
+        if ch == "0":
+            nxt = next(it, None)
+            if nxt is None:
+                break
+            out.append(pending + nxt)
+            pending = ""
+        else:
+            pending += ch
+    return "".join(out)
+
+
+def format_partial(kind: str, text: str) -> str:
+    """The text as it should look while being typed (CPF, CNPJ, phone, CEP, plate)."""
+    if kind == "plate":
+        clean = "".join(ch for ch in text.upper() if ch.isalnum())[:7]
+        if len(clean) >= 5 and clean[:3].isalpha() and clean[3:].isdigit():
+            return f"{clean[:3]}-{clean[3:]}"  # the old grey plate keeps its hyphen
+        return clean
+    digits = "".join(ch for ch in text if ch.isdigit())
+    if kind == "cpf":
+        return _group(digits[:11], "000.000.000-00")
+    if kind == "cnpj":
+        return _group(digits[:14], "00.000.000/0000-00")
+    if kind == "cep":
+        return _group(digits[:8], "00000-000")
+    if kind == "phone":
+        digits = digits[:11]
+        if len(digits) <= 10:
+            return _group(digits, "(00) 0000-0000")
+        return _group(digits, "(00) 00000-0000")
+    raise ValueError(kind)
+
+
+class FormattedLineEdit(QLineEdit):
+    """A line edit that formats a CPF, CNPJ, phone, CEP or plate while it is typed (or pasted)."""
+
+    PLACEHOLDERS = {"cpf": "000.000.000-00", "cnpj": "00.000.000/0000-00", "cep": "00000-000",
+                    "phone": "(34) 99999-9999", "plate": "ABC1D23 ou ABC-1234"}
+
+    def __init__(self, kind: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.kind = kind
+        self.setPlaceholderText(self.PLACEHOLDERS[kind])
+        self.textEdited.connect(self._reformat)
+
+    def _reformat(self, text: str) -> None:
+        formatted = format_partial(self.kind, text)
+        if formatted == text:
+            return
+        # keep the cursor after the same number of significant characters
+        cursor = self.cursorPosition()
+        significant = sum(ch.isalnum() for ch in text[:cursor])
+        self.setText(formatted)
+        position = len(formatted)
+        seen = 0
+        for index, ch in enumerate(formatted, start=1):
+            seen += ch.isalnum()
+            if seen >= significant:
+                position = index
+                break
+        self.setCursorPosition(position if significant else 0)
+
+    def setText(self, text: str | None) -> None:  # noqa: N802 - a loaded value is shown formatted too
+        super().setText(format_partial(self.kind, text or "") if text else "")
 
 
 def mark_field(widget: QWidget, message: str | None) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.rules.common import Role, ServiceType
 from motodesk.services import inspections, vehicles
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.inspections import (
@@ -524,7 +525,7 @@ class InspectionsPage(QWidget):
         except MotodeskError as exc:
             show_error(self, exc)
             return
-        year = (row.performed_at.year if row.performed_at else date.today().year)
+        year = (row.performed_at.year if row.performed_at else local_today().year)
         preview_pdf(self, pdf, f"Laudo de Vistoria {row.id:06d}/{year}")
 
     def reinspect(self) -> None:

@@ -42,6 +42,7 @@ from motodesk.rules.lifecycle import transition
 from motodesk.rules.validators import format_cpf
 from motodesk.services import badges, enforcement, fees, permits, tenders
 from motodesk.services.badges import BadgePrintRow
+from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.permits import EventRow, PermitRow
@@ -432,7 +433,7 @@ class PermitsTab(QWidget):
         rows = self.selected_rows()
         row = rows[0] if len(rows) == 1 else None
         allowed = {t.name for t in permits.actions_for(row, self.role)} if row else set()
-        if row is not None and (row.term_end is None or row.term_end >= date.today()):
+        if row is not None and (row.term_end is None or row.term_end >= local_today()):
             allowed.discard("expire")  # only once the term is over (Art. 6º)
         for name, button in self.step_buttons.items():
             button.setEnabled(name in allowed)

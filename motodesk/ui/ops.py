@@ -1,0 +1,333 @@
+"""The one way a screen runs a service: off the GUI thread, the form locked, errors where they belong.
+
+In the spirit of Anki's ``CollectionOp``::
+
+    ServiceOp(self, lambda: vehicles.save_vehicle(self.ctx, data), busy="Salvando o veículo…",
+              fields={"plate": self.plate_input}, on_conflict=self.reload, change="vehicle") \\
+        .success(self._saved).run()
+
+* ``fn`` runs on a worker thread (it must not touch widgets); the GUI keeps painting.
+* While it runs, ``widget`` (or ``lock``) is disabled, and after :data:`BUSY_DELAY_MS` a busy
+  overlay says what is going on. Esc abandons the wait: the form comes back, the callbacks will not
+  run, and the service's own transaction finishes or rolls back on its own (a service call is one
+  transaction, so nothing half-done is left either way).
+* :class:`InvalidInputError` messages go on the widgets named in ``fields`` (red border, tooltip,
+  focus on the first); messages for fields without a widget, and every other expected error, go
+  through :func:`show_error`. A :class:`ConflictError` offers to reload (``on_conflict``).
+  Unexpected errors are logged and shown with their details.
+* On success the change bus announces ``change`` (so every built page shows it), then the
+  ``success`` callback runs on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import traceback
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMessageBox, QWidget
+
+from motodesk.errors import DatabaseError
+from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
+from motodesk.ui.changes import notify_changed
+from motodesk.ui.errors import show_error, show_unexpected
+from motodesk.ui.widgets import date_problems, mark_field
+
+log = logging.getLogger(__name__)
+
+BUSY_DELAY_MS = 300
+
+
+class _Signals(QObject):
+    finished = Signal(object, object, str)  # result, exception, traceback text
+
+
+class _Job(QRunnable):
+    def __init__(self, fn: Callable[[], Any]) -> None:
+        super().__init__()
+        self.fn = fn
+        self.signals = _Signals()
+
+    def run(self) -> None:
+        try:
+            result = self.fn()
+        except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
+            self.signals.finished.emit(None, exc, traceback.format_exc())
+        else:
+            self.signals.finished.emit(result, None, "")
+
+
+class BusyOverlay(QLabel):
+    """A small notice over the window: what is running, and that Esc stops waiting."""
+
+    def __init__(self, window: QWidget, text: str) -> None:
+        super().__init__(window)
+        self.setObjectName("busy_overlay")
+        self.setText(f"⏳  {text}\nEsc deixa de esperar.")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setStyleSheet("background: #fffde7; border: 2px solid #f9a825; border-radius: 6px;"
+                           " padding: 12px 18px; font-size: 11pt; color: #222;")
+        self.adjustSize()
+        self.move(max(0, (window.width() - self.width()) // 2), max(0, (window.height() - self.height()) // 3))
+        self.raise_()
+
+
+class _EscFilter(QObject):
+    """While an op runs, Esc anywhere in its window abandons the wait (the form is disabled, so the
+    key would otherwise go nowhere)."""
+
+    def __init__(self, op: ServiceOp) -> None:
+        super().__init__()
+        self.op = op
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.key() == Qt.Key.Key_Escape and self.op.window_active():
+            self.op.abandon()
+            return True
+        return False
+
+
+class ServiceOp:
+    """Run one service call for a screen; see the module docstring."""
+
+    _running: ClassVar[set[ServiceOp]] = set()
+    _latest: ClassVar[dict[tuple[int, str], ServiceOp]] = {}
+
+    def __init__(self, widget: QWidget, fn: Callable[[], Any], *, busy: str = "Aguarde…",
+                 fields: Mapping[str, QWidget] | None = None, on_conflict: Callable[[], None] | None = None,
+                 change: str | None = None, lock: bool | QWidget = True, title: str | None = None,
+                 key: str | None = None) -> None:
+        self.widget = widget
+        self.fn = fn
+        self.busy_text = busy
+        self.fields = dict(fields or {})
+        self.on_conflict = on_conflict
+        self.change = change
+        self.title = title
+        self.key = key
+        self._lock: QWidget | None = (widget if lock is True else lock) if lock is not False else None  # type: ignore[assignment]
+        self._success: Callable[[Any], None] | None = None
+        self._failure: Callable[[BaseException], bool | None] | None = None
+        self._finally: Callable[[], None] | None = None
+        self._overlay: BusyOverlay | None = None
+        self._cursor = False
+        self._filter: _EscFilter | None = None
+        self._was_enabled = True
+        self.abandoned = False
+        self.done = False
+        self._job = _Job(fn)
+        self._job.setAutoDelete(False)
+        self._job.signals.finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
+        self._timer = QTimer()
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._show_busy)
+
+    # -- building ------------------------------------------------------------------------------
+    def success(self, callback: Callable[[Any], None]) -> ServiceOp:
+        self._success = callback
+        return self
+
+    def failure(self, callback: Callable[[BaseException], bool | None]) -> ServiceOp:
+        """Called first with any error; return True when it has been dealt with (nothing is shown)."""
+        self._failure = callback
+        return self
+
+    def finally_(self, callback: Callable[[], None]) -> ServiceOp:
+        """Called after success, failure or abandon (to re-enable a button, say)."""
+        self._finally = callback
+        return self
+
+    # -- running -------------------------------------------------------------------------------
+    @classmethod
+    def running(cls) -> int:
+        return len(cls._running)
+
+    def run(self) -> ServiceOp:
+        """Start the call — unless a date field of the form holds no real date (31/02): then the
+        field says why and nothing runs."""
+        if self._lock is not None:
+            problems = date_problems(self._lock)
+            if problems:
+                for field, message in problems.items():
+                    mark_field(field, message)
+                next(iter(problems)).setFocus(Qt.FocusReason.OtherFocusReason)
+                self.done = True
+                if self._finally:
+                    self._finally()
+                return self
+        if self.key is not None:
+            self._latest[(id(self.widget), self.key)] = self
+        ServiceOp._running.add(self)
+        if self._lock is not None:
+            self._was_enabled = self._lock.isEnabled()
+            self._lock.setEnabled(False)
+            self._filter = _EscFilter(self)
+            app = QApplication.instance()
+            if app is not None:
+                app.installEventFilter(self._filter)
+            self._timer.start(BUSY_DELAY_MS)
+        QThreadPool.globalInstance().start(self._job)
+        return self
+
+    def window_active(self) -> bool:
+        try:
+            window = self.widget.window()
+        except RuntimeError:  # the widget is gone
+            return False
+        active = QApplication.activeWindow()
+        return active is None or active is window or window.isAncestorOf(active)
+
+    def abandon(self) -> None:
+        """Stop waiting: unlock the form now; the result, when it comes, is dropped."""
+        if self.done or self.abandoned:
+            return
+        self.abandoned = True
+        self._unlock()
+        try:
+            window = self.widget.window()
+        except RuntimeError:
+            window = None
+        if window is not None:
+            box = QMessageBox(QMessageBox.Icon.Information, "Espera interrompida",
+                              "Você deixou de esperar pela operação. Ela continua no servidor e será "
+                              "gravada por inteiro ou não será gravada — confira o registro antes de "
+                              "repeti-la.", QMessageBox.StandardButton.Ok, window)
+            box.setObjectName("abandoned_notice")
+            box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            box.open()  # not exec(): the window goes on painting and taking keys
+        if self._finally:
+            self._finally()
+
+    def _show_busy(self) -> None:
+        if self.done or self.abandoned:
+            return
+        try:
+            window = self.widget.window()
+        except RuntimeError:
+            return
+        self._overlay = BusyOverlay(window, self.busy_text)
+        self._overlay.show()
+        QApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        self._cursor = True
+
+    def _unlock(self) -> None:
+        self._timer.stop()
+        if self._filter is not None:
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self._filter)
+            self._filter = None
+        if self._overlay is not None:
+            try:
+                self._overlay.hide()
+                self._overlay.deleteLater()
+            except RuntimeError:
+                pass
+            self._overlay = None
+        if self._cursor:
+            QApplication.restoreOverrideCursor()
+            self._cursor = False
+        if self._lock is not None:
+            try:
+                self._lock.setEnabled(self._was_enabled)
+            except RuntimeError:
+                pass
+
+    def _superseded(self) -> bool:
+        return self.key is not None and self._latest.get((id(self.widget), self.key)) is not self
+
+    def _finished(self, result: Any, exc: BaseException | None, details: str) -> None:
+        ServiceOp._running.discard(self)
+        superseded = self._superseded()
+        if not superseded and self.key is not None:
+            del self._latest[(id(self.widget), self.key)]
+        if self.abandoned:
+            if exc is None and self.change:
+                notify_changed(self.change)  # the work did land: the pages must show it
+            return
+        self.done = True
+        self._unlock()
+        if superseded:
+            return
+        try:
+            if exc is None:
+                if self.change:
+                    notify_changed(self.change)
+                if self._success:
+                    self._success(result)
+            else:
+                self._handle(exc, details)
+        finally:
+            if self._finally:
+                self._finally()
+
+    def _handle(self, exc: BaseException, details: str) -> None:
+        if self._failure is not None and self._failure(exc):
+            return
+        if isinstance(exc, ConflictError):
+            self._conflict(exc)
+            return
+        if isinstance(exc, InvalidInputError) and exc.fields:
+            placed = place_field_errors(exc.fields, self.fields)
+            if placed and len(placed) == len(exc.fields):
+                return
+        if isinstance(exc, (MotodeskError, DatabaseError)):
+            show_error(self._parent(), exc, self.title)
+            return
+        log.error("a service call from the screen failed\n%s", details)
+        show_unexpected(self._parent(), details)
+
+    def _parent(self) -> QWidget | None:
+        try:
+            self.widget.window()
+        except RuntimeError:
+            return None
+        return self.widget
+
+    def _conflict(self, exc: ConflictError) -> None:
+        box = QMessageBox(QMessageBox.Icon.Warning, "Registro alterado por outra estação", str(exc),
+                          QMessageBox.StandardButton.NoButton, self._parent())
+        reload = box.addButton("&Recarregar", QMessageBox.ButtonRole.AcceptRole) if self.on_conflict else None
+        box.addButton("&Cancelar", QMessageBox.ButtonRole.RejectRole)
+        box.exec()
+        if reload is not None and box.clickedButton() is reload and self.on_conflict:
+            self.on_conflict()
+
+
+def place_field_errors(messages: Mapping[str, str], widgets: Mapping[str, QWidget]) -> list[str]:
+    """Mark each message on its widget (focus on the first); returns the keys placed."""
+    placed: list[str] = []
+    for key, message in messages.items():
+        widget = widgets.get(key)
+        if widget is None:
+            continue
+        mark_field(widget, message)
+        if not placed:
+            widget.setFocus(Qt.FocusReason.OtherFocusReason)
+        placed.append(key)
+    return placed
+
+
+def run_service(widget: QWidget, fn: Callable[[], Any], on_success: Callable[[Any], None] | None = None,
+                **options: Any) -> ServiceOp:
+    """Shorthand: ``run_service(self, lambda: svc(...), self._done, change="permit")``."""
+    op = ServiceOp(widget, fn, **options)
+    if on_success is not None:
+        op.success(on_success)
+    return op.run()
+
+
+def load_into(widget: QWidget, fn: Callable[[], Any], on_loaded: Callable[[Any], None], *,
+              key: str = "load") -> ServiceOp:
+    """A read for a page: nothing locked, no busy overlay, and only the newest load of ``key`` is
+    delivered (a search typed fast shows the last query's rows, never an older one's)."""
+    return ServiceOp(widget, fn, lock=False, key=key).success(on_loaded).run()
+
+
+def close_dialog_after(dialog: QDialog) -> Callable[[Any], None]:
+    """A success callback that accepts the dialog."""
+    return lambda _result: dialog.accept()

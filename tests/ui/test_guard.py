@@ -1,0 +1,84 @@
+"""Nothing typed is lost: Esc, Fechar or ✕ on a dialog with changes asks Salvar / Descartar / Cancelar."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLineEdit, QMessageBox, QVBoxLayout
+
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.widgets import DateField
+
+
+class _Form(GuardedDialog):
+    def __init__(self) -> None:
+        super().__init__()
+        layout = QVBoxLayout(self)
+        self.name = QLineEdit(objectName="name")
+        self.day = DateField()
+        self.day.setObjectName("day")
+        layout.addWidget(self.name)
+        layout.addWidget(self.day)
+        self.saved = 0
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.saved += 1
+        self.accept()
+
+
+def answer_with(monkeypatch: pytest.MonkeyPatch, label: str, asked: list[str]) -> None:
+    def exec_(box: QMessageBox) -> int:
+        asked.append(box.text())
+        next(b for b in box.buttons() if b.text() == label).click()
+        return 0
+
+    monkeypatch.setattr(QMessageBox, "exec", exec_)
+
+
+@pytest.mark.parametrize("how", ["esc", "close"])
+def test_a_dialog_without_changes_closes_without_asking(qtbot, monkeypatch, how: str) -> None:  # noqa: ANN001
+    asked: list[str] = []
+    answer_with(monkeypatch, "&Cancelar", asked)
+    form = _Form()
+    qtbot.addWidget(form)
+    form.show()
+    if how == "esc":
+        qtbot.keyClick(form, Qt.Key.Key_Escape)
+    else:
+        form.close()
+    assert not form.isVisible() and asked == []
+
+
+@pytest.mark.parametrize(("label", "visible", "saved"), [("&Cancelar", True, 0), ("&Descartar", False, 0),
+                                                         ("&Salvar", False, 1)])
+@pytest.mark.parametrize("how", ["esc", "close"])
+def test_a_dialog_with_changes_asks_before_closing(qtbot, monkeypatch, how: str, label: str, visible: bool,  # noqa: ANN001
+                                                   saved: int) -> None:
+    asked: list[str] = []
+    answer_with(monkeypatch, label, asked)
+    form = _Form()
+    qtbot.addWidget(form)
+    form.show()
+    form.name.setFocus()
+    qtbot.keyClicks(form.name, "Maria")
+    if how == "esc":
+        qtbot.keyClick(form.name, Qt.Key.Key_Escape)
+    else:
+        form.close()
+    assert asked == ["Há alterações que ainda não foram salvas."]
+    assert form.isVisible() is visible and form.saved == saved
+    if visible:
+        assert form.name.text() == "Maria"
+
+
+def test_a_date_typed_counts_as_a_change(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    asked: list[str] = []
+    answer_with(monkeypatch, "&Cancelar", asked)
+    form = _Form()
+    qtbot.addWidget(form)
+    form.show()
+    form.day.setText("12/03/2020")
+    assert form.has_changes()
+    form.close()
+    assert asked and form.isVisible()
