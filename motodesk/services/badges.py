@@ -838,8 +838,6 @@ def _status_body(s: Session, issued_at: datetime, signer: str, today: date) -> d
 
 
 def _signed_status(ctx: AppContext, now: datetime | None) -> tuple[bytes, dict[str, object]]:
-    from motodesk.services.clock import local_today
-
     issued_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
     private_pem, public_pem = _key_pair(ctx)
     signer = key_id(public_pem)
