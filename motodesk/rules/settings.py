@@ -29,6 +29,9 @@ from typing import Any
 from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, Fee, FeeAct, fee_problems
 from motodesk.rules.infractions import Penalty, Severity
 
+#: Until the secretariat publishes its page: an address on the prefeitura's domain, to be confirmed.
+DEFAULT_VERIFIER_BASE_URL = "https://verificar.patrocinio.mg.gov.br/cracha/"
+
 
 def _setting(default: Any, article: str, label: str) -> Any:
     return field(default=default, metadata={"article": article, "label": label})
@@ -183,6 +186,12 @@ class LawSettings:
         "Anos sem permissão, requerimento ou processo de infração após os quais os dados pessoais "
         "podem ser anonimizados",
     )
+    # --- The public badge verifier (Art. 13, VI: the badge identifies the holder to passengers) ----
+    verifier_base_url: str = _setting(
+        DEFAULT_VERIFIER_BASE_URL,
+        "Art. 13, VI; Art. 5º, § 4º",
+        "Endereço da página pública de verificação dos crachás (https://…), para onde aponta o código QR",
+    )
     # --- Fees of the counter's acts (Art. 6º, § 6º: "a título oneroso") -----------------------
     fee_application_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de requerimento (R$; 0 = sem taxa)")
     fee_application_basis: str = _setting(DEFAULT_LEGAL_BASIS, "Art. 6º, § 6º", "Base legal da taxa de requerimento")
@@ -237,6 +246,12 @@ class LawSettings:
                 problems.append(f"A multa de infração {severity.label.lower()} não pode ser negativa")
             if not self.penalties(severity):
                 problems.append(f"Informe ao menos uma penalidade para infração {severity.label.lower()}")
+        url = self.verifier_base_url
+        if (not isinstance(url, str) or not url.startswith("https://") or len(url) > 120 or "#" in url
+                or any(ch.isspace() or not ch.isprintable() or not ch.isascii() for ch in url)
+                or len(url) <= len("https://")):
+            problems.append(f"{_label('verifier_base_url')} deve ser um endereço https:// sem espaços nem '#', "
+                            "de até 120 caracteres")
         if self.ufm_value_brl < 0:
             problems.append("O valor da UFM não pode ser negativo")
         for act in FeeAct:
