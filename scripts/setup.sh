@@ -14,7 +14,7 @@ say() { printf '\033[1m[motodesk]\033[0m %s\n' "$*" >&2; }
 debs=(libpulse0 libegl1 libgl1 libglib2.0-0 libfontconfig1 libdbus-1-3 libxkbcommon0 libxkbcommon-x11-0
       libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
       libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libx11-xcb1 xvfb xauth fonts-dejavu-core)
-[ "$WITH_TEST" = 1 ] && debs+=(poppler-utils)
+[ "$WITH_TEST" = 1 ] && debs+=(poppler-utils chromium)  # chromium: the badge verifier page's browser tests
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then debs+=(python3-venv); fi
 missing=()
 for p in "${debs[@]}"; do

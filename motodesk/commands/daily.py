@@ -1,4 +1,5 @@
-"""`motodesk daily`: the calendar's own steps (lift ended suspensions, record ended terms)."""
+"""`motodesk daily`: the calendar's own steps (lift ended suspensions, record ended terms) and, with
+``--publish-status PASTA``, the badge verifier's signed status list refreshed after them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from motodesk.commands import add_login_args, open_context
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
     p = sub.add_parser("daily", help="encerra suspensões vencidas e registra permissões com prazo encerrado")
+    p.add_argument("--publish-status", metavar="PASTA", default=None,
+                   help="depois, grava a lista de situação assinada dos crachás (PASTA/status.json) para a "
+                        "página pública de verificação (veja motodesk publish-verifier)")
     add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_daily)
@@ -19,7 +23,15 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
 def cmd_daily(args: argparse.Namespace) -> int:
     from motodesk.services.permits import run_calendar
 
-    result = run_calendar(open_context(args))
+    ctx = open_context(args)
+    result = run_calendar(ctx)
     print(f"Suspensões encerradas: {len(result.reinstated)}" + (f" ({', '.join(result.reinstated)})" if result.reinstated else ""))
     print(f"Permissões com prazo encerrado: {len(result.expired)}" + (f" ({', '.join(result.expired)})" if result.expired else ""))
+    if args.publish_status:  # after the calendar, so the list shows today's lifted suspensions
+        from pathlib import Path
+
+        from motodesk.commands.verifier import print_status
+        from motodesk.services.badges import publish_status
+
+        print_status(publish_status(ctx, Path(args.publish_status)))
     return 0

@@ -4,6 +4,8 @@ from motodesk.models.access import AccessRecord
 from motodesk.models.admin import AuditEvent, Setting, User
 from motodesk.models.audit import APPEND_ONLY_TABLES  # noqa: E402  (after the tables it guards)
 from motodesk.models.base import Base
+from motodesk.models.campaigns import AppointmentEvent, Campaign, CampaignAppointment
+from motodesk.models.cards import CardBatch, CardUse, SpoiledCard
 from motodesk.models.enforcement import CriminalJudgment, Decision, Defence, InfractionNotice
 from motodesk.models.fees import FeePayment
 from motodesk.models.files import Attachment, Blob, Photo
@@ -26,9 +28,10 @@ from motodesk.models.permits import (
 from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle, VehicleAccident
 
 __all__ = [
-    "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base",
-    "Blob", "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice",
-    "Inspection", "InspectionItem", "Organisation",
-    "Permit", "PermitEvent", "Person", "PersonDocument", "PersonNameChange", "Photo", "QuotaCounter", "Setting", "Stand",
+    "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "AppointmentEvent", "Attachment",
+    "AuditEvent", "BadgePrint", "Base", "Blob", "Campaign", "CampaignAppointment", "CardBatch", "CardUse",
+    "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice",
+    "Inspection", "InspectionItem", "Organisation", "Permit", "PermitEvent", "Person", "PersonDocument",
+    "PersonNameChange", "Photo", "QuotaCounter", "Setting", "SpoiledCard", "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle", "VehicleAccident",
 ]

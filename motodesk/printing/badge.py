@@ -4,8 +4,9 @@ Front: municipal header, the service in its colours (Art. 5º §1º IV, Art. 13
 IX–X: mototáxi yellow topázio with black text, motoboy and moto-frete black with
 yellow topázio text), the 3x4 photo, name, CPF (masked), permit number, plate,
 validity and, on a deputy's badge, a red "PREPOSTO" strip with the holder's name.
-Back: the signed QR code (see :mod:`motodesk.printing.token`), the copy number and
-the law.
+Back: the QR code -- the public verifier page's address with the signed token as its
+fragment (see :mod:`motodesk.printing.token`), so a passenger's phone camera opens a page
+that checks the badge -- the copy number and the law.
 
 Two layouts: ``"card"`` for a card printer (one CR80 page per side, front then
 back, with a calibration offset) and ``"a4"`` for paper (eight cards per A4 sheet
@@ -34,6 +35,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from motodesk.rules.common import ServiceType
 
+from .token import badge_url
 from .typesetting import copy_label, fit_font_size, format_date, split_balanced, winansi
 
 __all__ = [
@@ -62,6 +64,8 @@ FONT = "Helvetica"
 BOLD = "Helvetica-Bold"
 
 LAW = "Lei Municipal nº 4.883/2017"
+#: Beside the QR: what a passenger does with it (the QR opens the public verifier page).
+SCAN_HINT = "Confira este crachá: aponte a câmera do celular para o código"
 
 # A4 sheet: 2 columns x 4 rows of cards, 10 mm gutters for the crop marks.
 A4_COLUMNS = 2
@@ -78,7 +82,8 @@ CROP_MARK_LENGTH_MM = 3.0
 
 @dataclass(frozen=True)
 class BadgeData:
-    """Everything printed on one badge. *token* is the QR text from :func:`sign_claim`."""
+    """Everything printed on one badge. *token* is the signed token from :func:`sign_claim`; the QR
+    holds it as the fragment of *qr_base_url* (the verifier page), or bare when that is empty."""
 
     permit_number: str
     service: ServiceType
@@ -93,6 +98,12 @@ class BadgeData:
     holder_of_deputy: str | None = None  # the titular's name, on a deputy's badge
     municipality: str = "Patrocínio - MG"
     secretariat: str = "SESTRAN – Secretaria Municipal de Segurança Pública, Trânsito e Transportes"
+    qr_base_url: str = ""
+
+    @property
+    def qr_text(self) -> str:
+        """What the QR code holds: ``<verifier page>#<token>``, or the bare token."""
+        return badge_url(self.qr_base_url, self.token) if self.qr_base_url else self.token
 
 
 def card_origin_mm(slot: int, *, back: bool = False) -> tuple[float, float]:
@@ -463,16 +474,16 @@ def _draw_back(c: Canvas, b: BadgeData) -> None:
     # The QR, on white, with its 4-module quiet zone inside _QR_SIZE.
     qr_x = 1.5 * mm
     qr_y = (CARD_H - strip - _QR_SIZE) / 2
-    _draw_qr(c, b.token, qr_x, qr_y, _QR_SIZE)
+    _draw_qr(c, b.qr_text, qr_x, qr_y, _QR_SIZE)
     # Texts to the right.
     x = qr_x + _QR_SIZE + 1.5 * mm
     width = CARD_W - _MARGIN - x
     y = CARD_H - strip - 5.2 * mm
     c.setFillColor(BLACK)
-    for line in simpleSplit("Verifique a autenticidade: escaneie o código", BOLD, 7.5, width):
-        _text_fitted(c, line, x, y, width, BOLD, 7.5, 5)
-        y -= 3.2 * mm
-    y -= 1.6 * mm
+    for line in simpleSplit(winansi(SCAN_HINT), BOLD, 6.8, width):
+        _text_fitted(c, line, x, y, width, BOLD, 6.8, 5)
+        y -= 2.9 * mm
+    y -= 1.2 * mm
     _label(c, _instrument_label(b.service), x, y)
     y -= 3.4 * mm
     _text_fitted(c, winansi(b.permit_number), x, y, width, BOLD, 8.5, 5.5)
@@ -495,14 +506,22 @@ def _draw_back(c: Canvas, b: BadgeData) -> None:
 def _draw_qr(c: Canvas, text: str, x: float, y: float, size: float) -> None:
     """QR code, error correction M, as one vector path of horizontal runs, quiet zone included in *size*.
 
+    An address ``…#MD1.…`` is encoded in two segments: the address in byte mode, the token (upper-case
+    base32) in alphanumeric mode, 5.5 bits a character instead of 8, so the code stays small.
+
     segno (a project dependency) computes the module matrix: reportlab's own
     encoder spends ~80 ms a code choosing the mask in pure Python, which would be
     most of a 500-badge batch. The runs are written in module units under a
     scaling transform (small integers, quick to format, a compact PDF), and one
     filled path has no hairline seams between modules when a viewer anti-aliases.
     """
+    cut = text.find("#") + 1
+    content: str | list[str] = text
+    if cut and text[cut:].isupper() and text[cut:].replace(".", "").isalnum():
+        content = [text[:cut], text[cut:]]  # segno picks each segment's mode: byte, then alphanumeric
     try:
-        qr = segno.make_qr(text, error="m", boost_error=False)
+        # segno takes a sequence of segments too, although its stubs name only str, bytes and int.
+        qr = segno.make_qr(content, error="m", boost_error=False)  # type: ignore[arg-type]
     except segno.DataOverflowError as exc:
         raise ValueError("o texto do código QR do crachá é longo demais") from exc
     matrix = qr.matrix  # rows top to bottom, 1 = dark, without the quiet zone

@@ -20,6 +20,8 @@ verdicts out.  Every verdict carries its article and a pt_BR sentence.
 * :mod:`~motodesk.rules.accidents` — accident reports and the inspection they require (Art. 31 G2 II, G4 I);
 * :mod:`~motodesk.rules.document_gate` — what a certificate, transit authorization or badge vouches for
   on the day it prints (Art. 3º, 4º § 1º, 5º, 6º § 1º, 7º, 31 G4 I);
+* :mod:`~motodesk.rules.campaign` — the yearly re-registration campaign: who is called, the counter's slots,
+  what a no-show supports (Art. 4º § 1º, 5º § 2º, 30 G1 I–II);
 * :mod:`~motodesk.rules.periods` — how years and days are counted (Código Civil, art. 132);
 * :mod:`~motodesk.rules.document` — ``docs/rules.md``, generated from all of the above.
 

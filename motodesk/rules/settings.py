@@ -22,12 +22,15 @@ ourselves (see :func:`describe_settings`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from datetime import date
+from datetime import date, time
 from decimal import Decimal
 from typing import Any
 
 from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, Fee, FeeAct, fee_problems
 from motodesk.rules.infractions import Penalty, Severity
+
+#: Until the secretariat publishes its page: an address on the prefeitura's domain, to be confirmed.
+DEFAULT_VERIFIER_BASE_URL = "https://verificar.patrocinio.mg.gov.br/cracha/"
 
 
 def _setting(default: Any, article: str, label: str) -> Any:
@@ -158,12 +161,36 @@ class LawSettings:
         "Penalidades para infração gravíssima",
     )
 
+    # --- The yearly re-registration campaign (Art. 4º, § 1º; Art. 5º, § 2º; Art. 30, Grupo 1, I–II) ---
+    campaign_slots_per_day: int = _setting(
+        16, "Art. 4º, § 1º; Art. 5º, § 2º", "Recadastramento: atendimentos por dia útil no balcão"
+    )
+    campaign_slot_minutes: int = _setting(
+        20, "Art. 4º, § 1º; Art. 5º, § 2º", "Recadastramento: duração de cada atendimento (minutos)"
+    )
+    campaign_opening_hours: tuple[str, ...] = _setting(
+        ("08:00-11:30", "13:00-17:00"),
+        "Art. 4º, § 1º; Art. 5º, § 2º",
+        "Recadastramento: horário de atendimento do balcão (faixas HH:MM-HH:MM)",
+    )
+    campaign_place: str = _setting(
+        "SESTRAN – Setor de Cadastro, Prefeitura Municipal de Patrocínio",
+        "Art. 4º, § 1º",
+        "Recadastramento: local do atendimento impresso na carta de convocação",
+    )
+
     # --- LGPD: how long personal data of people with no business is kept -----------------------
     retention_years: int = _setting(
         5,
         "LGPD (Lei nº 13.709/2018), art. 15, I, e art. 16",
         "Anos sem permissão, requerimento ou processo de infração após os quais os dados pessoais "
         "podem ser anonimizados",
+    )
+    # --- The public badge verifier (Art. 13, VI: the badge identifies the holder to passengers) ----
+    verifier_base_url: str = _setting(
+        DEFAULT_VERIFIER_BASE_URL,
+        "Art. 13, VI; Art. 5º, § 4º",
+        "Endereço da página pública de verificação dos crachás (https://…), para onde aponta o código QR",
     )
     # --- Fees of the counter's acts (Art. 6º, § 6º: "a título oneroso") -----------------------
     fee_application_brl: Decimal = _setting(Decimal("0.00"), "Art. 6º, § 6º", "Taxa de requerimento (R$; 0 = sem taxa)")
@@ -195,6 +222,15 @@ class LawSettings:
         ):
             if getattr(self, name) < 0:
                 problems.append(f"{_label(name)} não pode ser negativo")
+        if self.campaign_slots_per_day < 1:
+            problems.append(f"{_label('campaign_slots_per_day')} deve ser de pelo menos 1")
+        if self.campaign_slot_minutes < 5:
+            problems.append(f"{_label('campaign_slot_minutes')} deve ser de pelo menos 5 minutos")
+        try:
+            if not opening_windows(self.campaign_opening_hours):
+                problems.append(f"{_label('campaign_opening_hours')}: informe ao menos uma faixa")
+        except ValueError as exc:
+            problems.append(f"{_label('campaign_opening_hours')}: {exc}")
         if self.retention_years < 1:
             problems.append(f"{_label('retention_years')} deve ser de pelo menos 1 ano")
         if not 1 <= self.crlv_previous_year_accepted_until_month <= 12:
@@ -210,6 +246,12 @@ class LawSettings:
                 problems.append(f"A multa de infração {severity.label.lower()} não pode ser negativa")
             if not self.penalties(severity):
                 problems.append(f"Informe ao menos uma penalidade para infração {severity.label.lower()}")
+        url = self.verifier_base_url
+        if (not isinstance(url, str) or not url.startswith("https://") or len(url) > 120 or "#" in url
+                or any(ch.isspace() or not ch.isprintable() or not ch.isascii() for ch in url)
+                or len(url) <= len("https://")):
+            problems.append(f"{_label('verifier_base_url')} deve ser um endereço https:// sem espaços nem '#', "
+                            "de até 120 caracteres")
         if self.ufm_value_brl < 0:
             problems.append("O valor da UFM não pode ser negativo")
         for act in FeeAct:
@@ -237,6 +279,25 @@ class LawSettings:
         """Penalties the Decree admits for this classification (Art. 34)."""
         value: tuple[Penalty, ...] = getattr(self, f"penalties_{severity.value}")
         return value
+
+
+def opening_windows(ranges: tuple[str, ...]) -> tuple[tuple[time, time], ...]:
+    """``("08:00-11:30", "13:00-17:00")`` as (start, end) pairs in order; ValueError in pt_BR when malformed."""
+    windows: list[tuple[time, time]] = []
+    for text in ranges:
+        parts = text.replace("–", "-").replace(" ", "").split("-")
+        try:
+            if len(parts) != 2:
+                raise ValueError
+            start, end = (time.fromisoformat(p) for p in parts)
+        except ValueError:
+            raise ValueError(f"faixa '{text}' não está no formato HH:MM-HH:MM") from None
+        if end <= start:
+            raise ValueError(f"a faixa '{text}' termina antes de começar")
+        if windows and start < windows[-1][1]:
+            raise ValueError(f"a faixa '{text}' se sobrepõe à anterior ou está fora de ordem")
+        windows.append((start, end))
+    return tuple(windows)
 
 
 #: Fields whose defaults are stand-ins until the Decree of Art. 34, parágrafo

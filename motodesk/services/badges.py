@@ -25,11 +25,19 @@ claim is exactly one the print log recorded (its SHA-256, the signing key; for o
 validity against the register) — a badge signed with a leaked key but never printed reads forged —
 then the register: forged, revoked,
 cancelled, suspended, expired, superseded or valid.  :func:`verify_offline` needs only the public key
-and can tell forged, expired and valid apart.
+and can tell forged, expired and valid apart.  Both take the badge's QR text -- the verifier page's
+address with the token as its fragment -- or the bare token, and call a text with no token in it
+"not a badge" (never "forged").
+
+**The public verifier.**  :func:`publish_verifier` writes the static page a passenger's phone opens
+from the QR (:mod:`motodesk.commands.verifier`) with the public keys; :func:`publish_status` writes
+the signed status list (suspended, revoked, cancelled permits, deputies' states, the copy in use of
+each badge reprinted) the page fetches to tell a valid badge from a withdrawn one without a server.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import typing
@@ -43,14 +51,17 @@ from typing import Literal
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
-from motodesk.models import BadgePrint, Blob, DeputyLink, Permit, Person, Photo, Setting, Vehicle
+from motodesk.models import BadgePrint, Blob, CardUse, DeputyLink, Permit, Person, Photo, Setting, Vehicle
 from motodesk.printing.badge import BadgeData, render_badges
 from motodesk.printing.token import (
     BadgeClaim,
     ForgedTokenError,
+    NotABadgeError,
     cpf_digest,
     generate_keypair,
+    public_key_raw,
     sign_claim,
+    sign_status,
     verify_token,
 )
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -59,7 +70,7 @@ from motodesk.rules.fees import FeeAct
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
-from motodesk.services import fees
+from motodesk.services import card_stock, fees
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import (
@@ -79,8 +90,11 @@ FIRST_PRINT_REASON = "Primeira via"
 MAX_REASON = 500
 MAX_BATCH = 5000
 Layout = Literal["card", "a4"]
-#: What a preview's QR says: an unsigned text of a real token's length, so the code looks the same size.
-PREVIEW_TOKEN = ("PREVIA-SEM-VALOR-" * 10)[:170]
+def preview_token(claim: BadgeClaim) -> str:
+    """What a preview's QR says instead of the token: an unsigned text as long as the token of *claim*
+    would be, so the code looks the same size (and reads "não é um crachá" on any verifier)."""
+    length = len("MD1.") + -(-len(claim.canonical_bytes()) * 8 // 5) + 1 + 103
+    return ("PREVIA-SEM-VALOR-" * (length // 17 + 1))[:length]
 
 
 # --- the key pair ----------------------------------------------------------------------------
@@ -262,6 +276,7 @@ class PrintedBadge:
     issue_no: int
     holder_kind: str  # titular | preposto
     holder_name: str
+    qr_text: str = ""  # what its QR code holds: the verifier page's address with the signed token
 
 
 @dataclass(frozen=True)
@@ -279,6 +294,7 @@ class BadgePrintRow:
     holder_kind: str
     reason: str
     layout: str
+    card_serial: str | None = None  # the pre-numbered card it was printed on
 
 
 @dataclass
@@ -374,10 +390,14 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
         valid_until = badge_valid_until(permit)
         kind = "preposto" if link else "titular"
         digest: str | None = None
+        plate = format_plate(plates[permit.vehicle_id]) if permit.vehicle_id in plates else "—"
+        # The claim carries what the badge prints, for the public verifier page (Art. 13, VI).
+        claim = BadgeClaim.for_badge(permit.number, bearer.cpf, valid_until, issue_no, kind,
+                                     service_code=permit.service_type.code, plate=plate,
+                                     holder_name=bearer.full_name)
         if preview:
-            token = PREVIEW_TOKEN
+            token = preview_token(claim)
         else:
-            claim = BadgeClaim(permit.number, cpf_digest(bearer.cpf), valid_until, issue_no, kind)
             token = sign_claim(claim, private_pem)
             digest = claim_digest(claim)
         data = BadgeData(
@@ -385,13 +405,14 @@ def _plan(s: Session, requests: Sequence[BadgeRequest], private_pem: bytes, on: 
             service=permit.service_type,
             holder_name=bearer.full_name,
             cpf_masked=mask_cpf(bearer.cpf),
-            plate=format_plate(plates[permit.vehicle_id]) if permit.vehicle_id in plates else "—",
+            plate=plate,
             valid_until=valid_until,
             photo_jpeg=photos.get(bearer.id),
             token=token,
             issue_no=issue_no,
             is_deputy=link is not None,
             holder_of_deputy=holder.full_name if link else None,
+            qr_base_url=settings.verifier_base_url,
         )
         planned.append(_Planned(request, permit.id, link.id if link else None, current, data, digest))
     if missing_reason:
@@ -437,11 +458,13 @@ def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layo
 @requires(*PRINTERS)
 def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason: str | None = None,
                  layout: Layout = "card", offset_mm: tuple[float, float] = (0.0, 0.0),
-                 on: date | None = None) -> PrintedBadges:
+                 on: date | None = None, card_serials: Sequence[str] | None = None) -> PrintedBadges:
     """Sign, number and log the badges, and return their PDF (one page per face, or A4 sheets).
 
     A first print is logged as "Primeira via"; a reprint needs ``reason`` and raises the issue
     number, so the previous copy stops verifying. Nothing is written when anything is refused.
+    ``card_serials``: the pre-numbered card of each badge, in the PDF's order (see
+    :mod:`motodesk.services.card_stock`, which says when they are required).
     """
     requests = _requests(items)
     reason = " ".join((reason or "").split()) or None
@@ -480,8 +503,10 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
                          "reason": FIRST_PRINT_REASON if p.old_issue == 0 else (reason or ""), "layout": layout})
         s.flush()
         s.execute(insert(BadgePrint), rows)
+        card_stock.record_uses(s, ctx.user.login, now, layout, rows, card_serials)
     return PrintedBadges(pdf, [PrintedBadge(p.permit_id, p.data.permit_number, p.data.issue_no,
-                                            "preposto" if p.link_id else "titular", p.data.holder_name)
+                                            "preposto" if p.link_id else "titular", p.data.holder_name,
+                                            p.data.qr_text)
                                for p in planned], layout)
 
 
@@ -489,10 +514,11 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
 def print_log(ctx: AppContext, permit_id: int) -> list[BadgePrintRow]:
     """Every print and reprint of a permit's badges, newest first."""
     with ctx.read() as s:
-        rows = s.scalars(select(BadgePrint).where(BadgePrint.permit_id == permit_id)
+        rows = s.execute(select(BadgePrint, CardUse.serial).outerjoin(CardUse, CardUse.badge_print_id == BadgePrint.id)
+                         .where(BadgePrint.permit_id == permit_id)
                          .order_by(BadgePrint.printed_at.desc(), BadgePrint.id.desc())).all()
     return [BadgePrintRow(r.printed_at, r.printed_by, r.issue_no, "preposto" if r.deputy_link_id else "titular",
-                          r.reason, r.layout) for r in rows]
+                          r.reason, r.layout, serial) for r, serial in rows]
 
 
 # --- verification ----------------------------------------------------------------------------
@@ -509,6 +535,7 @@ class BadgeStatus(StrEnum):
     DEPUTY_SUSPENDED = "deputy_suspended"  # a penalty of the deputy (Art. 34, III)
     DEPUTY_REVOKED = "deputy_revoked"  # cassação of the deputy (Art. 34, IV)
     FORGED = "forged"
+    NOT_A_BADGE = "not_a_badge"  # the text holds no badge token at all (a CNH's QR, an address, junk)
 
     @property
     def label(self) -> str:
@@ -523,6 +550,7 @@ class BadgeStatus(StrEnum):
             "deputy_suspended": "PREPOSTO SUSPENSO",
             "deputy_revoked": "PREPOSTO CASSADO",
             "forged": "CRACHÁ FALSIFICADO",
+            "not_a_badge": "NÃO É UM CRACHÁ",
         }[self.value]
 
     @property
@@ -539,6 +567,7 @@ class BadgeStatus(StrEnum):
             "revoked": "#c62828",
             "cancelled": "#c62828",
             "forged": "#b71c1c",
+            "not_a_badge": "#455a64",
         }[self.value]
 
 
@@ -576,6 +605,11 @@ def _forged(online: bool, detail: str = "") -> BadgeVerification:
     return BadgeVerification(BadgeStatus.FORGED, message, online)
 
 
+def _not_a_badge(online: bool) -> BadgeVerification:
+    return BadgeVerification(BadgeStatus.NOT_A_BADGE, NotABadgeError.MESSAGE + " O texto lido não traz o código "
+                             "assinado de um crachá (confira se foi lido o código QR do verso do crachá).", online)
+
+
 def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: date | None = None) -> BadgeVerification:
     """Signature and printed validity only, with the public key (or the current and retired keys of
     :func:`public_keys`): no register needed (street checks)."""
@@ -586,22 +620,26 @@ def verify_offline(text: str, public_pem: bytes | Sequence[bytes], *, today: dat
         try:
             claim = verify_token(text, key)
             break
+        except NotABadgeError:
+            return _not_a_badge(False)
         except ForgedTokenError:
             continue
     if claim is None:
         return _forged(False)
     who = "titular" if claim.holder_kind == "titular" else "preposto"
     note = (" Verificação sem o cadastro: suspensão, cassação e substituição da via não foram conferidas.")
+    # What the badge prints, as its signed claim says (badges printed before the public verifier: nothing).
+    service = next((t for t in ServiceType if t.code == claim.service_code), None)
     if claim.valid_until < today:
         return BadgeVerification(
             BadgeStatus.EXPIRED, f"Crachá de {claim.permit_number} ({who}) vencido em "
             f"{format_date(claim.valid_until)} (Art. 4º, § 1º).{note}", False, claim.permit_number,
-            holder_kind=claim.holder_kind, valid_until=claim.valid_until, issue_no=claim.issue_no)
+            holder_kind=claim.holder_kind, valid_until=claim.valid_until, issue_no=claim.issue_no, service=service, holder_name=claim.holder_name)
     return BadgeVerification(
         BadgeStatus.VALID, f"Assinatura autêntica: crachá de {claim.permit_number} ({who}), "
         f"{claim.issue_no}ª via, válido até {format_date(claim.valid_until)}.{note}", False,
         claim.permit_number, holder_kind=claim.holder_kind, valid_until=claim.valid_until,
-        issue_no=claim.issue_no)
+        issue_no=claim.issue_no, service=service, holder_name=claim.holder_name)
 
 
 @requires(*READERS)
@@ -613,6 +651,8 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
     for public in _verification_keys(ctx):
         try:
             claim = verify_token(text, public)
+        except NotABadgeError:
+            return _not_a_badge(True)
         except ForgedTokenError:
             continue
         signer = key_id(public)
@@ -728,3 +768,179 @@ def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
     who = "titular" if link is None else "preposto"
     return BadgeStatus.VALID, (f"{instrument.capitalize()} {permit.number} em vigor ({who}), "
                                f"{claim.issue_no}ª via, válido até {format_date(claim.valid_until)}.")
+
+
+# --- the public verifier: its static site and the signed status list --------------------------
+
+STATUS_FILE = "status.json"
+KEYS_FILE = "keys.json"
+STATUS_FORMAT = "motodesk-status/1"
+SIGNED_STATUS_FORMAT = "motodesk-status-signed/1"
+KEYS_FORMAT = "motodesk-keys/1"
+PUBLISHERS = (Role.ADMIN, Role.SUPERVISOR, Role.CLERK)
+
+
+@dataclass(frozen=True)
+class PublishedStatus:
+    path: Path
+    issued_at: datetime
+    key_id: str
+    permits: int  # permits listed (suspended, revoked, cancelled, ended)
+    deputies: int  # deputies listed (suspended, revoked, unlinked)
+    reprinted: int  # badges with an older, superseded copy
+
+
+def _iso_day(day: date | None) -> str | None:
+    return day.isoformat() if day else None
+
+
+def _status_body(s: Session, issued_at: datetime, signer: str, today: date) -> dict[str, object]:
+    """What the page needs to tell a valid badge from a withdrawn one, and nothing personal.
+
+    Permits by number (their state, as the register's ``_register_status`` judges it); deputies by
+    permit number and the CPF digest their badge's QR already carries; the copy in use of every badge
+    reprinted (an older copy reads "substituído"). Names, CPFs and plates are never listed: the page
+    shows only what the scanned badge's own signed claim says.
+    """
+    permits_listed: dict[str, dict[str, str | None]] = {}
+    copies: dict[str, int] = {}
+    for number, state, until, ended, issue in s.execute(select(
+            Permit.number, Permit.state, Permit.suspended_until, Permit.ended_on, Permit.badge_issue_no)
+            .where(Permit.badge_issue_no > 0).order_by(Permit.number)).all():
+        if state is PermitState.SUSPENDED:
+            permits_listed[number] = {"state": "suspended", "until": _iso_day(until)}
+        elif state in (PermitState.REVOKED, PermitState.CANCELLED, PermitState.EXPIRED):
+            permits_listed[number] = {"state": state.value, "on": _iso_day(ended)}
+        elif state is not PermitState.ACTIVE:
+            permits_listed[number] = {"state": "revoked", "on": _iso_day(ended)}
+        if issue > 1:
+            copies[f"{number}|T"] = issue
+    deputies: dict[str, dict[str, str | None]] = {}
+    for number, cpf, link in s.execute(
+            select(Permit.number, Person.cpf, DeputyLink)
+            .join(DeputyLink, DeputyLink.permit_id == Permit.id)
+            .join(Person, Person.id == DeputyLink.deputy_person_id)
+            .where(DeputyLink.badge_issue_no > 0).order_by(Permit.number, DeputyLink.id)).all():
+        key = f"{number}|{cpf_digest(cpf)}"
+        if link.revoked:
+            deputies[key] = {"state": "revoked", "on": _iso_day(link.end_on)}
+        elif link.end_on is not None:
+            deputies[key] = {"state": "unlinked", "on": _iso_day(link.end_on)}
+        elif link.suspended_until is not None and today < link.suspended_until:
+            deputies[key] = {"state": "suspended", "until": _iso_day(link.suspended_until)}
+        else:
+            deputies.pop(key, None)  # a newer link of the same person, in force
+        if link.badge_issue_no > 1:
+            copies[f"{number}|P|{cpf_digest(cpf)}"] = link.badge_issue_no
+    return {
+        "format": STATUS_FORMAT,
+        "issued_at": issued_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "key_id": signer,
+        "permits": permits_listed,
+        "deputies": deputies,
+        "copies": copies,
+    }
+
+
+def _signed_status(ctx: AppContext, now: datetime | None) -> tuple[bytes, dict[str, object]]:
+    issued_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    private_pem, public_pem = _key_pair(ctx)
+    signer = key_id(public_pem)
+    with ctx.read() as s:
+        body = _status_body(s, issued_at, signer, local_today())
+    raw = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    envelope = {
+        "format": SIGNED_STATUS_FORMAT,
+        "key_id": signer,
+        "body": base64.b64encode(raw).decode("ascii"),
+        "signature": base64.b64encode(sign_status(raw, private_pem)).decode("ascii"),
+    }
+    return (json.dumps(envelope, indent=1) + "\n").encode("ascii"), body
+
+
+@requires(*PUBLISHERS)
+def status_list(ctx: AppContext, *, now: datetime | None = None) -> bytes:
+    """The signed status list (``status.json``) the public verifier page fetches."""
+    return _signed_status(ctx, now)[0]
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Replace *path* in one step: a web server never serves half a file."""
+    import os
+
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def _out_dir(out_dir: Path) -> Path:
+    out = Path(out_dir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível criar a pasta {out}: {exc.strerror or exc}.") from None
+    if not out.is_dir():
+        raise MotodeskError(f"{out} não é uma pasta.")
+    return out
+
+
+@requires(*PUBLISHERS)
+def publish_status(ctx: AppContext, out_dir: Path, *, now: datetime | None = None) -> PublishedStatus:
+    """Write ``status.json`` (signed with the badge key) into the verifier's folder."""
+    out = _out_dir(out_dir)
+    data, body = _signed_status(ctx, now)
+    path = out / STATUS_FILE
+    try:
+        _write_atomic(path, data)
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível gravar {path}: {exc.strerror or exc}.") from None
+    copies = typing.cast(dict[str, int], body["copies"])
+    return PublishedStatus(path, datetime.strptime(str(body["issued_at"]), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC),
+                           str(body["key_id"]), len(typing.cast(dict[str, object], body["permits"])),
+                           len(typing.cast(dict[str, object], body["deputies"])), len(copies))
+
+
+@requires(*PUBLISHERS)
+def verifier_keys(ctx: AppContext) -> bytes:
+    """``keys.json``: every public key that verifies badges (current first), raw for the browser."""
+    keys = _verification_keys(ctx)
+    document = {
+        "format": KEYS_FORMAT,
+        "keys": [{"id": key_id(pem), "ed25519": base64.b64encode(public_key_raw(pem)).decode("ascii"),
+                  "current": i == 0} for i, pem in enumerate(keys)],
+    }
+    return (json.dumps(document, indent=1) + "\n").encode("ascii")
+
+
+@dataclass(frozen=True)
+class PublishedVerifier:
+    out_dir: Path
+    files: list[str]
+    status: PublishedStatus
+    base_url: str
+
+
+@requires(*PUBLISHERS)
+def publish_verifier(ctx: AppContext, out_dir: Path, *, now: datetime | None = None) -> PublishedVerifier:
+    """Write the public verifier's static site: the page, its script, CSS and service worker, the
+    vendored Ed25519 code with its licence, the public keys and a fresh status list."""
+    from motodesk.resources import resource_path
+
+    out = _out_dir(out_dir)
+    source = resource_path("verifier")
+    written: list[str] = []
+    try:
+        for item in sorted(source.rglob("*")):
+            if item.is_file() and not item.name.startswith(".") and item.suffix != ".py" \
+                    and "__pycache__" not in item.parts:
+                relative = item.relative_to(source)
+                (out / relative).parent.mkdir(parents=True, exist_ok=True)
+                _write_atomic(out / relative, item.read_bytes())
+                written.append(relative.as_posix())
+        _write_atomic(out / KEYS_FILE, verifier_keys(ctx))
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível gravar o verificador em {out}: {exc.strerror or exc}.") from None
+    written.append(KEYS_FILE)
+    status = publish_status(ctx, out, now=now)
+    written.append(STATUS_FILE)
+    return PublishedVerifier(out, written, status, law_settings(ctx).verifier_base_url)

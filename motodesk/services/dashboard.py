@@ -1,5 +1,6 @@
 """The supervisor's dashboard: permits by service and state, the mototáxi quota (Art. 10, I; Art. 39),
-the deadlines of this month and the infractions of the last 12 months by group (Art. 33).
+the deadlines of this month, the infractions of the last 12 months by group (Art. 33) and the progress of
+the yearly re-registration campaign (Art. 4º, § 1º).
 
 A handful of aggregate queries (GROUP BY in the database), so it costs the same with 300 or 300,000
 people; the screen draws the figures as charts.
@@ -17,6 +18,8 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
 from motodesk.rules.infractions import UNLICENSED_CODE, Severity
 from motodesk.rules.periods import add_months
+from motodesk.services.campaigns import CampaignProgress
+from motodesk.services.campaigns import progress as campaign_progress
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.settings import law_settings
@@ -53,6 +56,8 @@ class DashboardData:
     # group (1–4, Art. 33) -> count per month; key 0: Art. 32 (service without permit), counted apart
     # from the groups of Art. 33, which classify the infractions of holders and deputies only.
     infractions: dict[int, tuple[int, ...]]
+    # The yearly re-registration campaign (Art. 4º, § 1º): the open one, else the last; None before the first.
+    campaign: CampaignProgress | None = None
 
     def in_force(self, service: ServiceType) -> int:
         counts = self.permits.get(service, {})
@@ -116,4 +121,5 @@ def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
         bucket[row.kind] = bucket.get(row.kind, 0) + 1
     months = tuple(f"{MONTHS_PT[m.month - 1]}/{m.year % 100:02d}" for m in month_keys)
     return DashboardData(today, datetime.now(LOCAL_TZ).replace(tzinfo=None, microsecond=0), permits, figures,
-                         due, overdue, months, {g: tuple(v) for g, v in infractions.items()})
+                         due, overdue, months, {g: tuple(v) for g, v in infractions.items()},
+                         campaign_progress(ctx, today=today))

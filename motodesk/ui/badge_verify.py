@@ -1,7 +1,9 @@
 """Verify a badge: a USB scanner types the QR's text into a line (ending with Enter), or a clerk pastes it.
 
-The verdict fills a big coloured band (valid, expired, suspended, revoked, cancelled, superseded,
-forged); when valid, the holder's photo and name are shown so the inspector can compare the face.
+The QR holds the public verifier page's address with the signed token as its fragment; the line
+accepts that address or the bare token. The verdict fills a big coloured band (valid, expired,
+suspended, revoked, cancelled, superseded, forged -- a badge whose signature or register entry fails --
+or "not a badge" for a text that holds no badge token at all); when valid, the holder's photo and name are shown so the inspector can compare the face.
 Without the database (network down) the check falls back to the public key read when the window
 opened: signature and printed validity only, and the screen says so.
 """
@@ -48,12 +50,13 @@ class BadgeVerifyDialog(QDialog):
         except MotodeskError:
             self._public_key = None  # verified online only; offline fallback unavailable
 
-        hint = QLabel("Aponte o leitor para o código QR do crachá, ou cole o texto do código e tecle Enter.")
+        hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
+                      "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
         hint.setWordWrap(True)
         self.scan = QLineEdit()
         self.scan.setObjectName("scan")
         self.scan.setMaxLength(MAX_INPUT)
-        self.scan.setPlaceholderText("Texto do código QR (MD1.…)")
+        self.scan.setPlaceholderText("Texto do código QR (https://…#MD1.…)")
         self.scan.setClearButtonEnabled(True)
         self.scan.returnPressed.connect(self.verify)
         self.verify_button = QPushButton("Verificar")
@@ -174,7 +177,7 @@ class BadgeVerifyDialog(QDialog):
             message += " (Sem conexão com o banco de dados.)"
         self.message.setText(message)
         self._clear_person()
-        if result.status is BadgeStatus.FORGED:
+        if result.status in (BadgeStatus.FORGED, BadgeStatus.NOT_A_BADGE):
             return
         if result.holder_name:
             self.name.setText(result.holder_name)

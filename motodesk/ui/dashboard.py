@@ -2,8 +2,14 @@
 
 Four charts: permits by service and state; mototáxi permits in force against the quota of Art. 10, I
 (the figure Art. 39's study re-evaluates); this month's deadlines, overdue and still to fall due;
-the infractions of the last 12 months by group (Art. 33). "Imprimir" paints the charts into a PDF
-that the shared preview prints at true size or saves.
+the infractions of the last 12 months by group (Art. 33). Above them, the progress of the yearly
+re-registration campaign (Art. 4º, § 1º). "Imprimir" paints the sheet into a PDF that the shared
+preview prints at true size or saves.
+
+Readable at the counter's 1366x768 (issue 18, item 11): short category labels (the deadline kinds'
+full names are in the tooltips of the Prazos page), titles that fit half the window, axis and legend
+text at :data:`LABEL_POINTS` at least. The figures load through :class:`~motodesk.ui.ops.ServiceOp`
+and follow the change bus, so any change made elsewhere shows the next time the dashboard is seen.
 """
 
 from __future__ import annotations
@@ -22,22 +28,66 @@ from PySide6.QtCharts import (
 )
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMargins, QMarginsF, QPoint, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPageLayout, QPageSize, QPainter, QPdfWriter
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 from shiboken6 import isValid
 
-from motodesk.models.db import DatabaseError
 from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.deadlines import DeadlineKind
 from motodesk.services.context import AppContext
 from motodesk.services.dashboard import STATES, DashboardData, dashboard, group_label
-from motodesk.services.errors import MotodeskError
-from motodesk.ui.background import BackgroundOp
-from motodesk.ui.errors import show_error
+from motodesk.ui.changes import follow_changes
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 
 STATE_COLOURS = {PermitState.ACTIVE: "#2e7d32", PermitState.SUSPENDED: "#ef6c00", PermitState.EXPIRED: "#9e9e9e",
                  PermitState.CANCELLED: "#546e7a", PermitState.REVOKED: "#c62828"}
 GROUP_COLOURS = {1: "#90caf9", 2: "#42a5f5", 3: "#ef6c00", 4: "#c62828", 0: "#6d4c41"}  # 0: Art. 32
+#: Smallest point size of axis labels and legends (readable at 1366x768 and on the A4 printout).
+LABEL_POINTS = 9.0
+#: The deadline kinds in a few words: the chart's category axis leaves the bars most of the width.
+SHORT_KIND_LABELS: dict[DeadlineKind, str] = {
+    DeadlineKind.MEDICAL: "Atestado médico",
+    DeadlineKind.REGISTRATION_CERTIFICATE: "Certificado de registro",
+    DeadlineKind.CRIMINAL_CERTIFICATES: "Certidões criminais",
+    DeadlineKind.VEHICLE_USEFUL_LIFE: "Vida útil do veículo",
+    DeadlineKind.INSPECTION: "Vistoria",
+    DeadlineKind.PERMIT_TERM: "Prazo da permissão",
+    DeadlineKind.CNH: "CNH",
+    DeadlineKind.PASSENGER_INSURANCE: "Seguro de passageiros",
+    DeadlineKind.DEPUTY_DEREGISTRATION: "Baixa de preposto",
+    DeadlineKind.ACCIDENT_REPORT: "Aviso de acidente",
+    DeadlineKind.DEFENCE_PERIOD: "Prazo de defesa",
+    DeadlineKind.APPEAL_PERIOD: "Prazo de recurso",
+}
+
+
+def short_group_label(group: int) -> str:
+    """The legend's words for a group: "G3 Grave", "Art. 32" (the full "Grupo 3 – Grave" would be cut)."""
+    if group == 0:
+        return "Art. 32"
+    return "G" + group_label(group).removeprefix("Grupo ").replace(" – ", " ")
+
+
+def _readable(chart: QChart) -> QChart:
+    """Axis labels and legend at :data:`LABEL_POINTS` at least (Qt's default is smaller on Windows)."""
+    for axis in chart.axes():
+        font = QFont(axis.labelsFont())
+        font.setPointSizeF(max(LABEL_POINTS, font.pointSizeF()))
+        axis.setLabelsFont(font)
+    legend = chart.legend()
+    font = QFont(legend.font())
+    font.setPointSizeF(max(LABEL_POINTS, font.pointSizeF()))
+    legend.setFont(font)
+    return chart
 
 
 def _int_axis(maximum: int) -> QValueAxis:
@@ -92,13 +142,13 @@ def permits_chart(data: DashboardData) -> QChart:
     axis_y = _int_axis(max((v for counts in data.permits.values() for v in counts.values()), default=0))
     chart.addAxis(axis_y, Qt.AlignmentFlag.AlignLeft)
     series.attachAxis(axis_y)
-    return chart
+    return _readable(chart)
 
 
 def quota_chart(data: DashboardData) -> QChart:
     q = data.quota
     population = f"{q.population:,}".replace(",", ".")
-    chart = _chart(f"Mototáxi: permissões em vigor × vagas (Art. 10, I) — {population} hab. (IBGE {q.population_year})")
+    chart = _chart(f"Mototáxi em vigor × vagas (Art. 10, I) – {population} hab. (IBGE {q.population_year})")
     series = QBarSeries()
     series.append(_bar_set("Vagas (1 por 2.000 habitantes)", [q.quota], "#1565c0"))
     series.append(_bar_set("Em vigor", [q.in_force], "#2e7d32"))
@@ -114,33 +164,33 @@ def quota_chart(data: DashboardData) -> QChart:
     axis_y = _int_axis(max(q.quota, q.in_force))
     chart.addAxis(axis_y, Qt.AlignmentFlag.AlignLeft)
     series.attachAxis(axis_y)
-    return chart
+    return _readable(chart)
 
 
 def deadlines_chart(data: DashboardData) -> QChart:
     chart = _chart(f"Prazos deste mês ({data.today:%m/%Y}): vencidos e a vencer")
-    kinds = sorted(set(data.deadlines_this_month) | set(data.overdue), key=lambda k: k.label)
+    kinds = sorted(set(data.deadlines_this_month) | set(data.overdue), key=lambda k: SHORT_KIND_LABELS[k])
     series = QHorizontalStackedBarSeries()
     series.append(_bar_set("Vencidos", [data.overdue.get(k, 0) for k in kinds], "#c62828"))
     series.append(_bar_set("A vencer neste mês", [data.deadlines_this_month.get(k, 0) for k in kinds], "#ef6c00"))
     series.setLabelsVisible(True)
     chart.addSeries(series)
     axis_y = QBarCategoryAxis()
-    axis_y.append([k.label for k in kinds] or ["Nenhum prazo"])
+    axis_y.append([SHORT_KIND_LABELS[k] for k in kinds] or ["Nenhum prazo"])
     chart.addAxis(axis_y, Qt.AlignmentFlag.AlignLeft)
     series.attachAxis(axis_y)
     top = max((data.overdue.get(k, 0) + data.deadlines_this_month.get(k, 0) for k in kinds), default=0)
     axis_x = _int_axis(top)
     chart.addAxis(axis_x, Qt.AlignmentFlag.AlignBottom)
     series.attachAxis(axis_x)
-    return chart
+    return _readable(chart)
 
 
 def infractions_chart(data: DashboardData) -> QChart:
-    chart = _chart("Autos de infração nos últimos 12 meses, por grupo (Art. 33) e sem permissão (Art. 32)")
+    chart = _chart("Autos de infração em 12 meses: grupos do Art. 33 e Art. 32")
     series = QStackedBarSeries()
     for group in (1, 2, 3, 4, 0):
-        series.append(_bar_set(group_label(group), list(data.infractions[group]), GROUP_COLOURS[group]))
+        series.append(_bar_set(short_group_label(group), list(data.infractions[group]), GROUP_COLOURS[group]))
     chart.addSeries(series)
     axis_x = QBarCategoryAxis()
     axis_x.append(list(data.months))
@@ -152,7 +202,7 @@ def infractions_chart(data: DashboardData) -> QChart:
     axis_y = _int_axis(max(totals, default=0))
     chart.addAxis(axis_y, Qt.AlignmentFlag.AlignLeft)
     series.attachAxis(axis_y)
-    return chart
+    return _readable(chart)
 
 
 class DashboardWidget(QWidget):
@@ -165,8 +215,9 @@ class DashboardWidget(QWidget):
         self.ctx = ctx
         self.today = today
         self.data: DashboardData | None = None
+        self._generation = 0
 
-        self.refresh_button = QPushButton("Atualizar")
+        self.refresh_button = QPushButton("At&ualizar")
         self.refresh_button.setObjectName("refresh")
         self.refresh_button.clicked.connect(self.refresh)
         self.print_button = QPushButton("&Imprimir…")
@@ -184,18 +235,32 @@ class DashboardWidget(QWidget):
         self.figures = QLabel()
         self.figures.setObjectName("figures")
         self.figures.setWordWrap(True)
+        # The yearly re-registration campaign (Art. 4º, § 1º): hidden before the first one.
+        self.campaign_label = QLabel()
+        self.campaign_label.setObjectName("campaign_label")
+        self.campaign_label.setTextFormat(Qt.TextFormat.RichText)
+        self.campaign_bar = QProgressBar()
+        self.campaign_bar.setObjectName("campaign_bar")
+        self.campaign_bar.setFormat("%v de %m atendimentos concluídos")
+        self.campaign_bar.setMinimumWidth(280)
+        campaign_row = QHBoxLayout()
+        campaign_row.addWidget(self.campaign_label, 1)
+        campaign_row.addWidget(self.campaign_bar)
+        self.campaign_label.hide()
+        self.campaign_bar.hide()
         self.views: list[QChartView] = []
         grid = QGridLayout()
         for i in range(4):
             view = QChartView()
             view.setObjectName(f"chart_{i}")
             view.setRenderHint(QPainter.RenderHint.Antialiasing)
-            view.setMinimumSize(420, 260)
+            view.setMinimumSize(380, 220)
             self.views.append(view)
             grid.addWidget(view, i // 2, i % 2)
         sheet_layout = QVBoxLayout(self.sheet)
         sheet_layout.addWidget(self.heading)
         sheet_layout.addWidget(self.figures)
+        sheet_layout.addLayout(campaign_row)
         sheet_layout.addLayout(grid, 1)
 
         buttons = QHBoxLayout()
@@ -207,20 +272,29 @@ class DashboardWidget(QWidget):
         layout.addWidget(self.sheet, 1)
         self.refresh()
 
-    def refresh(self) -> None:
-        self.refresh_button.setEnabled(False)
-        BackgroundOp(lambda: dashboard(self.ctx, self.today)).on_success(self.show_data) \
-            .on_failure(self._failed).run()
+        follow_changes(self, self.refresh)  # a change anywhere: reload now if seen, else when next shown
 
-    def _failed(self, exc: BaseException) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        self.refresh_button.setEnabled(True)
-        self.heading.setText("<h3>Painel</h3>Não foi possível carregar os números.")
-        if isinstance(exc, (MotodeskError, DatabaseError)):
-            show_error(self, exc)
-        else:
-            raise exc
+    def refresh(self) -> None:
+        """Load the figures off the GUI thread; of loads that overlap, only the newest is shown."""
+        self._generation += 1
+        generation = self._generation
+        self.refresh_button.setEnabled(False)
+
+        def loaded(data: DashboardData) -> None:
+            if isValid(self) and generation == self._generation:
+                self.show_data(data)
+
+        ServiceOp(self, lambda: dashboard(self.ctx, self.today), lock=False, title="Painel") \
+            .success(loaded).failure(self._failed).finally_(lambda: self._done(generation)).run()
+
+    def _done(self, generation: int) -> None:
+        if isValid(self) and generation == self._generation:
+            self.refresh_button.setEnabled(True)
+
+    def _failed(self, exc: BaseException) -> bool:
+        if isValid(self):
+            self.heading.setText("<h3>Painel</h3>Não foi possível carregar os números.")
+        return not isValid(self)  # shown by ServiceOp (in pt_BR), unless the dashboard is gone
 
     def show_data(self, data: DashboardData) -> None:
         if not isValid(self):
@@ -239,6 +313,7 @@ class DashboardWidget(QWidget):
                  f"prazos: {overdue} vencido{'s' if overdue != 1 else ''} e {due} a vencer até o fim do mês",
                  f"autos de infração em 12 meses: {data.infractions_total}"]
         self.figures.setText(" · ".join(parts) + ".")
+        self._show_campaign(data)
         for view, chart in zip(self.views, (permits_chart(data), quota_chart(data), deadlines_chart(data),
                                             infractions_chart(data)), strict=True):
             old = view.chart()
@@ -246,6 +321,21 @@ class DashboardWidget(QWidget):
             if old is not None and old is not chart:
                 old.deleteLater()
         self.loaded.emit()
+
+    def _show_campaign(self, data: DashboardData) -> None:
+        p = data.campaign
+        self.campaign_label.setVisible(p is not None)
+        self.campaign_bar.setVisible(p is not None)
+        if p is None:
+            return
+        c = p.campaign
+        state = "aberto" if c.is_open else "encerrado"
+        self.campaign_label.setText(
+            f"<b>Recadastramento</b> de {format_date(c.period_start)} a {format_date(c.period_end)} ({state}): "
+            f"{p.scheduled} agendados · compareceram {p.attended} · faltaram {p.missed} · pendentes {p.pending}"
+            + (f" · hoje {p.today}" if c.is_open else ""))
+        self.campaign_bar.setMaximum(max(1, p.scheduled))
+        self.campaign_bar.setValue(p.attended + p.missed)
 
     def pdf_bytes(self) -> bytes:
         """The dashboard on one landscape A4 page (vector charts)."""

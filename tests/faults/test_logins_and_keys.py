@@ -20,7 +20,7 @@ from sqlalchemy import create_engine, func, make_url, select, text
 from tests_helpers import race  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, User
-from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
+from motodesk.printing.token import cpf_digest, sign_claim, verify_token
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.services import auth, badges, permits
 from motodesk.services.badges import BadgeStatus
@@ -232,8 +232,9 @@ def test_login_names_outside_the_safe_set_or_confusable_are_refused(ctx: AppCont
 def _printed(ctx: AppContext, supervisor: AppContext, clerk: AppContext, name: str = "Rita de Cássia Melo"):  # noqa: ANN202
     dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name=name)
     issued = permits.issue(supervisor, dossier.application_id)
-    badges.print_badges(clerk, [issued.id])
-    claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")
+    (badge,) = badges.print_badges(clerk, [issued.id]).badges
+    claim = verify_token(badge.qr_text, badges.public_key_pem(clerk))  # what the print signed, printed fields too
+    assert (claim.permit_number, claim.cpf_digest, claim.issue_no) == (issued.number, cpf_digest(dossier.cpf), 1)
     return dossier, issued, claim
 
 

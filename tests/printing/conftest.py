@@ -32,8 +32,15 @@ def make_token(keypair) -> Callable[..., str]:
         valid_until: date = date(2027, 3, 15),
         issue_no: int = 1,
         kind: str = "titular",
+        *,
+        name: str | None = "João Conceição Araújo",
+        plate: str = "ABC1D23",
     ) -> str:
-        return sign_claim(BadgeClaim(permit, cpf_digest(cpf), valid_until, issue_no, kind), private_pem)
+        """A signed token; with the printed fields (as badges are signed now) unless *name* is None."""
+        if name is None:
+            return sign_claim(BadgeClaim(permit, cpf_digest(cpf), valid_until, issue_no, kind), private_pem)
+        return sign_claim(BadgeClaim.for_badge(permit, cpf, valid_until, issue_no, kind, service_code=permit[:2],
+                                               plate=plate, holder_name=name), private_pem)
 
     return make
 

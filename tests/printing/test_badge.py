@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import date
 
 import pytest
+import segno
 import zxingcpp
 
 from motodesk.printing.badge import (
@@ -21,6 +22,8 @@ from motodesk.printing.badge import (
 from motodesk.printing.token import verify_token
 from motodesk.rules.common import ServiceType
 
+VERIFIER = "https://verificar.patrocinio.mg.gov.br/cracha/"
+
 
 @pytest.fixture
 def badge(make_token, photo) -> BadgeData:
@@ -34,6 +37,7 @@ def badge(make_token, photo) -> BadgeData:
         photo_jpeg=photo,
         token=make_token("MT-0007/2026", issue_no=2),
         issue_no=2,
+        qr_base_url=VERIFIER,
     )
 
 
@@ -58,8 +62,8 @@ def test_card_layout_is_cr80_front_then_back(badge, pdf):
         assert width == pytest.approx(85.60, abs=0.1)
         assert height == pytest.approx(53.98, abs=0.1)
     front, back = pdf.texts(render_badges([badge]))
-    assert "João Conceição Araújo" in front and "Verifique a autenticidade" not in front
-    assert "Verifique a autenticidade" in squash(back)
+    assert "João Conceição Araújo" in front and "aponte a câmera do celular" not in front
+    assert "aponte a câmera do celular" in squash(back)
 
 
 def test_front_shows_who_what_and_until_when(badge, pdf):
@@ -183,7 +187,8 @@ def test_deputy_badge_is_marked_with_the_holder(badge, make_token, pdf):
 
 def test_back_has_verification_copy_number_and_law(badge, pdf):
     back = squash(pdf.texts(render_badges([badge]))[1])
-    assert "Verifique a autenticidade: escaneie o código" in back
+    # The QR opens the public verifier page: the badge tells a passenger to use the phone's camera.
+    assert "Confira este crachá: aponte a câmera do celular para o código" in back
     assert "2ª via" in back
     assert "PREPOSTO" not in back
     assert "Lei Municipal nº 4.883/2017" in back
@@ -194,10 +199,39 @@ def test_qr_on_the_back_scans_at_300_dpi_and_verifies(badge, keypair, pdf):
     data = render_badges([badge])
     image = pdf.render(data, 2, dpi=300)
     results = zxingcpp.read_barcodes(image)
-    assert [r.text for r in results] == [badge.token]
+    assert [r.text for r in results] == [VERIFIER + "#" + badge.token] == [badge.qr_text]
     assert results[0].ec_level == "M"
     claim = verify_token(results[0].text, keypair[1])
     assert claim.permit_number == "MT-0007/2026" and claim.issue_no == 2
+    assert claim.holder_name == "João Conceição Araújo" and claim.plate == "ABC1D23"
+
+
+def test_the_address_is_byte_mode_and_the_token_alphanumeric(badge):
+    """Two segments keep the code two versions smaller than the whole address in byte mode."""
+    two = segno.make_qr([VERIFIER + "#", badge.token], error="m", boost_error=False)
+    one = segno.make_qr(badge.qr_text, error="m", boost_error=False, mode="byte")
+    assert two.version < one.version
+    assert two.version <= 10
+
+
+def test_the_longest_claim_still_scans_at_300_dpi(badge, make_token, keypair, pdf):
+    """An 80-character name (the claim's limit) and a long verifier address: a bigger code, still readable."""
+    name = "Maria Aparecida Conceição dos Santos de Oliveira Rodrigues Gonçalves Albuquerque Xavier Filho"
+    long = replace(badge, holder_name=name, token=make_token(name=name, kind="preposto"),
+                   qr_base_url="https://www.patrocinio.mg.gov.br/secretarias/sestran/verificar-cracha/")
+    image = pdf.render(render_badges([long]), 2, dpi=300)
+    (result,) = zxingcpp.read_barcodes(image)
+    assert result.text == long.qr_text
+    claim = verify_token(result.text, keypair[1])
+    assert claim.holder_name is not None and len(claim.holder_name) == 80 and claim.holder_name.endswith("…")
+    side_px = result.position.top_right.x - result.position.top_left.x
+    version = segno.make_qr([long.qr_text.split("#")[0] + "#", long.token], error="m", boost_error=False).version
+    assert side_px / (17 + 4 * version) >= 5  # still 5 printer dots a module
+
+
+def test_without_a_verifier_address_the_qr_is_the_bare_token(badge, pdf):
+    bare = replace(badge, qr_base_url="")
+    assert _qr_texts(pdf.render(render_badges([bare]), 2, dpi=300)) == [badge.token]
 
 
 def test_qr_modules_are_large_enough_for_a_300_dpi_printer(badge, pdf):
@@ -206,7 +240,8 @@ def test_qr_modules_are_large_enough_for_a_300_dpi_printer(badge, pdf):
     (result,) = zxingcpp.read_barcodes(image)
     position = result.position
     side_px = position.top_right.x - position.top_left.x
-    version_modules = 45  # 166 characters, alphanumeric, level M: version 7
+    version = segno.make_qr([VERIFIER + "#", badge.token], error="m", boost_error=False).version
+    version_modules = 17 + 4 * version  # the address and a token of about 240 characters: version 10
     assert side_px / version_modules >= 5
 
 
@@ -244,7 +279,7 @@ def test_a4_layout_eight_cards_a_sheet_backs_follow(badge, make_token, pdf):
         assert width == pytest.approx(210, abs=0.1) and height == pytest.approx(297, abs=0.1)
     texts = pdf.texts(data)
     assert "MB-0008/2026" in texts[0] and "MB-0009/2026" not in texts[0]
-    assert "Verifique a autenticidade" in squash(texts[1])
+    assert "aponte a câmera do celular" in squash(texts[1])
     assert "MB-0009/2026" in texts[2] and texts[2].count("Válido até") == 1
     assert texts[3].count("Lei Municipal nº 4.883/2017") == 1
 
@@ -297,9 +332,9 @@ def test_a4_backs_are_mirrored_for_long_edge_duplex(badge, make_token, pdf):
     data = render_badges([left, right], layout="a4")
     backs = pdf.render(data, 2, dpi=200)
     found = {r.text: r.position.top_left.x for r in zxingcpp.read_barcodes(backs)}
-    assert set(found) == {left.token, right.token}
+    assert set(found) == {left.qr_text, right.qr_text}
     # The first card's front is on the left; its back must be on the right of the back sheet.
-    assert found[left.token] > backs.width / 2 > found[right.token]
+    assert found[left.qr_text] > backs.width / 2 > found[right.qr_text]
 
 
 def test_a4_every_qr_scans(badge, make_token, pdf):
@@ -308,7 +343,7 @@ def test_a4_every_qr_scans(badge, make_token, pdf):
         for i in range(8)
     ]
     data = render_badges(badges, layout="a4")
-    assert sorted(_qr_texts(pdf.render(data, 2, dpi=300))) == sorted(b.token for b in badges)
+    assert sorted(_qr_texts(pdf.render(data, 2, dpi=300))) == sorted(b.qr_text for b in badges)
 
 
 def test_offset_moves_the_print_for_calibration(badge, pdf):

@@ -14,9 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from motodesk.printing.token import (
+    MAX_CLAIM_NAME,
     BadgeClaim,
     ForgedTokenError,
+    NotABadgeError,
+    badge_url,
     cpf_digest,
+    extract_token,
     generate_keypair,
     sign_claim,
     verify_token,
@@ -134,9 +138,15 @@ def test_truncated_and_extended_tokens_are_refused(keypair):
     ids=lambda v: repr(v[:20]),
 )
 def test_junk_is_refused(keypair, junk):
+    """Text with an MD1 token that does not verify is a forgery; text without one is not a badge at all."""
     with pytest.raises(ForgedTokenError) as raised:
         verify_token(junk, keypair[1])
-    assert str(raised.value) == "Crachá falsificado ou ilegível."
+    if junk.startswith("MD1."):
+        assert type(raised.value) is ForgedTokenError
+        assert str(raised.value) == "Crachá falsificado ou ilegível."
+    else:
+        assert isinstance(raised.value, NotABadgeError)
+        assert str(raised.value) == "Este código não é um crachá do MotoDesk."
 
 
 @pytest.mark.parametrize("not_text", [None, b"MD1.AAAA.AAAA", 12345, ["MD1."]])
@@ -297,3 +307,84 @@ def test_every_valid_claim_round_trips(permit, valid_until, issue_no, kind, cpf)
     assert len(token) <= 216
     assert verify_token(token, _PROPERTY_KEYS[1]) == claim
     assert verify_token(token.lower(), _PROPERTY_KEYS[1]) == claim
+
+
+# --- the printed fields and the verifier page's address -------------------------------------
+
+PRINTED = BadgeClaim.for_badge("MT-0007/2026", "529.982.247-25", date(2027, 3, 15), 2, "titular",
+                               service_code="MT", plate="ABC-1D23", holder_name="Maria  da Conceição Ñúñez")
+BASE = "https://verificar.patrocinio.mg.gov.br/cracha/"
+
+
+def test_claim_with_the_printed_fields_round_trips(keypair):
+    private_pem, public_pem = keypair
+    assert PRINTED.cpf_middle == "982247" and PRINTED.cpf_masked == "***.982.247-**"
+    assert PRINTED.holder_name == "Maria da Conceição Ñúñez"  # one space between words, accents kept
+    token = sign_claim(PRINTED, private_pem)
+    assert verify_token(token, public_pem) == PRINTED
+    assert len(token) < 300
+
+
+def test_old_five_field_tokens_still_verify(keypair):
+    """Badges signed before the printed fields existed keep verifying, without those fields."""
+    private_pem, public_pem = keypair
+    old = _sign_raw(b"MT-0007/2026|" + CLAIM.cpf_digest.encode() + b"|20270315|2|T", private_pem)
+    claim = verify_token(old, public_pem)
+    assert claim == CLAIM and not claim.printed_fields and claim.cpf_masked is None
+
+
+def test_long_names_are_cut_in_the_claim_only():
+    claim = BadgeClaim.for_badge("MT-0007/2026", "52998224725", date(2027, 3, 15), 1, "preposto",
+                                 service_code="MB", plate="", holder_name="Nome " * 40)
+    assert claim.holder_name is not None and len(claim.holder_name) == MAX_CLAIM_NAME
+    assert claim.holder_name.endswith("…") and claim.plate == ""
+
+
+@pytest.mark.parametrize("changes", [
+    {"service_code": "XX"},
+    {"plate": "abc 1234"},
+    {"cpf_middle": "12345"},
+    {"holder_name": "Ana|Bia"},
+    {"holder_name": ""},
+    {"holder_name": "Ana\nBia"},
+    {"holder_name": None},  # half of the printed fields
+])
+def test_printed_fields_are_checked(changes):
+    with pytest.raises(ValueError):
+        replace(PRINTED, **changes)
+
+
+def test_payload_with_tampered_printed_fields_is_refused(keypair):
+    private_pem, public_pem = keypair
+    genuine = sign_claim(PRINTED, private_pem).split(".")
+    other = sign_claim(replace(PRINTED, holder_name="Outra Pessoa"), private_pem).split(".")
+    with pytest.raises(ForgedTokenError) as raised:
+        verify_token(f"MD1.{other[1]}.{genuine[2]}", public_pem)
+    assert not isinstance(raised.value, NotABadgeError)
+
+
+def test_the_badge_address_and_the_bare_token_both_verify(keypair):
+    private_pem, public_pem = keypair
+    token = sign_claim(PRINTED, private_pem)
+    url = badge_url(BASE, token)
+    assert url == BASE + "#" + token
+    assert badge_url(BASE + "#old", token) == url
+    for text in (url, token, f"  {url}\r\n", url.upper(), url.lower(), "http://192.168.0.9/v/#" + token):
+        assert verify_token(text, public_pem) == PRINTED, text[:60]
+        assert extract_token(text).upper() == token
+    # A USB scanner emulating a US keyboard on an ABNT2 layout garbles ':' and '/' but types '#' and the
+    # base32 token alike: the address before the fragment is not needed.
+    abnt2 = BASE.replace(":", "Ç").replace("/", ";") + "#" + token
+    assert verify_token(abnt2, public_pem) == PRINTED
+    with pytest.raises(ForgedTokenError) as raised:  # a tampered token inside the address: forged
+        verify_token(url[:-2] + ("AB" if url.endswith("AA") else "AA"), public_pem)
+    assert not isinstance(raised.value, NotABadgeError)
+
+
+@pytest.mark.parametrize("text", [
+    BASE, BASE + "#", BASE + "#PREVIA-SEM-VALOR-PREVIA", "https://example.com/#top", "ABC1D23",
+    "MD2.AAAA.AAAA", "https://wa.me/5534999999999",
+])
+def test_texts_without_a_token_are_not_badges(keypair, text):
+    with pytest.raises(NotABadgeError):
+        verify_token(text, keypair[1])

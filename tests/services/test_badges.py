@@ -19,9 +19,10 @@ from sqlalchemy import select
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, BadgePrint, DeputyLink, Permit, Setting
-from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim
+from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim, verify_token
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.periods import add_years
+from motodesk.rules.settings import DEFAULT_VERIFIER_BASE_URL
 from motodesk.services import badges, permits
 from motodesk.services.badges import BadgeRequest, BadgeStatus
 from motodesk.services.context import AppContext
@@ -60,9 +61,17 @@ def _render(pdf: bytes, page: int, dpi: int = 300) -> Image.Image:
     return Image.open(io.BytesIO(out.stdout)).convert("RGB")
 
 
-def _qr(pdf: bytes, page: int, dpi: int = 300) -> list[str]:
+def _qr_raw(pdf: bytes, page: int, dpi: int = 300) -> list[str]:
     image = _render(pdf, page, dpi)
     return [b.text for b in zxingcpp.read_barcodes(image) if b.format == zxingcpp.BarcodeFormat.QRCode]
+
+
+def _qr(pdf: bytes, page: int, dpi: int = 300) -> list[str]:
+    """The tokens in the QR codes: each code is the verifier page's address, the token its fragment."""
+    texts = _qr_raw(pdf, page, dpi)
+    for text in texts:
+        assert text.startswith(DEFAULT_VERIFIER_BASE_URL + "#"), text[:60]
+    return [text.split("#", 1)[1] for text in texts]
 
 
 def test_full_path_from_application_to_a_verified_badge(ctx: AppContext, clerk: AppContext,
@@ -96,8 +105,14 @@ def test_full_path_from_application_to_a_verified_badge(ctx: AppContext, clerk: 
         sheet.save(SCREENSHOTS / "badge_issued_mototaxi.png")
 
     # The QR, rendered at print resolution and decoded, is the signed token; it verifies as valid.
+    (address,) = _qr_raw(printed.pdf, 2, dpi=300)
     tokens = _qr(printed.pdf, 2, dpi=300)
-    assert len(tokens) == 1 and tokens[0].startswith("MD1.")
+    assert len(tokens) == 1 and tokens[0].startswith("MD1.") and address.endswith("#" + tokens[0])
+    for text in (address, tokens[0]):  # the scanner types the address; a bare token verifies too
+        assert badges.verify_badge(inspector, text).status is BadgeStatus.VALID
+    claim = verify_token(address, badges.public_key_pem(inspector))
+    assert (claim.holder_name, claim.service_code, claim.cpf_masked) == (
+        "João Conceição Araújo", "MT", f"***.{dossier.cpf[3:6]}.{dossier.cpf[6:9]}-**")
     result = badges.verify_badge(inspector, tokens[0])
     assert result.status is BadgeStatus.VALID and result.online
     assert result.holder_name == "João Conceição Araújo" and result.photo_jpeg == dossier.photo
@@ -186,10 +201,8 @@ def test_tampered_junk_and_foreign_tokens_are_forged_never_a_crash(ctx: AppConte
     cases = [
         f"{prefix}.{flipped}.{signature}",  # one character of the payload changed
         f"{prefix}.{payload}.{signature[:-1]}{'A' if signature[-1] != 'A' else 'B'}",
-        "X" * 10_240,  # 10 KB
-        bytes(range(256)).decode("latin-1") * 4,  # binary junk
-        "\x00\x01\x02MD1.",
-        "",
+        "MD1." + "X" * 10_240,  # 10 KB
+        DEFAULT_VERIFIER_BASE_URL + "#" + f"{prefix}.{flipped}.{signature}",  # the same, in the badge's address
         other_key,  # a valid signature by another key
         unknown_permit,  # our signature over a permit the register does not know
         someone_else,  # our signature, the permit's number, another person's CPF
@@ -201,6 +214,14 @@ def test_tampered_junk_and_foreign_tokens_are_forged_never_a_crash(ctx: AppConte
         assert result.status is BadgeStatus.FORGED, text[:40]
         assert result.message.startswith("Crachá falsificado ou ilegível.")
         assert result.holder_name is None and result.photo_jpeg is None
+    # Texts that do not claim to be a badge are "not a badge", never "forged" (issue #18, item 11).
+    for text in ("X" * 10_240, bytes(range(256)).decode("latin-1") * 4, "\x00\x01\x02MD1.", "",
+                 "https://www.patrocinio.mg.gov.br/", DEFAULT_VERIFIER_BASE_URL, "ABC1D23"):
+        result = badges.verify_badge(clerk, text)
+        assert result.status is BadgeStatus.NOT_A_BADGE, text[:40]
+        assert result.message.startswith("Este código não é um crachá do MotoDesk.")
+        assert result.holder_name is None and result.permit_number is None
+        assert badges.verify_offline(text, badges.public_key_pem(clerk)).status is BadgeStatus.NOT_A_BADGE
     assert badges.verify_badge(clerk, token.lower()).status is BadgeStatus.VALID  # Caps Lock scanner
     assert badges.verify_badge(clerk, f"  {token}\r\n").status is BadgeStatus.VALID  # the scanner's Enter
 
@@ -215,6 +236,7 @@ def test_offline_verification_needs_only_the_public_key(ctx: AppContext, clerk: 
     ok = badges.verify_offline(token, public)
     assert ok.status is BadgeStatus.VALID and not ok.online and issued.number in ok.message
     assert "sem o cadastro" in ok.message
+    assert ok.holder_name == _dossier.name and ok.service is ServiceType.MOTOBOY  # as the signed claim says
     assert badges.verify_offline(token, public, today=add_years(TODAY, 2)).status is BadgeStatus.EXPIRED
     tampered = token[:-2] + ("AB" if token.endswith("AA") else "AA")  # always a different token
     assert badges.verify_offline(tampered, public).status is BadgeStatus.FORGED
@@ -235,8 +257,9 @@ def test_preview_is_unsigned_and_logs_nothing(ctx: AppContext, clerk: AppContext
     _dossier, issued = _issued(ctx, supervisor)
     pdf = badges.preview_badges(clerk, [issued.id], offset_mm=(1.5, -0.5))
     texts = _qr(pdf, 2)
-    assert texts == [badges.PREVIEW_TOKEN]
-    assert badges.verify_badge(clerk, texts[0]).status is BadgeStatus.FORGED
+    assert texts[0].startswith("PREVIA-SEM-VALOR-") and 200 < len(texts[0]) < 330  # a real token's size
+    assert badges.verify_badge(clerk, texts[0]).status is BadgeStatus.NOT_A_BADGE
+    assert badges.verify_badge(clerk, _qr_raw(pdf, 2)[0]).status is BadgeStatus.NOT_A_BADGE
     assert badges.print_log(clerk, issued.id) == []
     assert permits.get_row(clerk, "permit", issued.id).badge_issue_no == 0
 

@@ -41,9 +41,17 @@ def _token(url: str) -> tuple[str, str]:
     dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name="Rita de Cássia Melo")
     issued = permits.issue(supervisor, dossier.application_id)
     private_pem, _public = badges._key_pair(ctx)
-    from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
+    from motodesk.models import Vehicle
+    from motodesk.printing.token import BadgeClaim, sign_claim
+    from motodesk.rules.validators import format_plate
 
-    claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")
+    with ctx.read() as s:
+        vehicle = s.get(Vehicle, dossier.vehicle_id)
+        assert vehicle is not None
+        plate = format_plate(vehicle.plate)
+    # The claim exactly as the print signs it (with the printed fields the public page shows).
+    claim = BadgeClaim.for_badge(issued.number, dossier.cpf, issued.certificate_valid_until, 1, "titular",
+                                 service_code="MB", plate=plate, holder_name=dossier.name)
     badges.print_badges(supervisor, [issued.id])  # issue 1 is printed and logged
     token = sign_claim(claim, private_pem)
     db.dispose()
@@ -74,10 +82,12 @@ def test_verify_with_the_database_and_offline_with_the_public_key(tmp_path: Path
 
     tampered = token[:8] + ("B" if token[8] == "A" else "A") + token[9:]
     for args, login in ((("--database", url, *FISCAL), LOGIN), (("--public-key", str(key)), "")):
-        for text, stdin in ((tampered, ""), ("X" * 10_240, ""), ("-", "\u00ff\u0000junk\x1b[2J" * 500)):
+        for text, stdin, verdict in ((tampered, "", "CRACHÁ FALSIFICADO"), ("X" * 10_240, "", "NÃO É UM CRACHÁ"),
+                                     ("-", "\u00ff\u0000junk\x1b[2J" * 500, "NÃO É UM CRACHÁ"),
+                                     ("-", "MD1.\u00ff\u0000junk" * 50, "CRACHÁ FALSIFICADO")):
             out = run("verify-badge", text, *args, stdin=login + stdin)
             assert out.returncode == 4, out.stderr
-            assert "CRACHÁ FALSIFICADO" in out.stdout and "Traceback" not in out.stderr
+            assert verdict in out.stdout and "Traceback" not in out.stderr
 
 
 def test_a_bad_key_file_is_an_error_not_a_forged_badge(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
 from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.settings import DEFAULT_VERIFIER_BASE_URL
 from motodesk.services import badges, permits
 from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError
@@ -24,14 +25,13 @@ TODAY = date.today()
 
 @pytest.fixture
 def printed(ctx: AppContext, supervisor: AppContext) -> tuple[str, int, object]:
-    """A mototáxi permit with its first badge printed: (token, permit id, dossier)."""
+    """A mototáxi permit with its first badge printed: (its QR's text -- the verifier page's address with
+    the token as its fragment --, permit id, dossier)."""
     dossier = make_dossier(ctx, ServiceType.MOTOTAXI, state=PermitState.APPROVED, name="João Conceição Araújo",
                            photo_seed=4)
     issued = permits.issue(supervisor, dossier.application_id)
-    badges.print_badges(supervisor, [issued.id])
-    private_pem, _ = badges._key_pair(ctx)
-    claim = BadgeClaim(issued.number, cpf_digest(dossier.cpf), issued.certificate_valid_until, 1, "titular")
-    return sign_claim(claim, private_pem), issued.id, dossier
+    (badge,) = badges.print_badges(supervisor, [issued.id]).badges
+    return badge.qr_text, issued.id, dossier
 
 
 def _dialog(qtbot, ctx: AppContext) -> BadgeVerifyDialog:  # noqa: ANN001
@@ -63,21 +63,50 @@ def test_a_scanned_valid_badge_shows_photo_and_name(qtbot, inspector: AppContext
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     dialog.grab().save(str(SCREENSHOTS / "badge_verify_valid.png"))
 
-    # The next scan: junk typed over the selection.
+    # The bare token (a scanner set to send only the fragment, or pasted) verifies the same.
+    _scan(qtbot, dialog, token.split("#", 1)[1])
+    assert dialog.verdict.text() == "CRACHÁ VÁLIDO"
+
+    # The next scan: a damaged badge typed over the selection.
     _scan(qtbot, dialog, "MD1.JUNK.NOT-A-BADGE")
     assert dialog.verdict.text() == "CRACHÁ FALSIFICADO"
     assert dialog.name.text() == "" and (dialog.photo.pixmap() is None or dialog.photo.pixmap().isNull())
     dialog.grab().save(str(SCREENSHOTS / "badge_verify_forged.png"))
 
+    # Something that is no badge at all: said so, not called a forgery (issue #18, item 11).
+    _scan(qtbot, dialog, "https://www.patrocinio.mg.gov.br/")
+    assert dialog.verdict.text() == "NÃO É UM CRACHÁ"
+    assert "não é um crachá do MotoDesk" in dialog.message.text()
+    assert "falsificado" not in dialog.message.text().lower()
+    assert dialog.name.text() == "" and dialog.details.text() == ""
+    dialog.grab().save(str(SCREENSHOTS / "badge_verify_not_a_badge.png"))
 
-def test_pasted_junk_of_every_kind_is_forged(qtbot, inspector: AppContext, printed) -> None:  # noqa: ANN001
+
+def test_pasted_junk_of_every_kind_is_forged_or_not_a_badge(qtbot, inspector: AppContext,  # noqa: ANN001
+                                                            printed) -> None:
     token, _permit_id, _dossier = printed
     dialog = _dialog(qtbot, inspector)
-    for text in ("X" * 10_240, bytes(range(1, 256)).decode("latin-1"), token[:-4] + "AAAA", token[:60]):
+    forged = (token[:-4] + "AAAA", token[:120], "MD1." + "X" * 10_240,
+              DEFAULT_VERIFIER_BASE_URL + "#MD1.AAAA.BBBB")
+    # Our own signature over a permit the register does not know: the register entry fails, forged too.
+    private_pem, _ = badges._key_pair(inspector)
+    unknown = sign_claim(BadgeClaim("MT-0999/2020", cpf_digest("52998224725"), TODAY + timedelta(days=90), 1,
+                                    "titular"), private_pem)
+    dialog.scan.setText(DEFAULT_VERIFIER_BASE_URL + "#" + unknown)
+    qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+    assert dialog.verdict.text() == "CRACHÁ FALSIFICADO" and "não consta do cadastro" in dialog.message.text()
+    for text in forged:  # claims to be a badge; the signature fails
         dialog.scan.setText(text)
         qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
         assert dialog.verdict.text() == "CRACHÁ FALSIFICADO", text[:30]
         assert "Crachá falsificado ou ilegível." in dialog.message.text()
+    for text in ("X" * 10_240, bytes(range(1, 256)).decode("latin-1"), "7891000100103", DEFAULT_VERIFIER_BASE_URL,
+                 DEFAULT_VERIFIER_BASE_URL + "#PREVIA-SEM-VALOR-PREVIA"):
+        dialog.scan.setText(text)
+        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+        assert dialog.verdict.text() == "NÃO É UM CRACHÁ", text[:30]
+        assert "Este código não é um crachá do MotoDesk." in dialog.message.text()
+        assert "#455a64" in dialog.verdict.styleSheet()
 
 
 def test_suspended_and_superseded(qtbot, supervisor: AppContext, printed) -> None:  # noqa: ANN001

@@ -66,7 +66,7 @@ def test_the_charts_and_printing(qtbot, monkeypatch: pytest.MonkeyPatch, supervi
     assert sum(due.barSets()[0].at(i) for i in range(due.barSets()[0].count())) == 3  # medical certificates overdue
     months = _values(widget, 3)
     assert sum(sum(v) for v in months.values()) == 5
-    assert sum(months["Grupo 4 – Gravíssima"]) == 1
+    assert sum(months["G4 Gravíssima"]) == 1 and sum(months["G3 Grave"]) == 1
     assert "Em vigor (ativas e suspensas): 3 mototáxi (de 44 vagas), 2 motoboy, 1 moto-frete" in widget.figures.text()
     assert "autos de infração em 12 meses: 5" in widget.figures.text()
 
@@ -97,3 +97,66 @@ def test_refresh_follows_the_register(qtbot, supervisor: AppContext, ctx: AppCon
     with qtbot.waitSignal(widget.loaded, timeout=20_000):
         qtbot.mouseClick(widget.refresh_button, Qt.MouseButton.LeftButton)
     assert _values(widget, 1)["Em vigor"] == [1]
+
+
+def test_readable_at_1366x768_with_the_campaign_progress(qtbot, supervisor: AppContext, wait_ops,  # noqa: ANN001
+                                                         backend: str) -> None:
+    """Issue 18, item 11: in the window at the counter's screen, every chart label is whole and legible;
+    issue 19: the re-registration campaign's progress is on the dashboard (and on its printout)."""
+    from PySide6.QtCharts import QBarCategoryAxis
+    from PySide6.QtGui import QFontMetrics
+    from tests_helpers import fits_screen  # type: ignore[import-not-found]
+
+    from motodesk.services import campaigns
+    from motodesk.ui.mainwindow import MainWindow
+
+    _register(supervisor)
+    today = local_today()
+    opened = campaigns.open_campaign(supervisor, today + timedelta(days=1), today + timedelta(days=60))
+    first = campaigns.list_appointments(supervisor, opened.campaign.id)[0]
+    campaigns.mark_attendance(supervisor, first.id, True)
+
+    window = MainWindow(supervisor)
+    qtbot.addWidget(window)
+    window.showMaximized()
+    qtbot.waitExposed(window)
+    page = window.show_section("reports")
+    widget = page.findChild(DashboardWidget)
+    assert widget is not None
+    page.tabs.setCurrentWidget(widget)
+    wait_ops()
+    qtbot.waitUntil(lambda: widget.data is not None, timeout=20_000)
+    qtbot.wait(50)
+    assert fits_screen(window) == []
+
+    assert widget.campaign_bar.isVisible()
+    assert (widget.campaign_bar.value(), widget.campaign_bar.maximum()) == (1, opened.appointments)
+    assert f"compareceram 1 · faltaram 0 · pendentes {opened.appointments - 1}" in widget.campaign_label.text()
+
+    for view in widget.views:
+        chart = view.chart()
+        assert view.width() >= 380 and view.height() >= 220, (chart.title(), view.size())
+        # The title fits the chart: nothing cut with an ellipsis.
+        metrics_width = view.fontMetrics().horizontalAdvance(chart.title())
+        assert metrics_width <= view.width(), chart.title()
+        for axis in chart.axes():
+            assert axis.labelsFont().pointSizeF() >= 8.5
+            if isinstance(axis, QBarCategoryAxis) and axis.orientation() == Qt.Orientation.Vertical:
+                widest = max(view.fontMetrics().horizontalAdvance(c) for c in axis.categories())
+                assert widest <= view.width() * 0.4, axis.categories()  # short labels leave room for the bars
+        assert chart.legend().font().pointSizeF() >= 8.5
+        # The legend fits on its line: every entry whole (text, marker and spacing).
+        legend_metrics = QFontMetrics(chart.legend().font())
+        labels = [m.label() for m in chart.legend().markers()]
+        assert sum(legend_metrics.horizontalAdvance(label) + 36 for label in labels) <= view.width(), labels
+
+    # A change anywhere reloads the dashboard (the change bus), without pressing "Atualizar".
+    from motodesk.ui.changes import notify_changed
+
+    campaigns.mark_attendance(supervisor, campaigns.list_appointments(supervisor, opened.campaign.id)[1].id, True)
+    with qtbot.waitSignal(widget.loaded, timeout=20_000):
+        notify_changed("campaign")
+    assert widget.campaign_bar.value() == 2
+
+    if backend == "sqlite":
+        window.grab().save(str(SCREENSHOTS / "dashboard-1366x768.png"))

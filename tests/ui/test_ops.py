@@ -167,3 +167,21 @@ def test_the_window_paints_and_takes_esc_while_the_server_stops_answering(qtbot,
         db.dispose()
         base.dispose()
     assert delivered == []
+
+
+def test_a_page_load_delivers_only_the_newest_result(qtbot, wait_ops) -> None:  # noqa: ANN001
+    from motodesk.ui.ops import load_into
+
+    page = QWidget()
+    qtbot.addWidget(page)
+    slow = threading.Event()
+    shown: list[str] = []
+    load_into(page, lambda: slow.wait(5) and "old query", shown.append)
+    load_into(page, lambda: "new query", shown.append)
+    qtbot.waitUntil(lambda: shown == ["new query"])
+    slow.set()
+    wait_ops()
+    assert shown == ["new query"]  # the older answer arrived later and was dropped
+    load_into(page, lambda: "again", shown.append)
+    wait_ops()
+    assert shown == ["new query", "again"]
