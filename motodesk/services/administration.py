@@ -34,8 +34,8 @@ from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError
 
 #: Form kinds, from a field's type.
-BOOL, INT, OPTIONAL_INT, DECIMAL, MONEY, TEXT, DATE, DATES, TIME, TIMES, ENUM, ENUM_SET, OTHER = (
-    "bool", "int", "optional_int", "decimal", "money", "text", "date", "dates", "time", "times", "enum",
+BOOL, INT, OPTIONAL_INT, DECIMAL, MONEY, TEXT, TEXTS, DATE, DATES, TIME, TIMES, ENUM, ENUM_SET, OTHER = (
+    "bool", "int", "optional_int", "decimal", "money", "text", "texts", "date", "dates", "time", "times", "enum",
     "enum_set", "other")
 
 #: Where each field is shown: the first prefix that matches its name (metadata "group" wins).
@@ -48,6 +48,8 @@ GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Prazos do processo (Art. 29, 34)", ("defence_", "appeal_", "repeat_", "business_days", "roll_forward",
                                           "municipal_holidays", "deadline_", "suspension_", "revocation_")),
     ("Tabela de taxas (Art. 6º, § 6º)", ("fee_",)),
+    ("Recadastramento anual (Art. 4º, § 1º)", ("campaign_",)),
+    ("Verificação do crachá (Art. 13, VI)", ("verifier_",)),
     ("LGPD", ("retention_",)),
 )
 OTHER_GROUP = "Outras configurações"
@@ -94,6 +96,8 @@ def kind_of(hint: Any, name: str = "") -> tuple[str, type[Enum] | None]:
             return DATES, None
         if item is time:
             return TIMES, None
+        if item is str:
+            return TEXTS, None
         if isinstance(item, type) and issubclass(item, Enum):
             return ENUM_SET, item
         return OTHER, None
@@ -132,6 +136,10 @@ def _range(f: dataclasses.Field[Any], kind: str) -> tuple[int | None, int | None
         low, high = 0, 100
     elif name.endswith("_days"):
         low, high = 0, 3650
+    elif name.endswith("_minutes"):
+        low, high = 0, 24 * 60
+    elif name.endswith("_per_day"):
+        low, high = 0, 10_000
     else:
         low, high = 0, 1_000_000_000
     low = int(f.metadata.get("min", low))

@@ -157,6 +157,15 @@ def test_settings_form_follows_the_dataclass(admin: AppContext) -> None:
     assert by_name["penalties_grave"].enum is Penalty
     assert by_name["business_days"].kind == administration.BOOL
     assert by_name["fee_issue_basis"].group.startswith("Tabela de taxas")
+    assert by_name["ufm_value_brl"].group.startswith("UFM")  # not "uf"'s group
+    # Fields other helpers added appear by themselves, with an input of their type.
+    if "campaign_opening_hours" in by_name:
+        assert by_name["campaign_opening_hours"].kind == administration.TEXTS
+        assert by_name["campaign_slot_minutes"].maximum == 24 * 60
+    if "verifier_base_url" in by_name:
+        assert by_name["verifier_base_url"].kind == administration.TEXT
+    assert all(f.group != administration.OTHER_GROUP for f in form), [f.name for f in form
+                                                                      if f.group == administration.OTHER_GROUP]
 
 
 def test_save_settings_one_transaction_audited(admin: AppContext) -> None:

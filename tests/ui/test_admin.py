@@ -244,6 +244,7 @@ def test_every_kind_of_setting_has_an_input(qtbot) -> None:  # noqa: ANN001
         (field(administration.TIME, time(7, 30)), time(7, 30)),
         (field(administration.TIMES, (time(8, 0), time(13, 30))), (time(8, 0), time(13, 30))),
         (field(administration.TEXT, "https://verifica.example/"), "https://verifica.example/"),
+        (field(administration.TEXTS, ("08:00-11:30", "13:00-17:00")), ("08:00-11:30", "13:00-17:00")),
         (field(administration.OPTIONAL_INT, None, minimum=0, maximum=12), None),
         (field(administration.ENUM_SET, (Penalty.FINE,), enum=Penalty), (Penalty.FINE,)),
         (field(administration.OTHER, {"a": 1}), {"a": 1}),
@@ -255,6 +256,7 @@ def test_every_kind_of_setting_has_an_input(qtbot) -> None:  # noqa: ANN001
         assert not editor.changed()
     assert administration.kind_of(tuple[time, ...]) == (administration.TIMES, None)
     assert administration.kind_of(str) == (administration.TEXT, None)
+    assert administration.kind_of(tuple[str, ...]) == (administration.TEXTS, None)
     bad = admin_screen.SettingEditor(field(administration.TIMES, ()), keys)
     qtbot.addWidget(bad.widget)
     bad.widget.setText("25:99")
@@ -361,3 +363,23 @@ def test_keyed_loads_deliver_the_newest_only(qtbot, wait_ops) -> None:  # noqa: 
     release.set()
     wait_ops()
     assert got == ["one", "new"]
+
+
+def test_a_field_another_helper_added_is_judged_on_its_input(qtbot, admin_ctx: AppContext, wait_ops,  # noqa: ANN001
+                                                             messages) -> None:
+    window, page = _open(qtbot, admin_ctx, wait_ops)
+    page.tabs.setCurrentWidget(page.settings)
+    wait_ops()
+    editors = page.settings.editors
+    if "campaign_opening_hours" not in editors:
+        pytest.skip("LawSettings has no campaign_opening_hours on this branch")
+    hours = editors["campaign_opening_hours"].input
+    page.settings.show_field(hours)
+    assert hours.isVisible() and hours.text() == "08:00-11:30; 13:00-17:00"
+    hours.selectAll()
+    qtbot.keyClicks(hours, "17:00-08:00")
+    _alt(qtbot, page.settings, Qt.Key.Key_S)
+    wait_ops()
+    assert "termina antes de começar" in (field_error(hours) or "")
+    assert law_settings(admin_ctx).campaign_opening_hours == ("08:00-11:30", "13:00-17:00")
+    window.grab().save(str(SCREENSHOTS / "admin-configuracoes-recadastramento.png"))

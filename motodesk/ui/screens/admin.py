@@ -488,6 +488,8 @@ class SettingEditor:
             line.setPlaceholderText("dd/mm/aaaa; dd/mm/aaaa; …")
         elif kind == administration.TIMES:
             line.setPlaceholderText("hh:mm; hh:mm; …")
+        elif kind == administration.TEXTS:
+            line.setPlaceholderText("um valor; outro valor; …")
         elif kind == administration.OTHER:
             line.setPlaceholderText("valor em JSON")
         return line
@@ -531,7 +533,7 @@ class SettingEditor:
             for check in self.checks:
                 check.setChecked(check.property("member") in chosen)
         elif isinstance(w, QLineEdit):
-            if kind in (administration.DATES, administration.TIMES):
+            if kind in (administration.DATES, administration.TIMES, administration.TEXTS):
                 w.setText(self.shown(tuple(value or ())) if value else "")
             elif kind == administration.OTHER:
                 from motodesk.services.settings import _encode
@@ -570,6 +572,8 @@ class SettingEditor:
             return _parse_dates(text)
         if kind == administration.TIMES:
             return _parse_times(text)
+        if kind == administration.TEXTS:
+            return tuple(part.strip() for part in text.split(";") if part.strip())
         if kind == administration.OTHER:
             try:
                 return json.loads(text)
@@ -704,7 +708,8 @@ class SettingsTab(QWidget):
             row = QWidget()
             line = QHBoxLayout(row)
             line.setContentsMargins(0, 0, 0, 0)
-            wide = f.kind in (administration.TEXT, administration.DATES, administration.TIMES, administration.OTHER)
+            wide = f.kind in (administration.TEXT, administration.TEXTS, administration.DATES, administration.TIMES,
+                              administration.OTHER)
             line.addWidget(editor.widget, 2 if wide else 0)
             notes = [f.article]
             if f.placeholder:
