@@ -15,7 +15,7 @@ from enum import Enum
 from typing import Any
 
 from PySide6.QtCore import QDate, QDateTime, Qt
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
@@ -114,6 +114,10 @@ class GuardedDialog(QDialog):
 
     def mark_clean(self) -> None:
         self._clean = snapshot(self)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - a dialog shown again asks again
+        self._closing_ok = False
+        super().showEvent(event)
 
     def has_changes(self) -> bool:
         return self._clean is not None and snapshot(self) != self._clean

@@ -82,3 +82,16 @@ def test_a_date_typed_counts_as_a_change(qtbot, monkeypatch) -> None:  # noqa: A
     assert form.has_changes()
     form.close()
     assert asked and form.isVisible()
+
+
+def test_a_dialog_shown_again_asks_again(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    asked: list[str] = []
+    answer_with(monkeypatch, "&Cancelar", asked)
+    form = _Form()
+    qtbot.addWidget(form)
+    form.show()
+    form.accept()
+    form.show()
+    form.name.setText("Outra")
+    form.close()
+    assert asked and form.isVisible()
