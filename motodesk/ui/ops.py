@@ -242,7 +242,8 @@ class ServiceOp:
 
     def _finished(self, result: Any, exc: BaseException | None, details: str) -> None:
         ServiceOp._running.discard(self)
-        if self.key is not None and self._latest.get((id(self.widget), self.key)) is self:
+        superseded = self._superseded()  # asked before this op leaves the table of the newest
+        if not superseded and self.key is not None:
             del self._latest[(id(self.widget), self.key)]
         if self.abandoned:
             if exc is None and self.change:
@@ -250,7 +251,7 @@ class ServiceOp:
             return
         self.done = True
         self._unlock()
-        if self._superseded():
+        if superseded:
             return
         try:
             if exc is None:
