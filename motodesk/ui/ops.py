@@ -26,6 +26,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMessageBox, QWidget
@@ -251,8 +252,8 @@ class ServiceOp:
             return
         self.done = True
         self._unlock()
-        if superseded:
-            return
+        if superseded or not shiboken6.isValid(self.widget):
+            return  # a newer call of the same key answers instead, or the screen is gone
         try:
             if exc is None:
                 if self.change:
