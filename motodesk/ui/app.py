@@ -48,9 +48,6 @@ QTableView:focus, QListView:focus, QTreeView:focus, QScrollArea:focus {{
 QCheckBox:focus, QRadioButton:focus {{
     background: #e3f2fd; border-radius: 3px;
 }}
-QTabBar::tab:focus {{
-    border: 2px solid {FOCUS_COLOUR};
-}}
 """
 
 
