@@ -24,7 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QStandardPaths,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -111,15 +120,45 @@ class ListSpec(Generic[Row]):
     on_loaded: Callable[[list[Row]], None] | None = None
     max_column_width: int = 300
     extra: Callable[[], dict[str, Any]] | None = None  # more values for load/fetch, read on the GUI thread
+    decorate: Callable[[Row, str, int], Any] | None = None  # (row, column key, role) -> colour, tooltip… or None
 
 
 # -- the pieces -----------------------------------------------------------------------------------------
+DECORATED_ROLES = (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole,
+                   Qt.ItemDataRole.FontRole)
+
+
+def _decorated(model: RowTableModel[Any], decorate: Callable[[Any, str, int], Any] | None, index: Any,
+               role: int) -> tuple[bool, Any]:
+    if decorate is None or role not in DECORATED_ROLES or not index.isValid() \
+            or not 0 <= index.row() < model.rowCount():
+        return False, None
+    value = decorate(model.row_at(index.row()), model.columns[index.column()].key, role)
+    return value is not None or role != Qt.ItemDataRole.ToolTipRole, value
+
+
+class _Rows(RowTableModel[Row]):
+    """A fully loaded list, coloured as the screen declares."""
+
+    def __init__(self, columns: Sequence[Column[Row]], decorate: Callable[[Row, str, int], Any] | None) -> None:
+        super().__init__(columns)
+        self.decorate = decorate
+
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        done, value = _decorated(self, self.decorate, index, role)
+        return value if done else super().data(index, role)
+
+
 class _PagedModel(LazyTableModel[Row]):
     """Paging for a big register; sorting asks the panel to reload off the GUI thread."""
 
     def __init__(self, panel: ListPanel[Row], columns: Sequence[Column[Row]], page_size: int) -> None:
         super().__init__(columns, lambda _o, _l, _k, _d: [], page_size=page_size)
         self.panel = panel
+
+    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        done, value = _decorated(self, self.panel.spec.decorate, index, role)
+        return value if done else super().data(index, role)
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not (0 <= column < len(self.columns)) or not self.columns[column].sortable:
@@ -228,7 +267,7 @@ class ListPanel(QWidget, Generic[Row]):
         elif spec.model is not None:
             self.model = spec.model(spec.columns)
         else:
-            self.model = RowTableModel(spec.columns)
+            self.model = _Rows(spec.columns, spec.decorate)
         self.model.setParent(self)
         self.table = list_table(spec.name, multi=spec.multi, sortable=spec.sortable or spec.fetch is not None)
         self.table.setModel(self.model)

@@ -24,11 +24,13 @@ from motodesk.services import badges, enforcement
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import NoticeInput, NoticeStatus, OffenderKind, Signature
 from motodesk.services.settings import update_settings
+from motodesk.ui import ops
 from motodesk.ui.app import create_application
 from motodesk.ui.decision_dialog import DecisionDialog
 from motodesk.ui.defence_dialog import FiledDialog
 from motodesk.ui.infraction_picker import InfractionPicker, InfractionPickerDialog
 from motodesk.ui.notice_form import NoticeForm, from_qdatetime, to_qdatetime
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.screens import infractions as screen
 from motodesk.ui.screens.infractions import InfractionsPage
 from motodesk.ui.widgets import field_error
@@ -82,7 +84,15 @@ def _page(qtbot, who: AppContext) -> InfractionsPage:  # noqa: ANN001
     page.resize(1200, 800)
     page.show()
     qtbot.waitExposed(page)
+    settle(qtbot)
     return page
+
+
+def settle(qtbot) -> None:  # noqa: ANN001
+    """Every service call of the page delivered: a write, the list's reload, the selected notice."""
+    for _ in range(4):
+        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
+        qtbot.wait(5)
 
 
 def _pdf_text(pdf: bytes) -> tuple[int, str]:
@@ -162,6 +172,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
     page = _page(qtbot, inspector)
     assert page.new_button.isVisible() and not page.decide_button.isVisible()
     qtbot.mouseClick(page.new_button, LEFT)
+    settle(qtbot)
     created = forms[0].created
     assert created is not None and created.number.startswith("AI-0001/")
 
@@ -197,8 +208,10 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
     boss = _page(qtbot, supervisor)
     boss.today = lambda: created.notified_on
     boss.select_notice(created.id)
+    settle(qtbot)
     refused = _drive(monkeypatch, "DecisionDialog", DecisionDialog, too_early)
     qtbot.mouseClick(boss.decide_button, LEFT)
+    settle(qtbot)
     assert refused and enforcement.get_notice(supervisor, created.id).status is NoticeStatus.OPEN
 
     # after the period: upheld with a fine, in UFM and in reais from the UFM setting
@@ -216,6 +229,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
     boss.today = lambda: created.defence_due + timedelta(days=1)
     decided = _drive(monkeypatch, "DecisionDialog", DecisionDialog, uphold)
     qtbot.mouseClick(boss.decide_button, LEFT)
+    settle(qtbot)
     result = decided[0].result_value
     assert result is not None and (result.fine_ufm, result.fine_brl) == (Decimal("2"), Decimal("246.90"))
     assert boss.model.index(0, 8).data() == "Multa de 2 UFM (R$ 246,90)"
@@ -237,6 +251,7 @@ def test_a_refusal_to_sign_prints_the_certificate(qtbot, monkeypatch, printed, c
     _drive(monkeypatch, "NoticeForm", NoticeForm, write)
     page = _page(qtbot, inspector)
     qtbot.mouseClick(page.new_button, LEFT)
+    settle(qtbot)
     assert len(printed) == 2
     title, certificate = printed[1]
     assert title.startswith("Certidão de recusa de assinatura")
@@ -246,6 +261,7 @@ def test_a_refusal_to_sign_prints_the_certificate(qtbot, monkeypatch, printed, c
     assert "RECUSOU-SE A ASSINAR" in notice
     printed.clear()
     qtbot.mouseClick(page.print_button, LEFT)  # a reprint prints both again
+    settle(qtbot)
     assert [t.split(" ")[0] for t, _ in printed] == ["Auto", "Certidão"]
 
 
@@ -276,7 +292,9 @@ def test_a_suspension_makes_the_badge_verify_as_suspended(qtbot, monkeypatch, ct
     page = _page(qtbot, supervisor)
     page.today = lambda: day
     page.select_notice(created.id)
+    settle(qtbot)
     qtbot.mouseClick(page.decide_button, LEFT)
+    settle(qtbot)
     with ctx.read() as s:
         assert s.get(Permit, holder.permit_id).state is PermitState.SUSPENDED
     verification = badges.verify_badge(supervisor, token, today=day)
@@ -335,7 +353,9 @@ def test_the_counter_records_a_defence_with_its_scan(qtbot, monkeypatch, ctx: Ap
     page = _page(qtbot, clerk)
     assert not page.new_button.isVisible() and not page.decide_button.isVisible()
     page.select_notice(created.id)
+    settle(qtbot)
     qtbot.mouseClick(page.defence_button, LEFT)
+    settle(qtbot)
     view = enforcement.get_notice(clerk, created.id)
     assert view.defence_on_file and view.filed[0].attachments[0].filename == "defesa assinada.pdf"
     assert "defesa assinada.pdf" in page.detail.text()
@@ -353,19 +373,23 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
         enforcement.Outcome.UPHELD, "Arma apreendida.", Penalty.REVOCATION), today=day)
     page = _page(qtbot, supervisor)
     page.select_notice(created.id)
+    settle(qtbot)
     assert "Cassação quando a decisão for definitiva" in page.detail.text()
     monkeypatch.setattr(QMessageBox, "question", staticmethod(lambda *a, **k: QMessageBox.StandardButton.Yes))
     errors: list[str] = []
-    monkeypatch.setattr(screen, "show_error", lambda _parent, exc: errors.append(str(exc)))
+    monkeypatch.setattr(ops, "show_error", lambda _parent, exc, *_a: errors.append(str(exc)))
     page.today = lambda: day
     qtbot.mouseClick(page.close_button, LEFT)
+    settle(qtbot)
     assert errors and "Art. 34, parágrafo único: o prazo de recurso" in errors[0]
     page.today = lambda: result.appeal_due + timedelta(days=1)
     qtbot.mouseClick(page.close_button, LEFT)
+    settle(qtbot)
     with ctx.read() as s:
         assert s.get(Permit, holder.permit_id).state is PermitState.REVOKED
     assert page.model.rowCount() == 0  # "Em andamento" no longer lists it
     page.status_filter.setCurrentIndex(page.status_filter.findData("closed"))
+    settle(qtbot)
     assert page.model.rowCount() == 1 and page.model.index(0, 6).data() == "Encerrado"
 
 
@@ -428,6 +452,7 @@ def test_history_highlights_repeat_offences(qtbot, qtmodeltester, ctx: AppContex
         description="Fumando com passageiro."))
     page = _page(qtbot, supervisor)
     page.select_notice(second.id)
+    settle(qtbot)
     assert page.repeat_banner.isVisible() and first.number in page.repeat_banner.text()
     model = page.history_model
     qtmodeltester.check(model)
@@ -437,10 +462,13 @@ def test_history_highlights_repeat_offences(qtbot, qtmodeltester, ctx: AppContex
     assert model.index(0, 5).data() == "Sim"
     page.search.setText("troco")
     page.reload()
+    settle(qtbot)
     assert [page.model.row_at(r).number for r in range(page.model.rowCount())] == [first.number]
     page.status_filter.setCurrentIndex(page.status_filter.findData("open"))
+    settle(qtbot)
     page.search.clear()
     page.reload()
+    settle(qtbot)
     assert [page.model.row_at(r).number for r in range(page.model.rowCount())] == [second.number]
     qtmodeltester.check(page.model)
 
@@ -474,9 +502,11 @@ def test_the_counter_records_the_later_notification_of_an_absent_offender(
     _drive(monkeypatch, "NotificationDialog", NotificationDialog, notify)
     page = _page(qtbot, clerk)
     page.select_notice(created.id)
+    settle(qtbot)
     assert "notificação pendente" in page.detail.text() and "Aguardando a notificação" in page.due_banner.text()
     assert page.notification_button.isVisible() and page.notification_button.isEnabled()
     qtbot.mouseClick(page.notification_button, LEFT)
+    settle(qtbot)
     view = enforcement.get_notice(clerk, created.id)
     assert view.notified_on == notified and view.notification_method is NotificationMethod.POST_AR
     assert view.defence_due == defence_period_end(notified, law_settings(ctx))
