@@ -214,6 +214,17 @@ def list_table(name: str, *, multi: bool = False, sortable: bool = False) -> QTa
     return view
 
 
+def with_access_key(text: str, used: set[str]) -> str:
+    """``text`` with an access key on its first letter not yet in ``used`` (which is updated)."""
+    if "&" in text.replace("&&", ""):
+        return text
+    for index, ch in enumerate(text):
+        if ch.isalnum() and ch.lower() not in used:
+            used.add(ch.lower())
+            return f"{text[:index]}&{text[index:]}"
+    return text
+
+
 def labelled(label: str, widget: QWidget) -> QLabel:
     """A label with its access key pointing at ``widget``."""
     text = QLabel(label)
