@@ -51,6 +51,21 @@ def printed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bytes]]:
     return shown
 
 
+@pytest.fixture(autouse=True)
+def unsaved_questions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Closing a dialog with what was typed asks first (GuardedDialog): here the answer is Descartar."""
+    from motodesk.ui import guard
+
+    asked: list[str] = []
+
+    def ask(_parent: object, what: str = "") -> guard.Answer:
+        asked.append(what)
+        return guard.Answer.DISCARD
+
+    monkeypatch.setattr(guard, "ask_unsaved", ask)
+    return asked
+
+
 def _drive(monkeypatch: pytest.MonkeyPatch, name: str, base: type[QDialog],
            driver: Callable[[QDialog], None]) -> list[QDialog]:
     """Replace the screen's modal dialog ``name`` with one the test drives while it is "executing"."""
@@ -61,6 +76,7 @@ def _drive(monkeypatch: pytest.MonkeyPatch, name: str, base: type[QDialog],
             opened.append(self)
             self.show()
             driver(self)
+            wait_for_calls()  # a save runs off the GUI thread; the dialog closes when it lands
             return int(self.result())
 
     monkeypatch.setattr(screen, name, Driven)
@@ -86,6 +102,15 @@ def _page(qtbot, who: AppContext) -> InfractionsPage:  # noqa: ANN001
     qtbot.waitExposed(page)
     settle(qtbot)
     return page
+
+
+def wait_for_calls() -> None:
+    from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop
+
+    deadline = QDeadlineTimer(10_000)
+    while ServiceOp.running() and not deadline.hasExpired():
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    QCoreApplication.processEvents()
 
 
 def settle(qtbot) -> None:  # noqa: ANN001
@@ -167,6 +192,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
         assert form.offender_choice.count() == 1 and "Titular de " + holder.permit_number in \
             form.offender_choice.currentText()
         qtbot.mouseClick(form.save_button, LEFT)
+        wait_for_calls()
 
     forms = _drive(monkeypatch, "NoticeForm", NoticeForm, write)
     page = _page(qtbot, inspector)
@@ -201,6 +227,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
         assert f"Prazo de defesa: até {due}" in dialog.deadline.text()
         qtbot.keyClicks(dialog.grounds, "Relato confirmado.")
         qtbot.mouseClick(dialog.decide_button, LEFT)
+        wait_for_calls()
         assert "Art. 29, § 3º: o prazo de defesa" in dialog.message.text()
         assert "não há defesa nem renúncia registrada" in dialog.message.text()
         dialog.reject()
@@ -224,6 +251,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
         assert not dialog.days.isVisible()
         _type(qtbot, dialog.grounds, "Infração comprovada pelo relato e pela testemunha.")
         qtbot.mouseClick(dialog.decide_button, LEFT)
+        wait_for_calls()
         assert dialog.message.text() == ""
 
     boss.today = lambda: created.defence_due + timedelta(days=1)
@@ -247,6 +275,7 @@ def test_a_refusal_to_sign_prints_the_certificate(qtbot, monkeypatch, printed, c
         assert isinstance(form, NoticeForm)
         _fill_notice(qtbot, form, holder, refused=True)
         qtbot.mouseClick(form.save_button, LEFT)
+        wait_for_calls()
 
     _drive(monkeypatch, "NoticeForm", NoticeForm, write)
     page = _page(qtbot, inspector)
@@ -287,6 +316,7 @@ def test_a_suspension_makes_the_badge_verify_as_suspended(qtbot, monkeypatch, ct
         assert f"fica suspensa de {day:%d/%m/%Y} até {day + timedelta(days=10):%d/%m/%Y}" in dialog.effect.text()
         qtbot.keyClicks(dialog.grounds, "Desacato presenciado por dois fiscais.")
         qtbot.mouseClick(dialog.decide_button, LEFT)
+        wait_for_calls()
 
     _drive(monkeypatch, "DecisionDialog", DecisionDialog, suspend)
     page = _page(qtbot, supervisor)
@@ -320,9 +350,11 @@ def test_reclassifying_needs_its_reason_and_opens_heavier_penalties(qtbot, ctx: 
     dialog.penalty.setCurrentIndex(dialog.penalty.findData("suspension"))
     qtbot.keyClicks(dialog.grounds, "x")
     qtbot.mouseClick(dialog.decide_button, LEFT)
+    wait_for_calls()
     assert "Art. 33, parágrafo único: informe o motivo da reclassificação" in dialog.message.text()
     _type(qtbot, dialog.reason, "Agravada: reincidência no mesmo dia.")
     qtbot.mouseClick(dialog.decide_button, LEFT)
+    wait_for_calls()
     assert dialog.result() == QDialog.DialogCode.Accepted
     assert dialog.result_value is not None and dialog.result_value.severity.value == "grave"
 
@@ -405,6 +437,7 @@ def test_a_notice_dated_in_the_future_is_refused_in_the_form(qtbot, ctx: AppCont
     _fill_notice(qtbot, form, holder)
     form.occurred.setDateTime(to_qdatetime(datetime.now(UTC) + timedelta(days=1)))
     qtbot.mouseClick(form.save_button, LEFT)
+    wait_for_calls()
     assert form.created is None and form.result() != QDialog.DialogCode.Accepted
     assert "no futuro" in form.message.text() and "Art. 29, § 1º" in (field_error(form.occurred) or "")
 
@@ -423,10 +456,12 @@ def test_art32_switches_the_form_to_an_unregistered_offender(qtbot, ctx: AppCont
     qtbot.keyClicks(form.offender_name, "Fulano de Tal Moreira")
     qtbot.keyClicks(form.description, "Transportava passageiro mediante pagamento.")
     qtbot.mouseClick(form.save_button, LEFT)
+    wait_for_calls()
     assert "apreendido" in (field_error(form.plate) or "")
     qtbot.keyClicks(form.plate, "pqr-4321")
     qtbot.keyClicks(form.vehicle_description, "Yamaha Factor preta")
     qtbot.mouseClick(form.save_button, LEFT)
+    wait_for_calls()
     assert form.created is not None and form.created.vehicle_seized
     view = enforcement.get_notice(inspector, form.created.id)
     assert (view.offender_kind, view.plate, view.person_id) == (OffenderKind.UNREGISTERED, "PQR-4321", None)
