@@ -555,6 +555,17 @@ def stacked(*panels: QWidget, stretches: Sequence[int] = ()) -> QSplitter:
     return splitter
 
 
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Open at ``width`` x ``height``, or less when the screen (1366x768, 1280x720) has no room for it."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = window.screen() or QGuiApplication.primaryScreen()
+    if screen is not None:
+        room = screen.availableGeometry()
+        width, height = min(width, room.width() - 20), min(height, room.height() - 50)
+    window.resize(width, height)
+
+
 # -- file dialogs -----------------------------------------------------------------------------------
 def documents_folder() -> Path:
     """The user's documents folder (where every file dialog starts)."""

@@ -45,6 +45,7 @@ from motodesk.services.enforcement import (
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
+from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.widgets import DateField, mark_field
 
 ERROR_COLOUR = "#b00020"
@@ -75,7 +76,7 @@ class NoticeForm(QDialog):
         super().__init__(parent)
         self.setObjectName("notice_form")
         self.setWindowTitle("Novo auto de infração")
-        self.resize(980, 760)
+        fit_to_screen(self, 980, 760)
         self.ctx = ctx
         self._now = now or (lambda: datetime.now(UTC))
         self.created: NoticeCreated | None = None
@@ -103,11 +104,11 @@ class NoticeForm(QDialog):
         self.place.setMaxLength(enforcement.MAX_PLACE)
 
         # --- the offender ----------------------------------------------------------------------
-        self.holder_radio = QRadioButton("Titular")
+        self.holder_radio = QRadioButton("&Titular")
         self.holder_radio.setObjectName("kind_holder")
-        self.deputy_radio = QRadioButton("Preposto")
+        self.deputy_radio = QRadioButton("Pre&posto")
         self.deputy_radio.setObjectName("kind_deputy")
-        self.unregistered_radio = QRadioButton("Sem permissão (Art. 32)")
+        self.unregistered_radio = QRadioButton("Sem per&missão (Art. 32)")
         self.unregistered_radio.setObjectName("kind_unregistered")
         self.kind_group = QButtonGroup(self)
         for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
@@ -116,7 +117,7 @@ class NoticeForm(QDialog):
         self.offender_search = QLineEdit()
         self.offender_search.setObjectName("offender_search")
         self.offender_search.setPlaceholderText("CPF, nome ou placa do titular ou preposto")
-        self.search_button = QPushButton("Buscar")
+        self.search_button = QPushButton("&Buscar")
         self.search_button.setObjectName("offender_find")
         self.offender_choice = QComboBox()
         self.offender_choice.setObjectName("offender_choice")
@@ -149,15 +150,15 @@ class NoticeForm(QDialog):
         registered = QFormLayout(self.registered_box)
         registered.setContentsMargins(0, 0, 0, 0)
         registered.addRow("Buscar:", search_row)
-        registered.addRow("Autuado:", self.offender_choice)
+        registered.addRow("A&utuado:", self.offender_choice)
         registered.addRow("", self.offender_info)
         self.unregistered_box = QWidget()
         unregistered = QFormLayout(self.unregistered_box)
         unregistered.setContentsMargins(0, 0, 0, 0)
-        unregistered.addRow("Nome:", self.offender_name)
-        unregistered.addRow("CPF:", self.offender_cpf)
-        unregistered.addRow("Placa (veículo apreendido):", self.plate)
-        unregistered.addRow("Veículo:", self.vehicle_description)
+        unregistered.addRow("&Nome:", self.offender_name)
+        unregistered.addRow("C&PF:", self.offender_cpf)
+        unregistered.addRow("Pl&aca (veículo apreendido):", self.plate)
+        unregistered.addRow("&Veículo:", self.vehicle_description)
         offender_box = QGroupBox("Autuado(a)")
         offender_layout = QVBoxLayout(offender_box)
         offender_layout.addLayout(kinds)
@@ -184,9 +185,9 @@ class NoticeForm(QDialog):
         inspector.setObjectName("inspector")
 
         form = QFormLayout()
-        form.addRow("Data e hora (horário local):", self.occurred)
-        form.addRow("Local:", self.place)
-        form.addRow("Relato:", self.description)
+        form.addRow("&Data e hora (horário local):", self.occurred)
+        form.addRow("L&ocal:", self.place)
+        form.addRow("&Relato:", self.description)
         form.addRow("Assinatura do autuado:", signature_row)
         form.addRow("Fiscal:", inspector)
 
@@ -194,11 +195,11 @@ class NoticeForm(QDialog):
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet(f"color: {ERROR_COLOUR}")
-        self.save_button = QPushButton("Lavrar auto")
+        self.save_button = QPushButton("&Lavrar auto")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(False)
         self.save_button.setAutoDefault(False)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         cancel.setAutoDefault(False)
         buttons = QHBoxLayout()
         buttons.addStretch(1)

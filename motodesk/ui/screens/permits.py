@@ -355,7 +355,7 @@ class PermitsTab(QWidget):
                        choices=[("Todos os serviços", None), *[(s.label, s.value) for s in ServiceType]]),
                 Filter("search", "&Buscar:", placeholder="Nome, CPF, placa ou número (MT-0007/2026)", stretch=True),
             ],
-            actions=[*steps, *outputs], identity=lambda r: (r.kind, r.id), sort=("start", True),
+            actions=[*steps, *outputs], identity=lambda r: (r.kind, r.id), sort=("start", True), select_first=False,
             kinds={"permit", "person", "vehicle", "badge", "payment", "notice", "deputy"},
             count=lambda n, more: f"{n}{'+' if more else ''} registro(s)",
             detail=details, on_current=lambda _r: self.show_details()), autoload=False)
