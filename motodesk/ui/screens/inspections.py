@@ -121,7 +121,7 @@ class ScheduleDialog(GuardedDialog):
 
         form = QFormLayout()
         form.addRow("&Placa:", self.plate)
-        form.addRow("Veículo:", self.vehicle_label)
+        form.addRow(QLabel("Veículo:"), self.vehicle_label)  # a reading, not an input: no buddy
         form.addRow("&Data:", self.day)
         form.addRow("&Tipo:", self.kind)
         form.addRow("&Observação:", self.notes)

@@ -115,7 +115,7 @@ class StandDialog(GuardedDialog):
         form.addRow("Número máximo de &vagas:", self.max_places)
         form.addRow("&Decreto nº:", self.decree_number)
         form.addRow("D&ata do Decreto:", self.decree_date)
-        form.addRow("Declaração (Art. 18):", self.bus_or_taxi_stop)
+        form.addRow("Dec&laração (Art. 18):", self.bus_or_taxi_stop)
         self.widgets: dict[str, QWidget] = {"name": self.name, "address": self.address,
                                             "max_places": self.max_places, "decree_number": self.decree_number,
                                             "decree_date": self.decree_date}
