@@ -174,7 +174,8 @@ class _Pages:
     next pages as the table scrolls."""
 
     def __init__(self, panel: ListPanel[Any], values: dict[str, Any], first: list[Any]) -> None:
-        self.panel, self.values, self.first = panel, values, first
+        self.panel, self.values = panel, values
+        self.first: list[Any] | None = first
         self.sort = (panel.sort_key, panel.descending)
 
     def __call__(self, offset: int, limit: int, _key: str, _descending: bool) -> Sequence[Any]:
@@ -381,6 +382,21 @@ class ListPanel(QWidget, Generic[Row]):
                 edit.textChanged.connect(lambda _t: self._debounce.start())
             widget = edit
         widget.setObjectName(flt.key)
+        return widget
+
+    def combo(self, key: str) -> QComboBox:
+        widget = self.filters[key]
+        assert isinstance(widget, QComboBox)
+        return widget
+
+    def line(self, key: str) -> QLineEdit:
+        widget = self.filters[key]
+        assert isinstance(widget, QLineEdit)
+        return widget
+
+    def check(self, key: str) -> QCheckBox:
+        widget = self.filters[key]
+        assert isinstance(widget, QCheckBox)
         return widget
 
     def values(self) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from motodesk.services.people import PersonInput
 from motodesk.services.vehicles import VehicleInput
 from motodesk.ui import checklist as checklist_module
 from motodesk.ui.app import create_application
-from motodesk.ui.ops import ServiceOp
 from motodesk.ui.checklist import ChecklistDialog, ItemPhotosDialog
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.screens import inspections as screen
 from motodesk.ui.screens.inspections import InspectionsPage, ScheduleDialog
 from motodesk.ui.widgets import field_error

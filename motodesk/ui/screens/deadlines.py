@@ -216,9 +216,9 @@ class DeadlinesPage(ListPage):
         self.model, self.table = self.panel.model, self.panel.table
         self.status = self.panel.count
         self.status.setObjectName("status")
-        self.kind = self.panel.filters["kind"]
-        self.service = self.panel.filters["service"]
-        self.person = self.panel.filters["person"]
+        self.kind = self.panel.combo("kind")
+        self.service = self.panel.combo("service")
+        self.person = self.panel.line("person")
         self.open_button = self.panel.buttons["open_dossier"]
         self.letters_button = self.panel.buttons["letters"]
         self.export_button = self.panel.buttons["export"]

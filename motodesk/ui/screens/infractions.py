@@ -125,7 +125,7 @@ class InfractionsPage(ListPage):
                 Action("new_notice", "&Novo auto", lambda _r: self.new_notice(), frozenset(enforcement.WRITERS),
                        needs_row=False, shortcut="Ctrl+Shift+N"),
                 Action("record_notification", "Registrar no&tificação…", lambda _r: self.record_notification(),
-                       recorders, enabled=lambda r: bool(self._view_of(r) and self._view_of(r).awaiting_notification),
+                       recorders, enabled=self._awaiting_notification,
                        tooltip="Como e quando o autuado ausente ou que se recusou a assinar foi notificado: o prazo "
                                "de defesa começa nesse dia (Art. 29, § 2º)"),
                 Action("record_defence", "Registrar &defesa", lambda _r: self.record_defence(), recorders,
@@ -145,8 +145,8 @@ class InfractionsPage(ListPage):
         self.set_body(self.panel)
         # the names tests and other code know
         self.model, self.table = self.panel.model, self.panel.table
-        self.status_filter = self.panel.filters["status_filter"]
-        self.search = self.panel.filters["search"]
+        self.status_filter = self.panel.combo("status_filter")
+        self.search = self.panel.line("search")
         self.new_button = self.panel.buttons["new_notice"]
         self.notification_button = self.panel.buttons["record_notification"]
         self.defence_button = self.panel.buttons["record_defence"]
@@ -167,6 +167,10 @@ class InfractionsPage(ListPage):
             return OVERDUE_COLOUR if column == "defence_due" and row.next_due and row.next_due < self.today() \
                 else None
         return None
+
+    def _awaiting_notification(self, row: NoticeRow) -> bool:
+        view = self._view_of(row)
+        return view is not None and view.awaiting_notification
 
     def _view_of(self, row: NoticeRow) -> NoticeView | None:
         view = self.current_view

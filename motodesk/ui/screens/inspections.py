@@ -367,7 +367,7 @@ class InspectionsPage(ListPage):
         self.queue_title = self.queue_panel.title
         self.upcoming, self.upcoming_model = self.upcoming_panel.table, self.upcoming_panel.model
         self.history, self.history_model = self.history_panel.table, self.history_panel.model
-        self.search = self.history_panel.filters["search"]
+        self.search = self.history_panel.line("search")
         for panel in (self.queue_panel, self.upcoming_panel, self.history_panel):
             for key, button in panel.buttons.items():
                 setattr(self, f"{key}_button", button)

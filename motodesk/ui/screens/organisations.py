@@ -245,9 +245,9 @@ class OrganisationsPage(ListPage):
         self.set_body(stacked(self.orgs, self.members))
         self.page_layout.addWidget(self.status)
         # the names tests and other code know
-        self.search = self.orgs.filters["search"]
-        self.export_scope = self.orgs.filters["export_scope"]
-        self.former = self.members.filters["show_former"]
+        self.search = self.orgs.line("search")
+        self.export_scope = self.orgs.combo("export_scope")
+        self.former = self.members.check("show_former")
         self.model, self.table = self.orgs.model, self.orgs.table
         self.members_model, self.members_table = self.members.model, self.members.table
         self.new_button = self.orgs.buttons["new_organisation"]

@@ -321,8 +321,7 @@ class PermitsTab(QWidget):
         row.addLayout(right, 2)
         details_layout.addLayout(row)
 
-        steps = [Action(f"step_{name}", text, lambda r, n=name: self.take_step(n, r),
-                        enabled=lambda r, n=name: n in self._allowed(r),
+        steps = [Action(f"step_{name}", text, self._step_handler(name), enabled=self._step_allowed(name),
                         tooltip=f"{transition(name).label} ({transition(name).article})",
                         default=name == "start_review")
                  for name, text in self.STEP_BUTTONS]
@@ -366,7 +365,8 @@ class PermitsTab(QWidget):
         for action in outputs:
             outputs_row.addWidget(self.panel.buttons[action.key])
         outputs_row.addStretch(1)
-        panel_top = self.panel.table.parentWidget().layout()
+        table_box = self.panel.table.parentWidget()
+        panel_top = table_box.layout() if table_box is not None else None
         assert isinstance(panel_top, QVBoxLayout)
         panel_top.insertLayout(panel_top.indexOf(self.panel.status), outputs_row)
 
@@ -376,9 +376,9 @@ class PermitsTab(QWidget):
         # the names tests and other code know
         self.model, self.table, self.status, self.count = (self.panel.model, self.panel.table, self.panel.status,
                                                            self.panel.count)
-        self.state_filter = self.panel.filters["state_filter"]
-        self.service_filter = self.panel.filters["service_filter"]
-        self.search = self.panel.filters["search"]
+        self.state_filter = self.panel.combo("state_filter")
+        self.service_filter = self.panel.combo("service_filter")
+        self.search = self.panel.line("search")
         self.step_buttons: dict[str, QPushButton] = {n: self.panel.buttons[f"step_{n}"] for n, _t in self.STEP_BUTTONS}
         self.badge_button = self.panel.buttons["print_badge"]
         self.certificate_button = self.panel.buttons["certificate"]
@@ -395,6 +395,12 @@ class PermitsTab(QWidget):
         return permits.list_permits(
             self.ctx, state_filter=str(values["state_filter"]), service=ServiceType(service) if service else None,
             search=values["search"], offset=offset, limit=limit, sort_key=key, descending=descending)
+
+    def _step_handler(self, name: str) -> Callable[[PermitRow | None], None]:
+        return lambda row: self.take_step(name, row)
+
+    def _step_allowed(self, name: str) -> Callable[[PermitRow], bool]:
+        return lambda row: name in self._allowed(row)
 
     def _allowed(self, row: PermitRow) -> set[str]:
         allowed = {t.name for t in permits.actions_for(row, self.role)}

@@ -204,8 +204,8 @@ class StandsPage(ListPage):
         self.set_body(stacked(self.stands, self.assignments))
         self.page_layout.addWidget(self.status)
         # the names tests and other code know
-        self.service_filter = self.stands.filters["service_filter"]
-        self.past = self.assignments.filters["show_past"]
+        self.service_filter = self.stands.combo("service_filter")
+        self.past = self.assignments.check("show_past")
         self.model, self.table = self.stands.model, self.stands.table
         self.assignments_model, self.assignments_table = self.assignments.model, self.assignments.table
         self.new_button = self.stands.buttons["new_stand"]

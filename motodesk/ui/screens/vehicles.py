@@ -112,8 +112,8 @@ class VehiclesPage(ListPage):
         self.set_body(self.panel)
         # the names tests and other code know
         self.model, self.table, self.count = self.panel.model, self.panel.table, self.panel.count
-        self.search = self.panel.filters["search"]
-        self.include_replaced = self.panel.filters["include_replaced"]
+        self.search = self.panel.line("search")
+        self.include_replaced = self.panel.check("include_replaced")
         self.new_button = self.panel.buttons["new_vehicle"]
         self.open_button = self.panel.buttons["open_vehicle"]
         self.authorise_button = self.panel.buttons["authorise_replacement"]
