@@ -124,6 +124,8 @@ class InfractionPickerDialog(QDialog):
         self.infraction: Infraction | None = None
         self.picker = InfractionPicker(self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Escolher")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
         self.picker.chosen.connect(lambda _item: self._accept())

@@ -45,7 +45,7 @@ from motodesk.services.enforcement import (
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
-from motodesk.ui.listpage import fit_to_screen
+from motodesk.ui.listpage import fit_to_screen, with_access_key
 from motodesk.ui.widgets import DateField, mark_field
 
 ERROR_COLOUR = "#b00020"
@@ -173,8 +173,9 @@ class NoticeForm(QDialog):
         self.signature_radios: dict[Signature, QRadioButton] = {}
         signature_row = QHBoxLayout()
         self.signature_group = QButtonGroup(self)
+        used = {"t", "p", "m", "b", "u", "n", "a", "v", "d", "o", "r", "l", "c"}  # keys taken on this form
         for signature in Signature:
-            radio = QRadioButton(signature.label)
+            radio = QRadioButton(with_access_key(signature.label, used))
             radio.setObjectName(f"signature_{signature.value}")
             self.signature_group.addButton(radio)
             self.signature_radios[signature] = radio
@@ -189,7 +190,7 @@ class NoticeForm(QDialog):
         form.addRow("L&ocal:", self.place)
         form.addRow("&Relato:", self.description)
         form.addRow("Assinatura do autuado:", signature_row)
-        form.addRow("Fiscal:", inspector)
+        form.addRow(QLabel("Fiscal:"), inspector)  # a reading, not an input: no buddy
 
         self.message = QLabel()
         self.message.setObjectName("message")

@@ -167,6 +167,9 @@ def test_load_into_delivers_the_newest_answer_only(qtbot, wait_ops) -> None:  # 
 
 # -- the dialogs of the lists on the counter's screen ---------------------------------------------------
 def _dialogs(ctx: AppContext) -> list[tuple[str, QWidget]]:
+    from motodesk.ui.accident_dialog import AccidentDialog
+    from motodesk.ui.infraction_picker import InfractionPickerDialog
+    from motodesk.ui.notice_form import NoticeForm
     from motodesk.ui.screens.deadlines import RenewalDialog
     from motodesk.ui.screens.inspections import CampaignDialog, ScheduleDialog
     from motodesk.ui.screens.organisations import DateDialog, OrganisationDialog
@@ -189,6 +192,9 @@ def _dialogs(ctx: AppContext) -> list[tuple[str, QWidget]]:
         ("schedule_dialog", ScheduleDialog(ctx)),
         ("campaign_dialog", CampaignDialog(ctx)),
         ("renewal_dialog", RenewalDialog(3)),
+        ("accident_dialog", AccidentDialog(ctx, 1, "ABC-1234")),
+        ("infraction_picker", InfractionPickerDialog(query="troco")),
+        ("notice_form", NoticeForm(ctx)),
     ]
 
 
