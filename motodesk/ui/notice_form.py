@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QDateTimeEdit,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
@@ -44,8 +43,10 @@ from motodesk.services.enforcement import (
 )
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
 from motodesk.ui.listpage import fit_to_screen, with_access_key
+from motodesk.ui.ops import ServiceOp, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field
 
 ERROR_COLOUR = "#b00020"
@@ -68,7 +69,7 @@ def from_qdatetime(value: QDateTime) -> datetime:
     return local.astimezone(UTC)
 
 
-class NoticeForm(QDialog):
+class NoticeForm(GuardedDialog):
     """Write a notice; on success ``created`` holds its number and defence deadline."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, *,
@@ -233,6 +234,7 @@ class NoticeForm(QDialog):
         cancel.clicked.connect(self.reject)
         self._kind_changed()
         self._choice_changed()
+        self.mark_clean()
 
     # --- state -------------------------------------------------------------------------------------
     def infraction(self) -> Infraction | None:
@@ -334,33 +336,42 @@ class NoticeForm(QDialog):
                 "vehicle_description": self.vehicle_description}
 
     def save(self) -> bool:
+        """Write the notice off the GUI thread; True when the call was started (the form closes when it lands)."""
         for widget in self._fields().values():
             mark_field(widget, None)
         self.message.clear()
-        try:
-            self.created = enforcement.create_notice(self.ctx, self.notice_input())
-        except InvalidInputError as exc:
-            widgets = self._fields()
-            for key, reason in exc.fields.items():
-                if key in widgets:
-                    mark_field(widgets[key], reason)
-            self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+        ctx, data, widgets = self.ctx, self.notice_input(), self._fields()
+
+        def created(notice: NoticeCreated) -> None:
+            self.created = notice
+            self.message.setStyleSheet("")
+            if notice.defence_due is not None:
+                self.message.setText(f"Auto {notice.number} lavrado. Prazo de defesa até "
+                                     f"{format_date(notice.defence_due)}.")
+            else:
+                self.message.setText(f"Auto {notice.number} lavrado. O prazo de defesa começa quando a "
+                                     "notificação do autuado for registrada (Art. 29, §§ 2º e 3º).")
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, widgets)
+                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+                return True
             return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return False
-        self.message.setStyleSheet("")
-        if self.created.defence_due is not None:
-            self.message.setText(f"Auto {self.created.number} lavrado. Prazo de defesa até "
-                                 f"{format_date(self.created.defence_due)}.")
-        else:
-            self.message.setText(f"Auto {self.created.number} lavrado. O prazo de defesa começa quando a "
-                                 "notificação do autuado for registrada (Art. 29, §§ 2º e 3º).")
-        self.accept()
+
+        ServiceOp(self, lambda: enforcement.create_notice(ctx, data), busy="Lavrando o auto…", change="notice") \
+            .success(created).failure(refused).run()
         return True
 
+    def save_and_close(self) -> None:
+        self.save()
 
-class NotificationDialog(QDialog):
+
+class NotificationDialog(GuardedDialog):
     """Record how and when an offender who refused to sign, or was absent, was notified (Art. 29, § 2º).
 
     The defence period (Art. 29, § 3º) starts on that day; field errors are placed on their widgets.
@@ -397,35 +408,52 @@ class NotificationDialog(QDialog):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b00020")
         form = QFormLayout()
-        form.addRow(intro)
         form.addRow("&Meio:", self.method)
         form.addRow("&Data da notificação:", self.notified_on)
         form.addRow("&Referência:", self.reference)
         form.addRow(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Registrar")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Re&gistrar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.submit)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
         layout.addWidget(buttons)
+        self.setMinimumWidth(520)
         self.method.setFocus()
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.submit()
 
     def submit(self) -> None:
         method = self.method.currentData()
         data = enforcement.NotificationInput(
             enforcement.NotificationMethod(method) if method else None, self.notified_on.value(),
             self.reference.text())
-        try:
-            self.recorded = enforcement.record_notification(self.ctx, self.view.id, data, today=self.today,
-                                                            expected_version=self.view.version)
-        except InvalidInputError as exc:
-            widgets = {"method": self.method, "notified_on": self.notified_on, "reference": self.reference}
-            for key, widget in widgets.items():
-                mark_field(widget, exc.fields.get(key))
-            self.error.setText(" ".join(exc.fields.values()) or str(exc))
-            return
-        except MotodeskError as exc:
-            self.error.setText(str(exc))
-            return
-        self.accept()
+        ctx, notice_id, today, version = self.ctx, self.view.id, self.today, self.view.version
+        widgets: dict[str, QWidget] = {"method": self.method, "notified_on": self.notified_on,
+                                       "reference": self.reference}
+        for widget in widgets.values():
+            mark_field(widget, None)
+        self.error.setText("")
+
+        def recorded(result: NoticeCreated) -> None:
+            self.recorded = result
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, widgets)
+                self.error.setText(" ".join(exc.fields.values()) or str(exc))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.error.setText(str(exc))
+                return True
+            return False
+
+        ServiceOp(self, lambda: enforcement.record_notification(ctx, notice_id, data, today=today,
+                                                                expected_version=version),
+                  busy="Registrando a notificação…", change="notice").success(recorded).failure(refused).run()

@@ -97,6 +97,8 @@ class ServiceOp:
 
     _running: ClassVar[set[ServiceOp]] = set()
     _latest: ClassVar[dict[tuple[int, str], ServiceOp]] = {}
+    #: Widgets locked by running ops: how many, and whether each was enabled before the first.
+    _locks: ClassVar[dict[int, tuple[int, bool]]] = {}
 
     def __init__(self, widget: QWidget, fn: Callable[[], Any], *, busy: str = "Aguarde…",
                  fields: Mapping[str, QWidget] | None = None, on_conflict: Callable[[], None] | None = None,
@@ -164,7 +166,9 @@ class ServiceOp:
             self._latest[(id(self.widget), self.key)] = self
         ServiceOp._running.add(self)
         if self._lock is not None:
-            self._was_enabled = self._lock.isEnabled()
+            count, was_enabled = self._locks.get(id(self._lock), (0, self._lock.isEnabled()))
+            self._locks[id(self._lock)] = (count + 1, was_enabled)  # two calls on one form: one lock
+            self._was_enabled = was_enabled
             self._lock.setEnabled(False)
             self._filter = _EscFilter(self)
             app = QApplication.instance()
@@ -234,7 +238,11 @@ class ServiceOp:
             self._cursor = False
         if self._lock is not None:
             try:
-                self._lock.setEnabled(self._was_enabled)
+                count, was_enabled = self._locks.pop(id(self._lock), (1, self._was_enabled))
+                if count > 1:
+                    self._locks[id(self._lock)] = (count - 1, was_enabled)  # another call still runs
+                else:
+                    self._lock.setEnabled(was_enabled)
             except RuntimeError:
                 pass
 

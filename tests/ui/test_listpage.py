@@ -213,3 +213,21 @@ def test_every_dialog_of_the_lists_fits_and_has_its_keys(qtbot, clerk: AppContex
                 assert label.height() >= label.heightForWidth(label.width()) - 2, (name, label.text()[:40])
         dialog.grab().save(str(SCREENSHOTS / f"{name}.png"))
         dialog.done(0)
+
+
+def test_two_calls_on_one_form_leave_it_enabled(qtbot, wait_ops) -> None:  # noqa: ANN001
+    from motodesk.ui.ops import ServiceOp
+
+    create_application()
+    form = QLineEdit()
+    qtbot.addWidget(form)
+
+    def slow() -> int:
+        time.sleep(0.3)
+        return 1
+
+    ServiceOp(form, lambda: 1).run()
+    ServiceOp(form, slow).run()  # Return pressed again while the first save ran; this one ends last
+    assert not form.isEnabled()
+    wait_ops()
+    assert form.isEnabled()  # it was left disabled: the second call remembered the first one's lock
