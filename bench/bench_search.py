@@ -85,33 +85,14 @@ def prepare(db: Database, people: int) -> AppContext:
     ensure_defaults(ctx)
     with ctx.read() as s:
         have = s.scalar(select(func.count(Person.id))) or 0
-    if have < people:
-        from motodesk.services.demo import seed_demo
+    if have == 0:
+        from bench.seed_bulk import seed
 
-        started = time.perf_counter()
-        print(f"seeding {people - have:,} people ({db.url.get_backend_name()})…", flush=True)
-
-        def progress(done: int, total: int) -> None:
-            if done % 50_000 == 0 or done == total:
-                rate = done / (time.perf_counter() - started)
-                print(f"  {done:,}/{total:,} ({rate:,.0f}/s)", flush=True)
-
-        indexes = () if db.is_sqlite else search_indexes()
-        if indexes:  # bulk load first, index after: as a DBA would load a million rows
-            with db.engine.begin() as conn:
-                for name in indexes:
-                    conn.exec_driver_sql(f"DROP INDEX IF EXISTS {name}")
-        try:
-            seed_demo(ctx, people - have, seed=4883 + have, progress=progress)
-        finally:
-            if indexes:
-                with db.engine.begin() as conn:
-                    for statement in search_indexes().values():
-                        conn.exec_driver_sql(statement)
-        print(f"seeded in {time.perf_counter() - started:,.0f} s", flush=True)
-        if not db.is_sqlite:
-            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-                conn.exec_driver_sql("VACUUM ANALYZE")
+        print(f"seeding {people:,} people ({db.url.get_backend_name()})…", flush=True)
+        seed(db, people, progress=lambda line: print(line, flush=True),
+             pg_indexes=None if db.is_sqlite else search_indexes())
+    elif have < people:
+        raise SystemExit(f"the cached database holds {have:,} people, fewer than {people:,}: use --reseed")
     elif have > people:
         print(f"note: the cached database holds {have:,} people", flush=True)
     return ctx
@@ -226,6 +207,7 @@ def main() -> int:
     parser.add_argument("--pg-url", default=DEFAULT_PG)
     parser.add_argument("--samples", type=int, default=30, help="people typed per kind of search")
     parser.add_argument("--reseed", action="store_true")
+    parser.add_argument("--seed-only", action="store_true", help="seed (or upgrade) the cached database and stop")
     parser.add_argument(
         "--repeat",
         type=int,
@@ -237,6 +219,8 @@ def main() -> int:
     db = open_database(args.backend, args.people, args.pg_url, args.reseed)
     try:
         ctx = prepare(db, args.people)
+        if args.seed_only:
+            return 0
         with ctx.read() as s:
             total = s.scalar(select(func.count(Person.id))) or 0
         typed = samples(ctx, args.samples, random.Random(4883))

@@ -7,12 +7,12 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import Engine, create_engine, event, inspect, make_url
 from sqlalchemy.engine import URL
@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+T = TypeVar("T")
+#: PostgreSQL settings of the quick-read connections (:meth:`Database.run_read`), sent with the
+#: connection's start-up packet: a keystroke's query reads a few hundred index entries, where a
+#: parallel plan spends ~8 ms starting workers and JIT compiles for longer than the query runs.
+QUICK_READ_OPTIONS = "-c max_parallel_workers_per_gather=0 -c jit=off"
 
 
 def default_sqlite_path() -> Path:
@@ -164,6 +169,7 @@ class Database:
 
     url: URL
     engine: Engine
+    _reader: Engine | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def open(cls, url: str | None = None, *, echo: bool = False) -> Database:
@@ -217,8 +223,35 @@ class Database:
         with factory() as session:
             yield session
 
+    def run_read(self, fn: Callable[[Session], T]) -> T:
+        """``fn(session)`` for one short read whose round trips count (the search box, keystroke by keystroke).
+
+        On PostgreSQL the session runs in autocommit on a pool of its own that does not ping on
+        checkout: the read is its own statements and nothing else (no BEGIN, ping or ROLLBACK). A
+        connection the server dropped meanwhile fails on its first statement; SQLAlchemy then
+        empties the pool and the read runs once more on a new connection. On SQLite it is a plain
+        read session.
+        """
+        if self.is_sqlite:
+            with self.session() as session:
+                return fn(session)
+        if self._reader is None:
+            self._reader = create_engine(
+                self.url, pool_size=2, max_overflow=4, pool_recycle=1800, isolation_level="AUTOCOMMIT",
+                connect_args={"connect_timeout": 5, "options": QUICK_READ_OPTIONS})
+        for attempt in (1, 2):
+            try:
+                with Session(bind=self._reader, expire_on_commit=False) as session:
+                    return fn(session)
+            except DBAPIError as exc:
+                if attempt == 2 or not exc.connection_invalidated:
+                    raise
+        raise AssertionError("unreachable")
+
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._reader is not None:
+            self._reader.dispose()
 
     # -- migrations -------------------------------------------------------------------------
 
