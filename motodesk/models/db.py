@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, inspect, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
@@ -223,26 +223,26 @@ class Database:
         with factory() as session:
             yield session
 
-    def run_read(self, fn: Callable[[Session], T]) -> T:
-        """``fn(session)`` for one short read whose round trips count (the search box, keystroke by keystroke).
+    def run_read(self, fn: Callable[[Connection], T]) -> T:
+        """``fn(connection)`` for one short read whose round trips count (the search box, keystroke by keystroke).
 
-        On PostgreSQL the session runs in autocommit on a pool of its own that does not ping on
-        checkout: the read is its own statements and nothing else (no BEGIN, ping or ROLLBACK). A
-        connection the server dropped meanwhile fails on its first statement; SQLAlchemy then
-        empties the pool and the read runs once more on a new connection. On SQLite it is a plain
-        read session.
+        A Core connection, not a session: no ORM transaction hooks (the audit trail's per-transaction
+        user setting is for writes). On PostgreSQL it runs in autocommit on a pool of its own that
+        does not ping on checkout: the read is its own statements and nothing else (no BEGIN, ping
+        or ROLLBACK). A connection the server dropped meanwhile fails on its first statement;
+        SQLAlchemy then empties that pool and the read runs once more on a new connection.
         """
         if self.is_sqlite:
-            with self.session() as session:
-                return fn(session)
+            with self.engine.connect() as conn:
+                return fn(conn)
         if self._reader is None:
             self._reader = create_engine(
                 self.url, pool_size=2, max_overflow=4, pool_recycle=1800, isolation_level="AUTOCOMMIT",
                 connect_args={"connect_timeout": 5, "options": QUICK_READ_OPTIONS})
         for attempt in (1, 2):
             try:
-                with Session(bind=self._reader, expire_on_commit=False) as session:
-                    return fn(session)
+                with self._reader.connect() as conn:
+                    return fn(conn)
             except DBAPIError as exc:
                 if attempt == 2 or not exc.connection_invalidated:
                     raise

@@ -52,9 +52,9 @@ from sqlalchemy import (
     union_all,
 )
 from sqlalchemy import column as sql_column
-from sqlalchemy.engine import Row
+from sqlalchemy.engine import Connection, Row
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import QueryableAttribute, Session
+from sqlalchemy.orm import QueryableAttribute
 
 from motodesk.models import Application, Permit, Person, Vehicle
 from motodesk.models.db import explain_error
@@ -75,7 +75,7 @@ FEW_MATCHES = 2000
 FEW_MATCHES_SEVERAL_WORDS = 20000
 #: PostgreSQL infix: the names in sort order (from the page's start) read first, index only; when
 #: they hold a page of matches, that is the page, else the trigram index finds every match.
-DENSITY_WINDOW = 5000
+DENSITY_WINDOW = 20000
 #: SQLite's trigram table (revision 0012).
 FTS_TABLE = table("people_fts", sql_column("rowid"))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -249,9 +249,9 @@ class _Dialect:
     statement; the planner chooses from the statistics that ``analyze`` keeps fresh.
     """
 
-    def __init__(self, session: Session, sort: SortKey) -> None:
+    def __init__(self, session: Connection, sort: SortKey) -> None:
         self.session = session
-        self.pg = session.get_bind().dialect.name == "postgresql"
+        self.pg = session.dialect.name == "postgresql"
         self.sort = sort
 
     def c(self, column: SQLColumnExpression[_Text]) -> SQLColumnExpression[_Text]:
@@ -413,7 +413,7 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
     sort = SortKey(sort)
     limit = max(1, min(limit, 1000))
 
-    def read(s: Session) -> SearchPage:
+    def read(s: Connection) -> SearchPage:
         d = _Dialect(s, sort)
         if d.pg:
             hits, next_cursor = _pg_page(d, parsed, descending, after, limit)
