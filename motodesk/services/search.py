@@ -431,6 +431,25 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
         raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
 
 
+@requires(*READERS)
+def people_by_ids(ctx: AppContext, ids: Sequence[int]) -> list[PersonHit]:
+    """The result-list rows of these people, in the order given (those removed meanwhile left out):
+    what the people list fetches again when it scrolls back to rows it no longer holds."""
+    wanted = list(dict.fromkeys(ids))[:1000]
+    if not wanted:
+        return []
+
+    def read(s: Connection) -> list[PersonHit]:
+        return _hits(s.execute(union_all(*_describe_parts(wanted))).all(), wanted)
+
+    try:
+        return ctx.db.run_read(read)
+    except MotodeskError:
+        raise
+    except DBAPIError as exc:
+        raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
+
+
 def _order(sort_col: SQLColumnExpression[str], pid: SQLColumnExpression[int], descending: bool
            ) -> tuple[ColumnElement[Any], ColumnElement[Any]]:
     return (sort_col.desc(), pid.desc()) if descending else (sort_col.asc(), pid.asc())

@@ -282,3 +282,11 @@ def test_seed_demo_and_analyze_leave_fresh_statistics(ctx: AppContext) -> None:
     assert {"people", "vehicles", "permits"} <= analysed()
     analyze(ctx)  # again, at any time
     assert {"people", "vehicles", "permits"} <= analysed()
+
+
+def test_people_by_ids_gives_the_rows_of_the_list_in_the_order_asked(register: AppContext) -> None:
+    page = search.search_people(register, "", limit=60)
+    wanted = [h.person_id for h in page.hits][::-2] + [999_999]  # one unknown
+    again = search.people_by_ids(register, wanted)
+    assert again == [h for h in page.hits[::-1] if h.person_id in set(wanted)][: len(wanted)]
+    assert [h.person_id for h in again] == wanted[:-1]
