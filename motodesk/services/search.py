@@ -551,7 +551,7 @@ def _pg_branch(d: _Dialect, part: Segment, segment: int, resume: SearchCursor | 
     sort_col = d.sort_column()
     gates = [gate] if gate is not None else []
     after = [_after(sort_col, resume, descending)] if resume is not None else []
-    seg = literal_column(str(segment)).label("seg")
+    seg: ColumnElement[Any] = literal_column(str(segment)).label("seg")
     if isinstance(part, _Infix):
         return _pg_infix(d, part, seg, after, gates, descending, count)
     condition = part.condition if isinstance(part, _Walk) else part
@@ -588,7 +588,7 @@ def _pg_infix(d: _Dialect, part: _Infix, seg: ColumnElement[Any], after: list[Co
     return select(answers.c.id, answers.c.k, seg)
 
 
-def _describe_parts(ids: Any, page: CTE | None = None) -> list[Select[Any]]:
+def _describe_parts(ids: Any, page: CTE | None = None) -> list[Any]:
     """Service, permit, situation and plate of each person of ``ids`` (a list or a subquery),
     and their name and CPF: one ``UNION ALL`` (the page's own columns ride along on PostgreSQL:
     sort key in ``state``, part in ``id``).
@@ -597,7 +597,7 @@ def _describe_parts(ids: Any, page: CTE | None = None) -> list[Select[Any]]:
     the search itself.
     """
     # Plain strings in the shared columns (the first SELECT types them): no enum conversion.
-    parts: list[Select[Any]] = [
+    parts: list[Any] = [
         select(literal_column("'p'").label("kind"), Permit.person_id.label("pid"), Permit.number.label("v"),
                type_coerce(Permit.service_type, String).label("service"),
                type_coerce(Permit.state, String).label("state"),
