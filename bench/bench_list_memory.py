@@ -144,7 +144,8 @@ def measure(mode: str, backend: str, people: int, pg_url: str) -> dict[str, Any]
     result = {"mode": mode, "rows": rows, "peak_mb": round(peak_mb(), 1), "end_mb": round(current_mb(), 1),
               "seconds": round(seconds, 1), "first": str(first)}
     if mode == "real":
-        result["cached_rows"] = model._rows.cached_rows()
+        held = model._rows
+        result["cached_rows"] = held.cached_rows() if hasattr(held, "cached_rows") else len(held)
     db.dispose()
     return result
 
