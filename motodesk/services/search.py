@@ -253,6 +253,8 @@ class _Dialect:
         self.session = session
         self.pg = session.dialect.name == "postgresql"
         self.sort = sort
+        #: SQLite: where the page being read starts (cursor, descending, rows wanted), for the infix window.
+        self.page_start: tuple[SearchCursor | None, bool, int] | None = None
 
     def c(self, column: SQLColumnExpression[_Text]) -> SQLColumnExpression[_Text]:
         """Byte-order comparison on both databases (SQLite's default is already BINARY)."""
@@ -295,6 +297,19 @@ class _Dialect:
 
         if self.pg:
             return _Infix(likes)
+        if self.page_start is not None:
+            # The next names in order first (the name index alone, a few ms): when they hold the
+            # page, it is the page ("monteiro", common everywhere), and the trigram table is not read.
+            resume, descending, wanted = self.page_start
+            col = self.sort_column()
+            window = (select(Person.id.label("id"), col.label("k"), Person.name_search.label("n"))
+                      .where(*([_after(col, resume, descending)] if resume is not None else []))
+                      .order_by(*_order(col, Person.id, descending)).limit(DENSITY_WINDOW).subquery("win"))
+            dense = self.session.execute(select(window.c.k, window.c.id).where(likes(window.c.n))
+                                         .order_by(*_order(window.c.k, window.c.id, descending))
+                                         .limit(wanted + 1)).all()
+            if len(dense) > wanted:
+                return _Listed(sorted((key, pid) for key, pid in dense))
         match = " ".join('"' + w.replace('"', '""') + '"' for w in words if len(w) >= MIN_INFIX)
         few = FEW_MATCHES if len(words) == 1 else FEW_MATCHES_SEVERAL_WORDS
         probe = (select(self.sort_column(), Person.id).select_from(FTS_TABLE)
@@ -324,7 +339,10 @@ class _Dialect:
                     .where(condition, *extras).limit(FEW_MATCHES + 1))
             found.update((pid, key) for key, pid in self.session.execute(stmt))
             if len(found) > FEW_MATCHES:
-                return _Walk(and_(Person.id.in_(ids), *extras))
+                # Dense: walk the names in order and look each person up in the linked table's index
+                # (an IN list would first gather every match: 440,000 permits for "MB-", a second).
+                linked = select(literal_column("1")).select_from(link.table).where(link == Person.id, or_(*conditions))
+                return _Walk(and_(linked.exists(), *extras))
         return _Listed(sorted((key, pid) for pid, key in found.items()))
 
     def sort_column(self) -> SQLColumnExpression[str]:
@@ -467,8 +485,9 @@ def _sqlite_page(d: _Dialect, parsed: ParsedQuery, descending: bool, after: Sear
     next_cursor: SearchCursor | None = None
     while segment < len(segments):
         wanted = limit - len(found)
-        part = segments[segment]()
         resume = after if after is not None and after.segment == segment and after.started else None
+        d.page_start = (resume, descending, wanted)
+        part = segments[segment]()
         # Only what the sort index holds, so a walk reads the index and not the table.
         stmt = select(Person.id, label("k", sort_col))
         if isinstance(part, _Listed):

@@ -264,7 +264,7 @@ def test_the_infix_strategies_agree(clerk: AppContext, monkeypatch: pytest.Monke
             page = search.search_people(clerk, "aparecida", limit=7, descending=descending, after=page.next)
 
     results = {}
-    for strategy, window, few in (("window", 5000, 2000), ("trigram index", 3, 2000), ("walk", 5000, 5)):
+    for strategy, window, few in (("window", 5000, 2000), ("trigram index", 3, 2000), ("walk", 3, 5)):
         monkeypatch.setattr(search, "DENSITY_WINDOW", window)
         monkeypatch.setattr(search, "FEW_MATCHES", few)
         results[strategy] = (collect(False), collect(True))

@@ -12,7 +12,9 @@ lookup. Triggers keep it in step with every insert, change of name and delete (a
 included: it rewrites ``name_search``); the upgrade builds it from the rows already there.
 
 CPF, plate, permit and RENAVAM are prefixes: ranges on their B-tree indexes (0001/0002) stay the
-fastest way, so they are not in the FTS table.
+fastest way, so they are not in the FTS table. A common CPF prefix ("50": ten thousand people in a
+million) is answered by walking the names in order and testing the CPF: ``ix_search_people_name_cpf``
+holds both, so the walk reads no table row (it read one per name walked: 80-160 ms).
 
 PostgreSQL keeps its pg_trgm GIN index (0002): nothing to do there.
 
@@ -43,6 +45,7 @@ SQLITE_STATEMENTS = (
     "INSERT INTO people_fts(rowid, name_search) VALUES (new.id, new.name_search); END",
     # The names already in the register (an external-content table is filled from its content table).
     "INSERT INTO people_fts(people_fts) VALUES ('rebuild')",
+    "CREATE INDEX ix_search_people_name_cpf ON people (name_search, cpf)",
 )
 
 
@@ -56,6 +59,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
+    op.execute("DROP INDEX IF EXISTS ix_search_people_name_cpf")
     for trigger in ("people_fts_update", "people_fts_delete", "people_fts_insert"):
         op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     op.execute("DROP TABLE IF EXISTS people_fts")
