@@ -76,6 +76,8 @@ FEW_MATCHES_SEVERAL_WORDS = 20000
 #: PostgreSQL infix: the names in sort order (from the page's start) read first, index only; when
 #: they hold a page of matches, that is the page, else the trigram index finds every match.
 DENSITY_WINDOW = 20000
+#: PostgreSQL: people linked to matching vehicles or permits taken whole and sorted, up to this many.
+FEW_LINKED = 5000
 #: SQLite's trigram table (revision 0012).
 FTS_TABLE = table("people_fts", sql_column("rowid"))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -330,9 +332,8 @@ class _Dialect:
         Usually a handful: on SQLite they are found from the linked table's index and sorted whole.
         """
         extras = [extra] if extra is not None else []
-        ids = union_all(*(select(link).where(c) for c in conditions))
         if self.pg:
-            return and_(Person.id.in_(ids), *extras)
+            return _Linked(link, tuple(conditions), tuple(extras))
         found: dict[int, str] = {}
         for condition in conditions:
             stmt = (select(self.sort_column(), Person.id).join(link.table, link == Person.id)
@@ -347,6 +348,15 @@ class _Dialect:
 
     def sort_column(self) -> SQLColumnExpression[str]:
         return self.c(Person.name_search if self.sort is SortKey.NAME else Person.cpf)
+
+
+@dataclass(frozen=True)
+class _Linked:
+    """PostgreSQL: people linked through ``link`` to a row meeting any of ``conditions`` (see :func:`_pg_linked`)."""
+
+    link: QueryableAttribute[int | None]
+    conditions: tuple[ColumnElement[bool], ...]
+    extras: tuple[ColumnElement[bool], ...]
 
 
 @dataclass(frozen=True)
@@ -377,7 +387,7 @@ class _Walk:
     condition: ColumnElement[bool]
 
 
-Segment = ColumnElement[bool] | _Listed | _Walk | _Infix
+Segment = ColumnElement[bool] | _Listed | _Walk | _Infix | _Linked
 
 
 def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
@@ -573,8 +583,10 @@ def _pg_branch(d: _Dialect, part: Segment, segment: int, resume: SearchCursor | 
     seg: ColumnElement[Any] = literal_column(str(segment)).label("seg")
     if isinstance(part, _Infix):
         return _pg_infix(d, part, seg, after, gates, descending, count)
+    if isinstance(part, _Linked):
+        return _pg_linked(d, part, seg, after, gates, descending, count)
     condition = part.condition if isinstance(part, _Walk) else part
-    assert not isinstance(condition, _Listed | _Infix)
+    assert not isinstance(condition, _Listed | _Infix | _Linked)
     return (select(Person.id.label("id"), sort_col.label("k"), seg).where(condition, *after, *gates)
             .order_by(*_order(sort_col, Person.id, descending)).limit(count))
 
@@ -604,6 +616,36 @@ def _pg_infix(d: _Dialect, part: _Infix, seg: ColumnElement[Any], after: list[Co
         select(dense.c.id, dense.c.k).where(found >= count),
         select(rare.c.id, rare.c.k).order_by(*_order(rare.c.k, rare.c.id, descending)).limit(count),
     ).subquery("infix")
+    return select(answers.c.id, answers.c.k, seg)
+
+
+def _pg_linked(d: _Dialect, part: _Linked, seg: ColumnElement[Any], after: list[ColumnElement[bool]],
+               gates: list[ColumnElement[bool]], descending: bool, count: int) -> Select[Any]:
+    """People linked to matching plates, RENAVAMs or permit numbers: a few sorted whole, many walked.
+
+    The linked table's index gives up to :data:`FEW_LINKED` + 1 person ids (materialised: read
+    once). If that is all of them, their people are looked up by id and sorted; if not, matches are
+    dense ("MB-": half the permits) and walking the names in order, testing each person, finds a
+    page in a few hundred names. Asked as ``id IN (…) ORDER BY name LIMIT``, PostgreSQL walks the
+    names even for a RENAVAM nobody has (a million index probes, seconds).
+    """
+    sort_col = d.sort_column()
+    linked = (union_all(*(select(part.link.label("pid")).where(c) for c in part.conditions))
+              .limit(FEW_LINKED + 1).cte("linked").prefix_with("MATERIALIZED", dialect="postgresql"))
+    counted = select(func.count().label("n")).select_from(linked).cte("linked_count")  # counted once
+    found = select(counted.c.n).scalar_subquery()
+    few = (select(Person.id.label("id"), sort_col.label("k"))
+           .where(Person.id.in_(select(linked.c.pid)), found <= FEW_LINKED, *part.extras, *after, *gates)
+           .cte("few").prefix_with("MATERIALIZED", dialect="postgresql"))
+    tested = (select(literal_column("1")).select_from(part.link.table)
+              .where(part.link == Person.id, or_(*part.conditions)))
+    many = (select(Person.id.label("id"), sort_col.label("k"))
+            .where(tested.exists(), found > FEW_LINKED, *part.extras, *after, *gates)
+            .order_by(*_order(sort_col, Person.id, descending)).limit(count))
+    answers = union_all(
+        select(few.c.id, few.c.k).order_by(*_order(few.c.k, few.c.id, descending)).limit(count),
+        many,
+    ).subquery("linked_people")
     return select(answers.c.id, answers.c.k, seg)
 
 
