@@ -343,7 +343,7 @@ class _Dialect:
             if len(found) > FEW_MATCHES:
                 # Dense: walk the names in order and look each person up in the linked table's index
                 # (an IN list would first gather every match: 440,000 permits for "MB-", a second).
-                linked = select(literal_column("1")).select_from(link.table).where(link == Person.id, or_(*conditions))
+                linked: Select[Any] = select(literal_column("1")).select_from(link.table).where(link == Person.id, or_(*conditions))
                 return _Walk(and_(linked.exists(), *extras))
         return _Listed(sorted((key, pid) for pid, key in found.items()))
 
@@ -504,7 +504,7 @@ def _sqlite_page(d: _Dialect, parsed: ParsedQuery, descending: bool, after: Sear
         if isinstance(part, _Listed):
             stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
         else:
-            assert not isinstance(part, _Infix)
+            assert not isinstance(part, _Infix | _Linked)
             stmt = stmt.where(part.condition if isinstance(part, _Walk) else part)
             if resume is not None:
                 stmt = stmt.where(_after(sort_col, resume, descending))
@@ -638,9 +638,9 @@ def _pg_linked(d: _Dialect, part: _Linked, seg: ColumnElement[Any], after: list[
     few = (select(Person.id.label("id"), sort_col.label("k"))
            .where(Person.id.in_(select(linked.c.pid)), found <= FEW_LINKED, *part.extras, *after, *gates)
            .cte("few").prefix_with("MATERIALIZED", dialect="postgresql"))
-    tested = (select(literal_column("1")).select_from(part.link.table)
+    tested: Select[Any] = (select(literal_column("1")).select_from(part.link.table)
               .where(part.link == Person.id, or_(*part.conditions)))
-    many = (select(Person.id.label("id"), sort_col.label("k"))
+    many: Any = (select(Person.id.label("id"), sort_col.label("k"))
             .where(tested.exists(), found > FEW_LINKED, *part.extras, *after, *gates)
             .order_by(*_order(sort_col, Person.id, descending)).limit(count))
     answers = union_all(
