@@ -7,13 +7,13 @@ import logging
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import Engine, create_engine, event, inspect, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, inspect, make_url
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+T = TypeVar("T")
+#: PostgreSQL settings of the quick-read connections (:meth:`Database.run_read`), sent with the
+#: connection's start-up packet: a keystroke's query reads a few hundred index entries, where a
+#: parallel plan spends ~8 ms starting workers and JIT compiles for longer than the query runs.
+QUICK_READ_OPTIONS = "-c max_parallel_workers_per_gather=0 -c jit=off"
 
 
 def default_sqlite_path() -> Path:
@@ -164,6 +169,7 @@ class Database:
 
     url: URL
     engine: Engine
+    _reader: Engine | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def open(cls, url: str | None = None, *, echo: bool = False) -> Database:
@@ -217,8 +223,35 @@ class Database:
         with factory() as session:
             yield session
 
+    def run_read(self, fn: Callable[[Connection], T]) -> T:
+        """``fn(connection)`` for one short read whose round trips count (the search box, keystroke by keystroke).
+
+        A Core connection, not a session: no ORM transaction hooks (the audit trail's per-transaction
+        user setting is for writes). On PostgreSQL it runs in autocommit on a pool of its own that
+        does not ping on checkout: the read is its own statements and nothing else (no BEGIN, ping
+        or ROLLBACK). A connection the server dropped meanwhile fails on its first statement;
+        SQLAlchemy then empties that pool and the read runs once more on a new connection.
+        """
+        if self.is_sqlite:
+            with self.engine.connect() as conn:
+                return fn(conn)
+        if self._reader is None:
+            self._reader = create_engine(
+                self.url, pool_size=2, max_overflow=4, pool_recycle=1800, isolation_level="AUTOCOMMIT",
+                connect_args={"connect_timeout": 5, "options": QUICK_READ_OPTIONS})
+        for attempt in (1, 2):
+            try:
+                with self._reader.connect() as conn:
+                    return fn(conn)
+            except DBAPIError as exc:
+                if attempt == 2 or not exc.connection_invalidated:
+                    raise
+        raise AssertionError("unreachable")
+
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._reader is not None:
+            self._reader.dispose()
 
     # -- migrations -------------------------------------------------------------------------
 

@@ -84,6 +84,8 @@ HASH_METHOD = "motodesk-rows-1"
 SUFFIX = ".zip"
 PRIVATE_MODE = 0o600
 SKIPPED_TABLES = frozenset({"alembic_version"})  # the revision is in the manifest; migrations stamp it
+#: SQLite full-text index of names (revision 0012) and its shadow tables: derived from `people`, rebuilt there.
+SKIPPED_PREFIXES = ("people_fts",)
 
 SETTING_LAST = "backup_last"
 SETTING_REMINDER_DAYS = "backup_reminder_days"
@@ -165,7 +167,8 @@ class BackupRecord:
 # --- reading the state of a database ----------------------------------------------------------
 
 def _data_tables(conn: Connection) -> list[str]:
-    return sorted(n for n in inspect(conn).get_table_names() if n not in SKIPPED_TABLES)
+    return sorted(n for n in inspect(conn).get_table_names()
+                  if n not in SKIPPED_TABLES and not n.startswith(SKIPPED_PREFIXES))
 
 
 def take_snapshot(conn: Connection) -> Snapshot:

@@ -35,6 +35,7 @@ from motodesk.rules.periods import add_years, completed_years
 from motodesk.services.auth import hash_password
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.maintenance import analyze
 from motodesk.services.text import fold
 
 DEMO_PASSWORD = "motodesk123"
@@ -341,4 +342,5 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             s.add(QuotaCounter(service_type=ServiceType.MOTOTAXI, places=mototaxi_places, in_force=mototaxi_in_force))
         else:
             quota.in_force = mototaxi_in_force
+    analyze(ctx)  # fresh planner statistics for the rows just written (issue 20)
     return counts

@@ -9,11 +9,17 @@ What the clerk typed is classified first (:func:`classify`):
 * anything else → name, accent- and case-insensitive (``fold``): names that *start* with the
   text first, then names that contain every word of it anywhere (``silva`` in the middle).
 
-Every query is a range or an indexed match (see migration 0002): prefixes are byte ranges
-(``name >= 'joao' AND name < 'joap'``, compared ``COLLATE "C"`` on PostgreSQL), infixes use
-pg_trgm on PostgreSQL and a walk of the covering name index on SQLite. Results come in pages ordered by
-name or CPF, with keyset paging (:class:`SearchCursor`), so the 1,000th page costs what the first
-does. An empty query lists everyone by name.
+Every query is a range or an indexed match (see migrations 0002 and 0012): prefixes are byte
+ranges (``name >= 'joao' AND name < 'joap'``, compared ``COLLATE "C"`` on PostgreSQL), infixes use
+pg_trgm on PostgreSQL and the FTS5 trigram table ``people_fts`` on SQLite. Results come in pages
+ordered by name or CPF, with keyset paging (:class:`SearchCursor`), so the 1,000th page costs what
+the first does. An empty query lists everyone by name.
+
+On PostgreSQL a keystroke is one statement, one round trip (:func:`_pg_page`): every part of the
+query, the page and the columns that describe it, planned by the server from fresh statistics
+(:func:`motodesk.services.maintenance.analyze`), on an autocommit connection that is not pinged
+first (:meth:`motodesk.models.db.Database.run_read`). On SQLite, in process, a keystroke may take
+several statements: each is a few microseconds of overhead, and SQLite's planner gets help.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import (
+    CTE,
     ColumnElement,
+    Select,
     SQLColumnExpression,
     String,
     and_,
@@ -37,18 +45,23 @@ from sqlalchemy import (
     not_,
     or_,
     select,
+    table,
     text,
     true,
     type_coerce,
     union_all,
 )
-from sqlalchemy.engine import Row
-from sqlalchemy.orm import QueryableAttribute, Session
+from sqlalchemy import column as sql_column
+from sqlalchemy.engine import Connection, Row
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import QueryableAttribute
 
 from motodesk.models import Application, Permit, Person, Vehicle
+from motodesk.models.db import explain_error
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.context import AppContext, requires
+from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
 from motodesk.services.text import escape_like, fold, search_text
 
 PAGE_SIZE = 200
@@ -60,10 +73,14 @@ MIN_RENAVAM_DIGITS = 4
 #: Infix: up to this many matches are fetched whole and sorted (see :meth:`_Dialect.contains_words`).
 FEW_MATCHES = 2000
 FEW_MATCHES_SEVERAL_WORDS = 20000
-#: PostgreSQL infix: the first names in sort order that a density check reads (index only, ~2 ms at
-#: a million people), and how many of them must match (1 %) for the walk to go first.
-DENSITY_WINDOW = 5000
-DENSE_MATCHES = 50
+#: PostgreSQL infix: the names in sort order (from the page's start) read first, index only; when
+#: they hold a page of matches, that is the page, else the trigram index finds every match.
+DENSITY_WINDOW = 20000
+#: PostgreSQL: people linked to matching vehicles or permits taken whole and sorted, up to this many
+#: (at a million people, "MF-5" — 11,000 permits — costs 36 ms so, 62 ms walked).
+FEW_LINKED = 20000
+#: SQLite's trigram table (revision 0012).
+FTS_TABLE = table("people_fts", sql_column("rowid"))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
 APPLICATION_LABELS = {
@@ -227,17 +244,20 @@ class _ActiveVehicle:
 class _Dialect:
     """What differs between the databases, and the plan choices SQLite needs help with.
 
-    A condition on another index than the sort order's is probed through its own index, up to
-    :data:`FEW_MATCHES` rows: a small answer is sorted whole (:class:`_Listed`); a large one means
-    matches are dense, and walking the sort order's index finds a page soonest. Neither planner
-    chooses well alone: SQLite has no statistics, and PostgreSQL's estimates for prefixes, LIKE
-    and correlated conditions are off by orders of magnitude at a million rows.
+    SQLite: a condition on another index than the sort order's is probed through its own index, up
+    to :data:`FEW_MATCHES` rows: a small answer is sorted whole (:class:`_Listed`); a large one
+    means matches are dense, and walking the sort order's index finds a page soonest.
+
+    PostgreSQL: every part is a plain condition (or :class:`_Infix`) in the keystroke's one
+    statement; the planner chooses from the statistics that ``analyze`` keeps fresh.
     """
 
-    def __init__(self, session: Session, sort: SortKey) -> None:
+    def __init__(self, session: Connection, sort: SortKey) -> None:
         self.session = session
-        self.pg = session.get_bind().dialect.name == "postgresql"
+        self.pg = session.dialect.name == "postgresql"
         self.sort = sort
+        #: SQLite: where the page being read starts (cursor, descending, rows wanted), for the infix window.
+        self.page_start: tuple[SearchCursor | None, bool, int] | None = None
 
     def c(self, column: SQLColumnExpression[_Text]) -> SQLColumnExpression[_Text]:
         """Byte-order comparison on both databases (SQLite's default is already BINARY)."""
@@ -252,91 +272,99 @@ class _Dialect:
     def cpf_prefix(self, value: str) -> Segment:
         """People whose CPF starts with ``value``: a few sorted whole, many walked in sort order.
 
-        Without this, "538" (a thousand people in a million) sorted by name lets PostgreSQL walk the
-        name index and read each person's row to test the CPF, and SQLite (no statistics) sort a
-        tenth of the table for "0".
+        Without this, SQLite (no statistics) sorts a tenth of the table for "0".
         """
         condition = self.prefix(Person.cpf, value)
-        if self.sort is SortKey.CPF:
-            return condition  # the CPF index gives the order itself
+        if self.sort is SortKey.CPF or self.pg:
+            return condition  # the CPF index gives the order itself / the planner knows
         found = self.session.execute(select(self.sort_column(), Person.id).where(condition)
                                      .limit(FEW_MATCHES + 1)).all()
         if len(found) <= FEW_MATCHES:
             return _Listed(sorted((key, pid) for key, pid in found))
-        if self.pg:
-            return _Walk(condition)
         # `+cpf` keeps SQLite off the CPF index: it walks the names in order instead.
         unindexed = literal_column("+people.cpf", String)
         upper = prefix_upper_bound(value)
         return and_(unindexed >= value, unindexed < upper) if upper else unindexed >= value
 
-    def contains_words(self, words: Sequence[str], starts: ColumnElement[bool]) -> Segment:
+    def contains_words(self, words: Sequence[str], starts: Callable[[SQLColumnExpression[str]], ColumnElement[bool]]
+                       ) -> Segment:
         """Names with every word somewhere, other than those starting with the text (``starts``).
 
-        PostgreSQL, a million names: two ways to a first page, each fast where the other is slow.
-        When few names match, take them all through the trigram index and sort them; when many do,
-        walk the names in order and keep the matching ones. A density check on the first
-        :data:`DENSITY_WINDOW` names (index only) sends common text straight to the walk; otherwise
-        a probe through the trigram index tells which case this is: it stops after
-        :data:`FEW_MATCHES` + 1 rows, and a small answer is the whole answer (returned as a
-        :class:`_Listed`, sorted here, not looked for again).
+        SQLite: the trigram table finds the names holding the words of three letters or more (a
+        shorter one is tested on the name); up to :data:`FEW_MATCHES` are sorted whole. More means
+        common text ("silva"): walking the name index in order (name and rowid, no table row per
+        entry) finds a page in a few thousand entries.
         """
-        likes = and_(*(Person.name_search.like(f"%{escape_like(w)}%", escape="\\") for w in words),
-                     not_(starts))
-        if not self.pg:
-            # SQLite walks its name index (name and rowid: no table row per entry); every name of
-            # 100,000 in under 10 ms even when nothing matches.
-            return likes
-        # Several words ("gael ra"): the matches gather where the first word is a first name, and a
-        # walk in name order would read everything before them; so take more of them whole.
+        def likes(name: SQLColumnExpression[str]) -> ColumnElement[bool]:
+            return and_(*(name.like(f"%{escape_like(w)}%", escape="\\") for w in words), not_(starts(name)))
+
+        if self.pg:
+            return _Infix(likes)
+        if self.page_start is not None:
+            # The next names in order first (the name index alone, a few ms): when they hold the
+            # page, it is the page ("monteiro", common everywhere), and the trigram table is not read.
+            resume, descending, wanted = self.page_start
+            col = self.sort_column()
+            window = (select(Person.id.label("id"), col.label("k"), Person.name_search.label("n"))
+                      .where(*([_after(col, resume, descending)] if resume is not None else []))
+                      .order_by(*_order(col, Person.id, descending)).limit(DENSITY_WINDOW).subquery("win"))
+            dense = self.session.execute(select(window.c.k, window.c.id).where(likes(window.c.n))
+                                         .order_by(*_order(window.c.k, window.c.id, descending))
+                                         .limit(wanted + 1)).all()
+            if len(dense) > wanted:
+                return _Listed(sorted((key, pid) for key, pid in dense))
+        match = " ".join('"' + w.replace('"', '""') + '"' for w in words if len(w) >= MIN_INFIX)
         few = FEW_MATCHES if len(words) == 1 else FEW_MATCHES_SEVERAL_WORDS
-        if len(words) == 1 and self._dense(words[0]):
-            return _Walk(likes)  # a common piece ("silva"): the walk finds a page in a few thousand names
-        probe = select(self.sort_column(), Person.id).where(likes).limit(few + 1)
-        # Through pg_trgm's GIN index, whatever the planner's estimate: a walk of the name index
-        # that finds nothing (every "joao" starts with it) would read the whole table.
-        self.session.execute(text("SET LOCAL enable_seqscan = off"))
-        self.session.execute(text("SET LOCAL enable_indexscan = off"))
-        try:
-            found = self.session.execute(probe).all()
-        finally:
-            self.session.execute(text("SET LOCAL enable_seqscan = on"))
-            self.session.execute(text("SET LOCAL enable_indexscan = on"))
+        probe = (select(self.sort_column(), Person.id).select_from(FTS_TABLE)
+                 .join(Person, Person.id == FTS_TABLE.c.rowid)
+                 .where(text("people_fts MATCH :match").bindparams(match=match), likes(Person.name_search))
+                 .limit(few + 1))
+        found = self.session.execute(probe).all()
         if len(found) <= few:
             # Python orders str by code point: the byte order of "C" and BINARY for UTF-8.
             return _Listed(sorted((key, pid) for key, pid in found))
-        return _Walk(likes)  # common text: walking the names in order finds a page soonest
-
-    def _dense(self, word: str) -> bool:
-        """Whether at least 1 % of the first names in sort order contain ``word``: then walking the
-        names finds a page sooner than the trigram probe (which builds its whole bitmap first)."""
-        window = select(Person.name_search.label("n")).order_by(self.sort_column()).limit(DENSITY_WINDOW).subquery()
-        count = self.session.scalar(select(func.count()).select_from(window).where(
-            window.c.n.like(f"%{escape_like(word)}%", escape="\\")))
-        return (count or 0) >= DENSE_MATCHES
+        return likes(Person.name_search)
 
     def people_with(self, link: QueryableAttribute[int | None], conditions: Sequence[ColumnElement[bool]],
                     extra: ColumnElement[bool] | None = None) -> Segment:
         """People linked through ``link`` (vehicles.holder_id, permits.person_id) to a row meeting
         any of ``conditions`` (ranges on an index of that table).
 
-        Usually a handful: they are found from the linked table's index and sorted whole. Asked as
-        ``people.id IN (subquery) ORDER BY name``, PostgreSQL may instead walk a million names and
-        probe the subquery for each (seconds).
+        Usually a handful: on SQLite they are found from the linked table's index and sorted whole.
         """
         extras = [extra] if extra is not None else []
+        if self.pg:
+            return _Linked(link, tuple(conditions), tuple(extras))
         found: dict[int, str] = {}
         for condition in conditions:
             stmt = (select(self.sort_column(), Person.id).join(link.table, link == Person.id)
                     .where(condition, *extras).limit(FEW_MATCHES + 1))
             found.update((pid, key) for key, pid in self.session.execute(stmt))
             if len(found) > FEW_MATCHES:
-                ids = union_all(*(select(link).where(c) for c in conditions))
-                return _Walk(and_(Person.id.in_(ids), *extras))
+                # Dense: walk the names in order and look each person up in the linked table's index
+                # (an IN list would first gather every match: 440,000 permits for "MB-", a second).
+                linked: Select[Any] = select(literal_column("1")).select_from(link.table).where(link == Person.id, or_(*conditions))
+                return _Walk(and_(linked.exists(), *extras))
         return _Listed(sorted((key, pid) for pid, key in found.items()))
 
     def sort_column(self) -> SQLColumnExpression[str]:
         return self.c(Person.name_search if self.sort is SortKey.NAME else Person.cpf)
+
+
+@dataclass(frozen=True)
+class _Linked:
+    """PostgreSQL: people linked through ``link`` to a row meeting any of ``conditions`` (see :func:`_pg_linked`)."""
+
+    link: QueryableAttribute[int | None]
+    conditions: tuple[ColumnElement[bool], ...]
+    extras: tuple[ColumnElement[bool], ...]
+
+
+@dataclass(frozen=True)
+class _Infix:
+    """PostgreSQL: names containing the words, as a condition on a name column (see :func:`_pg_infix`)."""
+
+    likes: Callable[[SQLColumnExpression[str]], ColumnElement[bool]]
 
 
 @dataclass(frozen=True)
@@ -355,12 +383,12 @@ class _Listed:
 
 @dataclass(frozen=True)
 class _Walk:
-    """A dense condition: read in the sort order's index, filtering (PostgreSQL is told so)."""
+    """A dense condition: read in the sort order's index, filtering."""
 
     condition: ColumnElement[bool]
 
 
-Segment = ColumnElement[bool] | _Listed | _Walk
+Segment = ColumnElement[bool] | _Listed | _Walk | _Infix | _Linked
 
 
 def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
@@ -371,12 +399,15 @@ def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
     if q.kind is QueryKind.NAME:
         if not q.text:
             return [false]
-        starts = d.prefix(Person.name_search, q.text)
+        def starts_on(name: SQLColumnExpression[str]) -> ColumnElement[bool]:
+            return d.prefix(name, q.text)
+
+        starts = starts_on(Person.name_search)
         parts: list[Callable[[], Segment]] = [lambda: starts]
         # Infix once a word has three letters; with several words, once the last one has (while it
         # is being typed, "Miguel Fa" matches every Miguel's row and the names starting with it come first).
         if any(len(w) >= MIN_INFIX for w in q.words) and (len(q.words) == 1 or len(q.words[-1]) >= MIN_INFIX):
-            parts.append(lambda: d.contains_words(q.words, starts))
+            parts.append(lambda: d.contains_words(q.words, starts_on))
         return parts
     if q.kind is QueryKind.DIGITS:
         if len(q.text) > 11:
@@ -396,10 +427,6 @@ def _segments(q: ParsedQuery, d: _Dialect) -> list[Callable[[], Segment]]:
     return [lambda: d.people_with(Permit.person_id, numbers)]
 
 
-def _sort_column(sort: SortKey, d: _Dialect) -> SQLColumnExpression[str]:
-    return d.c(Person.name_search if sort is SortKey.NAME else Person.cpf)
-
-
 def _after(sort_col: SQLColumnExpression[str], cursor: SearchCursor, descending: bool) -> ColumnElement[bool]:
     """Keyset condition written so the index on the sort column serves it (a range, then the id)."""
     if descending:
@@ -414,70 +441,225 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
     parsed = classify(query)
     sort = SortKey(sort)
     limit = max(1, min(limit, 1000))
-    with ctx.read() as s:
+
+    def read(s: Connection) -> SearchPage:
         d = _Dialect(s, sort)
         if d.pg:
-            # A keystroke's queries each read a few hundred index entries; a parallel plan (chosen
-            # for the page's 200-id lookups at a million people) spends ~8 ms starting its workers.
-            s.execute(text("SET LOCAL max_parallel_workers_per_gather = 0"))
-        segments = _segments(parsed, d)
-        sort_col = _sort_column(sort, d)
-        order = (sort_col.desc(), Person.id.desc()) if descending else (sort_col, Person.id)
-        found: list[tuple[int, str]] = []  # (id, sort key)
-        segment = after.segment if after else 0
-        next_cursor: SearchCursor | None = None
-        while segment < len(segments):
-            wanted = limit - len(found)
-            part = segments[segment]()
-            resume = after if after is not None and after.segment == segment and after.started else None
-            # Only what the sort index holds, so a walk reads the index and not the table.
-            stmt = select(Person.id, label("k", sort_col))
-            if isinstance(part, _Listed):
-                stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
-            else:
-                stmt = stmt.where(part.condition if isinstance(part, _Walk) else part)
-                if resume is not None:
-                    stmt = stmt.where(_after(sort_col, resume, descending))
-            stmt = stmt.order_by(*order).limit(wanted + 1)
-            if isinstance(part, _Walk) and d.pg:
-                # Matches are dense (the probe said so): the index walk finds a page in a few thousand
-                # entries, where a bitmap over every match then a sort would read them all.
-                s.execute(text("SET LOCAL enable_bitmapscan = off"))
-                s.execute(text("SET LOCAL enable_seqscan = off"))
-                try:
-                    rows = s.execute(stmt).all()
-                finally:
-                    s.execute(text("SET LOCAL enable_bitmapscan = on"))
-                    s.execute(text("SET LOCAL enable_seqscan = on"))
-            else:
-                rows = s.execute(stmt).all()
-            found.extend((r.id, r.k) for r in rows[:wanted])
-            if len(rows) > wanted:
-                last = found[-1]
-                next_cursor = SearchCursor(segment, last[1], last[0])
-                break
-            segment += 1
-            if len(found) == limit:
-                if segment < len(segments):
-                    next_cursor = SearchCursor(segment, started=False)
-                break
-        hits = _describe(s, found)
-    return SearchPage(parsed, hits, next_cursor)
+            hits, next_cursor = _pg_page(d, parsed, descending, after, limit)
+        else:
+            found, next_cursor = _sqlite_page(d, parsed, descending, after, limit)
+            hits = _hits(s.execute(union_all(*_describe_parts([pid for pid, _key in found]))).all(),
+                         [pid for pid, _key in found])
+        return SearchPage(parsed, hits, next_cursor)
+
+    try:
+        return ctx.db.run_read(read)
+    except MotodeskError:
+        raise
+    except DBAPIError as exc:
+        raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
 
 
-def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
-    """Service, permit, situation and plate of each person of the page (three indexed lookups).
+@requires(*READERS)
+def people_by_ids(ctx: AppContext, ids: Sequence[int]) -> list[PersonHit]:
+    """The result-list rows of these people, in the order given (those removed meanwhile left out):
+    what the people list fetches again when it scrolls back to rows it no longer holds."""
+    wanted = list(dict.fromkeys(ids))[:1000]
+    if not wanted:
+        return []
+
+    def read(s: Connection) -> list[PersonHit]:
+        return _hits(s.execute(union_all(*_describe_parts(wanted))).all(), wanted)
+
+    try:
+        return ctx.db.run_read(read)
+    except MotodeskError:
+        raise
+    except DBAPIError as exc:
+        raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
+
+
+def _order(sort_col: SQLColumnExpression[str], pid: SQLColumnExpression[int], descending: bool
+           ) -> tuple[ColumnElement[Any], ColumnElement[Any]]:
+    return (sort_col.desc(), pid.desc()) if descending else (sort_col.asc(), pid.asc())
+
+
+def _sqlite_page(d: _Dialect, parsed: ParsedQuery, descending: bool, after: SearchCursor | None, limit: int
+                 ) -> tuple[list[tuple[int, str]], SearchCursor | None]:
+    """(id, sort key) of the page's people, and where the next page starts: one part at a time."""
+    s = d.session
+    segments = _segments(parsed, d)
+    sort_col = d.sort_column()
+    order = _order(sort_col, Person.id, descending)
+    found: list[tuple[int, str]] = []  # (id, sort key)
+    segment = after.segment if after else 0
+    next_cursor: SearchCursor | None = None
+    while segment < len(segments):
+        wanted = limit - len(found)
+        resume = after if after is not None and after.segment == segment and after.started else None
+        d.page_start = (resume, descending, wanted)
+        part = segments[segment]()
+        # Only what the sort index holds, so a walk reads the index and not the table.
+        stmt = select(Person.id, label("k", sort_col))
+        if isinstance(part, _Listed):
+            stmt = stmt.where(Person.id.in_(part.page(resume, descending, wanted + 1)))
+        else:
+            assert not isinstance(part, _Infix | _Linked)
+            stmt = stmt.where(part.condition if isinstance(part, _Walk) else part)
+            if resume is not None:
+                stmt = stmt.where(_after(sort_col, resume, descending))
+        rows = s.execute(stmt.order_by(*order).limit(wanted + 1)).all()
+        found.extend((r.id, r.k) for r in rows[:wanted])
+        if len(rows) > wanted:
+            last = found[-1]
+            next_cursor = SearchCursor(segment, last[1], last[0])
+            break
+        segment += 1
+        if len(found) == limit:
+            if segment < len(segments):
+                next_cursor = SearchCursor(segment, started=False)
+            break
+    return found, next_cursor
+
+
+def _pg_page(d: _Dialect, parsed: ParsedQuery, descending: bool, after: SearchCursor | None, limit: int
+             ) -> tuple[list[PersonHit], SearchCursor | None]:
+    """The page and what describes it, in one statement (one round trip).
+
+    Each part of the query from the cursor's on is a branch ``ORDER BY key, id LIMIT limit + 1``;
+    a branch runs only when the ones before it found less than that (a one-time filter on their
+    count: PostgreSQL does not start the branch's scan otherwise). The page is the first
+    ``limit + 1`` rows of the branches in order (one more than shown: whether there is a next page);
+    its people's permits, applications, active vehicle and name come in the same statement.
+    """
+    segments = _segments(parsed, d)
+    first = after.segment if after else 0
+    branches: list[CTE] = []
+    for segment in range(first, len(segments)):
+        resume = after if after is not None and after.segment == segment and after.started else None
+        gate = None
+        if branches:
+            earlier = union_all(*(select(b.c.id) for b in branches)).subquery()
+            gate = select(func.count()).select_from(earlier).scalar_subquery() <= limit
+        part = segments[segment]()
+        assert not isinstance(part, _Listed)
+        branches.append(_pg_branch(d, part, segment, resume, descending, limit + 1, gate).cte(f"part{segment}"))
+    parts = union_all(*(select(b.c.id, b.c.k, b.c.seg) for b in branches)).subquery("parts")
+    page = (select(parts.c.id, parts.c.k, parts.c.seg)
+            .order_by(parts.c.seg, *_order(parts.c.k.collate("C"), parts.c.id, descending))
+            .limit(limit + 1).cte("page"))
+    rows = d.session.execute(union_all(*_describe_parts(select(page.c.id), page))).all()
+    keyed = sorted(((r.id, r.state, r.pid) for r in rows if r.kind == "n"),
+                   key=lambda t: (t[0], *((_Reversed(t[1]), -t[2]) if descending else (t[1], t[2]))))
+    next_cursor = None
+    if len(keyed) > limit:
+        seg, key, pid = keyed[limit - 1]
+        next_cursor = SearchCursor(seg, key, pid)
+        keyed = keyed[:limit]
+    return _hits(rows, [pid for _seg, _key, pid in keyed]), next_cursor
+
+
+class _Reversed:
+    """A sort key in reverse (descending text inside ascending segments)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __lt__(self, other: _Reversed) -> bool:
+        return self.value > other.value
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Reversed) and self.value == other.value
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _pg_branch(d: _Dialect, part: Segment, segment: int, resume: SearchCursor | None, descending: bool, count: int,
+               gate: ColumnElement[bool] | None) -> Select[Any]:
+    sort_col = d.sort_column()
+    gates = [gate] if gate is not None else []
+    after = [_after(sort_col, resume, descending)] if resume is not None else []
+    seg: ColumnElement[Any] = literal_column(str(segment)).label("seg")
+    if isinstance(part, _Infix):
+        return _pg_infix(d, part, seg, after, gates, descending, count)
+    if isinstance(part, _Linked):
+        return _pg_linked(d, part, seg, after, gates, descending, count)
+    condition = part.condition if isinstance(part, _Walk) else part
+    assert not isinstance(condition, _Listed | _Infix | _Linked)
+    return (select(Person.id.label("id"), sort_col.label("k"), seg).where(condition, *after, *gates)
+            .order_by(*_order(sort_col, Person.id, descending)).limit(count))
+
+
+def _pg_infix(d: _Dialect, part: _Infix, seg: ColumnElement[Any], after: list[ColumnElement[bool]],
+              gates: list[ColumnElement[bool]], descending: bool, count: int) -> Select[Any]:
+    """Names containing the words: from a window of the sort order when matches are dense there,
+    else from the trigram index.
+
+    The window is the next :data:`DENSITY_WINDOW` names in sort order (an index-only read of a few
+    milliseconds); if it holds ``count`` matches, they are the page ("silva": a common piece). If
+    not, the matches are rare enough to take them all through pg_trgm's GIN index (a materialised
+    part that cannot walk the name index, which would read the whole table when nothing matches)
+    and sort them. Exactly one of the two answers; the other does not run.
+    """
+    sort_col = d.sort_column()
+    window = (select(Person.id.label("id"), sort_col.label("k"), Person.name_search.label("n"))
+              .where(*after, *gates).order_by(*_order(sort_col, Person.id, descending))
+              .limit(DENSITY_WINDOW).subquery("win"))
+    dense = (select(window.c.id, window.c.k).where(part.likes(window.c.n))
+             .order_by(*_order(window.c.k, window.c.id, descending)).limit(count).cte("dense"))
+    found = select(func.count()).select_from(dense).scalar_subquery()
+    rare = (select(Person.id.label("id"), sort_col.label("k")).where(part.likes(Person.name_search), *after, *gates,
+                                                                     found < count)
+            .cte("rare").prefix_with("MATERIALIZED", dialect="postgresql"))
+    answers = union_all(
+        select(dense.c.id, dense.c.k).where(found >= count),
+        select(rare.c.id, rare.c.k).order_by(*_order(rare.c.k, rare.c.id, descending)).limit(count),
+    ).subquery("infix")
+    return select(answers.c.id, answers.c.k, seg)
+
+
+def _pg_linked(d: _Dialect, part: _Linked, seg: ColumnElement[Any], after: list[ColumnElement[bool]],
+               gates: list[ColumnElement[bool]], descending: bool, count: int) -> Select[Any]:
+    """People linked to matching plates, RENAVAMs or permit numbers: a few sorted whole, many walked.
+
+    The linked table's index gives up to :data:`FEW_LINKED` + 1 person ids (materialised: read
+    once). If that is all of them, their people are looked up by id and sorted; if not, matches are
+    dense ("MB-": half the permits) and walking the names in order, testing each person, finds a
+    page in a few hundred names. Asked as ``id IN (…) ORDER BY name LIMIT``, PostgreSQL walks the
+    names even for a RENAVAM nobody has (a million index probes, seconds).
+    """
+    sort_col = d.sort_column()
+    linked = (union_all(*(select(part.link.label("pid")).where(c) for c in part.conditions))
+              .limit(FEW_LINKED + 1).cte("linked").prefix_with("MATERIALIZED", dialect="postgresql"))
+    counted = select(func.count().label("n")).select_from(linked).cte("linked_count")  # counted once
+    found = select(counted.c.n).scalar_subquery()
+    few = (select(Person.id.label("id"), sort_col.label("k"))
+           .where(Person.id.in_(select(linked.c.pid)), found <= FEW_LINKED, *part.extras, *after, *gates)
+           .cte("few").prefix_with("MATERIALIZED", dialect="postgresql"))
+    tested: Select[Any] = (select(literal_column("1")).select_from(part.link.table)
+              .where(part.link == Person.id, or_(*part.conditions)))
+    many: Any = (select(Person.id.label("id"), sort_col.label("k"))
+            .where(tested.exists(), found > FEW_LINKED, *part.extras, *after, *gates)
+            .order_by(*_order(sort_col, Person.id, descending)).limit(count))
+    answers = union_all(
+        select(few.c.id, few.c.k).order_by(*_order(few.c.k, few.c.id, descending)).limit(count),
+        many,
+    ).subquery("linked_people")
+    return select(answers.c.id, answers.c.k, seg)
+
+
+def _describe_parts(ids: Any, page: CTE | None = None) -> list[Any]:
+    """Service, permit, situation and plate of each person of ``ids`` (a list or a subquery),
+    and their name and CPF: one ``UNION ALL`` (the page's own columns ride along on PostgreSQL:
+    sort key in ``state``, part in ``id``).
 
     Plain column tuples, not ORM objects: loading 200 full rows of three tables costs more than
     the search itself.
     """
-    ids = [row[0] for row in found]
-    if not ids:
-        return []
-    # One round trip: permits, applications and active vehicles of the page's people. The parts'
-    # columns differ in type (read by name below), so the rows are not typed column by column.
-    rows: Sequence[Row] = s.execute(union_all(
-        # Plain strings in the shared columns (the first SELECT types them): no enum conversion.
+    # Plain strings in the shared columns (the first SELECT types them): no enum conversion.
+    parts: list[Any] = [
         select(literal_column("'p'").label("kind"), Permit.person_id.label("pid"), Permit.number.label("v"),
                type_coerce(Permit.service_type, String).label("service"),
                type_coerce(Permit.state, String).label("state"),
@@ -486,9 +668,20 @@ def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
                Application.state, Application.opened_on, Application.id).where(Application.person_id.in_(ids)),
         select(literal_column("'v'"), Vehicle.holder_id, Vehicle.plate, Vehicle.service_type, literal_column("NULL"),
                literal_column("NULL"), Vehicle.id).where(Vehicle.holder_id.in_(ids), Vehicle.active.is_(True)),
-        select(literal_column("'n'"), Person.id, Person.full_name, Person.cpf, literal_column("NULL"),
-               literal_column("NULL"), Person.id).where(Person.id.in_(ids)),
-    )).all()
+    ]
+    if page is None:
+        parts.append(select(literal_column("'n'"), Person.id, Person.full_name, Person.cpf, literal_column("NULL"),
+                            literal_column("NULL"), Person.id).where(Person.id.in_(ids)))
+    else:
+        parts.append(select(literal_column("'n'"), Person.id, Person.full_name, Person.cpf, page.c.k,
+                            literal_column("NULL"), page.c.seg).join(page, page.c.id == Person.id))
+    return parts
+
+
+def _hits(rows: Sequence[Row[Any]], order: list[int]) -> list[PersonHit]:
+    """The page's rows (:func:`_describe_parts`) as hits, in ``order`` (person ids)."""
+    if not order:
+        return []
     names: dict[int, tuple[str, str]] = {}
     permits: dict[int, list[_Related]] = {}
     applications: dict[int, _Related] = {}
@@ -509,7 +702,7 @@ def _describe(s: Session, found: list[tuple[int, str]]) -> list[PersonHit]:
             if current is None or (related.day, related.id) > (current.day, current.id):
                 applications[row.pid] = related  # the newest
     hits = []
-    for pid, _key in found:
+    for pid in order:
         if pid not in names:
             continue  # removed meanwhile
         name, cpf = names[pid]

@@ -1,11 +1,19 @@
-"""Table models with declared columns; the lazy one fetches pages as the view scrolls."""
+"""Table models with declared columns; the lazy ones fetch pages as the view scrolls.
+
+A long list keeps only a bounded window of its rows (:class:`RowWindow`, like Anki's browser table:
+the list is its ids, and the data of the rows last shown is cached in chunks, least recently used
+out): scrolled end to end over a million people, the people list holds a million ids and a few
+thousand rows, not a million rows.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from array import array
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
@@ -25,6 +33,122 @@ class Column(Generic[Row]):
     align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft
     sortable: bool = True
     tooltip: Callable[[Row], str | None] | None = None
+
+
+#: Rows kept in a window by default: chunks of :data:`CHUNK_ROWS`, some screens' worth of scrolling.
+WINDOW_ROWS = 4000
+CHUNK_ROWS = 200
+
+
+class RowWindow(Generic[Row]):
+    """The rows of a long list as a sequence that keeps at most ``capacity`` of them in memory.
+
+    What is always kept is the list's keys (``key(row)``, an integer id: 8 bytes a row in an
+    array), or, without ``key``, only its length. The rows themselves live in chunks of
+    ``chunk`` consecutive positions, the least recently read chunk dropped first; a chunk read
+    again after it was dropped is fetched once more: ``fetch_keys(keys)`` returns the rows of those
+    keys (in any order, missing ones left out), or ``fetch_range(start, stop)`` those positions.
+    A row that cannot be fetched (removed meanwhile, database gone) reads as ``None``.
+
+    Supports what the table models do with a list: ``len``, ``window[i]``, ``extend``, iteration.
+    """
+
+    def __init__(self, *, key: Callable[[Row], int] | None = None,
+                 fetch_keys: Callable[[Sequence[int]], Iterable[Row]] | None = None,
+                 fetch_range: Callable[[int, int], Sequence[Row]] | None = None,
+                 capacity: int = WINDOW_ROWS, chunk: int = CHUNK_ROWS) -> None:
+        if (key is None) != (fetch_keys is None) or (fetch_keys is None) == (fetch_range is None):
+            raise ValueError("give key and fetch_keys, or fetch_range")
+        self._key = key
+        self._fetch_keys = fetch_keys
+        self._fetch_range = fetch_range
+        self.chunk = max(1, chunk)
+        self.capacity_chunks = max(2, -(-capacity // self.chunk))
+        self._keys = array("q")
+        self._length = 0
+        self._chunks: OrderedDict[int, list[Row | None]] = OrderedDict()
+        self.fetches = 0  # chunks fetched again (scrolled back to): for tests and benchmarks
+
+    # -- filling ------------------------------------------------------------------------------
+    def reset(self, rows: Iterable[Row] = ()) -> None:
+        self._keys = array("q")
+        self._length = 0
+        self._chunks.clear()
+        self.extend(rows)
+
+    def extend(self, rows: Iterable[Row]) -> None:
+        for row in rows:
+            position = self._length
+            if self._key is not None:
+                self._keys.append(self._key(row))
+            self._length += 1
+            number = position // self.chunk
+            held = self._chunks.get(number)
+            if held is None:
+                if position % self.chunk:
+                    continue  # the start of this chunk was dropped: the rest comes with it when read
+                held = self._chunks[number] = []
+            held.append(row)
+            self._chunks.move_to_end(number)
+            self._trim()
+
+    # -- reading ------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, position: int) -> Row | None: ...
+    @overload
+    def __getitem__(self, position: slice) -> list[Row | None]: ...
+    def __getitem__(self, position: int | slice) -> Row | None | list[Row | None]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(self._length))]
+        if position < 0:
+            position += self._length
+        if not 0 <= position < self._length:
+            raise IndexError(position)
+        number, offset = divmod(position, self.chunk)
+        held = self._chunks.get(number)
+        if held is None or offset >= len(held):
+            held = self._load(number)
+            if held is None:
+                return None
+        else:
+            self._chunks.move_to_end(number)
+        return held[offset] if offset < len(held) else None
+
+    def __iter__(self) -> Iterator[Row | None]:
+        for i in range(self._length):
+            yield self[i]
+
+    def keys(self) -> Sequence[int]:
+        return self._keys
+
+    def cached_rows(self) -> int:
+        return sum(len(c) for c in self._chunks.values())
+
+    def _load(self, number: int) -> list[Row | None] | None:
+        start = number * self.chunk
+        stop = min(start + self.chunk, self._length)
+        try:
+            if self._fetch_keys is not None and self._key is not None:
+                wanted = self._keys[start:stop]
+                found = {self._key(r): r for r in self._fetch_keys(list(wanted))}
+                rows: list[Row | None] = [found.get(k) for k in wanted]
+            else:
+                assert self._fetch_range is not None
+                rows = list(self._fetch_range(start, stop))
+        except Exception:  # noqa: BLE001 - the view shows dashes; the next read tries again
+            return None
+        self.fetches += 1
+        self._chunks[number] = rows
+        self._chunks.move_to_end(number)
+        self._trim()
+        return rows
+
+    def _trim(self) -> None:
+        while len(self._chunks) > self.capacity_chunks:
+            self._chunks.popitem(last=False)
 
 
 class RowTableModel(QAbstractTableModel, Generic[Row]):
@@ -59,6 +183,8 @@ class RowTableModel(QAbstractTableModel, Generic[Row]):
             return None
         column = self.columns[index.column()]
         row = self._rows[index.row()]
+        if row is None:  # a windowed row that could not be fetched again (removed, database gone)
+            return "—" if role == Qt.ItemDataRole.DisplayRole else None
         if role == Qt.ItemDataRole.DisplayRole:
             try:
                 return format_value(column.value(row))
@@ -104,10 +230,14 @@ PageFetcher = Callable[[int, int, str, bool], Sequence[Any]]
 
 
 class LazyTableModel(RowTableModel[Row]):
-    """A big table: the first page on reset, more as the view scrolls (canFetchMore/fetchMore)."""
+    """A big table: the first page on reset, more as the view scrolls (canFetchMore/fetchMore).
+
+    Rows fetched are kept in a :class:`RowWindow` (at most ``window`` rows); a row scrolled back
+    to after its chunk was dropped is fetched again by its position.
+    """
 
     def __init__(self, columns: Sequence[Column[Row]], fetch: PageFetcher, page_size: int = 200,
-                 parent: Any = None) -> None:
+                 parent: Any = None, window: int = WINDOW_ROWS) -> None:
         super().__init__(columns, (), parent)
         self._fetch = fetch
         self.page_size = page_size
@@ -115,6 +245,10 @@ class LazyTableModel(RowTableModel[Row]):
         self._fetching = False
         self._sort_key = columns[0].key
         self._descending = False
+        self._rows = RowWindow(fetch_range=self._refetch, capacity=window, chunk=page_size)  # type: ignore[assignment]
+
+    def _refetch(self, start: int, stop: int) -> Sequence[Row]:
+        return self._fetch(start, stop - start, self._sort_key, self._descending)
 
     def reload(self, fetch: PageFetcher | None = None) -> None:
         if fetch is not None:
@@ -123,7 +257,7 @@ class LazyTableModel(RowTableModel[Row]):
         try:
             self.beginResetModel()
             first = list(self._fetch(0, self.page_size, self._sort_key, self._descending))
-            self._rows = first
+            self._rows.reset(first)  # type: ignore[attr-defined]
             self._exhausted = len(first) < self.page_size
             self.endResetModel()
         finally:

@@ -159,3 +159,34 @@ def test_a_database_of_the_last_landed_revision_upgrades_with_its_data(
                 conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
             db.upgrade()
         db.dispose()
+
+
+def test_upgrading_a_0009_sqlite_database_with_people_fills_the_trigram_table(tmp_path: Path) -> None:
+    """Revision 0012 (issue 20): the names already in the register are indexed by the upgrade."""
+    from motodesk.services import search
+    from motodesk.services.context import AppContext
+
+    db = Database.open(f"sqlite:///{tmp_path / 'm.sqlite3'}")
+    try:
+        db.upgrade("0009")
+        with db.engine.begin() as conn:
+            for i, name in enumerate(("Maria das Dores Araújo", "Josué Araujo Lima", "Ana Zabulon"), start=1):
+                conn.execute(text("INSERT INTO people (id, full_name, name_search, cpf, version, created_at, updated_at) "
+                                  "VALUES (:id, :n, :s, :c, 1, '2026-01-10 12:00:00', '2026-01-10 12:00:00')"),
+                             {"id": i, "n": name, "s": name.lower().replace("ú", "u").replace("é", "e"),
+                              "c": f"0000000000{i}"})
+        db.upgrade("0012")
+        with db.engine.connect() as conn:
+            indexed = conn.exec_driver_sql("SELECT rowid FROM people_fts WHERE people_fts MATCH '\"araujo\"' "
+                                           "ORDER BY rowid").scalars().all()
+            assert indexed == [1, 2]
+            conn.exec_driver_sql("INSERT INTO people_fts(people_fts, rank) VALUES ('integrity-check', 1)")
+        db.upgrade()
+        assert [h.full_name for h in search.search_people(AppContext(db), "araujo").hits] == [
+            "Josué Araujo Lima", "Maria das Dores Araújo"]  # in the middle of both names: in name order
+        db.downgrade("0009")
+        assert not {"people_fts", "people_fts_data"} & set(inspect(db.engine).get_table_names())
+        db.upgrade()
+        command.check(db.alembic_config())
+    finally:
+        db.dispose()

@@ -12,7 +12,7 @@ target_metadata = Base.metadata
 
 # Dialect-specific search indexes of revision 0002 (trigram and "C"-collated) are not declared in
 # the models; keep autogenerate and `alembic check` from reporting them.
-UNDECLARED_PREFIXES = ("ix_search_",)
+UNDECLARED_PREFIXES = ("ix_search_", "people_fts")
 
 
 def include_object(obj, name, type_, reflected, compare_to):  # noqa: ANN001, ANN201

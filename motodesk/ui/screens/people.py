@@ -38,7 +38,7 @@ from motodesk.ui.background import BackgroundOp
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.errors import show_error
 from motodesk.ui.mainwindow import MainWindow, register_page
-from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.tablemodel import Column, RowTableModel, RowWindow
 
 if TYPE_CHECKING:  # imported when the first dossier opens, not with the page
     from motodesk.ui.dossier import DossierWindow
@@ -78,6 +78,8 @@ class PeopleSearchModel(RowTableModel[PersonHit]):
         self._next: SearchCursor | None = None
         self._fetching_more = False
         self.last_page: SearchPage | None = None
+        # Ids of every row listed, data of the last few thousand shown (a million rows scrolled: ids only).
+        self._rows = RowWindow(key=lambda h: h.person_id, fetch_keys=lambda ids: search.people_by_ids(ctx, ids))  # type: ignore[assignment]
 
     # -- requests ----------------------------------------------------------------------------
     def set_query(self, text: str) -> None:
@@ -114,7 +116,7 @@ class PeopleSearchModel(RowTableModel[PersonHit]):
         self._next = page.next
         if after is None:
             self.beginResetModel()
-            self._rows = list(page.hits)
+            self._rows.reset(page.hits)  # type: ignore[attr-defined]
             self.endResetModel()
         else:
             self._fetching_more = False
