@@ -124,7 +124,11 @@ def fresh_database(backend: str, folder: Path) -> tuple[str, Any]:
 
     if backend == "sqlite":
         path = folder / f"import-{uuid.uuid4().hex[:6]}.sqlite3"
-        return f"sqlite:///{path}", lambda: None
+        if EXISTING:  # a register that already holds EXISTING people (bench_search's seeded copy)
+            import shutil
+
+            shutil.copy(seeded_register(EXISTING), path)
+        return f"sqlite:///{path}", lambda: path.unlink(missing_ok=True)
     name = f"motodesk_bench_import_{uuid.uuid4().hex[:6]}"
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
@@ -138,6 +142,22 @@ def fresh_database(backend: str, folder: Path) -> tuple[str, Any]:
         admin.dispose()
 
     return make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False), drop
+
+
+EXISTING = 0
+
+
+def seeded_register(people: int) -> Path:
+    """bench_search's cached SQLite register of ``people`` demo people (seeded once, then kept)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_search import open_database, prepare  # type: ignore[import-not-found]
+
+    db = open_database("sqlite", people, "", False)
+    prepare(db, people)
+    path = db.sqlite_path
+    db.dispose()
+    assert path is not None
+    return path
 
 
 def clerk_context(url: str) -> Any:
@@ -255,8 +275,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--backend", choices=("both", "sqlite", "postgresql"), default="both")
     parser.add_argument("--load", action="store_true", help="run beside a CPU-burning process")
+    parser.add_argument("--existing", type=int, default=0,
+                        help="import into a SQLite register that already holds this many people (growth)")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global EXISTING
+    EXISTING = args.existing
+    if EXISTING:
+        args.backend = "sqlite"
+        seeded_register(EXISTING)
     if args.child:
         if args.child[0] == "memory":
             child_memory(args.child[1], args.child[2])
@@ -289,7 +316,8 @@ def main() -> int:
                         results[backend] = r
             base = best["openpyxl"]
             load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
-            print(f"\nImport of {args.rows:,} valid new rows, preview + apply (best of {args.repeat}; "
+            into = f"a register of {EXISTING:,} people" if EXISTING else "an empty register"
+            print(f"\nImport of {args.rows:,} valid new rows into {into}, preview + apply (best of {args.repeat}; "
                   f"{'WITH a CPU-burning second process' if args.load else 'no extra load'}; load average {load})\n")
             print(f"{'what':<52} {'seconds':>8} {'ratio':>6}")
             print("-" * 72)

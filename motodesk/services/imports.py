@@ -765,8 +765,10 @@ class _BulkPlan:
 
 
 def _insert(s: Session, model: Any, rows: list[dict[str, Any]]) -> None:
-    """One bulk insert of complete rows, audited in bulk (:func:`motodesk.models.audit.bulk_insert`)."""
-    bulk_insert(s, model.__table__, rows)
+    """Bulk inserts of complete rows, audited in bulk (:func:`motodesk.models.audit.bulk_insert`), 5,000
+    at a time so the driver's parameters and the audit rows of one batch are all that is held at once."""
+    for start in range(0, len(rows), 5000):
+        bulk_insert(s, model.__table__, rows[start:start + 5000])
 
 
 def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
