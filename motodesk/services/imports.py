@@ -411,8 +411,13 @@ class _Planner:
         # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
         facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
                                cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
+        # The memo keeps only the verdicts a row can be refused for (a row's full list of verdicts,
+        # with their pt_BR texts, is ~10 KB: 500 MB at the importer's 50,000 rows).
         verdicts = self.memo(("rules", service, self.today, self.settings, *_key(facts)),
-                             lambda: check_applicant(facts, service, self.today, self.settings, subject="o titular"))
+                             lambda: [verdict for verdict in check_applicant(facts, service, self.today, self.settings,
+                                                                              subject="o titular")
+                                      if verdict.rule_id in ("art5_i_age", "art5_ii_cnh")
+                                      and verdict.status is Status.NOT_MET])
         for verdict in verdicts:
             if verdict.rule_id in ("art5_i_age", "art5_ii_cnh") and verdict.status is Status.NOT_MET:
                 # The sheet has no column for what the verdict may also miss (the EAR remark): say only why
@@ -454,7 +459,8 @@ class _Planner:
         clean, errors = validate_vehicle(data, self.today)
         errors = {k: v for k, v in errors.items() if k != "holder_id"}  # linked below, to the row's person
         verdicts = [] if errors else check_vehicle(vehicle_facts(clean), service, self.today, self.settings, cpf)
-        return clean, errors, verdicts
+        kept = ("art3_i_engine", "art3_ii_useful_life", "art5_1_i_insurance")  # what the import acts on
+        return clean, errors, [v for v in verdicts if v.status is Status.NOT_MET and v.rule_id in kept]
 
     def _permit_exists(self, permit: _PermitPlan) -> bool:
         return permit.number in self.known.permits_by_number
