@@ -179,6 +179,10 @@ class ImportPreview:
     notes: list[str] = field(default_factory=list)
     rows: list[ImportRow] = field(default_factory=list, repr=False)  # as read: apply plans these again
     memo: _Memo = field(default_factory=lambda: _Memo(), repr=False)
+    # what the judgement depended on: the apply reuses it when none of it has changed
+    known: _Known | None = field(default=None, repr=False)
+    today: date | None = None
+    settings: LawSettings | None = field(default=None, repr=False)
 
     @property
     def file_ok(self) -> bool:
@@ -618,13 +622,16 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
         return ImportPreview(path, report.sheet_name, list(report.file_errors), list(report.file_warnings), [])
     settings = law_settings(ctx)
     memo = _Memo()
-    with ctx.read() as s, _gc_paused():
-        lines = _plan(s, report.rows, settings, today, memo)
+    with _gc_paused():
+        with ctx.read() as s:
+            known = _load_known(s, [r for r in report.rows if r.ok])
+        lines = _plan_with(known, report.rows, settings, today, memo)
     notes = []
     if any(line.permit is not None and line.outcome is not Outcome.REFUSED for line in lines):
         notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
                      "da emissão (Art. 4º, § 1º); confira na renovação anual.")
-    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo)
+    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo,
+                         known, today, settings)
 
 
 _INTEGRITY = {
@@ -663,12 +670,21 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     today = today or local_today()
     chosen = set(wanted)
     rows = [r for r in preview.rows if r.line in chosen]  # the values the clerk saw in the preview
-    ok_rows = [r for r in rows if r.ok]
     settings = law_settings(ctx)
+    # Every line the preview found importable, the same day and settings: if the register still holds
+    # what the preview read, the preview's judgement is the judgement (it is a function of the rows,
+    # what it read, the settings and the day; a refused line never claims a plate, a number or a
+    # place, so leaving it out changes no other line).
+    whole = (preview.known is not None and today == preview.today and settings == preview.settings
+             and chosen == {line.line for line in preview.lines if line.outcome is not Outcome.REFUSED})
+    ok_rows = [r for r in (preview.rows if whole else rows) if r.ok]
     with _gc_paused():  # judged outside the write lock
         with ctx.read() as s:
             known = _load_known(s, ok_rows)
-        lines = _plan_with(known, rows, settings, today, preview.memo)
+        if whole and known == preview.known:
+            lines = [line for line in preview.lines if line.outcome is not Outcome.REFUSED]
+        else:
+            lines = _plan_with(known, rows, settings, today, preview.memo)
         _refuse_changed(lines)
         plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
     if plan.empty:  # the register already holds the sheet: no write transaction at all

@@ -153,8 +153,25 @@ def test_the_rows_are_judged_outside_the_write_transaction(clerk: AppContext, tm
 
     monkeypatch.setattr(type(clerk), "write", lambda self, *a, **k: tracking_write(*a, **k))
     monkeypatch.setattr(imports._Planner, "plan", plan)
-    apply_import(clerk, preview)
-    assert in_write == [False] * 5
+    apply_import(clerk, preview, [2, 3, 4])  # a subset: judged again, before the write transaction
+    assert in_write == [False] * 3
+    in_write.clear()
+    rest = preview_import(clerk, path)  # lines 2-4 are in now: 5 and 6 are new, the rest unchanged
+    in_write.clear()
+    assert apply_import(clerk, rest).created == 2
+    # every importable line, the register as the preview read it: the preview's judgement is reused
+    assert in_write == []
+
+
+def test_the_preview_judgement_is_not_reused_when_the_day_changes(clerk: AppContext, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = _sheet(tmp_path, 3)
+    preview = preview_import(clerk, path)
+    calls: list[int] = []
+    real_plan = imports._Planner.plan
+    monkeypatch.setattr(imports._Planner, "plan", lambda self, r: calls.append(r.line) or real_plan(self, r))
+    apply_import(clerk, preview, today=TODAY + timedelta(days=1))
+    assert calls == [2, 3, 4]
 
 
 def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppContext, ctx: AppContext,
