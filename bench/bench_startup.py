@@ -184,7 +184,7 @@ def spawn(kind: str, url: str = "", scroll: bool = False, typing_cps: float = 0.
                          + (["--scroll"] if scroll else []),
                          capture_output=True, text=True, env=env, timeout=3600 if scroll else 900)
     if out.returncode != 0:
-        raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
+        raise SystemExit(f"{kind} failed (exit {out.returncode}):\n{out.stderr[-3000:]}\n{out.stdout[-500:]}")
     values: dict[str, float] = {}
     for line in out.stdout.splitlines():
         key, _, value = line.partition(" ")

@@ -141,34 +141,17 @@ def warm_up(first_page: str = "people") -> None:
     load_page_module(first_page)
 
 
-def _start_up_work(open_fn: Callable[[], AppContext]) -> Callable[..., AppContext]:
-    """The worker's start-up: open the database and run the day's calendar, then warm the window's
-    modules. Run with ``report`` (BackgroundOp's progress callback) it says "database ready" between
-    the two, so the login does not wait for imports that are the window's, not the database's
-    (issue 20: launch to database ready); a warm-up that fails then only logs (the window imports
-    the same modules itself after Entrar and reports a real failure there)."""
-    shared: list[AppContext] = []
-
-    def work(report: Callable[[int, int], None] | None = None,
-             cancelled: Callable[[], bool] | None = None) -> AppContext:
+def _start_up_work(open_fn: Callable[[], AppContext]) -> Callable[[], AppContext]:
+    def work() -> AppContext:
         ctx = open_fn()
         try:
             _run_calendar(ctx)
-            if report is None:
-                warm_up()
+            warm_up()
         except BaseException:
             ctx.db.dispose()
             raise
-        if report is not None:
-            shared.append(ctx)
-            report(1, 2)  # the database is ready: the GUI thread takes the context from ``shared``
-            try:
-                warm_up()
-            except Exception:  # noqa: BLE001 - an optimisation only
-                log.exception("start-up warm-up failed")
         return ctx
 
-    work.shared = shared  # type: ignore[attr-defined]
     return work
 
 
@@ -191,14 +174,10 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
     opened: list[AppContext] = [ctx] if ctx is not None else []
     if open_fn is not None:
         def ready(ctx: AppContext) -> None:
-            if not opened:
-                opened.append(ctx)
-                dialog.database_ready(ctx)
+            opened.append(ctx)
+            dialog.database_ready(ctx)
 
-        start_up = _start_up_work(open_fn)
-        work = (BackgroundOp(start_up, progress=True)
-                .on_progress(lambda _done, _total: ready(start_up.shared[0]))  # type: ignore[attr-defined]
-                .on_success(ready).on_failure(dialog.database_failed))
+        work = BackgroundOp(_start_up_work(open_fn)).on_success(ready).on_failure(dialog.database_failed)
         # Started once the dialog is on screen: the worker holds Python's GIL for most of its
         # imports, and the dialog should not wait for them.
         dialog.painted.connect(work.run)
