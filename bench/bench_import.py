@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import resource
 import subprocess
@@ -173,22 +172,30 @@ def clerk_context(url: str) -> Any:
     return ctx.as_user(CurrentUser(id=None, login="bench", full_name="Benchmark", role=Role.CLERK))
 
 
-def _other_writer(url: str, start: Any, stop: Any, out: Any) -> None:
-    """Another workstation: while the apply runs, tries a small write every 50 ms and reports the
-    longest wait for SQLite's write lock."""
-    import sqlite3
+_OTHER_WRITER = """
+import sqlite3, sys, time
+from pathlib import Path
+db, stop = sys.argv[1], Path(sys.argv[2])
+conn = sqlite3.connect(db, timeout=60, isolation_level=None)
+print("ready", flush=True)
+longest = 0.0
+while not stop.exists():
+    t0 = time.perf_counter()
+    conn.execute("BEGIN IMMEDIATE")
+    longest = max(longest, time.perf_counter() - t0)
+    conn.execute("ROLLBACK")
+    time.sleep(0.05)
+print(longest, flush=True)
+"""
 
-    start.wait()
-    conn = sqlite3.connect(url.removeprefix("sqlite:///"), timeout=60, isolation_level=None)
-    longest = 0.0
-    while not stop.is_set():
-        t0 = time.perf_counter()
-        conn.execute("BEGIN IMMEDIATE")
-        longest = max(longest, time.perf_counter() - t0)
-        conn.execute("ROLLBACK")
-        time.sleep(0.05)
-    conn.close()
-    out.put(longest)
+
+def _start_other_writer(url: str, stop: Path) -> subprocess.Popen[str]:
+    """Another workstation (a fresh process, not a fork of this big one): while the apply runs it tries
+    a small write every 50 ms; it reports the longest wait for SQLite's write lock."""
+    proc = subprocess.Popen([sys.executable, "-c", _OTHER_WRITER, url.removeprefix("sqlite:///"), str(stop)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+    return proc
 
 
 def import_once(backend: str, register: Path, folder: Path) -> dict[str, Any]:
@@ -206,19 +213,15 @@ def import_once(backend: str, register: Path, folder: Path) -> dict[str, Any]:
         t1 = time.perf_counter()
         assert not preview.refused, [line.reason for line in preview.refused[:3]]
         waited = None
-        if backend == "sqlite":
-            mp = multiprocessing.get_context("fork")
-            start, stop, out = mp.Event(), mp.Event(), mp.Queue()
-            other = mp.Process(target=_other_writer, args=(url, start, stop, out))
-            other.start()
-            start.set()
+        stop = folder / f"stop-{uuid.uuid4().hex[:6]}"
+        other = _start_other_writer(url, stop) if backend == "sqlite" else None
         t2 = time.perf_counter()
         summary = apply_import(ctx, preview)
         t3 = time.perf_counter()
-        if backend == "sqlite":
-            stop.set()
-            waited = out.get(timeout=120)
-            other.join()
+        if other is not None:
+            stop.touch()
+            out, _ = other.communicate(timeout=120)
+            waited = float(out.strip().splitlines()[-1])
         with ctx.read() as s:
             counts = {m.__name__: int(s.scalar(select(func.count()).select_from(m)) or 0)
                       for m in (Person, Vehicle, Permit, AuditEvent)}
