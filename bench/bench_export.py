@@ -28,6 +28,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,6 +71,9 @@ def service_row(i: int) -> dict:
         "certificate_valid_until": issued + timedelta(days=365),
         "term_ends_on": issued + timedelta(days=5 * 365),
         "decree": f"Decreto {1000 + i % 500}/{issued.year}",
+        # the fee columns of the permits export (Art. 6 §6): the issue fee paid, no renewal yet
+        "issue_fee": Decimal("85.40"), "issue_fee_number": f"DAM {20210000 + i}", "issue_fee_paid_on": issued,
+        "renewal_fee": None, "renewal_fee_number": None, "renewal_fee_paid_on": None,
     }
 
 
@@ -188,7 +192,7 @@ def write_register(path: Path, n: int) -> None:
             "issued_on": base["issued_on"],
             "decree": base["decree"],
         }
-        ws.append([values[c.key] for c in TEMPLATE_COLUMNS])
+        ws.append([values.get(c.key) for c in TEMPLATE_COLUMNS])  # a column not filled here stays empty
     wb.save(path)
 
 

@@ -11,7 +11,8 @@
    all (Entrar pressed the instant the dialog appears, so nothing is hidden), and the longest pause
    of the event loop while the clerk types (keys must not stutter). The baseline is a fresh process
    showing a bare QMainWindow with a QTableView of 50 rows. Median of N runs each, interleaved;
-   target ratio ≤ 2.5 for the clerk's wait.
+   target ratio ≤ 2.0 for the clerk's wait
+   (issue 20), and launch → database ready ≤ 4.0. ``--load`` runs it all beside a CPU-burning process.
 2. Memory: peak resident memory (ru_maxrss) of a process that opens the window on the seeded
    database and scrolls the people list from the first row to the last; target ≤ 250 MB. The bare
    window's peak is printed beside it.
@@ -35,7 +36,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).parent))
 
-TARGET_RATIO = 2.5
+TARGET_RATIO = 2.0  # issue 20, target 4 (was 2.5)
+TARGET_READY_RATIO = 4.0  # launch to the database ready
 TARGET_MB = 250.0
 FAST_CPS = 15.0  # ~180 words a minute: faster than any clerk; the login is typed in about 2 s
 LOGIN, PASSWORD = "bench.atendente", "bench-senha-123"
@@ -88,6 +90,8 @@ def child_motodesk(start: float, url: str, scroll: bool, typing_cps: float) -> N
 
     def poll() -> None:
         now = time.time()
+        if "t_ready" not in st and st.get("dialog") is not None and st["dialog"].ctx is not None:
+            st["t_ready"] = now  # the database opened, prepared and warmed behind the dialog
         if st["phase"] == "dialog":
             dialog = top("LoginDialog")
             if dialog is not None and dialog.password_edit.isVisible():
@@ -125,6 +129,7 @@ def child_motodesk(start: float, url: str, scroll: bool, typing_cps: float) -> N
             print(f"TYPING {st['t_enter'] - st['t_dialog']:.4f}", flush=True)
             print(f"STALL {st['stall']:.4f}", flush=True)
             print(f"TOTAL {t_list - start:.4f}", flush=True)
+            print(f"DB_READY {st.get('t_ready', t_list) - start:.4f}", flush=True)
             if scroll:
                 _scroll_to_end(app, view)
             _report((st["t_dialog"] - start) + (t_list - st["t_enter"]))
@@ -179,11 +184,11 @@ def spawn(kind: str, url: str = "", scroll: bool = False, typing_cps: float = 0.
                          + (["--scroll"] if scroll else []),
                          capture_output=True, text=True, env=env, timeout=3600 if scroll else 900)
     if out.returncode != 0:
-        raise SystemExit(f"{kind} failed:\n{out.stderr[-3000:]}")
+        raise SystemExit(f"{kind} failed (exit {out.returncode}):\n{out.stderr[-3000:]}\n{out.stdout[-500:]}")
     values: dict[str, float] = {}
     for line in out.stdout.splitlines():
         key, _, value = line.partition(" ")
-        if key in ("ELAPSED", "MAXRSS_KB", "ROWS", "AFTER_ENTER", "TO_DIALOG", "TYPING", "STALL", "TOTAL"):
+        if key in ("ELAPSED", "MAXRSS_KB", "ROWS", "AFTER_ENTER", "TO_DIALOG", "TYPING", "STALL", "TOTAL", "DB_READY"):
             values[key] = float(value)
     return values
 
@@ -214,6 +219,8 @@ def main() -> int:
     parser.add_argument("--scroll", action="store_true")
     parser.add_argument("--typing-cps", type=float, default=6.0,
                         help="keys per second the simulated clerk types (6 ≈ 70 words a minute)")
+    parser.add_argument("--load", action="store_true", help="run beside a second, CPU-burning process")
+    parser.add_argument("--no-memory", action="store_true", help="skip the scrolled-list memory figure")
     args = parser.parse_args()
     if args.child:
         start = float(os.environ["BENCH_START"])
@@ -224,15 +231,24 @@ def main() -> int:
         return 0
 
     url = prepare_database(args.people)
-    spawn("motodesk", url)  # warm the OS file cache once: a clerk's second start, not a cold disk
-    bare, typed, fast, instant = [], [], [], []
-    for _ in range(args.runs):
-        bare.append(spawn("bare")["ELAPSED"])
-        typed.append(spawn("motodesk", url, typing_cps=args.typing_cps))
-        fast.append(spawn("motodesk", url, typing_cps=FAST_CPS))
-        instant.append(spawn("motodesk", url))
-    bare_mem = spawn("bare", scroll=True)
-    app_mem = spawn("motodesk", url, scroll=True)
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.load else None
+    try:
+        spawn("motodesk", url)  # warm the OS file cache once: a clerk's second start, not a cold disk
+        bare, typed, fast, instant = [], [], [], []
+        for _ in range(args.runs):
+            bare.append(spawn("bare")["ELAPSED"])
+            typed.append(spawn("motodesk", url, typing_cps=args.typing_cps))
+            fast.append(spawn("motodesk", url, typing_cps=FAST_CPS))
+            instant.append(spawn("motodesk", url))
+        if args.no_memory:
+            bare_mem, app_mem = {"MAXRSS_KB": 0.0}, {"MAXRSS_KB": 0.0}
+        else:
+            bare_mem = spawn("bare", scroll=True)
+            app_mem = spawn("motodesk", url, scroll=True)
+    finally:
+        if burner is not None:
+            burner.kill()
+            burner.wait()
 
     def med(runs: list[dict[str, float]], key: str) -> float:
         return statistics.median(r[key] for r in runs)
@@ -242,7 +258,8 @@ def main() -> int:
     ratio = wait / b
     mem_mb = app_mem["MAXRSS_KB"] / 1024
     print(f"\nStart-up and memory ({args.people:,} people, SQLite, offscreen, median of {args.runs}; "
-          f"typing at {args.typing_cps:g} keys/s)")
+          f"typing at {args.typing_cps:g} keys/s; "
+          f"{'WITH a second CPU-burning process' if args.load else 'no extra load'})")
     print("| figure | MotoDesk | bare PySide6 | ratio | target | met |")
     print("|---|---|---|---|---|---|")
     print(f"| cold start: the clerk's wait to the main window with the list (s) | {wait:.2f} | {b:.2f} | "
@@ -259,9 +276,14 @@ def main() -> int:
           f"{robot / b:.2f} | – | – |")
     print(f"| of which: Entrar to the list, waiting for the database to open (s) | {med(instant, 'AFTER_ENTER'):.2f} "
           f"| – | – | – | – |")
+    ready = med(typed, "DB_READY")
+    ready_ratio = ready / b
+    print(f"| launch to the database ready (opened, prepared, calendar run, first page warmed) (s) | {ready:.2f} | "
+          f"{b:.2f} | {ready_ratio:.2f} | ≤ {TARGET_READY_RATIO} | {'yes' if ready_ratio <= TARGET_READY_RATIO else 'NO'} |")
     print(f"| peak memory, list scrolled end to end (MB; {int(app_mem.get('ROWS', 0)):,} rows) | {mem_mb:.0f} | "
           f"{bare_mem['MAXRSS_KB'] / 1024:.0f} | – | ≤ {TARGET_MB:.0f} MB | {'yes' if mem_mb <= TARGET_MB else 'NO'} |")
-    return 0 if ratio <= TARGET_RATIO and mem_mb <= TARGET_MB else 1
+    mem_ok = args.no_memory or mem_mb <= TARGET_MB
+    return 0 if ratio <= TARGET_RATIO and ready_ratio <= TARGET_READY_RATIO and mem_ok else 1
 
 
 if __name__ == "__main__":

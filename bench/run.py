@@ -1,7 +1,7 @@
 """One command for every benchmark: prints each table and writes bench/results.md.
 
     .venv/bin/python bench/run.py                 # the full set (about 20–40 minutes; seeds cached)
-    .venv/bin/python bench/run.py --quick         # smaller sizes, to check that everything runs
+    .venv/bin/python bench/run.py --quick         # smaller sizes, a few minutes: every figure of issue 20 runs
     .venv/bin/python bench/run.py --with-million  # adds 1,000,000 people: search (both databases), start-up, memory
 
 Every figure is measured beside its baseline in the same run (see each script's docstring); the
@@ -57,38 +57,65 @@ def calibrate() -> float:
 
 
 def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
+    """Every figure of issue 20 (and the older ones), each step beside its own baseline; ``--quick``
+    shrinks the sizes so the whole run takes a few minutes."""
     people = "10000" if quick else "100000"
+    runs = "2" if quick else "5"
+    rows = ["--rows", "2000", "--memory-rows", "10000", "--repeat", "1"] if quick else ["--repeat", "2"]
     steps = [
-        ("Início a frio e memória (SQLite)", ["bench_startup.py", "--people", people, "--runs", "3" if quick else "5"]),
+        # issue 20, target 1: import, both databases, the write lock, 50,000-row memory
+        ("Importação: prévia + gravação (SQLite e PostgreSQL), trava de escrita, memória",
+         ["bench_import.py", *rows]),
+        ("Importação com um segundo processo ocupando a CPU (SQLite)",
+         ["bench_import.py", "--backend", "sqlite", "--load", "--memory-rows", "0",
+          *(["--rows", "2000", "--repeat", "1"] if quick else ["--repeat", "1"])]),
+        # issue 20, target 4: start-up, quiet and beside a busy process
+        ("Início a frio e memória (SQLite)", ["bench_startup.py", "--people", people, "--runs", runs]),
+        ("Início a frio com um segundo processo ocupando a CPU (SQLite)",
+         ["bench_startup.py", "--people", people, "--runs", runs, "--load", "--no-memory"]),
         ("Busca por tecla – SQLite", ["bench_search.py", "--backend", "sqlite", "--people", people]),
         ("Busca por tecla – PostgreSQL", ["bench_search.py", "--backend", "postgresql", "--people", people]),
         ("Crachás em lote (500, PDF)", ["bench_badges.py"]),
         ("Crachás pelo serviço (banco + PDF)", ["bench_badge_service.py", "--count", "100" if quick else "500"]),
-        ("Exportação xlsx e importação", ["bench_export.py"] + (["--rows", "20000", "--repeat", "1"] if quick else [])),
+        ("Exportação xlsx e leitura da planilha", ["bench_export.py"] + (["--rows", "20000", "--repeat", "1"]
+                                                                       if quick else [])),
         ("Foto 3x4 (12 MP)", ["bench_photo.py"] + (["--runs", "5"] if quick else [])),
     ]
+    # the other helpers' figures of issue 20 (targets 2, 3 and 5), when their benches are in this tree
+    if (HERE / "bench_list_memory.py").exists():
+        steps.insert(4, ("Lista de pessoas rolada até o fim: memória", ["bench_list_memory.py"]
+                         + (["--people", "100000"] if quick else [])))
+    if (HERE / "bench_dossier.py").exists():
+        steps.append(("Dossiê: reconferência por tecla", ["bench_dossier.py"]))
     if (HERE / "bench_export_service.py").exists():
-        steps.insert(6, ("Exportação pelo serviço (banco → xlsx)", ["bench_export_service.py"]
-                         + (["--people", "10000"] if quick else [])))
-    if (HERE / "bench_photo_dialog.py").exists():
+        steps.insert(8, ("Exportação pelo serviço (banco → xlsx)", ["bench_export_service.py"]
+                         + (["--people", "10000", "--repeat", "1"] if quick else [])))
+    if (HERE / "bench_photo_dialog.py").exists() and not quick:
         steps.append(("Foto: captura até a prévia no diálogo", ["bench_photo_dialog.py"]))
     if not quick:  # the growth table of the README: the same figures at 10,000 (and 1,000,000)
         steps += [
+            ("Crescimento: importação de 10.000 linhas num cadastro de 100.000 pessoas (SQLite)",
+             ["bench_import.py", "--existing", "100000", "--memory-rows", "0", "--repeat", "1"]),
             ("Crescimento: início a frio e memória, 10.000 pessoas (SQLite)",
              ["bench_startup.py", "--people", "10000", "--runs", "3"]),
             ("Crescimento: busca, 10.000 pessoas (SQLite)", ["bench_search.py", "--backend", "sqlite", "--people", "10000"]),
             ("Crescimento: busca, 10.000 pessoas (PostgreSQL)",
              ["bench_search.py", "--backend", "postgresql", "--people", "10000"]),
         ]
-    steps.append(("Fault suite (tests/faults, the races, roles, audit, passwords, transparency; SQLite and "
-                  "PostgreSQL)", ["bench_faults.py"]))
+        steps.append(("Fault suite (tests/faults, the races, roles, audit, passwords, transparency; SQLite and "
+                      "PostgreSQL)", ["bench_faults.py"]))
     if million:
         steps.insert(3, ("Busca por tecla – PostgreSQL, 1.000.000 de pessoas",
                          ["bench_search.py", "--backend", "postgresql", "--people", "1000000"]))
+        steps.append(("Crescimento: importação de 10.000 linhas num cadastro de 1.000.000 de pessoas (SQLite)",
+                      ["bench_import.py", "--existing", "1000000", "--memory-rows", "0", "--repeat", "1"]))
         steps.append(("Crescimento: início a frio e memória, 1.000.000 de pessoas (SQLite)",
                       ["bench_startup.py", "--people", "1000000", "--runs", "3"]))
         steps.append(("Crescimento: busca, 1.000.000 de pessoas (SQLite)",
                       ["bench_search.py", "--backend", "sqlite", "--people", "1000000"]))
+        if (HERE / "bench_list_memory.py").exists():
+            steps.append(("Crescimento: lista rolada até o fim, 1.000.000 de pessoas",
+                          ["bench_list_memory.py", "--people", "1000000"]))
     return steps
 
 

@@ -17,6 +17,7 @@ the message tells which logins exist.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from datetime import UTC, datetime
@@ -98,8 +99,11 @@ def hash_password(password: str) -> str:
     return _hasher.hash(password)
 
 
-# Verified when the login is unknown, so that it costs what a wrong password costs.
-_DUMMY_HASH = hash_password("motodesk: senha que nenhum usuário tem")
+@functools.cache
+def _dummy_hash() -> str:
+    """Verified when the login is unknown, so that it costs what a wrong password costs. Made on first
+    use, not at import: an argon2id hash at import delayed every start-up's "database ready"."""
+    return hash_password("motodesk: senha que nenhum usuário tem")
 
 
 def _check_password_policy(password: str) -> None:
@@ -191,10 +195,10 @@ def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
     with ctx.read() as s:
         user = s.scalar(select(User).where(User.login == login))
     if user is None or not user.active:
-        _verifies(_DUMMY_HASH, password)  # as long as a wrong password takes
+        _verifies(_dummy_hash(), password)  # as long as a wrong password takes
         raise AuthenticationError(WRONG_CREDENTIALS)
     if user.locked:
-        _verifies(_DUMMY_HASH, password)
+        _verifies(_dummy_hash(), password)
         raise AuthenticationError(LOCKED)
     if not _verifies(user.password_hash, password):
         with ctx.write() as s:

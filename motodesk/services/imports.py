@@ -32,19 +32,24 @@ event naming the file and the line.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import re
-from collections.abc import Callable, Iterable, Sequence
+import time
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, select, update
 from sqlalchemy.orm import Session
 
 from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
+from motodesk.models.audit import bulk_insert, reserve_ids
 from motodesk.rules.common import PermitState, Role, ServiceType, Status
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
@@ -174,6 +179,10 @@ class ImportPreview:
     notes: list[str] = field(default_factory=list)
     rows: list[ImportRow] = field(default_factory=list, repr=False)  # as read: apply plans these again
     memo: _Memo = field(default_factory=lambda: _Memo(), repr=False)
+    # what the judgement depended on: the apply reuses it when none of it has changed
+    known: _Known | None = field(default=None, repr=False)
+    today: date | None = None
+    settings: LawSettings | None = field(default=None, repr=False)
 
     @property
     def file_ok(self) -> bool:
@@ -199,6 +208,8 @@ class ImportSummary:
     vehicles: int
     permits: int
     lines: tuple[ImportLine, ...]
+    #: Seconds spent inside the one write transaction (on SQLite: the write lock held).
+    write_seconds: float = 0.0
 
     @property
     def written(self) -> int:
@@ -404,8 +415,13 @@ class _Planner:
         # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
         facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
                                cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
+        # The memo keeps only the verdicts a row can be refused for (a row's full list of verdicts,
+        # with their pt_BR texts, is ~10 KB: 500 MB at the importer's 50,000 rows).
         verdicts = self.memo(("rules", service, self.today, self.settings, *_key(facts)),
-                             lambda: check_applicant(facts, service, self.today, self.settings, subject="o titular"))
+                             lambda: [verdict for verdict in check_applicant(facts, service, self.today, self.settings,
+                                                                              subject="o titular")
+                                      if verdict.rule_id in ("art5_i_age", "art5_ii_cnh")
+                                      and verdict.status is Status.NOT_MET])
         for verdict in verdicts:
             if verdict.rule_id in ("art5_i_age", "art5_ii_cnh") and verdict.status is Status.NOT_MET:
                 # The sheet has no column for what the verdict may also miss (the EAR remark): say only why
@@ -447,7 +463,8 @@ class _Planner:
         clean, errors = validate_vehicle(data, self.today)
         errors = {k: v for k, v in errors.items() if k != "holder_id"}  # linked below, to the row's person
         verdicts = [] if errors else check_vehicle(vehicle_facts(clean), service, self.today, self.settings, cpf)
-        return clean, errors, verdicts
+        kept = ("art3_i_engine", "art3_ii_useful_life", "art5_1_i_insurance")  # what the import acts on
+        return clean, errors, [v for v in verdicts if v.status is Status.NOT_MET and v.rule_id in kept]
 
     def _permit_exists(self, permit: _PermitPlan) -> bool:
         return permit.number in self.known.permits_by_number
@@ -565,8 +582,29 @@ class _Planner:
 
 def _plan(s: Session, rows: Sequence[ImportRow], settings: LawSettings, today: date,
           memo: _Memo) -> list[ImportLine]:
-    planner = _Planner(_load_known(s, [r for r in rows if r.ok]), settings, today, memo)
+    return _plan_with(_load_known(s, [r for r in rows if r.ok]), rows, settings, today, memo)
+
+
+def _plan_with(known: _Known, rows: Sequence[ImportRow], settings: LawSettings, today: date,
+               memo: _Memo) -> list[ImportLine]:
+    planner = _Planner(known, settings, today, memo)
     return [planner.plan(row) for row in rows]
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while an import builds its hundreds of thousands of small objects.
+
+    Every few thousand allocations CPython walks the whole heap — here the file's rows, lines and
+    memo — for cycles there are none of: about half of an apply's time, and of the write lock held.
+    Reference counting still frees everything; collection resumes at the end."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 # --- the two actions -----------------------------------------------------------------------------
@@ -578,18 +616,22 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
     """Read and judge the file; writes nothing. A bad file gives ``file_errors`` and no lines."""
     path = Path(path)
     today = today or local_today()
-    report = read_import(path, today=today, progress=progress)
+    with _gc_paused():
+        report = read_import(path, today=today, progress=progress)
     if report.file_errors:
         return ImportPreview(path, report.sheet_name, list(report.file_errors), list(report.file_warnings), [])
     settings = law_settings(ctx)
     memo = _Memo()
-    with ctx.read() as s:
-        lines = _plan(s, report.rows, settings, today, memo)
+    with _gc_paused():
+        with ctx.read() as s:
+            known = _load_known(s, [r for r in report.rows if r.ok])
+        lines = _plan_with(known, report.rows, settings, today, memo)
     notes = []
     if any(line.permit is not None and line.outcome is not Outcome.REFUSED for line in lines):
         notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
                      "da emissão (Art. 4º, § 1º); confira na renovação anual.")
-    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo)
+    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo,
+                         known, today, settings)
 
 
 _INTEGRITY = {
@@ -606,7 +648,16 @@ _INTEGRITY = {
 @requires(*IMPORTERS)
 def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Iterable[int] | None = None, *,
                  today: date | None = None) -> ImportSummary:
-    """Write the confirmed lines (default: every importable line) in one transaction: all or none."""
+    """Write the confirmed lines (default: every importable line) in one transaction: all or none.
+
+    The rows are judged again (validators, rules, the database as it is now) in a READ transaction,
+    and every row to insert is built there too; the write transaction then only re-reads what the
+    judgement depended on — the file's people, plates and permit numbers, the quota — and, when the
+    register has not moved, writes the plan with a few bulk statements (the audit rows in bulk too).
+    If the register did move meanwhile, the rows are judged once more inside the write transaction,
+    as before: a row that would now be refused refuses the whole import. So SQLite's write lock is
+    held for the writing, not for the judging (``ImportSummary.write_seconds``).
+    """
     if preview.file_errors:
         raise InvalidInputError("O arquivo foi recusado: nada a importar.\n" + "\n".join(preview.file_errors))
     by_line = {line.line: line for line in preview.lines}
@@ -620,20 +671,68 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     chosen = set(wanted)
     rows = [r for r in preview.rows if r.line in chosen]  # the values the clerk saw in the preview
     settings = law_settings(ctx)
-    with ctx.write(_INTEGRITY) as s:
-        lines = _plan(s, rows, settings, today, preview.memo)
-        refused = [line for line in lines if line.outcome is Outcome.REFUSED]
-        if refused:
-            detail = "\n".join(f"Linha {line.line}: {line.reason}" for line in refused)
-            raise InvalidInputError("O cadastro mudou desde a conferência e algumas linhas confirmadas agora seriam "
-                                    "recusadas; nada foi importado.\n" + detail)
-        vehicles, permits = _write(s, ctx, lines, preview.path.name)
+    # Every line the preview found importable, the same day and settings: if the register still holds
+    # what the preview read, the preview's judgement is the judgement (it is a function of the rows,
+    # what it read, the settings and the day; a refused line never claims a plate, a number or a
+    # place, so leaving it out changes no other line).
+    whole = (preview.known is not None and today == preview.today and settings == preview.settings
+             and chosen == {line.line for line in preview.lines if line.outcome is not Outcome.REFUSED})
+    ok_rows = [r for r in (preview.rows if whole else rows) if r.ok]
+    with _gc_paused():  # judged outside the write lock
+        with ctx.read() as s:
+            known = _load_known(s, ok_rows)
+        if whole and known == preview.known:
+            lines = [line for line in preview.lines if line.outcome is not Outcome.REFUSED]
+        else:
+            lines = _plan_with(known, rows, settings, today, preview.memo)
+        _refuse_changed(lines)
+        plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
+    if plan.empty:  # the register already holds the sheet: no write transaction at all
+        return ImportSummary(0, 0, len(lines), 0, 0, tuple(lines))
+    started = time.perf_counter()
+    with _gc_paused(), ctx.write(_INTEGRITY) as s:
+        if _load_known(s, ok_rows) != known:  # another workstation moved on: judge again, here
+            lines = _plan(s, rows, settings, today, preview.memo)
+            _refuse_changed(lines)
+            plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
+        vehicles, permits = _write(s, plan)
+    written = time.perf_counter() - started
+    refresh_statistics(ctx)
     return ImportSummary(
         created=sum(1 for line in lines if line.outcome is Outcome.NEW),
         updated=sum(1 for line in lines if line.outcome is Outcome.UPDATE),
         unchanged=sum(1 for line in lines if line.outcome is Outcome.UNCHANGED),
-        vehicles=vehicles, permits=permits, lines=tuple(lines),
+        vehicles=vehicles, permits=permits, lines=tuple(lines), write_seconds=written,
     )
+
+
+def _refuse_changed(lines: Sequence[ImportLine]) -> None:
+    refused = [line for line in lines if line.outcome is Outcome.REFUSED]
+    if refused:
+        detail = "\n".join(f"Linha {line.line}: {line.reason}" for line in refused)
+        raise InvalidInputError("O cadastro mudou desde a conferência e algumas linhas confirmadas agora seriam "
+                                "recusadas; nada foi importado.\n" + detail)
+
+
+def refresh_statistics(ctx: AppContext) -> None:
+    """Fresh planner statistics after a bulk write (issue 20: a fresh register must not wait for autovacuum).
+
+    Uses :func:`motodesk.services.maintenance.analyze` when this build has it; otherwise a plain
+    ANALYZE of the tables an import fills (SQLite: sampled, as that helper does). Outside the import's
+    transaction: statistics are no part of the all-or-nothing."""
+    try:
+        from motodesk.services.maintenance import analyze  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        analyze = None
+    if analyze is not None:
+        analyze(ctx)
+        return
+    with ctx.db.engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            conn.exec_driver_sql("PRAGMA analysis_limit = 4000")
+        for table in ("people", "person_documents", "vehicles", "permits", "permit_events", "decrees"):
+            conn.exec_driver_sql(f"ANALYZE {table}")
+        conn.commit()
 
 
 def _fields(data: Any) -> dict[str, Any]:
@@ -647,118 +746,173 @@ def _apply_fields(obj: Any, values: dict[str, Any]) -> None:
             setattr(obj, key, value)
 
 
-def _write(s: Session, ctx: AppContext, lines: Sequence[ImportLine], file_name: str) -> tuple[int, int]:
-    """Persist the planned lines in stages (people, then documents and vehicles, then permits), one flush
-    per stage, so ten thousand rows take four flushes rather than forty thousand."""
-    work = [line for line in lines if line.importable]
-    if not work:
-        return 0, 0
-    ids = [line.person_id for line in work if line.person_id is not None]
-    people: dict[int, Person] = {}
-    for chunk in _chunks(ids):
-        people.update({p.id: p for p in s.scalars(select(Person).where(Person.id.in_(chunk)))})
-    objects: dict[int, Person] = {}
-    for line in work:
-        assert line.person is not None
-        values = _fields(line.person)
-        if line.person_id is None:
-            person = Person(**values, name_search=fold(line.person.full_name))
-            s.add(person)
-        else:
-            person = people[line.person_id]
-            _apply_fields(person, values)
-            if person.name_search != fold(person.full_name):
-                person.name_search = fold(person.full_name)
-        objects[line.line] = person
-    s.flush()
+def _decree_number(raw: str) -> str:
+    return " ".join(raw.split())[:32]
 
+
+_DECREE_SUBJECT = ("Outorga de permissão/autorização (importada do cadastro anterior; data do Decreto igual à da "
+                   "emissão)")
+
+
+@dataclass
+class _BulkPlan:
+    """The rows an import writes, built before the write transaction begins.
+
+    New people, their documents, vehicles and permits are plain dicts for Core ``insert`` executemany
+    statements (their ids are taken inside the write transaction); what changes an existing row stays
+    an ORM update (an import of changes is small, and the flush audits it column by column)."""
+
+    file_name: str
+    user: str
+    work: list[ImportLine]
+    new_people: list[tuple[ImportLine, dict[str, Any]]] = field(default_factory=list)
+    updates: list[ImportLine] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not self.work
+
+    @classmethod
+    def build(cls, lines: Sequence[ImportLine], file_name: str, user: str) -> _BulkPlan:
+        plan = cls(file_name, user, [line for line in lines if line.importable])
+        for line in plan.work:
+            assert line.person is not None
+            if line.person_id is None:
+                values = _fields(line.person)
+                values["name_search"] = fold(line.person.full_name)
+                plan.new_people.append((line, values))
+            else:
+                plan.updates.append(line)
+        return plan
+
+
+def _insert(s: Session, model: Any, rows: list[dict[str, Any]]) -> None:
+    """Bulk inserts of complete rows, audited in bulk (:func:`motodesk.models.audit.bulk_insert`), 5,000
+    at a time so the driver's parameters and the audit rows of one batch are all that is held at once."""
+    for start in range(0, len(rows), 5000):
+        bulk_insert(s, model.__table__, rows[start:start + 5000])
+
+
+def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
+    """Persist the plan: ORM updates of existing rows (one flush), then Core inserts of the new ones."""
+    people_t = typing.cast(Table, Person.__table__)
+    vehicles_t, permits_t, decrees_t = (typing.cast(Table, m.__table__) for m in (Vehicle, Permit, Decree))
+    person_of: dict[int, int] = {}  # line -> person id
+
+    # --- existing people: update what the sheet changes (ORM; the flush audits each column)
+    existing_ids = [line.person_id for line in plan.updates if line.person_id is not None]
+    people: dict[int, Person] = {}
     docs: dict[tuple[int, DocumentKind], PersonDocument] = {}
-    for chunk in _chunks(ids):
+    for chunk in _chunks(existing_ids):
+        people.update({p.id: p for p in s.scalars(select(Person).where(Person.id.in_(chunk)))})
         docs.update({(d.person_id, d.kind): d for d in s.scalars(
             select(PersonDocument).where(PersonDocument.person_id.in_(chunk),
                                          PersonDocument.kind.in_((DocumentKind.CNH, DocumentKind.INSS))))})
+    vehicle_ids = [line.vehicle_id for line in plan.updates if line.vehicle_id is not None and line.vehicle]
     vehicles_by_id: dict[int, Vehicle] = {}
-    vehicle_ids = [line.vehicle_id for line in work if line.vehicle_id is not None and line.vehicle is not None]
     for chunk in _chunks(vehicle_ids):
         vehicles_by_id.update({v.id: v for v in s.scalars(select(Vehicle).where(Vehicle.id.in_(chunk)))})
-    decrees: dict[str, Decree] = {}
-    wanted_decrees = sorted({" ".join(line.permit.decree.split())[:32] for line in work
-                             if line.permit is not None and line.permit.decree})
-    for chunk in _chunks(wanted_decrees):
-        decrees.update({d.number: d for d in s.scalars(select(Decree).where(Decree.number.in_(chunk)))})
-    existing_numbers: set[str] = set()
-    numbers = [line.permit.number for line in work if line.permit is not None]
-    for chunk in _chunks(numbers):
-        existing_numbers.update(s.scalars(select(Permit.number).where(Permit.number.in_(chunk))))
-    for line in work:
-        plan = line.permit
-        if plan is None or plan.number in existing_numbers or not plan.decree:
-            continue
-        number = " ".join(plan.decree.split())[:32]
-        if number not in decrees:
-            decrees[number] = Decree(number=number, signed_on=plan.issued_on,
-                                     subject="Outorga de permissão/autorização (importada do cadastro anterior; "
-                                             "data do Decreto igual à da emissão)")
-            s.add(decrees[number])
-    new_vehicles: dict[int, Vehicle] = {}
-    for line in work:
-        person = objects[line.line]
+    new_docs: list[dict[str, Any]] = []
+    for line in plan.updates:
+        assert line.person is not None and line.person_id is not None
+        person = people[line.person_id]
+        _apply_fields(person, _fields(line.person))
+        if person.name_search != fold(person.full_name):
+            person.name_search = fold(person.full_name)
+        person_of[line.line] = person.id
         for doc in line.documents:
             values = {k: val for k, val in _fields(doc).items() if k != "kind"}
             row = docs.get((person.id, doc.kind))
             if row is None:
-                s.add(PersonDocument(person_id=person.id, kind=doc.kind, **values))
+                new_docs.append({"person_id": person.id, "kind": doc.kind, **values})
             else:
                 _apply_fields(row, values)
-        if line.vehicle is not None:
-            values = _fields(line.vehicle)
-            values["holder_id"] = person.id
-            if line.vehicle_id is None:
-                vehicle = Vehicle(active=True, **values)
-                s.add(vehicle)
-                new_vehicles[line.line] = vehicle
-            else:
-                _apply_fields(vehicles_by_id[line.vehicle_id], values)
+        if line.vehicle is not None and line.vehicle_id is not None:
+            _apply_fields(vehicles_by_id[line.vehicle_id], {**_fields(line.vehicle), "holder_id": person.id})
     s.flush()
 
-    active_vehicle: dict[int, int] = {}
-    holders = [objects[line.line].id for line in work if line.permit is not None]
+    # --- new people, then their documents
+    ids = reserve_ids(s, people_t, len(plan.new_people))
+    new_people = []
+    for (line, values), new_id in zip(plan.new_people, ids, strict=True):
+        person_of[line.line] = new_id
+        new_people.append({**values, "id": new_id})
+        for doc in line.documents:
+            new_docs.append({"person_id": new_id, "kind": doc.kind,
+                             **{k: val for k, val in _fields(doc).items() if k != "kind"}})
+    _insert(s, Person, new_people)
+    _insert(s, PersonDocument, new_docs)
+
+    # --- vehicles
+    new_vehicle_lines = [line for line in plan.work if line.vehicle is not None and line.vehicle_id is None]
+    vehicle_of: dict[int, int] = {}
+    rows = []
+    for line, new_id in zip(new_vehicle_lines, reserve_ids(s, vehicles_t, len(new_vehicle_lines)), strict=True):
+        assert line.vehicle is not None
+        vehicle_of[line.line] = new_id
+        rows.append({**_fields(line.vehicle), "id": new_id, "holder_id": person_of[line.line], "active": True})
+    _insert(s, Vehicle, rows)
+
+    # --- decrees and permits (a number already registered is left as it is)
+    permit_lines = [line for line in plan.work if line.permit is not None]
+    existing_numbers: set[str] = set()
+    for chunk in _chunks([line.permit.number for line in permit_lines if line.permit is not None]):
+        existing_numbers.update(s.scalars(select(Permit.number).where(Permit.number.in_(chunk))))
+    permit_lines = [line for line in permit_lines if line.permit is not None
+                    and line.permit.number not in existing_numbers]
+    decrees: dict[str, int] = {}
+    wanted_decrees = sorted({_decree_number(line.permit.decree) for line in permit_lines
+                             if line.permit is not None and line.permit.decree})
+    for chunk in _chunks(wanted_decrees):
+        decrees.update({number: did for did, number in s.execute(
+            select(Decree.id, Decree.number).where(Decree.number.in_(chunk)))})
+    signed: dict[str, date] = {}
+    for line in permit_lines:
+        assert line.permit is not None
+        if line.permit.decree:
+            number = _decree_number(line.permit.decree)
+            if number not in decrees:
+                signed.setdefault(number, line.permit.issued_on)
+    rows = []
+    for (number, on), new_id in zip(signed.items(), reserve_ids(s, decrees_t, len(signed)), strict=True):
+        decrees[number] = new_id
+        rows.append({"id": new_id, "number": number, "signed_on": on, "subject": _DECREE_SUBJECT})
+    _insert(s, Decree, rows)
+
+    active_vehicle: dict[int, int] = {}  # holders who keep their registered vehicle
+    holders = [person_of[line.line] for line in permit_lines if line.line not in vehicle_of]
     for chunk in _chunks(holders):
         for vehicle_id, holder_id in s.execute(select(Vehicle.id, Vehicle.holder_id)
                                                .where(Vehicle.holder_id.in_(chunk), Vehicle.active.is_(True))):
             if holder_id is not None:
                 active_vehicle[holder_id] = vehicle_id
-
-    permits: list[tuple[Permit, ImportLine]] = []
-    for line in work:
-        plan = line.permit
-        if plan is None or plan.number in existing_numbers:
-            continue
-        person = objects[line.line]
-        decree = decrees.get(" ".join(plan.decree.split())[:32]) if plan.decree else None
-        permit = Permit(number=plan.number, service_type=plan.service, year=plan.year, seq=plan.seq,
-                        person_id=person.id, vehicle_id=active_vehicle.get(person.id),
-                        decree_id=decree.id if decree is not None else None, state=plan.state,
-                        issued_on=plan.issued_on, term_end=plan.term_end, extended=False,
-                        certificate_valid_until=plan.certificate_valid_until, badge_issue_no=0)
-        if plan.state is PermitState.EXPIRED:
-            permit.ended_on = plan.term_end
-            permit.end_reason = "Prazo encerrado (importada do cadastro anterior)."
-        s.add(permit)
-        permits.append((permit, line))
-    s.flush()
+    permit_rows: list[dict[str, Any]] = []
+    event_rows: list[dict[str, Any]] = []
     mototaxi_in_force = 0
     now = datetime.now(UTC)
-    for permit, line in permits:
-        if permit.service_type is ServiceType.MOTOTAXI and permit.state in IN_FORCE:
+    for line, new_id in zip(permit_lines, reserve_ids(s, permits_t, len(permit_lines)), strict=True):
+        p = line.permit
+        assert p is not None
+        person_id = person_of[line.line]
+        decree_id = decrees.get(_decree_number(p.decree)) if p.decree else None
+        expired = p.state is PermitState.EXPIRED
+        permit_rows.append({
+            "id": new_id, "number": p.number, "service_type": p.service, "year": p.year, "seq": p.seq,
+            "person_id": person_id, "vehicle_id": vehicle_of.get(line.line, active_vehicle.get(person_id)),
+            "decree_id": decree_id, "state": p.state, "issued_on": p.issued_on, "term_end": p.term_end,
+            "extended": False, "certificate_valid_until": p.certificate_valid_until, "badge_issue_no": 0,
+            "ended_on": p.term_end if expired else None,
+            "end_reason": "Prazo encerrado (importada do cadastro anterior)." if expired else None})
+        event_rows.append({"permit_id": new_id, "transition": "import", "from_state": None,
+                           "to_state": p.state.value, "at": now, "by_user": plan.user, "decree_id": decree_id,
+                           "reason": f"Importada da planilha {plan.file_name}, linha {line.line}."})
+        if p.service is ServiceType.MOTOTAXI and p.state in IN_FORCE:
             mototaxi_in_force += 1
-        s.add(PermitEvent(permit_id=permit.id, transition="import", from_state=None, to_state=permit.state.value,
-                          at=now, by_user=ctx.user.login, decree_id=permit.decree_id,
-                          reason=f"Importada da planilha {file_name}, linha {line.line}."))
+    _insert(s, Permit, permit_rows)
+    _insert(s, PermitEvent, event_rows)
     if mototaxi_in_force:
         _claim_places(s, mototaxi_in_force)
-    s.flush()
-    return len(new_vehicles), len(permits)
+    return len(new_vehicle_lines), len(permit_rows)
 
 
 def _claim_places(s: Session, n: int) -> None:

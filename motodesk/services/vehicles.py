@@ -207,7 +207,7 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
     """Normalise and check the form: (clean data, field -> pt_BR reason).  No database."""
     today = today or local_today()
     errors: dict[str, str] = {}
-    values = dataclasses.asdict(data)
+    values = {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}  # shallow: every field is immutable
     values["service_type"] = data.service_type
     for key, value in list(values.items()):
         if isinstance(value, str):

@@ -1,0 +1,231 @@
+"""The import's bulk write (issue 20): the same rows and audit rows as row-by-row writing would give, a
+chain that still verifies (``motodesk audit-verify``), nothing at all when one row fails, and the judging
+done outside the write transaction. Both databases."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+from motodesk.models import AuditEvent, Decree, Permit, PermitEvent, Person, PersonDocument, Vehicle
+from motodesk.models.audit import verify_chain
+from motodesk.rules.common import PermitState, Role
+from motodesk.services import auth, imports
+from motodesk.services.clock import local_today
+from motodesk.services.context import AppContext
+from motodesk.services.errors import MotodeskError
+from motodesk.services.imports import Outcome, apply_import, preview_import
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_imports import register, row  # type: ignore[import-not-found]  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+TODAY = local_today()
+
+
+def _count(ctx: AppContext, model: Any) -> int:
+    with ctx.read() as s:
+        return int(s.scalar(select(func.count()).select_from(model)) or 0)
+
+
+def _sheet(folder: Path, n: int, start: int = 0) -> tuple[Path, list[str]]:
+    issued = TODAY - timedelta(days=100)
+    cpfs = [valid_cpf() for _ in range(n)]
+    rows = [row(cpf, f"Pessoa Lote Número {start + i}", f"LTE{(start + i) % 10}A{(start + i) % 100:02d}",
+                permit_number=f"MB-{start + i + 1:04d}/{issued.year}", issued_on=issued,
+                decree=f"Decreto {900 + i % 3}/{issued.year}") for i, cpf in enumerate(cpfs)]
+    return register(folder / f"lote-{start}.xlsx", rows), cpfs
+
+
+def test_bulk_import_writes_every_row_and_audits_each_one(clerk: AppContext, ctx: AppContext,
+                                                          tmp_path: Path) -> None:
+    path, cpfs = _sheet(tmp_path, 30)
+    audit_before = _count(ctx, AuditEvent)
+    preview = preview_import(clerk, path)
+    assert [line.outcome for line in preview.lines] == [Outcome.NEW] * 30
+    summary = apply_import(clerk, preview)
+    assert (summary.created, summary.vehicles, summary.permits) == (30, 30, 30)
+    assert summary.write_seconds > 0
+    counts = {m: _count(ctx, m) for m in (Person, PersonDocument, Vehicle, Permit, PermitEvent, Decree)}
+    assert counts == {Person: 30, PersonDocument: 60, Vehicle: 30, Permit: 30, PermitEvent: 30, Decree: 3}
+    with ctx.read() as s:
+        person = s.scalar(select(Person).where(Person.cpf == cpfs[4]))
+        assert person is not None and person.version == 1 and person.created_at is not None
+        assert person.name_search == "pessoa lote numero 4"
+        vehicle = s.scalar(select(Vehicle).where(Vehicle.holder_id == person.id))
+        permit = s.scalar(select(Permit).where(Permit.person_id == person.id))
+        assert vehicle is not None and vehicle.active
+        assert permit is not None and permit.vehicle_id == vehicle.id and permit.state is PermitState.ACTIVE
+        assert s.get(Decree, permit.decree_id).number == f"Decreto 901/{permit.year}"
+        event_row = s.scalar(select(PermitEvent).where(PermitEvent.permit_id == permit.id))
+        assert event_row.by_user == "clerk" and "linha 6" in event_row.reason
+        # one audit row per inserted row, by the clerk, with the values written (the chain's own diff format)
+        audits = s.execute(select(AuditEvent.table_name, AuditEvent.action, AuditEvent.user_login,
+                                  AuditEvent.row_key, AuditEvent.changes)
+                           .where(AuditEvent.id > 0)).all()
+        new = [a for a in audits if a.table_name in ("people", "person_documents", "vehicles", "permits",
+                                                     "permit_events", "decrees")]
+        assert len(new) == 30 + 60 + 30 + 30 + 30 + 3 and {a.action for a in new} == {"insert"}
+        assert {a.user_login for a in new} == {"clerk"}
+        mine = next(a for a in new if a.table_name == "people" and a.row_key == str(person.id))
+        diff = json.loads(mine.changes)
+        assert diff["cpf"] == [None, cpfs[4]] and diff["full_name"] == [None, "Pessoa Lote Número 4"]
+        assert diff["birth_date"] == [None, "1985-03-14"] and "version" not in diff
+        assert verify_chain(s.connection()).broken is None
+    assert _count(ctx, AuditEvent) - audit_before >= 183
+
+
+def test_audit_verify_passes_after_two_imports_and_an_edit(clerk: AppContext, ctx: AppContext,
+                                                           tmp_path: Path, db_url: str) -> None:
+    first, cpfs = _sheet(tmp_path, 8)
+    apply_import(clerk, preview_import(clerk, first))
+    with clerk.write() as s:  # a row-by-row ORM write between two bulk ones
+        s.scalar(select(Person).where(Person.cpf == cpfs[0])).phone = "(34) 91111-2222"
+    second, _ = _sheet(tmp_path, 8, start=100)
+    apply_import(clerk, preview_import(clerk, second))
+    auth.create_user(ctx, "chefe", "Chefe do Setor", Role.ADMIN, "senha-do-chefe")
+    done = subprocess.run([sys.executable, "-m", "motodesk", "audit-verify", "--database", db_url, "--user", "chefe"],
+                          input="senha-do-chefe\n", capture_output=True, text=True, timeout=120, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Trilha de auditoria íntegra" in done.stdout
+
+
+def test_a_failing_row_in_the_write_leaves_nothing(clerk: AppContext, ctx: AppContext, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = _sheet(tmp_path, 12)
+    preview = preview_import(clerk, path)
+    before = {m: _count(ctx, m) for m in (Person, PersonDocument, Vehicle, Permit, PermitEvent, AuditEvent)}
+    real = imports.bulk_insert
+
+    def failing(session: Any, table: Any, rows: Any) -> None:
+        if table.name == "permits":  # people, documents and vehicles are already in: the permits fail
+            rows = [dict(r) for r in rows]
+            rows[-1]["number"] = rows[0]["number"]  # the unique constraint refuses the last row
+        real(session, table, rows)
+
+    monkeypatch.setattr(imports, "bulk_insert", failing)
+    with pytest.raises(MotodeskError, match="nada foi importado"):
+        apply_import(clerk, preview)
+    assert {m: _count(ctx, m) for m in before} == before
+    with ctx.read() as s:
+        assert verify_chain(s.connection()).broken is None
+    monkeypatch.setattr(imports, "bulk_insert", real)
+    assert apply_import(clerk, preview).created == 12  # the same preview, once the fault is gone
+
+
+def test_the_rows_are_judged_outside_the_write_transaction(clerk: AppContext, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write transaction re-reads the register and writes; the rules run before it begins."""
+    path, _ = _sheet(tmp_path, 5)
+    preview = preview_import(clerk, path)
+    in_write: list[bool] = []
+    writing = {"on": False}
+    real_write = clerk.write
+
+    def tracking_write(*args: Any, **kwargs: Any) -> Any:
+        from contextlib import contextmanager
+
+        @contextmanager
+        def wrapped() -> Any:
+            with real_write(*args, **kwargs) as s:
+                writing["on"] = True
+                try:
+                    yield s
+                finally:
+                    writing["on"] = False
+        return wrapped()
+
+    real_plan = imports._Planner.plan
+
+    def plan(self: Any, r: Any) -> Any:
+        in_write.append(writing["on"])
+        return real_plan(self, r)
+
+    monkeypatch.setattr(type(clerk), "write", lambda self, *a, **k: tracking_write(*a, **k))
+    monkeypatch.setattr(imports._Planner, "plan", plan)
+    apply_import(clerk, preview, [2, 3, 4])  # a subset: judged again, before the write transaction
+    assert in_write == [False] * 3
+    in_write.clear()
+    rest = preview_import(clerk, path)  # lines 2-4 are in now: 5 and 6 are new, the rest unchanged
+    in_write.clear()
+    assert apply_import(clerk, rest).created == 2
+    # every importable line, the register as the preview read it: the preview's judgement is reused
+    assert in_write == []
+
+
+def test_the_preview_judgement_is_not_reused_when_the_day_changes(clerk: AppContext, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path, _ = _sheet(tmp_path, 3)
+    preview = preview_import(clerk, path)
+    calls: list[int] = []
+    real_plan = imports._Planner.plan
+    monkeypatch.setattr(imports._Planner, "plan", lambda self, r: calls.append(r.line) or real_plan(self, r))
+    apply_import(clerk, preview, today=TODAY + timedelta(days=1))
+    assert calls == [2, 3, 4]
+
+
+def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppContext, ctx: AppContext,
+                                                                     tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between the judging and the write another workstation takes one of the sheet's plates: the apply
+    sees the register moved, judges again inside the write transaction, and refuses everything."""
+    path, cpfs = _sheet(tmp_path, 4)
+    preview = preview_import(clerk, path)
+    plate = preview.lines[2].vehicle.plate
+    real_build = imports._BulkPlan.build
+    calls = {"n": 0}
+
+    def build(lines: Any, file_name: str, user: str) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:  # right after the judging, before the write transaction
+            from reports_factory import holder  # type: ignore[import-not-found]
+
+            other = holder(ctx, "Outra Estação Silva")
+            with ctx.write() as s:
+                s.get(Vehicle, other.holder.vehicle_id).plate = plate
+        return real_build(lines, file_name, user)
+
+    monkeypatch.setattr(imports._BulkPlan, "build", staticmethod(build))
+    with pytest.raises(MotodeskError, match="nada foi importado") as err:
+        apply_import(clerk, preview)
+    assert calls["n"] == 1 and "Linha 4:" in str(err.value) and "já está no veículo ativo" in str(err.value)
+    with ctx.read() as s:  # not even the three rows that were still fine
+        assert s.scalar(select(func.count()).select_from(Person).where(Person.cpf.in_(cpfs))) == 0
+
+
+def test_bulk_insert_refuses_unaudited_tables(ctx: AppContext) -> None:
+    from motodesk.models.audit import bulk_insert
+
+    with ctx.write() as s, pytest.raises(ValueError, match="audited"):
+        bulk_insert(s, AuditEvent.__table__, [{"id": 1}])
+
+
+def test_update_of_existing_people_keeps_working_beside_the_bulk_inserts(clerk: AppContext, ctx: AppContext,
+                                                                          tmp_path: Path) -> None:
+    path, cpfs = _sheet(tmp_path, 3)
+    apply_import(clerk, preview_import(clerk, path))
+    changed = register(tmp_path / "mudou.xlsx", [
+        {"full_name": "Pessoa Lote Número 0", "cpf": cpfs[0], "service": "Motoboy", "phone": "(34) 97777-0000",
+         "birth_date": date(1985, 3, 14)},
+        row(valid_cpf(), "Pessoa Nova Junto", "NOV1A23"),
+    ])
+    preview = preview_import(clerk, changed)
+    assert [line.outcome for line in preview.lines] == [Outcome.UPDATE, Outcome.NEW]
+    summary = apply_import(clerk, preview)
+    assert (summary.created, summary.updated) == (1, 1)
+    with ctx.read() as s:
+        assert s.scalar(select(Person.phone).where(Person.cpf == cpfs[0])) == "(34) 97777-0000"
+        update = s.execute(select(AuditEvent.changes).where(AuditEvent.table_name == "people",
+                                                           AuditEvent.action == "update")).scalars().all()
+        assert any('"phone"' in c and "97777" in c for c in update)
+        assert verify_chain(s.connection()).broken is None
