@@ -1,7 +1,7 @@
 """PostgreSQL's audit trigger builds an INSERT's diff in one set-based query (issue 20, bulk import).
 
 Revision ID: 0014
-Revises: 0009
+Revises: 0012
 Create Date: 2026-12-01
 
 No table changes. The trigger function ``motodesk_audit_row`` (re)installed by
@@ -16,7 +16,7 @@ from __future__ import annotations
 from alembic import op
 
 revision = "0014"
-down_revision = "0009"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
