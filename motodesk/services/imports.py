@@ -715,24 +715,11 @@ def _refuse_changed(lines: Sequence[ImportLine]) -> None:
 
 
 def refresh_statistics(ctx: AppContext) -> None:
-    """Fresh planner statistics after a bulk write (issue 20: a fresh register must not wait for autovacuum).
+    """Fresh planner statistics after a bulk write (issue 20: a fresh register must not wait for
+    autovacuum). Outside the import's transaction: statistics are no part of the all-or-nothing."""
+    from motodesk.services.maintenance import analyze
 
-    Uses :func:`motodesk.services.maintenance.analyze` when this build has it; otherwise a plain
-    ANALYZE of the tables an import fills (SQLite: sampled, as that helper does). Outside the import's
-    transaction: statistics are no part of the all-or-nothing."""
-    try:
-        from motodesk.services.maintenance import analyze  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        analyze = None
-    if analyze is not None:
-        analyze(ctx)
-        return
-    with ctx.db.engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            conn.exec_driver_sql("PRAGMA analysis_limit = 4000")
-        for table in ("people", "person_documents", "vehicles", "permits", "permit_events", "decrees"):
-            conn.exec_driver_sql(f"ANALYZE {table}")
-        conn.commit()
+    analyze(ctx)
 
 
 def _fields(data: Any) -> dict[str, Any]:
