@@ -346,6 +346,7 @@ class _DocumentRow:
         self.box = box
         self.inputs = inputs
         self.attachments = attachments_widget
+        self.shown: tuple[str, str] | None = None  # the (status, message) the box shows now
 
 
 class DossierWindow(QWidget):
@@ -618,6 +619,9 @@ class DossierWindow(QWidget):
             layout.addWidget(box)
             self.documents[kind] = _DocumentRow(kind, box, inputs, files)
         layout.addStretch(1)
+        container.setStyleSheet("".join(
+            f'QGroupBox[verdict="{status.name.lower()}"]::title {{ color: {colour}; }}'
+            for status, colour in STATUS_COLOURS.items()))
         area = QScrollArea()
         area.setObjectName("documents_area")
         area.setWidget(container)
@@ -1020,16 +1024,26 @@ class DossierWindow(QWidget):
         self.print_button.setEnabled(self.person_id is not None and met < len(self.verdicts))
         by_rule = {v.rule_id: v for v in self.verdicts}
         for kind, row in self.documents.items():
-            verdict = by_rule.get(people.RULE_OF_DOCUMENT.get(kind, ""))
-            title = f"{kind.label} — {kind.article}" if kind.article else kind.label
-            if verdict is None:
-                row.box.setTitle(title)
-                row.box.setStyleSheet("")
-                row.box.setToolTip("")
-            else:
-                row.box.setTitle(f"{STATUS_SYMBOLS[verdict.status]}  {title}")
-                row.box.setStyleSheet(f"QGroupBox::title {{ color: {STATUS_COLOURS[verdict.status]}; }}")
-                row.box.setToolTip(verdict.message)
+            self._mark_box(row, by_rule.get(people.RULE_OF_DOCUMENT.get(kind, "")))
+
+    def _mark_box(self, row: _DocumentRow, verdict: Verdict | None) -> None:
+        """The document box's title mark and colour — touched only when they change (issue #20: a
+        style sheet set on a group box repolishes every widget in it, 12 boxes per keystroke)."""
+        kind = row.kind
+        title = f"{kind.label} — {kind.article}" if kind.article else kind.label
+        status = verdict.status.name.lower() if verdict is not None else ""
+        shown = (status, verdict.message if verdict is not None else "")
+        if row.shown == shown:
+            return
+        row.box.setTitle(f"{STATUS_SYMBOLS[verdict.status]}  {title}" if verdict is not None else title)
+        row.box.setToolTip(shown[1])
+        if row.shown is None or row.shown[0] != status:
+            # One rule on the documents' container colours the title by this property.
+            row.box.setProperty("verdict", status)
+            row.box.style().unpolish(row.box)
+            row.box.style().polish(row.box)
+            row.box.update()
+        row.shown = shown
 
     # -- header, title, photo ---------------------------------------------------------------
     def _refresh_header(self) -> None:
