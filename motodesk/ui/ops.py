@@ -242,6 +242,7 @@ class ServiceOp:
 
     def _finished(self, result: Any, exc: BaseException | None, details: str) -> None:
         ServiceOp._running.discard(self)
+        superseded = self._superseded()  # asked before this op leaves the table of the newest
         if self.key is not None and self._latest.get((id(self.widget), self.key)) is self:
             del self._latest[(id(self.widget), self.key)]
         if self.abandoned:
@@ -250,7 +251,7 @@ class ServiceOp:
             return
         self.done = True
         self._unlock()
-        if self._superseded():
+        if superseded:
             return
         try:
             if exc is None:
