@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPixmap, QShortcut
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -508,6 +508,7 @@ class DossierWindow(QWidget):
         self.tabs.addTab(self._build_documents(), "&2 Documentos (Art. 5º)")
         self.tabs.addTab(self._build_applications(), "&3 Requerimentos e permissões")
         self.tabs.tabBar().setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: Alt+n or Ctrl+Tab
+        self.tabs.currentChanged.connect(self._tab_shown)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -544,6 +545,21 @@ class DossierWindow(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
+
+    def _tab_shown(self, index: int) -> None:
+        """A tab chosen from the keyboard puts the cursor in its first field (not on a hidden one)."""
+        focus = QApplication.focusWidget()
+        if focus is not None and self.tabs.widget(index).isAncestorOf(focus):
+            return
+        page = self.tabs.widget(index)
+        first = page.nextInFocusChain()
+        while first is not None and first is not page and not (
+                page.isAncestorOf(first) and first.focusPolicy() & Qt.FocusPolicy.TabFocus
+                and first.isEnabled() and first.isVisibleTo(page)
+                and not (isinstance(first, QLineEdit) and first.isReadOnly())):
+            first = first.nextInFocusChain()
+        if first is not None and first is not page:
+            first.setFocus(Qt.FocusReason.TabFocusReason)
 
     def _line(self, key: str, placeholder: str = "", kind: str | None = None) -> QLineEdit:
         edit = FormattedLineEdit(kind) if kind else QLineEdit()
@@ -651,6 +667,12 @@ class DossierWindow(QWidget):
         self._doc_keys: set[str] = set(WINDOW_KEYS)
         container = QWidget()
         layout = QVBoxLayout(container)
+        hint = QLabel("Num campo de um documento: Ctrl+Insert anexa a digitalização; Ctrl+↓ vai à lista de "
+                      "anexos (Enter mostra, Delete remove).")
+        hint.setObjectName("documents_hint")
+        hint.setStyleSheet("color: #616161;")
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
         for kind in DocumentKind:
             box = QGroupBox()
             box.setObjectName(f"doc_{kind.value}")
@@ -686,6 +708,14 @@ class DossierWindow(QWidget):
                 next_row += 1
             files = AttachmentList(self.ctx, functools.partial(self._attach, kind), name=kind.value)
             files.changed.connect(lambda: self._set_status("Anexos atualizados."))
+            # Not a Tab stop (a dozen lists would be a dozen wasted keys between the fields): from
+            # any field of the box, Ctrl+Insert attaches a scan and Ctrl+↓ goes to the list.
+            files.list.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            for widget in inputs.values():
+                widget.installEventFilter(self)
+                widget.setProperty("document_kind", kind.value)
+            if not inputs:
+                files.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the CPF copy: only the list
             grid.addWidget(files, next_row, 0, 1, per_row)
             for column in range(per_row):
                 grid.setColumnStretch(column, 1)
@@ -701,6 +731,19 @@ class DossierWindow(QWidget):
         area.setWidgetResizable(True)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return area
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        kind = watched.property("document_kind") if isinstance(watched, QWidget) else None
+        if kind and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
+            files = self.documents[DocumentKind(kind)].attachments
+            if event.key() == Qt.Key.Key_Insert and files.add_button.isEnabled():
+                files.add_from_file()
+                return True
+            if event.key() == Qt.Key.Key_Down:
+                files.list.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                return True
+        return super().eventFilter(watched, event)
 
     def _uf_combo(self, name: str) -> QComboBox:
         """The UF, chosen (typing "MG" picks it)."""
@@ -1231,10 +1274,15 @@ class DossierWindow(QWidget):
         stored = take_photo(self.ctx, self.person_id, self, person_name=str(self.base.get("full_name") or ""))
         if stored is None:
             return False
-        self.photo = photos.newest_photo(self.ctx, self.person_id)
-        self._show_photo()
-        self.recheck()
-        self._set_status("Foto guardada.")
+        ctx, person_id = self.ctx, self.person_id
+
+        def shown(photo: photos.PhotoInfo | None) -> None:
+            self.photo = photo
+            self._show_photo()
+            self.recheck()
+            self._set_status("Foto guardada.")
+
+        ServiceOp(self, lambda: photos.newest_photo(ctx, person_id), busy="Lendo a foto…").success(shown).run()
         return True
 
     def photo_from_file(self) -> bool:
