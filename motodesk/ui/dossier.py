@@ -727,6 +727,7 @@ class DossierWindow(QWidget):
             for status, colour in STATUS_COLOURS.items()))
         area = QScrollArea()
         area.setObjectName("documents_area")
+        area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the fields are the stops; the area follows them
         area.setWidget(container)
         area.setWidgetResizable(True)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -336,6 +336,7 @@ class VehicleForm(GuardedDialog):
             self.holder_name.setText(self.holder.name)
         if vehicle_id is not None or replacing_id is not None or holder_id is not None:
             self.holder_cpf.setReadOnly(True)
+            self.holder_cpf.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # read, not a Tab stop
         if not can_edit:
             self.set_read_only()
 
