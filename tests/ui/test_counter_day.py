@@ -43,7 +43,7 @@ from validate_docbr import CNH, PIS, RENAVAM, TituloEleitoral
 
 from motodesk.clock import local_today
 from motodesk.rules.common import ServiceType, Status
-from motodesk.services import applications, inspections, people, tenders, vehicles
+from motodesk.services import applications, inspections, tenders, vehicles
 from motodesk.services.context import AppContext
 from motodesk.ui.app import create_application
 from motodesk.ui.checklist import ChecklistDialog
