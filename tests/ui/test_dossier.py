@@ -556,3 +556,60 @@ def test_the_mototaxi_requirements_say_whether_the_applicant_is_a_called_candida
     choose(window.service_combo, "Motoboy")
     window.recheck()
     assert not any(v.rule_id == "art6_tender" for v in window.verdicts)
+
+
+# -- issue #18: the counter's screen, the keyboard, the person's own service ----------------------
+def test_the_dossier_fits_the_counter_screen_on_every_tab_with_an_access_key_for_everything(  # noqa: ANN201
+        qtbot, clerk: AppContext):  # noqa: ANN001
+    from tests_helpers import fits_screen, missing_access_keys  # type: ignore[import-not-found]
+
+    pid = people.save_person(clerk, PersonInput(full_name="Tela Pequena Souza", cpf=valid_cpf())).id
+    window = open_window(qtbot, clerk, pid)
+    assert fits_screen(window) == []  # the personal data, Salvar and Fechar in view
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        assert missing_access_keys(window) == [], window.tabs.tabText(index)
+        for button in (window.save_button, window.close_button, window.photo_button):
+            rect = button.rect().translated(button.mapTo(window, button.rect().topLeft()))
+            assert window.rect().contains(rect), (window.tabs.tabText(index), button.text())
+    window.tabs.setCurrentIndex(0)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    window.grab().save(str(SCREENSHOTS / "dossier-1366x768.png"))
+
+
+def test_alt_2_puts_the_cursor_in_the_first_document_and_attachment_lists_are_no_tab_stops(  # noqa: ANN201
+        qtbot, clerk: AppContext):  # noqa: ANN001
+    window = open_window(qtbot, clerk)
+    qtbot.keyClick(window.person_inputs["full_name"], Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)
+    assert window.tabs.currentIndex() == 1
+    identity = window.documents[DocumentKind.IDENTITY].inputs
+    assert QApplication.focusWidget() is identity["number"]
+    for _ in range(len(identity)):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is window.documents[DocumentKind.CNH].inputs["number"]  # no list between
+    assert not window.verdict_list.focusPolicy() & Qt.FocusPolicy.TabFocus
+
+
+def test_typed_cpf_phone_and_cep_are_formatted_and_the_uf_is_chosen(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    window = open_window(qtbot, clerk)
+    for key, typed, shown in (("cpf", "52998224725", "529.982.247-25"), ("phone", "34999881234", "(34) 99988-1234"),
+                              ("zip_code", "38740000", "38740-000")):
+        window.person_inputs[key].setFocus()
+        qtbot.keyClicks(window.person_inputs[key], typed)
+        assert window.person_inputs[key].text() == shown
+    uf = window.person_inputs["uf"]
+    assert isinstance(uf, QComboBox) and not uf.isEditable()
+    uf.setFocus()
+    qtbot.keyClicks(uf, "MG")
+    person = window.person_input()
+    assert (person.uf, person.phone, person.zip_code) == ("MG", "(34) 99988-1234", "38740-000")
+
+
+def test_a_reopened_dossier_shows_the_service_of_the_persons_application(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    from motodesk.rules.common import ServiceType
+
+    pid = people.save_person(clerk, PersonInput(full_name="Servico Proprio Lima", cpf=valid_cpf())).id
+    applications.open_application(clerk, pid, ServiceType.MOTOFRETE)
+    window = open_window(qtbot, clerk, pid)
+    assert window.service() is ServiceType.MOTOFRETE  # not the default (Motoboy)
+    assert "data do requerimento nº" in window.reference_label.text()  # judged at the application's date
