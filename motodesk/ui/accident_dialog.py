@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -22,13 +21,14 @@ from PySide6.QtWidgets import (
 
 from motodesk.services import vehicles
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.errors import InvalidInputError
 from motodesk.services.vehicles import AccidentRecorded
-from motodesk.ui.errors import show_error
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.ops import ServiceOp, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field
 
 
-class AccidentDialog(QDialog):
+class AccidentDialog(GuardedDialog):
     """The accident's dates and whether it compromised safety, for the vehicle ``vehicle_id``."""
 
     def __init__(self, ctx: AppContext, vehicle_id: int, plate: str, parent: QWidget | None = None) -> None:
@@ -44,7 +44,7 @@ class AccidentDialog(QDialog):
         self.reported_on = DateField()
         self.reported_on.setObjectName("reported_on")
         self.reported_on.set_value(today)
-        self.safety = QCheckBox("A segurança do veículo foi comprometida (exige vistoria – Art. 31, Grupo 4, I)")
+        self.safety = QCheckBox("A &segurança do veículo foi comprometida (exige vistoria – Art. 31, Grupo 4, I)")
         self.safety.setObjectName("safety_compromised")
         self.description = QLineEdit()
         self.description.setObjectName("description")
@@ -53,18 +53,18 @@ class AccidentDialog(QDialog):
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
-        ok = QPushButton("Registrar")
+        ok = QPushButton("&Registrar")
         ok.setObjectName("ok")
         ok.setDefault(True)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         ok.clicked.connect(self.record)
         cancel.clicked.connect(self.reject)
 
         form = QFormLayout()
-        form.addRow("Data do acidente:", self.happened_on)
-        form.addRow("Comunicado pelo titular em:", self.reported_on)
+        form.addRow("&Data do acidente:", self.happened_on)
+        form.addRow("Co&municado pelo titular em:", self.reported_on)
         form.addRow("", self.safety)
-        form.addRow("Descrição:", self.description)
+        form.addRow("D&escrição:", self.description)
         note = QLabel("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
         note.setWordWrap(True)
         buttons = QHBoxLayout()
@@ -76,26 +76,36 @@ class AccidentDialog(QDialog):
         layout.addWidget(note)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
+        self.setMinimumWidth(560)
         self.happened_on.setFocus()
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.record()
 
     def record(self) -> bool:
+        """Record it off the GUI thread; True when the call was started (the dialog closes when it lands)."""
         fields = {"happened_on": self.happened_on, "reported_on": self.reported_on, "description": self.description}
         for widget in fields.values():
             mark_field(widget, None)
-        try:
-            self.recorded = vehicles.record_accident(self.ctx, self.vehicle_id, self.happened_on.value(),
-                                                     self.reported_on.value(), self.safety.isChecked(),
-                                                     self.description.text())
-        except InvalidInputError as exc:
-            for key, reason in exc.fields.items():
-                if key in fields:
-                    mark_field(fields[key], reason)
-            self.message.setText(str(exc) + "\n" + "\n".join(exc.fields.values()))
-            return False
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return False
-        if self.recorded.messages:
-            QMessageBox.information(self, "Acidente registrado", "\n\n".join(self.recorded.messages))
-        self.accept()
+        self.message.setText("")
+        ctx, vehicle_id = self.ctx, self.vehicle_id
+        happened, reported = self.happened_on.value(), self.reported_on.value()
+        safety, description = self.safety.isChecked(), self.description.text()
+
+        def recorded(result: AccidentRecorded) -> None:
+            self.recorded = result
+            if result.messages:
+                QMessageBox.information(self, "Acidente registrado", "\n\n".join(result.messages))
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, fields)
+                self.message.setText(str(exc) + "\n" + "\n".join(exc.fields.values()))
+                return True
+            return False  # shown as every other error
+
+        ServiceOp(self, lambda: vehicles.record_accident(ctx, vehicle_id, happened, reported, safety, description),
+                  busy="Registrando o acidente…", change="accident").success(recorded).failure(refused).run()
         return True

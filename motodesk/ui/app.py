@@ -33,6 +33,43 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DEMO_PEOPLE = 300
 
+#: The focus is plainly visible on every input, button, list and table (keyboard-only work).
+FOCUS_COLOUR = "#1565c0"
+FOCUS_STYLE = f"""
+QPushButton:focus, QToolButton:focus {{
+    border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 4px 10px; background: #e3f2fd;
+}}
+QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus, QPlainTextEdit:focus, QTextEdit:focus {{
+    border: 2px solid {FOCUS_COLOUR}; border-radius: 3px;
+}}
+QTableView:focus, QListView:focus, QTreeView:focus, QScrollArea:focus {{
+    border: 2px solid {FOCUS_COLOUR};
+}}
+QCheckBox:focus, QRadioButton:focus {{
+    background: #e3f2fd; border-radius: 3px;
+}}
+"""
+
+
+class AccessKeyTranslator(QTranslator):
+    """Qt's strings that gained an access key after the pt_BR catalogue was made ("&Look in:",
+    "Files of &type:" in the file dialog): translated from the catalogue's entry without the "&",
+    with the access key put back in front. Without it those labels stay in English."""
+
+    def __init__(self, catalogue: QTranslator, parent: QApplication) -> None:
+        super().__init__(parent)
+        self.catalogue = catalogue
+
+    def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str:
+        if not source or "&" not in source:
+            return ""
+        plain = source.replace("&&", "\0").replace("&", "").replace("\0", "&&")
+        text = self.catalogue.translate(context, plain, disambiguation, n)
+        return f"&{text}" if text else ""
+
+    def isEmpty(self) -> bool:  # noqa: N802
+        return False
+
 
 def create_application(argv: list[str] | None = None) -> QApplication:
     """The QApplication with pt_BR locale and Qt's own pt_BR translations (Cancelar, Sim, Não)."""
@@ -47,10 +84,14 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     if not getattr(app, "_motodesk_translator", None):
         translator = QTranslator(app)
         if translator.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+            supplement = AccessKeyTranslator(translator, app)
+            app.installTranslator(supplement)  # asked after qtbase (Qt asks the last installed first)
             app.installTranslator(translator)
-            app._motodesk_translator = translator  # type: ignore[attr-defined]
+            app._motodesk_translator = (translator, supplement)  # type: ignore[attr-defined]
         else:
             log.warning("qtbase_pt_BR translation not found")
+    if FOCUS_STYLE not in (app.styleSheet() or ""):
+        app.setStyleSheet((app.styleSheet() or "") + FOCUS_STYLE)
     from motodesk.resources import resource_path
 
     app.setWindowIcon(QIcon(str(resource_path("icons", "motodesk.svg"))))

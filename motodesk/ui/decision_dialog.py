@@ -13,7 +13,6 @@ from html import escape
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
-    QDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -41,12 +40,15 @@ from motodesk.services.enforcement import (
 )
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.listpage import labelled
+from motodesk.ui.ops import ServiceOp, place_field_errors
 from motodesk.ui.widgets import mark_field
 
 WARNING_STYLE = "background: #fff3e0; border: 1px solid #ef6c00; padding: 6px; color: #6d3600;"
 
 
-class DecisionDialog(QDialog):
+class DecisionDialog(GuardedDialog):
     """Decide an open notice (first instance) or an appealed one (appeal)."""
 
     def __init__(self, ctx: AppContext, view: NoticeView, parent: QWidget | None = None, *,
@@ -60,7 +62,7 @@ class DecisionDialog(QDialog):
         self.result_value: DecisionResult | None = None
         self.options: DecisionOptions | None = None
         self.setWindowTitle(f"{'Decidir recurso' if self.appeal else 'Decidir'} – auto {view.number}")
-        self.resize(760, 720)
+        self.setMinimumWidth(700)  # the height is what the form needs (fits 1280x720)
 
         # --- the case ---------------------------------------------------------------------------
         self.case = QLabel(self._case_html())
@@ -76,10 +78,10 @@ class DecisionDialog(QDialog):
         self.repeat.setVisible(view.repeat.is_repeat)
 
         # --- the decision -----------------------------------------------------------------------
-        self.upheld = QRadioButton("Procedente — aplicar penalidade")
+        self.upheld = QRadioButton("&Procedente — aplicar penalidade")
         self.upheld.setObjectName("upheld")
-        self.dismissed = QRadioButton("Improcedente — arquivar o auto" if not self.appeal
-                                      else "Recurso provido — cancelar a penalidade")
+        self.dismissed = QRadioButton("&Improcedente — arquivar o auto" if not self.appeal
+                                      else "Recurso pro&vido — cancelar a penalidade")
         self.dismissed.setObjectName("dismissed")
         outcome_group = QButtonGroup(self)
         outcome_group.addButton(self.upheld)
@@ -115,21 +117,21 @@ class DecisionDialog(QDialog):
 
         self.penalty_box = QGroupBox("Penalidade (Art. 34)")
         self.penalty_form = penalty_form = QFormLayout(self.penalty_box)
-        penalty_form.addRow("Classificação:", self.severity)
-        penalty_form.addRow("Motivo da reclassificação:", self.reason)
-        penalty_form.addRow("Penalidade:", self.penalty)
+        penalty_form.addRow("C&lassificação:", self.severity)
+        penalty_form.addRow("&Motivo da reclassificação:", self.reason)
+        penalty_form.addRow("Pe&nalidade:", self.penalty)
         penalty_form.addRow("Valor:", self.amount)
-        penalty_form.addRow("Suspensão por:", self.days)
+        penalty_form.addRow("&Suspensão por:", self.days)
         penalty_form.addRow("Efeito na permissão:", self.effect)
 
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
-        self.decide_button = QPushButton("Registrar decisão")
+        self.decide_button = QPushButton("Re&gistrar decisão")
         self.decide_button.setObjectName("decide")
         self.decide_button.setAutoDefault(False)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         cancel.setAutoDefault(False)
 
         outcomes = QHBoxLayout()
@@ -146,7 +148,9 @@ class DecisionDialog(QDialog):
         layout.addWidget(self.repeat)
         layout.addLayout(outcomes)
         layout.addWidget(self.penalty_box)
-        layout.addWidget(QLabel("Fundamentação da decisão:"))
+        layout.addWidget(labelled("&Fundamentação da decisão:", self.grounds))
+        self.reason.setTabChangesFocus(True)
+        self.grounds.setTabChangesFocus(True)
         layout.addWidget(self.grounds, 1)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
@@ -158,6 +162,10 @@ class DecisionDialog(QDialog):
         self.decide_button.clicked.connect(self.decide)
         cancel.clicked.connect(self.reject)
         self._options_changed()
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.decide()
 
     # --- what is shown -------------------------------------------------------------------------
     def _case_html(self) -> str:
@@ -274,21 +282,28 @@ class DecisionDialog(QDialog):
         )
 
     def decide(self) -> bool:
+        """Record the decision off the GUI thread; True when the call was started."""
         for widget in (self.grounds, self.penalty, self.days):
             mark_field(widget, None)
         self.message.clear()
-        try:
-            self.result_value = enforcement.decide(self.ctx, self.view.id, self.decision_input(), today=self.today,
-                                                   expected_version=self.view.version)
-        except InvalidInputError as exc:
-            widgets = {"grounds": self.grounds, "penalty": self.penalty, "suspension_days": self.days}
-            for key, reason in exc.fields.items():
-                if key in widgets:
-                    mark_field(widgets[key], reason)
-            self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+        data = self.decision_input()
+        ctx, notice_id, today, version = self.ctx, self.view.id, self.today, self.view.version
+        widgets: dict[str, QWidget] = {"grounds": self.grounds, "penalty": self.penalty, "suspension_days": self.days}
+
+        def decided(result: DecisionResult) -> None:
+            self.result_value = result
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, widgets)
+                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+                return True
             return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return False
-        self.accept()
+
+        ServiceOp(self, lambda: enforcement.decide(ctx, notice_id, data, today=today, expected_version=version),
+                  busy="Registrando a decisão…", change="notice").success(decided).failure(refused).run()
         return True

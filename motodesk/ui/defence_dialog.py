@@ -7,7 +7,6 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -24,10 +23,13 @@ from motodesk.services.context import AppContext
 from motodesk.services.enforcement import FiledDocument, FiledRecorded, NoticeView
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.listpage import FILE_DIALOG_OPTIONS, documents_folder, labelled
+from motodesk.ui.ops import ServiceOp, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field
 
 
-class FiledDialog(QDialog):
+class FiledDialog(GuardedDialog):
     """Record a defence (``stage="defence"``) or an appeal (``stage="appeal"``) with its scans."""
 
     def __init__(self, ctx: AppContext, view: NoticeView, stage: str = "defence", parent: QWidget | None = None, *,
@@ -42,7 +44,7 @@ class FiledDialog(QDialog):
         defence = stage == "defence"
         self.setObjectName("defence_dialog" if defence else "appeal_dialog")
         self.setWindowTitle(f"{'Registrar defesa' if defence else 'Registrar recurso'} – auto {view.number}")
-        self.resize(620, 480)
+        self.setMinimumWidth(620)
 
         due = view.defence_due if defence else view.appeal_due
         article = "Art. 29, § 3º" if defence else "Art. 34, parágrafo único"
@@ -56,7 +58,7 @@ class FiledDialog(QDialog):
         self.received_on = DateField(optional=False)
         self.received_on.setObjectName("received_on")
         self.received_on.set_value(self.today)
-        self.waived = QCheckBox(f"O(a) autuado(a) renuncia {'ao prazo de defesa' if defence else 'ao recurso'}")
+        self.waived = QCheckBox(f"O(a) autuado(a) &renuncia {'ao prazo de defesa' if defence else 'ao recurso'}")
         self.waived.setObjectName("waived")
         self.text = QPlainTextEdit()
         self.text.setObjectName("text")
@@ -65,26 +67,27 @@ class FiledDialog(QDialog):
         self.file_list = QListWidget()
         self.file_list.setObjectName("files")
         self.file_list.setMaximumHeight(80)
-        add = QPushButton("Anexar arquivo…")
+        add = QPushButton("&Anexar arquivo…")
         add.setObjectName("add_file")
         add.clicked.connect(self.add_files)
-        remove = QPushButton("Retirar")
+        remove = QPushButton("Re&tirar")
         remove.setObjectName("remove_file")
         remove.clicked.connect(self.remove_file)
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
-        save = QPushButton("Registrar")
+        save = QPushButton("Re&gistrar")
         save.setObjectName("save")
         save.clicked.connect(self.save)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         cancel.clicked.connect(self.reject)
 
         form = QFormLayout()
-        form.addRow("Recebido em:", self.received_on)
+        form.addRow("Rece&bido em:", self.received_on)
         form.addRow("", self.waived)
-        form.addRow("Texto:", self.text)
+        form.addRow("Te&xto:", self.text)
+        self.text.setTabChangesFocus(True)
         files = QHBoxLayout()
         files.addWidget(self.file_list, 1)
         side = QVBoxLayout()
@@ -92,7 +95,7 @@ class FiledDialog(QDialog):
         side.addWidget(remove)
         side.addStretch(1)
         files.addLayout(side)
-        form.addRow("Anexos (PDF, JPEG, PNG):", files)
+        form.addRow(labelled("A&nexos (PDF, JPEG, PNG):", self.file_list), files)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(save)
@@ -104,10 +107,18 @@ class FiledDialog(QDialog):
         layout.addWidget(self.message)
         layout.addLayout(buttons)
         self.waived.toggled.connect(lambda on: self.text.setEnabled(not on))
+        self.mark_clean()
+
+    def has_changes(self) -> bool:
+        return super().has_changes() or bool(self.files)
+
+    def save_and_close(self) -> None:
+        self.save()
 
     def add_files(self) -> None:
-        paths, _filter = QFileDialog.getOpenFileNames(self, "Anexar digitalização", "",
-                                                      "Documentos (*.pdf *.jpg *.jpeg *.png);;Todos (*)")
+        paths, _filter = QFileDialog.getOpenFileNames(self, "Anexar digitalização", str(documents_folder()),
+                                                      "Documentos (*.pdf *.jpg *.jpeg *.png);;Todos (*)",
+                                                      options=FILE_DIALOG_OPTIONS)
         for name in paths:
             path = Path(name)
             try:
@@ -125,22 +136,30 @@ class FiledDialog(QDialog):
             self.file_list.takeItem(row)
 
     def save(self) -> bool:
+        """Record it off the GUI thread; True when the call was started (the dialog closes when it lands)."""
         for widget in (self.received_on, self.text):
             mark_field(widget, None)
+        self.message.setText("")
         data = FiledDocument(received_on=self.received_on.value(), text=self.text.toPlainText(),
                              waived=self.waived.isChecked(), files=list(self.files))
         record = enforcement.record_defence if self.stage == "defence" else enforcement.record_appeal
-        try:
-            self.recorded = record(self.ctx, self.view.id, data, today=self.today, expected_version=self.view.version)
-        except InvalidInputError as exc:
-            widgets: dict[str, QWidget] = {"received_on": self.received_on, "text": self.text}
-            for key, reason in exc.fields.items():
-                if key in widgets:
-                    mark_field(widgets[key], reason)
-            self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+        ctx, notice_id, today, version = self.ctx, self.view.id, self.today, self.view.version
+        widgets: dict[str, QWidget] = {"received_on": self.received_on, "text": self.text}
+
+        def recorded(result: FiledRecorded) -> None:
+            self.recorded = result
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, widgets)
+                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+                return True
             return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return False
-        self.accept()
+
+        ServiceOp(self, lambda: record(ctx, notice_id, data, today=today, expected_version=version),
+                  busy="Registrando…", change="notice").success(recorded).failure(refused).run()
         return True

@@ -1,12 +1,12 @@
 """The deputy (preposto) of a permit, Art. 14: nominate, keep the work schedule, print the deputy's badge
 and the schedule, end the link; opened from the "Permissões" page ("Preposto…").
 
-- "Indicar preposto…" chooses a registered person, shows the verdicts of the holder's rules on the
+- "&Indicar preposto…" chooses a registered person, shows the verdicts of the holder's rules on the
   deputy's dossier (Art. 14, § 2º) as soon as the person is chosen, and asks for the written
   nomination (§ 1º); the service decides, and a refusal is shown with its articles.
 - The schedule (§ 3º) is a list of shifts — day, start, end, who drives — with the hours a week of
-  each; "Imprimir escala…" gives the A4 form to sign and file.
-- "Encerrar vínculo…" records the date the link ended and why; the status line says the 15-day
+  each; "Im&primir escala…" gives the A4 form to sign and file.
+- "E&ncerrar vínculo…" records the date the link ended and why; the status line says the 15-day
   deregistration deadline (Art. 31, Grupo 1, I) and whether it was kept.
 """
 
@@ -50,6 +50,7 @@ from motodesk.services.search import PersonHit
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import DateField, VerdictList
@@ -89,10 +90,10 @@ class ScheduleEditor(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.add_button = QPushButton("Adicionar turno")
+        self.add_button = QPushButton("&Adicionar turno")
         self.add_button.setObjectName("add_shift")
         self.add_button.clicked.connect(lambda _c=False: self.add_shift())
-        self.remove_button = QPushButton("Remover turno")
+        self.remove_button = QPushButton("Re&mover turno")
         self.remove_button.setObjectName("remove_shift")
         self.remove_button.clicked.connect(lambda _c=False: self.remove_selected())
         self.totals = QLabel("")
@@ -183,7 +184,7 @@ class NominateDialog(QDialog):
         self.nominated: deputies.Nominated | None = None
         self.setObjectName("nominate_deputy")
         self.setWindowTitle(f"Indicar preposto – {permit.number}")
-        self.resize(720, 620)
+        fit_to_screen(self, 720, 620)
 
         intro = QLabel(f"O titular {permit.holder} indica, por escrito, um preposto para auxiliá-lo (Art. 14). "
                        "O preposto deve cumprir as mesmas exigências do titular (§ 2º): cadastre antes o seu "
@@ -191,7 +192,7 @@ class NominateDialog(QDialog):
         intro.setWordWrap(True)
         self.person_label = QLabel("Nenhuma pessoa escolhida.")
         self.person_label.setObjectName("person")
-        self.choose_button = QPushButton("Escolher pessoa…")
+        self.choose_button = QPushButton("&Escolher pessoa…")
         self.choose_button.setObjectName("choose_person")
         self.choose_button.clicked.connect(lambda _c=False: self.choose_person())
         person_row = QHBoxLayout()
@@ -202,7 +203,7 @@ class NominateDialog(QDialog):
         self.start_on.valueChanged.connect(self.refresh_verdicts)
         self.file_label = QLabel("Nenhum arquivo anexado.")
         self.file_label.setObjectName("nomination_file")
-        self.attach_button = QPushButton("Anexar…")
+        self.attach_button = QPushButton("Ane&xar…")
         self.attach_button.setObjectName("attach")
         self.attach_button.clicked.connect(lambda _c=False: self.attach())
         file_row = QHBoxLayout()
@@ -210,7 +211,7 @@ class NominateDialog(QDialog):
         file_row.addWidget(self.attach_button)
         form = QFormLayout()
         form.addRow("Preposto:", person_row)
-        form.addRow("Data da indicação:", self.start_on)
+        form.addRow("&Data da indicação:", self.start_on)
         form.addRow("Indicação por escrito (Art. 14, § 1º):", file_row)
         self.summary = QLabel("")
         self.summary.setObjectName("summary")
@@ -322,8 +323,8 @@ class EndLinkDialog(QDialog):
         self.reason.setFixedHeight(80)
         form = QFormLayout(self)
         form.addRow(text)
-        form.addRow("Fim do vínculo em:", self.end_on)
-        form.addRow("Motivo:", self.reason)
+        form.addRow("&Fim do vínculo em:", self.end_on)
+        form.addRow("&Motivo:", self.reason)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
@@ -357,7 +358,7 @@ class DeputyDialog(QDialog):
         self.editor = ctx.user.role in deputies.EDITORS
         self.setObjectName("deputy_dialog")
         self.setWindowTitle(f"Preposto – {self.permit.number}")
-        self.resize(900, 720)
+        fit_to_screen(self, 900, 680)
 
         self.title = QLabel("")
         self.title.setObjectName("title")
@@ -367,10 +368,10 @@ class DeputyDialog(QDialog):
         self.current_label = QLabel("")
         self.current_label.setObjectName("current")
         self.current_label.setWordWrap(True)
-        self.nominate_button = self._button("nominate", "Indicar preposto…", self.nominate)
-        self.end_button = self._button("end_link", "Encerrar vínculo…", self.end_link)
-        self.badge_button = self._button("deputy_badge", "Crachá do preposto…", self.print_badge)
-        self.nomination_button = self._button("show_nomination", "Ver indicação", self.show_nomination)
+        self.nominate_button = self._button("nominate", "&Indicar preposto…", self.nominate)
+        self.end_button = self._button("end_link", "E&ncerrar vínculo…", self.end_link)
+        self.badge_button = self._button("deputy_badge", "&Crachá do preposto…", self.print_badge)
+        self.nomination_button = self._button("show_nomination", "&Ver indicação", self.show_nomination)
         current_buttons = QHBoxLayout()
         for button in (self.nominate_button, self.end_button, self.badge_button, self.nomination_button):
             current_buttons.addWidget(button)
@@ -381,8 +382,8 @@ class DeputyDialog(QDialog):
 
         schedule_box = QGroupBox("Escala de trabalho do titular e do preposto (Art. 14, § 3º)")
         self.schedule = ScheduleEditor()
-        self.save_schedule_button = self._button("save_schedule", "Salvar escala", self.save_schedule)
-        self.print_schedule_button = self._button("print_schedule", "Imprimir escala…", self.print_schedule)
+        self.save_schedule_button = self._button("save_schedule", "&Salvar escala", self.save_schedule)
+        self.print_schedule_button = self._button("print_schedule", "Im&primir escala…", self.print_schedule)
         schedule_buttons = QHBoxLayout()
         schedule_buttons.addStretch(1)
         schedule_buttons.addWidget(self.save_schedule_button)
@@ -403,7 +404,7 @@ class DeputyDialog(QDialog):
         self.status = QLabel("")
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
-        close = QPushButton("Fechar")
+        close = QPushButton("&Fechar")
         close.setObjectName("close")
         close.setAutoDefault(False)
         close.clicked.connect(self.accept)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.infractions import CATALOGUE, Infraction, find_infractions
+from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.tablemodel import Column, RowTableModel
 
 CATALOGUE_COLUMNS: list[Column[Infraction]] = [
@@ -119,10 +120,12 @@ class InfractionPickerDialog(QDialog):
     def __init__(self, parent: QWidget | None = None, query: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Catálogo de infrações (Arts. 15, 30, 31 e 32)")
-        self.resize(820, 520)
+        fit_to_screen(self, 820, 520)
         self.infraction: Infraction | None = None
         self.picker = InfractionPicker(self)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Escolher")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self._accept)
         buttons.rejected.connect(self.reject)
         self.picker.chosen.connect(lambda _item: self._accept())

@@ -5,21 +5,26 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator, Mapping
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
     QMessageBox,
+    QScrollArea,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
 from motodesk import __version__
+from motodesk.clock import local_now
+from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.ui.actions import ActionCollection
 
@@ -36,6 +41,11 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("reports", "Relatórios"),
     ("admin", "Administração"),
 )
+
+#: Sections only some roles see (the others: everyone).
+SECTION_ROLES: dict[str, frozenset[Role]] = {"admin": frozenset({Role.ADMIN})}
+#: The size the window opens at, when the screen has room for it (the counter's screen is 1366x768).
+PREFERRED_SIZE = QSize(1280, 720)
 
 PageFactory = Callable[[AppContext, "MainWindow"], QWidget]
 PAGE_FACTORIES: dict[str, PageFactory] = {}
@@ -63,15 +73,26 @@ def _section_placeholder(label: str) -> QWidget:
     return page
 
 
-def load_page_module(key: str) -> None:
-    """Import the screen module of a page: `motodesk/ui/screens/<key>.py` registers it."""
+def load_page_module(key: str) -> bool:
+    """Import the screen module of a page: `motodesk/ui/screens/<key>.py` registers it. False when
+    there is no such module (the section shows that it is not available in this version); a module
+    that exists but registers nothing is a bug, not a missing section."""
     if key in PAGE_FACTORIES:
-        return
+        return True
     try:
         importlib.import_module(f"motodesk.ui.screens.{key}")
     except ModuleNotFoundError as exc:
         if exc.name != f"motodesk.ui.screens.{key}":
             raise
+        return False
+    if key not in PAGE_FACTORIES:
+        raise RuntimeError(f"motodesk.ui.screens.{key} does not register the page {key!r} (register_page)")
+    return True
+
+
+def section_visible(key: str, role: Role) -> bool:
+    roles = SECTION_ROLES.get(key)
+    return roles is None or role in roles
 
 
 class LazyPages(Mapping[str, QWidget]):
@@ -114,7 +135,7 @@ class MainWindow(QMainWindow):
         self.ctx = ctx
         self.setObjectName("MainWindow")
         self.setWindowTitle(f"MotoDesk – {ctx.user.full_name} ({ctx.user.role.label})")
-        self.resize(1200, 760)
+        self.resize(self.opening_size())
         self.action_collection = ActionCollection(self)  # not `actions`: QWidget.actions() is Qt's
 
         self.nav = QListWidget()
@@ -127,12 +148,19 @@ class MainWindow(QMainWindow):
             item = QListWidgetItem(label)
             item.setData(Qt.ItemDataRole.UserRole, key)
             self.nav.addItem(item)
+            item.setHidden(not section_visible(key, ctx.user.role))
             holder = QWidget()
             holder.setObjectName(f"holder_{key}")
             holder_layout = QVBoxLayout(holder)
             holder_layout.setContentsMargins(0, 0, 0, 0)
             self.page_holders[key] = holder_layout
-            self.pages.addWidget(holder)
+            # A page taller or wider than the screen scrolls inside the window; the window never grows.
+            scroll = QScrollArea()
+            scroll.setObjectName(f"scroll_{key}")
+            scroll.setWidgetResizable(True)
+            scroll.setFrameShape(QFrame.Shape.NoFrame)
+            scroll.setWidget(holder)
+            self.pages.addWidget(scroll)
         self.nav.currentRowChanged.connect(self._show_row)
         self.nav.setCurrentRow(0)
         self._first_show = True
@@ -146,6 +174,27 @@ class MainWindow(QMainWindow):
         self._build_menus()
         where = "SQLite local" if ctx.db.is_sqlite else f"servidor {ctx.db.url.host}"
         self.statusBar().showMessage(f"Conectado: {where} · usuário {ctx.user.login} · versão {__version__}")
+        self.clock = QLabel()
+        self.clock.setObjectName("clock")
+        self.clock.setToolTip("Horário de Brasília (America/Sao_Paulo)")
+        self.statusBar().addPermanentWidget(self.clock)
+        self._clock_timer = QTimer(self)
+        self._clock_timer.timeout.connect(self.update_clock)
+        self._clock_timer.start(15_000)
+        self.update_clock()
+
+    @staticmethod
+    def opening_size() -> QSize:
+        """The preferred size, or less on a smaller screen (the window's frame counted)."""
+        screen = QApplication.primaryScreen()
+        if screen is None:
+            return PREFERRED_SIZE
+        room = screen.availableGeometry()
+        return QSize(min(PREFERRED_SIZE.width(), room.width() - 16), min(PREFERRED_SIZE.height(), room.height() - 48))
+
+    def update_clock(self) -> None:
+        """The time of the counter (America/Sao_Paulo), whatever the workstation's own zone."""
+        self.clock.setText(local_now().strftime("%d/%m/%Y %H:%M"))
 
     def _build_menus(self) -> None:
         a = self.action_collection
@@ -198,6 +247,8 @@ class MainWindow(QMainWindow):
             self.pages.setCurrentIndex(row)
 
     def show_section(self, key: str) -> QWidget:
+        if not section_visible(key, self.ctx.user.role):
+            raise PermissionError(f"the section {key!r} is not shown to {self.ctx.user.role.label}")
         index = [k for k, _ in SECTIONS].index(key)
         self.nav.setCurrentRow(index)
         return self.page_by_key[key]

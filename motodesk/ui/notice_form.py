@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QDateTimeEdit,
-    QDialog,
     QDialogButtonBox,
     QFormLayout,
     QGroupBox,
@@ -44,7 +43,10 @@ from motodesk.services.enforcement import (
 )
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
+from motodesk.ui.listpage import fit_to_screen, with_access_key
+from motodesk.ui.ops import ServiceOp, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field
 
 ERROR_COLOUR = "#b00020"
@@ -67,7 +69,7 @@ def from_qdatetime(value: QDateTime) -> datetime:
     return local.astimezone(UTC)
 
 
-class NoticeForm(QDialog):
+class NoticeForm(GuardedDialog):
     """Write a notice; on success ``created`` holds its number and defence deadline."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, *,
@@ -75,7 +77,7 @@ class NoticeForm(QDialog):
         super().__init__(parent)
         self.setObjectName("notice_form")
         self.setWindowTitle("Novo auto de infração")
-        self.resize(980, 760)
+        fit_to_screen(self, 980, 760)
         self.ctx = ctx
         self._now = now or (lambda: datetime.now(UTC))
         self.created: NoticeCreated | None = None
@@ -103,11 +105,11 @@ class NoticeForm(QDialog):
         self.place.setMaxLength(enforcement.MAX_PLACE)
 
         # --- the offender ----------------------------------------------------------------------
-        self.holder_radio = QRadioButton("Titular")
+        self.holder_radio = QRadioButton("&Titular")
         self.holder_radio.setObjectName("kind_holder")
-        self.deputy_radio = QRadioButton("Preposto")
+        self.deputy_radio = QRadioButton("Pre&posto")
         self.deputy_radio.setObjectName("kind_deputy")
-        self.unregistered_radio = QRadioButton("Sem permissão (Art. 32)")
+        self.unregistered_radio = QRadioButton("Sem per&missão (Art. 32)")
         self.unregistered_radio.setObjectName("kind_unregistered")
         self.kind_group = QButtonGroup(self)
         for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
@@ -116,7 +118,7 @@ class NoticeForm(QDialog):
         self.offender_search = QLineEdit()
         self.offender_search.setObjectName("offender_search")
         self.offender_search.setPlaceholderText("CPF, nome ou placa do titular ou preposto")
-        self.search_button = QPushButton("Buscar")
+        self.search_button = QPushButton("&Buscar")
         self.search_button.setObjectName("offender_find")
         self.offender_choice = QComboBox()
         self.offender_choice.setObjectName("offender_choice")
@@ -149,15 +151,15 @@ class NoticeForm(QDialog):
         registered = QFormLayout(self.registered_box)
         registered.setContentsMargins(0, 0, 0, 0)
         registered.addRow("Buscar:", search_row)
-        registered.addRow("Autuado:", self.offender_choice)
+        registered.addRow("A&utuado:", self.offender_choice)
         registered.addRow("", self.offender_info)
         self.unregistered_box = QWidget()
         unregistered = QFormLayout(self.unregistered_box)
         unregistered.setContentsMargins(0, 0, 0, 0)
-        unregistered.addRow("Nome:", self.offender_name)
-        unregistered.addRow("CPF:", self.offender_cpf)
-        unregistered.addRow("Placa (veículo apreendido):", self.plate)
-        unregistered.addRow("Veículo:", self.vehicle_description)
+        unregistered.addRow("&Nome:", self.offender_name)
+        unregistered.addRow("C&PF:", self.offender_cpf)
+        unregistered.addRow("Pl&aca (veículo apreendido):", self.plate)
+        unregistered.addRow("&Veículo:", self.vehicle_description)
         offender_box = QGroupBox("Autuado(a)")
         offender_layout = QVBoxLayout(offender_box)
         offender_layout.addLayout(kinds)
@@ -172,8 +174,9 @@ class NoticeForm(QDialog):
         self.signature_radios: dict[Signature, QRadioButton] = {}
         signature_row = QHBoxLayout()
         self.signature_group = QButtonGroup(self)
+        used = {"t", "p", "m", "b", "u", "n", "a", "v", "d", "o", "r", "l", "c"}  # keys taken on this form
         for signature in Signature:
-            radio = QRadioButton(signature.label)
+            radio = QRadioButton(with_access_key(signature.label, used))
             radio.setObjectName(f"signature_{signature.value}")
             self.signature_group.addButton(radio)
             self.signature_radios[signature] = radio
@@ -184,21 +187,21 @@ class NoticeForm(QDialog):
         inspector.setObjectName("inspector")
 
         form = QFormLayout()
-        form.addRow("Data e hora (horário local):", self.occurred)
-        form.addRow("Local:", self.place)
-        form.addRow("Relato:", self.description)
+        form.addRow("&Data e hora (horário local):", self.occurred)
+        form.addRow("L&ocal:", self.place)
+        form.addRow("&Relato:", self.description)
         form.addRow("Assinatura do autuado:", signature_row)
-        form.addRow("Fiscal:", inspector)
+        form.addRow(QLabel("Fiscal:"), inspector)  # a reading, not an input: no buddy
 
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet(f"color: {ERROR_COLOUR}")
-        self.save_button = QPushButton("Lavrar auto")
+        self.save_button = QPushButton("&Lavrar auto")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(False)
         self.save_button.setAutoDefault(False)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         cancel.setAutoDefault(False)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
@@ -231,6 +234,7 @@ class NoticeForm(QDialog):
         cancel.clicked.connect(self.reject)
         self._kind_changed()
         self._choice_changed()
+        self.mark_clean()
 
     # --- state -------------------------------------------------------------------------------------
     def infraction(self) -> Infraction | None:
@@ -332,33 +336,42 @@ class NoticeForm(QDialog):
                 "vehicle_description": self.vehicle_description}
 
     def save(self) -> bool:
+        """Write the notice off the GUI thread; True when the call was started (the form closes when it lands)."""
         for widget in self._fields().values():
             mark_field(widget, None)
         self.message.clear()
-        try:
-            self.created = enforcement.create_notice(self.ctx, self.notice_input())
-        except InvalidInputError as exc:
-            widgets = self._fields()
-            for key, reason in exc.fields.items():
-                if key in widgets:
-                    mark_field(widgets[key], reason)
-            self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+        ctx, data, widgets = self.ctx, self.notice_input(), self._fields()
+
+        def created(notice: NoticeCreated) -> None:
+            self.created = notice
+            self.message.setStyleSheet("")
+            if notice.defence_due is not None:
+                self.message.setText(f"Auto {notice.number} lavrado. Prazo de defesa até "
+                                     f"{format_date(notice.defence_due)}.")
+            else:
+                self.message.setText(f"Auto {notice.number} lavrado. O prazo de defesa começa quando a "
+                                     "notificação do autuado for registrada (Art. 29, §§ 2º e 3º).")
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, widgets)
+                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+                return True
             return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return False
-        self.message.setStyleSheet("")
-        if self.created.defence_due is not None:
-            self.message.setText(f"Auto {self.created.number} lavrado. Prazo de defesa até "
-                                 f"{format_date(self.created.defence_due)}.")
-        else:
-            self.message.setText(f"Auto {self.created.number} lavrado. O prazo de defesa começa quando a "
-                                 "notificação do autuado for registrada (Art. 29, §§ 2º e 3º).")
-        self.accept()
+
+        ServiceOp(self, lambda: enforcement.create_notice(ctx, data), busy="Lavrando o auto…", change="notice") \
+            .success(created).failure(refused).run()
         return True
 
+    def save_and_close(self) -> None:
+        self.save()
 
-class NotificationDialog(QDialog):
+
+class NotificationDialog(GuardedDialog):
     """Record how and when an offender who refused to sign, or was absent, was notified (Art. 29, § 2º).
 
     The defence period (Art. 29, § 3º) starts on that day; field errors are placed on their widgets.
@@ -395,35 +408,52 @@ class NotificationDialog(QDialog):
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #b00020")
         form = QFormLayout()
-        form.addRow(intro)
         form.addRow("&Meio:", self.method)
         form.addRow("&Data da notificação:", self.notified_on)
         form.addRow("&Referência:", self.reference)
         form.addRow(self.error)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Registrar")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Re&gistrar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.submit)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
         layout.addWidget(buttons)
+        self.setMinimumWidth(520)
         self.method.setFocus()
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.submit()
 
     def submit(self) -> None:
         method = self.method.currentData()
         data = enforcement.NotificationInput(
             enforcement.NotificationMethod(method) if method else None, self.notified_on.value(),
             self.reference.text())
-        try:
-            self.recorded = enforcement.record_notification(self.ctx, self.view.id, data, today=self.today,
-                                                            expected_version=self.view.version)
-        except InvalidInputError as exc:
-            widgets = {"method": self.method, "notified_on": self.notified_on, "reference": self.reference}
-            for key, widget in widgets.items():
-                mark_field(widget, exc.fields.get(key))
-            self.error.setText(" ".join(exc.fields.values()) or str(exc))
-            return
-        except MotodeskError as exc:
-            self.error.setText(str(exc))
-            return
-        self.accept()
+        ctx, notice_id, today, version = self.ctx, self.view.id, self.today, self.view.version
+        widgets: dict[str, QWidget] = {"method": self.method, "notified_on": self.notified_on,
+                                       "reference": self.reference}
+        for widget in widgets.values():
+            mark_field(widget, None)
+        self.error.setText("")
+
+        def recorded(result: NoticeCreated) -> None:
+            self.recorded = result
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                place_field_errors(exc.fields, widgets)
+                self.error.setText(" ".join(exc.fields.values()) or str(exc))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.error.setText(str(exc))
+                return True
+            return False
+
+        ServiceOp(self, lambda: enforcement.record_notification(ctx, notice_id, data, today=today,
+                                                                expected_version=version),
+                  busy="Registrando a notificação…", change="notice").success(recorded).failure(refused).run()

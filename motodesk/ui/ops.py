@@ -26,6 +26,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+import shiboken6
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMessageBox, QWidget
@@ -96,6 +97,8 @@ class ServiceOp:
 
     _running: ClassVar[set[ServiceOp]] = set()
     _latest: ClassVar[dict[tuple[int, str], ServiceOp]] = {}
+    #: Widgets locked by running ops: how many, and whether each was enabled before the first.
+    _locks: ClassVar[dict[int, tuple[int, bool]]] = {}
 
     def __init__(self, widget: QWidget, fn: Callable[[], Any], *, busy: str = "Aguarde…",
                  fields: Mapping[str, QWidget] | None = None, on_conflict: Callable[[], None] | None = None,
@@ -163,7 +166,9 @@ class ServiceOp:
             self._latest[(id(self.widget), self.key)] = self
         ServiceOp._running.add(self)
         if self._lock is not None:
-            self._was_enabled = self._lock.isEnabled()
+            count, was_enabled = self._locks.get(id(self._lock), (0, self._lock.isEnabled()))
+            self._locks[id(self._lock)] = (count + 1, was_enabled)  # two calls on one form: one lock
+            self._was_enabled = was_enabled
             self._lock.setEnabled(False)
             self._filter = _EscFilter(self)
             app = QApplication.instance()
@@ -233,7 +238,11 @@ class ServiceOp:
             self._cursor = False
         if self._lock is not None:
             try:
-                self._lock.setEnabled(self._was_enabled)
+                count, was_enabled = self._locks.pop(id(self._lock), (1, self._was_enabled))
+                if count > 1:
+                    self._locks[id(self._lock)] = (count - 1, was_enabled)  # another call still runs
+                else:
+                    self._lock.setEnabled(was_enabled)
             except RuntimeError:
                 pass
 
@@ -243,7 +252,7 @@ class ServiceOp:
     def _finished(self, result: Any, exc: BaseException | None, details: str) -> None:
         ServiceOp._running.discard(self)
         superseded = self._superseded()  # asked before this op leaves the table of the newest
-        if self.key is not None and self._latest.get((id(self.widget), self.key)) is self:
+        if not superseded and self.key is not None:
             del self._latest[(id(self.widget), self.key)]
         if self.abandoned:
             if exc is None and self.change:
@@ -251,8 +260,8 @@ class ServiceOp:
             return
         self.done = True
         self._unlock()
-        if superseded:
-            return
+        if superseded or not shiboken6.isValid(self.widget):
+            return  # a newer call of the same key answers instead, or the screen is gone
         try:
             if exc is None:
                 if self.change:

@@ -12,14 +12,22 @@ import re
 import unicodedata
 from pathlib import Path
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, QSize
-from PySide6.QtGui import QPageLayout, QPageSize, QPainter
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, Qt
+from PySide6.QtGui import (
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPageLayout,
+    QPageSize,
+    QPainter,
+    QShortcut,
+)
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtPrintSupport import QPrintDialog, QPrinter
 from PySide6.QtWidgets import (
     QDialog,
-    QFileDialog,
+    QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -75,6 +83,19 @@ def print_pdf(document: QPdfDocument, printer: QPrinter) -> int:
     return last - first + 1
 
 
+def print_pdf_bytes(pdf_bytes: bytes, printer: QPrinter) -> int:
+    """:func:`print_pdf` with a document of its own: safe to run on a worker thread (the preview's
+    document belongs to the GUI thread), so a slow or absent printer never freezes the window."""
+    document = QPdfDocument()
+    buffer = QBuffer()
+    load_pdf(document, buffer, pdf_bytes)
+    try:
+        return print_pdf(document, printer)
+    finally:
+        document.close()
+        buffer.close()
+
+
 def suggested_filename(title: str) -> str:
     """"Laudo de Vistoria 000012/2026" → "laudo-de-vistoria-000012-2026.pdf"."""
     plain = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
@@ -83,42 +104,56 @@ def suggested_filename(title: str) -> str:
 
 
 class PdfPreviewDialog(QDialog):
-    """The document on screen, with "Imprimir…", "Salvar PDF…" and "Fechar"."""
+    """The document on screen, with "Imprimir…", "Salvar PDF…" and "Fechar".
+
+    It opens inside the screen, a whole page tall as the screen allows; PgUp/PgDn turn the pages,
+    Ctrl+P prints, Ctrl+S saves, Esc closes. Printing runs off the GUI thread."""
 
     def __init__(self, pdf_bytes: bytes, title: str, parent: QWidget | None = None,
                  filename: str | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("pdf_preview")
         self.setWindowTitle(title)
-        self.resize(860, 980)
         self.pdf_bytes = pdf_bytes
         self.title = title
         self.filename = filename or suggested_filename(title)
         self.document = QPdfDocument(self)
         self._buffer = QBuffer(self)
         load_pdf(self.document, self._buffer, pdf_bytes)
+        self.printing = False
 
         self.view = QPdfView(self)
         self.view.setObjectName("pdf_view")
         self.view.setDocument(self.document)
         self.view.setPageMode(QPdfView.PageMode.MultiPage)
-        self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        self.view.setZoomMode(QPdfView.ZoomMode.FitInView)
+        self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
         pages = self.document.pageCount()
         self.info = QLabel(f"{pages} página{'s' if pages != 1 else ''}")
         self.info.setObjectName("page_count")
-        self.print_button = QPushButton("Imprimir…")
+        self.keys = QLabel("PgUp/PgDn: páginas · Ctrl+P: imprimir · Esc: fechar")
+        self.keys.setObjectName("keys")
+        self.keys.setStyleSheet("color: #555;")
+        self.print_button = QPushButton("&Imprimir…")
         self.print_button.setObjectName("print")
-        self.save_button = QPushButton("Salvar PDF…")
+        self.print_button.setShortcut(QKeySequence("Ctrl+P"))
+        self.save_button = QPushButton("&Salvar PDF…")
         self.save_button.setObjectName("save_pdf")
-        self.close_button = QPushButton("Fechar")
+        self.save_button.setShortcut(QKeySequence("Ctrl+S"))
+        self.close_button = QPushButton("&Fechar")
         self.close_button.setObjectName("close")
         self.print_button.clicked.connect(self.print_document)
         self.save_button.clicked.connect(self.save_as)
         self.close_button.clicked.connect(self.accept)
+        for key, step in ((Qt.Key.Key_PageDown, 1), (Qt.Key.Key_PageUp, -1)):
+            shortcut = QShortcut(QKeySequence(key), self)
+            shortcut.activated.connect(lambda step=step: self.turn(step))
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.info)
+        buttons.addSpacing(12)
+        buttons.addWidget(self.keys)
         buttons.addStretch(1)
         buttons.addWidget(self.print_button)
         buttons.addWidget(self.save_button)
@@ -127,8 +162,43 @@ class PdfPreviewDialog(QDialog):
         layout.addWidget(self.view, 1)
         layout.addLayout(buttons)
         self.close_button.setDefault(True)
+        self.resize(self.fitting_size())
+        self.view.setFocus()
+
+    def fitting_size(self) -> QSize:
+        """A whole page as tall as the screen allows (the window's frame and the buttons counted)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        height = min(980, room.height() - 60) if room is not None else 980
+        page = self.document.pagePointSize(0)
+        ratio = page.width() / page.height() if page.height() > 0 else 0.7
+        width = round((height - 70) * ratio) + 40
+        width = max(width, 640)
+        if room is not None:
+            width = min(width, room.width() - 20)
+        return QSize(width, height)
+
+    def current_page(self) -> int:
+        return self.view.pageNavigator().currentPage()
+
+    def turn(self, step: int) -> None:
+        """PgDn/PgUp: the next or previous page."""
+        navigator = self.view.pageNavigator()
+        page = max(0, min(self.document.pageCount() - 1, navigator.currentPage() + step))
+        navigator.jump(page, QPointF(), navigator.currentZoom())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.key() in (Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+            self.turn(1 if event.key() == Qt.Key.Key_PageDown else -1)
+            return
+        super().keyPressEvent(event)
 
     def print_document(self) -> bool:
+        """The print dialog, then the job on a worker thread; True when the job was started."""
+        from motodesk.ui.ops import ServiceOp
+
+        if self.printing:
+            return False
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         printer.setDocName(self.title)
         size = self.document.pagePointSize(0)
@@ -139,20 +209,34 @@ class PdfPreviewDialog(QDialog):
         dialog.setMinMax(1, self.document.pageCount())
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return False
-        try:
-            print_pdf(self.document, printer)
-        except PdfError as exc:
-            QMessageBox.warning(self, "Impressão", str(exc))
+        pdf_bytes = self.pdf_bytes
+        self.printing = True
+        self.info.setText("Enviando à impressora…")
+
+        def printed(pages: int) -> None:
+            self.info.setText(f"{pages} página{'s' if pages != 1 else ''} enviada{'s' if pages != 1 else ''} "
+                              "à impressora")
+
+        def failed(exc: BaseException) -> bool:
+            if isinstance(exc, PdfError):
+                QMessageBox.warning(self, "Impressão", str(exc))
+                return True
             return False
+
+        def finished() -> None:
+            self.printing = False
+
+        ServiceOp(self, lambda: print_pdf_bytes(pdf_bytes, printer), busy="Enviando à impressora…",
+                  lock=self.print_button, title="Impressão") \
+            .success(printed).failure(failed).finally_(finished).run()
         return True
 
     def save_as(self) -> Path | None:
-        name, _ = QFileDialog.getSaveFileName(self, "Salvar PDF", self.filename, "Documentos PDF (*.pdf)")
-        if not name:
+        from motodesk.ui.listpage import save_file_name
+
+        path = save_file_name(self, "Salvar PDF", self.filename, "Documentos PDF (*.pdf)", ".pdf")
+        if path is None:
             return None
-        path = Path(name)
-        if path.suffix.lower() != ".pdf":
-            path = path.with_suffix(".pdf")
         try:
             path.write_bytes(self.pdf_bytes)
         except OSError as exc:

@@ -164,7 +164,7 @@ class DateField(QLineEdit):
         super().focusInEvent(event)
         if event.reason() in (Qt.FocusReason.TabFocusReason, Qt.FocusReason.BacktabFocusReason,
                               Qt.FocusReason.ShortcutFocusReason, Qt.FocusReason.OtherFocusReason):
-            QTimer.singleShot(0, self._select_for_typing)
+            QTimer.singleShot(0, self, self._select_for_typing)  # not called once the field is gone
 
     def _select_for_typing(self) -> None:
         if self.hasFocus():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox, QListWidget
+from PySide6.QtWidgets import QDialogButtonBox, QLabel, QListWidget
 
 from motodesk.rules.common import Role
 from motodesk.services import auth
@@ -60,3 +60,75 @@ def test_the_first_page_has_the_keyboard_when_the_window_opens(qtbot, ctx: AppCo
     qtbot.waitUntil(lambda: window.focusWidget() is not None)
     people = window.page_by_key["people"]
     assert window.focusWidget() is people.focusProxy() or people.isAncestorOf(window.focusWidget())
+
+
+# -- issue #18: the window on the counter's screen -------------------------------------------------
+def _window(qtbot, ctx: AppContext, role: Role, login: str):  # noqa: ANN001, ANN202
+    create_application()
+    auth.create_user(ctx, login, f"Usuária {login}", role, "senha-certa-9")
+    window = build_main_window(ctx.as_user(auth.authenticate(ctx, login, "senha-certa-9")))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+def test_the_window_never_grows_past_the_screen_on_any_page(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
+    from tests_helpers import SCREENSHOTS, fits_screen  # type: ignore[import-not-found]
+
+    window = _window(qtbot, ctx, Role.ADMIN, "admin2")
+    screen = window.screen().availableGeometry()
+    for key, _label in SECTIONS:
+        window.show_section(key)
+        wait_ops()
+        qtbot.wait(20)
+        assert fits_screen(window) == [], key
+        assert window.frameGeometry().width() <= screen.width() and window.frameGeometry().height() <= screen.height()
+        window.grab().save(str(SCREENSHOTS / f"main-{key}.png"))
+
+
+def test_the_status_bar_shows_the_time_of_sao_paulo(qtbot, ctx: AppContext, monkeypatch) -> None:  # noqa: ANN001
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from motodesk.ui import mainwindow
+
+    window = _window(qtbot, ctx, Role.CLERK, "relogio")
+    # 02:30 UTC is still the evening before in Patrocínio (UTC-3)
+    monkeypatch.setattr(mainwindow, "local_now",
+                        lambda: datetime(2026, 3, 10, 2, 30, tzinfo=ZoneInfo("UTC")).astimezone(
+                            ZoneInfo("America/Sao_Paulo")))
+    window.update_clock()
+    assert window.clock.text() == "09/03/2026 23:30"
+    assert window.clock.isVisible()
+
+
+def test_administration_is_shown_to_administrators_only(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+    from motodesk.ui.mainwindow import load_page_module
+
+    clerk = _window(qtbot, ctx, Role.CLERK, "balcao")
+    keys = [k for k, _ in SECTIONS]
+    nav = clerk.nav
+    assert nav.item(keys.index("admin")).isHidden()
+    assert not nav.item(keys.index("people")).isHidden()
+    admin = _window(qtbot, ctx, Role.ADMIN, "chefe")
+    assert not admin.nav.item(keys.index("admin")).isHidden()
+    # the "not available" note only for a section whose screen module does not exist
+    assert load_page_module("people") is True
+    assert load_page_module("no_such_section") is False
+    page = admin.show_section("admin")
+    has_module = load_page_module("admin")
+    assert (page.findChild(QLabel, "unavailable") is None) == has_module
+
+
+def test_qt_file_dialogs_speak_portuguese(qtbot) -> None:  # noqa: ANN001
+    from PySide6.QtWidgets import QFileDialog
+
+    create_application()
+    dialog = QFileDialog(None, "Salvar")
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    texts = {label.text().replace("&", "") for label in dialog.findChildren(QLabel)}
+    assert {"Procurar em:", "Nome do arquivo:", "Arquivos do tipo:"} <= texts
+    assert not any("Look in" in t or "Files of" in t for t in texts)

@@ -90,9 +90,10 @@ def _nominate_through_the_dialog(qtbot, monkeypatch, hit: PersonHit):  # noqa: A
 
 def test_the_permits_page_opens_the_deputy_dialog_of_the_selected_permit(qtbot, qtmodeltester, monkeypatch,  # noqa: ANN001
                                                                          ctx: AppContext, clerk: AppContext,
-                                                                         supervisor: AppContext) -> None:
+                                                                         supervisor: AppContext, wait_ops) -> None:
     issued = _issued(ctx, supervisor)
     page = _show(qtbot, PermitsPage(clerk))
+    wait_ops()
     tab = page.permits_tab
     qtmodeltester.check(tab.model)
     assert not tab.deputy_button.isEnabled()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+from PySide6.QtCore import Qt
 from PySide6.QtPrintSupport import QPrinter
 from PySide6.QtWidgets import QDialog
 
@@ -43,7 +44,7 @@ def test_preview_shows_every_page_with_the_three_buttons(qtbot, two_pages: bytes
     qtbot.waitExposed(dialog)
     assert dialog.document.pageCount() == len(PdfReader(io.BytesIO(two_pages)).pages) >= 2
     assert dialog.info.text() == f"{dialog.document.pageCount()} páginas"
-    assert [b.text() for b in (dialog.print_button, dialog.save_button, dialog.close_button)] == [
+    assert [b.text().replace("&", "") for b in (dialog.print_button, dialog.save_button, dialog.close_button)] == [
         "Imprimir…", "Salvar PDF…", "Fechar"]
     assert dialog.filename == "laudo-de-vistoria-000001-2026.pdf"
     dialog.close_button.click()
@@ -51,7 +52,7 @@ def test_preview_shows_every_page_with_the_three_buttons(qtbot, two_pages: bytes
 
 
 def test_print_renders_every_page_at_true_size(qtbot, monkeypatch, tmp_path: Path,  # noqa: ANN001
-                                               two_pages: bytes) -> None:
+                                               two_pages: bytes, wait_ops) -> None:
     out = tmp_path / "impresso.pdf"
     opened: list[QPrinter] = []
 
@@ -75,8 +76,14 @@ def test_print_renders_every_page_at_true_size(qtbot, monkeypatch, tmp_path: Pat
     dialog = PdfPreviewDialog(two_pages, "Laudo de Vistoria 000001/2026")
     qtbot.addWidget(dialog)
     dialog.show()
-    dialog.print_button.click()
-    assert opened and out.exists()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow)
+    qtbot.keyClick(dialog.view, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)  # Ctrl+P
+    qtbot.waitUntil(lambda: bool(opened))  # a button's shortcut clicks it after its short animation
+    assert dialog.printing  # the job runs on a worker thread: the window is free meanwhile
+    wait_ops()
+    assert out.exists() and not dialog.printing and "enviadas à impressora" in dialog.info.text()
     printed = PdfReader(out)
     assert len(printed.pages) == dialog.document.pageCount()
     for page in printed.pages:
@@ -113,6 +120,27 @@ def test_save_writes_the_same_bytes(qtbot, monkeypatch, tmp_path: Path, two_page
     qtbot.addWidget(dialog)
     assert dialog.save_as() == target.with_suffix(".pdf")
     assert target.with_suffix(".pdf").read_bytes() == two_pages
+
+
+def test_the_preview_fits_the_screen_and_turns_pages_from_the_keyboard(qtbot, two_pages: bytes) -> None:  # noqa: ANN001
+    from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
+
+    dialog = PdfPreviewDialog(two_pages, "Laudo de Vistoria 000001/2026")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    assert fits_screen(dialog) == [] and missing_access_keys(dialog) == []
+    screen = dialog.screen().availableGeometry()
+    assert dialog.height() >= screen.height() - 120  # as tall as the screen allows
+    assert dialog.current_page() == 0
+    qtbot.keyClick(dialog.view, Qt.Key.Key_PageDown)
+    assert dialog.current_page() == 1
+    qtbot.keyClick(dialog.view, Qt.Key.Key_PageUp)
+    assert dialog.current_page() == 0
+    qtbot.wait(400)  # QPdfView renders the pages in the background
+    dialog.grab().save(str(SCREENSHOTS / "pdf_preview.png"))
+    qtbot.keyClick(dialog.view, Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
 
 
 def test_not_a_pdf_is_refused(qtbot) -> None:  # noqa: ANN001

@@ -223,3 +223,18 @@ def test_main_window_shortcuts_and_screenshot(qtbot, ctx: AppContext, clerk: App
     assert not window.close()  # the unsaved dossier keeps the main window open
     assert window.isVisible()
     assert window.close()
+
+
+def test_a_first_page_says_it_is_the_first_page(qtbot, page: PeoplePage, clerk: AppContext) -> None:  # noqa: ANN001
+    for name in ("Ana Lima", "Bruno Lima", "Carla Lima"):
+        _person(clerk, name)
+    page.model.page_size = 2
+    shown: list[str] = []
+    page.model.loaded.connect(lambda *_a: shown.append(page.status.text()))  # after the page's own slot
+    page.run_query()
+    qtbot.waitUntil(lambda: bool(shown), timeout=5000)
+    assert shown[0].startswith("primeiras 2 pessoas — refine a busca")  # (the view then fetches the rest)
+    qtbot.keyClicks(page.search_box, "carla")
+    wait_idle(qtbot, page)
+    assert page.status.text().startswith("1 pessoa")
+    assert not page.table.tabKeyNavigation()  # Tab leaves the results

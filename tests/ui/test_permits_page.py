@@ -22,7 +22,9 @@ from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import enforcement, permits
 from motodesk.services.context import AppContext
 from motodesk.services.settings import update_settings
+from motodesk.ui import ops
 from motodesk.ui.app import create_application
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.screens import permits as screen
 from motodesk.ui.screens.permits import PermitsPage, StepInput
 
@@ -33,24 +35,34 @@ def _page(qtbot, qtmodeltester, ctx: AppContext) -> PermitsPage:  # noqa: ANN001
     create_application()
     page = PermitsPage(ctx)
     qtbot.addWidget(page)
-    page.resize(1280, 820)
+    page.resize(1280, 720)
     page.show()
     qtbot.waitExposed(page)
+    settle(qtbot)
     for model in (page.permits_tab.model, page.permits_tab.events_model, page.permits_tab.prints_model,
                   page.tender_tab.tender_model, page.tender_tab.candidate_model):
         qtmodeltester.check(model)
     return page
 
 
+def settle(qtbot) -> None:  # noqa: ANN001
+    """Every service call of the page delivered: the write, the reload, then the selected row's detail."""
+    for _ in range(4):
+        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
+        qtbot.wait(5)
+
+
 def _click(qtbot, button) -> None:  # noqa: ANN001
     assert button.isEnabled(), button.objectName()
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    settle(qtbot)
 
 
 @pytest.fixture
 def errors(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     shown: list[str] = []
-    monkeypatch.setattr(screen, "show_error", lambda _parent, exc: shown.append(str(exc)))
+    monkeypatch.setattr(screen, "show_error", lambda _parent, exc, *_a: shown.append(str(exc)))
+    monkeypatch.setattr(ops, "show_error", lambda _parent, exc, *_a: shown.append(str(exc)))
     return shown
 
 
@@ -157,13 +169,16 @@ def test_filters_and_search(qtbot, qtmodeltester, ctx: AppContext, supervisor: A
     tab = page.permits_tab
     assert tab.model.rowCount() == 2
     tab.state_filter.setCurrentIndex(tab.state_filter.findData("in_force"))
+    settle(qtbot)
     assert [tab.model.row_at(i).holder for i in range(tab.model.rowCount())] == ["Quitéria Quintão"]
     tab.state_filter.setCurrentIndex(tab.state_filter.findData("all"))
+    settle(qtbot)
     qtbot.keyClicks(tab.search, "pedro")
     qtbot.waitUntil(lambda: tab.model.rowCount() == 1)
     assert tab.model.row_at(0).holder == "Pedro Pereira Pinto"
     tab.search.clear()
     tab.service_filter.setCurrentIndex(tab.service_filter.findData("motofrete"))
+    settle(qtbot)
     assert tab.model.rowCount() == 1 and tab.model.row_at(0).service is ServiceType.MOTOFRETE
     qtmodeltester.check(tab.model)
 
@@ -201,6 +216,7 @@ def test_tender_tab_quota_import_and_call(qtbot, qtmodeltester, monkeypatch, tmp
     update_settings(ctx, {"population": 89_826, "population_year": 2022})
     page = _page(qtbot, qtmodeltester, supervisor)
     page.tabs.setCurrentIndex(1)
+    settle(qtbot)
     tab = page.tender_tab
     labels = {k: v.text() for k, v in tab.quota_labels.items()}
     assert labels == {"population": "89.826", "year": "2022", "quota": "44", "in_force": "0", "open": "44"}
@@ -232,12 +248,14 @@ def test_tender_tab_quota_import_and_call(qtbot, qtmodeltester, monkeypatch, tmp
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     shown = _screenshot_data(ctx, supervisor)
     page.permits_tab.reload()
+    settle(qtbot)
     assert page.permits_tab.select("permit", shown)
+    settle(qtbot)
     qtbot.wait(50)
     page.grab().save(str(SCREENSHOTS / "permits_page.png"))
     page.tabs.setCurrentIndex(1)
     tab.reload()
-    qtbot.wait(50)
+    settle(qtbot)
     page.grab().save(str(SCREENSHOTS / "permits_tender_tab.png"))
 
 

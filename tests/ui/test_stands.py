@@ -16,7 +16,7 @@ from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import permits, stands
 from motodesk.services.context import AppContext
 from motodesk.services.stands import StandInput
-from motodesk.ui import person_picker
+from motodesk.ui import ops, person_picker
 from motodesk.ui.app import create_application
 from motodesk.ui.screens import stands as screen
 from motodesk.ui.screens.stands import StandDialog, StandsPage
@@ -25,13 +25,14 @@ from motodesk.ui.widgets import field_error
 TODAY = date.today()
 
 
-def _page(qtbot, qtmodeltester, ctx: AppContext) -> StandsPage:  # noqa: ANN001
+def _page(qtbot, qtmodeltester, ctx: AppContext, wait_ops) -> StandsPage:  # noqa: ANN001
     create_application()
     page = StandsPage(ctx)
     qtbot.addWidget(page)
     page.resize(1200, 720)
     page.show()
     qtbot.waitExposed(page)
+    settle(wait_ops)
     qtmodeltester.check(page.model)
     qtmodeltester.check(page.assignments_model)
     return page
@@ -47,18 +48,25 @@ def _permit_rows(ctx: AppContext, supervisor: AppContext, names: list[str],
     return rows
 
 
+def settle(wait_ops) -> None:  # noqa: ANN001
+    """The write, then the stands' reload, then the holders of the selected stand."""
+    for _ in range(3):
+        wait_ops()
+
+
 @pytest.fixture
 def errors(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     shown: list[str] = []
-    monkeypatch.setattr(screen, "show_error", lambda _parent, exc: shown.append(str(exc)))
+    monkeypatch.setattr(screen, "show_error", lambda _parent, exc, *_a: shown.append(str(exc)))
+    monkeypatch.setattr(ops, "show_error", lambda _parent, exc, *_a: shown.append(str(exc)))
     return shown
 
 
 def test_a_supervisor_creates_a_stand_by_decree_and_a_bus_stop_is_refused(
         qtbot, qtmodeltester, monkeypatch, supervisor: AppContext, clerk: AppContext,  # noqa: ANN001
-        errors: list[str]) -> None:
-    assert not _page(qtbot, qtmodeltester, clerk).new_button.isVisible()  # stands come by Decree
-    page = _page(qtbot, qtmodeltester, supervisor)
+        errors: list[str], wait_ops) -> None:
+    assert not _page(qtbot, qtmodeltester, clerk, wait_ops).new_button.isVisible()  # stands come by Decree
+    page = _page(qtbot, qtmodeltester, supervisor, wait_ops)
     assert page.new_button.isVisible() and page.model.rowCount() == 0
 
     def fill(dialog: QDialog) -> bool:
@@ -73,20 +81,23 @@ def test_a_supervisor_creates_a_stand_by_decree_and_a_bus_stop_is_refused(
         dialog.decree_date.set_value(TODAY - timedelta(days=20))
         dialog.bus_or_taxi_stop.setChecked(True)  # declared: it is a bus stop
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+        wait_ops()
         assert dialog.saved is None and dialog.isVisible()
         dialog.decree_number.clear()
         dialog.bus_or_taxi_stop.setChecked(False)
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+        wait_ops()
         assert field_error(dialog.decree_number) == "Obrigatório."
         qtbot.keyClicks(dialog.decree_number, "5.120/2026")
         qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+        wait_ops()
         return dialog.result() == QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(screen, "run_dialog", fill)
     qtbot.mouseClick(page.new_button, Qt.MouseButton.LeftButton)
-    assert len(errors) == 2
+    settle(wait_ops)
+    assert len(errors) == 1  # the missing Decree number is marked on its field, not in a box
     assert errors[0].startswith("Art. 18: é proibido exercer")
-    assert "Art. 17" in errors[1]
     assert page.model.rowCount() == 1
     row = page.model.row_at(0)
     assert (row.name, row.max_places, row.occupied, row.free) == ("Ponto da Praça Honorico Machado", 3, 0, 3)
@@ -96,7 +107,7 @@ def test_a_supervisor_creates_a_stand_by_decree_and_a_bus_stop_is_refused(
 
 def test_a_clerk_fills_the_places_and_the_next_holder_is_refused(
         qtbot, qtmodeltester, monkeypatch, ctx: AppContext, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
-        errors: list[str]) -> None:
+        errors: list[str], wait_ops) -> None:
     stands.create_stand(supervisor, StandInput("Ponto da Praça Honorico Machado", "Praça Honorico Machado",
                                                [ServiceType.MOTOTAXI], 3, "5.120/2026", TODAY - timedelta(days=20),
                                                False))
@@ -105,13 +116,14 @@ def test_a_clerk_fills_the_places_and_the_next_holder_is_refused(
                                                False))
     holders = _permit_rows(ctx, supervisor, ["Ana Beatriz Costa", "Bruno Henrique Dias", "Carla Mendes Rocha",
                                              "Diego Santos Lima", "Elisa Prado Faria"])
-    page = _page(qtbot, qtmodeltester, clerk)
+    page = _page(qtbot, qtmodeltester, clerk, wait_ops)
     assert not page.new_button.isVisible() and page.assign_button.isVisible()
     assert page.selected().name == "Ponto da Praça Honorico Machado"
 
     for row in holders[:3]:
         monkeypatch.setattr(person_picker, "pick", lambda _picker, row=row: row)
         qtbot.mouseClick(page.assign_button, Qt.MouseButton.LeftButton)
+        settle(wait_ops)
     assert errors == []
     assert [a.holder for a in page.assignments_model.rows()] == ["Ana Beatriz Costa", "Bruno Henrique Dias",
                                                                  "Carla Mendes Rocha"]
@@ -119,20 +131,25 @@ def test_a_clerk_fills_the_places_and_the_next_holder_is_refused(
 
     monkeypatch.setattr(person_picker, "pick", lambda _picker: holders[3])
     qtbot.mouseClick(page.assign_button, Qt.MouseButton.LeftButton)
+    settle(wait_ops)
     assert len(errors) == 1 and "Art. 17" in errors[0] and "tem 3 vagas, todas ocupadas" in errors[0]
     assert page.assignments_model.rowCount() == 3
 
     # Carla leaves; before the clerk assigns Diego, another workstation gives the place to Elisa.
-    page.assignments.selectRow(2)
+    page.assignments_table.selectRow(2)
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     qtbot.mouseClick(page.unassign_button, Qt.MouseButton.LeftButton)
+    settle(wait_ops)
     assert "a vaga está livre" in page.status.text() and page.selected().free == 1
     page.past.setChecked(True)
+    settle(wait_ops)
     qtmodeltester.check(page.assignments_model)
     assert [(a.holder, a.end_on) for a in page.assignments_model.rows()][-1] == ("Carla Mendes Rocha", TODAY)
     page.past.setChecked(False)
+    settle(wait_ops)
     stands.assign_to_stand(supervisor, page.selected().id, holders[4].id)  # the other workstation
     qtbot.mouseClick(page.assign_button, Qt.MouseButton.LeftButton)
+    settle(wait_ops)
     assert len(errors) == 2 and "outra estação" in errors[1]
     assert page.selected().occupancy_label == "3 de 3"  # the page shows the register as it is now
     assert "Elisa Prado Faria" in [a.holder for a in page.assignments_model.rows()]
@@ -140,9 +157,11 @@ def test_a_clerk_fills_the_places_and_the_next_holder_is_refused(
 
     # A motoboy stand lists its own; the filter keeps the stands of one service.
     page.service_filter.setCurrentIndex(page.service_filter.findData(ServiceType.MOTOBOY.value))
+    settle(wait_ops)
     assert [r.name for r in page.model.rows()] == ["Ponto do Hospital do Cristo Redentor"]
     monkeypatch.setattr(person_picker, "pick", lambda _picker: holders[3])
     qtbot.mouseClick(page.assign_button, Qt.MouseButton.LeftButton)
+    settle(wait_ops)
     assert "destinado a Motoboy, Moto-frete, não a Mototáxi" in errors[2]
 
 

@@ -10,27 +10,21 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QKeyEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QButtonGroup,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
+    QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
-from shiboken6 import isValid
 
 from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role, ServiceType
@@ -41,9 +35,11 @@ from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.deadlines import WINDOWS, Campaign, DeadlineFilter, DeadlineRow
 from motodesk.services.errors import MotodeskError
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name
 from motodesk.ui.mainwindow import MainWindow, register_page
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
 from motodesk.ui.widgets import DateField
@@ -118,7 +114,7 @@ class DeadlinesModel(RowTableModel[DeadlineRow]):
         super().sort(column, order)
 
 
-class RenewalDialog(QDialog):
+class RenewalDialog(GuardedDialog):
     """The campaign the letters announce: its deadline, the portaria, where and when."""
 
     def __init__(self, letters: int, parent: QWidget | None = None) -> None:
@@ -135,20 +131,23 @@ class RenewalDialog(QDialog):
         self.hours = QLineEdit(Campaign.opening_hours)
         self.hours.setObjectName("hours")
         form = QFormLayout()
-        form.addRow("Prazo da campanha:", self.deadline)
-        form.addRow("Ato (portaria):", self.portaria)
-        form.addRow("Local de atendimento:", self.place)
-        form.addRow("Horário:", self.hours)
+        form.addRow("&Prazo da campanha:", self.deadline)
+        form.addRow("&Ato (portaria):", self.portaria)
+        form.addRow("&Local de atendimento:", self.place)
+        form.addRow("&Horário:", self.hours)
         intro = QLabel(f"Uma carta por titular ({letters}), com os vencimentos listados na tela, em um só PDF A4.")
         intro.setWordWrap(True)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Gerar cartas")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Gerar cartas")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
         layout.addWidget(buttons)
+        self.setMinimumWidth(480)
+        self.mark_clean()
 
     def campaign(self) -> Campaign:
         return Campaign(deadline=self.deadline.value() or local_today(),
@@ -156,151 +155,97 @@ class RenewalDialog(QDialog):
                         opening_hours=self.hours.text().strip(), portaria=self.portaria.text().strip())
 
 
-class DeadlinesPage(QWidget):
+class DeadlinesPage(ListPage):
     loaded = Signal(int)  # rows shown, after each reload
     letters_done = Signal(int)
 
     def __init__(self, ctx: AppContext, main_window: QWidget | None = None, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, "Prazos", parent=parent)
         self.main_window = main_window
         self.today = local_today
-        self._generation = 0
         role = ctx.user.role
 
-        title = QLabel("<h2>Prazos</h2>")
         self.window_buttons = QButtonGroup(self)
         self.window_buttons.setExclusive(True)
-        windows = QHBoxLayout()
+        window_widgets: list[QPushButton] = []
         for days in WINDOWS:
-            button = QPushButton(f"{days} dias")
+            button = QPushButton(f"&{days} dias")
             button.setObjectName(f"window_{days}")
             button.setCheckable(True)
             button.setToolTip(f"Vencimentos até {days} dias a partir de hoje, e os vencidos")
             self.window_buttons.addButton(button, days)
-            windows.addWidget(button)
-        overdue = QPushButton("Vencidos")
+            window_widgets.append(button)
+        overdue = QPushButton("Venci&dos")
         overdue.setObjectName("window_overdue")
         overdue.setCheckable(True)
         overdue.setToolTip("Só o que já venceu")
         self.window_buttons.addButton(overdue, 0)
-        windows.addWidget(overdue)
+        window_widgets.append(overdue)
         self.window_buttons.button(WINDOWS[0]).setChecked(True)
         self.window_buttons.idClicked.connect(lambda _id: self.reload())
 
-        self.kind = QComboBox()
-        self.kind.setObjectName("kind")
-        self.kind.addItem("Todos os prazos", None)
-        for kind in KINDS:
-            self.kind.addItem(kind.label, kind)
-        self.service = QComboBox()
-        self.service.setObjectName("service")
-        self.service.addItem("Todos os serviços", None)
-        for s in ServiceType:
-            self.service.addItem(s.label, s)
-        self.person = QLineEdit()
-        self.person.setObjectName("person")
-        self.person.setPlaceholderText("Nome ou CPF")
-        self.person.setClearButtonEnabled(True)
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(300)
-        self._debounce.timeout.connect(self.reload)
-        self.person.textChanged.connect(lambda _t: self._debounce.start())
-        self.kind.currentIndexChanged.connect(lambda _i: self.reload())
-        self.service.currentIndexChanged.connect(lambda _i: self.reload())
-        windows.addSpacing(16)
-        windows.addWidget(QLabel("Tipo:"))
-        windows.addWidget(self.kind)
-        windows.addWidget(QLabel("Serviço:"))
-        windows.addWidget(self.service)
-        windows.addWidget(QLabel("Pessoa:"))
-        windows.addWidget(self.person, 1)
-
-        self.model = DeadlinesModel(self)
-        self.table = QTableView()
-        self.table.setObjectName("deadlines")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.AscendingOrder)
-        self.table.doubleClicked.connect(lambda index: self.open_row(index.row()))
-        self.table.installEventFilter(self)
-
-        self.status = QLabel()
+        self.panel: ListPanel[DeadlineRow] = ListPanel(ctx, ListSpec(
+            name="deadlines", columns=COLUMNS, model=lambda _columns: DeadlinesModel(), sortable=True,
+            sort=("due", False), identity=lambda r: (r.deadline.kind, r.deadline.due, r.person_id, r.detail),
+            load=lambda v: service.deadlines(ctx, v["filter"], v["today"]),
+            extra=lambda: {"filter": self.current_filter(), "today": self.today()},
+            filters=[Filter("kind", "&Tipo:", kind="choice",
+                            choices=[("Todos os prazos", None), *[(k.label, k) for k in KINDS]]),
+                     Filter("service", "Ser&viço:", kind="choice",
+                            choices=[("Todos os serviços", None), *[(s.label, s) for s in ServiceType]]),
+                     Filter("person", "&Pessoa:", placeholder="Nome ou CPF", stretch=True)],
+            actions=[
+                Action("refresh", "A&tualizar", lambda _r: self.reload(), needs_row=False, shortcut="F5"),
+                Action("open_dossier", "Abrir d&ossiê", lambda _r: self.open_row(self.table.currentIndex().row()),
+                       default=True),
+                Action("letters", "&Cartas de renovação…", lambda _r: self.make_letters(), needs_row=False,
+                       enabled=lambda _r: role in LETTER_ROLES,
+                       tooltip="" if role in LETTER_ROLES else "Perfis autorizados: Atendente e Supervisor."),
+                Action("export", "&Exportar planilha…", lambda _r: self.export_rows(), needs_row=False,
+                       enabled=lambda _r: role in EXPORT_ROLES,
+                       tooltip="" if role in EXPORT_ROLES else "Perfis autorizados: Supervisor e Administrador."),
+            ],
+            kinds={"person", "permit", "vehicle", "inspection", "notice", "accident"},
+            count=lambda _n, _m: "", on_loaded=self._loaded), autoload=False)
+        self.panel._debounce.setInterval(300)
+        for index, button in enumerate(window_widgets):
+            self.panel.filter_row.insertWidget(index, button)
+        self.panel.filter_row.insertSpacing(len(window_widgets), 16)
+        self.set_body(self.panel)
+        # the names tests and other code know
+        self.model, self.table = self.panel.model, self.panel.table
+        self.status = self.panel.count
         self.status.setObjectName("status")
-        self.open_button = QPushButton("Abrir &dossiê")
-        self.open_button.setObjectName("open_dossier")
-        self.open_button.clicked.connect(lambda: self.open_row(self.table.currentIndex().row()))
-        self.letters_button = QPushButton("&Cartas de renovação…")
-        self.letters_button.setObjectName("letters")
-        self.letters_button.setEnabled(role in LETTER_ROLES)
-        if role not in LETTER_ROLES:
-            self.letters_button.setToolTip("Perfis autorizados: Atendente e Supervisor.")
-        self.letters_button.clicked.connect(self.make_letters)
-        self.export_button = QPushButton("&Exportar planilha…")
-        self.export_button.setObjectName("export")
-        self.export_button.setEnabled(role in EXPORT_ROLES)
-        if role not in EXPORT_ROLES:
-            self.export_button.setToolTip("Perfis autorizados: Supervisor e Administrador.")
-        self.export_button.clicked.connect(self.export_rows)
-        self.refresh_button = QPushButton("Atualizar")
-        self.refresh_button.setObjectName("refresh")
-        self.refresh_button.clicked.connect(self.reload)
-        actions = QHBoxLayout()
-        actions.addWidget(self.status, 1)
-        actions.addWidget(self.refresh_button)
-        actions.addWidget(self.open_button)
-        actions.addWidget(self.letters_button)
-        actions.addWidget(self.export_button)
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(title)
-        layout.addLayout(windows)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(actions)
+        self.kind = self.panel.combo("kind")
+        self.service = self.panel.combo("service")
+        self.person = self.panel.line("person")
+        self.open_button = self.panel.buttons["open_dossier"]
+        self.letters_button = self.panel.buttons["letters"]
+        self.export_button = self.panel.buttons["export"]
+        self.refresh_button = self.panel.buttons["refresh"]
+        self.panel.actions_row.removeWidget(self.status)
+        self.panel.actions_row.insertWidget(0, self.status, 1)
         self.reload()
 
     # -- loading ------------------------------------------------------------------------------
     def current_filter(self) -> DeadlineFilter:
         window = self.window_buttons.checkedId()
         kind = self.kind.currentData()  # Qt hands enums back as their plain values
-        service = self.service.currentData()
+        service_type = self.service.currentData()
         return DeadlineFilter(
             horizon_days=window if window > 0 else 0,
             overdue_only=window == 0,
             kinds=frozenset({DeadlineKind(kind)}) if kind is not None else None,
-            service=ServiceType(service) if service is not None else None,
+            service=ServiceType(service_type) if service_type is not None else None,
             person=self.person.text().strip(),
         )
 
     def reload(self) -> None:
-        self._debounce.stop()
-        self._generation += 1
-        generation = self._generation
-        flt = self.current_filter()
-        today = self.today()
         self.status.setText("Carregando…")
-        BackgroundOp(lambda: service.deadlines(self.ctx, flt, today)) \
-            .on_success(lambda rows: self._loaded(generation, flt, rows)) \
-            .on_failure(lambda exc: self._failed(generation, exc)).run()
+        self.panel.reload()
 
-    def _loaded(self, generation: int, flt: DeadlineFilter, rows: list[DeadlineRow]) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        if generation != self._generation:
-            return  # an older answer, overtaken by a newer filter
-        self.model.set_rows(rows)
-        header = self.table.horizontalHeader()
-        self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
-        self.table.resizeColumnsToContents()
+    def _loaded(self, rows: list[DeadlineRow]) -> None:
+        flt = self.current_filter()
         overdue = sum(1 for r in rows if r.overdue)
         people = len({r.person_id for r in rows})
         if not rows:
@@ -313,28 +258,7 @@ class DeadlinesPage(QWidget):
                 text += f", {len(rows) - overdue} nos próximos {flt.horizon_days} dias"
         self.status.setText(text)
         self.status.setStyleSheet("color: #b00020;" if overdue else "")
-        if rows:
-            self.table.selectRow(0)
         self.loaded.emit(len(rows))
-
-    def _failed(self, generation: int, exc: BaseException) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        if generation != self._generation:
-            return
-        self.status.setText("Não foi possível carregar os prazos.")
-        if isinstance(exc, (MotodeskError, DatabaseError)):
-            show_error(self, exc)
-        else:
-            raise exc
-
-    # -- actions -------------------------------------------------------------------------------
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if watched is self.table and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
-            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                self.open_row(self.table.currentIndex().row())
-                return True
-        return super().eventFilter(watched, event)
 
     def open_row(self, row: int) -> QWidget | None:
         if not (0 <= row < self.model.rowCount()):
@@ -373,37 +297,31 @@ class DeadlinesPage(QWidget):
             return
         campaign = dialog.campaign()
         today = self.today()
-        self.letters_button.setEnabled(False)
+        ctx = self.ctx
         self.status.setText("Gerando as cartas…")
 
         def done(result: service.RenewalLetters) -> None:
-            self.letters_button.setEnabled(True)
             self.status.setText(f"{result.letters} carta{'s' if result.letters != 1 else ''} de renovação gerada"
                                 f"{'s' if result.letters != 1 else ''}.")
             preview_pdf(self, result.pdf, "Cartas de renovação")
             self.letters_done.emit(result.letters)
 
-        def failed(exc: BaseException) -> None:
-            self.letters_button.setEnabled(True)
+        def failed(_exc: BaseException) -> bool:
             self.status.setText("As cartas não foram geradas.")
-            if isinstance(exc, (MotodeskError, DatabaseError)):
-                show_error(self, exc)
-            else:
-                raise exc
+            return False  # shown as every other error
 
-        BackgroundOp(lambda: service.renewal_letters(self.ctx, rows, campaign, today)) \
-            .on_success(done).on_failure(failed).run()
+        ServiceOp(self.panel, lambda: service.renewal_letters(ctx, rows, campaign, today),
+                  busy="Gerando as cartas…").success(done).failure(failed).run()
 
     def export_rows(self) -> None:
         from motodesk.services.reports import suggested_name
         from motodesk.ui.screens.reports import start_export
 
-        path, _filter = QFileDialog.getSaveFileName(self, "Exportar prazos", suggested_name("deadlines"),
-                                                    "Planilha do Excel (*.xlsx)")
-        if not path:
+        chosen = save_file_name(self, "Exportar prazos", suggested_name("deadlines"), "Planilha do Excel (*.xlsx)",
+                                ".xlsx")
+        if chosen is None:
             return
-        if not path.lower().endswith(".xlsx"):
-            path += ".xlsx"
+        path = str(chosen)
         start_export(self, self.ctx, "deadlines", path, deadline_filter=self.current_filter(),
                      on_done=lambda n: self.status.setText(f"Planilha gravada: {path} ({n} linhas)."))
 

@@ -11,20 +11,12 @@ from datetime import date
 from html import escape
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLineEdit,
     QMessageBox,
-    QPushButton,
     QScrollArea,
-    QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -32,16 +24,16 @@ from PySide6.QtWidgets import (
 from motodesk.services import enforcement
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import STATUS_FILTERS, NoticeRow, NoticeStatus, NoticeView
-from motodesk.services.errors import MotodeskError
 from motodesk.ui.decision_dialog import DecisionDialog
 from motodesk.ui.defence_dialog import FiledDialog
-from motodesk.ui.errors import show_error
+from motodesk.ui.errors import show_error  # noqa: F401 - tests replace it
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, labelled, list_table
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.notice_form import NoticeForm, NotificationDialog
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
-from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import heading
+from motodesk.ui.tablemodel import Column, RowTableModel
 
 REPEAT_BACKGROUND = QColor("#ffe0b2")
 OVERDUE_COLOUR = QColor("#b00020")
@@ -74,24 +66,6 @@ HISTORY_COLUMNS: list[Column[NoticeRow]] = [
 ]
 
 
-class NoticesModel(LazyTableModel[NoticeRow]):
-    """The notices list: an overdue deadline is shown in red."""
-
-    def __init__(self, fetch: Callable[[int, int, str, bool], list[NoticeRow]], today: Callable[[], date]) -> None:
-        super().__init__(NOTICE_COLUMNS, fetch)
-        self._today = today
-        self._sort_key = "number"
-        self._descending = True
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.ForegroundRole and index.isValid() and 0 <= index.row() < self.rowCount():
-            row = self.row_at(index.row())
-            if self.columns[index.column()].key == "defence_due" and row.next_due and row.next_due < self._today():
-                return OVERDUE_COLOUR
-            return None
-        return super().data(index, role)
-
-
 class HistoryModel(RowTableModel[NoticeRow]):
     """An offender's record: repeat offences highlighted (Art. 33, parágrafo único; Art. 34)."""
 
@@ -101,65 +75,13 @@ class HistoryModel(RowTableModel[NoticeRow]):
         return super().data(index, role)
 
 
-def _table(name: str) -> QTableView:
-    view = QTableView()
-    view.setObjectName(name)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setAlternatingRowColors(True)
-    view.setWordWrap(False)
-    view.verticalHeader().hide()
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
-    return view
-
-
-class InfractionsPage(QWidget):
+class InfractionsPage(ListPage):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, "Autos de infração", parent=parent)
         self.today: Callable[[], date] = enforcement.local_today
-        role = ctx.user.role
         self.current_view: NoticeView | None = None
-
-        self.status_filter = QComboBox()
-        self.status_filter.setObjectName("status_filter")
-        for key, label in STATUS_FILTERS:
-            self.status_filter.addItem(label, key)
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("Buscar por número (AI-0001/2026), nome, CPF, placa, artigo ou palavra "
-                                       "da infração")
-        self.search.setClearButtonEnabled(True)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(250)
-        self._timer.timeout.connect(self.reload)
-        self.search.textChanged.connect(lambda _t: self._timer.start())
-        self.status_filter.currentIndexChanged.connect(lambda _i: self.reload())
-
-        self.model = NoticesModel(self._fetch, lambda: self.today())
-        self.table = _table("notices")
-        self.table.setModel(self.model)
-        self.table.setSortingEnabled(True)
-        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.DescendingOrder)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self.show_selected())
-        self.table.doubleClicked.connect(lambda _i: self._default_action())
-
-        self.new_button = self._button("new_notice", "Novo auto", self.new_notice,
-                                       role in enforcement.WRITERS)
-        self.notification_button = self._button("record_notification", "Registrar notificação…",
-                                                self.record_notification, role in enforcement.RECORDERS)
-        self.notification_button.setToolTip("Como e quando o autuado ausente ou que se recusou a assinar foi "
-                                            "notificado: o prazo de defesa começa nesse dia (Art. 29, § 2º)")
-        self.defence_button = self._button("record_defence", "Registrar defesa", self.record_defence,
-                                           role in enforcement.RECORDERS)
-        self.decide_button = self._button("decide", "Decidir", self.decide, role in enforcement.DECIDERS)
-        self.appeal_button = self._button("appeal", "Recurso", self.record_appeal, role in enforcement.RECORDERS)
-        self.close_button = self._button("close_process", "Encerrar processo", self.close_process,
-                                         role in enforcement.DECIDERS)
-        self.print_button = self._button("print", "Imprimir", self.print_selected, True)
+        recorders = frozenset(enforcement.RECORDERS)
+        deciders = frozenset(enforcement.DECIDERS)
 
         # --- the detail of the selected notice ----------------------------------------------------
         self.due_banner = QLabel()
@@ -179,9 +101,9 @@ class InfractionsPage(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.detail)
         self.history_model = HistoryModel(HISTORY_COLUMNS)
-        self.history = _table("history")
+        self.history = list_table("history")
         self.history.setModel(self.history_model)
-        self.history_title = QLabel("<b>Histórico do autuado</b>")
+        self.history_title = labelled("<b>&Histórico do autuado</b>", self.history)
         detail_box = QWidget()
         detail_layout = QVBoxLayout(detail_box)
         detail_layout.setContentsMargins(0, 0, 0, 0)
@@ -191,77 +113,105 @@ class InfractionsPage(QWidget):
         detail_layout.addWidget(self.history_title)
         detail_layout.addWidget(self.history, 1)
 
-        filters = QHBoxLayout()
-        filters.addWidget(QLabel("Situação:"))
-        filters.addWidget(self.status_filter)
-        filters.addWidget(self.search, 1)
-        buttons = QHBoxLayout()
-        for button in (self.new_button, self.notification_button, self.defence_button, self.decide_button,
-                       self.appeal_button,
-                       self.close_button, self.print_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self.table)
-        splitter.addWidget(detail_box)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading("Autos de infração"))
-        layout.addLayout(filters)
-        layout.addLayout(buttons)
-        layout.addWidget(splitter, 1)
+        def on(status: tuple[NoticeStatus, ...]) -> Callable[[NoticeRow], bool]:
+            return lambda r: self._view_of(r) is not None and self._view_of(r).status in status  # type: ignore[union-attr]
+
+        self.panel: ListPanel[NoticeRow] = ListPanel(ctx, ListSpec(
+            name="notices", columns=NOTICE_COLUMNS, fetch=self._fetch, sort=("number", True),
+            filters=[Filter("status_filter", "&Situação:", kind="choice", choices=[(text, k) for k, text in STATUS_FILTERS]),
+                     Filter("search", "&Buscar:", stretch=True,
+                            placeholder="Número (AI-0001/2026), nome, CPF, placa, artigo ou palavra da infração")],
+            actions=[
+                Action("new_notice", "&Novo auto", lambda _r: self.new_notice(), frozenset(enforcement.WRITERS),
+                       needs_row=False, shortcut="Ctrl+Shift+N"),
+                Action("record_notification", "Registrar no&tificação…", lambda _r: self.record_notification(),
+                       recorders, enabled=self._awaiting_notification,
+                       tooltip="Como e quando o autuado ausente ou que se recusou a assinar foi notificado: o prazo "
+                               "de defesa começa nesse dia (Art. 29, § 2º)"),
+                Action("record_defence", "Registrar &defesa", lambda _r: self.record_defence(), recorders,
+                       enabled=on((NoticeStatus.OPEN,))),
+                Action("decide", "D&ecidir", lambda _r: self.decide(), deciders, default=True,
+                       enabled=on((NoticeStatus.OPEN, NoticeStatus.APPEALED))),
+                Action("appeal", "Rec&urso", lambda _r: self.record_appeal(), recorders,
+                       enabled=on((NoticeStatus.DECIDED,))),
+                Action("close_process", "Encerrar &processo", lambda _r: self.close_process(), deciders,
+                       enabled=on((NoticeStatus.DECIDED,))),
+                Action("print", "&Imprimir", lambda _r: self.print_selected(), shortcut="Ctrl+P",
+                       enabled=lambda r: self._view_of(r) is not None),
+            ],
+            kinds={"notice", "permit", "person"}, count=lambda n, more: f"{n}{'+' if more else ''} auto(s)",
+            decorate=self._decorate, detail=detail_box, on_current=lambda _r: self.show_selected()),
+            autoload=False)
+        self.set_body(self.panel)
+        # the names tests and other code know
+        self.model, self.table = self.panel.model, self.panel.table
+        self.status_filter = self.panel.combo("status_filter")
+        self.search = self.panel.line("search")
+        self.new_button = self.panel.buttons["new_notice"]
+        self.notification_button = self.panel.buttons["record_notification"]
+        self.defence_button = self.panel.buttons["record_defence"]
+        self.decide_button = self.panel.buttons["decide"]
+        self.appeal_button = self.panel.buttons["appeal"]
+        self.close_button = self.panel.buttons["close_process"]
+        self.print_button = self.panel.buttons["print"]
+        self._show(None)
         self.reload()
 
-    def _button(self, name: str, text: str, slot: Callable[[], object], visible: bool) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.clicked.connect(lambda _checked=False: slot())
-        button.setVisible(visible)
-        return button
-
     # --- data --------------------------------------------------------------------------------
-    def _fetch(self, offset: int, limit: int, key: str, descending: bool) -> list[NoticeRow]:
-        return enforcement.list_notices(self.ctx, self.search.text(), status=self.status_filter.currentData(),
+    def _fetch(self, values: dict[str, Any], offset: int, limit: int, key: str, descending: bool) -> list[NoticeRow]:
+        return enforcement.list_notices(self.ctx, values["search"], status=values["status_filter"],
                                         offset=offset, limit=limit, sort_key=key, descending=descending)
 
+    def _decorate(self, row: NoticeRow, column: str, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole:  # an overdue deadline in red
+            return OVERDUE_COLOUR if column == "defence_due" and row.next_due and row.next_due < self.today() \
+                else None
+        return None
+
+    def _awaiting_notification(self, row: NoticeRow) -> bool:
+        view = self._view_of(row)
+        return view is not None and view.awaiting_notification
+
+    def _view_of(self, row: NoticeRow) -> NoticeView | None:
+        view = self.current_view
+        return view if view is not None and view.id == row.id else None
+
     def reload(self, select_id: int | None = None) -> None:
-        self._timer.stop()
-        keep = select_id if select_id is not None else (self.current_view.id if self.current_view else None)
-        try:
-            self.model.reload()
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.table.resizeColumnsToContents()
-        if keep is not None:
-            self.select_notice(keep)
-        self.show_selected()
+        self.panel.reload(select=select_id)
 
     def select_notice(self, notice_id: int) -> bool:
-        for row in range(self.model.rowCount()):
-            if self.model.row_at(row).id == notice_id:
-                self.table.selectRow(row)
-                return True
-        return False
+        return self.panel.select_where(lambda r: r.id == notice_id)
 
     def selected_row(self) -> NoticeRow | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
+        return self.panel.selected()
 
     def show_selected(self) -> None:
         row = self.selected_row()
-        view: NoticeView | None = None
-        if row is not None:
-            try:
-                view = enforcement.get_notice(self.ctx, row.id)
-            except MotodeskError as exc:
-                show_error(self, exc)
-        self.current_view = view
-        self._show(view)
-        self._buttons(view)
+        if row is None:
+            self.current_view = None
+            self._show(None)
+            self.panel.update_buttons()
+            return
+        ctx, today = self.ctx, self.today
 
-    def _show(self, view: NoticeView | None) -> None:
+        def read() -> tuple[NoticeView, list[NoticeRow]]:
+            view = enforcement.get_notice(ctx, row.id)
+            history = enforcement.offender_history(
+                ctx, person_id=view.person_id, cpf=view.offender_cpf,
+                plate=view.plate if view.person_id is None and not view.offender_cpf else None)
+            return view, history
+
+        def show(result: tuple[NoticeView, list[NoticeRow]]) -> None:
+            view, history = result
+            self.current_view = view
+            self._show(view, today())
+            self.history_model.set_rows(history)
+            self.history.resizeColumnsToContents()
+            self.panel.update_buttons()
+
+        load_into(self, read, show, key="notice")
+
+    def _show(self, view: NoticeView | None, today: date | None = None) -> None:
         if view is None:
             self.due_banner.setText("Selecione um auto para ver o processo.")
             self.due_banner.setStyleSheet("")
@@ -269,7 +219,7 @@ class InfractionsPage(QWidget):
             self.detail.clear()
             self.history_model.set_rows([])
             return
-        today = self.today()
+        today = today or self.today()
         running = view.status in (NoticeStatus.OPEN, NoticeStatus.DECIDED)
         due = view.defence_due if view.status is NoticeStatus.OPEN else view.appeal_due
         late = running and due is not None and today > due
@@ -280,13 +230,6 @@ class InfractionsPage(QWidget):
         self.repeat_banner.setText(escape(view.repeat.message))
         self.repeat_banner.setVisible(view.repeat.is_repeat)
         self.detail.setText(self._detail_html(view))
-        try:
-            self.history_model.set_rows(enforcement.offender_history(
-                self.ctx, person_id=view.person_id, cpf=view.offender_cpf,
-                plate=view.plate if view.person_id is None and not view.offender_cpf else None))
-        except MotodeskError as exc:
-            show_error(self, exc)
-        self.history.resizeColumnsToContents()
 
     @staticmethod
     def _detail_html(view: NoticeView) -> str:
@@ -327,19 +270,6 @@ class InfractionsPage(QWidget):
         if view.closed_at:
             lines.append(f"Processo encerrado em {format_datetime(view.closed_at)} por {escape(view.closed_by or '')}.")
         return "<br>".join(lines)
-
-    def _buttons(self, view: NoticeView | None) -> None:
-        status = view.status if view else None
-        self.notification_button.setEnabled(view is not None and view.awaiting_notification)
-        self.defence_button.setEnabled(status is NoticeStatus.OPEN)
-        self.decide_button.setEnabled(status in (NoticeStatus.OPEN, NoticeStatus.APPEALED))
-        self.appeal_button.setEnabled(status is NoticeStatus.DECIDED)
-        self.close_button.setEnabled(status is NoticeStatus.DECIDED)
-        self.print_button.setEnabled(view is not None)
-
-    def _default_action(self) -> None:
-        if self.decide_button.isVisible() and self.decide_button.isEnabled():
-            self.decide()
 
     # --- actions -----------------------------------------------------------------------------
     def new_notice(self) -> None:
@@ -391,11 +321,10 @@ class InfractionsPage(QWidget):
                                                      enforcement.PermitEffect.PENDING_SUSPENSION) else "."))
         if answer != QMessageBox.StandardButton.Yes:
             return
-        try:
-            enforcement.close_process(self.ctx, view.id, today=self.today(), expected_version=view.version)
-        except MotodeskError as exc:
-            show_error(self, exc)
-        self.reload(select_id=view.id)
+        ctx, today = self.ctx, self.today()
+        self.panel.run(lambda: enforcement.close_process(ctx, view.id, today=today, expected_version=view.version),
+                       f"Processo do auto {view.number} encerrado.", change="notice", select=lambda _r: view.id,
+                       busy="Encerrando o processo…")
 
     def print_selected(self) -> None:
         row = self.selected_row()
@@ -404,13 +333,14 @@ class InfractionsPage(QWidget):
 
     def print_notice(self, notice_id: int) -> None:
         """The notice in two copies and, when the offender refused to sign, the inspector's certificate."""
-        try:
-            documents = enforcement.notice_documents(self.ctx, notice_id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        for title, pdf in documents:
-            preview_pdf(self, pdf, title)
+        ctx = self.ctx
+
+        def show(documents: list[tuple[str, bytes]]) -> None:
+            for title, pdf in documents:
+                preview_pdf(self, pdf, title)
+
+        ServiceOp(self.panel, lambda: enforcement.notice_documents(ctx, notice_id), busy="Gerando o auto…") \
+            .success(show).run()
 
 
 @register_page("infractions")

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date, timedelta
+from typing import Any
 
-from PySide6.QtCore import QDate, Qt, QTimer
+from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
+    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
@@ -35,12 +37,14 @@ from motodesk.services.inspections import (
 from motodesk.services.vehicles import VehicleRow
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.checklist import ChecklistDialog
-from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec
 from motodesk.ui.mainwindow import register_page
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
-from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, heading, mark_field, table_view
+from motodesk.ui.tablemodel import Column
+from motodesk.ui.widgets import DateField, FormattedLineEdit, mark_field
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
@@ -73,7 +77,7 @@ def _qdate(value: date) -> QDate:
     return QDate(value.year, value.month, value.day)
 
 
-class ScheduleDialog(QDialog):
+class ScheduleDialog(GuardedDialog):
     """Book an inspection: the vehicle (by plate), the day and the kind."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, vehicle_id: int | None = None,
@@ -85,9 +89,8 @@ class ScheduleDialog(QDialog):
         self.vehicle: VehicleRow | None = None
         self.scheduled_id: int | None = None
         today = vehicles.local_today()
-        self.plate = QLineEdit()
+        self.plate = FormattedLineEdit("plate")
         self.plate.setObjectName("plate")
-        self.plate.setPlaceholderText("ABC-1234 ou ABC1D23")
         self.plate.setMaxLength(8)
         self.vehicle_label = QLabel("—")
         self.vehicle_label.setObjectName("vehicle")
@@ -107,20 +110,21 @@ class ScheduleDialog(QDialog):
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
-        ok = QPushButton("Agendar")
+        ok = QPushButton("&Agendar")
         ok.setObjectName("ok")
         ok.setDefault(True)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         ok.clicked.connect(self.schedule)
         cancel.clicked.connect(self.reject)
         self.plate.editingFinished.connect(self.find_vehicle)
+        self.setMinimumWidth(460)
 
         form = QFormLayout()
-        form.addRow("Placa:", self.plate)
-        form.addRow("Veículo:", self.vehicle_label)
-        form.addRow("Data:", self.day)
-        form.addRow("Tipo:", self.kind)
-        form.addRow("Observação:", self.notes)
+        form.addRow("&Placa:", self.plate)
+        form.addRow(QLabel("Veículo:"), self.vehicle_label)  # a reading, not an input: no buddy
+        form.addRow("&Data:", self.day)
+        form.addRow("&Tipo:", self.kind)
+        form.addRow("&Observação:", self.notes)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(ok)
@@ -134,6 +138,7 @@ class ScheduleDialog(QDialog):
             self.plate.setText(record.data.plate)
             self.plate.setReadOnly(True)
             self.find_vehicle()
+        self.mark_clean()
 
     def find_vehicle(self) -> VehicleRow | None:
         text = self.plate.text().strip()
@@ -151,26 +156,41 @@ class ScheduleDialog(QDialog):
         return self.vehicle
 
     def schedule(self) -> bool:
+        """Book it off the GUI thread; True when the call was started (the dialog closes when it lands)."""
         if self.vehicle is None and self.find_vehicle() is None:
             self.message.setText("Informe a placa de um veículo ativo.")
             return False
         day = self.day.value()
-        assert day is not None and self.vehicle is not None
-        try:
-            self.scheduled_id = inspections.schedule_inspection(self.ctx, self.vehicle.id, day,
-                                                                InspectionKind(self.kind.currentData()),
-                                                                self.notes.text())
-        except InvalidInputError as exc:
-            self.message.setText(" ".join([exc.message, *exc.fields.values()]))
+        if day is None:
+            mark_field(self.day, self.day.problem() or "Informe a data.")
             return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
+        assert self.vehicle is not None
+        ctx, vehicle_id, kind, notes = self.ctx, self.vehicle.id, InspectionKind(self.kind.currentData()), \
+            self.notes.text()
+        self.message.setText("")
+
+        def done(scheduled_id: int) -> None:
+            self.scheduled_id = scheduled_id
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                self.message.setText(" ".join([exc.message, *exc.fields.values()]))
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+                return True
             return False
-        self.accept()
+
+        ServiceOp(self, lambda: inspections.schedule_inspection(ctx, vehicle_id, day, kind, notes),
+                  busy="Agendando…", change="inspection").success(done).failure(refused).run()
         return True
 
+    def save_and_close(self) -> None:
+        self.schedule()
 
-class CampaignDialog(QDialog):
+
+class CampaignDialog(GuardedDialog):
     """Call every active vehicle of a service to a periodic inspection (Art. 5º, § 6º), n a business day."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -197,15 +217,15 @@ class CampaignDialog(QDialog):
                               "em ordem de placa, nos dias úteis a partir da data de início.")
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
-        self.ok = QPushButton("Convocar")
+        self.ok = QPushButton("C&onvocar")
         self.ok.setObjectName("ok")
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
         self.ok.clicked.connect(self.run)
         cancel.clicked.connect(self.reject)
         form = QFormLayout()
-        form.addRow("Serviço:", self.service)
-        form.addRow("A partir de:", self.start)
-        form.addRow("Vistorias por dia útil:", self.per_day)
+        form.addRow("&Serviço:", self.service)
+        form.addRow("&A partir de:", self.start)
+        form.addRow("&Vistorias por dia útil:", self.per_day)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.ok)
@@ -215,6 +235,11 @@ class CampaignDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
+        self.setMinimumWidth(480)
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.run()
 
     def run(self) -> None:
         service = ServiceType(self.service.currentData())
@@ -247,166 +272,134 @@ class CampaignDialog(QDialog):
             raise exc
 
 
-class InspectionsPage(QWidget):
-    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+class RescheduleDialog(GuardedDialog):
+    """A new day for a booked inspection."""
+
+    def __init__(self, row: InspectionRow, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.ctx = ctx
+        self.setObjectName("reschedule_dialog")
+        self.setWindowTitle(f"Remarcar a vistoria de {row.plate}")
+        self.setMinimumWidth(380)
+        self.day = DateField(optional=False)
+        self.day.setObjectName("day")
+        self.day.setMinimumDate(_qdate(vehicles.local_today()))
+        self.day.set_value(row.scheduled_for or vehicles.local_today())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Remarcar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QFormLayout(self)
+        layout.addRow("&Nova data:", self.day)
+        layout.addRow(buttons)
+        self.mark_clean()
+
+    def accept(self) -> None:
+        problem = self.day.problem()
+        if problem:
+            mark_field(self.day, problem)
+            return
+        super().accept()
+
+
+class InspectionsPage(ListPage):
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(ctx, "Vistorias", parent=parent)
         role = ctx.user.role
         self.can_record = role in inspections.RECORDERS
         self.can_schedule = role in inspections.SCHEDULERS
+        recorders = frozenset(inspections.RECORDERS)
+        schedulers = frozenset(inspections.SCHEDULERS)
+        kinds = {"inspection", "vehicle", "permit"}
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
 
-        # --- queue ----------------------------------------------------------------------------
-        self.queue_model: RowTableModel[QueueRow] = RowTableModel(QUEUE_COLUMNS)
-        self.queue = table_view("queue", sortable=True)
-        self.queue.setModel(self.queue_model)
-        self.queue.doubleClicked.connect(lambda _i: self.start_selected())
-        self.queue_title = QLabel()
-        self.queue_title.setObjectName("queue_title")
-        self.start_button = self._button("start", "Iniciar vistoria", self.start_selected, self.can_record)
-        self.schedule_due_button = self._button("schedule_due", "Agendar a selecionada…", self.schedule_selected,
-                                                self.can_schedule)
-        self.schedule_button = self._button("schedule", "Agendar vistoria…", self.schedule_new, self.can_schedule)
-        self.accident_button = self._button("accident", "Vistoria após acidente…", self.accident, self.can_record)
-        self.campaign_button = self._button("campaign", "Convocar vistorias periódicas…", self.campaign,
-                                            role is Role.SUPERVISOR)
-        refresh = self._button("refresh", "Atualizar", self.reload, True)
-        queue_tab = QWidget()
-        queue_layout = QVBoxLayout(queue_tab)
-        queue_layout.addWidget(self.queue_title)
-        queue_layout.addWidget(self.queue, 1)
-        queue_layout.addLayout(self._row(self.start_button, self.schedule_due_button, self.schedule_button,
-                                         self.accident_button, self.campaign_button, None, refresh))
-        self.tabs.addTab(queue_tab, "Fila de hoje")
+        self.queue_panel: ListPanel[QueueRow] = ListPanel(ctx, ListSpec(
+            name="queue", columns=QUEUE_COLUMNS, sortable=True,
+            load=lambda _v: inspections.inspector_queue(ctx, vehicles.local_today()),
+            identity=lambda r: (r.vehicle_id, r.inspection_id, r.kind),
+            actions=[
+                Action("start", "&Iniciar vistoria", lambda _r: self.start_selected(), recorders, default=True),
+                Action("schedule_due", "Agendar a &selecionada…", lambda _r: self.schedule_selected(), schedulers,
+                       enabled=lambda r: r.inspection_id is None),
+                Action("schedule", "A&gendar vistoria…", lambda _r: self.schedule_new(), schedulers,
+                       needs_row=False),
+                Action("accident", "Vistoria após a&cidente…", lambda _r: self.accident(), recorders,
+                       needs_row=False),
+                Action("campaign", "Con&vocar vistorias periódicas…", lambda _r: self.campaign(),
+                       frozenset({Role.SUPERVISOR}), needs_row=False),
+                Action("refresh", "A&tualizar", lambda _r: self.reload(), needs_row=False, shortcut="F5"),
+            ],
+            kinds=kinds, count=lambda n, _m: "", on_loaded=lambda _rows: self._queue_title()), autoload=False)
+        self.queue_panel.title.show()
+        self.tabs.addTab(self.queue_panel, "&Fila de hoje")
 
-        # --- upcoming -------------------------------------------------------------------------
-        self.upcoming_model: RowTableModel[InspectionRow] = RowTableModel(INSPECTION_COLUMNS)
-        self.upcoming = table_view("upcoming", sortable=True)
-        self.upcoming.setModel(self.upcoming_model)
-        self.reschedule_button = self._button("reschedule", "Remarcar…", self.reschedule, self.can_schedule)
-        self.cancel_button = self._button("cancel_scheduled", "Cancelar agendamento…", self.cancel_scheduled,
-                                          self.can_schedule)
-        upcoming_tab = QWidget()
-        upcoming_layout = QVBoxLayout(upcoming_tab)
-        upcoming_layout.addWidget(QLabel("Vistorias agendadas para os próximos 30 dias."))
-        upcoming_layout.addWidget(self.upcoming, 1)
-        upcoming_layout.addLayout(self._row(self.reschedule_button, self.cancel_button, None))
-        self.tabs.addTab(upcoming_tab, "Próximos dias")
+        self.upcoming_panel: ListPanel[InspectionRow] = ListPanel(ctx, ListSpec(
+            name="upcoming", columns=INSPECTION_COLUMNS, sortable=True,
+            load=lambda _v: inspections.upcoming_inspections(ctx, vehicles.local_today()),
+            title="Vistorias agendadas para os próximos 30 dias.",
+            actions=[
+                Action("reschedule", "&Remarcar…", lambda _r: self.reschedule(), schedulers, default=True),
+                Action("cancel_scheduled", "Cancelar a&gendamento…", lambda _r: self.cancel_scheduled(),
+                       schedulers),
+            ],
+            kinds=kinds, count=lambda n, _m: f"{n} agendada(s)"), autoload=False)
+        self.tabs.addTab(self.upcoming_panel, "&Próximos dias")
 
-        # --- history --------------------------------------------------------------------------
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("Buscar por placa, nome do titular ou número da vistoria")
-        self.search.setClearButtonEnabled(True)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(250)
-        self._timer.timeout.connect(self.reload_history)
-        self.search.textChanged.connect(lambda _t: self._timer.start())
-        self.history_model: LazyTableModel[InspectionRow] = LazyTableModel(INSPECTION_COLUMNS, self._fetch)
-        self.history = table_view("history", sortable=True)
-        self.history.setModel(self.history_model)
-        self.history.doubleClicked.connect(lambda _i: self.open_selected())
-        self.history.sortByColumn(0, Qt.SortOrder.DescendingOrder)
-        self.open_button = self._button("open", "Abrir", self.open_selected, True)
-        self.report_button = self._button("report", "Ver laudo…", self.show_report, True)
-        self.reinspect_button = self._button("reinspect", "Nova vistoria dos pendentes", self.reinspect,
-                                             self.can_record)
-        self.supersede_button = self._button("supersede", "Substituir vistoria…", self.supersede, self.can_record)
-        history_tab = QWidget()
-        history_layout = QVBoxLayout(history_tab)
-        history_layout.addWidget(self.search)
-        history_layout.addWidget(self.history, 1)
-        history_layout.addLayout(self._row(self.open_button, self.report_button, self.reinspect_button,
-                                           self.supersede_button, None))
-        self.tabs.addTab(history_tab, "Histórico")
+        self.history_panel: ListPanel[InspectionRow] = ListPanel(ctx, ListSpec(
+            name="history", columns=INSPECTION_COLUMNS, fetch=self._fetch, sort=("id", True),
+            filters=[Filter("search", "&Buscar:", placeholder="Placa, nome do titular ou número da vistoria",
+                            stretch=True)],
+            actions=[
+                Action("open", "A&brir", lambda _r: self.open_selected(), default=True),
+                Action("report", "Ver &laudo…", lambda _r: self.show_report(), enabled=lambda r: r.status.concluded),
+                Action("reinspect", "&Nova vistoria dos pendentes", lambda _r: self.reinspect(), recorders,
+                       enabled=lambda r: r.status is InspectionStatus.FAILED),
+                Action("supersede", "&Substituir vistoria…", lambda _r: self.supersede(), recorders,
+                       enabled=lambda r: r.status is InspectionStatus.APPROVED),
+            ],
+            kinds=kinds, count=lambda n, more: f"{n}{'+' if more else ''} vistoria(s)"), autoload=False)
+        self.tabs.addTab(self.history_panel, "&Histórico")
+        self.set_body(self.tabs)
 
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading("Vistorias"))
-        layout.addWidget(self.tabs, 1)
-        self.history.selectionModel().selectionChanged.connect(lambda *_: self._history_buttons())
-        self.queue.selectionModel().selectionChanged.connect(lambda *_: self._queue_buttons())
+        # the names tests and other code know
+        self.queue, self.queue_model = self.queue_panel.table, self.queue_panel.model
+        self.queue_title = self.queue_panel.title
+        self.upcoming, self.upcoming_model = self.upcoming_panel.table, self.upcoming_panel.model
+        self.history, self.history_model = self.history_panel.table, self.history_panel.model
+        self.search = self.history_panel.line("search")
+        for panel in (self.queue_panel, self.upcoming_panel, self.history_panel):
+            for key, button in panel.buttons.items():
+                setattr(self, f"{key}_button", button)
         self.reload()
 
-    @staticmethod
-    def _row(*widgets: QWidget | None) -> QHBoxLayout:
-        row = QHBoxLayout()
-        for widget in widgets:
-            if widget is None:
-                row.addStretch(1)
-            else:
-                row.addWidget(widget)
-        return row
-
-    def _button(self, name: str, text: str, slot: object, visible: bool) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.clicked.connect(slot)
-        button.setVisible(visible)
-        return button
-
     # --- data ------------------------------------------------------------------------------------
-    def _fetch(self, offset: int, limit: int, key: str, descending: bool) -> list[InspectionRow]:
-        return inspections.list_inspections(self.ctx, self.search.text(), offset=offset, limit=limit,
+    def _fetch(self, values: dict[str, Any], offset: int, limit: int, key: str,
+               descending: bool) -> list[InspectionRow]:
+        return inspections.list_inspections(self.ctx, values["search"], offset=offset, limit=limit,
                                             sort_key=key, descending=descending)
 
     def reload(self) -> None:
-        today = vehicles.local_today()
-        try:
-            self.queue_model.set_rows(inspections.inspector_queue(self.ctx, today))
-            self.upcoming_model.set_rows(inspections.upcoming_inspections(self.ctx, today))
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        fit_columns(self.queue)
-        fit_columns(self.upcoming)
-        n = self.queue_model.rowCount()
-        self.queue_title.setText(f"<b>Fila do vistoriador – {format_date(today)}</b>: {n} vistoria(s) "
-                                 "para hoje, atrasadas, em preenchimento ou vencidas (anual do moto-frete, Art. 23; "
-                                 "periódicas, Art. 5º, § 6º).")
-        self.reload_history()
-        self._queue_buttons()
+        for panel in (self.queue_panel, self.upcoming_panel, self.history_panel):
+            panel.reload()
 
     def reload_history(self) -> None:
-        self._timer.stop()
-        current = self.history_row()
-        try:
-            self.history_model.reload()
-        except MotodeskError as exc:
-            show_error(self, exc)
-        fit_columns(self.history)
-        if current is not None:
-            for row in range(self.history_model.rowCount()):
-                if self.history_model.row_at(row).id == current.id:
-                    self.history.selectRow(row)
-                    break
-        self._history_buttons()
+        self.history_panel.reload()
+
+    def _queue_title(self) -> None:
+        n = self.queue_model.rowCount()
+        self.queue_title.setText(f"<b>Fila do vistoriador – {format_date(vehicles.local_today())}</b>: {n} "
+                                 "vistoria(s) para hoje, atrasadas, em preenchimento ou vencidas (anual do "
+                                 "moto-frete, Art. 23; periódicas, Art. 5º, § 6º).")
 
     def queue_row(self) -> QueueRow | None:
-        rows = self.queue.selectionModel().selectedRows()
-        return self.queue_model.row_at(rows[0].row()) if rows else None
+        return self.queue_panel.selected()
 
     def history_row(self) -> InspectionRow | None:
-        rows = self.history.selectionModel().selectedRows()
-        return self.history_model.row_at(rows[0].row()) if rows else None
+        return self.history_panel.selected()
 
     def upcoming_row(self) -> InspectionRow | None:
-        rows = self.upcoming.selectionModel().selectedRows()
-        return self.upcoming_model.row_at(rows[0].row()) if rows else None
-
-    def _queue_buttons(self) -> None:
-        row = self.queue_row()
-        self.start_button.setEnabled(row is not None)
-        self.schedule_due_button.setEnabled(row is not None and row.inspection_id is None)
-
-    def _history_buttons(self) -> None:
-        row = self.history_row()
-        concluded = row is not None and row.status.concluded
-        self.open_button.setEnabled(row is not None)
-        self.report_button.setEnabled(concluded)
-        self.reinspect_button.setEnabled(row is not None and row.status is InspectionStatus.FAILED)
-        self.supersede_button.setEnabled(row is not None and row.status is InspectionStatus.APPROVED)
+        return self.upcoming_panel.selected()
 
     # --- actions ---------------------------------------------------------------------------------
     def open_checklist(self, inspection_id: int) -> None:
@@ -414,22 +407,24 @@ class InspectionsPage(QWidget):
         dialog.exec()
         self.reload()
 
+    def _then_checklist(self, panel: ListPanel[Any], work: Callable[[], int], busy: str) -> None:
+        ServiceOp(panel, work, busy=busy, change="inspection").success(self.open_checklist).run()
+
     def start_selected(self) -> None:
         row = self.queue_row()
         if row is None or not self.can_record:
             return
-        try:
+        ctx = self.ctx
+
+        def work() -> int:
             if row.kind is InspectionKind.REINSPECTION and row.status is InspectionStatus.FAILED:
                 assert row.inspection_id is not None
-                inspection_id = inspections.reopen_as_reinspection(self.ctx, row.inspection_id)
-            elif row.inspection_id is not None:
-                inspection_id = inspections.start_inspection(self.ctx, inspection_id=row.inspection_id)
-            else:
-                inspection_id = inspections.start_inspection(self.ctx, vehicle_id=row.vehicle_id, kind=row.kind)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.open_checklist(inspection_id)
+                return inspections.reopen_as_reinspection(ctx, row.inspection_id)
+            if row.inspection_id is not None:
+                return inspections.start_inspection(ctx, inspection_id=row.inspection_id)
+            return inspections.start_inspection(ctx, vehicle_id=row.vehicle_id, kind=row.kind)
+
+        self._then_checklist(self.queue_panel, work, "Abrindo a vistoria…")
 
     def schedule_selected(self) -> None:
         row = self.queue_row()
@@ -453,39 +448,31 @@ class InspectionsPage(QWidget):
             "Art. 31, Grupo 4, I: veículo reparado após acidente passa por nova vistoria.\nPlaca do veículo:")
         if not ok or not plate.strip():
             return
-        rows = vehicles.list_vehicles(self.ctx, plate, limit=1) if vehicles.plate_forms(plate) else []
-        if not rows:
-            show_error(self, MotodeskError("Nenhum veículo ativo com esta placa."))
-            return
-        try:
-            inspection_id = inspections.start_inspection(self.ctx, vehicle_id=rows[0].id,
-                                                         kind=InspectionKind.ACCIDENT)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.open_checklist(inspection_id)
+        ctx = self.ctx
+
+        def work() -> int:
+            rows = vehicles.list_vehicles(ctx, plate, limit=1) if vehicles.plate_forms(plate) else []
+            if not rows:
+                raise InvalidInputError("Nenhum veículo ativo com esta placa.")
+            return inspections.start_inspection(ctx, vehicle_id=rows[0].id, kind=InspectionKind.ACCIDENT)
+
+        self._then_checklist(self.queue_panel, work, "Abrindo a vistoria após acidente…")
 
     def reschedule(self) -> None:
         row = self.upcoming_row()
         if row is None:
             return
-        dialog = QDialog(self)
-        dialog.setWindowTitle(f"Remarcar a vistoria de {row.plate}")
-        day = DateField(optional=False)
-        day.setMinimumDate(_qdate(vehicles.local_today()))
-        day.set_value(row.scheduled_for or vehicles.local_today())
-        ok = QPushButton("Remarcar")
-        ok.clicked.connect(dialog.accept)
-        layout = QFormLayout(dialog)
-        layout.addRow("Nova data:", day)
-        layout.addRow(ok)
-        if not dialog.exec():
-            return
+        dialog = RescheduleDialog(row, self)
         try:
-            inspections.reschedule_inspection(self.ctx, row.id, day.value() or vehicles.local_today())
-        except MotodeskError as exc:
-            show_error(self, exc)
-        self.reload()
+            if not dialog.exec():
+                return
+            day = dialog.day.value() or vehicles.local_today()
+        finally:
+            dialog.deleteLater()
+        ctx = self.ctx
+        self.upcoming_panel.run(lambda: inspections.reschedule_inspection(ctx, row.id, day),
+                                f"Vistoria de {row.plate} remarcada para {format_date(day)}.", change="inspection",
+                                busy="Remarcando…")
 
     def cancel_scheduled(self) -> None:
         row = self.upcoming_row()
@@ -496,23 +483,20 @@ class InspectionsPage(QWidget):
                                                    "Motivo do cancelamento:")
         if not ok:
             return
-        try:
-            inspections.cancel_inspection(self.ctx, row.id, reason)
-        except MotodeskError as exc:
-            show_error(self, exc)
-        self.reload()
+        ctx = self.ctx
+        self.upcoming_panel.run(lambda: inspections.cancel_inspection(ctx, row.id, reason),
+                                f"Agendamento de {row.plate} cancelado.", change="inspection", busy="Cancelando…")
 
     def open_selected(self) -> None:
         row = self.history_row()
         if row is None:
             return
         if row.status is InspectionStatus.SCHEDULED and self.can_record:
-            try:
-                inspections.start_inspection(self.ctx, inspection_id=row.id)
-            except MotodeskError as exc:
-                show_error(self, exc)
-                return
-        elif row.status in (InspectionStatus.SCHEDULED, InspectionStatus.CANCELLED):
+            ctx = self.ctx
+            self._then_checklist(self.history_panel, lambda: inspections.start_inspection(ctx, inspection_id=row.id),
+                                 "Abrindo a vistoria…")
+            return
+        if row.status in (InspectionStatus.SCHEDULED, InspectionStatus.CANCELLED):
             return
         self.open_checklist(row.id)
 
@@ -520,24 +504,18 @@ class InspectionsPage(QWidget):
         row = self.history_row()
         if row is None:
             return
-        try:
-            pdf = inspections.inspection_report(self.ctx, row.id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
         year = (row.performed_at.year if row.performed_at else local_today().year)
-        preview_pdf(self, pdf, f"Laudo de Vistoria {row.id:06d}/{year}")
+        ctx = self.ctx
+        ServiceOp(self.history_panel, lambda: inspections.inspection_report(ctx, row.id), busy="Gerando o laudo…") \
+            .success(lambda pdf: preview_pdf(self, pdf, f"Laudo de Vistoria {row.id:06d}/{year}")).run()
 
     def reinspect(self) -> None:
         row = self.history_row()
         if row is None:
             return
-        try:
-            inspection_id = inspections.reopen_as_reinspection(self.ctx, row.id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.open_checklist(inspection_id)
+        ctx = self.ctx
+        self._then_checklist(self.history_panel, lambda: inspections.reopen_as_reinspection(ctx, row.id),
+                             "Abrindo a nova vistoria…")
 
     def supersede(self) -> None:
         row = self.history_row()
@@ -549,15 +527,11 @@ class InspectionsPage(QWidget):
             "Uma nova vistoria completa a substituirá quando for concluída. Motivo:")
         if not ok:
             return
-        try:
-            inspection_id = inspections.supersede_inspection(self.ctx, row.id, reason)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.open_checklist(inspection_id)
+        ctx = self.ctx
+        self._then_checklist(self.history_panel, lambda: inspections.supersede_inspection(ctx, row.id, reason),
+                             "Abrindo a vistoria substituta…")
 
 
 @register_page("inspections")
 def inspections_page(ctx: AppContext, window: QWidget) -> QWidget:
     return InspectionsPage(ctx, window)
-

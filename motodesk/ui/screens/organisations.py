@@ -8,24 +8,17 @@ which the page never refuses. A supervisor exports the members to a spreadsheet,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
-from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QProgressDialog,
-    QPushButton,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -34,21 +27,24 @@ from motodesk.exports.xlsx import ExportCancelled
 from motodesk.rules.validators import format_cnpj, format_cpf, validate_cnpj
 from motodesk.services import organisations
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.errors import MotodeskError
 from motodesk.services.organisations import MemberRow, OrganisationInput, OrganisationKind, OrganisationRow
 from motodesk.ui import person_picker
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name, stacked
 from motodesk.ui.mainwindow import register_page
-from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, heading, mark_field, run_dialog, table_view
+from motodesk.ui.ops import ServiceOp
+from motodesk.ui.tablemodel import Column
+from motodesk.ui.widgets import DateField, FormattedLineEdit, mark_field, run_dialog
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
 ORGANISATION_COLUMNS: list[Column[OrganisationRow]] = [
-    Column("kind", "Tipo", lambda o: o.kind.label),
     Column("name", "Razão social", lambda o: o.name),
+    Column("kind", "Tipo", lambda o: o.kind.label),
     Column("cnpj", "CNPJ", lambda o: o.cnpj_formatted),
     Column("members", "Filiados", lambda o: o.members, RIGHT),
     Column("address", "Endereço", lambda o: o.address or "", tooltip=lambda o: o.address),
@@ -66,16 +62,10 @@ MEMBER_COLUMNS: list[Column[MemberRow]] = [
 ]
 
 
-
-
-
-
-
-
 # --- the organisation form ------------------------------------------------------------------------
 
 
-class OrganisationDialog(QDialog):
+class OrganisationDialog(GuardedDialog):
     """Register or edit an organisation; saving happens here, so a refusal keeps what was typed."""
 
     FIELDS = ("kind", "name", "cnpj", "address", "phone", "email", "contact_name")
@@ -87,18 +77,16 @@ class OrganisationDialog(QDialog):
         self.saved: OrganisationRow | None = None
         self.setObjectName("organisation_dialog")
         self.setWindowTitle("Editar organização" if row else "Nova organização")
-        self.resize(560, 0)
+        self.setMinimumWidth(560)
         self.kind = QComboBox()
         for kind in OrganisationKind:
             self.kind.addItem(kind.label, kind.value)
         self.name = QLineEdit()
-        self.cnpj = QLineEdit()
-        self.cnpj.setPlaceholderText("00.000.000/0000-00")
+        self.cnpj = FormattedLineEdit("cnpj")
         self.cnpj.textChanged.connect(lambda _t: self._check_cnpj(final=False))
         self.cnpj.editingFinished.connect(lambda: self._check_cnpj(final=True))
         self.address = QLineEdit()
-        self.phone = QLineEdit()
-        self.phone.setPlaceholderText("(34) 3831-0000")
+        self.phone = FormattedLineEdit("phone")
         self.email = QLineEdit()
         self.contact_name = QLineEdit()
         self.widgets: dict[str, QWidget] = {}
@@ -110,20 +98,22 @@ class OrganisationDialog(QDialog):
                        "e autorizatários (Art. 9º). A organização não vincula a permissão.")
         intro.setWordWrap(True)
         form = QFormLayout()
-        form.addRow(intro)
-        form.addRow("Tipo:", self.kind)
-        form.addRow("Razão social:", self.name)
-        form.addRow("CNPJ:", self.cnpj)
-        form.addRow("Endereço:", self.address)
-        form.addRow("Telefone:", self.phone)
-        form.addRow("E-mail:", self.email)
-        form.addRow("Responsável:", self.contact_name)
+        form.addRow("&Tipo:", self.kind)
+        form.addRow("&Razão social:", self.name)
+        form.addRow("C&NPJ:", self.cnpj)
+        form.addRow("&Endereço:", self.address)
+        form.addRow("Tele&fone:", self.phone)
+        form.addRow("E-&mail:", self.email)
+        form.addRow("Res&ponsável:", self.contact_name)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
         self.save_button.setObjectName("save")
+        self.save_button.setText("&Salvar")
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
         layout.addWidget(self.buttons)
         if row is not None:
@@ -131,6 +121,7 @@ class OrganisationDialog(QDialog):
             for key in ("name", "address", "phone", "email", "contact_name"):
                 getattr(self, key).setText(getattr(row, key) or "")
             self.cnpj.setText(row.cnpj_formatted)
+        self.mark_clean()
 
     def _check_cnpj(self, *, final: bool) -> None:
         text = self.cnpj.text().strip()
@@ -152,40 +143,55 @@ class OrganisationDialog(QDialog):
     def save(self) -> None:
         for widget in self.widgets.values():
             mark_field(widget, None)
-        try:
-            self.saved = organisations.save_organisation(
-                self.ctx, self.values(), organisation_id=self.row.id if self.row else None,
-                expected_version=self.row.version if self.row else None)
-        except InvalidInputError as exc:
-            for key, message in exc.fields.items():
-                if key in self.widgets:
-                    mark_field(self.widgets[key], message)
-            show_error(self, exc)
-            return
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.accept()
+        ctx, values = self.ctx, self.values()
+        organisation_id = self.row.id if self.row else None
+        version = self.row.version if self.row else None
+
+        def saved(row: OrganisationRow) -> None:
+            self.saved = row
+            self.accept()
+
+        ServiceOp(self, lambda: organisations.save_organisation(ctx, values, organisation_id=organisation_id,
+                                                                expected_version=version),
+                  busy="Salvando a organização…", fields=self.widgets, change="organisation") \
+            .success(saved).run()
+
+    def save_and_close(self) -> None:
+        self.save()
 
 
-class DateDialog(QDialog):
+class DateDialog(GuardedDialog):
     """One date (joining or leaving), today by default."""
 
     def __init__(self, title: str, text: str, label: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("date_dialog")
         self.setWindowTitle(title)
+        self.setMinimumWidth(460)
         intro = QLabel(text)
         intro.setWordWrap(True)
         self.date = DateField(optional=False)
         self.date.setObjectName("date")
-        form = QFormLayout(self)
-        form.addRow(intro)
+        form = QFormLayout()
         form.addRow(label, self.date)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Registrar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(buttons)
+        self.mark_clean()
+
+    def accept(self) -> None:
+        problem = self.date.problem()
+        if problem:
+            mark_field(self.date, problem)
+            self.date.setFocus()
+            return
+        super().accept()
 
     def value(self) -> date | None:
         return self.date.value()
@@ -194,150 +200,85 @@ class DateDialog(QDialog):
 # --- the page --------------------------------------------------------------------------------------
 
 
-class OrganisationsPage(QWidget):
+class OrganisationsPage(ListPage):
+    """The register of organisations above, the members of the selected one below."""
+
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
-        role = ctx.user.role
-        self.editor = role in organisations.EDITORS
+        super().__init__(ctx, "Organizações de titulares (Art. 9º)",
+                         "Os titulares podem se organizar em cooperativas, centrais, associações ou operadoras e "
+                         "devem informar a filiação (Art. 9º, § 2º); podem desvincular-se a qualquer tempo (§ 3º).",
+                         parent)
+        editors = frozenset(organisations.EDITORS)
+        exporters = frozenset(organisations.EXPORTERS)
         self._export: BackgroundOp | None = None
-
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("Buscar por nome ou CNPJ")
-        self.search.setClearButtonEnabled(True)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(250)
-        self._timer.timeout.connect(self.reload)
-        self.search.textChanged.connect(lambda _t: self._timer.start())
-
-        self.model: RowTableModel[OrganisationRow] = RowTableModel(ORGANISATION_COLUMNS)
-        self.table = table_view("organisations_table")
-        self.table.setModel(self.model)
-        self.table.doubleClicked.connect(lambda _i: self.edit_organisation() if self.editor else None)
-        self.new_button = self._button("new_organisation", "Nova organização…", self.new_organisation, self.editor)
-        self.edit_button = self._button("edit_organisation", "Editar…", self.edit_organisation, self.editor)
-        self.export_button = self._button("export_members", "Exportar filiados…", self.export_members,
-                                          role in organisations.EXPORTERS)
-        top_buttons = QHBoxLayout()
-        for button in (self.new_button, self.edit_button):
-            top_buttons.addWidget(button)
-        top_buttons.addStretch(1)
-        self.export_scope = QComboBox()
-        self.export_scope.setObjectName("export_scope")
-        self.export_scope.addItem("da organização selecionada", "selected")
-        self.export_scope.addItem("de todas as organizações", "all")
-        self.export_scope.setVisible(role in organisations.EXPORTERS)
-        top_buttons.addWidget(self.export_button)
-        top_buttons.addWidget(self.export_scope)
-
-        self.members_title = QLabel("")
-        self.members_title.setObjectName("members_title")
-        self.former = QCheckBox("Mostrar quem saiu")
-        self.former.setObjectName("show_former")
-        self.former.toggled.connect(lambda _c: self.show_members())
-        title_row = QHBoxLayout()
-        title_row.addWidget(self.members_title, 1)
-        title_row.addWidget(self.former)
-        self.members_model: RowTableModel[MemberRow] = RowTableModel(MEMBER_COLUMNS)
-        self.members = table_view("members_table")
-        self.members.setModel(self.members_model)
-        self.members.selectionModel().selectionChanged.connect(lambda *_: self._update_buttons())
-        self.join_button = self._button("join", "Filiar titular…", self.join, self.editor)
-        self.leave_button = self._button("leave", "Registrar saída…", self.leave, self.editor)
-        member_buttons = QHBoxLayout()
-        member_buttons.addWidget(self.join_button)
-        member_buttons.addWidget(self.leave_button)
-        member_buttons.addStretch(1)
+        self.orgs: ListPanel[OrganisationRow] = ListPanel(ctx, ListSpec(
+            name="organisations_table", columns=ORGANISATION_COLUMNS,
+            load=lambda v: organisations.list_organisations(ctx, v["search"]),
+            filters=[Filter("search", "&Buscar:", placeholder="Buscar por nome ou CNPJ", stretch=True),
+                     Filter("export_scope", "&Abrangência da exportação:", kind="choice", roles=exporters, reloads=False,
+                            choices=[("da organização selecionada", "selected"),
+                                     ("de todas as organizações", "all")])],
+            actions=[
+                Action("new_organisation", "&Nova organização…", lambda _r: self.new_organisation(), editors,
+                       needs_row=False, shortcut="Ctrl+Shift+N"),
+                Action("edit_organisation", "&Editar…", self._open_form, editors, default=True),
+                Action("export_members", "E&xportar filiados…", lambda _r: self.export_members(), exporters,
+                       needs_row=False, enabled=lambda _r: self._export is None and self.orgs.model.rowCount() > 0),
+            ],
+            kinds={"organisation", "person", "permit"}, count=lambda n, _m: f"{n} organização(ões)",
+            on_current=lambda _row: self.members.reload()), autoload=False)
+        self.members: ListPanel[MemberRow] = ListPanel(ctx, ListSpec(
+            name="members_table", columns=MEMBER_COLUMNS, load=self._load_members,
+            extra=lambda: {"organisation": self.orgs.selected()},
+            filters=[Filter("show_former", "Mostrar &quem saiu", kind="check")],
+            actions=[
+                Action("join", "&Filiar titular…", lambda _r: self.join(), editors, needs_row=False,
+                       enabled=lambda _r: self.orgs.selected() is not None),
+                Action("leave", "Registrar &saída…", self.leave, editors, enabled=lambda m: m.current),
+            ],
+            identity=lambda m: m.affiliation_id, kinds={"organisation", "person", "permit"},
+            count=lambda n, _m: f"{n} filiação(ões)", on_loaded=lambda _rows: self._members_title()),
+            autoload=False)
         self.status = QLabel("")
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
-
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        top_layout.addWidget(self.search)
-        top_layout.addWidget(self.table, 1)
-        top_layout.addLayout(top_buttons)
-        bottom = QWidget()
-        bottom_layout = QVBoxLayout(bottom)
-        bottom_layout.setContentsMargins(0, 0, 0, 0)
-        bottom_layout.addLayout(title_row)
-        bottom_layout.addWidget(self.members, 1)
-        bottom_layout.addLayout(member_buttons)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(top)
-        splitter.addWidget(bottom)
-        note = QLabel("Os titulares podem se organizar em cooperativas, centrais, associações ou operadoras e "
-                      "devem informar a filiação (Art. 9º, § 2º); podem desvincular-se a qualquer tempo (§ 3º).")
-        note.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading("Organizações de titulares (Art. 9º)"))
-        layout.addWidget(note)
-        layout.addWidget(splitter, 1)
-        layout.addWidget(self.status)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self.show_members())
-        self.reload()
-
-    def _button(self, name: str, text: str, slot: Callable[[], object], visible: bool) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.clicked.connect(lambda _c=False: slot())
-        button.setVisible(visible)
-        return button
+        self.set_body(stacked(self.orgs, self.members))
+        self.page_layout.addWidget(self.status)
+        # the names tests and other code know
+        self.search = self.orgs.line("search")
+        self.export_scope = self.orgs.combo("export_scope")
+        self.former = self.members.check("show_former")
+        self.model, self.table = self.orgs.model, self.orgs.table
+        self.members_model, self.members_table = self.members.model, self.members.table
+        self.new_button = self.orgs.buttons["new_organisation"]
+        self.edit_button = self.orgs.buttons["edit_organisation"]
+        self.export_button = self.orgs.buttons["export_members"]
+        self.join_button = self.members.buttons["join"]
+        self.leave_button = self.members.buttons["leave"]
+        self.members_title = self.members.title
+        self.members_title.show()
+        self.orgs.reload()
 
     # --- data ------------------------------------------------------------------------------------
+    def _load_members(self, values: dict[str, Any]) -> list[MemberRow]:
+        org: OrganisationRow | None = values["organisation"]
+        if org is None:
+            return []
+        return organisations.list_members(self.ctx, org.id, include_former=values["show_former"])
+
+    def _members_title(self) -> None:
+        org = self.orgs.selected()
+        self.members_title.setText(f"<b>Filiados de {org.name}</b> – {org.members} atualmente" if org else
+                                   "<b>Filiados</b> – escolha uma organização")
+
     def selected(self) -> OrganisationRow | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
+        return self.orgs.selected()
 
     def selected_member(self) -> MemberRow | None:
-        rows = self.members.selectionModel().selectedRows()
-        return self.members_model.row_at(rows[0].row()) if rows else None
+        return self.members.selected()
 
     def reload(self, select: int | None = None) -> None:
-        self._timer.stop()
-        current = self.selected()
-        select = select or (current.id if current else None)
-        try:
-            rows = organisations.list_organisations(self.ctx, self.search.text())
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.model.set_rows(rows)
-        fit_columns(self.table)
-        if rows:
-            index = next((i for i, r in enumerate(rows) if r.id == select), 0)
-            self.table.selectionModel().select(
-                self.model.index(index, 0),
-                QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-        self.show_members()
-
-    def show_members(self) -> None:
-        org = self.selected()
-        if org is None:
-            self.members_title.setText("<b>Filiados</b> – escolha uma organização")
-            self.members_model.set_rows([])
-            self._update_buttons()
-            return
-        try:
-            rows = organisations.list_members(self.ctx, org.id, include_former=self.former.isChecked())
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.members_title.setText(f"<b>Filiados de {org.name}</b> – {org.members} atualmente")
-        self.members_model.set_rows(rows)
-        fit_columns(self.members)
-        self._update_buttons()
-
-    def _update_buttons(self) -> None:
-        org = self.selected()
-        member = self.selected_member()
-        self.edit_button.setEnabled(org is not None)
-        self.join_button.setEnabled(org is not None)
-        self.leave_button.setEnabled(member is not None and member.current)
-        self.export_button.setEnabled(self._export is None and self.model.rowCount() > 0)
+        self.orgs.reload(select=select)
 
     # --- actions ---------------------------------------------------------------------------------
     def _open_form(self, row: OrganisationRow | None) -> None:
@@ -367,54 +308,52 @@ class OrganisationsPage(QWidget):
         if hit is None:
             return
         dialog = DateDialog("Filiação", f"{hit.full_name} informa a filiação a {org.name} (Art. 9º, § 2º).",
-                            "Filiado desde:", self)
+                            "Filiado &desde:", self)
         try:
             if not run_dialog(dialog):
                 return
             on = dialog.value()
         finally:
             dialog.deleteLater()
-        try:
-            member = organisations.join_organisation(self.ctx, org.id, hit.person_id, on=on)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.status.setText(f"{member.name} filiado(a) a {org.name} desde {format_date(member.joined_on)}.")
-        self.reload(select=org.id)
+        ctx = self.ctx
 
-    def leave(self) -> None:
-        member = self.selected_member()
+        def joined(member: MemberRow) -> None:
+            self.status.setText(f"{member.name} filiado(a) a {org.name} desde {format_date(member.joined_on)}.")
+            self.reload(select=org.id)
+
+        self.members.run(lambda: organisations.join_organisation(ctx, org.id, hit.person_id, on=on), joined,
+                         change="organisation", busy="Registrando a filiação…")
+
+    def leave(self, member: MemberRow | None = None) -> None:
+        member = member or self.selected_member()
         org = self.selected()
         if member is None or org is None:
             return
         dialog = DateDialog("Saída da organização",
                             f"{member.name} deixa {org.name}. O titular pode desvincular-se a qualquer tempo "
-                            "(Art. 9º, § 3º).", "Saiu em:", self)
+                            "(Art. 9º, § 3º).", "Saiu &em:", self)
         try:
             if not run_dialog(dialog):
                 return
             on = dialog.value()
         finally:
             dialog.deleteLater()
-        try:
-            left = organisations.leave_organisation(self.ctx, member.affiliation_id, on=on)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.status.setText(f"Saída de {left.name} registrada em {format_date(left.left_on)}.")
-        self.reload(select=org.id)
+        ctx = self.ctx
+
+        def left(row: MemberRow) -> None:
+            self.status.setText(f"Saída de {row.name} registrada em {format_date(row.left_on)}.")
+            self.reload(select=org.id)
+
+        self.members.run(lambda: organisations.leave_organisation(ctx, member.affiliation_id, on=on), left,
+                         change="organisation", busy="Registrando a saída…")
 
     def export_members(self) -> None:
         org = self.selected()
-        suggested = "filiados.xlsx"
-        name, _ = QFileDialog.getSaveFileName(self, "Exportar filiados", suggested, "Planilhas Excel (*.xlsx)")
-        if not name:
+        path = save_file_name(self, "Exportar filiados", "filiados.xlsx", "Planilhas Excel (*.xlsx)", ".xlsx")
+        if path is None:
             return
-        path = Path(name)
-        if path.suffix.lower() != ".xlsx":
-            path = path.with_suffix(".xlsx")
         only = org.id if org is not None and self.export_scope.currentData() == "selected" else None
-        progress = QProgressDialog("Exportando filiados…", "Cancelar", 0, 0, self)
+        progress = QProgressDialog("Exportando filiados…", "&Cancelar", 0, 0, self)
         progress.setObjectName("export_progress")
         progress.setWindowTitle("Exportar filiados")
         progress.setMinimumDuration(300)
@@ -428,12 +367,12 @@ class OrganisationsPage(QWidget):
             progress.close()
             self._export = None
             self.status.setText(f"{rows} filiação(ões) exportada(s) para {path}.")
-            self._update_buttons()
+            self.orgs.update_buttons()
 
         def failed(exc: BaseException) -> None:
             progress.close()
             self._export = None
-            self._update_buttons()
+            self.orgs.update_buttons()
             if isinstance(exc, ExportCancelled):
                 self.status.setText("Exportação cancelada; nenhum arquivo foi gravado.")
             elif isinstance(exc, MotodeskError):
@@ -443,7 +382,7 @@ class OrganisationsPage(QWidget):
 
         self._export = BackgroundOp(work, progress=True).on_success(finished).on_failure(failed)
         progress.canceled.connect(self._export.cancel)
-        self._update_buttons()
+        self.orgs.update_buttons()
         self._export.run()
 
 

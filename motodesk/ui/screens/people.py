@@ -35,6 +35,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.search import PersonHit, SearchCursor, SearchPage, SortKey
 from motodesk.ui.background import BackgroundOp
+from motodesk.ui.changes import follow_changes
 from motodesk.ui.errors import show_error
 from motodesk.ui.mainwindow import MainWindow, register_page
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -192,6 +193,8 @@ class PeoplePage(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # Tab and Shift+Tab leave the table
+        self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(26)
         header = self.table.horizontalHeader()
@@ -224,6 +227,7 @@ class PeoplePage(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
         self.setFocusProxy(self.search_box)
+        follow_changes(self, self.model.refresh, kinds={"person", "permit", "vehicle"})
         self.run_query()  # the list opens with everyone, by name
 
     # -- searching ----------------------------------------------------------------------------
@@ -237,7 +241,10 @@ class PeoplePage(QWidget):
             text = "Nenhuma pessoa encontrada." if self.model.query.strip() else "Nenhuma pessoa cadastrada."
         else:
             plural = "pessoa" if count == 1 else "pessoas"
-            text = f"{count} {plural}" + (" (role a lista para ver mais)" if more else "")
+            if more:  # only the first pages are shown: say so, and how to find someone
+                text = f"primeiras {count} pessoas — refine a busca (ou role a lista para ver mais)"
+            else:
+                text = f"{count} {plural}"
             if page is not None and page.query.kind is not search.QueryKind.EVERYONE:
                 text += f" · busca por {page.query.kind.label}"
         self._set_status(text)

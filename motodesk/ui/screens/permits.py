@@ -12,16 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
+    QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -31,7 +29,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -44,15 +41,27 @@ from motodesk.services import badges, enforcement, fees, permits, tenders
 from motodesk.services.badges import BadgePrintRow
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import EventRow, PermitRow
 from motodesk.services.tenders import CandidateRow, TenderRow
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.listpage import (
+    Action,
+    Filter,
+    ListPanel,
+    ListSpec,
+    labelled,
+    list_table,
+    open_file_name,
+    stacked,
+)
 from motodesk.ui.mainwindow import register_page
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
-from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import DateField, heading, table_view
+from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.widgets import DateField, FormattedLineEdit, fit_columns, heading
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -122,7 +131,7 @@ class StepInput:
     express_request: bool = False
 
 
-class StepDialog(QDialog):
+class StepDialog(GuardedDialog):
     """What one step asks: a reason, a Decree, a date, the holder's express request…"""
 
     def __init__(self, title: str, intro: str, *, reason: str | None = None, decree: str | None = None,
@@ -130,14 +139,15 @@ class StepDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("step_dialog")
         self.setWindowTitle(title)
-        self.resize(520, 0)
-        form = QFormLayout()
+        self.setMinimumWidth(520)
         text = QLabel(intro)
+        text.setObjectName("intro")
         text.setWordWrap(True)
-        form.addRow(text)
+        form = QFormLayout()
         self.reason = QPlainTextEdit()
         self.reason.setObjectName("reason")
         self.reason.setFixedHeight(80)
+        self.reason.setTabChangesFocus(True)
         self.decree_number = QLineEdit()
         self.decree_number.setObjectName("decree_number")
         self.decree_number.setMaxLength(32)
@@ -146,23 +156,27 @@ class StepDialog(QDialog):
         self.decree_date.setObjectName("decree_date")
         self.until = DateField()
         self.until.setObjectName("until")
-        self.express_request = QCheckBox("O titular pediu o cancelamento por escrito (pedido anexado)")
+        self.express_request = QCheckBox("O titular pediu o cancelamento por &escrito (pedido anexado)")
         self.express_request.setObjectName("express_request")
         if decree is not None:
-            form.addRow(decree, self.decree_number)
-            form.addRow("Data do Decreto:", self.decree_date)
+            form.addRow(_with_key(decree, "D"), self.decree_number)
+            form.addRow("Data do Dec&reto:", self.decree_date)
         if until is not None:
-            form.addRow(until, self.until)
+            form.addRow(_with_key(until, "H"), self.until)
         if reason is not None:
-            form.addRow(reason, self.reason)
+            form.addRow(_with_key(reason, "M"), self.reason)
         if express_request:
             form.addRow(self.express_request)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Confirmar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Ca&ncelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(text)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
         layout.addWidget(buttons)
+        self.mark_clean()
 
     def values(self) -> StepInput:
         return StepInput(
@@ -172,6 +186,14 @@ class StepDialog(QDialog):
             until=self.until.value(),
             express_request=self.express_request.isChecked(),
         )
+
+
+def _with_key(label: str, key: str) -> str:
+    """A form label with an access key: the caller's (“&Motivo:”) or one on ``key``'s first letter."""
+    if "&" in label.replace("&&", ""):
+        return label
+    index = label.lower().find(key.lower())
+    return f"{label[:index]}&{label[index:]}" if index >= 0 else f"&{label}"
 
 
 def ask_step(parent: QWidget, title: str, intro: str, **fields: object) -> StepInput | None:
@@ -185,7 +207,7 @@ def ask_step(parent: QWidget, title: str, intro: str, **fields: object) -> StepI
         dialog.deleteLater()
 
 
-class ConvictionDialog(QDialog):
+class ConvictionDialog(GuardedDialog):
     """Art. 35: what the court's certificate of finality says; recording it revokes the permit."""
 
     def __init__(self, row: PermitRow, parent: QWidget | None = None) -> None:
@@ -217,7 +239,8 @@ class ConvictionDialog(QDialog):
         form.addRow("&Observações:", self.notes)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Registrar e cassar")
+        ok.setText("Re&gistrar e cassar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
@@ -225,6 +248,7 @@ class ConvictionDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(buttons)
         self.court.setFocus()
+        self.mark_clean()
 
     def values(self) -> enforcement.ConvictionInput:
         return enforcement.ConvictionInput(court=self.court.text().strip(), case_number=self.case_number.text().strip(),
@@ -256,97 +280,31 @@ class PermitsTab(QWidget):
     """The register of applications and permits, the steps of the selected one, and its history."""
 
     STEP_BUTTONS = (
-        ("start_review", "Iniciar análise"),
-        ("approve", "Aprovar…"),
-        ("refuse", "Indeferir…"),
-        ("issue", "Emitir"),
-        ("renew_registration", "Renovar registro"),
-        ("extend", "Prorrogar…"),
-        ("cancel", "Cancelar a pedido…"),
-        ("expire", "Registrar fim do prazo"),
+        ("start_review", "&Iniciar análise"),
+        ("approve", "A&provar…"),
+        ("refuse", "In&deferir…"),
+        ("issue", "E&mitir"),
+        ("renew_registration", "Reno&var registro"),
+        ("extend", "Prorr&ogar…"),
+        ("cancel", "Cance&lar a pedido…"),
+        ("expire", "Registrar &fim do prazo"),
     )
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.role = ctx.user.role
+        printers = frozenset(badges.PRINTERS)
 
-        self.state_filter = QComboBox()
-        self.state_filter.setObjectName("state_filter")
-        for key in ("all", "in_force", "pending", *[s.value for s in PermitState]):
-            self.state_filter.addItem(permits.STATE_FILTERS[key][0], key)
-        self.service_filter = QComboBox()
-        self.service_filter.setObjectName("service_filter")
-        self.service_filter.addItem("Todos os serviços", None)
-        for service in ServiceType:
-            self.service_filter.addItem(service.label, service.value)
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("Buscar por nome, CPF, placa ou número (MT-0007/2026)")
-        self.search.setClearButtonEnabled(True)
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(250)
-        self._search_timer.timeout.connect(self.reload)
-        self.search.textChanged.connect(lambda _t: self._search_timer.start())
-        self.state_filter.currentIndexChanged.connect(lambda _i: self.reload())
-        self.service_filter.currentIndexChanged.connect(lambda _i: self.reload())
-        filters = QHBoxLayout()
-        filters.addWidget(QLabel("Situação:"))
-        filters.addWidget(self.state_filter)
-        filters.addWidget(self.service_filter)
-        filters.addWidget(self.search, 1)
-
-        self.model: LazyTableModel[PermitRow] = LazyTableModel(PERMIT_COLUMNS, self._fetch, page_size=200)
-        self.table = table_view("permits_table", multi=True)
-        self.table.setModel(self.model)
-        # Newest first until a header is clicked; the database sorts.
-        self.table.horizontalHeader().setSortIndicator(6, Qt.SortOrder.DescendingOrder)
-        self.table.setSortingEnabled(True)
-
-        self.step_buttons: dict[str, QPushButton] = {}
-        steps = QHBoxLayout()
-        for name, text in self.STEP_BUTTONS:
-            button = QPushButton(text)
-            button.setObjectName(f"step_{name}")
-            button.setToolTip(f"{transition(name).label} ({transition(name).article})")
-            button.clicked.connect(lambda _c=False, n=name: self.take_step(n))
-            self.step_buttons[name] = button
-            steps.addWidget(button)
-        steps.addStretch(1)
-        self.badge_button = self._button("print_badge", "Imprimir crachá…", self.print_badge)
-        self.certificate_button = self._button("certificate", "Certificado de registro", self.show_certificate)
-        self.authorization_button = self._button("transit_authorization", "Autorização de trânsito",
-                                                 self.show_transit_authorization)
-        self.verify_button = self._button("verify_badge", "Verificar crachá…", self.verify_badge)
-        self.deputy_button = self._button("deputy", "Preposto…", self.open_deputy)  # Art. 14
-        self.payment_button = self._button("record_payment", "Registrar pa&gamento…", self.record_payment)  # Art. 6º, § 6º
-        # Art. 35: the one cassação recorded here; every other penalty comes from a decided notice of
-        # infraction (page "Infrações"), never from a button with a written reason.
-        self.conviction_button = self._button("conviction", "Condenação criminal (Art. 35)…",
-                                              self.record_conviction)
-        self.conviction_button.setToolTip("Registrar condenação criminal transitada em julgado: cassa a "
-                                          "permissão (Art. 35)")
-        self.count = QLabel()
-        self.count.setObjectName("count")
-        outputs = QHBoxLayout()
-        for button in (self.badge_button, self.certificate_button, self.authorization_button, self.deputy_button,
-                       self.payment_button, self.conviction_button, self.verify_button):
-            outputs.addWidget(button)
-        outputs.addStretch(1)
-        outputs.addWidget(self.count)
-
+        # --- the detail: history and badge prints of the selected row -------------------------------
         self.detail_title = QLabel("Selecione uma permissão ou requerimento.")
         self.detail_title.setObjectName("detail_title")
         self.detail_title.setWordWrap(True)
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
         self.events_model: RowTableModel[EventRow] = RowTableModel(EVENT_COLUMNS)
-        self.events = table_view("permit_history")
+        self.events = list_table("permit_history")
         self.events.setModel(self.events_model)
         self.prints_model: RowTableModel[BadgePrintRow] = RowTableModel(PRINT_COLUMNS)
-        self.prints = table_view("badge_prints")
+        self.prints = list_table("badge_prints")
         self.prints.setModel(self.prints_model)
         details = QWidget()
         details_layout = QVBoxLayout(details)
@@ -354,99 +312,120 @@ class PermitsTab(QWidget):
         details_layout.addWidget(self.detail_title)
         row = QHBoxLayout()
         left = QVBoxLayout()
-        left.addWidget(QLabel("<b>Histórico (quem, quando, por quê)</b>"))
+        left.addWidget(labelled("&Histórico (quem, quando, por quê)", self.events))
         left.addWidget(self.events)
         right = QVBoxLayout()
-        right.addWidget(QLabel("<b>Impressões do crachá</b>"))
+        right.addWidget(labelled("Impressões do crac&há", self.prints))
         right.addWidget(self.prints)
         row.addLayout(left, 3)
         row.addLayout(right, 2)
         details_layout.addLayout(row)
 
-        table_box = QWidget()
-        table_layout = QVBoxLayout(table_box)
-        table_layout.setContentsMargins(0, 0, 0, 0)
-        table_layout.addLayout(filters)
-        table_layout.addWidget(self.table, 1)
-        table_layout.addLayout(steps)
-        table_layout.addLayout(outputs)
-        table_layout.addWidget(self.status)
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(table_box)
-        splitter.addWidget(details)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
+        steps = [Action(f"step_{name}", text, self._step_handler(name), enabled=self._step_allowed(name),
+                        tooltip=f"{transition(name).label} ({transition(name).article})",
+                        default=name == "start_review")
+                 for name, text in self.STEP_BUTTONS]
+        outputs = [
+            Action("print_badge", "Imprimir &crachá…", lambda rows: self.print_badge(), printers, multi=True,
+                   enabled=lambda rows: all(r.is_permit and r.state is PermitState.ACTIVE for r in rows),
+                   shortcut="Ctrl+P"),
+            Action("certificate", "Certificado de re&gistro", lambda _r: self.show_certificate(), printers,
+                   enabled=self._single_active),
+            Action("transit_authorization", "Autori&zação de trânsito", lambda _r: self.show_transit_authorization(),
+                   printers, enabled=self._single_active),
+            Action("deputy", "Pr&eposto…", lambda _r: self.open_deputy(), enabled=lambda r: r.is_permit),  # Art. 14
+            Action("record_payment", "Registrar pa&gamento…", lambda _r: self.record_payment(),
+                   frozenset(fees.RECORDERS)),  # Art. 6º, § 6º
+            # Art. 35: the one cassação recorded here; every other penalty comes from a decided notice of
+            # infraction (page "Infrações"), never from a button with a written reason.
+            Action("conviction", "Condenação c&riminal (Art. 35)…", lambda _r: self.record_conviction(),
+                   enabled=lambda r: r.is_permit and r.state.in_force and self.role in enforcement.DECIDERS,
+                   tooltip="Registrar condenação criminal transitada em julgado: cassa a permissão (Art. 35)"),
+            Action("verify_badge", "Verificar cr&achá…", lambda _r: self.verify_badge(), needs_row=False,
+                   shortcut="Ctrl+Shift+V"),
+        ]
+        self.panel: ListPanel[PermitRow] = ListPanel(ctx, ListSpec(
+            name="permits_table", columns=PERMIT_COLUMNS, fetch=self._fetch, multi=True,
+            filters=[
+                Filter("state_filter", "&Situação:", kind="choice",
+                       choices=[(permits.STATE_FILTERS[k][0], k)
+                                for k in ("all", "in_force", "pending", *[s.value for s in PermitState])]),
+                Filter("service_filter", "Ser&viço:", kind="choice",
+                       choices=[("Todos os serviços", None), *[(s.label, s.value) for s in ServiceType]]),
+                Filter("search", "&Buscar:", placeholder="Nome, CPF, placa ou número (MT-0007/2026)", stretch=True),
+            ],
+            actions=[*steps, *outputs], identity=lambda r: (r.kind, r.id), sort=("start", True), select_first=False,
+            kinds={"permit", "person", "vehicle", "badge", "payment", "notice", "deputy"},
+            count=lambda n, more: f"{n}{'+' if more else ''} registro(s)",
+            detail=details, on_current=lambda _r: self.show_details()), autoload=False)
+        # the step buttons on one row, the documents on the next
+        for action in outputs:
+            self.panel.actions_row.removeWidget(self.panel.buttons[action.key])
+        outputs_row = QHBoxLayout()
+        for action in outputs:
+            outputs_row.addWidget(self.panel.buttons[action.key])
+        outputs_row.addStretch(1)
+        table_box = self.panel.table.parentWidget()
+        panel_top = table_box.layout() if table_box is not None else None
+        assert isinstance(panel_top, QVBoxLayout)
+        panel_top.insertLayout(panel_top.indexOf(self.panel.status), outputs_row)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self.show_details())
+        layout.addWidget(self.panel)
+        # the names tests and other code know
+        self.model, self.table, self.status, self.count = (self.panel.model, self.panel.table, self.panel.status,
+                                                           self.panel.count)
+        self.state_filter = self.panel.combo("state_filter")
+        self.service_filter = self.panel.combo("service_filter")
+        self.search = self.panel.line("search")
+        self.step_buttons: dict[str, QPushButton] = {n: self.panel.buttons[f"step_{n}"] for n, _t in self.STEP_BUTTONS}
+        self.badge_button = self.panel.buttons["print_badge"]
+        self.certificate_button = self.panel.buttons["certificate"]
+        self.authorization_button = self.panel.buttons["transit_authorization"]
+        self.deputy_button = self.panel.buttons["deputy"]
+        self.payment_button = self.panel.buttons["record_payment"]
+        self.conviction_button = self.panel.buttons["conviction"]
+        self.verify_button = self.panel.buttons["verify_badge"]
         self.reload()
 
-    def _button(self, name: str, text: str, slot: Callable[[], object]) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.clicked.connect(lambda _c=False: slot())
-        return button
-
     # --- data ------------------------------------------------------------------------------------
-    def _fetch(self, offset: int, limit: int, key: str, descending: bool) -> list[PermitRow]:
-        service = self.service_filter.currentData()
+    def _fetch(self, values: dict[str, Any], offset: int, limit: int, key: str, descending: bool) -> list[PermitRow]:
+        service = values["service_filter"]
         return permits.list_permits(
-            self.ctx, state_filter=str(self.state_filter.currentData()),
-            service=ServiceType(service) if service else None, search=self.search.text(),
-            offset=offset, limit=limit, sort_key=key, descending=descending)
+            self.ctx, state_filter=str(values["state_filter"]), service=ServiceType(service) if service else None,
+            search=values["search"], offset=offset, limit=limit, sort_key=key, descending=descending)
+
+    def _step_handler(self, name: str) -> Callable[[PermitRow | None], None]:
+        return lambda row: self.take_step(name, row)
+
+    def _step_allowed(self, name: str) -> Callable[[PermitRow], bool]:
+        return lambda row: name in self._allowed(row)
+
+    def _allowed(self, row: PermitRow) -> set[str]:
+        allowed = {t.name for t in permits.actions_for(row, self.role)}
+        if row.term_end is None or row.term_end >= local_today():
+            allowed.discard("expire")  # only once the term is over (Art. 6º)
+        return allowed
+
+    def _single_active(self, row: PermitRow) -> bool:
+        return row.is_permit and row.state is PermitState.ACTIVE
 
     def reload(self, select: tuple[str, int] | None = None) -> None:
-        self._search_timer.stop()
-        try:
-            self.model.reload()
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        more = "+" if self.model.canFetchMore() else ""
-        self.count.setText(f"{self.model.rowCount()}{more} registro(s)")
-        self.table.resizeColumnsToContents()
-        if select is not None:
-            self.select(*select)
-        self.show_details()
+        self.panel.reload(select=select)
 
     def select(self, kind: str, row_id: int) -> bool:
-        for row in range(self.model.rowCount()):
-            item = self.model.row_at(row)
-            if item.kind == kind and item.id == row_id:
-                self.table.selectionModel().select(
-                    self.model.index(row, 0),
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-                self.table.scrollTo(self.model.index(row, 0))
-                return True
-        return False
+        return self.panel.select_where(lambda r: r.kind == kind and r.id == row_id)
 
     def selected_rows(self) -> list[PermitRow]:
-        return [self.model.row_at(i.row()) for i in sorted(self.table.selectionModel().selectedRows(),
-                                                           key=lambda i: i.row())]
+        return self.panel.selected_rows()
 
     def selected(self) -> PermitRow | None:
-        rows = self.selected_rows()
-        return rows[0] if len(rows) == 1 else None
+        return self.panel.selected()
 
     def show_details(self) -> None:
         rows = self.selected_rows()
         row = rows[0] if len(rows) == 1 else None
-        allowed = {t.name for t in permits.actions_for(row, self.role)} if row else set()
-        if row is not None and (row.term_end is None or row.term_end >= local_today()):
-            allowed.discard("expire")  # only once the term is over (Art. 6º)
-        for name, button in self.step_buttons.items():
-            button.setEnabled(name in allowed)
-        permits_in_force = [r for r in rows if r.is_permit and r.state is PermitState.ACTIVE]
-        can_print = self.role in badges.PRINTERS
-        self.badge_button.setEnabled(can_print and bool(rows) and len(permits_in_force) == len(rows))
-        single_active = row is not None and row.is_permit and row.state is PermitState.ACTIVE
-        self.certificate_button.setEnabled(single_active and can_print)
-        self.authorization_button.setEnabled(single_active and can_print)
-        self.deputy_button.setEnabled(row is not None and row.is_permit)
-        self.payment_button.setEnabled(row is not None and self.role in fees.RECORDERS)
-        self.conviction_button.setEnabled(row is not None and row.is_permit and row.state.in_force
-                                          and self.role in enforcement.DECIDERS)
         if row is None:
             self.detail_title.setText(f"{len(rows)} selecionados." if rows else
                                       "Selecione uma permissão ou requerimento.")
@@ -461,99 +440,119 @@ class PermitsTab(QWidget):
         if row.suspended_until:
             parts.append(f"suspensa até {format_date(row.suspended_until)}")
         self.detail_title.setText(" · ".join(parts))
-        try:
-            self.events_model.set_rows(permits.history(self.ctx, row.kind, row.id))
-            self.prints_model.set_rows(badges.print_log(self.ctx, row.id) if row.is_permit else [])
-        except MotodeskError as exc:
-            show_error(self, exc)
-        self.events.resizeColumnsToContents()
-        self.prints.resizeColumnsToContents()
+        ctx = self.ctx
 
-    def _done(self, row: PermitRow, message: str, kind: str | None = None, row_id: int | None = None) -> None:
-        self.status.setText(message)
-        self.reload(select=(kind or row.kind, row_id or row.id))
+        def read() -> tuple[list[EventRow], list[BadgePrintRow]]:
+            return (permits.history(ctx, row.kind, row.id), badges.print_log(ctx, row.id) if row.is_permit else [])
+
+        def show(result: tuple[list[EventRow], list[BadgePrintRow]]) -> None:
+            self.events_model.set_rows(result[0])
+            self.prints_model.set_rows(result[1])
+            fit_columns(self.events)
+            fit_columns(self.prints)
+
+        load_into(self, read, show, key="details")
 
     # --- steps -----------------------------------------------------------------------------------
-    def take_step(self, name: str) -> None:
-        row = self.selected()
+    def take_step(self, name: str, row: PermitRow | None = None) -> None:
+        row = row or self.selected()
         if row is None:
             return
-        handler = getattr(self, f"_step_{name}")
-        try:
-            handler(row)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            self.reload(select=(row.kind, row.id))
+        step = getattr(self, f"_step_{name}")(row)
+        if step is None:
+            return  # cancelled
+        work, message, select = step
+
+        def refused(exc: BaseException) -> None:
             if fees.is_fee_refusal(exc):
                 self.status.setText(FEE_REFUSAL_HINT)
+                self.status.show()
 
-    def _step_start_review(self, row: PermitRow) -> None:
-        permits.start_review(self.ctx, row.id, expected_version=row.version)
-        self._done(row, f"{row.number}: análise iniciada.")
+        self.panel.run(work, lambda result: self.panel.set_status(message(result)), change="permit",
+                       select=lambda result: select(result) if select else (row.kind, row.id), failed=refused,
+                       busy="Registrando o ato…")
 
-    def _step_approve(self, row: PermitRow) -> None:
+    Step = tuple[Callable[[], Any], Callable[[Any], str], Callable[[Any], tuple[str, int]] | None] | None
+
+    def _step_start_review(self, row: PermitRow) -> Step:
+        ctx = self.ctx
+        return (lambda: permits.start_review(ctx, row.id, expected_version=row.version),
+                lambda _r: f"{row.number}: análise iniciada.", None)
+
+    def _step_approve(self, row: PermitRow) -> Step:
         values = ask_step(self, "Aprovar por Decreto",
                           f"Aprovar o requerimento de {row.holder} ({row.service.label}). A outorga se dá por "
-                          "Decreto do Poder Executivo (Art. 6º).", decree="Decreto nº:")
+                          "Decreto do Poder Executivo (Art. 6º).", decree="&Decreto nº:")
         if values is None:
-            return
-        permits.approve(self.ctx, row.id, values.decree_number, values.decree_date, expected_version=row.version)
-        self._done(row, f"{row.number}: aprovado pelo Decreto nº {values.decree_number}.")
+            return None
+        ctx = self.ctx
+        return (lambda: permits.approve(ctx, row.id, values.decree_number, values.decree_date,
+                                        expected_version=row.version),
+                lambda _r: f"{row.number}: aprovado pelo Decreto nº {values.decree_number}.", None)
 
-    def _step_refuse(self, row: PermitRow) -> None:
+    def _step_refuse(self, row: PermitRow) -> Step:
         values = ask_step(self, "Indeferir requerimento", f"Indeferir o requerimento de {row.holder}.",
-                          reason="Motivo do indeferimento:")
+                          reason="&Motivo do indeferimento:")
         if values is None:
-            return
-        permits.refuse(self.ctx, row.id, values.reason, expected_version=row.version)
-        self._done(row, f"{row.number}: indeferido.")
+            return None
+        ctx = self.ctx
+        return (lambda: permits.refuse(ctx, row.id, values.reason, expected_version=row.version),
+                lambda _r: f"{row.number}: indeferido.", None)
 
-    def _step_issue(self, row: PermitRow) -> None:
+    def _step_issue(self, row: PermitRow) -> Step:
         what = "a permissão" if row.service is ServiceType.MOTOTAXI else "a autorização"
         if not confirm(self, "Emitir", f"Emitir {what} de {row.holder} ({row.service.label})?\n"
                                        "O número, o prazo de 5 anos e o certificado de 1 ano são gravados agora."):
-            return
-        issued = permits.issue(self.ctx, row.id, expected_version=row.version)
-        self._done(row, f"Emitida {issued.number}: prazo até {format_date(issued.term_end)}, certificado até "
-                        f"{format_date(issued.certificate_valid_until)}. Imprima o crachá.", "permit", issued.id)
+            return None
+        ctx = self.ctx
+        return (lambda: permits.issue(ctx, row.id, expected_version=row.version),
+                lambda issued: (f"Emitida {issued.number}: prazo até {format_date(issued.term_end)}, certificado até "
+                                f"{format_date(issued.certificate_valid_until)}. Imprima o crachá."),
+                lambda issued: ("permit", issued.id))
 
-    def _step_renew_registration(self, row: PermitRow) -> None:
+    def _step_renew_registration(self, row: PermitRow) -> Step:
         if not confirm(self, "Renovar registro", f"Renovar o registro de {row.number} por 1 ano (Art. 4º, § 1º)?"):
-            return
-        until = permits.renew_registration(self.ctx, row.id, expected_version=row.version)
-        self._done(row, f"{row.number}: certificado renovado até {format_date(until)}. Reimprima o crachá "
-                        "com o motivo “renovação do registro”.")
+            return None
+        ctx = self.ctx
+        return (lambda: permits.renew_registration(ctx, row.id, expected_version=row.version),
+                lambda until: (f"{row.number}: certificado renovado até {format_date(until)}. Reimprima o crachá "
+                               "com o motivo “renovação do registro”."), None)
 
-    def _step_extend(self, row: PermitRow) -> None:
+    def _step_extend(self, row: PermitRow) -> Step:
         values = ask_step(self, "Prorrogar por 5 anos",
                           f"Prorrogar {row.number} por mais 5 anos, uma única vez (Art. 6º).",
-                          decree="Decreto nº (se houver):", reason="Observação:")
+                          decree="&Decreto nº (se houver):", reason="&Observação:")
         if values is None:
-            return
-        end = permits.extend(self.ctx, row.id, decree_number=values.decree_number or None,
-                             decree_date=values.decree_date, reason=values.reason or None,
-                             expected_version=row.version)
-        self._done(row, f"{row.number}: prorrogada até {format_date(end)}.")
+            return None
+        ctx = self.ctx
+        return (lambda: permits.extend(ctx, row.id, decree_number=values.decree_number or None,
+                                       decree_date=values.decree_date, reason=values.reason or None,
+                                       expected_version=row.version),
+                lambda end: f"{row.number}: prorrogada até {format_date(end)}.", None)
 
-    def _step_cancel(self, row: PermitRow) -> None:
+    def _step_cancel(self, row: PermitRow) -> Step:
         values = ask_step(self, "Cancelar a pedido",
                           f"Cancelar {row.number} de {row.holder} a pedido expresso do interessado (Art. 6º, § 7º).",
-                          reason="Observação:", express_request=True)
+                          reason="&Observação:", express_request=True)
         if values is None:
-            return
-        if row.is_permit:
-            permits.cancel(self.ctx, row.id, values.reason or None, express_request=values.express_request,
-                           expected_version=row.version)
-        else:
-            permits.cancel_application(self.ctx, row.id, values.reason or None,
-                                       express_request=values.express_request, expected_version=row.version)
-        self._done(row, f"{row.number}: cancelada a pedido.")
+            return None
+        ctx = self.ctx
 
-    def _step_expire(self, row: PermitRow) -> None:
+        def work() -> object:
+            if row.is_permit:
+                return permits.cancel(ctx, row.id, values.reason or None, express_request=values.express_request,
+                                      expected_version=row.version)
+            return permits.cancel_application(ctx, row.id, values.reason or None,
+                                              express_request=values.express_request, expected_version=row.version)
+
+        return work, lambda _r: f"{row.number}: cancelada a pedido.", None
+
+    def _step_expire(self, row: PermitRow) -> Step:
         if not confirm(self, "Fim do prazo", f"Registrar o fim do prazo de {row.number}?"):
-            return
-        permits.expire(self.ctx, row.id, expected_version=row.version)
-        self._done(row, f"{row.number}: prazo encerrado.")
+            return None
+        ctx = self.ctx
+        return (lambda: permits.expire(ctx, row.id, expected_version=row.version),
+                lambda _r: f"{row.number}: prazo encerrado.", None)
 
     def record_conviction(self) -> None:
         """Art. 35: the final criminal judgment (court, case number, date it became final) revokes the permit."""
@@ -563,14 +562,13 @@ class PermitsTab(QWidget):
         values = ask_conviction(self, row)
         if values is None:
             return
-        try:
-            recorded = enforcement.record_final_conviction(self.ctx, row.id, values, expected_version=row.version)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            self.reload(select=(row.kind, row.id))
-            return
-        self._done(row, f"{row.number}: cassada pela condenação criminal transitada em julgado em "
-                        f"{format_date(recorded.final_on)} (processo nº {recorded.case_number}; Art. 35).")
+        ctx = self.ctx
+        self.panel.run(
+            lambda: enforcement.record_final_conviction(ctx, row.id, values, expected_version=row.version),
+            lambda recorded: self.panel.set_status(
+                f"{row.number}: cassada pela condenação criminal transitada em julgado em "
+                f"{format_date(recorded.final_on)} (processo nº {recorded.case_number}; Art. 35)."),
+            change="permit", select=lambda _r: (row.kind, row.id), busy="Registrando a condenação…")
 
     # --- outputs ---------------------------------------------------------------------------------
     def print_badge(self) -> None:
@@ -587,21 +585,18 @@ class PermitsTab(QWidget):
         finally:
             dialog.deleteLater()
         if printed is not None:
-            self.status.setText(f"{len(printed.badges)} crachá(s) registrado(s) como impresso(s).")
+            self.panel.set_status(f"{len(printed.badges)} crachá(s) registrado(s) como impresso(s).")
             self.reload(select=("permit", rows[0].id))
 
     def _document(self, make: Callable[[AppContext, int], bytes], title: str) -> None:
-        from motodesk.ui.pdfpreview import preview_pdf
+        from motodesk.ui import pdfpreview
 
         row = self.selected()
         if row is None or not row.is_permit:
             return
-        try:
-            pdf = make(self.ctx, row.id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        preview_pdf(self, pdf, f"{title} {row.number}")
+        ctx = self.ctx
+        ServiceOp(self, lambda: make(ctx, row.id), busy="Gerando o documento…") \
+            .success(lambda pdf: pdfpreview.preview_pdf(self, pdf, f"{title} {row.number}")).run()
 
     def record_payment(self) -> None:
         """The guia/DAM of this row's act (issue, renewal, extension, badge copy, inspection)."""
@@ -611,7 +606,7 @@ class PermitsTab(QWidget):
         payment = record_payment(self.ctx, self, permit_id=row.id if row.is_permit else None,
                                  application_id=None if row.is_permit else row.id)
         if payment is not None:
-            self.status.setText(recorded_message(payment))
+            self.panel.set_status(recorded_message(payment))
 
     def show_certificate(self) -> None:
         self._document(permits.registration_certificate_pdf, "Certificado de Registro Cadastral")
@@ -637,31 +632,36 @@ class PermitsTab(QWidget):
 # --- the tender tab ------------------------------------------------------------------------------
 
 
-class CandidateDialog(QDialog):
+class CandidateDialog(GuardedDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Adicionar candidato")
+        self.setMinimumWidth(420)
         self.rank = QSpinBox()
         self.rank.setObjectName("rank")
         self.rank.setRange(1, 9999)
-        self.cpf = QLineEdit()
+        self.cpf = FormattedLineEdit("cpf")
         self.cpf.setObjectName("cpf")
         self.name = QLineEdit()
         self.name.setObjectName("name")
         form = QFormLayout(self)
-        form.addRow("Classificação:", self.rank)
-        form.addRow("CPF:", self.cpf)
-        form.addRow("Nome completo:", self.name)
+        form.addRow("C&lassificação:", self.rank)
+        form.addRow("C&PF:", self.cpf)
+        form.addRow("&Nome completo:", self.name)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Adicionar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self.mark_clean()
 
 
-class TenderDialog(QDialog):
+class TenderDialog(GuardedDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Nova licitação")
+        self.setMinimumWidth(460)
         self.number = QLineEdit()
         self.number.setObjectName("number")
         self.number.setMaxLength(32)
@@ -671,13 +671,16 @@ class TenderDialog(QDialog):
         self.homologated_on = DateField()
         self.homologated_on.setObjectName("homologated_on")
         form = QFormLayout(self)
-        form.addRow("Número:", self.number)
-        form.addRow("Descrição:", self.description)
-        form.addRow("Homologada em:", self.homologated_on)
+        form.addRow("&Número:", self.number)
+        form.addRow("&Descrição:", self.description)
+        form.addRow("&Homologada em:", self.homologated_on)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Registrar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self.mark_clean()
 
 
 def ask_tender(parent: QWidget) -> tuple[str, str, date | None] | None:
@@ -706,7 +709,7 @@ class TenderTab(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        manager = ctx.user.role in tenders.MANAGERS
+        managers = frozenset(tenders.MANAGERS)
 
         quota_box = QGroupBox("Cota de mototáxi (Art. 10, I: 1 permissão para cada 2.000 habitantes)")
         self.quota_labels: dict[str, QLabel] = {}
@@ -725,39 +728,41 @@ class TenderTab(QWidget):
         self.quota_warning = QLabel("")
         self.quota_warning.setObjectName("quota_warning")
         self.quota_warning.setWordWrap(True)
-        self.recount_button = QPushButton("Recontar")
+        self.recount_button = QPushButton("Re&contar")
         self.recount_button.setObjectName("recount")
         self.recount_button.setVisible(ctx.user.role in (Role.SUPERVISOR, Role.ADMIN))
         self.recount_button.clicked.connect(self.recount)
         quota_layout.addWidget(self.quota_warning, 1)
         quota_layout.addWidget(self.recount_button)
 
-        self.tender_model: RowTableModel[TenderRow] = RowTableModel(TENDER_COLUMNS)
-        self.tender_table = table_view("tenders_table")
-        self.tender_table.setModel(self.tender_model)
         self.medical = QLabel("")
         self.medical.setObjectName("medical_deadline")
-        tender_buttons = QHBoxLayout()
-        self.new_tender_button = self._button("new_tender", "Nova licitação…", self.new_tender, manager)
-        self.homologate_button = self._button("homologate", "Registrar homologação…", self.homologate, manager)
-        tender_buttons.addWidget(self.new_tender_button)
-        tender_buttons.addWidget(self.homologate_button)
-        tender_buttons.addWidget(self.medical, 1)
-
-        self.candidate_model: RowTableModel[CandidateRow] = RowTableModel(CANDIDATE_COLUMNS)
-        self.candidate_table = table_view("candidates_table")
-        self.candidate_table.setModel(self.candidate_model)
-        candidate_buttons = QHBoxLayout()
-        self.add_button = self._button("add_candidate", "Adicionar candidato…", self.add_candidate, manager)
-        self.import_button = self._button("import_candidates", "Importar planilha…", self.import_candidates, manager)
-        self.call_button = self._button("call_next", "Convocar próximo", self.call_next, manager)
-        self.decline_button = self._button("declined", "Desistência", lambda: self.set_status("declined"), manager)
-        self.eliminate_button = self._button("eliminated", "Eliminar", lambda: self.set_status("eliminated"),
-                                             manager)
-        for button in (self.add_button, self.import_button, self.call_button, self.decline_button,
-                       self.eliminate_button):
-            candidate_buttons.addWidget(button)
-        candidate_buttons.addStretch(1)
+        self.tenders: ListPanel[TenderRow] = ListPanel(ctx, ListSpec(
+            name="tenders_table", columns=TENDER_COLUMNS, load=lambda _v: tenders.list_tenders(ctx),
+            title="<b>Licitações</b>",
+            actions=[
+                Action("new_tender", "&Nova licitação…", lambda _r: self.new_tender(), managers, needs_row=False),
+                Action("homologate", "Registrar &homologação…", lambda _r: self.homologate(), managers),
+            ],
+            kinds={"tender", "permit", "settings"}, count=lambda n, _m: "",
+            on_current=lambda _r: self.show_candidates(), on_loaded=lambda _r: self._load_quota()),
+            autoload=False)
+        self.tenders.actions_row.insertWidget(self.tenders.actions_row.count() - 1, self.medical, 1)
+        with_tender = {"enabled": lambda _r: self.selected_tender() is not None, "needs_row": False}
+        self.candidates: ListPanel[CandidateRow] = ListPanel(ctx, ListSpec(
+            name="candidates_table", columns=CANDIDATE_COLUMNS, load=self._load_candidates,
+            extra=lambda: {"tender": self.selected_tender()}, title="<b>Candidatos, na ordem de classificação</b>",
+            actions=[
+                Action("add_candidate", "&Adicionar candidato…", lambda _r: self.add_candidate(), managers,
+                       **with_tender),  # type: ignore[arg-type]
+                Action("import_candidates", "&Importar planilha…", lambda _r: self.import_candidates(), managers,
+                       **with_tender),  # type: ignore[arg-type]
+                Action("call_next", "Con&vocar próximo", lambda _r: self.call_next(), managers,
+                       **with_tender),  # type: ignore[arg-type]
+                Action("declined", "&Desistência", lambda _r: self.set_status("declined"), managers),
+                Action("eliminated", "&Eliminar", lambda _r: self.set_status("eliminated"), managers),
+            ],
+            kinds={"tender", "permit"}, count=lambda n, _m: f"{n} candidato(s)"), autoload=False)
         self.status = QLabel("")
         self.status.setObjectName("tender_status")
         self.status.setWordWrap(True)
@@ -765,40 +770,33 @@ class TenderTab(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(quota_box)
-        layout.addWidget(QLabel("<b>Licitações</b>"))
-        layout.addWidget(self.tender_table, 1)
-        layout.addLayout(tender_buttons)
-        layout.addWidget(QLabel("<b>Candidatos, na ordem de classificação</b>"))
-        layout.addWidget(self.candidate_table, 2)
-        layout.addLayout(candidate_buttons)
+        layout.addWidget(stacked(self.tenders, self.candidates, stretches=(1, 2)), 1)
         layout.addWidget(self.status)
-        self.tender_table.selectionModel().selectionChanged.connect(lambda *_: self.show_candidates())
+        # the names tests and other code know
+        self.tender_model, self.tender_table = self.tenders.model, self.tenders.table
+        self.candidate_model, self.candidate_table = self.candidates.model, self.candidates.table
+        self.new_tender_button = self.tenders.buttons["new_tender"]
+        self.homologate_button = self.tenders.buttons["homologate"]
+        self.add_button = self.candidates.buttons["add_candidate"]
+        self.import_button = self.candidates.buttons["import_candidates"]
+        self.call_button = self.candidates.buttons["call_next"]
+        self.decline_button = self.candidates.buttons["declined"]
+        self.eliminate_button = self.candidates.buttons["eliminated"]
         self.reload()
 
-    def _button(self, name: str, text: str, slot: Callable[[], object], visible: bool) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.clicked.connect(lambda _c=False: slot())
-        button.setVisible(visible)
-        return button
-
     def selected_tender(self) -> TenderRow | None:
-        rows = self.tender_table.selectionModel().selectedRows()
-        return self.tender_model.row_at(rows[0].row()) if rows else None
+        return self.tenders.selected()
 
     def selected_candidate(self) -> CandidateRow | None:
-        rows = self.candidate_table.selectionModel().selectedRows()
-        return self.candidate_model.row_at(rows[0].row()) if rows else None
+        return self.candidates.selected()
 
     def reload(self, select_tender: int | None = None) -> None:
-        current = self.selected_tender()
-        select_tender = select_tender or (current.id if current else None)
-        try:
-            overview = permits.quota_overview(self.ctx)
-            rows = tenders.list_tenders(self.ctx)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
+        self.tenders.reload(select=select_tender)
+
+    def _load_quota(self) -> None:
+        load_into(self, lambda: permits.quota_overview(self.ctx), self._show_quota, key="quota")
+
+    def _show_quota(self, overview: permits.QuotaOverview) -> None:
         values = {"population": f"{overview.population:,}".replace(",", "."),
                   "year": str(overview.population_year), "quota": str(overview.quota),
                   "in_force": str(overview.in_force), "open": str(overview.open_places)}
@@ -812,38 +810,24 @@ class TenderTab(QWidget):
             warnings.append(f"O contador ({overview.in_force}) difere das permissões em vigor "
                             f"({overview.counted_in_force}): use “Recontar”.")
         self.quota_warning.setText(" ".join(warnings))
-        self.tender_model.set_rows(rows)
-        self.tender_table.resizeColumnsToContents()
-        if rows:
-            index = next((i for i, r in enumerate(rows) if r.id == select_tender), 0)
-            self.tender_table.selectRow(index)
-        self.show_candidates()
+
+    def _load_candidates(self, values: dict[str, Any]) -> list[CandidateRow]:
+        tender: TenderRow | None = values["tender"]
+        return tenders.list_candidates(self.ctx, tender.id) if tender is not None else []
 
     def show_candidates(self) -> None:
         tender = self.selected_tender()
         self.medical.setText(tenders.medical_deadline_text(tender) if tender else "")
-        self.homologate_button.setEnabled(tender is not None)
-        for button in (self.add_button, self.import_button, self.call_button, self.decline_button,
-                       self.eliminate_button):
-            button.setEnabled(tender is not None)
-        if tender is None:
-            self.candidate_model.set_rows([])
-            return
-        try:
-            self.candidate_model.set_rows(tenders.list_candidates(self.ctx, tender.id))
-        except MotodeskError as exc:
-            show_error(self, exc)
-        self.candidate_table.resizeColumnsToContents()
+        self.candidates.reload()
 
-    def _run(self, action: Callable[[], Any], message: str | Callable[[Any], str]) -> None:
-        try:
-            result = action()
-        except MotodeskError as exc:
-            show_error(self, exc)
-            self.reload()
-            return
-        self.status.setText(message(result) if callable(message) else message)
-        self.reload()
+    def _run(self, action: Callable[[], Any], message: str | Callable[[Any], str],
+             select: int | None = None) -> None:
+        def done(result: Any) -> None:
+            self.status.setText(message(result) if callable(message) else message)
+
+        tender = self.selected_tender()
+        keep = select or (tender.id if tender else None)
+        self.tenders.run(action, done, change="tender", busy="Gravando…", select=lambda _r: keep)
 
     def recount(self) -> None:
         self._run(lambda: permits.recount_quota(self.ctx), "Permissões em vigor recontadas.")
@@ -853,16 +837,21 @@ class TenderTab(QWidget):
         if answer is None:
             return
         number, description, homologated_on = answer
-        self._run(lambda: tenders.create_tender(self.ctx, number, description=description or None,
-                                                homologated_on=homologated_on),
-                  f"Licitação {number.strip()} registrada.")
+        ctx = self.ctx
+
+        def done(created: Any) -> None:
+            self.status.setText(f"Licitação {number.strip()} registrada.")
+
+        self.tenders.run(lambda: tenders.create_tender(ctx, number, description=description or None,
+                                                       homologated_on=homologated_on),
+                         done, change="tender", select=lambda created: getattr(created, "id", created))
 
     def homologate(self) -> None:
         tender = self.selected_tender()
         if tender is None:
             return
         values = ask_step(self, "Homologação", f"Data de homologação da licitação {tender.number}: dela correm os "
-                          "30 dias para o atestado médico (Art. 5º, § 2º).", until="Homologada em:")
+                          "30 dias para o atestado médico (Art. 5º, § 2º).", until="&Homologada em:")
         if values is None:
             return
         self._run(lambda: tenders.update_tender(self.ctx, tender.id, homologated_on=values.until,
@@ -882,11 +871,11 @@ class TenderTab(QWidget):
         tender = self.selected_tender()
         if tender is None:
             return
-        name, _ = QFileDialog.getOpenFileName(self, "Importar candidatos", "", "Planilhas Excel (*.xlsx)")
-        if not name:
+        path = open_file_name(self, "Importar candidatos", "Planilhas Excel (*.xlsx)")
+        if path is None:
             return
         try:
-            data = Path(name).read_bytes()
+            data = path.read_bytes()
         except OSError as exc:
             show_error(self, InvalidInputError(f"Não foi possível ler o arquivo: {exc.strerror or exc}."))
             return
@@ -922,7 +911,6 @@ class PermitsPage(QWidget):
         self.tender_tab = TenderTab(ctx)
         self.tabs.addTab(self.permits_tab, "Permissões e requerimentos")
         self.tabs.addTab(self.tender_tab, "Licitação e cota")
-        self.tabs.currentChanged.connect(lambda i: self.tender_tab.reload() if i == 1 else self.permits_tab.reload())
         layout = QVBoxLayout(self)
         layout.addWidget(heading("Permissões e autorizações"))
         layout.addWidget(self.tabs, 1)

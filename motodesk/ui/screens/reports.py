@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QFileDialog,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -35,6 +34,7 @@ from motodesk.services.errors import MotodeskError
 from motodesk.services.reports import EXPORTERS, ExportCancelled, ExportKind, suggested_name
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
+from motodesk.ui.listpage import save_file_name, with_access_key
 from motodesk.ui.mainwindow import MainWindow, register_page
 
 EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
@@ -53,7 +53,7 @@ def start_export(parent: QWidget, ctx: AppContext, kind: str, path: str, *, dead
                  on_failed: Callable[[BaseException], None] | None = None) -> BackgroundOp:
     """Export off the GUI thread with a progress dialog; "Cancelar" stops it and no file is left."""
     label = reports.export_kind(kind).label
-    dialog = QProgressDialog(f"Exportando “{label}”…", "Cancelar", 0, 0, parent)
+    dialog = QProgressDialog(f"Exportando “{label}”…", "&Cancelar", 0, 0, parent)
     dialog.setObjectName("export_progress")
     dialog.setWindowTitle("Exportar planilha")
     dialog.setWindowModality(Qt.WindowModality.WindowModal)
@@ -120,8 +120,9 @@ class ExportsTab(QWidget):
         public = QGroupBox("Para publicação (transparência): CPF mascarado, sem dados pessoais")
         grids = {False: QGridLayout(internal), True: QGridLayout(public)}
         rows = {False: 0, True: 0}
+        used: set[str] = set()
         for kind in EXPORTERS:
-            button = QPushButton(kind.label + "…")
+            button = QPushButton(with_access_key(kind.label + "…", used))
             button.setObjectName(f"export_{kind.key}")
             button.setMinimumWidth(260)
             button.setEnabled(allowed)
@@ -152,11 +153,10 @@ class ExportsTab(QWidget):
         self.running: BackgroundOp | None = None
 
     def export(self, kind: ExportKind) -> None:
-        path, _filter = QFileDialog.getSaveFileName(self, f"Exportar {kind.label}", suggested_name(kind.key),
-                                                    XLSX_FILTER)
-        if not path:
+        chosen = save_file_name(self, f"Exportar {kind.label}", suggested_name(kind.key), XLSX_FILTER, ".xlsx")
+        if chosen is None:
             return
-        path = _xlsx(path)
+        path = str(chosen)
         for button in self.buttons.values():
             button.setEnabled(False)
         self.status.setStyleSheet("")
@@ -223,11 +223,11 @@ class ImportTab(QWidget):
     def save_template(self) -> None:
         from motodesk.exports.importer import write_template
 
-        path, _filter = QFileDialog.getSaveFileName(self, "Salvar o modelo de importação",
-                                                    "modelo-importacao-motodesk.xlsx", XLSX_FILTER)
-        if not path:
+        chosen = save_file_name(self, "Salvar o modelo de importação", "modelo-importacao-motodesk.xlsx",
+                                XLSX_FILTER, ".xlsx")
+        if chosen is None:
             return
-        path = _xlsx(path)
+        path = str(chosen)
         try:
             write_template(Path(path))
         except OSError as exc:
@@ -254,14 +254,14 @@ class ReportsPage(QWidget):
         self.tabs.setObjectName("report_tabs")
         self.exports = ExportsTab(ctx)
         self.imports = ImportTab(ctx)
-        self.tabs.addTab(self.exports, "Planilhas")
-        self.tabs.addTab(self.imports, "Importação")
+        self.tabs.addTab(self.exports, "&Planilhas")
+        self.tabs.addTab(self.imports, "I&mportação")
         self.dashboard: QWidget | None = None
         if ctx.user.role in DASHBOARD_ROLES:
             from motodesk.ui.dashboard import DashboardWidget
 
             self.dashboard = DashboardWidget(ctx)
-            self.tabs.addTab(self.dashboard, "Painel")
+            self.tabs.addTab(self.dashboard, "Pai&nel")
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<h2>Relatórios</h2>"))
         layout.addWidget(self.tabs, 1)

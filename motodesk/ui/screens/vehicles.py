@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
+from typing import Any
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QCheckBox,
     QHBoxLayout,
     QInputDialog,
     QLabel,
-    QLineEdit,
-    QPushButton,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -18,15 +16,15 @@ from PySide6.QtWidgets import (
 from motodesk.rules.common import Role
 from motodesk.services import inspections, vehicles
 from motodesk.services.context import AppContext
-from motodesk.services.errors import MotodeskError
 from motodesk.services.inspections import InspectionRow
 from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import VehicleRow
-from motodesk.ui.errors import show_error
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, labelled, list_table
 from motodesk.ui.mainwindow import register_page
-from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
+from motodesk.ui.ops import load_into
+from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.vehicle_form import VehicleForm
-from motodesk.ui.widgets import VerdictList, fit_columns, heading, table_view
+from motodesk.ui.widgets import VerdictList, fit_columns
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -53,69 +51,24 @@ VEHICLE_INSPECTION_COLUMNS: list[Column[InspectionRow]] = [
 ]
 
 
-
-
-
-
-class VehiclesPage(QWidget):
+class VehiclesPage(ListPage):
     """Search the register; open, register, replace; see the selected vehicle's verdicts and inspections."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.ctx = ctx
+        super().__init__(ctx, "Veículos", parent=parent)
         self.settings = law_settings(ctx)
         role = ctx.user.role
         self.can_edit = role in vehicles.EDITORS
         self.can_schedule = role in inspections.SCHEDULERS
         self.can_inspect = role in inspections.RECORDERS
-
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("Buscar por placa (ABC-1234 ou ABC1D23), RENAVAM, CPF ou nome do titular")
-        self.search.setClearButtonEnabled(True)
-        self.include_replaced = QCheckBox("Incluir veículos substituídos")
-        self.include_replaced.setObjectName("include_replaced")
-        self._search_timer = QTimer(self)
-        self._search_timer.setSingleShot(True)
-        self._search_timer.setInterval(250)
-        self._search_timer.timeout.connect(self.reload)
-        self.search.textChanged.connect(lambda _t: self._search_timer.start())
-        self.include_replaced.toggled.connect(lambda _c: self.reload())
-
-        self.model: LazyTableModel[VehicleRow] = LazyTableModel(VEHICLE_COLUMNS, self._fetch, page_size=200)
-        self.table = table_view("vehicles_table", sortable=True)
-        self.table.setModel(self.model)
-        self.table.doubleClicked.connect(lambda _i: self.open_selected())
-
-        self.new_button = self._button("new_vehicle", "Novo veículo…", self.new_vehicle, self.can_edit)
-        self.open_button = self._button("open_vehicle", "Abrir…", self.open_selected, True)
-        self.authorise_button = self._button("authorise_replacement", "Autorizar substituição…",
-                                             self.authorise_replacement, role is Role.SUPERVISOR)
-        self.replace_button = self._button("replace_vehicle", "Substituir veículo…", self.replace_selected,
-                                           self.can_edit)
-        self.schedule_button = self._button("schedule_inspection", "Agendar vistoria…", self.schedule,
-                                            self.can_schedule)
-        self.accident_button = self._button("record_accident", "Registrar &acidente…", self.record_accident,
-                                            role in vehicles.ACCIDENT_RECORDERS)
-        self.count = QLabel()
-        self.count.setObjectName("count")
-
-        top = QHBoxLayout()
-        top.addWidget(self.search, 1)
-        top.addWidget(self.include_replaced)
-        buttons = QHBoxLayout()
-        for button in (self.new_button, self.open_button, self.authorise_button, self.replace_button,
-                       self.schedule_button, self.accident_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.count)
+        editors = frozenset(vehicles.EDITORS)
 
         self.verdicts = VerdictList()
         self.verdicts.setObjectName("vehicle_verdicts")
         self.detail_title = QLabel("Selecione um veículo.")
         self.detail_title.setObjectName("detail_title")
         self.history_model: RowTableModel[InspectionRow] = RowTableModel(VEHICLE_INSPECTION_COLUMNS)
-        self.history = table_view("vehicle_inspections", sortable=True)
+        self.history = list_table("vehicle_inspections", sortable=True)
         self.history.setModel(self.history_model)
         self.accidents = QLabel()
         self.accidents.setObjectName("vehicle_accidents")
@@ -126,81 +79,65 @@ class VehiclesPage(QWidget):
         details_layout.addWidget(self.detail_title)
         row = QHBoxLayout()
         left = QVBoxLayout()
-        left.addWidget(QLabel("<b>Requisitos do veículo</b>"))
+        left.addWidget(labelled("Re&quisitos do veículo", self.verdicts))
         left.addWidget(self.verdicts)
         right = QVBoxLayout()
-        right.addWidget(QLabel("<b>Vistorias deste veículo</b>"))
+        right.addWidget(labelled("&Vistorias deste veículo", self.history))
         right.addWidget(self.history)
         right.addWidget(self.accidents)
         row.addLayout(left, 3)
         row.addLayout(right, 2)
         details_layout.addLayout(row)
 
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        table_box = QWidget()
-        table_layout = QVBoxLayout(table_box)
-        table_layout.setContentsMargins(0, 0, 0, 0)
-        table_layout.addLayout(top)
-        table_layout.addWidget(self.table)
-        table_layout.addLayout(buttons)
-        splitter.addWidget(table_box)
-        splitter.addWidget(details)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(heading("Veículos"))
-        layout.addWidget(splitter, 1)
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self.show_details())
+        self.panel: ListPanel[VehicleRow] = ListPanel(ctx, ListSpec(
+            name="vehicles_table", columns=VEHICLE_COLUMNS, fetch=self._fetch,
+            filters=[Filter("search", "&Buscar:", stretch=True,
+                            placeholder="Placa (ABC-1234 ou ABC1D23), RENAVAM, CPF ou nome do titular"),
+                     Filter("include_replaced", "Incluir veículos &substituídos", kind="check")],
+            actions=[
+                Action("new_vehicle", "&Novo veículo…", lambda _r: self.new_vehicle(), editors, needs_row=False),
+                Action("open_vehicle", "A&brir…", lambda _r: self.open_selected(), default=True),
+                Action("authorise_replacement", "Au&torizar substituição…", lambda _r: self.authorise_replacement(),
+                       frozenset({Role.SUPERVISOR}), enabled=lambda r: r.active and not r.replacement_authorised),
+                Action("replace_vehicle", "Substituir &veículo…", lambda _r: self.replace_selected(), editors,
+                       enabled=lambda r: r.replacement_authorised),
+                Action("schedule_inspection", "Agendar vist&oria…", lambda _r: self.schedule(),
+                       frozenset(inspections.SCHEDULERS), enabled=lambda r: r.active),
+                Action("record_accident", "Registrar &acidente…", lambda _r: self.record_accident(),
+                       frozenset(vehicles.ACCIDENT_RECORDERS), enabled=lambda r: r.active),
+            ],
+            kinds={"vehicle", "person", "permit", "inspection", "accident"},
+            count=lambda n, more: f"{n}{'+' if more else ''} veículo(s)",
+            detail=details, on_current=lambda _r: self.show_details()), autoload=False)
+        self.set_body(self.panel)
+        # the names tests and other code know
+        self.model, self.table, self.count = self.panel.model, self.panel.table, self.panel.count
+        self.search = self.panel.line("search")
+        self.include_replaced = self.panel.check("include_replaced")
+        self.new_button = self.panel.buttons["new_vehicle"]
+        self.open_button = self.panel.buttons["open_vehicle"]
+        self.authorise_button = self.panel.buttons["authorise_replacement"]
+        self.replace_button = self.panel.buttons["replace_vehicle"]
+        self.schedule_button = self.panel.buttons["schedule_inspection"]
+        self.accident_button = self.panel.buttons["record_accident"]
         self.reload()
 
-    def _button(self, name: str, text: str, slot: object, visible: bool) -> QPushButton:
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.clicked.connect(slot)
-        button.setVisible(visible)
-        return button
-
     # --- data ------------------------------------------------------------------------------------
-    def _fetch(self, offset: int, limit: int, key: str, descending: bool) -> list[VehicleRow]:
-        return vehicles.list_vehicles(self.ctx, self.search.text(), include_inactive=self.include_replaced.isChecked(),
+    def _fetch(self, values: dict[str, Any], offset: int, limit: int, key: str, descending: bool) -> list[VehicleRow]:
+        return vehicles.list_vehicles(self.ctx, values["search"], include_inactive=values["include_replaced"],
                                       offset=offset, limit=limit, sort_key=key, descending=descending)
 
     def reload(self, select_id: int | None = None) -> None:
-        self._search_timer.stop()
-        try:
-            self.model.reload()
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        fit_columns(self.table)
-        more = "+" if self.model.canFetchMore() else ""
-        self.count.setText(f"{self.model.rowCount()}{more} veículo(s)")
-        if select_id is not None:
-            self.select_vehicle(select_id)
-        self.show_details()
+        self.panel.reload(select=select_id)
 
     def select_vehicle(self, vehicle_id: int) -> bool:
-        for row in range(self.model.rowCount()):
-            if self.model.row_at(row).id == vehicle_id:
-                self.table.selectionModel().select(
-                    self.model.index(row, 0),
-                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-                self.table.scrollTo(self.model.index(row, 0))
-                return True
-        return False
+        return self.panel.select_where(lambda r: r.id == vehicle_id)
 
     def selected(self) -> VehicleRow | None:
-        rows = self.table.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
+        return self.panel.selected()
 
     def show_details(self) -> None:
         row = self.selected()
-        self.replace_button.setEnabled(bool(row and row.replacement_authorised))
-        self.authorise_button.setEnabled(bool(row and row.active and not row.replacement_authorised))
-        self.schedule_button.setEnabled(bool(row and row.active))
-        self.accident_button.setEnabled(bool(row and row.active))
-        self.open_button.setEnabled(row is not None)
         self.accidents.setText("")
         if row is None:
             self.detail_title.setText("Selecione um veículo.")
@@ -209,16 +146,23 @@ class VehiclesPage(QWidget):
             return
         self.detail_title.setText(f"<b>{row.plate}</b> – {row.make_model} – {row.holder_name or 'sem titular'} "
                                   f"– {row.status_label}")
-        try:
-            self.verdicts.set_verdicts(vehicles.vehicle_verdicts_of(self.ctx, row.id, self.settings))
-            self.history_model.set_rows(inspections.list_inspections(self.ctx, vehicle_id=row.id, limit=100))
+        ctx, settings = self.ctx, self.settings
+
+        def read() -> tuple[Any, Any, Any]:
+            return (vehicles.vehicle_verdicts_of(ctx, row.id, settings),
+                    inspections.list_inspections(ctx, vehicle_id=row.id, limit=100),
+                    vehicles.list_accidents(ctx, row.id))
+
+        def show(result: tuple[Any, Any, Any]) -> None:
+            verdicts, history, accidents = result
+            self.verdicts.set_verdicts(verdicts)
+            self.history_model.set_rows(history)
             fit_columns(self.history)
             self.accidents.setText("\n".join(
                 f"Acidente de {a.happened_on:%d/%m/%Y}, comunicado em {a.reported_on:%d/%m/%Y}"
-                + "".join(f" – {flag}" for flag in a.flags)
-                for a in vehicles.list_accidents(self.ctx, row.id)))
-        except MotodeskError as exc:
-            show_error(self, exc)
+                + "".join(f" – {flag}" for flag in a.flags) for a in accidents))
+
+        load_into(self, read, show, key="details")
 
     # --- actions ---------------------------------------------------------------------------------
     def new_vehicle(self) -> None:
@@ -245,12 +189,10 @@ class VehiclesPage(QWidget):
             "Motivo da autorização:")
         if not ok:
             return
-        try:
-            vehicles.authorise_replacement(self.ctx, row.id, reason)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.reload(select_id=row.id)
+        ctx = self.ctx
+        self.panel.run(lambda: vehicles.authorise_replacement(ctx, row.id, reason),
+                       f"Substituição do veículo {row.plate} autorizada.", change="vehicle",
+                       select=lambda _r: row.id, busy="Autorizando a substituição…")
 
     def replace_selected(self) -> None:
         row = self.selected()
@@ -270,7 +212,6 @@ class VehiclesPage(QWidget):
         dialog = ScheduleDialog(self.ctx, self, vehicle_id=row.id)
         if dialog.exec():
             self.show_details()
-
 
     def record_accident(self) -> None:
         from motodesk.ui.accident_dialog import AccidentDialog
