@@ -4,6 +4,7 @@ from motodesk.models.access import AccessRecord
 from motodesk.models.admin import AuditEvent, Setting, User
 from motodesk.models.audit import APPEND_ONLY_TABLES  # noqa: E402  (after the tables it guards)
 from motodesk.models.base import Base
+from motodesk.models.cards import CardBatch, CardUse, SpoiledCard
 from motodesk.models.enforcement import CriminalJudgment, Decision, Defence, InfractionNotice
 from motodesk.models.fees import FeePayment
 from motodesk.models.files import Attachment, Blob, Photo
@@ -27,8 +28,9 @@ from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle, Vehicl
 
 __all__ = [
     "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "Attachment", "AuditEvent", "BadgePrint", "Base",
-    "Blob", "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice",
-    "Inspection", "InspectionItem", "Organisation",
-    "Permit", "PermitEvent", "Person", "PersonDocument", "PersonNameChange", "Photo", "QuotaCounter", "Setting", "Stand",
+    "Blob", "CardBatch", "CardUse", "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment",
+    "InfractionNotice", "Inspection", "InspectionItem", "Organisation",
+    "Permit", "PermitEvent", "Person", "PersonDocument", "PersonNameChange", "Photo", "QuotaCounter", "Setting",
+    "SpoiledCard", "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle", "VehicleAccident",
 ]

@@ -43,7 +43,7 @@ from typing import Literal
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
-from motodesk.models import BadgePrint, Blob, DeputyLink, Permit, Person, Photo, Setting, Vehicle
+from motodesk.models import BadgePrint, Blob, CardUse, DeputyLink, Permit, Person, Photo, Setting, Vehicle
 from motodesk.printing.badge import BadgeData, render_badges
 from motodesk.printing.token import (
     BadgeClaim,
@@ -59,7 +59,7 @@ from motodesk.rules.fees import FeeAct
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
-from motodesk.services import fees
+from motodesk.services import card_stock, fees
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import (
@@ -279,6 +279,7 @@ class BadgePrintRow:
     holder_kind: str
     reason: str
     layout: str
+    card_serial: str | None = None  # the pre-numbered card it was printed on
 
 
 @dataclass
@@ -437,11 +438,13 @@ def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layo
 @requires(*PRINTERS)
 def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason: str | None = None,
                  layout: Layout = "card", offset_mm: tuple[float, float] = (0.0, 0.0),
-                 on: date | None = None) -> PrintedBadges:
+                 on: date | None = None, card_serials: Sequence[str] | None = None) -> PrintedBadges:
     """Sign, number and log the badges, and return their PDF (one page per face, or A4 sheets).
 
     A first print is logged as "Primeira via"; a reprint needs ``reason`` and raises the issue
     number, so the previous copy stops verifying. Nothing is written when anything is refused.
+    ``card_serials``: the pre-numbered card of each badge, in the PDF's order (see
+    :mod:`motodesk.services.card_stock`, which says when they are required).
     """
     requests = _requests(items)
     reason = " ".join((reason or "").split()) or None
@@ -480,6 +483,7 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
                          "reason": FIRST_PRINT_REASON if p.old_issue == 0 else (reason or ""), "layout": layout})
         s.flush()
         s.execute(insert(BadgePrint), rows)
+        card_stock.record_uses(s, ctx.user.login, now, layout, rows, card_serials)
     return PrintedBadges(pdf, [PrintedBadge(p.permit_id, p.data.permit_number, p.data.issue_no,
                                             "preposto" if p.link_id else "titular", p.data.holder_name)
                                for p in planned], layout)
@@ -489,10 +493,11 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
 def print_log(ctx: AppContext, permit_id: int) -> list[BadgePrintRow]:
     """Every print and reprint of a permit's badges, newest first."""
     with ctx.read() as s:
-        rows = s.scalars(select(BadgePrint).where(BadgePrint.permit_id == permit_id)
+        rows = s.execute(select(BadgePrint, CardUse.serial).outerjoin(CardUse, CardUse.badge_print_id == BadgePrint.id)
+                         .where(BadgePrint.permit_id == permit_id)
                          .order_by(BadgePrint.printed_at.desc(), BadgePrint.id.desc())).all()
     return [BadgePrintRow(r.printed_at, r.printed_by, r.issue_no, "preposto" if r.deputy_link_id else "titular",
-                          r.reason, r.layout) for r in rows]
+                          r.reason, r.layout, serial) for r, serial in rows]
 
 
 # --- verification ----------------------------------------------------------------------------

@@ -1,20 +1,32 @@
-"""Print badges: preview, card printer (CR80) or A4 sheet with crop marks, calibration per workstation.
+"""Print badges: preview, card printer (CR80) or A4 sheet with crop marks, calibration per workstation,
+and the pre-numbered card each badge is printed on.
 
 The preview's QR is an unsigned placeholder (see :func:`motodesk.services.badges.preview_badges`);
 only "Imprimir…" and "Salvar PDF…" sign, number and log the badges, after the person has chosen the
 printer or the file.  Each page is painted at its true size (:func:`motodesk.ui.pdfpreview.print_pdf`).
 
+**The card.**  On the card printer each badge takes one blank pre-numbered card
+(:mod:`motodesk.services.card_stock`): the dialog suggests the next free serial (selected, so typing
+or a USB barcode scanner — which types the number and Enter — replaces it), checks it on Enter, and
+the print is refused for a card already used, spoiled or outside the batches.  "Cartão inutilizado…"
+records a spoiled blank card; after a print it records the misprinted card and prints the same
+badge again on the next card (nothing re-signed, no new copy).
+
 Card printers rarely feed the card exactly where the driver thinks: the offsets (mm, x to the right,
 y down) move everything printed and are kept per layout in this workstation's QSettings.
+
+The dialog fits a 1366×768 screen with its preview, works from the keyboard alone (an access key on
+every field and button), and Esc with a reason or a card typed but not printed asks first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QBuffer, QSettings, QSizeF
-from PySide6.QtGui import QPageSize
+from PySide6.QtCore import QBuffer, QSettings, QSizeF, Qt
+from PySide6.QtGui import QGuiApplication, QPageSize
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtPrintSupport import QPrintDialog, QPrinter
@@ -29,23 +41,33 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
+    QPlainTextEdit,
     QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from motodesk.printing.badge import CARD_HEIGHT_MM, CARD_WIDTH_MM
-from motodesk.services import badges
+from motodesk.services import badges, card_stock
 from motodesk.services.badges import BadgeRequest, PrintedBadges
+from motodesk.services.card_stock import CardState
 from motodesk.services.context import AppContext
-from motodesk.services.errors import MotodeskError
+from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.errors import show_error
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import PdfError, load_pdf, print_pdf
+from motodesk.ui.widgets import mark_field
 
 LAYOUTS = (("card", "Impressora de cartões (CR80, frente e verso)"),
            ("a4", "Folha A4 com marcas de corte (8 por folha)"))
 MAX_OFFSET_MM = 10.0
 SETTINGS_GROUP = "badge_print"
+PREVIEW_NOTE = "Prévia: o código QR só é assinado e numerado ao imprimir ou salvar."
+SPOIL_REASONS = ("Erro de impressão", "Cartão danificado", "Cartão atolado na impressora",
+                 "Cartão extraviado", "Impressão desalinhada")
+#: The screen the dialog must fit (the counter's workstations).
+MAX_SIZE = (1366, 768)
 
 
 def load_offsets(layout: str) -> tuple[float, float]:
@@ -78,8 +100,17 @@ def page_size(layout: str) -> QPageSize:
     return QPageSize(QPageSize.PageSizeId.A4)
 
 
-class BadgePrintDialog(QDialog):
-    """Badges of the chosen permits: preview, then print or save (each logged with its reason)."""
+def fit_screen(dialog: QDialog, width: int, height: int) -> None:
+    """Size the dialog for the counter's screen (1366×768), smaller when the screen is."""
+    screen = dialog.screen() or QGuiApplication.primaryScreen()
+    if screen is not None:
+        room = screen.availableGeometry()
+        width, height = min(width, room.width() - 20), min(height, room.height() - 60)
+    dialog.resize(min(width, MAX_SIZE[0] - 20), min(height, MAX_SIZE[1] - 60))
+
+
+class BadgePrintDialog(GuardedDialog):
+    """Badges of the chosen permits: preview, then print or save (each logged with its reason and card)."""
 
     def __init__(self, ctx: AppContext, permit_ids: Sequence[int], *, labels: Sequence[str] = (),
                  reprint: bool = False, parent: QWidget | None = None) -> None:
@@ -87,40 +118,63 @@ class BadgePrintDialog(QDialog):
         self.ctx = ctx
         self.permit_ids = list(permit_ids)
         self.result_badges: PrintedBadges | None = None
+        self.printed_serials: list[str] = []  # the card of each printed badge ([] without cards)
+        self.saved_path: Path | None = None
+        self.card_state: CardState | None = None
+        self._suggested = ""
+        self._generations: dict[str, int] = {}
         self.setObjectName("badge_print")
         self.setWindowTitle("Imprimir crachá" if len(self.permit_ids) == 1 else "Imprimir crachás")
-        self.resize(760, 760)
 
         self.layout_box = QComboBox()
         self.layout_box.setObjectName("layout")
         for key, label in LAYOUTS:
             self.layout_box.addItem(label, key)
-        self.deputy = QCheckBox("Crachá do preposto (em vez do titular)")
+        self.deputy = QCheckBox("Crachá do pr&eposto (em vez do titular)")
         self.deputy.setObjectName("deputy")
         self.reason = QLineEdit()
         self.reason.setObjectName("reason")
         self.reason.setMaxLength(badges.MAX_REASON)
         self.reason.setPlaceholderText("Perda, roubo, dano, renovação do registro…" if reprint else
                                        "Primeira via (opcional)")
+        # The card: one line for one badge (Enter checks it), one line per badge otherwise.
+        self.serial: QLineEdit | QPlainTextEdit
+        if len(self.permit_ids) == 1:
+            self.serial = QLineEdit()
+            self.serial.setMaxLength(40)
+            self.serial.returnPressed.connect(self.check_serial)
+        else:
+            self.serial = QPlainTextEdit()
+            self.serial.setTabChangesFocus(True)
+            self.serial.setMaximumHeight(90)
+        self.serial.setObjectName("card_serial")
+        self.serial.setToolTip("Digite o número impresso no cartão em branco ou leia-o com o leitor de código "
+                               "de barras (Enter confere).")
+        self.card_note = QLabel("Consultando o estoque de cartões…")
+        self.card_note.setObjectName("card_note")
+        self.card_note.setWordWrap(True)
         self.offset_x = self._offset_box("offset_x")
         self.offset_y = self._offset_box("offset_y")
-        offsets = QHBoxLayout()
-        offsets.addWidget(QLabel("horizontal"))
-        offsets.addWidget(self.offset_x)
-        offsets.addWidget(QLabel("vertical (para baixo)"))
-        offsets.addWidget(self.offset_y)
-        offsets.addStretch(1)
+
         form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         who = ", ".join(labels[:6]) + ("…" if len(labels) > 6 else "")
         if who:
-            form.addRow("Crachás:", QLabel(who))
-        form.addRow("Impressão:", self.layout_box)
+            shown = QLabel(who)
+            shown.setWordWrap(True)
+            form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
+        form.addRow("Im&pressão:", self.layout_box)
         form.addRow("", self.deputy)
-        form.addRow("Motivo da reimpressão:" if reprint else "Motivo:", self.reason)
-        form.addRow("Ajuste desta estação (mm):", offsets)
+        form.addRow("&Motivo da reimpressão:" if reprint else "&Motivo:", self.reason)
+        form.addRow("&Número do cartão:" if len(self.permit_ids) == 1 else "&Números dos cartões\n(um por linha):",
+                    self.serial)
+        form.addRow("", self.card_note)
+        form.addRow("Ajuste &horizontal:", self.offset_x)
+        form.addRow("Ajuste &vertical (para baixo):", self.offset_y)
 
-        self.note = QLabel("Prévia: o código QR só é assinado e numerado ao imprimir ou salvar.")
+        self.note = QLabel(PREVIEW_NOTE)
         self.note.setObjectName("note")
+        self.note.setWordWrap(True)
         self.document = QPdfDocument(self)
         self._buffer: QBuffer | None = None
         self.view = QPdfView(self)
@@ -128,33 +182,62 @@ class BadgePrintDialog(QDialog):
         self.view.setDocument(self.document)
         self.view.setPageMode(QPdfView.PageMode.MultiPage)
         self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        preview_label = QLabel("P&révia:")
+        preview_label.setBuddy(self.view)
 
-        self.print_button = QPushButton("Imprimir…")
+        self.print_button = QPushButton("&Imprimir…")
         self.print_button.setObjectName("print")
-        self.save_button = QPushButton("Salvar PDF…")
+        self.save_button = QPushButton("&Salvar PDF…")
         self.save_button.setObjectName("save_pdf")
-        close = QPushButton("Fechar")
+        self.spoil_button = QPushButton("Cartão inu&tilizado…")
+        self.spoil_button.setObjectName("spoil")
+        self.spoil_button.setToolTip("Registra um cartão em branco perdido (erro de impressão, dano…); depois de "
+                                     "imprimir, passa o crachá para o próximo cartão.")
+        close = QPushButton("&Fechar")
         close.setObjectName("close")
+        close.setAutoDefault(False)
+        for button in (self.print_button, self.save_button, self.spoil_button):
+            button.setAutoDefault(False)
         self.print_button.clicked.connect(self.print_badges)
         self.save_button.clicked.connect(self.save_pdf)
+        self.spoil_button.clicked.connect(self.spoil_card)
         close.clicked.connect(self.reject)
         buttons = QHBoxLayout()
-        buttons.addWidget(self.note, 1)
         buttons.addWidget(self.print_button)
         buttons.addWidget(self.save_button)
+        buttons.addWidget(self.spoil_button)
+        buttons.addStretch(1)
         buttons.addWidget(close)
 
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.view, 1)
-        layout.addLayout(buttons)
+        left = QVBoxLayout()
+        left.addLayout(form)
+        left.addWidget(self.note)
+        left.addStretch(1)
+        left.addLayout(buttons)
+        left_box = QWidget()
+        left_box.setLayout(left)
+        left_box.setMinimumWidth(480)
+        left_box.setMaximumWidth(560)
+        right = QVBoxLayout()
+        right.addWidget(preview_label)
+        right.addWidget(self.view, 1)
+        layout = QHBoxLayout(self)
+        layout.addWidget(left_box)
+        layout.addLayout(right, 1)
+        fit_screen(self, 1180, 640)
 
+        # Calibration and layout are this workstation's settings, saved as they change: not "unsaved work".
+        for widget in (self.layout_box, self.deputy, self.offset_x, self.offset_y):
+            widget.setProperty("guard_ignore", True)
         self._load_offsets()
         self.layout_box.currentIndexChanged.connect(lambda _i: self._layout_changed())
         self.deputy.toggled.connect(lambda _c: self.refresh_preview())
         self.offset_x.valueChanged.connect(self._offsets_changed)
         self.offset_y.valueChanged.connect(self._offsets_changed)
         self.refresh_preview()
+        self.load_cards()
+        self.mark_clean()
 
     def _offset_box(self, name: str) -> QDoubleSpinBox:
         box = QDoubleSpinBox()
@@ -163,6 +246,7 @@ class BadgePrintDialog(QDialog):
         box.setSingleStep(0.1)
         box.setDecimals(1)
         box.setSuffix(" mm")
+        box.setMaximumWidth(120)
         return box
 
     # --- state -------------------------------------------------------------------------------
@@ -175,6 +259,35 @@ class BadgePrintDialog(QDialog):
     def requests(self) -> list[BadgeRequest]:
         return [BadgeRequest(pid, deputy=self.deputy.isChecked()) for pid in self.permit_ids]
 
+    def serial_text(self) -> str:
+        return self.serial.text() if isinstance(self.serial, QLineEdit) else self.serial.toPlainText()
+
+    def _set_serial_text(self, value: str) -> None:
+        if isinstance(self.serial, QLineEdit):
+            self.serial.setText(value)
+            self.serial.selectAll()  # typing or scanning replaces the suggestion
+        else:
+            self.serial.setPlainText(value)
+            self.serial.selectAll()
+
+    def card_serials(self) -> list[str] | None:
+        """The serials typed, one per badge; None when this print takes no card (A4, or no stock)."""
+        if self.layout_key() != "card" or not self.serial.isEnabled():
+            return None
+        serials = [line.strip() for line in self.serial_text().splitlines() if line.strip()]
+        return serials or None
+
+    def has_changes(self) -> bool:
+        """A reason or a card typed and not printed yet (the suggestion alone is no change)."""
+        if self.result_badges is not None:
+            return False
+        typed = self.serial_text().strip()
+        return bool(self.reason.text().strip()) or (bool(typed) and typed != self._suggested.strip())
+
+    def save_and_close(self) -> None:
+        """"Salvar" when closing with changes: print them (the dialog closes once printed)."""
+        self.print_badges(close_after=True)
+
     def _load_offsets(self) -> None:
         x, y = load_offsets(self.layout_key())
         for box, value in ((self.offset_x, x), (self.offset_y, y)):
@@ -184,6 +297,7 @@ class BadgePrintDialog(QDialog):
 
     def _layout_changed(self) -> None:
         self._load_offsets()
+        self._show_card_state()
         self.refresh_preview()
 
     def _offsets_changed(self) -> None:
@@ -195,37 +309,161 @@ class BadgePrintDialog(QDialog):
         self._buffer = QBuffer(self)
         load_pdf(self.document, self._buffer, pdf)
 
-    def refresh_preview(self) -> bool:
-        try:
-            pdf = badges.preview_badges(self.ctx, self.requests(), layout=self.layout_key(),  # type: ignore[arg-type]
-                                        offset_mm=self.offsets())
-        except MotodeskError as exc:
-            self.document.close()
-            self.note.setText(str(exc).splitlines()[-1])
-            self.print_button.setEnabled(False)
-            self.save_button.setEnabled(False)
-            return False
+    # --- the preview -------------------------------------------------------------------------
+    def _newest(self, op: ServiceOp, purpose: str, success: Callable[[Any], None],
+                failure: Callable[[BaseException], bool]) -> None:
+        """Run ``op`` delivering only the newest call of ``purpose``: an older call's result (a preview
+        of offsets changed again since) is dropped."""
+        generation = self._generations.get(purpose, 0) + 1
+        self._generations[purpose] = generation
+
+        def current() -> bool:
+            return self._generations.get(purpose) == generation
+
+        op.success(lambda value: success(value) if current() else None) \
+            .failure(lambda exc: failure(exc) if current() else True).run()
+
+    def refresh_preview(self) -> None:
+        requests, layout, offsets = self.requests(), self.layout_key(), self.offsets()
+        op = ServiceOp(self, lambda: badges.preview_badges(self.ctx, requests, layout=layout,  # type: ignore[arg-type]
+                                                           offset_mm=offsets), lock=False)
+        self._newest(op, "preview", self._previewed, self._preview_failed)
+
+    def _previewed(self, pdf: bytes) -> None:
         self._show_pdf(pdf)
-        self.note.setText("Prévia: o código QR só é assinado e numerado ao imprimir ou salvar.")
+        if self.result_badges is None:
+            self.note.setText(PREVIEW_NOTE)
         self.print_button.setEnabled(True)
         self.save_button.setEnabled(True)
+
+    def _preview_failed(self, exc: BaseException) -> bool:
+        if not isinstance(exc, MotodeskError):
+            return False
+        self.document.close()
+        self.note.setText(str(exc).splitlines()[-1])
+        self.print_button.setEnabled(False)
+        self.save_button.setEnabled(False)
+        return True
+
+    # --- the card ----------------------------------------------------------------------------
+    def load_cards(self) -> None:
+        count = len(self.permit_ids)
+        op = ServiceOp(self, lambda: card_stock.print_card_state(self.ctx, count), lock=False)
+        self._newest(op, "cards", self._cards_loaded, self._card_state_failed)
+
+    def _cards_loaded(self, state: CardState) -> None:
+        typed = self.serial_text().strip()
+        untouched = not typed or typed == self._suggested.strip()
+        self.card_state = state
+        self._suggested = "\n".join(state.suggested)
+        if untouched:
+            self._set_serial_text(self._suggested)
+        self._show_card_state()
+
+    def _card_state_failed(self, exc: BaseException) -> bool:
+        if not isinstance(exc, MotodeskError):
+            return False
+        self.card_note.setText(f"Estoque de cartões indisponível: {exc}")
+        return True
+
+    def _show_card_state(self) -> None:
+        state = self.card_state
+        if state is None:
+            return
+        if self.layout_key() != "card":
+            self.serial.setEnabled(False)
+            self.card_note.setText("A folha A4 não usa cartões numerados.")
+            return
+        if not state.stock:
+            self.serial.setEnabled(False)
+            self.card_note.setText("Nenhum lote de cartões registrado: a impressão não controla o estoque "
+                                   "(Ferramentas › Estoque de cartões).")
+            return
+        self.serial.setEnabled(True)
+        count = len(self.permit_ids)
+        if len(state.suggested) < count:
+            self.card_note.setText(f"Estoque insuficiente: restam {state.left} cartão(ões) para {count} crachá(s). "
+                                   "Registre o lote recebido.")
+        else:
+            need = "obrigatório" if state.required else "opcional (exigência desligada)"
+            self.card_note.setText(f"Próximo cartão livre: {state.suggested[0]} · {state.left} em estoque · "
+                                   f"número {need}.")
+
+    def check_serial(self) -> None:
+        """Enter in the card field (a scanner ends with it): is this card free, in a batch?"""
+        typed = self.serial_text().strip()
+        if not typed or not self.serial.isEnabled():
+            return
+        op = ServiceOp(self, lambda: card_stock.check_serial(self.ctx, typed), lock=False)
+        self._newest(op, "check", self._serial_ok, self._serial_refused)
+
+    def _serial_ok(self, serial: str) -> None:
+        mark_field(self.serial, None)
+        if isinstance(self.serial, QLineEdit) and self.serial.text().strip() != serial:
+            self.serial.setText(serial)
+        self.card_note.setText(f"Cartão {serial} livre no estoque. Alt+I imprime.")
+        self.print_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _serial_refused(self, exc: BaseException) -> bool:
+        if not isinstance(exc, MotodeskError):
+            return False
+        mark_field(self.serial, str(exc))
+        self.card_note.setText(str(exc))
+        self.serial.setFocus(Qt.FocusReason.OtherFocusReason)
+        if isinstance(self.serial, QLineEdit):
+            self.serial.selectAll()
         return True
 
     # --- printing ----------------------------------------------------------------------------
-    def _sign(self) -> PrintedBadges | None:
-        try:
-            printed = badges.print_badges(self.ctx, self.requests(), reason=self.reason.text(),
-                                          layout=self.layout_key(), offset_mm=self.offsets())  # type: ignore[arg-type]
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return None
+    def _sign(self, then: Callable[[PrintedBadges], None] | None = None) -> PrintedBadges | None:
+        """Sign, number and log the badges off the GUI thread, then ``then`` with the result.
+
+        Without ``then`` (callers that need the badges at once) the call runs here and returns them,
+        or None after showing why not.
+        """
+        requests, reason, layout, offsets = self.requests(), self.reason.text(), self.layout_key(), self.offsets()
+        serials = self.card_serials()
+        mark_field(self.serial, None)
+        mark_field(self.reason, None)
+
+        def call() -> PrintedBadges:
+            return badges.print_badges(self.ctx, requests, reason=reason, layout=layout,  # type: ignore[arg-type]
+                                       offset_mm=offsets, card_serials=serials)
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError) and "card_serial" in exc.fields:
+                return self._serial_refused(exc)
+            return False
+
+        if then is None:
+            try:
+                printed = call()
+            except MotodeskError as exc:
+                if not refused(exc):
+                    show_error(self, exc)
+                return None
+            self._signed(printed, serials)
+            return printed
+        def done(printed: PrintedBadges) -> None:
+            self._signed(printed, serials)
+            then(printed)
+
+        ServiceOp(self, call, busy="Assinando e registrando os crachás…", fields={"reason": self.reason},
+                  change="permit", title="Crachá não impresso").success(done).failure(refused).run()
+        return None
+
+    def _signed(self, printed: PrintedBadges, serials: Sequence[str] | None) -> None:
         self.result_badges = printed
+        self.printed_serials = list(serials or [])
         self._show_pdf(printed.pdf)
         vias = ", ".join(f"{b.permit_number} ({b.issue_no}ª via)" for b in printed.badges[:4])
-        self.note.setText(f"Registrado: {vias}{'…' if len(printed.badges) > 4 else ''}.")
-        return printed
+        cards = f" no cartão {', '.join(self.printed_serials[:4])}" if self.printed_serials else ""
+        self.note.setText(f"Registrado: {vias}{'…' if len(printed.badges) > 4 else ''}{cards}.")
+        self._set_serial_text("")  # those cards are taken: the next free ones are suggested
+        self.mark_clean()
+        self.load_cards()
 
-    def print_badges(self) -> bool:
+    def _printer(self) -> QPrinter | None:
         printer = QPrinter(QPrinter.PrinterMode.HighResolution)
         printer.setDocName(self.windowTitle())
         printer.setPageSize(page_size(self.layout_key()))
@@ -233,12 +471,26 @@ class BadgePrintDialog(QDialog):
         dialog = QPrintDialog(printer, self)
         dialog.setWindowTitle("Imprimir crachás")
         if dialog.exec() != QDialog.DialogCode.Accepted:
-            return False
-        printed = self._sign()
-        if printed is None:
-            return False
-        printer.setFromTo(0, 0)
-        printer.setPrintRange(QPrinter.PrintRange.AllPages)
+            return None
+        return printer
+
+    def print_badges(self, *, close_after: bool = False) -> None:
+        """Choose the printer, then sign and log the badges, then print them."""
+        printer = self._printer()
+        if printer is None:
+            return
+        def send(_printed: PrintedBadges) -> None:
+            self._send(printer, close_after=close_after)
+
+        self._sign(send)
+
+    def _send(self, printer: QPrinter, *, pages: tuple[int, int] | None = None, close_after: bool = False) -> bool:
+        if pages is None:
+            printer.setFromTo(0, 0)
+            printer.setPrintRange(QPrinter.PrintRange.AllPages)
+        else:
+            printer.setPrintRange(QPrinter.PrintRange.PageRange)
+            printer.setFromTo(pages[0], pages[1])
         try:
             print_pdf(self.document, printer)
         except PdfError as exc:
@@ -246,22 +498,137 @@ class BadgePrintDialog(QDialog):
                 self, "Impressão",
                 f"{exc}\nOs crachás já foram registrados como impressos; salve o PDF ou reimprima com o motivo.")
             return False
+        if close_after:
+            self.accept()
         return True
 
-    def save_pdf(self) -> Path | None:
+    def save_pdf(self) -> None:
         name, _ = QFileDialog.getSaveFileName(self, "Salvar crachás em PDF", "crachas.pdf", "Documentos PDF (*.pdf)")
         if not name:
-            return None
+            return
         path = Path(name)
         if path.suffix.lower() != ".pdf":
             path = path.with_suffix(".pdf")
-        printed = self._sign()
-        if printed is None:
-            return None
+        self._sign(lambda printed: self._write(path, printed))
+
+    def _write(self, path: Path, printed: PrintedBadges) -> None:
         try:
             path.write_bytes(printed.pdf)
         except OSError as exc:
             QMessageBox.warning(self, "Salvar PDF", f"Não foi possível salvar o arquivo:\n{exc.strerror or exc}\n"
                                 "Os crachás já foram registrados como impressos.")
-            return None
-        return path
+            return
+        self.saved_path = path
+
+    # --- spoiled cards -----------------------------------------------------------------------
+    def spoil_card(self) -> None:
+        """A spoiled blank card; after a print with cards, the misprinted card of one badge."""
+        printed = self.result_badges if self.printed_serials else None
+        first_line = (self.serial_text().splitlines() or [""])[0].strip()
+        dialog = SpoilCardDialog(self.ctx, self, serial=first_line, printed=printed,
+                                 printed_serials=self.printed_serials,
+                                 next_serial=self._suggested.splitlines()[0] if self._suggested else "")
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        self.load_cards()
+        if dialog.moved is None or printed is None:
+            self.card_note.setText(f"Cartão {dialog.spoiled_serial} registrado como inutilizado.")
+            return
+        index, serial = dialog.moved
+        self.printed_serials[index] = serial
+        badge = printed.badges[index]
+        self.note.setText(f"Cartão {dialog.spoiled_serial} inutilizado; o crachá de {badge.permit_number} "
+                          f"({badge.issue_no}ª via) passa ao cartão {serial}. Imprima de novo.")
+        printer = self._printer()
+        if printer is None:
+            return
+        pages = (2 * index + 1, 2 * index + 2) if printed.layout == "card" else None
+        self._send(printer, pages=pages)
+
+
+class SpoilCardDialog(GuardedDialog):
+    """"Cartão inutilizado": a blank card out of the stock with its reason; or, after a print, the
+    misprinted card of a badge and the next card it will be printed on."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, serial: str = "",
+                 printed: PrintedBadges | None = None, printed_serials: Sequence[str] = (),
+                 next_serial: str = "") -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.printed = printed
+        self.printed_serials = list(printed_serials)
+        self.moved: tuple[int, str] | None = None
+        self.spoiled_serial = ""
+        self.setObjectName("spoil_card")
+        self.setWindowTitle("Cartão inutilizado")
+        form = QFormLayout(self)
+        self.badge_box = QComboBox()
+        self.badge_box.setObjectName("printed_badge")
+        self.serial = QLineEdit(serial)
+        self.serial.setObjectName("spoiled_serial")
+        self.new_serial = QLineEdit(next_serial)
+        self.new_serial.setObjectName("new_serial")
+        if printed is not None:
+            for index, (badge, used) in enumerate(zip(printed.badges, self.printed_serials, strict=False)):
+                self.badge_box.addItem(f"{used} — crachá de {badge.permit_number} ({badge.issue_no}ª via)", index)
+            form.addRow(QLabel("O crachá saiu com defeito: o cartão dele fica registrado como inutilizado e o "
+                               "mesmo crachá é impresso de novo no próximo cartão."))
+            form.addRow("&Cartão com defeito:", self.badge_box)
+            form.addRow("&Novo cartão:", self.new_serial)
+            self.serial.hide()
+        else:
+            form.addRow(QLabel("O cartão em branco sai do estoque com o motivo (não pode mais ser usado)."))
+            form.addRow("&Cartão:", self.serial)
+            self.new_serial.hide()
+        self.reason = QComboBox()
+        self.reason.setObjectName("reason")
+        self.reason.setEditable(True)
+        self.reason.addItems(SPOIL_REASONS)
+        self.reason.setCurrentIndex(-1)
+        self.reason.setEditText("")
+        form.addRow("&Motivo:", self.reason)
+        buttons = QHBoxLayout()
+        self.save_button = QPushButton("&Registrar")
+        self.save_button.setObjectName("save")
+        self.save_button.setDefault(True)
+        cancel = QPushButton("&Cancelar")
+        cancel.setObjectName("cancel")
+        self.save_button.clicked.connect(self.save_and_close)
+        cancel.clicked.connect(self.reject)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(cancel)
+        form.addRow(buttons)
+        self.resize(520, self.sizeHint().height())
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        reason = self.reason.currentText()
+        if self.printed is not None:
+            index = int(self.badge_box.currentData() or 0)
+            badge = self.printed.badges[index]
+            new_serial = self.new_serial.text()
+            ServiceOp(self, lambda: card_stock.replace_card(self.ctx, badge.permit_id, badge.issue_no,
+                                                            deputy=badge.holder_kind == "preposto",
+                                                            new_serial=new_serial, reason=reason),
+                      busy="Registrando o cartão inutilizado…", change="card_stock",
+                      fields={"new_serial": self.new_serial, "reason": self.reason}) \
+                .success(lambda result: self._done(result[0].serial, (index, result[1]))) \
+                .failure(self._refused).run()
+            return
+        serial = self.serial.text()
+        ServiceOp(self, lambda: card_stock.spoil_card(self.ctx, serial, reason),
+                  busy="Registrando o cartão inutilizado…", change="card_stock",
+                  fields={"card_serial": self.serial, "reason": self.reason}) \
+            .success(lambda row: self._done(row.serial, None)).failure(self._refused).run()
+
+    def _refused(self, exc: BaseException) -> bool:
+        if isinstance(exc, InvalidInputError):
+            show_error(self, exc)  # the whole sentence (which lot, which badge used it)
+            return True
+        return False
+
+    def _done(self, serial: str, moved: tuple[int, str] | None) -> None:
+        self.spoiled_serial = serial
+        self.moved = moved
+        self.accept()

@@ -211,6 +211,10 @@ class MainWindow(QMainWindow):
         tools_menu = self.menuBar().addMenu("&Ferramentas")
         tools_menu.addAction(a["verify_badge"])
         a["verify_badge"].triggered.connect(self.open_badge_verifier)
+        card_stock = tools_menu.addAction("&Estoque de cartões…")  # batches, spoiled cards, period report
+        card_stock.setObjectName("card_stock")
+        card_stock.setEnabled(self.ctx.user.role.value != "inspector")
+        card_stock.triggered.connect(self.open_card_stock)
         help_menu = self.menuBar().addMenu("A&juda")
         help_menu.addAction(a["about"])
         a["quit"].triggered.connect(self.close)
@@ -265,3 +269,8 @@ class MainWindow(QMainWindow):
         from motodesk.ui.badge_verify import open_badge_verifier
 
         open_badge_verifier(self.ctx, self)
+
+    def open_card_stock(self) -> None:
+        from motodesk.ui.card_stock import open_card_stock
+
+        open_card_stock(self.ctx, self)

@@ -83,7 +83,8 @@ def test_outdated_shared_postgresql_asks_for_db_upgrade(request: pytest.FixtureR
 
 # --- upgrading a database of the last landed revision, with its data -----------------------------
 
-LANDED = "0002"  # the last revision every installation may have; whatever came after must upgrade it
+LANDED = "0009"  # the last revision every installation may have; whatever came after must upgrade it
+EARLIER = ("0002",)  # installations of earlier waves upgrade too
 
 _OLD_ROWS = [
     "INSERT INTO people (id, full_name, name_search, cpf, phone, version, created_at, updated_at) VALUES "
@@ -106,8 +107,9 @@ _OLD_ROWS = [
 ]
 
 
+@pytest.mark.parametrize("landed", [LANDED, *EARLIER])
 def test_a_database_of_the_last_landed_revision_upgrades_with_its_data(
-        backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+        backend: str, request: pytest.FixtureRequest, tmp_path: Path, landed: str) -> None:
     from motodesk.models.audit import verify_chain
     from motodesk.models.db import shipped_head
     from motodesk.rules.common import PermitState, Role
@@ -116,14 +118,15 @@ def test_a_database_of_the_last_landed_revision_upgrades_with_its_data(
 
     db = _fresh(backend, request, tmp_path)
     try:
-        db.upgrade(LANDED)
-        assert db.current_revision() == LANDED
+        db.upgrade(EARLIER[0])  # the rows as the first wave wrote them; 0003–0009 sealed and extended them
         with db.engine.begin() as conn:
             for statement in _OLD_ROWS:
                 conn.exec_driver_sql(statement)
-        assert db.check_version() == "outdated"
-
-        assert db.prepare(allow_upgrade_shared=True) == "upgraded"
+        db.upgrade(landed)
+        assert db.current_revision() == landed
+        if landed != shipped_head():
+            assert db.check_version() == "outdated"
+            assert db.prepare(allow_upgrade_shared=True) == "upgraded"
 
         assert db.current_revision() == shipped_head()  # whatever the head is after the integrator's chain
         ctx = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
