@@ -42,8 +42,8 @@ class ImageViewer(QDialog):
         self.setObjectName("image_viewer")
         self.setWindowTitle(title)
         screen = (parent.screen() if parent is not None else None) or QApplication.primaryScreen()
-        area = screen.availableGeometry() if screen is not None else None
-        self.resize(min(820, area.width() - 40) if area else 820, min(900, area.height() - 60) if area else 900)
+        room = screen.availableGeometry() if screen is not None else None
+        self.resize(min(820, room.width() - 40) if room else 820, min(900, room.height() - 60) if room else 900)
         image = QImage.fromData(data)
         self.image_label = QLabel()
         self.image_label.setObjectName("image")

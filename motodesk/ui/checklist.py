@@ -185,7 +185,7 @@ class ChecklistDialog(QDialog):
         self.grid.setColumnStretch(4, 2)
         self.grid.setRowStretch(len(self.view.items) + 1, 1)
         scroll = QScrollArea()
-        self.scroll = scroll
+        self.items_area = scroll
         scroll.setObjectName("items")
         scroll.setWidgetResizable(True)
         scroll.setWidget(grid_host)
@@ -361,7 +361,7 @@ class ChecklistDialog(QDialog):
             answered = row.result()
             target = row.buttons[answered] if answered is not None else row.buttons[ItemResult.OK]
             target.setFocus(Qt.FocusReason.TabFocusReason)
-            self.scroll.ensureWidgetVisible(target)
+            self.items_area.ensureWidgetVisible(target)
         else:
             self.conclude_button.setFocus(Qt.FocusReason.TabFocusReason)
 

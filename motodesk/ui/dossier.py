@@ -549,9 +549,12 @@ class DossierWindow(QWidget):
     def _tab_shown(self, index: int) -> None:
         """A tab chosen from the keyboard puts the cursor in its first field (not on a hidden one)."""
         focus = QApplication.focusWidget()
-        if focus is not None and self.tabs.widget(index).isAncestorOf(focus):
+        shown = self.tabs.widget(index)
+        if focus is not None and shown is not None and shown.isAncestorOf(focus):
             return
         page = self.tabs.widget(index)
+        if page is None:
+            return
         first = page.nextInFocusChain()
         while first is not None and first is not page and not (
                 page.isAncestorOf(first) and first.focusPolicy() & Qt.FocusPolicy.TabFocus
@@ -1539,7 +1542,10 @@ class DossierWindow(QWidget):
             return None
         ctx, person_id = self.ctx, self.person_id
         return ServiceOp(self, lambda: (self._who_saved(ctx, person_id), people.get_dossier(ctx, person_id)),
-                         busy="Lendo a versão gravada…").success(lambda got: self._ask_conflict(*got)).run()
+                         busy="Lendo a versão gravada…").success(self._conflict_read).run()
+
+    def _conflict_read(self, got: tuple[str, Dossier]) -> None:
+        self._ask_conflict(*got)
 
     def _ask_conflict(self, who: str, stored: Dossier) -> str:
         choice = ConflictDialog(self, who).ask()
@@ -1555,7 +1561,10 @@ class DossierWindow(QWidget):
             return None
         ctx, person_id = self.ctx, self.person_id
         return ServiceOp(self, lambda: people.get_dossier(ctx, person_id), busy="Lendo a versão gravada…") \
-            .success(lambda stored: self._review(stored, who)).run()
+            .success(functools.partial(self._review_read, who)).run()
+
+    def _review_read(self, who: str, stored: Dossier) -> None:
+        self._review(stored, who)
 
     def _review(self, stored: Dossier, who: str) -> bool:
         stored_docs = {kind: stored.document(kind) for kind in DocumentKind}

@@ -94,6 +94,7 @@ class VehicleForm(GuardedDialog):
         self.inputs: dict[str, QWidget] = {}
         self.setWindowTitle("Veículo")
         self.saving = False
+        self._holder_asked = False
         lab = _Labels("sh")  # Salvar, Fechar
 
         self.banner = QLabel()
@@ -494,15 +495,21 @@ class VehicleForm(GuardedDialog):
     def save_and_close(self) -> None:
         self.save()
 
+    def _save_again(self) -> None:
+        self.save()
+
     def save(self) -> bool:
         """Save in the background (the form disabled meanwhile); the dialog closes when it is stored.
         False when nothing was started."""
         if self.saving or self.save_button.isHidden():
             return False
         self._tried = True
-        if not self.holder_cpf.isReadOnly() and self.holder is None and self.holder_cpf.text().strip():
-            self._lookup_holder(then=self.save)  # the holder first, then the save
+        if not self.holder_cpf.isReadOnly() and self.holder is None and self.holder_cpf.text().strip() \
+                and not self._holder_asked:
+            self._holder_asked = True  # once: an unknown CPF then goes to the service, which says so
+            self._lookup_holder(then=self._save_again)  # the holder first, then the save
             return True
+        self._holder_asked = False
         data = self.collect()
         ctx, replacing, vehicle_id, record = self.ctx, self.replacing, self.vehicle_id, self.record
 

@@ -131,6 +131,7 @@ class KeyRecorder:
 
     def shot(self, name: str, widget: QWidget | None = None) -> None:
         self.shots += 1
+        self.qtbot.wait(200)  # the live re-check (120 ms after the last key) shows in the picture
         target = widget or QApplication.activeModalWidget() or QApplication.activeWindow()
         if target is not None:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
