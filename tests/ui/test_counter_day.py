@@ -248,6 +248,17 @@ def press_button(keys: KeyRecorder, box: QWidget, text_start: str) -> None:
     keys.key(Qt.Key.Key_Space)
 
 
+def access_key(text: str) -> str:
+    return text[text.index("&") + 1]
+
+
+def label_of(window: QWidget, field: QWidget) -> str:
+    """The text of the label whose access key goes to ``field`` (what the clerk reads on screen)."""
+    from PySide6.QtWidgets import QLabel
+
+    return next(label.text() for label in window.findChildren(QLabel) if label.buddy() is field)
+
+
 def date_text(day: date) -> str:
     return day.strftime("%d%m%Y")
 
@@ -437,12 +448,13 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
         if n:
             keys.tab()
         keys.type(value)
-    keys.alt(form.copy_holder.text()[form.copy_holder.text().index("&") + 1])  # Mesmo do titular
-    keys.tab()  # from the button to the insurance
-    keys.type(date_text(TODAY + timedelta(days=300)))
+    keys.alt(access_key(form.copy_holder.text()))  # Mesmo do titular: owner and insured filled
+    qtbot.wait(150)  # the access key's animated click
+    keys.alt(access_key(label_of(form, form.insurance)))
+    keys.type(date_text(TODAY + timedelta(days=300)))  # mandatory insurance valid until
     keys.tab()
     keys.type("SPVAT123")
-    keys.tab(3)  # past the insured's name and CPF (the button filled them)
+    keys.alt(access_key(label_of(form, form.passenger_insurance)))
     keys.type(date_text(TODAY + timedelta(days=300)))  # passengers' insurance (mototáxi)
     keys.shot("clerk-vehicle", form)
     keys.alt("s")
@@ -451,6 +463,9 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
     assert not form.isVisible()
     vehicle = vehicles.get_vehicle(clerk, form.saved_id).data
     assert (vehicle.plate, vehicle.colour, vehicle.crlv_uf) == ("PTC4B83", "Amarela", "MG")
+    assert vehicle.insurance_valid_until == TODAY + timedelta(days=300) and vehicle.insurance_number == "SPVAT123"
+    assert vehicle.passenger_insurance_valid_until == TODAY + timedelta(days=300)
+    assert vehicle.owner_cpf == cpf and vehicle.insurance_insured_cpf == cpf
     keys.stop()
 
     # -- the inspector: the checklist --------------------------------------------------------
