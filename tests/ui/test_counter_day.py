@@ -393,6 +393,7 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
     # The photo: Alt+F opens the photo dialog, Alt+I imports a file (typed into Qt's file dialog).
     def photo_dialog(dialog: QWidget) -> None:
         qtbot.waitExposed(dialog)
+        assert fits_screen(dialog) == [] and missing_access_keys(dialog) == []
         modals.expect(lambda w: w.objectName() == "file_dialog", file_dialog)
         keys.alt("i")
         qtbot.waitUntil(lambda: dialog.accept_button.isEnabled(), timeout=20_000)
@@ -510,7 +511,10 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
                                                                  clerk_count.keys)
 
 
-@pytest.mark.xfail(reason="the supervisor's part goes through the permits page (helper 'lists') and the badge "
-                          "print dialog (helper 'stock'); written after their branches are merged", strict=False)
+@pytest.mark.xfail(reason="not written in time: the supervisor's steps (call the candidate, approve by decree, "
+                          "issue, print the badge to PDF, check it) go through the permits page (helper 'lists') "
+                          "and the badge print dialog (helper 'stock'), merged at the end of the session; the "
+                          "page has access keys for them (Con&vocar próximo, the step buttons, Imprimir &crachá…) "
+                          "but this test does not drive them yet", strict=True)
 def test_the_supervisor_part_of_the_day() -> None:
-    raise AssertionError("not written yet")
+    raise AssertionError("the supervisor's keyboard steps are not written yet")
