@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +29,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_datetime
+from motodesk.ui.ops import ServiceOp
 
 FILE_FILTER = "Documentos digitalizados (*.pdf *.jpg *.jpeg *.png);;Todos os arquivos (*)"
 
@@ -39,7 +41,9 @@ class ImageViewer(QDialog):
         super().__init__(parent)
         self.setObjectName("image_viewer")
         self.setWindowTitle(title)
-        self.resize(820, 900)
+        screen = (parent.screen() if parent is not None else None) or QApplication.primaryScreen()
+        room = screen.availableGeometry() if screen is not None else None
+        self.resize(min(820, room.width() - 40) if room else 820, min(900, room.height() - 60) if room else 900)
         image = QImage.fromData(data)
         self.image_label = QLabel()
         self.image_label.setObjectName("image")
@@ -52,7 +56,7 @@ class ImageViewer(QDialog):
         area = QScrollArea()
         area.setWidget(self.image_label)
         area.setWidgetResizable(True)
-        close = QPushButton("Fechar")
+        close = QPushButton("&Fechar")
         close.clicked.connect(self.accept)
         close.setDefault(True)
         layout = QVBoxLayout(self)
@@ -74,6 +78,16 @@ def show_attachment(parent: QWidget | None, info: AttachmentInfo, data: bytes) -
     viewer.deleteLater()
 
 
+def _link_button(text: str) -> QToolButton:
+    button = QToolButton()
+    button.setText(text)
+    button.setAutoRaise(True)
+    button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+    button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    return button
+
+
 class AttachmentList(QWidget):
     """Attachments of one document kind of a dossier, with Anexar / Ver / Remover.
 
@@ -93,12 +107,16 @@ class AttachmentList(QWidget):
         self.list.setObjectName(f"attachments_{name}" if name else "attachments")
         self.list.setFixedHeight(54)
         self.list.itemDoubleClicked.connect(lambda _item: self.view_selected())
-        self.add_button = QPushButton("Anexar…")
+        # A dossier shows a dozen of these lists: the keys are the list's (Insert, Enter, Delete),
+        # and the buttons, for the mouse, are no Tab stops of their own.
+        self.list.setToolTip("Insert anexa um arquivo; Enter mostra o selecionado; Delete o remove.")
+        self.list.installEventFilter(self)
+        self.add_button = _link_button("Anexar… (Insert)")
         self.add_button.setObjectName(f"attach_{name}" if name else "attach")
         self.add_button.setToolTip("Anexar a digitalização do documento (PDF, JPEG ou PNG, até "
-                                   f"{megabytes(MAX_ATTACHMENT_BYTES)})")
-        self.view_button = QPushButton("Ver")
-        self.remove_button = QPushButton("Remover…")
+                                   f"{megabytes(MAX_ATTACHMENT_BYTES)}) — tecla Insert na lista")
+        self.view_button = _link_button("Ver (Enter)")
+        self.remove_button = _link_button("Remover… (Delete)")
         self.add_button.clicked.connect(self.add_from_file)
         self.view_button.clicked.connect(self.view_selected)
         self.remove_button.clicked.connect(self.remove_selected)
@@ -114,6 +132,21 @@ class AttachmentList(QWidget):
         layout.addLayout(buttons)
         self.editable = True
         self._update_buttons()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.list and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            key = event.key()
+            if key == Qt.Key.Key_Insert and self.add_button.isEnabled():
+                self.add_from_file()
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.view_button.isEnabled():
+                self.view_selected()
+                return True
+            if key == Qt.Key.Key_Delete and self.remove_button.isEnabled():
+                self.remove_selected()
+                return True
+        return super().eventFilter(watched, event)
 
     def set_editable(self, editable: bool) -> None:
         self.editable = editable
@@ -144,7 +177,8 @@ class AttachmentList(QWidget):
         self.view_button.setEnabled(has)
         self.remove_button.setEnabled(self.editable and has)
 
-    def add_from_file(self) -> AttachmentInfo | None:
+    def add_from_file(self) -> None:
+        """Choose a file and attach it (in the background: the list shows it when stored)."""
         name, _ = QFileDialog.getOpenFileName(self, "Anexar documento digitalizado", "", FILE_FILTER)
         if not name:
             return None
@@ -161,30 +195,31 @@ class AttachmentList(QWidget):
         except MotodeskError as exc:
             show_error(self, exc)
             return None
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            info = self._attach(path.name, data)
-        except MotodeskError as exc:
-            QApplication.restoreOverrideCursor()
-            show_error(self, exc, "Arquivo recusado" if isinstance(exc, InvalidInputError) else None)
-            return None
-        QApplication.restoreOverrideCursor()
-        if info is not None:
-            self.set_items([*self.items, info])
-            self.list.setCurrentRow(len(self.items) - 1)
-            self.changed.emit()
-        return info
+        attach, filename = self._attach, path.name
+
+        def added(info: AttachmentInfo | None) -> None:
+            if info is not None:
+                self.set_items([*self.items, info])
+                self.list.setCurrentRow(len(self.items) - 1)
+                self.changed.emit()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                show_error(self, exc, "Arquivo recusado")
+                return True
+            return False
+
+        ServiceOp(self, lambda: attach(filename, data), busy="Anexando o arquivo…", change="person") \
+            .success(added).failure(refused).run()
+        return None
 
     def view_selected(self) -> None:
         info = self.current()
         if info is None:
             return
-        try:
-            info, data = attachments.attachment_content(self.ctx, info.id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        show_attachment(self, info, data)
+        ctx, attachment_id = self.ctx, info.id
+        ServiceOp(self, lambda: attachments.attachment_content(ctx, attachment_id), busy="Abrindo o anexo…",
+                  lock=False).success(lambda got: show_attachment(self, *got)).run()
 
     def remove_selected(self) -> bool:
         info = self.current()
@@ -195,11 +230,12 @@ class AttachmentList(QWidget):
             f"O arquivo «{info.filename}» sai do dossiê, mas fica guardado com o motivo.\nMotivo da remoção:")
         if not ok:
             return False
-        try:
-            attachments.remove_attachment(self.ctx, info.id, reason)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return False
-        self.set_items([a for a in self.items if a.id != info.id])
-        self.changed.emit()
+        ctx, attachment_id = self.ctx, info.id
+
+        def removed(_result: object) -> None:
+            self.set_items([a for a in self.items if a.id != attachment_id])
+            self.changed.emit()
+
+        ServiceOp(self, lambda: attachments.remove_attachment(ctx, attachment_id, reason), busy="Removendo o anexo…",
+                  change="person").success(removed).run()
         return True

@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QPixmap
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QImage, QKeyEvent, QPixmap
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QRadioButton,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +43,7 @@ from motodesk.services.inspections import (
 )
 from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import LOCAL_TZ
+from motodesk.ui.dossier import fit_to_screen
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date, format_datetime
 from motodesk.ui.pdfpreview import preview_pdf
@@ -53,6 +55,22 @@ RESULT_CHOICES = (
     (ItemResult.NOT_APPLICABLE, "Não se aplica", "na"),
 )
 GREEN, RED, ORANGE = "#1b6e2e", "#b3261e", "#ef6c00"
+CHOICE_WIDTH = 104  # one column per answer, the same under the header
+#: Keys that answer the item in focus, then go to the next one (the inspector's hands stay on the keys).
+ANSWER_KEYS = {Qt.Key.Key_1: ItemResult.OK, Qt.Key.Key_2: ItemResult.NOT_OK, Qt.Key.Key_3: ItemResult.NOT_APPLICABLE}
+
+
+def choice_header() -> QFrame:
+    """The answers' column titles, aligned with each row's three radio buttons."""
+    frame = QFrame()
+    layout = QHBoxLayout(frame)
+    layout.setContentsMargins(2, 0, 2, 0)
+    for number, (_result, label, _prefix) in enumerate(RESULT_CHOICES, start=1):
+        title = QLabel(f"<b>{label}</b><br><small>tecla {number}</small>")
+        title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        title.setFixedWidth(CHOICE_WIDTH)
+        layout.addWidget(title)
+    return frame
 IMAGE_FILTER = "Imagens (*.jpg *.jpeg *.png *.webp *.bmp *.tif *.tiff)"
 
 
@@ -68,8 +86,13 @@ class ItemRow:
         self.box.setObjectName(f"answer_{item.code}")
         box_layout = QHBoxLayout(self.box)
         box_layout.setContentsMargins(2, 0, 2, 0)
-        for result, label, prefix in RESULT_CHOICES:
-            button = QRadioButton(label)
+        for number, (result, label, prefix) in enumerate(RESULT_CHOICES, start=1):
+            # The column header names the answer; the row answers with 1/2/3 or the arrows.
+            button = QRadioButton()
+            button.setAccessibleName(f"{label} (tecla {number})")
+            button.setToolTip(f"{label} — tecla {number}")
+            button.setFixedWidth(CHOICE_WIDTH)
+            button.setStyleSheet("QRadioButton { padding-left: 42px; }")
             button.setObjectName(f"{prefix}_{item.code}")
             if result is ItemResult.NOT_APPLICABLE and not item.allows_not_applicable:
                 button.setEnabled(False)
@@ -83,8 +106,12 @@ class ItemRow:
         self.note.setObjectName(f"note_{item.code}")
         self.note.setPlaceholderText("Observação")
         self.note.setMaxLength(inspections.MAX_NOTE)
-        self.photos = QPushButton()
+        self.photos = QToolButton()  # F2 in the row opens them: no Tab stop of its own
         self.photos.setObjectName(f"photos_{item.code}")
+        self.photos.setAutoRaise(True)
+        self.photos.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.photos.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.photos.setToolTip("Fotos do item (F2 na linha)")
         self.set_photo_count(item.photo_count)
         self.article = QLabel(item.article)
         self.article.setObjectName(f"article_{item.code}")
@@ -137,9 +164,8 @@ class ChecklistDialog(QDialog):
         grid_host = QWidget()
         self.grid = QGridLayout(grid_host)
         self.grid.setHorizontalSpacing(10)
-        for col, title in enumerate(("#", "Artigo", "Item verificado", "Resultado", "Observação", "")):
-            label = QLabel(f"<b>{title}</b>")
-            self.grid.addWidget(label, 0, col)
+        for col, title in enumerate(("#", "Artigo", "Item verificado", "", "Observação", "")):
+            self.grid.addWidget(choice_header() if col == 3 else QLabel(f"<b>{title}</b>"), 0, col)
         for n, item in enumerate(self.view.items, start=1):
             row = ItemRow(item)
             self.rows[item.code] = row
@@ -152,21 +178,26 @@ class ChecklistDialog(QDialog):
             row.group.buttonToggled.connect(self._answer_changed)
             row.note.textEdited.connect(self._changed)
             row.photos.clicked.connect(lambda _c=False, code=item.code: self.open_photos(code))
+            for widget in (*row.buttons.values(), row.note):
+                widget.installEventFilter(self)
+                widget.setProperty("item_code", item.code)
         self.grid.setColumnStretch(2, 3)
         self.grid.setColumnStretch(4, 2)
         self.grid.setRowStretch(len(self.view.items) + 1, 1)
         scroll = QScrollArea()
+        self.items_area = scroll
         scroll.setObjectName("items")
         scroll.setWidgetResizable(True)
         scroll.setWidget(grid_host)
 
-        self.all_ok = QPushButton("Marcar os sem resposta como conformes")
+        self.all_ok = QPushButton("&Marcar os sem resposta como conformes")
         self.all_ok.setObjectName("mark_unanswered_ok")
         self.all_ok.clicked.connect(self.mark_unanswered_ok)
         self.notes = QPlainTextEdit(self.view.notes or "")
         self.notes.setObjectName("notes")
         self.notes.setPlaceholderText("Observações gerais da vistoria")
         self.notes.setFixedHeight(50)
+        self.notes.setTabChangesFocus(True)
         self.notes.textChanged.connect(self._changed)
 
         self.result_label = QLabel()
@@ -174,19 +205,22 @@ class ChecklistDialog(QDialog):
         self.result_label.setTextFormat(Qt.TextFormat.RichText)
         self.pending = QListWidget()
         self.pending.setObjectName("pending")
+        self.pending.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
         self.pending.setMaximumHeight(110)
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
 
-        self.save_button = QPushButton("Salvar rascunho")
+        self.save_button = QPushButton("&Salvar rascunho")
         self.save_button.setObjectName("save_draft")
-        self.conclude_button = QPushButton("Concluir vistoria")
+        self.conclude_button = QPushButton("&Concluir vistoria")
         self.conclude_button.setObjectName("conclude")
-        self.report_button = QPushButton("Ver laudo…")
+        self.report_button = QPushButton("Ver &laudo…")
         self.report_button.setObjectName("show_report")
-        self.close_button = QPushButton("Fechar")
+        self.close_button = QPushButton("Fec&har")
         self.close_button.setObjectName("close")
+        for button in (self.all_ok, self.save_button, self.conclude_button, self.report_button, self.close_button):
+            button.setAutoDefault(False)
         self.save_button.clicked.connect(self.save_draft)
         self.conclude_button.clicked.connect(self.conclude)
         self.report_button.clicked.connect(self.show_report)
@@ -206,7 +240,12 @@ class ChecklistDialog(QDialog):
         layout.addWidget(self.pending)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
+        notes_label = QLabel("Ob&servações gerais:")
+        notes_label.setBuddy(self.notes)
+        layout.insertWidget(layout.indexOf(self.notes), notes_label)
+        self._unanswered_message = False  # the message names how many items are left
         self.apply_state()
+        fit_to_screen(self, 1180, 860)
 
     # --- state -----------------------------------------------------------------------------------
     @property
@@ -284,6 +323,47 @@ class ChecklistDialog(QDialog):
             entry.setData(Qt.ItemDataRole.UserRole, item.code)
             self.pending.addItem(entry)
         self.pending.setVisible(bool(outcome.pending))
+        if self._unanswered_message:  # "Faltam responder n itens" follows the answers, and goes when none is left
+            n = len(outcome.unanswered)
+            if n:
+                self.message.setText(self._unanswered_text(n))
+            else:
+                self._unanswered_message = False
+                self.message.clear()
+
+    @staticmethod
+    def _unanswered_text(n: int) -> str:
+        return (f"{'Falta responder 1 item' if n == 1 else f'Faltam responder {n} itens'}"
+                ": salve como rascunho ou responda todos antes de concluir.")
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """In an item's row: 1/2/3 answer it and go to the next item; F2 opens its photos."""
+        code = watched.property("item_code") if isinstance(watched, QWidget) else None
+        if code and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
+            row = self.rows.get(str(code))
+            if row is not None and event.key() == Qt.Key.Key_F2 and row.photos.isEnabled():
+                self.open_photos(row.item.code)
+                return True
+            result = ANSWER_KEYS.get(Qt.Key(event.key()))
+            if row is not None and result is not None and isinstance(watched, QRadioButton) \
+                    and row.buttons[result].isEnabled():
+                row.buttons[result].setChecked(True)
+                self._focus_next_item(row.item.code)
+                return True
+        return super().eventFilter(watched, event)
+
+    def _focus_next_item(self, code: str) -> None:
+        codes = list(self.rows)
+        index = codes.index(code)
+        if index + 1 < len(codes):
+            row = self.rows[codes[index + 1]]
+            answered = row.result()
+            target = row.buttons[answered] if answered is not None else row.buttons[ItemResult.OK]
+            target.setFocus(Qt.FocusReason.TabFocusReason)
+            self.items_area.ensureWidgetVisible(target)
+        else:
+            self.conclude_button.setFocus(Qt.FocusReason.TabFocusReason)
 
     def pending_codes(self) -> list[str]:
         return [self.pending.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.pending.count())]
@@ -323,6 +403,7 @@ class ChecklistDialog(QDialog):
             return False
         self.view.version = version
         self.dirty = False
+        self._unanswered_message = False
         self.message.setStyleSheet("color: #1b6e2e")
         self.message.setText(f"Rascunho salvo às {datetime.now(LOCAL_TZ):%H:%M}. A vistoria pode ser "
                              "concluída quando todos os itens tiverem resposta.")
@@ -333,9 +414,8 @@ class ChecklistDialog(QDialog):
         if unanswered:
             for row in unanswered:
                 mark_field(row.box, "Item sem resposta.")
-            self._error(InvalidInputError(
-                f"{'Falta responder 1 item' if len(unanswered) == 1 else f'Faltam responder {len(unanswered)} itens'}"
-                ": salve como rascunho ou responda todos antes de concluir."))
+            self._error(InvalidInputError(self._unanswered_text(len(unanswered))))
+            self._unanswered_message = True
             return False
         answer = QMessageBox.question(
             self, "Concluir vistoria",
@@ -414,11 +494,11 @@ class ItemPhotosDialog(QDialog):
         self.list.setViewMode(QListWidget.ViewMode.IconMode)
         self.list.setIconSize(QSize(200, 150))
         self.list.setResizeMode(QListWidget.ResizeMode.Adjust)
-        self.add_button = QPushButton("Adicionar foto…")
+        self.add_button = QPushButton("&Adicionar foto…")
         self.add_button.setObjectName("add_photo")
-        self.remove_button = QPushButton("Remover")
+        self.remove_button = QPushButton("&Remover")
         self.remove_button.setObjectName("remove_photo")
-        close = QPushButton("Fechar")
+        close = QPushButton("&Fechar")
         self.add_button.clicked.connect(self.add_photo)
         self.remove_button.clicked.connect(self.remove_photo)
         close.clicked.connect(self.accept)

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QPixmap, QShortcut
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeyEvent, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -55,7 +55,7 @@ from PySide6.QtWidgets import (
 from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import check_applicant, check_deputy, completeness
+from motodesk.rules.eligibility import BRAZILIAN_UFS, check_applicant, check_deputy, completeness
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, fees, people, photos, tenders
 from motodesk.services.applications import ApplicationInfo, PermitInfo
@@ -67,12 +67,20 @@ from motodesk.services.people import DocumentInput, Dossier, DossierSaved, Perso
 from motodesk.services.settings import law_settings
 from motodesk.services.tenders import TenderStanding
 from motodesk.ui.attachments import AttachmentList
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.guard import Answer, ask_unsaved
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import STATUS_COLOURS, STATUS_SYMBOLS, DateField, VerdictList, mark_field
+from motodesk.ui.widgets import (
+    STATUS_COLOURS,
+    STATUS_SYMBOLS,
+    DateField,
+    FormattedLineEdit,
+    VerdictList,
+    mark_field,
+)
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +190,45 @@ def show_value(value: Any) -> str:
     if value in ("M", "F"):
         return "Masculino" if value == "M" else "Feminino"
     return str(value)
+
+
+def _buddy(text: str, widget: QWidget) -> QLabel:
+    """A field label whose access key (the & letter) takes the focus to ``widget``."""
+    label = QLabel(text)
+    label.setBuddy(widget)
+    return label
+
+
+#: Access keys of what stays visible on every tab (Foto, Salvar, Fechar, Serviço, Imprimir).
+WINDOW_KEYS = frozenset("fshvr")
+
+
+def with_access_key(text: str, used: set[str]) -> str:
+    """``text`` with an ``&`` before its first letter not yet in ``used`` (which it joins); when
+    every letter is taken, before the first letter not kept for the window (Alt+letter then cycles
+    through the fields that share it, as Qt does for a repeated access key)."""
+    for index, ch in enumerate(text):
+        if ch.isascii() and ch.isalpha() and ch.lower() not in used:
+            used.add(ch.lower())
+            return text[:index] + "&" + text[index:]
+    for index, ch in enumerate(text):
+        if ch.isascii() and ch.isalpha() and ch.lower() not in WINDOW_KEYS:
+            return text[:index] + "&" + text[index:]
+    return text
+
+
+def fit_to_screen(window: QWidget, width: int, height: int) -> None:
+    """Open at ``width`` x ``height``, or smaller to stay inside the screen's available area (the
+    window frame included), centred on it."""
+    screen = window.screen() or QApplication.primaryScreen()
+    if screen is None:
+        window.resize(width, height)
+        return
+    area = screen.availableGeometry()
+    frame_w, frame_h = 16, 40  # title bar and borders the window manager adds
+    w, h = min(width, area.width() - frame_w), min(height, area.height() - frame_h)
+    window.resize(w, h)
+    window.move(area.x() + max(0, (area.width() - w - frame_w) // 2), area.y() + max(0, (area.height() - h - frame_h) // 2))
 
 
 # --- conflict dialogs -------------------------------------------------------------------------
@@ -346,13 +393,33 @@ class _DocumentRow:
         self.box = box
         self.inputs = inputs
         self.attachments = attachments_widget
+        self.shown: tuple[str, str] | None = None  # the (status, message) the box shows now
+
+
+@dataclass
+class _Loaded:
+    """Everything a dossier shows, read in one go off the GUI thread."""
+
+    dossier: Dossier
+    files: dict[DocumentKind, list[attachments.AttachmentInfo]]
+    photo: photos.PhotoInfo | None
+    applications: list[ApplicationInfo]
+    permits: list[PermitInfo]
+    deputy_of: list[str]
+    locks: list[str]
+    tender: TenderStanding | None
+    name_changes: list[people.NameChangeRow]
 
 
 class DossierWindow(QWidget):
-    """One person's dossier; ``person_id=None`` opens a blank one (new person)."""
+    """One person's dossier; ``person_id=None`` opens a blank one (new person).
+
+    A stored dossier is read in the background: the form is disabled until :attr:`loaded` is
+    emitted."""
 
     saved = Signal(int)  # person id, after every successful save
     closed = Signal(object)
+    loaded = Signal(int)  # person id, once a stored dossier is shown
 
     def __init__(self, ctx: AppContext, person_id: int | None = None, parent: QWidget | None = None, *,
                  on_new_person: Callable[[], object] | None = None,
@@ -384,9 +451,8 @@ class DossierWindow(QWidget):
         self._recheck_timer.setSingleShot(True)
         self._recheck_timer.setInterval(120)
         self._recheck_timer.timeout.connect(self.recheck)
-        self.resize(1280, 840)
-
         self._build()
+        fit_to_screen(self, 1280, 840)
         self._build_actions(on_new_person, on_find)
         if person_id is not None:
             self.load(person_id)
@@ -418,6 +484,7 @@ class DossierWindow(QWidget):
         self.photo_button.setObjectName("photo_button")
         self.photo_button.setToolTip("Importar ou capturar a foto 3x4 (Art. 5º, IX)")
         self.photo_button.clicked.connect(self.request_photo)
+        self.photo_button.setAutoDefault(False)
         photo_box = QVBoxLayout()
         photo_box.addWidget(self.photo_label)
         photo_box.addWidget(self.photo_caption)
@@ -436,9 +503,12 @@ class DossierWindow(QWidget):
 
         self.tabs = QTabWidget()
         self.tabs.setObjectName("tabs")
-        self.tabs.addTab(self._build_personal(), "&Dados pessoais")
-        self.tabs.addTab(self._build_documents(), "D&ocumentos (Art. 5º)")
-        self.tabs.addTab(self._build_applications(), "&Requerimentos e permissões")
+        # Alt+1/2/3 (Ctrl+Tab too): the letters are the fields'.
+        self.tabs.addTab(self._build_personal(), "&1 Dados pessoais")
+        self.tabs.addTab(self._build_documents(), "&2 Documentos (Art. 5º)")
+        self.tabs.addTab(self._build_applications(), "&3 Requerimentos e permissões")
+        self.tabs.tabBar().setFocusPolicy(Qt.FocusPolicy.NoFocus)  # no Tab stop: Alt+n or Ctrl+Tab
+        self.tabs.currentChanged.connect(self._tab_shown)
 
         left = QWidget()
         left_layout = QVBoxLayout(left)
@@ -462,7 +532,7 @@ class DossierWindow(QWidget):
         self.save_button.setObjectName("save")
         self.save_button.setToolTip("Salvar o dossiê (Ctrl+S)")
         self.save_button.clicked.connect(self.save)
-        self.close_button = QPushButton("Fechar")
+        self.close_button = QPushButton("Fec&har")
         self.close_button.setObjectName("close")
         self.close_button.setToolTip("Fechar o dossiê (Esc)")
         self.close_button.clicked.connect(self.close)
@@ -476,8 +546,26 @@ class DossierWindow(QWidget):
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
 
-    def _line(self, key: str, placeholder: str = "") -> QLineEdit:
-        edit = QLineEdit()
+    def _tab_shown(self, index: int) -> None:
+        """A tab chosen from the keyboard puts the cursor in its first field (not on a hidden one)."""
+        focus = QApplication.focusWidget()
+        shown = self.tabs.widget(index)
+        if focus is not None and shown is not None and shown.isAncestorOf(focus):
+            return
+        page = self.tabs.widget(index)
+        if page is None:
+            return
+        first = page.nextInFocusChain()
+        while first is not None and first is not page and not (
+                page.isAncestorOf(first) and first.focusPolicy() & Qt.FocusPolicy.TabFocus
+                and first.isEnabled() and first.isVisibleTo(page)
+                and not (isinstance(first, QLineEdit) and first.isReadOnly())):
+            first = first.nextInFocusChain()
+        if first is not None and first is not page:
+            first.setFocus(Qt.FocusReason.TabFocusReason)
+
+    def _line(self, key: str, placeholder: str = "", kind: str | None = None) -> QLineEdit:
+        edit = FormattedLineEdit(kind) if kind else QLineEdit()
         edit.setObjectName(key)
         edit.setPlaceholderText(placeholder)
         edit.textChanged.connect(self._changed)
@@ -520,9 +608,9 @@ class DossierWindow(QWidget):
         name_label = QLabel("&Nome completo:")
         name_label.setBuddy(self.person_inputs["full_name"])
         form.addRow(name_label, name_row)
-        cpf = self._line("cpf", "000.000.000-00")
+        cpf = self._line("cpf", "000.000.000-00", "cpf")
         self.cpf_input = cpf  # reformatted after a save
-        form.addRow("&CPF:", self._with_error("cpf", cpf))
+        form.addRow(_buddy("&CPF:", cpf), self._with_error("cpf", cpf))
         birth = DateField()
         birth.setObjectName("birth_date")
         birth.valueChanged.connect(self._changed)
@@ -538,29 +626,33 @@ class DossierWindow(QWidget):
         row.addWidget(sex_label)
         row.addWidget(sex)
         row.addStretch(1)
-        birth_label = QLabel("Data de &nascimento:")
+        birth_label = QLabel("&Data de nascimento:")
         birth_label.setBuddy(birth)
         form.addRow(birth_label, row)
-        form.addRow("Nome da &mãe:", self._with_error("mother_name", self._line("mother_name")))
+        mother = self._line("mother_name")
+        form.addRow(_buddy("Nome da &mãe:", mother), self._with_error("mother_name", mother))
         contact = QHBoxLayout()
-        contact.addWidget(self._with_error("phone", self._line("phone", "(34) 99999-9999")))
-        contact.addWidget(QLabel("E-mail:"))
-        contact.addWidget(self._with_error("email", self._line("email")), 1)
+        contact.addWidget(self._with_error("phone", self._line("phone", "(34) 99999-9999", "phone")))
+        email = self._line("email")
+        contact.addWidget(_buddy("E-mai&l:", email))
+        contact.addWidget(self._with_error("email", email), 1)
         phone_label = QLabel("&Telefone:")
         phone_label.setBuddy(self.person_inputs["phone"])
         form.addRow(phone_label, contact)
-        form.addRow("&Endereço:", self._with_error("address", self._line("address", "Rua, número, complemento")))
+        address = self._line("address", "Rua, número, complemento")
+        form.addRow(_buddy("&Endereço:", address), self._with_error("address", address))
         place = QHBoxLayout()
         place.addWidget(self._with_error("district", self._line("district")), 2)
-        place.addWidget(QLabel("Cidade:"))
-        place.addWidget(self._with_error("city", self._line("city")), 2)
-        place.addWidget(QLabel("UF:"))
-        uf = self._line("uf")
-        uf.setMaximumWidth(48)
+        city = self._line("city")
+        place.addWidget(_buddy("C&idade:", city))
+        place.addWidget(self._with_error("city", city), 2)
+        uf = self._uf_combo("uf")
+        self.person_inputs["uf"] = uf
+        place.addWidget(_buddy("&UF:", uf))
         place.addWidget(self._with_error("uf", uf))
-        place.addWidget(QLabel("CEP:"))
-        zip_code = self._line("zip_code", "38740-000")
+        zip_code = self._line("zip_code", "38740-000", "cep")
         zip_code.setMaximumWidth(110)
+        place.addWidget(_buddy("CE&P:", zip_code))
         place.addWidget(self._with_error("zip_code", zip_code))
         district_label = QLabel("&Bairro:")
         district_label.setBuddy(self.person_inputs["district"])
@@ -571,12 +663,19 @@ class DossierWindow(QWidget):
         notes.setMaximumHeight(90)
         notes.textChanged.connect(self._changed)
         self.person_inputs["notes"] = notes
-        form.addRow("Obser&vações:", self._with_error("notes", notes))
+        form.addRow(_buddy("&Observações:", notes), self._with_error("notes", notes))
         return page
 
     def _build_documents(self) -> QWidget:
+        self._doc_keys: set[str] = set(WINDOW_KEYS)
         container = QWidget()
         layout = QVBoxLayout(container)
+        hint = QLabel("Num campo de um documento: Ctrl+Insert anexa a digitalização; Ctrl+↓ vai à lista de "
+                      "anexos (Enter mostra, Delete remove).")
+        hint.setObjectName("documents_hint")
+        hint.setStyleSheet("color: #616161;")
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
         for kind in DocumentKind:
             box = QGroupBox()
             box.setObjectName(f"doc_{kind.value}")
@@ -586,7 +685,7 @@ class DossierWindow(QWidget):
             for spec in DOCUMENT_FIELDS[kind]:
                 widget = self._document_input(kind, spec)
                 inputs[spec.name] = widget
-                label = QLabel(spec.label + ":")
+                label = QLabel(with_access_key(spec.label, self._doc_keys) + ":")
                 label.setBuddy(widget)
                 cells.append((label, self._with_error(f"{kind.value}.{spec.name}", widget)))
             if kind is DocumentKind.DECLARATION_ART8:
@@ -594,7 +693,7 @@ class DossierWindow(QWidget):
                 declares.setObjectName("declares_no_other_permit")
                 declares.currentIndexChanged.connect(self._changed)
                 self.person_inputs["declares_no_other_permit"] = declares
-                label = QLabel("Declara não deter táxi, escolar ou coletivo:")
+                label = QLabel(with_access_key("Declara não deter táxi, escolar ou coletivo", self._doc_keys) + ":")
                 label.setToolTip(PERSON_LABELS["declares_no_other_permit"])
                 label.setBuddy(declares)
                 cells.append((label, declares))
@@ -612,18 +711,53 @@ class DossierWindow(QWidget):
                 next_row += 1
             files = AttachmentList(self.ctx, functools.partial(self._attach, kind), name=kind.value)
             files.changed.connect(lambda: self._set_status("Anexos atualizados."))
+            # Not a Tab stop (a dozen lists would be a dozen wasted keys between the fields): from
+            # any field of the box, Ctrl+Insert attaches a scan and Ctrl+↓ goes to the list.
+            files.list.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+            for widget in inputs.values():
+                widget.installEventFilter(self)
+                widget.setProperty("document_kind", kind.value)
+            if not inputs:
+                files.list.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # the CPF copy: only the list
             grid.addWidget(files, next_row, 0, 1, per_row)
             for column in range(per_row):
                 grid.setColumnStretch(column, 1)
             layout.addWidget(box)
             self.documents[kind] = _DocumentRow(kind, box, inputs, files)
         layout.addStretch(1)
+        container.setStyleSheet("".join(
+            f'QGroupBox[verdict="{status.name.lower()}"]::title {{ color: {colour}; }}'
+            for status, colour in STATUS_COLOURS.items()))
         area = QScrollArea()
         area.setObjectName("documents_area")
+        area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # the fields are the stops; the area follows them
         area.setWidget(container)
         area.setWidgetResizable(True)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         return area
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        kind = watched.property("document_kind") if isinstance(watched, QWidget) else None
+        if kind and event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
+                and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
+            files = self.documents[DocumentKind(kind)].attachments
+            if event.key() == Qt.Key.Key_Insert and files.add_button.isEnabled():
+                files.add_from_file()
+                return True
+            if event.key() == Qt.Key.Key_Down:
+                files.list.setFocus(Qt.FocusReason.ShortcutFocusReason)
+                return True
+        return super().eventFilter(watched, event)
+
+    def _uf_combo(self, name: str) -> QComboBox:
+        """The UF, chosen (typing "MG" picks it)."""
+        combo = QComboBox()
+        combo.setObjectName(name)
+        combo.addItem("—", None)
+        for uf in sorted(BRAZILIAN_UFS):
+            combo.addItem(uf, uf)
+        combo.currentIndexChanged.connect(self._changed)
+        return combo
 
     def _document_input(self, kind: DocumentKind, spec: FieldSpec) -> QWidget:
         name = f"{kind.value}.{spec.name}"
@@ -637,10 +771,10 @@ class DossierWindow(QWidget):
         elif spec.kind == "result":
             widget = _choice_combo(RESULT_CHOICES)
             widget.currentIndexChanged.connect(self._changed)
+        elif spec.kind == "uf":
+            widget = self._uf_combo(name)
         else:
             widget = QLineEdit()
-            if spec.kind == "uf":
-                widget.setMaximumWidth(48)
             widget.textChanged.connect(self._changed)
             widget.editingFinished.connect(lambda n=name: self._validate_document_field(n))
         widget.setObjectName(name)
@@ -667,6 +801,7 @@ class DossierWindow(QWidget):
         self.applications_view = self._small_table(self.applications_model, "applications")
         self.permits_view = self._small_table(self.permits_model, "permits")
         self.open_application_button = QPushButton()
+        self.open_application_button.setAutoDefault(False)
         self.open_application_button.setObjectName("open_application")
         self.open_application_button.clicked.connect(self.open_application)
         row = QHBoxLayout()
@@ -729,7 +864,8 @@ class DossierWindow(QWidget):
         self.reference_label.setWordWrap(True)
         self.verdict_list = VerdictList()
         self.verdict_list.setObjectName("verdicts")
-        self.print_button = QPushButton("&Imprimir pendências…")
+        self.verdict_list.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
+        self.print_button = QPushButton("Imp&rimir pendências…")
         self.print_button.setObjectName("print_pending")
         self.print_button.setToolTip("Comunicado ao requerente com o que falta e o artigo que o exige (A4)")
         self.print_button.clicked.connect(self.print_pending)
@@ -801,27 +937,66 @@ class DossierWindow(QWidget):
         self._update_application_button()
 
     # -- loading ----------------------------------------------------------------------------
-    def load(self, person_id: int) -> None:
-        """Read the stored dossier into the form (discarding what the form held)."""
-        dossier = people.get_dossier(self.ctx, person_id)
-        files = attachments.person_document_attachments(self.ctx, person_id)
-        self.photo = photos.newest_photo(self.ctx, person_id)
-        self.applications = applications.list_applications(self.ctx, person_id)
-        self.permits = applications.list_permits(self.ctx, person_id)
-        self.deputy_of = applications.deputy_of(self.ctx, person_id)
-        self.locks = people.identity_locks(self.ctx, person_id)
-        self.tender = tenders.tender_standing(self.ctx, person_id)
-        self._show_name_history(people.name_changes(self.ctx, person_id))
+    def load(self, person_id: int, then: Callable[[], None] | None = None) -> ServiceOp:
+        """Read the stored dossier into the form (discarding what the form held), off the GUI
+        thread with the form disabled meanwhile; ``then`` runs once it is shown."""
+        ctx = self.ctx
+
+        def read() -> _Loaded:
+            return _Loaded(
+                dossier=people.get_dossier(ctx, person_id),
+                files=attachments.person_document_attachments(ctx, person_id),
+                photo=photos.newest_photo(ctx, person_id),
+                applications=applications.list_applications(ctx, person_id),
+                permits=applications.list_permits(ctx, person_id),
+                deputy_of=applications.deputy_of(ctx, person_id),
+                locks=people.identity_locks(ctx, person_id),
+                tender=tenders.tender_standing(ctx, person_id),
+                name_changes=people.name_changes(ctx, person_id))
+
+        def shown(loaded: _Loaded) -> None:
+            self._show_loaded(person_id, loaded)
+            if then is not None:
+                then()
+
+        self._set_status("Carregando o dossiê…")
+        return ServiceOp(self, read, busy="Carregando o dossiê…", title="Não foi possível abrir o dossiê") \
+            .success(shown).run()
+
+    def _show_loaded(self, person_id: int, loaded: _Loaded) -> None:
+        self.photo = loaded.photo
+        self.applications = loaded.applications
+        self.permits = loaded.permits
+        self.deputy_of = loaded.deputy_of
+        self.locks = loaded.locks
+        self.tender = loaded.tender
+        self._show_name_history(loaded.name_changes)
         self.person_id = person_id
-        self._fill(dossier)
+        self._choose_service()
+        self._fill(loaded.dossier)
         for kind, row in self.documents.items():
-            row.attachments.set_items(files.get(kind, []))
+            row.attachments.set_items(loaded.files.get(kind, []))
         self.applications_model.set_rows(self.applications)
         self.permits_model.set_rows(self.permits)
         self._show_photo()
         self._refresh_header()
         self._apply_role()
         self.recheck()
+        self._set_status("")
+        self.loaded.emit(person_id)
+
+    def _choose_service(self) -> None:
+        """A reopened dossier is judged for the person's own service: the open application's, else
+        the permit in force's, else the newest application's or permit's (the default otherwise)."""
+        open_apps = [a for a in self.applications if a.is_open]
+        in_force = [p for p in self.permits if p.state.in_force]
+        for service in (*(a.service for a in open_apps), *(p.service for p in in_force),
+                        *(a.service for a in self.applications), *(p.service for p in self.permits)):
+            self.service_combo.blockSignals(True)
+            _set_combo(self.service_combo, service)
+            self.service_combo.blockSignals(False)
+            self._update_application_button()
+            return
 
     def _fill(self, dossier: Dossier) -> None:
         self._loading = True
@@ -919,18 +1094,25 @@ class DossierWindow(QWidget):
         widget = self.person_inputs[key]
         if message and not self._tried_save and self._get(widget) is None:
             message = None
-        if key == "cpf" and not message and self.editable:
-            message = self._cpf_taken_message()
         self._mark(key, message)
+        if key == "cpf" and not message and self.editable and self.person_input().cpf:
+            self._check_cpf_owner()
 
-    def _cpf_taken_message(self) -> str | None:
-        try:
-            owner = people.cpf_owner(self.ctx, self.person_input().cpf, except_person_id=self.person_id)
-        except MotodeskError:
-            return None
-        if owner is None:
-            return None
-        return f"Já existe uma pessoa cadastrada com este CPF: {owner[1]}."
+    def _check_cpf_owner(self) -> ServiceOp:
+        """Whether someone else has this CPF — asked off the GUI thread; the mark comes when it answers."""
+        ctx, cpf, person_id = self.ctx, self.person_input().cpf, self.person_id
+
+        def owner() -> tuple[int, str] | None:
+            try:
+                return people.cpf_owner(ctx, cpf, except_person_id=person_id)
+            except MotodeskError:
+                return None
+
+        def show(found: tuple[int, str] | None) -> None:
+            if found is not None and self.person_input().cpf == cpf:
+                self._mark("cpf", f"Já existe uma pessoa cadastrada com este CPF: {found[1]}.")
+
+        return ServiceOp(self, owner, lock=False, key="cpf_owner").success(show).run()
 
     def _validate_document_field(self, key: str) -> None:
         if self._in_teardown() or not all(shiboken6.isValid(w) for row in self.documents.values()
@@ -1020,16 +1202,26 @@ class DossierWindow(QWidget):
         self.print_button.setEnabled(self.person_id is not None and met < len(self.verdicts))
         by_rule = {v.rule_id: v for v in self.verdicts}
         for kind, row in self.documents.items():
-            verdict = by_rule.get(people.RULE_OF_DOCUMENT.get(kind, ""))
-            title = f"{kind.label} — {kind.article}" if kind.article else kind.label
-            if verdict is None:
-                row.box.setTitle(title)
-                row.box.setStyleSheet("")
-                row.box.setToolTip("")
-            else:
-                row.box.setTitle(f"{STATUS_SYMBOLS[verdict.status]}  {title}")
-                row.box.setStyleSheet(f"QGroupBox::title {{ color: {STATUS_COLOURS[verdict.status]}; }}")
-                row.box.setToolTip(verdict.message)
+            self._mark_box(row, by_rule.get(people.RULE_OF_DOCUMENT.get(kind, "")))
+
+    def _mark_box(self, row: _DocumentRow, verdict: Verdict | None) -> None:
+        """The document box's title mark and colour — touched only when they change (issue #20: a
+        style sheet set on a group box repolishes every widget in it, 12 boxes per keystroke)."""
+        kind = row.kind
+        title = f"{kind.label} — {kind.article}" if kind.article else kind.label
+        status = verdict.status.name.lower() if verdict is not None else ""
+        shown = (status, verdict.message if verdict is not None else "")
+        if row.shown == shown:
+            return
+        row.box.setTitle(f"{STATUS_SYMBOLS[verdict.status]}  {title}" if verdict is not None else title)
+        row.box.setToolTip(shown[1])
+        if row.shown is None or row.shown[0] != status:
+            # One rule on the documents' container colours the title by this property.
+            row.box.setProperty("verdict", status)
+            row.box.style().unpolish(row.box)
+            row.box.style().polish(row.box)
+            row.box.update()
+        row.shown = shown
 
     # -- header, title, photo ---------------------------------------------------------------
     def _refresh_header(self) -> None:
@@ -1086,10 +1278,15 @@ class DossierWindow(QWidget):
         stored = take_photo(self.ctx, self.person_id, self, person_name=str(self.base.get("full_name") or ""))
         if stored is None:
             return False
-        self.photo = photos.newest_photo(self.ctx, self.person_id)
-        self._show_photo()
-        self.recheck()
-        self._set_status("Foto guardada.")
+        ctx, person_id = self.ctx, self.person_id
+
+        def shown(photo: photos.PhotoInfo | None) -> None:
+            self.photo = photo
+            self._show_photo()
+            self.recheck()
+            self._set_status("Foto guardada.")
+
+        ServiceOp(self, lambda: photos.newest_photo(ctx, person_id), busy="Lendo a foto…").success(shown).run()
         return True
 
     def photo_from_file(self) -> bool:
@@ -1142,7 +1339,7 @@ class DossierWindow(QWidget):
 
     def _update_application_button(self) -> None:
         service = self.service()
-        self.open_application_button.setText(f"Abrir requerimento de {service.label}…")
+        self.open_application_button.setText(f"Abrir re&querimento de {service.label}…")
 
     def open_application(self) -> ApplicationInfo | None:
         if self.person_id is None or not self.editable:
@@ -1207,8 +1404,8 @@ class DossierWindow(QWidget):
                 fields = getattr(exc, "fields", {})
                 dialog.show_error(" ".join(fields.values()) if fields else str(exc))
                 continue
-            self.load(self.person_id)
-            self._set_status("Nome alterado; a alteração consta do histórico da permissão.")
+            self.load(self.person_id, then=lambda: self._set_status(
+                "Nome alterado; a alteração consta do histórico da permissão."))
             self.saved.emit(self.person_id)
             return True
         return False
@@ -1256,11 +1453,19 @@ class DossierWindow(QWidget):
         self.save_button.setEnabled(False)
         self._set_status("Salvando…")
 
-        def work() -> DossierSaved:
-            return people.save_dossier(self.ctx, person, [documents[k] for k in changed], person_id=person_id,
-                                       person_version=person_version, document_versions=versions)
+        ctx = self.ctx
 
-        BackgroundOp(work).on_success(self._saved).on_failure(self._save_failed).run()
+        def work() -> tuple[DossierSaved, TenderStanding | None]:
+            saved = people.save_dossier(ctx, person, [documents[k] for k in changed], person_id=person_id,
+                                        person_version=person_version, document_versions=versions)
+            try:  # a CPF just typed may be a tender candidate's (Art. 6º); a save never changes the ties
+                standing = tenders.tender_standing(ctx, saved.person_id)
+            except MotodeskError:
+                standing = None
+            return saved, standing
+
+        ServiceOp(self, work, busy="Salvando o dossiê…", change="person") \
+            .success(lambda done: self._saved(*done)).failure(self._save_failed).run()
         return True
 
     def _changed_documents(self, documents: dict[DocumentKind, DocumentInput]) -> list[DocumentKind]:
@@ -1271,7 +1476,7 @@ class DossierWindow(QWidget):
                 changed.append(kind)
         return changed
 
-    def _saved(self, result: DossierSaved) -> None:
+    def _saved(self, result: DossierSaved, standing: TenderStanding | None = None) -> None:
         self.saving = False
         self.save_button.setEnabled(True)
         was_new = self.person_id is None
@@ -1284,10 +1489,7 @@ class DossierWindow(QWidget):
         self._loading = False
         self._set_base()
         self._refresh_header()
-        try:  # a CPF just typed may be a tender candidate's (Art. 6º); a save never changes the ties
-            self.tender = tenders.tender_standing(self.ctx, result.person_id)
-        except MotodeskError:
-            self.tender = None
+        self.tender = standing
         if was_new:
             self._apply_role()
             for row in self.documents.values():
@@ -1299,14 +1501,15 @@ class DossierWindow(QWidget):
             self._close_after_save = False
             self.close()
 
-    def _save_failed(self, exc: BaseException) -> None:
+    def _save_failed(self, exc: BaseException) -> bool:
+        """What a failed save shows (the ServiceOp's failure hook: True, all dealt with here)."""
         self.saving = False
         self.save_button.setEnabled(True)
         self._close_after_save = False
         if isinstance(exc, ConflictError):
             self._set_status("Não salvo: outra estação alterou o dossiê.", error=True)
             self.resolve_conflict()
-            return
+            return True
         if isinstance(exc, InvalidInputError):
             for key, message in exc.fields.items():
                 self._mark(key, message)
@@ -1315,47 +1518,55 @@ class DossierWindow(QWidget):
         if isinstance(exc, (MotodeskError, DatabaseError)):
             self._set_status(f"Não salvo: {exc}", error=True)
             show_error(self, exc, "Não foi possível salvar o dossiê")
-            return
+            return True
         details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         log.error("saving a dossier failed\n%s", details)
         self._set_status("Não salvo: erro inesperado.", error=True)
         show_unexpected(self, details)
+        return True
 
-    def _who_saved(self) -> str:
-        if self.person_id is None:
-            return ""
+    @staticmethod
+    def _who_saved(ctx: AppContext, person_id: int) -> str:
+        """Who saved the dossier last (worker thread)."""
         try:
-            change = people.last_change(self.ctx, self.person_id)
+            change = people.last_change(ctx, person_id)
         except MotodeskError:
             return ""
         if change is None:
             return ""
         return f" (por {change.user_login}, em {format_datetime(change.at)})"
 
-    def resolve_conflict(self) -> str:
-        """Ask what to do after a conflicting save; returns the choice taken."""
-        who = self._who_saved()
+    def resolve_conflict(self) -> ServiceOp | None:
+        """After a conflicting save: read who saved and the stored version, then ask what to do."""
+        if self.person_id is None:
+            return None
+        ctx, person_id = self.ctx, self.person_id
+        return ServiceOp(self, lambda: (self._who_saved(ctx, person_id), people.get_dossier(ctx, person_id)),
+                         busy="Lendo a versão gravada…").success(self._conflict_read).run()
+
+    def _conflict_read(self, got: tuple[str, Dossier]) -> None:
+        self._ask_conflict(*got)
+
+    def _ask_conflict(self, who: str, stored: Dossier) -> str:
         choice = ConflictDialog(self, who).ask()
         if choice == ConflictDialog.RELOAD and self.person_id is not None:
-            try:
-                self.load(self.person_id)
-            except MotodeskError as exc:
-                show_error(self, exc)
-                return ConflictDialog.CANCEL
-            self._set_status("Versão gravada recarregada.")
+            self.load(self.person_id, then=lambda: self._set_status("Versão gravada recarregada."))
         elif choice == ConflictDialog.REVIEW:
-            self.review_versions(who)
+            self._review(stored, who)
         return choice
 
-    def review_versions(self, who: str = "") -> bool:
+    def review_versions(self, who: str = "") -> ServiceOp | None:
         """Both versions side by side; the clerk's choices go into the form, which is saved again."""
         if self.person_id is None:
-            return False
-        try:
-            stored = people.get_dossier(self.ctx, self.person_id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return False
+            return None
+        ctx, person_id = self.ctx, self.person_id
+        return ServiceOp(self, lambda: people.get_dossier(ctx, person_id), busy="Lendo a versão gravada…") \
+            .success(functools.partial(self._review_read, who)).run()
+
+    def _review_read(self, who: str, stored: Dossier) -> None:
+        self._review(stored, who)
+
+    def _review(self, stored: Dossier, who: str) -> bool:
         stored_docs = {kind: stored.document(kind) for kind in DocumentKind}
         stored_flat = flatten(self._comparable_person(stored.person), stored_docs)
         dialog = ReviewDialog(self, self.values(), stored_flat, who)
@@ -1395,14 +1606,10 @@ class DossierWindow(QWidget):
         if not self.is_dirty():
             return True
         name = (self.base.get("full_name") or self.person_input().full_name or "pessoa nova").strip()
-        answer = QMessageBox.question(
-            self, "Alterações não salvas",
-            f"O dossiê de {name} tem alterações que não foram salvas. Salvar antes de fechar?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
-            QMessageBox.StandardButton.Save)
-        if answer == QMessageBox.StandardButton.Discard:
+        answer = ask_unsaved(self, f"O dossiê de {name} tem alterações que não foram salvas.")
+        if answer is Answer.DISCARD:
             return True
-        if answer == QMessageBox.StandardButton.Save:
+        if answer is Answer.SAVE:
             self._close_after_save = self.save()
         return False
 

@@ -11,7 +11,6 @@ from datetime import date
 
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -30,11 +29,14 @@ from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.fees import Payable, PaymentInfo
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.widgets import DateField, mark_field
 
 
-class PaymentDialog(QDialog):
-    """Record one payment for one of ``payables`` (acts with a fee above zero)."""
+class PaymentDialog(GuardedDialog):
+    """Record one payment for one of ``payables`` (acts with a fee above zero); Esc or Cancelar
+    with a guia typed asks before losing it."""
 
     def __init__(self, ctx: AppContext, payables: list[Payable], parent: QWidget | None = None, *,
                  act: fees.FeeAct | None = None, today: date | None = None) -> None:
@@ -71,7 +73,8 @@ class PaymentDialog(QDialog):
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)
         self.save_button.clicked.connect(self.save)
-        cancel = QPushButton("Cancelar")
+        cancel = QPushButton("&Cancelar")
+        cancel.setAutoDefault(False)
         cancel.clicked.connect(self.reject)
 
         form = QFormLayout()
@@ -108,6 +111,10 @@ class PaymentDialog(QDialog):
                 self.act.setCurrentIndex(index)
         self._act_changed()
         self.number.setFocus()
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.save()
 
     def current(self) -> Payable:
         return self.payables[max(0, self.act.currentIndex())]
@@ -128,22 +135,29 @@ class PaymentDialog(QDialog):
             mark_field(self.paid_on, "Informe a data do pagamento.")
             self.message.setText("Informe a data do pagamento (dd/mm/aaaa).")
             return False
-        try:
-            self.recorded = fees.record_payment(self.ctx, item.act, item.subject_id, self.number.text(), paid_on,
-                                                self.amount.text())
-        except InvalidInputError as exc:
-            for key, reason in exc.fields.items():
-                if key in widgets:
-                    mark_field(widgets[key], reason)
-            self.message.setText(exc.message)
-            first = next((widgets[k] for k in exc.fields if k in widgets), None)
-            if first is not None:
-                first.setFocus()
+        ctx, number, amount = self.ctx, self.number.text(), self.amount.text()
+
+        def recorded(payment: PaymentInfo) -> None:
+            self.recorded = payment
+            self.accept()
+
+        def refused(exc: BaseException) -> bool:
+            if isinstance(exc, InvalidInputError):
+                for key, reason in exc.fields.items():
+                    if key in widgets:
+                        mark_field(widgets[key], reason)
+                self.message.setText(exc.message)
+                first = next((widgets[k] for k in exc.fields if k in widgets), None)
+                if first is not None:
+                    first.setFocus()
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+                return True
             return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return False
-        self.accept()
+
+        ServiceOp(self, lambda: fees.record_payment(ctx, item.act, item.subject_id, number, paid_on, amount),
+                  busy="Registrando o pagamento…", change="payment").success(recorded).failure(refused).run()
         return True
 
 

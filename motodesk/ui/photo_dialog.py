@@ -559,6 +559,7 @@ class PhotoDialog(QDialog):
         self.accept_button = self.buttons.addButton("&Aceitar", QDialogButtonBox.ButtonRole.AcceptRole)
         self.accept_button.setObjectName("accept_button")
         self.cancel_button = self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button.setText("Ca&ncelar")  # Esc too; an access key like every button (issue #18)
         self.accept_button.clicked.connect(self.accept_photo)
         self.cancel_button.clicked.connect(self.reject)
         self.accept_button.setAutoDefault(False)

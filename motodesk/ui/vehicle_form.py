@@ -6,11 +6,12 @@ register the new vehicle of an authorised replacement (permuta, Art. 31, Grupo 3
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRegularExpression
+from collections.abc import Callable
+
+from PySide6.QtCore import QRegularExpression, Qt
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -18,25 +19,29 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from motodesk.rules.common import ServiceType
+from motodesk.rules.eligibility import BRAZILIAN_UFS
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
-from motodesk.ui.errors import show_error
+from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
-from motodesk.ui.widgets import DateField, VerdictList, field_error, mark_field
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.ops import ServiceOp
+from motodesk.ui.widgets import DateField, FormattedLineEdit, VerdictList, field_error, mark_field
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
                    "aprendizagem": "Aprendizagem", "coleção": "Coleção"}
 INT_FIELDS = ("year_manufacture", "year_model", "engine_cc", "crlv_year")
-TEXT_FIELDS = ("plate", "renavam", "vin", "make", "model", "colour", "crlv_municipality", "crlv_uf",
+TEXT_FIELDS = ("plate", "renavam", "vin", "make", "model", "crlv_municipality",
                "owner_name", "owner_cpf", "insurance_number", "insurance_insured_name", "insurance_insured_cpf")
 #: Messages the form shows only after a save attempt (an empty required field is no error while typing).
 REQUIRED_ONLY_ON_SAVE = ("holder_id", "service_type")
@@ -46,8 +51,33 @@ def _digits_only(max_len: int) -> QRegularExpressionValidator:
     return QRegularExpressionValidator(QRegularExpression(rf"\d{{0,{max_len}}}"))
 
 
-class VehicleForm(QDialog):
-    """Register or correct a vehicle; `saved_id` is set when the save succeeds."""
+#: The colours of the SENATRAN/DENATRAN table (Portaria that lists the CRV's "cor predominante").
+SENATRAN_COLOURS = ("Amarela", "Azul", "Bege", "Branca", "Cinza", "Dourada", "Grená", "Laranja", "Marrom",
+                    "Prata", "Preta", "Rosa", "Roxa", "Verde", "Vermelha", "Fantasia")
+
+
+def _fold(text: str) -> str:
+    import unicodedata
+
+    return "".join(ch for ch in unicodedata.normalize("NFD", text.strip().upper()) if ch.isalnum())
+
+
+class _Labels:
+    """Field labels with unique access keys, assigned in reading order."""
+
+    def __init__(self, reserved: str) -> None:
+        self.used = set(reserved)
+
+    def __call__(self, text: str, buddy: QWidget) -> QLabel:
+        label = QLabel(with_access_key(text, self.used) + ":")
+        label.setBuddy(buddy)
+        return label
+
+
+class VehicleForm(GuardedDialog):
+    """Register or correct a vehicle; `saved_id` is set when the save succeeds.
+
+    Esc, Fechar or ✕ with something typed asks Salvar / Descartar / Cancelar."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, vehicle_id: int | None = None,
                  holder_id: int | None = None, replacing_id: int | None = None) -> None:
@@ -63,7 +93,9 @@ class VehicleForm(QDialog):
         self._tried = False
         self.inputs: dict[str, QWidget] = {}
         self.setWindowTitle("Veículo")
-        self.resize(1060, 720)
+        self.saving = False
+        self._holder_asked = False
+        lab = _Labels("sh")  # Salvar, Fechar
 
         self.banner = QLabel()
         self.banner.setObjectName("banner")
@@ -72,10 +104,9 @@ class VehicleForm(QDialog):
         self.banner.hide()
 
         # --- holder and service ----------------------------------------------------------------
-        self.holder_cpf = QLineEdit()
+        self.holder_cpf = FormattedLineEdit("cpf")
         self.holder_cpf.setObjectName("holder_cpf")
         self.holder_cpf.setPlaceholderText("CPF do titular")
-        self.holder_cpf.setMaxLength(14)
         self.holder_name = QLabel("—")
         self.holder_name.setObjectName("holder_name")
         self.holder_name.setWordWrap(True)
@@ -92,12 +123,13 @@ class VehicleForm(QDialog):
         row = QHBoxLayout()
         row.addWidget(self.holder_cpf)
         row.addWidget(self.holder_name, 1)
-        holder_form.addRow("Titular (CPF):", row)
-        holder_form.addRow("Serviço autorizado:", self.service)
+        holder_form.addRow(lab("Titular (CPF)", self.holder_cpf), row)
+        holder_form.addRow(lab("Serviço autorizado", self.service), self.service)
 
         # --- identification and CRLV -----------------------------------------------------------
-        def line(key: str, placeholder: str = "", max_len: int = 0, digits: int = 0) -> QLineEdit:
-            edit = QLineEdit()
+        def line(key: str, placeholder: str = "", max_len: int = 0, digits: int = 0,
+                 kind: str | None = None) -> QLineEdit:
+            edit = FormattedLineEdit(kind) if kind else QLineEdit()
             edit.setObjectName(key)
             if placeholder:
                 edit.setPlaceholderText(placeholder)
@@ -108,7 +140,7 @@ class VehicleForm(QDialog):
             self.inputs[key] = edit
             return edit
 
-        self.plate = line("plate", "ABC-1234 ou ABC1D23", 8)
+        self.plate = line("plate", "ABC-1234 ou ABC1D23", 8, kind="plate")
         self.renavam = line("renavam", "11 dígitos", 11, digits=11)
         self.vin = line("vin", "17 caracteres, sem I, O e Q", 17)
         self.make = line("make", "Honda, Yamaha…", 60)
@@ -116,7 +148,12 @@ class VehicleForm(QDialog):
         self.year_manufacture = line("year_manufacture", "aaaa", digits=4)
         self.year_model = line("year_model", "aaaa", digits=4)
         self.engine_cc = line("engine_cc", "cc", digits=5)
-        self.colour = line("colour", "como no CRLV: AMARELA, PRETA…", 40)
+        self.colour = QComboBox()  # a closed list: the SENATRAN colours (typing "pr" picks Prata, Preta…)
+        self.colour.setObjectName("colour")
+        self.colour.addItem("—", None)
+        for colour in SENATRAN_COLOURS:
+            self.colour.addItem(colour, colour)
+        self.inputs["colour"] = self.colour
         self.category = QComboBox()
         self.category.setObjectName("category")
         self.category.addItem("", None)
@@ -125,40 +162,49 @@ class VehicleForm(QDialog):
         self.inputs["category"] = self.category
         self.crlv_year = line("crlv_year", "exercício", digits=4)
         self.crlv_municipality = line("crlv_municipality", "Patrocínio", 100)
-        self.crlv_uf = line("crlv_uf", "MG", 2)
+        self.crlv_uf = QComboBox()
+        self.crlv_uf.setObjectName("crlv_uf")
+        self.crlv_uf.addItem("—", None)
+        for uf in sorted(BRAZILIAN_UFS):
+            self.crlv_uf.addItem(uf, uf)
+        self.inputs["crlv_uf"] = self.crlv_uf
         self.owner_name = line("owner_name", "como no CRV/CRLV", 200)
-        self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", 14)
-        self.copy_holder = QPushButton("Mesmo do titular")
+        self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", kind="cpf")
+        self.copy_holder = QPushButton(with_access_key("Mesmo do titular", lab.used))
+        self.copy_holder.setAutoDefault(False)
         self.copy_holder.setObjectName("copy_holder")
         self.copy_holder.clicked.connect(self._copy_holder)
 
         vehicle_box = QGroupBox("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)")
         vehicle_form = QFormLayout(vehicle_box)
-        vehicle_form.addRow("Placa:", self.plate)
-        vehicle_form.addRow("RENAVAM:", self.renavam)
-        vehicle_form.addRow("Chassi (VIN):", self.vin)
+        vehicle_form.addRow(lab("Placa", self.plate), self.plate)
+        vehicle_form.addRow(lab("RENAVAM", self.renavam), self.renavam)
+        vehicle_form.addRow(lab("Chassi (VIN)", self.vin), self.vin)
         make_row = QHBoxLayout()
         make_row.addWidget(self.make)
+        make_row.addWidget(lab("Modelo", self.model))
         make_row.addWidget(self.model)
-        vehicle_form.addRow("Marca / modelo:", make_row)
+        vehicle_form.addRow(lab("Marca", self.make), make_row)
         years = QHBoxLayout()
         years.addWidget(self.year_manufacture)
-        years.addWidget(QLabel("/"))
+        years.addWidget(lab("Ano do modelo", self.year_model))
         years.addWidget(self.year_model)
-        vehicle_form.addRow("Ano fabricação / modelo:", years)
-        vehicle_form.addRow("Cilindrada (cc):", self.engine_cc)
-        vehicle_form.addRow("Cor:", self.colour)
-        vehicle_form.addRow("Categoria:", self.category)
+        vehicle_form.addRow(lab("Ano de fabricação", self.year_manufacture), years)
+        vehicle_form.addRow(lab("Cilindrada (cc)", self.engine_cc), self.engine_cc)
+        vehicle_form.addRow(lab("Cor", self.colour), self.colour)
+        vehicle_form.addRow(lab("Categoria", self.category), self.category)
         crlv = QHBoxLayout()
         crlv.addWidget(self.crlv_year)
+        crlv.addWidget(lab("Município", self.crlv_municipality))
         crlv.addWidget(self.crlv_municipality, 2)
+        crlv.addWidget(lab("UF", self.crlv_uf))
         crlv.addWidget(self.crlv_uf)
-        vehicle_form.addRow("CRLV exercício / município / UF:", crlv)
-        vehicle_form.addRow("Proprietário (nome):", self.owner_name)
+        vehicle_form.addRow(lab("CRLV (exercício)", self.crlv_year), crlv)
+        vehicle_form.addRow(lab("Proprietário (nome)", self.owner_name), self.owner_name)
         owner = QHBoxLayout()
         owner.addWidget(self.owner_cpf)
         owner.addWidget(self.copy_holder)
-        vehicle_form.addRow("Proprietário (CPF):", owner)
+        vehicle_form.addRow(lab("Proprietário (CPF)", self.owner_cpf), owner)
 
         # --- insurance and notes ---------------------------------------------------------------
         self.insurance = DateField()
@@ -166,7 +212,7 @@ class VehicleForm(QDialog):
         self.inputs["insurance_valid_until"] = self.insurance
         self.insurance_number = line("insurance_number", "nº do bilhete/apólice do DPVAT/SPVAT", 40)
         self.insurance_insured_name = line("insurance_insured_name", "segurado, como no bilhete", 200)
-        self.insurance_insured_cpf = line("insurance_insured_cpf", "CPF do segurado (o titular)", 14)
+        self.insurance_insured_cpf = line("insurance_insured_cpf", "CPF do segurado (o titular)", kind="cpf")
         self.passenger_insurance = DateField()
         self.passenger_insurance.setObjectName("passenger_insurance_valid_until")
         self.inputs["passenger_insurance_valid_until"] = self.passenger_insurance
@@ -176,37 +222,50 @@ class VehicleForm(QDialog):
         self.inputs["notes"] = self.notes
         insurance_box = QGroupBox("Seguros e observações")
         insurance_form = QFormLayout(insurance_box)
-        insurance_form.addRow("Seguro obrigatório válido até:", self.insurance)
-        insurance_form.addRow("Seguro obrigatório (número):", self.insurance_number)
-        insurance_form.addRow("Segurado (nome):", self.insurance_insured_name)
-        insurance_form.addRow("Segurado (CPF):", self.insurance_insured_cpf)
-        insurance_form.addRow("Seguro de passageiros (mototáxi) até:", self.passenger_insurance)
-        insurance_form.addRow("Observações:", self.notes)
+        self.notes.setTabChangesFocus(True)
+        insurance_form.addRow(lab("Seguro obrigatório válido até", self.insurance), self.insurance)
+        insurance_form.addRow(lab("Seguro obrigatório (número)", self.insurance_number), self.insurance_number)
+        insurance_form.addRow(lab("Segurado (nome)", self.insurance_insured_name), self.insurance_insured_name)
+        insurance_form.addRow(lab("Segurado (CPF)", self.insurance_insured_cpf), self.insurance_insured_cpf)
+        insurance_form.addRow(lab("Seguro de passageiros (mototáxi) até", self.passenger_insurance),
+                              self.passenger_insurance)
+        insurance_form.addRow(lab("Observações", self.notes), self.notes)
 
         # --- verdicts and buttons --------------------------------------------------------------
         self.verdicts = VerdictList()
         self.verdicts.setObjectName("verdicts")
+        self.verdicts.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #b00020")
-        self.save_button = QPushButton("Salvar")
+        self.save_button = QPushButton("&Salvar")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)
-        self.cancel_button = QPushButton("Fechar")
+        self.cancel_button = QPushButton("Fec&har")
+        self.cancel_button.setAutoDefault(False)
         self.cancel_button.setObjectName("cancel")
         self.save_button.clicked.connect(self.save)
         self.cancel_button.clicked.connect(self.reject)
 
-        left = QVBoxLayout()
+        form_host = QWidget()
+        left = QVBoxLayout(form_host)
+        left.setContentsMargins(0, 0, 0, 0)
         left.addWidget(holder_box)
         left.addWidget(vehicle_box)
         left.addWidget(insurance_box)
+        left.addStretch(1)
+        scroll = QScrollArea()  # the form scrolls on a small screen; the buttons stay in view
+        scroll.setObjectName("form_area")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(form_host)
         right = QVBoxLayout()
         right.addWidget(QLabel("<b>Requisitos do veículo</b> (conferidos enquanto você digita)"))
         right.addWidget(self.verdicts, 1)
         body = QHBoxLayout()
-        body.addLayout(left, 3)
+        body.addWidget(scroll, 3)
         body.addLayout(right, 2)
         buttons = QHBoxLayout()
         buttons.addWidget(self.message, 1)
@@ -229,6 +288,8 @@ class VehicleForm(QDialog):
         self.service.currentIndexChanged.connect(self._service_changed)
         self._service_changed()
         self.refresh()
+        fit_to_screen(self, 1060, 720)
+        self.mark_clean()
 
     # --- loading ---------------------------------------------------------------------------------
     def _load(self, vehicle_id: int | None, holder_id: int | None, replacing_id: int | None) -> None:
@@ -276,6 +337,7 @@ class VehicleForm(QDialog):
             self.holder_name.setText(self.holder.name)
         if vehicle_id is not None or replacing_id is not None or holder_id is not None:
             self.holder_cpf.setReadOnly(True)
+            self.holder_cpf.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # read, not a Tab stop
         if not can_edit:
             self.set_read_only()
 
@@ -303,11 +365,26 @@ class VehicleForm(QDialog):
             value = getattr(data, key)
             self.inputs[key].setText("" if value is None else str(value))  # type: ignore[attr-defined]
         self._set_service(data.service_type)
+        self._set_colour(data.colour)
+        self.crlv_uf.setCurrentIndex(max(0, self.crlv_uf.findData(data.crlv_uf)) if data.crlv_uf else 0)
         index = self.category.findData(data.category) if data.category else 0
         self.category.setCurrentIndex(max(index, 0))
         self.insurance.set_value(data.insurance_valid_until)
         self.passenger_insurance.set_value(data.passenger_insurance_valid_until)
         self.notes.setPlainText(data.notes or "")
+
+    def _set_colour(self, colour: str | None) -> None:
+        """A stored colour ("PRETA", "preta") is shown as the SENATRAN name; one outside the table
+        (typed before the list was closed) is kept as an extra entry, so a save does not lose it."""
+        if not colour:
+            self.colour.setCurrentIndex(0)
+            return
+        for index in range(1, self.colour.count()):
+            if _fold(self.colour.itemText(index)) == _fold(colour):
+                self.colour.setCurrentIndex(index)
+                return
+        self.colour.addItem(colour, colour)
+        self.colour.setCurrentIndex(self.colour.count() - 1)
 
     # --- reading the form ------------------------------------------------------------------------
     def current_service(self) -> ServiceType | None:
@@ -329,8 +406,9 @@ class VehicleForm(QDialog):
             service_type=self.current_service(),
             renavam=text("renavam"), vin=text("vin"), make=text("make"), model=text("model"),
             year_manufacture=number("year_manufacture"), year_model=number("year_model"),
-            engine_cc=number("engine_cc"), colour=text("colour"), category=self.category.currentData(),
-            crlv_year=number("crlv_year"), crlv_municipality=text("crlv_municipality"), crlv_uf=text("crlv_uf"),
+            engine_cc=number("engine_cc"), colour=self.colour.currentData(), category=self.category.currentData(),
+            crlv_year=number("crlv_year"), crlv_municipality=text("crlv_municipality"),
+            crlv_uf=self.crlv_uf.currentData(),
             owner_name=text("owner_name"), owner_cpf=text("owner_cpf"),
             insurance_valid_until=self.insurance.value(), insurance_number=text("insurance_number"),
             insurance_insured_name=text("insurance_insured_name"), insurance_insured_cpf=text("insurance_insured_cpf"),
@@ -350,6 +428,22 @@ class VehicleForm(QDialog):
             for key in REQUIRED_ONLY_ON_SAVE:
                 errors.pop(key, None)
         self.show_errors(errors)
+        self._show_status(errors)
+
+    def _show_status(self, errors: dict[str, str]) -> None:
+        """The line beside the buttons follows the form: what is still wrong, or that it may be saved."""
+        if self.saving or self.save_button.isHidden():
+            return
+        if errors:
+            first = next(iter(errors.values()))
+            more = len(errors) - 1
+            self.message.setStyleSheet("color: #b00020")
+            self.message.setText(first + (f" (e mais {more} campo{'s' if more > 1 else ''})" if more else ""))
+        elif self._tried:
+            self.message.setStyleSheet("color: #1b6e2e")
+            self.message.setText("Campos corrigidos: pode salvar (Alt+S).")
+        else:
+            self.message.clear()
 
     def show_errors(self, errors: dict[str, str]) -> None:
         for key, widget in self.inputs.items():
@@ -362,11 +456,24 @@ class VehicleForm(QDialog):
         self.passenger_insurance.setEnabled(self.current_service() is ServiceType.MOTOTAXI
                                             and not self.save_button.isHidden())
 
-    def _lookup_holder(self) -> None:
+    def _lookup_holder(self, then: Callable[[], None] | None = None) -> ServiceOp | None:
+        """Who holds the CPF typed — asked off the GUI thread; the name shows when it answers."""
         if self.holder_cpf.isReadOnly():
-            return
+            return None
         text = self.holder_cpf.text().strip()
-        self.holder = vehicles.holder_by_cpf(self.ctx, text) if text else None
+        ctx = self.ctx
+
+        def shown(holder: HolderRef | None) -> None:
+            if self.holder_cpf.text().strip() == text:
+                self._show_holder(text, holder)
+            if then is not None:
+                then()
+
+        return ServiceOp(self, lambda: vehicles.holder_by_cpf(ctx, text) if text else None, lock=False,
+                         key="holder").success(shown).run()
+
+    def _show_holder(self, text: str, holder: HolderRef | None) -> None:
+        self.holder = holder
         if self.holder is None:
             self.holder_name.setText("Nenhuma pessoa com este CPF: cadastre o titular em Pessoas."
                                      if text else "—")
@@ -385,34 +492,59 @@ class VehicleForm(QDialog):
         self.insurance_insured_cpf.setText(format_cpf(self.holder.cpf))
 
     # --- saving ----------------------------------------------------------------------------------
+    def save_and_close(self) -> None:
+        self.save()
+
+    def _save_again(self) -> None:
+        self.save()
+
     def save(self) -> bool:
+        """Save in the background (the form disabled meanwhile); the dialog closes when it is stored.
+        False when nothing was started."""
+        if self.saving or self.save_button.isHidden():
+            return False
         self._tried = True
-        if not self.holder_cpf.isReadOnly() and self.holder is None:
-            self._lookup_holder()
+        if not self.holder_cpf.isReadOnly() and self.holder is None and self.holder_cpf.text().strip() \
+                and not self._holder_asked:
+            self._holder_asked = True  # once: an unknown CPF then goes to the service, which says so
+            self._lookup_holder(then=self._save_again)  # the holder first, then the save
+            return True
+        self._holder_asked = False
         data = self.collect()
-        try:
-            if self.replacing is not None:
-                done = vehicles.replace_vehicle(self.ctx, self.replacing.id, data,
-                                                expected_version=self.replacing.version)
-                self.saved_id = done.new_id
-            else:
-                saved = vehicles.save_vehicle(self.ctx, data, vehicle_id=self.vehicle_id,
-                                              expected_version=self.record.version if self.record else None)
-                self.saved_id = saved.id
-        except InvalidInputError as exc:
-            self.show_errors(exc.fields)
-            reasons = "; ".join(exc.fields.values())
-            self.message.setText(f"{exc.message} {reasons}".strip())
-            first = next((self.inputs[k] for k in exc.fields if k in self.inputs), None)
-            if first is not None:
-                first.setFocus()
-            return False
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            show_error(self, exc)
-            return False
-        self.message.clear()
-        self.accept()
+        ctx, replacing, vehicle_id, record = self.ctx, self.replacing, self.vehicle_id, self.record
+
+        def work() -> int:
+            if replacing is not None:
+                return vehicles.replace_vehicle(ctx, replacing.id, data, expected_version=replacing.version).new_id
+            return vehicles.save_vehicle(ctx, data, vehicle_id=vehicle_id,
+                                         expected_version=record.version if record else None).id
+
+        def saved(new_id: int) -> None:
+            self.saving = False
+            self.saved_id = new_id
+            self.message.clear()
+            self.accept()
+
+        def failed(exc: BaseException) -> bool:
+            self.saving = False
+            if isinstance(exc, InvalidInputError):
+                self.show_errors(exc.fields)
+                reasons = "; ".join(exc.fields.values())
+                self.message.setStyleSheet("color: #b00020")
+                self.message.setText(f"{exc.message} {reasons}".strip())
+                first = next((self.inputs[k] for k in exc.fields if k in self.inputs), None)
+                if first is not None:
+                    first.setFocus()
+                return True
+            if isinstance(exc, MotodeskError):
+                self.message.setText(str(exc))
+            return False  # shown by the op (a conflict offers to reload)
+
+        self.saving = True
+        self.message.setStyleSheet("")
+        self.message.setText("Salvando…")
+        ServiceOp(self, work, busy="Salvando o veículo…", change="vehicle", fields=self.inputs,
+                  title="Não foi possível salvar o veículo").success(saved).failure(failed).run()
         return True
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QApplication, QLineEdit
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.common import ServiceType, Status
@@ -13,11 +13,20 @@ from motodesk.services.context import AppContext
 from motodesk.services.people import PersonInput
 from motodesk.services.vehicles import VehicleInput
 from motodesk.ui.app import create_application
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.screens import vehicles as screen
 from motodesk.ui.screens.vehicles import VehiclesPage
 from motodesk.ui.vehicle_form import VehicleForm
 
 THIS_YEAR = vehicles.local_today().year
+
+
+@pytest.fixture(autouse=True)
+def never_block_on_close(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A form left with typed text must not wait for "Salvar / Descartar / Cancelar" at teardown."""
+    from motodesk.ui import guard
+
+    monkeypatch.setattr(guard, "ask_unsaved", lambda *a, **k: guard.Answer.DISCARD)
 
 
 @pytest.fixture
@@ -32,6 +41,8 @@ def _form(qtbot, ctx: AppContext, **kwargs: int) -> VehicleForm:  # noqa: ANN001
     qtbot.addWidget(form)
     form.show()
     qtbot.waitExposed(form)
+    form.activateWindow()  # its access keys (Alt+S) work in the active window
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is form)
     return form
 
 
@@ -51,12 +62,22 @@ def _fill_valid(qtbot, form: VehicleForm, plate: str = "PTC4B83") -> None:  # no
     _type(qtbot, form.year_manufacture, str(THIS_YEAR - 1))
     _type(qtbot, form.year_model, str(THIS_YEAR))
     _type(qtbot, form.engine_cc, "162")
-    _type(qtbot, form.colour, "Amarela")
+    form.colour.setFocus()
+    qtbot.keyClicks(form.colour, "Am")  # a closed list: typing picks the colour
+    assert form.colour.currentText() == "Amarela"
     form.category.setCurrentIndex(form.category.findData("aluguel"))
     _type(qtbot, form.crlv_year, str(THIS_YEAR))
     _type(qtbot, form.crlv_municipality, "Patrocínio")
-    _type(qtbot, form.crlv_uf, "MG")
+    form.crlv_uf.setFocus()
+    qtbot.keyClicks(form.crlv_uf, "MG")
     qtbot.mouseClick(form.copy_holder, Qt.MouseButton.LeftButton)
+
+
+def _save(qtbot, form: VehicleForm) -> None:  # noqa: ANN001
+    """Alt+S, as the clerk saves; the save runs in the background."""
+    qtbot.keyPress(form, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
+    qtbot.wait(150)  # an access key "animates" the click: the button fires 100 ms later
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0 and not form.saving, timeout=10_000)
 
 
 def _verdict(form: VehicleForm, rule_id: str):  # noqa: ANN202
@@ -86,8 +107,8 @@ def test_bad_input_is_marked_on_its_field_in_portuguese(qtbot, clerk: AppContext
         _type(qtbot, edit, before)
         assert form.field_error(key) is None
     _type(qtbot, form.engine_cc, "10000")
-    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
-    assert form.saved_id is None and "Corrija os campos marcados" in form.message.text()
+    _save(qtbot, form)
+    assert form.saved_id is None and "10.000 cc" in form.message.text()
     assert vehicles.list_vehicles(clerk) == []
 
 
@@ -109,7 +130,7 @@ def test_verdicts_follow_the_typing_and_the_vehicle_is_saved(qtbot, clerk: AppCo
     _type(qtbot, form.engine_cc, "162")
     _type(qtbot, form.year_manufacture, str(THIS_YEAR - 1))
     _type(qtbot, form.year_model, str(THIS_YEAR - 1))
-    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    _save(qtbot, form)
     assert form.saved_id is not None, form.message.text()
     saved = vehicles.get_vehicle(clerk, form.saved_id)
     assert saved.data.plate == "PTC4B83" and saved.data.owner_cpf == holder[1]
@@ -122,12 +143,14 @@ def test_a_duplicate_active_plate_is_refused_on_the_plate_field(qtbot, clerk: Ap
     vehicles.save_vehicle(clerk, VehicleInput(plate="ABC-1234", holder_id=other_id,
                                               service_type=ServiceType.MOTOBOY))
     form = _form(qtbot, clerk)
+    form.holder_cpf.setFocus()
     _type(qtbot, form.holder_cpf, holder[1])
+    assert form.holder_cpf.text() == f"{holder[1][:3]}.{holder[1][3:6]}.{holder[1][6:9]}-{holder[1][9:]}"
     qtbot.keyClick(form.holder_cpf, Qt.Key.Key_Tab)
-    form.holder_cpf.editingFinished.emit()
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)
     assert form.holder_name.text() == "Maria Aparecida Souza"
     _fill_valid(qtbot, form, plate="ABC1C34")  # the Mercosul form of ABC-1234
-    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    _save(qtbot, form)
     assert form.saved_id is None
     assert "Já existe um veículo ativo com a placa ABC-1234 de Pedro Henrique Alves" in form.field_error("plate")
 
@@ -135,7 +158,7 @@ def test_a_duplicate_active_plate_is_refused_on_the_plate_field(qtbot, clerk: Ap
 def test_required_fields_are_marked_only_after_a_save_attempt(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
     form = _form(qtbot, clerk)
     assert form.field_error("holder_id") is None and form.field_error("service_type") is None
-    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    _save(qtbot, form)
     assert "Informe o titular" in form.field_error("holder_id")
     assert "Informe o serviço" in form.field_error("service_type")
     assert form.field_error("plate") == "Informe a placa."
@@ -188,7 +211,7 @@ def test_page_lists_authorises_and_replaces(qtbot, qtmodeltester, monkeypatch, c
             self.show()
             _fill_valid(qtbot, self, plate="QWE2R34")
             self.save()
-            wait_ops()
+            qtbot.waitUntil(lambda: ServiceOp.running() == 0 and not self.saving, timeout=10_000)
             return int(self.saved_id is not None)
 
     monkeypatch.setattr(screen, "VehicleForm", Replacing)
@@ -224,7 +247,7 @@ def test_the_mandatory_insurance_is_typed_and_judged_live(qtbot, clerk: AppConte
     insurance = _verdict(form, "art5_1_i_insurance")
     assert insurance.status is Status.NOT_MET and "não está em nome do titular" in insurance.message
     _type(qtbot, form.insurance_insured_cpf, holder[1])
-    qtbot.mouseClick(form.save_button, Qt.MouseButton.LeftButton)
+    _save(qtbot, form)
     assert form.saved_id is not None, form.message.text()
     saved = vehicles.get_vehicle(clerk, form.saved_id).data
     assert (saved.insurance_number, saved.insurance_insured_cpf) == ("SPVAT-123", holder[1])
