@@ -38,7 +38,7 @@ from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, mark_field, table_view
+from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 BATCH_COLUMNS: list[Column[BatchRow]] = [
@@ -83,6 +83,8 @@ class CardStockDialog(GuardedDialog):
         printer = ctx.user.role in (Role.CLERK, Role.SUPERVISOR)
 
         self.tabs = QTabWidget()
+
+        keyboard_tabs(self.tabs)
         self.tabs.setObjectName("tabs")
         self.tabs.addTab(self._batches_tab(keeper), "&Lotes")
         self.tabs.addTab(self._spoiled_tab(printer), "&Inutilizados")

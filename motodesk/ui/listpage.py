@@ -188,7 +188,8 @@ class _Pages:
 
 
 class _Keys(QObject):
-    """Enter on the table runs the default action."""
+    """Enter on the table runs the default action; a table entered with the keyboard and nothing
+    selected selects its first row (the clerk sees where the arrows will move from)."""
 
     def __init__(self, panel: ListPanel[Any]) -> None:
         super().__init__(panel)
@@ -198,6 +199,9 @@ class _Keys(QObject):
         if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
                 and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
             return self.panel.run_default()
+        if event.type() == QEvent.Type.FocusIn and self.panel.model.rowCount() \
+                and not self.panel.table.selectionModel().hasSelection():
+            self.panel.select_index(0)
         return False
 
 

@@ -120,6 +120,7 @@ class ServiceOp:
         self._cursor = False
         self._filter: _EscFilter | None = None
         self._was_enabled = True
+        self._focus: QWidget | None = None
         self.abandoned = False
         self.done = False
         self._job = _Job(fn)
@@ -169,6 +170,9 @@ class ServiceOp:
             count, was_enabled = self._locks.get(id(self._lock), (0, self._lock.isEnabled()))
             self._locks[id(self._lock)] = (count + 1, was_enabled)  # two calls on one form: one lock
             self._was_enabled = was_enabled
+            focused = QApplication.focusWidget()
+            if focused is not None and (focused is self._lock or self._lock.isAncestorOf(focused)):
+                self._focus = focused  # given back when the form is unlocked (a keyboard user goes on)
             self._lock.setEnabled(False)
             self._filter = _EscFilter(self)
             app = QApplication.instance()
@@ -243,8 +247,16 @@ class ServiceOp:
                     self._locks[id(self._lock)] = (count - 1, was_enabled)  # another call still runs
                 else:
                     self._lock.setEnabled(was_enabled)
+                    self._give_focus_back()
             except RuntimeError:
                 pass
+
+    def _give_focus_back(self) -> None:
+        focus, self._focus = self._focus, None
+        if focus is None or not shiboken6.isValid(focus) or QApplication.focusWidget() is not None:
+            return
+        if focus.isVisible() and focus.isEnabled():
+            focus.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _superseded(self) -> bool:
         return self.key is not None and self._latest.get((id(self.widget), self.key)) is not self

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from PySide6.QtCore import QDate, QLocale, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent
+from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCalendarWidget,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QStyle,
     QTableView,
+    QTabWidget,
     QWidget,
 )
 
@@ -371,3 +372,22 @@ def run_dialog(dialog: QDialog) -> bool:
     """exec() the dialog: True when accepted. Screens call it through their own module, so tests can
     replace `<screen module>.run_dialog` to drive the dialog."""
     return dialog.exec() == QDialog.DialogCode.Accepted
+
+
+def keyboard_tabs(tabs: QTabWidget) -> None:
+    """Ctrl+Tab / Ctrl+PgDn and Ctrl+Shift+Tab / Ctrl+PgUp switch the tabs from anywhere inside them:
+    a table or a line edit that has the focus would otherwise swallow the keys."""
+
+    def step(delta: int) -> None:
+        if tabs.count():
+            tabs.setCurrentIndex((tabs.currentIndex() + delta) % tabs.count())
+            page = tabs.currentWidget()
+            if page is not None:
+                page.setFocus(Qt.FocusReason.TabFocusReason)
+                page.focusNextChild() if page.focusWidget() is None else None
+
+    for sequence, delta in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1), ("Ctrl+Backtab", -1),
+                            ("Ctrl+PgUp", -1)):
+        shortcut = QShortcut(QKeySequence(sequence), tabs)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(lambda d=delta: step(d))

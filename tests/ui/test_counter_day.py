@@ -11,8 +11,10 @@ The day:
   imports the 3x4 photo from a file (``tests/data/photos``) in the photo dialog, opens the
   application, and registers the motorcycle;
 * the inspector fills the checklist and concludes it (the laudo is shown);
-* the supervisor's part (call the tender candidate, approve by decree, issue, print the badge, check
-  it) goes through the permits page and the badge print dialog — see the xfail test below.
+* the supervisor, on the permits page, calls the tender's candidate (Ctrl+Tab to the tender tab,
+  Convocar próximo), finds the application by CPF, starts the review, approves it by decree, issues
+  the permit, prints the badge to PDF through Qt's file dialog, and checks it in the badge check
+  window by typing what the USB reader types: the QR decoded from the printed PDF.
 
 Seeded through services (not typed), and said here: the mototáxi tender with this applicant as its
 candidate, homologated (the supervisor's screens are not part of the clerk's count), and the
@@ -37,7 +39,15 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QLineEdit,
+    QMessageBox,
+    QVBoxLayout,
+    QWidget,
+)
 from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, valid_cpf  # type: ignore[import-not-found]
 from validate_docbr import CNH, PIS, RENAVAM, TituloEleitoral
 
@@ -276,6 +286,7 @@ def day(qtbot, clerk: AppContext, supervisor: AppContext, monkeypatch: pytest.Mo
     monkeypatch.setattr(guard, "ask_unsaved", lambda *a, **k: guard.Answer.DISCARD)
     # Qt's own file dialog (not the platform's), so the keys reach it offscreen.
     monkeypatch.setattr(QFileDialog, "getOpenFileName", _qt_open_file_name)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", _qt_save_file_name)
     return KeyRecorder(qtbot)
 
 
@@ -285,6 +296,17 @@ def _qt_open_file_name(parent: QWidget | None = None, caption: str = "", directo
     dialog.setObjectName("file_dialog")
     dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
     dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+    if dialog.exec():
+        return dialog.selectedFiles()[0], dialog.selectedNameFilter()
+    return "", ""
+
+
+def _qt_save_file_name(parent: QWidget | None = None, caption: str = "", directory: str = "",
+                       filter: str = "", *_a: object, **_k: object) -> tuple[str, str]:  # noqa: A002
+    dialog = QFileDialog(parent, caption, directory, filter)
+    dialog.setObjectName("file_dialog")
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     if dialog.exec():
         return dialog.selectedFiles()[0], dialog.selectedNameFilter()
     return "", ""
@@ -352,18 +374,19 @@ def _fill_dossier(keys: KeyRecorder, qtbot, window: DossierWindow, cpf: str) -> 
 
 @pytest.mark.qt_log_ignore("This plugin does not support grabbing the keyboard")  # the file name completer, offscreen
 def test_the_counter_day_from_the_keyboard(qtbot, day: KeyRecorder, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
-                                           inspector: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+                                           inspector: AppContext, monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
     keys = day
     modals = Modals()
     try:
-        _play_the_day(qtbot, keys, modals, clerk, supervisor, inspector, monkeypatch)
+        _play_the_day(qtbot, keys, modals, clerk, supervisor, inspector, monkeypatch, tmp_path)
     finally:
         modals.stop()
     modals.check()
 
 
 def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
-                  inspector: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+                  inspector: AppContext, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     cpf = valid_cpf()
     _seed_tender(supervisor, cpf, "Joao Batista Ferreira")
     previews: list[str] = []
@@ -501,6 +524,8 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
     keys.key(Qt.Key.Key_Escape)
     keys.stop()
 
+    _supervisor_day(qtbot, keys, modals, supervisor, cpf, tmp_path)
+
     report = keys.table()
     target = os.environ.get("MOTODESK_COUNTER_REPORT")
     if target:
@@ -510,10 +535,163 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
                                                                  clerk_count.keys)
 
 
-@pytest.mark.xfail(reason="not written in time: the supervisor's steps (call the candidate, approve by decree, "
-                          "issue, print the badge to PDF, check it) go through the permits page (helper 'lists') "
-                          "and the badge print dialog (helper 'stock'), merged at the end of the session; the "
-                          "page has access keys for them (Con&vocar próximo, the step buttons, Imprimir &crachá…) "
-                          "but this test does not drive them yet", strict=True)
-def test_the_supervisor_part_of_the_day() -> None:
-    raise AssertionError("the supervisor's keyboard steps are not written yet")
+def _supervisor_day(qtbot, keys: KeyRecorder, modals: Modals, supervisor: AppContext, cpf: str,  # noqa: ANN001
+                   tmp: Path) -> None:
+    """The supervisor, on the permits page: call the tender's candidate, start the review, approve by
+    decree, issue, print the badge to PDF, and check the badge the printer made."""
+    from motodesk.services import badges
+    from motodesk.ui.badge_print import BadgePrintDialog
+    from motodesk.ui.badge_verify import BadgeVerifyDialog
+    from motodesk.ui.screens.permits import PermitsPage
+
+    holder = QWidget()
+    holder.setObjectName("permits_window")
+    QVBoxLayout(holder).addWidget(page := PermitsPage(supervisor))
+    qtbot.addWidget(holder)
+    holder.resize(1340, 700)
+    holder.show()
+    qtbot.waitExposed(holder)
+    activate(holder)
+    settle(qtbot)
+    assert fits_screen(holder) == []
+    keys.start("supervisor")
+
+    # The tender tab: Ctrl+Tab, the tenders table (Tab from the tab bar), Convocar próximo.
+    assert QApplication.focusWidget() is not None and holder.isAncestorOf(QApplication.focusWidget())
+    keys.key(Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier, "Ctrl+Tab")
+    settle(qtbot)
+    assert page.tabs.currentWidget() is page.tender_tab
+    tab = page.tender_tab
+    for _ in range(8):
+        if QApplication.focusWidget() is tab.tender_table:
+            break
+        keys.tab()
+    assert QApplication.focusWidget() is tab.tender_table, QApplication.focusWidget()
+    if tab.selected_tender() is None:
+        keys.key(Qt.Key.Key_Down)
+    settle(qtbot)
+    assert tab.selected_tender() is not None
+    keys.alt(access_key(tab.candidates.buttons["call_next"].text()))
+    settle(qtbot, 300)
+    modals.check()
+    assert "Convocado: 1º" in tab.status.text(), tab.status.text()
+    keys.shot("supervisor-tender", holder)
+
+    # Back to the applications: Ctrl+Tab, Alt+B and the CPF, then the row.
+
+    keys.key(Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier, "Ctrl+Tab")
+    settle(qtbot)
+    permits_tab = page.permits_tab
+    assert page.tabs.currentWidget() is permits_tab
+    keys.alt("b")
+    keys.type(cpf)
+    settle(qtbot, 400)
+    keys.tab()  # into the table: the row found is selected
+    settle(qtbot)
+    row = permits_tab.selected()
+    assert row is not None and row.kind == "application", row
+
+    def step_dialog(decree: str) -> Callable[[QWidget], None]:
+        def drive(dialog: QWidget) -> None:
+            qtbot.waitExposed(dialog)
+            assert fits_screen(dialog) == [] and missing_access_keys(dialog) == []
+            keys.type(decree)  # the decree number field has the focus
+            keys.tab()
+            keys.type(date_text(TODAY))  # the decree's date
+            keys.shot("supervisor-decree", dialog)
+            keys.key(Qt.Key.Key_Return)
+        return drive
+
+    def yes(box: QWidget) -> None:
+        labels = [b.text().replace("&", "") for b in box.findChildren(QAbstractButton)]
+        press_button(keys, box, "Yes" if "Yes" in labels else "Sim")
+
+    keys.alt(access_key(permits_tab.step_buttons["start_review"].text()))  # Iniciar análise
+    settle(qtbot, 300)
+    modals.expect(lambda w: w.windowTitle().startswith("Aprovar"), step_dialog(f"{TODAY.year}/0183"))
+    keys.alt(access_key(permits_tab.step_buttons["approve"].text()))  # Aprovar… by decree
+    settle(qtbot, 300)
+    modals.check()
+    activate(holder)  # back from the decree dialog
+    assert permits_tab.selected().state.name == "APPROVED", permits_tab.status.text()
+    modals.expect(lambda w: isinstance(w, QMessageBox), yes)
+    keys.alt(access_key(permits_tab.step_buttons["issue"].text()))  # Emitir
+    settle(qtbot, 300)
+    modals.check()
+    activate(holder)
+    issued = permits_tab.selected()
+    assert issued is not None and issued.is_permit and issued.state.name == "ACTIVE", permits_tab.status.text()
+    keys.shot("supervisor-issued", holder)
+
+    # The badge, to PDF: Imprimir crachá…, Salvar PDF…, the file name, Enter; then Fechar.
+    pdf = tmp / "cracha.pdf"
+
+    def save_dialog(dialog: QWidget) -> None:
+        qtbot.waitExposed(dialog)
+        assert isinstance(QApplication.focusWidget(), QLineEdit)
+        keys.type(str(pdf))
+        keys.key(Qt.Key.Key_Return)
+
+    def print_dialog(dialog: QWidget) -> None:
+        assert isinstance(dialog, BadgePrintDialog)
+        qtbot.waitExposed(dialog)
+        settle(qtbot, 300)
+        assert fits_screen(dialog) == [] and missing_access_keys(dialog) == []
+        keys.shot("supervisor-badge", dialog)
+        modals.expect(lambda w: w.objectName() == "file_dialog", save_dialog)
+        keys.alt(access_key(dialog.save_button.text()))
+        qtbot.waitUntil(lambda: pdf.exists(), timeout=20_000)
+        settle(qtbot)
+        activate(dialog)
+        keys.key(Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=10_000)
+
+    modals.expect(lambda w: isinstance(w, BadgePrintDialog), print_dialog)
+    keys.alt(access_key(permits_tab.panel.buttons["print_badge"].text()))
+    settle(qtbot, 300)
+    modals.check()
+    activate(holder)
+    [printed] = badges.print_log(supervisor, issued.id)
+    assert printed.issue_no == 1 and pdf.read_bytes().startswith(b"%PDF")
+
+    # The badge check, as the USB reader types the QR of the printed card, then Enter.
+    qr_text = _qr_of(pdf)
+    assert qr_text.startswith("https://") and "#MD1." in qr_text
+    verdicts: list[str] = []
+    keys.alt(access_key(permits_tab.panel.buttons["verify_badge"].text()))  # a window beside the page
+    qtbot.waitUntil(lambda: isinstance(QApplication.activeWindow(), BadgeVerifyDialog)
+                    or any(isinstance(w, BadgeVerifyDialog) and w.isVisible() for w in QApplication.topLevelWidgets()),
+                    timeout=10_000)
+    dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, BadgeVerifyDialog) and w.isVisible())
+    activate(dialog)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.scan, timeout=5_000)
+    assert fits_screen(dialog) == []
+    keys.type(qr_text)  # the reader's keystrokes land in the scan field, which has the focus
+    keys.key(Qt.Key.Key_Return)
+    settle(qtbot, 300)
+    verdicts.append(dialog.verdict.text())
+    keys.shot("supervisor-badge-check", dialog)
+    keys.key(Qt.Key.Key_Escape)
+    modals.check()
+    keys.stop()
+    assert verdicts == ["CRACHÁ VÁLIDO"], verdicts
+
+
+def _qr_of(pdf: Path) -> str:
+    """What a reader sees in the badge's QR: decoded from the PDF's page image (zbar via OpenCV)."""
+    import subprocess
+
+    import cv2
+    import numpy as np
+
+    prefix = pdf.with_suffix("")
+    subprocess.run(["pdftoppm", "-r", "300", "-png", str(pdf), str(prefix)], check=True)
+    text = ""
+    for page in sorted(pdf.parent.glob(f"{prefix.name}-*.png")):  # the QR is on the back
+        image = cv2.imread(str(page))
+        assert image is not None
+        text, _points, _raw = cv2.QRCodeDetector().detectAndDecode(np.ascontiguousarray(image))
+        if text:
+            break
+    assert text, "no QR code read from the printed badge"
+    return text

@@ -66,6 +66,7 @@ from motodesk.ui.widgets import (
     fit_columns,
     format_partial,
     heading,
+    keyboard_tabs,
     mark_field,
     table_view,
 )
@@ -1027,6 +1028,7 @@ class AdminPage(QWidget):
         self.ctx = ctx
         self.setObjectName("AdminPage")
         self.tabs = QTabWidget()
+        keyboard_tabs(self.tabs)
         self.tabs.setObjectName("admin_tabs")
         self.users = UsersTab(ctx, lambda dialog: _module_exec(dialog))
         self.settings = SettingsTab(ctx)

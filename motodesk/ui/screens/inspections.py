@@ -44,7 +44,7 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, FormattedLineEdit, mark_field
+from motodesk.ui.widgets import DateField, FormattedLineEdit, keyboard_tabs, mark_field
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
@@ -312,6 +312,7 @@ class InspectionsPage(ListPage):
         schedulers = frozenset(inspections.SCHEDULERS)
         kinds = {"inspection", "vehicle", "permit"}
         self.tabs = QTabWidget()
+        keyboard_tabs(self.tabs)
         self.tabs.setObjectName("tabs")
 
         self.queue_panel: ListPanel[QueueRow] = ListPanel(ctx, ListSpec(

@@ -61,7 +61,7 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, FormattedLineEdit, fit_columns, heading
+from motodesk.ui.widgets import DateField, FormattedLineEdit, fit_columns, heading, keyboard_tabs
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -906,6 +906,7 @@ class PermitsPage(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.tabs = QTabWidget()
+        keyboard_tabs(self.tabs)
         self.tabs.setObjectName("permit_tabs")
         self.permits_tab = PermitsTab(ctx)
         self.tender_tab = TenderTab(ctx)

@@ -36,6 +36,7 @@ from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.listpage import save_file_name, with_access_key
 from motodesk.ui.mainwindow import MainWindow, register_page
+from motodesk.ui.widgets import keyboard_tabs
 
 EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
 IMPORT_ROLES = (Role.CLERK, Role.SUPERVISOR)
@@ -251,6 +252,7 @@ class ReportsPage(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         self.tabs = QTabWidget()
+        keyboard_tabs(self.tabs)
         self.tabs.setObjectName("report_tabs")
         self.exports = ExportsTab(ctx)
         self.imports = ImportTab(ctx)
