@@ -697,7 +697,7 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
             plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
         vehicles, permits = _write(s, plan)
     written = time.perf_counter() - started
-    refresh_statistics(ctx)
+    _refresh_statistics(ctx)
     return ImportSummary(
         created=sum(1 for line in lines if line.outcome is Outcome.NEW),
         updated=sum(1 for line in lines if line.outcome is Outcome.UPDATE),
@@ -714,7 +714,7 @@ def _refuse_changed(lines: Sequence[ImportLine]) -> None:
                                 "recusadas; nada foi importado.\n" + detail)
 
 
-def refresh_statistics(ctx: AppContext) -> None:
+def _refresh_statistics(ctx: AppContext) -> None:
     """Fresh planner statistics after a bulk write (issue 20: a fresh register must not wait for
     autovacuum). Outside the import's transaction: statistics are no part of the all-or-nothing."""
     from motodesk.services.maintenance import analyze
