@@ -44,12 +44,12 @@ from datetime import date, datetime, time
 from decimal import Decimal
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from openpyxl import Workbook
-from openpyxl.cell.cell import ERROR_CODES, WriteOnlyCell
-from openpyxl.styles import Alignment, Font
-from openpyxl.utils import get_column_letter
+# openpyxl (with numpy and PIL behind it) is imported by the functions that write, not here: the
+# services that import this module are on the start-up path (issue 20, target 4).
+if TYPE_CHECKING:
+    from openpyxl import Workbook
 
 from motodesk.clock import LOCAL_TZ
 
@@ -91,7 +91,9 @@ _ILLEGAL_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 # First characters that make a spreadsheet program read a cell as a formula
 # (OWASP "CSV injection"); tab and CR hide a formula behind leading blanks.
 _FORMULA_STARTS = frozenset("=+-@\t\r")
-_ERROR_LITERALS = frozenset(ERROR_CODES)
+# openpyxl.cell.cell.ERROR_CODES, spelled out so this module does not import openpyxl
+# (tests/test_startup_imports.py checks they still agree).
+_ERROR_LITERALS = frozenset(("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
 _WIDTH_BY_KIND: dict[str, float] = {
     "text": 18,
     "date": 12,
@@ -274,6 +276,8 @@ def _styled_converter(
     number_format: str,
     transform: Callable[[Any], Any] | None,
 ) -> Callable[[Any], Any]:
+    from openpyxl.cell.cell import WriteOnlyCell
+
     cell = WriteOnlyCell(ws)
     cell.number_format = number_format
     text = _text_converter(None)
@@ -422,6 +426,11 @@ def write_workbook(
     every = PROGRESS_EVERY
     if total is not None and total > 0:
         every = max(1, min(PROGRESS_EVERY, total // 100))
+
+    from openpyxl import Workbook
+    from openpyxl.cell.cell import WriteOnlyCell
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
 
     # A hidden sibling: same file system, so os.replace is atomic; created by
     # openpyxl with the usual permissions (mkstemp would make it owner-only).

@@ -32,8 +32,6 @@ from __future__ import annotations
 from datetime import date, timedelta
 from functools import lru_cache
 
-import holidays
-
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import join_words, plural
 
@@ -99,6 +97,8 @@ def describe_period(start: date, on: date, *, with_days: bool = False) -> str:
 
 @lru_cache(maxsize=64)
 def _state_holidays(uf: str, year: int) -> frozenset[date]:
+    import holidays  # here, not at the top: the models import this module at start-up (issue 20)
+
     return frozenset(holidays.country_holidays("BR", subdiv=uf, years=year).keys())
 
 

@@ -31,7 +31,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from motodesk.models import DeputyLink, Permit, PermitEvent, Person, Vehicle
-from motodesk.printing.documents import PersonInfo, WorkScheduleData, WorkShift, render_work_schedule
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
 from motodesk.rules.deputies import holder_keeps_hours
@@ -457,6 +456,10 @@ def work_schedule_pdf(ctx: AppContext, link_id: int, *, signed_on: date | None =
 
     A link without a schedule prints an empty table, to be filled in by hand at the counter.
     """
+    # reportlab is imported here, not at the top: the day's calendar imports this module at
+    # start-up (issue 20, target 4).
+    from motodesk.printing.documents import PersonInfo, WorkScheduleData, WorkShift, render_work_schedule
+
     with ctx.read() as s:
         link = s.get(DeputyLink, link_id)
         if link is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -182,22 +183,59 @@ def warm_up(first_page: str = "people") -> None:
     load_page_module(first_page)
 
 
-def _start_up_work(open_fn: Callable[[], AppContext]) -> Callable[[], AppContext]:
-    def work() -> AppContext:
-        ctx = open_fn()
-        try:
-            _run_calendar(ctx)
-            warm_up()
-        except BaseException:
-            ctx.db.dispose()
-            raise
-        return ctx
+def _start_up_work(open_fn: Callable[[], AppContext],
+                   warmed: threading.Event | None = None) -> Callable[..., AppContext]:
+    """The worker's start-up: open the database and run the day's calendar, then warm the window's
+    modules. Run with ``report`` (BackgroundOp's progress callback) it says "database ready" between
+    the two, so the login does not wait for imports that are the window's, not the database's
+    (issue 20: launch to database ready). ``warmed`` is set once the work is over (done or failed):
+    the GUI thread builds no window before that (see `login`), so it never makes widgets while this
+    thread is still importing the same PySide6 modules (the segfault reverted in a0da068). A warm-up
+    that fails after "ready" only logs: the window imports the same modules itself and reports a
+    real failure there."""
+    shared: list[AppContext] = []
 
+    def work(report: Callable[[int, int], None] | None = None,
+             cancelled: Callable[[], bool] | None = None) -> AppContext:
+        try:
+            ctx = open_fn()
+            try:
+                _run_calendar(ctx)
+                if report is None:
+                    warm_up()
+            except BaseException:
+                ctx.db.dispose()
+                raise
+            if report is not None:
+                shared.append(ctx)
+                report(1, 2)  # the database is ready: the GUI thread takes the context from ``shared``
+                try:
+                    warm_up()
+                except Exception:  # noqa: BLE001 - an optimisation only
+                    log.exception("start-up warm-up failed")
+            return ctx
+        finally:
+            if warmed is not None:
+                warmed.set()
+
+    work.shared = shared  # type: ignore[attr-defined]
     return work
 
 
 def _prepare_window(ctx: AppContext, user: CurrentUser) -> QWidget:
     return build_main_window(ctx.as_user(user))
+
+
+def _prepare_when_warmed(warmed: threading.Event) -> Callable[[AppContext, CurrentUser], QWidget]:
+    """`_prepare_window` that first waits for the start-up worker's warm-up to end: Entrar pressed in
+    the database-ready-but-still-warming gap waits here (the GUI thread already waits for the
+    password check at this point), and no widget is made while the worker imports PySide6."""
+    def prepare(ctx: AppContext, user: CurrentUser) -> QWidget:
+        if not warmed.is_set():
+            warmed.wait()
+        return _prepare_window(ctx, user)
+
+    return prepare
 
 
 def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | None = None,
@@ -208,17 +246,25 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
     from motodesk.ui.background import BackgroundOp
     from motodesk.ui.login import LoginDialog
 
-    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_window)
+    warmed = threading.Event()
+    if open_fn is None:
+        warmed.set()
+    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_when_warmed(warmed))
+    dialog.warmed = warmed  # type: ignore[attr-defined]  # read by bench/bench_startup.py
     if login_name:
         dialog.login_edit.setText(login_name)
         dialog.password_edit.setFocus()
     opened: list[AppContext] = [ctx] if ctx is not None else []
     if open_fn is not None:
         def ready(ctx: AppContext) -> None:
-            opened.append(ctx)
-            dialog.database_ready(ctx)
+            if not opened:
+                opened.append(ctx)
+                dialog.database_ready(ctx)
 
-        work = BackgroundOp(_start_up_work(open_fn)).on_success(ready).on_failure(dialog.database_failed)
+        start_up = _start_up_work(open_fn, warmed)
+        work = (BackgroundOp(start_up, progress=True)
+                .on_progress(lambda _done, _total: ready(start_up.shared[0]))  # type: ignore[attr-defined]
+                .on_success(ready).on_failure(dialog.database_failed))
         # Started once the dialog is on screen: the worker holds Python's GIL for most of its
         # imports, and the dialog should not wait for them.
         dialog.painted.connect(work.run)

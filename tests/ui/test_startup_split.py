@@ -1,0 +1,79 @@
+"""The start-up worker says "database ready" after open and calendar, before its warm-up; the window
+is built only once the warm-up is over, so no widget is made while the worker imports PySide6
+(the segfault undone in a0da068)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from motodesk.errors import DatabaseError
+from motodesk.ui import app as app_module
+
+
+class FakeDb:
+    def __init__(self) -> None:
+        self.disposed = False
+
+    def dispose(self) -> None:
+        self.disposed = True
+
+
+class FakeCtx:
+    def __init__(self) -> None:
+        self.db = FakeDb()
+
+
+def test_ready_is_reported_after_the_calendar_and_before_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    events: list[str] = []
+    warmed = threading.Event()
+    ctx = FakeCtx()
+    monkeypatch.setattr(app_module, "_run_calendar", lambda c: events.append("calendar"))
+    monkeypatch.setattr(app_module, "warm_up", lambda: events.append(f"warm-up (warmed={warmed.is_set()})"))
+    work = app_module._start_up_work(lambda: events.append("open") or ctx, warmed)  # type: ignore[arg-type, func-returns-value]
+
+    def report(done: int, total: int) -> None:
+        events.append(f"ready {done}/{total} (shared={work.shared == [ctx]}, warmed={warmed.is_set()})")  # type: ignore[attr-defined]
+
+    assert work(report, lambda: False) is ctx
+    assert events == ["open", "calendar", "ready 1/2 (shared=True, warmed=False)", "warm-up (warmed=False)"]
+    assert warmed.is_set() and not ctx.db.disposed
+
+
+def test_a_warm_up_that_fails_after_ready_only_logs_and_still_lets_the_window_build(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    warmed = threading.Event()
+    ctx = FakeCtx()
+    monkeypatch.setattr(app_module, "_run_calendar", lambda c: None)
+    monkeypatch.setattr(app_module, "warm_up", lambda: (_ for _ in ()).throw(ImportError("sem módulo")))
+    work = app_module._start_up_work(lambda: ctx, warmed)  # type: ignore[arg-type, return-value]
+    assert work(lambda done, total: None, lambda: False) is ctx
+    assert warmed.is_set() and not ctx.db.disposed
+    assert "start-up warm-up failed" in caplog.text
+
+
+def test_a_database_that_fails_to_open_still_ends_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    warmed = threading.Event()
+
+    def refuse() -> FakeCtx:
+        raise DatabaseError("O banco de dados não respondeu.")
+
+    work = app_module._start_up_work(refuse, warmed)  # type: ignore[arg-type]
+    with pytest.raises(DatabaseError):
+        work(lambda done, total: None, lambda: False)
+    assert warmed.is_set()
+
+
+def test_the_window_is_built_only_after_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    warmed = threading.Event()
+    seen: list[bool] = []
+    monkeypatch.setattr(app_module, "_prepare_window", lambda ctx, user: seen.append(warmed.is_set()) or "janela")
+    prepare = app_module._prepare_when_warmed(warmed)
+    release = threading.Timer(0.05, warmed.set)
+    release.start()
+    try:
+        assert prepare(FakeCtx(), object()) == "janela"  # type: ignore[arg-type]
+    finally:
+        release.cancel()
+    assert seen == [True]
