@@ -67,7 +67,7 @@ def test_type_a_name_see_the_row_and_open_it_with_enter(qtbot, clerk: AppContext
     qtbot.keyClick(page.search_box, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: pid in page.dossiers)
     dossier = page.dossiers[pid]
-    assert dossier.windowTitle() == "Dossiê – João da Silva"
+    qtbot.waitUntil(lambda: dossier.windowTitle() == "Dossiê – João da Silva")  # the dossier loads off the GUI thread
     # Opening the same person again brings the same window forward.
     assert page.open_dossier(pid) is dossier
     dossier.close()
@@ -98,6 +98,9 @@ def test_enter_typed_before_the_answer_opens_the_first_row(qtbot, page: PeoplePa
     qtbot.keyClicks(page.search_box, "ana rap")
     qtbot.keyClick(page.search_box, Qt.Key.Key_Return)  # the debounce has not fired yet
     qtbot.waitUntil(lambda: pid in page.dossiers)
+    from motodesk.ui.ops import ServiceOp
+
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # the dossier has loaded before it is closed
     page.dossiers[pid].close()
 
 
