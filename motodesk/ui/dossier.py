@@ -62,7 +62,6 @@ from motodesk.services.applications import ApplicationInfo, PermitInfo
 from motodesk.services.clock import local_now, local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
-from motodesk.services.fees import PaymentInfo
 from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
 from motodesk.services.settings import law_settings
 from motodesk.services.tenders import TenderStanding
@@ -1365,16 +1364,15 @@ class DossierWindow(QWidget):
         self._set_status(f"Requerimento nº {info.number} aberto.")
         return info
 
-    def record_payment(self) -> PaymentInfo | None:
-        """The guia/DAM of the application, of the open application's issue or of the vehicle's inspection."""
+    def record_payment(self) -> None:
+        """The guia/DAM of the application, of the open application's issue or of the vehicle's inspection
+        (the payable acts are looked up off the GUI thread, then the dialog opens)."""
         if self.person_id is None:
-            return None
+            return
         application = applications.open_application_for(self.applications, self.service())
-        payment = record_payment(self.ctx, self, application_id=application.id if application else None,
-                                 person_id=None if application else self.person_id)
-        if payment is not None:
-            self._set_status(recorded_message(payment))
-        return payment
+        record_payment(self.ctx, self, application_id=application.id if application else None,
+                       person_id=None if application else self.person_id,
+                       on_recorded=lambda payment: self._set_status(recorded_message(payment)))
 
     def change_name(self) -> bool:
         """A supervisor changes the name of a tied person (marriage, court correction), with the document."""
