@@ -1340,7 +1340,8 @@ class DossierWindow(QWidget):
         service = self.service()
         self.open_application_button.setText(f"Abrir re&querimento de {service.label}…")
 
-    def open_application(self) -> ApplicationInfo | None:
+    def open_application(self) -> ServiceOp | None:
+        """Open an application for the chosen service off the GUI thread; the started call, or None."""
         if self.person_id is None or not self.editable:
             return None
         service = self.service()
@@ -1350,19 +1351,29 @@ class DossierWindow(QWidget):
             f"{self.base.get('full_name')}?")
         if answer != QMessageBox.StandardButton.Yes:
             return None
-        try:
-            info = applications.open_application(self.ctx, self.person_id, service)
-        except MotodeskError as exc:
+        ctx, person_id = self.ctx, self.person_id
+
+        def work() -> tuple[ApplicationInfo, list[ApplicationInfo]]:
+            info = applications.open_application(ctx, person_id, service)
+            return info, applications.list_applications(ctx, person_id)
+
+        def opened(result: tuple[ApplicationInfo, list[ApplicationInfo]]) -> None:
+            info, self.applications = result
+            self.applications_model.set_rows(self.applications)
+            self._refresh_header()
+            self.recheck()
+            self._set_status(f"Requerimento nº {info.number} aberto.")
+
+        def refused(exc: BaseException) -> bool:
+            if not isinstance(exc, MotodeskError):
+                return False  # unexpected: ServiceOp shows the details
             show_error(self, exc)
             if fees.is_fee_refusal(exc):
                 self._set_status(FEE_REFUSAL_HINT)
-            return None
-        self.applications = applications.list_applications(self.ctx, self.person_id)
-        self.applications_model.set_rows(self.applications)
-        self._refresh_header()
-        self.recheck()
-        self._set_status(f"Requerimento nº {info.number} aberto.")
-        return info
+            return True
+
+        return ServiceOp(self, work, busy="Abrindo o requerimento…", change="permit") \
+            .success(opened).failure(refused).run()
 
     def record_payment(self) -> None:
         """The guia/DAM of the application, of the open application's issue or of the vehicle's inspection
@@ -1419,15 +1430,16 @@ class DossierWindow(QWidget):
                                     "Salve o dossiê antes de imprimir: o comunicado lista as pendências "
                                     "dos dados gravados.")
             return False
-        try:
-            pdf = applications.pending_letter(self.ctx, self.person_id, self.service())
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return False
-        from motodesk.ui import pdfpreview
-
+        ctx, person_id, service = self.ctx, self.person_id, self.service()
         name = self.base.get("full_name") or "requerente"
-        pdfpreview.preview_pdf(self, pdf, f"Pendências – {name}")
+
+        def show(pdf: bytes) -> None:
+            from motodesk.ui import pdfpreview
+
+            pdfpreview.preview_pdf(self, pdf, f"Pendências – {name}")
+
+        ServiceOp(self, lambda: applications.pending_letter(ctx, person_id, service),
+                  busy="Gerando o comunicado de pendências…").success(show).run()
         return True
 
     # -- saving ------------------------------------------------------------------------------

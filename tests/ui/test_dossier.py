@@ -414,12 +414,14 @@ def test_open_an_application_and_print_the_pending_items(qtbot, clerk: AppContex
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     window.tabs.setCurrentIndex(2)
     qtbot.mouseClick(window.open_application_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)  # opened off the GUI thread
     assert window.applications_model.rowCount() == 1
     assert window.applications_model.index(0, 2).data() == PermitState.REQUESTED.label
     assert "Requerimento" in window.subtitle_label.text()
     qtmodeltester.check(window.applications_model)
     qtmodeltester.check(window.permits_model)
     qtbot.mouseClick(window.open_application_button, Qt.MouseButton.LeftButton)  # a second one is refused
+    settle(qtbot)
     assert "Art. 6º, §§ 1º e 2º" in boxes.texts()
     assert len(applications.list_applications(clerk, pid)) == 1
 
@@ -427,6 +429,7 @@ def test_open_an_application_and_print_the_pending_items(qtbot, clerk: AppContex
     monkeypatch.setattr(pdfpreview, "preview_pdf", lambda _p, data, *_a, **_k: printed.append(data))
     assert window.print_button.isEnabled()
     qtbot.mouseClick(window.print_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)  # the letter is made off the GUI thread
     text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(printed[0])).pages)
     assert "Comunicado de Pendências" in text and "Requerente Nova Costa" in text
     assert "Art. 5º, II" in text and "Art. 5º, IX" in text

@@ -176,6 +176,7 @@ def test_dossier_offers_the_application_fee(qtbot, monkeypatch, ctx: AppContext,
     assert payment.number == "DAM-15" and payment.subject_id == person_id and not payment.used
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     assert window.open_application() is not None
+    wait_ops()
     assert fees.payments_for(clerk, FeeAct.APPLICATION, person_id)[0].used
 
 
