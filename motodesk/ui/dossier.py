@@ -1394,6 +1394,11 @@ class DossierWindow(QWidget):
                                     "alterar o nome.")
             return False
         dialog = NameChangeDialog(self, str(self.base.get("full_name") or ""))
+        return self._submit_name_change(dialog)
+
+    def _submit_name_change(self, dialog: NameChangeDialog) -> bool:
+        """Ask (again, with the reason of a refusal) and change the name off the GUI thread; True when
+        a change was sent."""
         while self._exec_name_change(dialog):
             new_name, reason, path = dialog.values()
             data = b""
@@ -1403,21 +1408,32 @@ class DossierWindow(QWidget):
                 except OSError as exc:
                     dialog.show_error(f"Não foi possível ler o arquivo: {exc.strerror or exc}.")
                     continue
-            try:
-                people.change_name(self.ctx, self.person_id, new_name, reason, Path(path).name if path else "",
-                                   data, expected_version=self.person_version)
-            except ConflictError as exc:
-                dialog.show_error(str(exc))
-                continue
-            except MotodeskError as exc:
-                fields = getattr(exc, "fields", {})
-                dialog.show_error(" ".join(fields.values()) if fields else str(exc))
-                continue
-            self.load(self.person_id, then=lambda: self._set_status(
-                "Nome alterado; a alteração consta do histórico da permissão."))
-            self.saved.emit(self.person_id)
+            self._send_name_change(dialog, new_name, reason, Path(path).name if path else "", data)
             return True
         return False
+
+    def _send_name_change(self, dialog: NameChangeDialog, new_name: str, reason: str, filename: str,
+                          data: bytes) -> None:
+        ctx, person_id, version = self.ctx, self.person_id, self.person_version
+        assert person_id is not None
+
+        def changed(_result: object) -> None:
+            self.load(person_id, then=lambda: self._set_status(
+                "Nome alterado; a alteração consta do histórico da permissão."))
+            self.saved.emit(person_id)
+
+        def refused(exc: BaseException) -> bool:
+            if not isinstance(exc, MotodeskError):
+                return False  # unexpected: ServiceOp shows the details
+            fields = getattr(exc, "fields", None) or {}
+            dialog.show_error(" ".join(fields.values()) if fields and not isinstance(exc, ConflictError)
+                              else str(exc))
+            self._submit_name_change(dialog)  # the dialog again, saying why
+            return True
+
+        ServiceOp(self, lambda: people.change_name(ctx, person_id, new_name, reason, filename, data,
+                                                   expected_version=version),
+                  busy="Alterando o nome…", change="person").success(changed).failure(refused).run()
 
     def _exec_name_change(self, dialog: NameChangeDialog) -> bool:
         return dialog.exec() == QDialog.DialogCode.Accepted
