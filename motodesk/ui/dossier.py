@@ -1289,7 +1289,8 @@ class DossierWindow(QWidget):
         return True
 
     def photo_from_file(self) -> bool:
-        """Choose an image file, crop it to 3x4 (``imaging.upload.process_upload``) and store it."""
+        """Choose an image file, crop it to 3x4 (``imaging.upload.process_upload``) and store it off the
+        GUI thread; True when the work was started."""
         if self.person_id is None or not self.editable:
             return False
         name, _ = QFileDialog.getOpenFileName(self, "Foto 3x4", "", PHOTO_FILTER)
@@ -1300,9 +1301,10 @@ class DossierWindow(QWidget):
         except OSError as exc:
             show_error(self, MotodeskError(f"Não foi possível ler o arquivo: {exc.strerror or exc}."))
             return False
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        warnings: tuple[Any, ...] = ()
-        try:
+        ctx, person_id = self.ctx, self.person_id
+
+        def work() -> tuple[photos.PhotoInfo, tuple[Any, ...]]:
+            warnings: tuple[Any, ...] = ()
             try:
                 from motodesk.imaging.upload import process_upload
             except ImportError:  # pragma: no cover - the imaging package ships with the app
@@ -1315,16 +1317,22 @@ class DossierWindow(QWidget):
                 except PhotoError as exc:
                     raise InvalidInputError(exc.message) from exc
                 jpeg, warnings = processed.jpeg, processed.warnings
-            self.photo = photos.store_photo(self.ctx, self.person_id, jpeg, "file")
-        except MotodeskError as exc:
-            QApplication.restoreOverrideCursor()
+            return photos.store_photo(ctx, person_id, jpeg, "file"), warnings
+
+        def stored(result: tuple[photos.PhotoInfo, tuple[Any, ...]]) -> None:
+            self.photo, warnings = result
+            self._show_photo()
+            self.recheck()
+            notes = "; ".join(str(getattr(w, "message", w)) for w in warnings)
+            self._set_status("Foto guardada." + (f" Atenção: {notes}" if notes else ""))
+
+        def refused(exc: BaseException) -> bool:
+            if not isinstance(exc, MotodeskError):
+                return False  # unexpected: ServiceOp shows the details
             show_error(self, exc, "Foto recusada" if isinstance(exc, InvalidInputError) else None)
-            return False
-        QApplication.restoreOverrideCursor()
-        self._show_photo()
-        self.recheck()
-        notes = "; ".join(str(getattr(w, "message", w)) for w in warnings)
-        self._set_status("Foto guardada." + (f" Atenção: {notes}" if notes else ""))
+            return True
+
+        ServiceOp(self, work, busy="Guardando a foto…", change="person").success(stored).failure(refused).run()
         return True
 
     # -- attachments and applications -------------------------------------------------------

@@ -217,10 +217,15 @@ def test_fill_a_complete_dossier_and_every_verdict_turns_met(qtbot, clerk: AppCo
     from motodesk.ui import photo_dialog
 
     # The photo dialog is the photo issue's (tested there); here it imports the file as it would.
-    monkeypatch.setattr(photo_dialog, "take_photo", lambda _ctx, _pid, parent, **_k: parent.photo_from_file()
-                        and parent.photo)
+    def take_photo(_ctx: AppContext, _pid: int, parent: DossierWindow, **_k: object) -> object:
+        assert parent.photo_from_file()  # stored off the GUI thread
+        settle(qtbot)
+        return parent.photo
+
+    monkeypatch.setattr(photo_dialog, "take_photo", take_photo)
     assert window.photo_button.isEnabled()
     assert window.request_photo() is True
+    settle(qtbot)
     assert window.photo_label.pixmap() is not None and not window.photo_label.pixmap().isNull()
     assert window.photo_caption.text() == f"Foto de {TODAY:%d/%m/%Y}"
     assert all(v.status is Status.MET for v in window.verdicts)
@@ -445,7 +450,8 @@ def test_request_photo_refuses_a_file_that_is_not_a_photo(qtbot, clerk: AppConte
     bad = tmp_path / "foto.jpg"
     bad.write_bytes(b"not an image at all")
     monkeypatch.setattr(dossier_module.QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
-    assert window.photo_from_file() is False
+    assert window.photo_from_file() is True  # started; the refusal comes from the worker
+    settle(qtbot)
     assert "Foto recusada" in [title for title, _text in boxes.shown]
     assert window.photo_label.text() == "Sem foto"
     from motodesk.ui import photo_dialog
