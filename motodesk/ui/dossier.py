@@ -56,6 +56,7 @@ from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import BRAZILIAN_UFS, check_applicant, check_deputy, completeness
+from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, fees, people, photos, tenders
 from motodesk.services.applications import ApplicationInfo, PermitInfo
@@ -69,7 +70,7 @@ from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
 from motodesk.ui.guard import Answer, ask_unsaved
-from motodesk.ui.ops import ServiceOp
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
@@ -408,6 +409,7 @@ class _Loaded:
     locks: list[str]
     tender: TenderStanding | None
     name_changes: list[people.NameChangeRow]
+    settings: LawSettings
 
 
 class DossierWindow(QWidget):
@@ -428,7 +430,7 @@ class DossierWindow(QWidget):
         self.ctx = ctx
         self.person_id = person_id
         self.editable = ctx.user.role in EDITOR_ROLES
-        self.settings = law_settings(ctx)
+        self.settings = LawSettings()  # the law's defaults until the settings in force are read
         self.person_version: int | None = None
         self.doc_versions: dict[DocumentKind, int | None] = {}
         self.base: dict[str, Any] = {}
@@ -459,6 +461,7 @@ class DossierWindow(QWidget):
             self._set_base()
             self._refresh_header()
             self.recheck()
+            load_into(self, lambda: law_settings(ctx), self._settings_loaded, key="settings")
         self._apply_role()
         self.person_inputs["full_name"].setFocus()
 
@@ -951,7 +954,8 @@ class DossierWindow(QWidget):
                 deputy_of=applications.deputy_of(ctx, person_id),
                 locks=people.identity_locks(ctx, person_id),
                 tender=tenders.tender_standing(ctx, person_id),
-                name_changes=people.name_changes(ctx, person_id))
+                name_changes=people.name_changes(ctx, person_id),
+                settings=law_settings(ctx))
 
         def shown(loaded: _Loaded) -> None:
             self._show_loaded(person_id, loaded)
@@ -962,7 +966,12 @@ class DossierWindow(QWidget):
         return ServiceOp(self, read, busy="Carregando o dossiê…", title="Não foi possível abrir o dossiê") \
             .success(shown).run()
 
+    def _settings_loaded(self, settings: LawSettings) -> None:
+        self.settings = settings
+        self.recheck()
+
     def _show_loaded(self, person_id: int, loaded: _Loaded) -> None:
+        self.settings = loaded.settings
         self.photo = loaded.photo
         self.applications = loaded.applications
         self.permits = loaded.permits
