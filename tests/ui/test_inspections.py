@@ -182,8 +182,9 @@ def test_a_half_filled_checklist_is_saved_as_draft_but_not_concluded(
     assert field_error(dialog.rows[codes[0]].box) is None
     assert f"faltam {missing} itens de {len(codes)}" in dialog.result_label.text()
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isEnabled()  # locked while the draft is saved off the GUI thread
     settle(qtbot)
-    assert "Rascunho salvo" in dialog.message.text() and not dialog.dirty
+    assert dialog.isEnabled() and "Rascunho salvo" in dialog.message.text() and not dialog.dirty
     dialog.reject()
 
     reopened = ChecklistDialog(inspector, iid)
