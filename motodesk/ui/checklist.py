@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.checklist import ItemResult, evaluate_checklist, next_inspection_due
+from motodesk.rules.settings import LawSettings
 from motodesk.services import inspections
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
@@ -140,16 +141,24 @@ class ItemRow:
         self.note.setReadOnly(not editable)
 
 
+def read_checklist(ctx: AppContext, inspection_id: int) -> tuple[InspectionView, LawSettings]:
+    """What a checklist shows: the inspection with its items, and the settings in force."""
+    return inspections.get_inspection(ctx, inspection_id), law_settings(ctx)
+
+
 class ChecklistDialog(QDialog):
     """Fill, save as draft, conclude; a concluded inspection opens read-only with its laudo."""
 
-    def __init__(self, ctx: AppContext, inspection_id: int, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, inspection_id: int, parent: QWidget | None = None, *,
+                 loaded: tuple[InspectionView, LawSettings] | None = None) -> None:
+        """``loaded``: the inspection and the settings (:func:`read_checklist`), read off the GUI thread
+        by the opener; without it they are read here."""
         super().__init__(parent)
         self.setObjectName("checklist")
         self.ctx = ctx
-        self.settings = law_settings(ctx)
+        view, self.settings = loaded if loaded is not None else read_checklist(ctx, inspection_id)
         self.inspection_id = inspection_id
-        self.view: InspectionView = inspections.get_inspection(ctx, inspection_id)
+        self.view: InspectionView = view
         self.rows: dict[str, ItemRow] = {}
         self.dirty = False
         self.resize(1180, 860)
