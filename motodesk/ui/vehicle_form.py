@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.rules.common import ServiceType
 from motodesk.rules.eligibility import BRAZILIAN_UFS
+from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import vehicles
 from motodesk.services.context import AppContext
@@ -35,7 +36,7 @@ from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
 from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.guard import GuardedDialog
-from motodesk.ui.ops import ServiceOp
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.widgets import DateField, FormattedLineEdit, VerdictList, field_error, mark_field
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
@@ -84,7 +85,7 @@ class VehicleForm(GuardedDialog):
         super().__init__(parent)
         self.setObjectName("vehicle_form")
         self.ctx = ctx
-        self.settings = law_settings(ctx)
+        self.settings = LawSettings()  # the law's defaults until the settings in force are read
         self.vehicle_id = vehicle_id
         self.replacing: VehicleRecord | None = None
         self.record: VehicleRecord | None = None
@@ -295,12 +296,13 @@ class VehicleForm(GuardedDialog):
     def _load(self, vehicle_id: int | None, holder_id: int | None, replacing_id: int | None) -> None:
         """Read the vehicle, the one it replaces and the holder off the GUI thread (the form locked
         meanwhile), then fill the form; a new vehicle without a holder needs no read."""
+        ctx = self.ctx
         if vehicle_id is None and holder_id is None and replacing_id is None:
             self._apply_loaded(None, None, None)
+            load_into(self, lambda: law_settings(ctx), self._settings_loaded, key="settings")
             return
-        ctx = self.ctx
 
-        def fetch() -> tuple[VehicleRecord | None, VehicleRecord | None, HolderRef | None]:
+        def fetch() -> tuple[VehicleRecord | None, VehicleRecord | None, HolderRef | None, LawSettings]:
             replacing = vehicles.get_vehicle(ctx, replacing_id) if replacing_id is not None else None
             record = vehicles.get_vehicle(ctx, vehicle_id) if vehicle_id is not None else None
             owner = holder_id
@@ -308,10 +310,12 @@ class VehicleForm(GuardedDialog):
                 owner = replacing.data.holder_id
             if record is not None:
                 owner = record.data.holder_id
-            return replacing, record, vehicles.get_holder(ctx, owner) if owner is not None else None
+            holder = vehicles.get_holder(ctx, owner) if owner is not None else None
+            return replacing, record, holder, law_settings(ctx)
 
-        def loaded(found: tuple[VehicleRecord | None, VehicleRecord | None, HolderRef | None]) -> None:
-            self._apply_loaded(*found)
+        def loaded(found: tuple[VehicleRecord | None, VehicleRecord | None, HolderRef | None, LawSettings]) -> None:
+            self.settings = found[3]
+            self._apply_loaded(*found[:3])
             self._service_changed()
             self.refresh()
             self.mark_clean()
@@ -320,6 +324,10 @@ class VehicleForm(GuardedDialog):
 
         ServiceOp(self, fetch, busy="Abrindo o veículo…", title="Não foi possível abrir o veículo") \
             .success(loaded).run()
+
+    def _settings_loaded(self, settings: LawSettings) -> None:
+        self.settings = settings
+        self.refresh()
 
     def _apply_loaded(self, replacing: VehicleRecord | None, record: VehicleRecord | None,
                       holder: HolderRef | None) -> None:
