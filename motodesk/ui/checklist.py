@@ -3,6 +3,7 @@ and photos; the result computed as the inspector answers; draft, conclusion and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,9 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.checklist import ItemResult, evaluate_checklist, next_inspection_due
+from motodesk.rules.settings import LawSettings
 from motodesk.services import inspections
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
 from motodesk.services.inspections import (
     InspectionKind,
     InspectionStatus,
@@ -46,6 +48,7 @@ from motodesk.services.vehicles import LOCAL_TZ
 from motodesk.ui.dossier import fit_to_screen
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.widgets import mark_field
 
@@ -138,16 +141,24 @@ class ItemRow:
         self.note.setReadOnly(not editable)
 
 
+def read_checklist(ctx: AppContext, inspection_id: int) -> tuple[InspectionView, LawSettings]:
+    """What a checklist shows: the inspection with its items, and the settings in force."""
+    return inspections.get_inspection(ctx, inspection_id), law_settings(ctx)
+
+
 class ChecklistDialog(QDialog):
     """Fill, save as draft, conclude; a concluded inspection opens read-only with its laudo."""
 
-    def __init__(self, ctx: AppContext, inspection_id: int, parent: QWidget | None = None) -> None:
+    def __init__(self, ctx: AppContext, inspection_id: int, parent: QWidget | None = None, *,
+                 loaded: tuple[InspectionView, LawSettings] | None = None) -> None:
+        """``loaded``: the inspection and the settings (:func:`read_checklist`), read off the GUI thread
+        by the opener; without it they are read here."""
         super().__init__(parent)
         self.setObjectName("checklist")
         self.ctx = ctx
-        self.settings = law_settings(ctx)
+        view, self.settings = loaded if loaded is not None else read_checklist(ctx, inspection_id)
         self.inspection_id = inspection_id
-        self.view: InspectionView = inspections.get_inspection(ctx, inspection_id)
+        self.view: InspectionView = view
         self.rows: dict[str, ItemRow] = {}
         self.dirty = False
         self.resize(1180, 860)
@@ -221,7 +232,7 @@ class ChecklistDialog(QDialog):
         self.close_button.setObjectName("close")
         for button in (self.all_ok, self.save_button, self.conclude_button, self.report_button, self.close_button):
             button.setAutoDefault(False)
-        self.save_button.clicked.connect(self.save_draft)
+        self.save_button.clicked.connect(lambda: self.save_draft())
         self.conclude_button.clicked.connect(self.conclude)
         self.report_button.clicked.connect(self.show_report)
         self.close_button.clicked.connect(self.reject)
@@ -386,7 +397,11 @@ class ChecklistDialog(QDialog):
 
     # --- actions ---------------------------------------------------------------------------------
     def _reload(self) -> None:
-        self.view = inspections.get_inspection(self.ctx, self.inspection_id)
+        ctx, inspection_id = self.ctx, self.inspection_id
+        load_into(self, lambda: inspections.get_inspection(ctx, inspection_id), self._apply_view)
+
+    def _apply_view(self, view: InspectionView) -> None:
+        self.view = view
         for item in self.view.items:
             row = self.rows[item.code]
             row.item = item
@@ -394,20 +409,38 @@ class ChecklistDialog(QDialog):
         self.dirty = False
         self.apply_state()
 
-    def save_draft(self) -> bool:
-        try:
-            version = inspections.save_draft(self.ctx, self.inspection_id, self.answers(),
-                                             self.notes.toPlainText(), expected_version=self.view.version)
-        except MotodeskError as exc:
-            self._error(exc)
+    def _failed(self, exc: BaseException) -> bool:
+        """A refused save or conclusion: the reason under the items (and on the item rows); a
+        conflict also offers to reload (ServiceOp), anything unexpected goes to ServiceOp."""
+        if not isinstance(exc, MotodeskError):
             return False
-        self.view.version = version
-        self.dirty = False
-        self._unanswered_message = False
-        self.message.setStyleSheet("color: #1b6e2e")
-        self.message.setText(f"Rascunho salvo às {datetime.now(LOCAL_TZ):%H:%M}. A vistoria pode ser "
-                             "concluída quando todos os itens tiverem resposta.")
-        return True
+        if isinstance(exc, InvalidInputError):
+            for code in exc.fields:
+                if code in self.rows:
+                    mark_field(self.rows[code].box, exc.fields[code])
+        conflict = isinstance(exc, ConflictError)
+        self._error(exc, box=not conflict)
+        return not conflict  # a conflict: ServiceOp offers "Recarregar"
+
+    def save_draft(self, then: Callable[[], None] | None = None) -> ServiceOp:
+        """Save the answers as a draft off the GUI thread; ``then`` runs once it is saved."""
+        ctx, inspection_id, answers = self.ctx, self.inspection_id, self.answers()
+        notes, version = self.notes.toPlainText(), self.view.version
+
+        def saved(new_version: int) -> None:
+            self.view.version = new_version
+            self.dirty = False
+            self._unanswered_message = False
+            self.message.setStyleSheet("color: #1b6e2e")
+            self.message.setText(f"Rascunho salvo às {datetime.now(LOCAL_TZ):%H:%M}. A vistoria pode ser "
+                                 "concluída quando todos os itens tiverem resposta.")
+            if then is not None:
+                then()
+
+        return ServiceOp(self, lambda: inspections.save_draft(ctx, inspection_id, answers, notes,
+                                                              expected_version=version),
+                         busy="Salvando o rascunho…", change="inspection", on_conflict=self._reload) \
+            .success(saved).failure(self._failed).run()
 
     def conclude(self) -> bool:
         unanswered = [row for row in self.rows.values() if row.result() is None]
@@ -423,31 +456,27 @@ class ChecklistDialog(QDialog):
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
         if answer != QMessageBox.StandardButton.Yes:
             return False
-        try:
-            inspections.conclude_inspection(self.ctx, self.inspection_id, self.answers(), self.notes.toPlainText(),
-                                            expected_version=self.view.version)
-        except InvalidInputError as exc:
-            for code in exc.fields:
-                if code in self.rows:
-                    mark_field(self.rows[code].box, exc.fields[code])
-            self._error(exc)
-            return False
-        except MotodeskError as exc:
-            self._error(exc)
-            return False
-        self._reload()
-        self.message.setStyleSheet("")
-        self.message.setText("Vistoria concluída. O laudo foi gravado com a vistoria.")
-        self.show_report()
+        ctx, inspection_id, answers = self.ctx, self.inspection_id, self.answers()
+        notes, version = self.notes.toPlainText(), self.view.version
+
+        def work() -> InspectionView:
+            inspections.conclude_inspection(ctx, inspection_id, answers, notes, expected_version=version)
+            return inspections.get_inspection(ctx, inspection_id)  # concluded: the view with its laudo
+
+        def concluded(view: InspectionView) -> None:
+            self._apply_view(view)
+            self.message.setStyleSheet("")
+            self.message.setText("Vistoria concluída. O laudo foi gravado com a vistoria.")
+            self.show_report()
+
+        ServiceOp(self, work, busy="Concluindo a vistoria…", change="inspection", on_conflict=self._reload) \
+            .success(concluded).failure(self._failed).run()
         return True
 
     def show_report(self) -> None:
-        try:
-            pdf = inspections.inspection_report(self.ctx, self.inspection_id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        preview_pdf(self, pdf, f"Laudo de Vistoria {self.view.report_number}")
+        ctx, inspection_id, title = self.ctx, self.inspection_id, f"Laudo de Vistoria {self.view.report_number}"
+        ServiceOp(self, lambda: inspections.inspection_report(ctx, inspection_id), busy="Gerando o laudo…") \
+            .success(lambda pdf: preview_pdf(self, pdf, title)).run()
 
     def open_photos(self, code: str) -> None:
         row = self.rows[code]
@@ -455,12 +484,12 @@ class ChecklistDialog(QDialog):
         dialog.exec()
         row.set_photo_count(dialog.count())
 
-    def _error(self, exc: MotodeskError) -> None:
+    def _error(self, exc: MotodeskError, *, box: bool = True) -> None:
         self.message.setStyleSheet(f"color: {RED}")
         fields = getattr(exc, "fields", None) or {}
         extra = [reason for code, reason in fields.items() if code not in self.rows]
         self.message.setText(" ".join([str(exc), *extra]))
-        if not isinstance(exc, InvalidInputError):
+        if box and not isinstance(exc, InvalidInputError):
             show_error(self, exc)
 
     def reject(self) -> None:
@@ -472,7 +501,8 @@ class ChecklistDialog(QDialog):
                 | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
             if answer == QMessageBox.StandardButton.Cancel:
                 return
-            if answer == QMessageBox.StandardButton.Save and not self.save_draft():
+            if answer == QMessageBox.StandardButton.Save:
+                self.save_draft(then=lambda: QDialog.reject(self))  # closes once the draft is saved
                 return
         super().reject()
 
@@ -516,9 +546,18 @@ class ItemPhotosDialog(QDialog):
         self.reload()
 
     def reload(self) -> None:
+        ctx, inspection_id, code = self.ctx, self.inspection_id, self.code
+
+        def fetch() -> list[tuple[inspections.PhotoRef, bytes]]:
+            return [(ref, inspections.photo_bytes(ctx, ref.id))
+                    for ref in inspections.item_photos(ctx, inspection_id, code)]
+
+        load_into(self, fetch, self._show_photos)
+
+    def _show_photos(self, photos: list[tuple[inspections.PhotoRef, bytes]]) -> None:
         self.list.clear()
-        for ref in inspections.item_photos(self.ctx, self.inspection_id, self.code):
-            image = QImage.fromData(inspections.photo_bytes(self.ctx, ref.id))
+        for ref, data in photos:
+            image = QImage.fromData(data)
             icon = QIcon(QPixmap.fromImage(image.scaled(200, 150, Qt.AspectRatioMode.KeepAspectRatio,
                                                         Qt.TransformationMode.SmoothTransformation)))
             entry = QListWidgetItem(icon, f"{ref.filename}\n{format_datetime(ref.added_at)} – {ref.added_by}")
@@ -534,22 +573,17 @@ class ItemPhotosDialog(QDialog):
             return
         try:
             data = Path(name).read_bytes()
-            inspections.add_item_photo(self.ctx, self.inspection_id, self.code, Path(name).name, data)
         except OSError as exc:
             QMessageBox.warning(self, "Foto", f"Não foi possível ler o arquivo:\n{exc.strerror or exc}")
             return
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.reload()
+        ctx, inspection_id, code = self.ctx, self.inspection_id, self.code
+        ServiceOp(self, lambda: inspections.add_item_photo(ctx, inspection_id, code, Path(name).name, data),
+                  busy="Gravando a foto…", change="inspection").success(lambda _id: self.reload()).run()
 
     def remove_photo(self) -> None:
         entry = self.list.currentItem()
         if entry is None:
             return
-        try:
-            inspections.remove_item_photo(self.ctx, entry.data(Qt.ItemDataRole.UserRole))
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
-        self.reload()
+        ctx, photo_id = self.ctx, entry.data(Qt.ItemDataRole.UserRole)
+        ServiceOp(self, lambda: inspections.remove_item_photo(ctx, photo_id), busy="Removendo a foto…",
+                  change="inspection").success(lambda _r: self.reload()).run()

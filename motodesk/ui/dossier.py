@@ -56,13 +56,13 @@ from motodesk.models.db import DatabaseError
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import BRAZILIAN_UFS, check_applicant, check_deputy, completeness
+from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, fees, people, photos, tenders
 from motodesk.services.applications import ApplicationInfo, PermitInfo
 from motodesk.services.clock import local_now, local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
-from motodesk.services.fees import PaymentInfo
 from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
 from motodesk.services.settings import law_settings
 from motodesk.services.tenders import TenderStanding
@@ -70,7 +70,7 @@ from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
 from motodesk.ui.guard import Answer, ask_unsaved
-from motodesk.ui.ops import ServiceOp
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
@@ -409,6 +409,7 @@ class _Loaded:
     locks: list[str]
     tender: TenderStanding | None
     name_changes: list[people.NameChangeRow]
+    settings: LawSettings
 
 
 class DossierWindow(QWidget):
@@ -429,7 +430,7 @@ class DossierWindow(QWidget):
         self.ctx = ctx
         self.person_id = person_id
         self.editable = ctx.user.role in EDITOR_ROLES
-        self.settings = law_settings(ctx)
+        self.settings = LawSettings()  # the law's defaults until the settings in force are read
         self.person_version: int | None = None
         self.doc_versions: dict[DocumentKind, int | None] = {}
         self.base: dict[str, Any] = {}
@@ -460,6 +461,7 @@ class DossierWindow(QWidget):
             self._set_base()
             self._refresh_header()
             self.recheck()
+            load_into(self, lambda: law_settings(ctx), self._settings_loaded, key="settings")
         self._apply_role()
         self.person_inputs["full_name"].setFocus()
 
@@ -952,7 +954,8 @@ class DossierWindow(QWidget):
                 deputy_of=applications.deputy_of(ctx, person_id),
                 locks=people.identity_locks(ctx, person_id),
                 tender=tenders.tender_standing(ctx, person_id),
-                name_changes=people.name_changes(ctx, person_id))
+                name_changes=people.name_changes(ctx, person_id),
+                settings=law_settings(ctx))
 
         def shown(loaded: _Loaded) -> None:
             self._show_loaded(person_id, loaded)
@@ -963,7 +966,12 @@ class DossierWindow(QWidget):
         return ServiceOp(self, read, busy="Carregando o dossiê…", title="Não foi possível abrir o dossiê") \
             .success(shown).run()
 
+    def _settings_loaded(self, settings: LawSettings) -> None:
+        self.settings = settings
+        self.recheck()
+
     def _show_loaded(self, person_id: int, loaded: _Loaded) -> None:
+        self.settings = loaded.settings
         self.photo = loaded.photo
         self.applications = loaded.applications
         self.permits = loaded.permits
@@ -1290,7 +1298,8 @@ class DossierWindow(QWidget):
         return True
 
     def photo_from_file(self) -> bool:
-        """Choose an image file, crop it to 3x4 (``imaging.upload.process_upload``) and store it."""
+        """Choose an image file, crop it to 3x4 (``imaging.upload.process_upload``) and store it off the
+        GUI thread; True when the work was started."""
         if self.person_id is None or not self.editable:
             return False
         name, _ = QFileDialog.getOpenFileName(self, "Foto 3x4", "", PHOTO_FILTER)
@@ -1301,9 +1310,10 @@ class DossierWindow(QWidget):
         except OSError as exc:
             show_error(self, MotodeskError(f"Não foi possível ler o arquivo: {exc.strerror or exc}."))
             return False
-        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        warnings: tuple[Any, ...] = ()
-        try:
+        ctx, person_id = self.ctx, self.person_id
+
+        def work() -> tuple[photos.PhotoInfo, tuple[Any, ...]]:
+            warnings: tuple[Any, ...] = ()
             try:
                 from motodesk.imaging.upload import process_upload
             except ImportError:  # pragma: no cover - the imaging package ships with the app
@@ -1316,16 +1326,22 @@ class DossierWindow(QWidget):
                 except PhotoError as exc:
                     raise InvalidInputError(exc.message) from exc
                 jpeg, warnings = processed.jpeg, processed.warnings
-            self.photo = photos.store_photo(self.ctx, self.person_id, jpeg, "file")
-        except MotodeskError as exc:
-            QApplication.restoreOverrideCursor()
+            return photos.store_photo(ctx, person_id, jpeg, "file"), warnings
+
+        def stored(result: tuple[photos.PhotoInfo, tuple[Any, ...]]) -> None:
+            self.photo, warnings = result
+            self._show_photo()
+            self.recheck()
+            notes = "; ".join(str(getattr(w, "message", w)) for w in warnings)
+            self._set_status("Foto guardada." + (f" Atenção: {notes}" if notes else ""))
+
+        def refused(exc: BaseException) -> bool:
+            if not isinstance(exc, MotodeskError):
+                return False  # unexpected: ServiceOp shows the details
             show_error(self, exc, "Foto recusada" if isinstance(exc, InvalidInputError) else None)
-            return False
-        QApplication.restoreOverrideCursor()
-        self._show_photo()
-        self.recheck()
-        notes = "; ".join(str(getattr(w, "message", w)) for w in warnings)
-        self._set_status("Foto guardada." + (f" Atenção: {notes}" if notes else ""))
+            return True
+
+        ServiceOp(self, work, busy="Guardando a foto…", change="person").success(stored).failure(refused).run()
         return True
 
     # -- attachments and applications -------------------------------------------------------
@@ -1341,7 +1357,8 @@ class DossierWindow(QWidget):
         service = self.service()
         self.open_application_button.setText(f"Abrir re&querimento de {service.label}…")
 
-    def open_application(self) -> ApplicationInfo | None:
+    def open_application(self) -> ServiceOp | None:
+        """Open an application for the chosen service off the GUI thread; the started call, or None."""
         if self.person_id is None or not self.editable:
             return None
         service = self.service()
@@ -1351,30 +1368,39 @@ class DossierWindow(QWidget):
             f"{self.base.get('full_name')}?")
         if answer != QMessageBox.StandardButton.Yes:
             return None
-        try:
-            info = applications.open_application(self.ctx, self.person_id, service)
-        except MotodeskError as exc:
+        ctx, person_id = self.ctx, self.person_id
+
+        def work() -> tuple[ApplicationInfo, list[ApplicationInfo]]:
+            info = applications.open_application(ctx, person_id, service)
+            return info, applications.list_applications(ctx, person_id)
+
+        def opened(result: tuple[ApplicationInfo, list[ApplicationInfo]]) -> None:
+            info, self.applications = result
+            self.applications_model.set_rows(self.applications)
+            self._refresh_header()
+            self.recheck()
+            self._set_status(f"Requerimento nº {info.number} aberto.")
+
+        def refused(exc: BaseException) -> bool:
+            if not isinstance(exc, MotodeskError):
+                return False  # unexpected: ServiceOp shows the details
             show_error(self, exc)
             if fees.is_fee_refusal(exc):
                 self._set_status(FEE_REFUSAL_HINT)
-            return None
-        self.applications = applications.list_applications(self.ctx, self.person_id)
-        self.applications_model.set_rows(self.applications)
-        self._refresh_header()
-        self.recheck()
-        self._set_status(f"Requerimento nº {info.number} aberto.")
-        return info
+            return True
 
-    def record_payment(self) -> PaymentInfo | None:
-        """The guia/DAM of the application, of the open application's issue or of the vehicle's inspection."""
+        return ServiceOp(self, work, busy="Abrindo o requerimento…", change="permit") \
+            .success(opened).failure(refused).run()
+
+    def record_payment(self) -> None:
+        """The guia/DAM of the application, of the open application's issue or of the vehicle's inspection
+        (the payable acts are looked up off the GUI thread, then the dialog opens)."""
         if self.person_id is None:
-            return None
+            return
         application = applications.open_application_for(self.applications, self.service())
-        payment = record_payment(self.ctx, self, application_id=application.id if application else None,
-                                 person_id=None if application else self.person_id)
-        if payment is not None:
-            self._set_status(recorded_message(payment))
-        return payment
+        record_payment(self.ctx, self, application_id=application.id if application else None,
+                       person_id=None if application else self.person_id,
+                       on_recorded=lambda payment: self._set_status(recorded_message(payment)))
 
     def change_name(self) -> bool:
         """A supervisor changes the name of a tied person (marriage, court correction), with the document."""
@@ -1385,6 +1411,11 @@ class DossierWindow(QWidget):
                                     "alterar o nome.")
             return False
         dialog = NameChangeDialog(self, str(self.base.get("full_name") or ""))
+        return self._submit_name_change(dialog)
+
+    def _submit_name_change(self, dialog: NameChangeDialog) -> bool:
+        """Ask (again, with the reason of a refusal) and change the name off the GUI thread; True when
+        a change was sent."""
         while self._exec_name_change(dialog):
             new_name, reason, path = dialog.values()
             data = b""
@@ -1394,21 +1425,32 @@ class DossierWindow(QWidget):
                 except OSError as exc:
                     dialog.show_error(f"Não foi possível ler o arquivo: {exc.strerror or exc}.")
                     continue
-            try:
-                people.change_name(self.ctx, self.person_id, new_name, reason, Path(path).name if path else "",
-                                   data, expected_version=self.person_version)
-            except ConflictError as exc:
-                dialog.show_error(str(exc))
-                continue
-            except MotodeskError as exc:
-                fields = getattr(exc, "fields", {})
-                dialog.show_error(" ".join(fields.values()) if fields else str(exc))
-                continue
-            self.load(self.person_id, then=lambda: self._set_status(
-                "Nome alterado; a alteração consta do histórico da permissão."))
-            self.saved.emit(self.person_id)
+            self._send_name_change(dialog, new_name, reason, Path(path).name if path else "", data)
             return True
         return False
+
+    def _send_name_change(self, dialog: NameChangeDialog, new_name: str, reason: str, filename: str,
+                          data: bytes) -> None:
+        ctx, person_id, version = self.ctx, self.person_id, self.person_version
+        assert person_id is not None
+
+        def changed(_result: object) -> None:
+            self.load(person_id, then=lambda: self._set_status(
+                "Nome alterado; a alteração consta do histórico da permissão."))
+            self.saved.emit(person_id)
+
+        def refused(exc: BaseException) -> bool:
+            if not isinstance(exc, MotodeskError):
+                return False  # unexpected: ServiceOp shows the details
+            fields = getattr(exc, "fields", None) or {}
+            dialog.show_error(" ".join(fields.values()) if fields and not isinstance(exc, ConflictError)
+                              else str(exc))
+            self._submit_name_change(dialog)  # the dialog again, saying why
+            return True
+
+        ServiceOp(self, lambda: people.change_name(ctx, person_id, new_name, reason, filename, data,
+                                                   expected_version=version),
+                  busy="Alterando o nome…", change="person").success(changed).failure(refused).run()
 
     def _exec_name_change(self, dialog: NameChangeDialog) -> bool:
         return dialog.exec() == QDialog.DialogCode.Accepted
@@ -1421,15 +1463,16 @@ class DossierWindow(QWidget):
                                     "Salve o dossiê antes de imprimir: o comunicado lista as pendências "
                                     "dos dados gravados.")
             return False
-        try:
-            pdf = applications.pending_letter(self.ctx, self.person_id, self.service())
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return False
-        from motodesk.ui import pdfpreview
-
+        ctx, person_id, service = self.ctx, self.person_id, self.service()
         name = self.base.get("full_name") or "requerente"
-        pdfpreview.preview_pdf(self, pdf, f"Pendências – {name}")
+
+        def show(pdf: bytes) -> None:
+            from motodesk.ui import pdfpreview
+
+            pdfpreview.preview_pdf(self, pdf, f"Pendências – {name}")
+
+        ServiceOp(self, lambda: applications.pending_letter(ctx, person_id, service),
+                  busy="Gerando o comunicado de pendências…").success(show).run()
         return True
 
     # -- saving ------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ records, Esc cancels. A refusal is shown on its field.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from PySide6.QtWidgets import (
@@ -27,7 +28,6 @@ from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.fees import Payable, PaymentInfo
-from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
@@ -162,24 +162,28 @@ class PaymentDialog(GuardedDialog):
 
 
 def record_payment(ctx: AppContext, parent: QWidget, *, person_id: int | None = None,
-                   application_id: int | None = None, permit_id: int | None = None) -> PaymentInfo | None:
-    """Open the dialog for the acts payable from a dossier or a permits row; the recorded payment, or None."""
-    try:
-        payables = fees.payable_acts(ctx, person_id=person_id, application_id=application_id, permit_id=permit_id)
-    except MotodeskError as exc:
-        show_error(parent, exc)
-        return None
-    if not payables:
-        QMessageBox.information(parent, "Registrar pagamento",
-                                "Nenhum destes atos tem taxa na tabela de taxas (Art. 6º, § 6º): não há "
-                                "pagamento a registrar.")
-        return None
-    dialog = PaymentDialog(ctx, payables, parent)
-    try:
-        dialog.exec()
-        return dialog.recorded
-    finally:
-        dialog.deleteLater()
+                   application_id: int | None = None, permit_id: int | None = None,
+                   on_recorded: Callable[[PaymentInfo], None] | None = None) -> ServiceOp:
+    """Look up the acts payable from a dossier or a permits row off the GUI thread (``parent`` locked
+    meanwhile), then open the dialog for them; ``on_recorded`` gets the payment once it is recorded."""
+
+    def found(payables: list[Payable]) -> None:
+        if not payables:
+            QMessageBox.information(parent, "Registrar pagamento",
+                                    "Nenhum destes atos tem taxa na tabela de taxas (Art. 6º, § 6º): não há "
+                                    "pagamento a registrar.")
+            return
+        dialog = PaymentDialog(ctx, payables, parent)
+        try:
+            dialog.exec()
+            if dialog.recorded is not None and on_recorded is not None:
+                on_recorded(dialog.recorded)
+        finally:
+            dialog.deleteLater()
+
+    return ServiceOp(parent, lambda: fees.payable_acts(ctx, person_id=person_id, application_id=application_id,
+                                                       permit_id=permit_id),
+                     busy="Procurando as taxas a pagar…", title="Registrar pagamento").success(found).run()
 
 
 def recorded_message(payment: PaymentInfo) -> str:

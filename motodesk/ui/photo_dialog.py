@@ -95,6 +95,7 @@ from motodesk.services.photos import PhotoInfo
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.camera import FrameSource, default_frame_source, remember_camera, remembered_camera
 from motodesk.ui.errors import show_error, show_unexpected
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
 
 log = logging.getLogger(__name__)
@@ -721,11 +722,20 @@ class PhotoDialog(QDialog):
 
     # -- history -------------------------------------------------------------------------------
     def _load_history(self) -> None:
-        try:
-            rows = photos.photo_history(self.ctx, self.person_id, with_bytes=True)
-        except (MotodeskError, DatabaseError) as exc:
+        """The earlier photos (with their bytes) read off the GUI thread; the capture tab stays usable."""
+        ctx, person_id = self.ctx, self.person_id
+
+        def failed(exc: BaseException) -> bool:
+            if not isinstance(exc, (MotodeskError, DatabaseError)):
+                return False  # unexpected: ServiceOp shows the details
             self.history_note.setText(str(exc))
-            rows = []
+            self._show_history([])
+            return True
+
+        ServiceOp(self, lambda: photos.photo_history(ctx, person_id, with_bytes=True), lock=False,
+                  key="history").success(self._show_history).failure(failed).run()
+
+    def _show_history(self, rows: list[PhotoInfo]) -> None:
         self.history_model.set_rows(rows)
         self.tabs.setTabText(1, f"&Histórico ({len(rows)})")
         if not rows:

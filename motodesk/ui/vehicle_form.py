@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.rules.common import ServiceType
 from motodesk.rules.eligibility import BRAZILIAN_UFS
+from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import vehicles
 from motodesk.services.context import AppContext
@@ -35,7 +36,7 @@ from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
 from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.guard import GuardedDialog
-from motodesk.ui.ops import ServiceOp
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.widgets import DateField, FormattedLineEdit, VerdictList, field_error, mark_field
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
@@ -84,7 +85,7 @@ class VehicleForm(GuardedDialog):
         super().__init__(parent)
         self.setObjectName("vehicle_form")
         self.ctx = ctx
-        self.settings = law_settings(ctx)
+        self.settings = LawSettings()  # the law's defaults until the settings in force are read
         self.vehicle_id = vehicle_id
         self.replacing: VehicleRecord | None = None
         self.record: VehicleRecord | None = None
@@ -293,9 +294,46 @@ class VehicleForm(GuardedDialog):
 
     # --- loading ---------------------------------------------------------------------------------
     def _load(self, vehicle_id: int | None, holder_id: int | None, replacing_id: int | None) -> None:
+        """Read the vehicle, the one it replaces and the holder off the GUI thread (the form locked
+        meanwhile), then fill the form; a new vehicle without a holder needs no read."""
+        ctx = self.ctx
+        if vehicle_id is None and holder_id is None and replacing_id is None:
+            self._apply_loaded(None, None, None)
+            load_into(self, lambda: law_settings(ctx), self._settings_loaded, key="settings")
+            return
+
+        def fetch() -> tuple[VehicleRecord | None, VehicleRecord | None, HolderRef | None, LawSettings]:
+            replacing = vehicles.get_vehicle(ctx, replacing_id) if replacing_id is not None else None
+            record = vehicles.get_vehicle(ctx, vehicle_id) if vehicle_id is not None else None
+            owner = holder_id
+            if replacing is not None:
+                owner = replacing.data.holder_id
+            if record is not None:
+                owner = record.data.holder_id
+            holder = vehicles.get_holder(ctx, owner) if owner is not None else None
+            return replacing, record, holder, law_settings(ctx)
+
+        def loaded(found: tuple[VehicleRecord | None, VehicleRecord | None, HolderRef | None, LawSettings]) -> None:
+            self.settings = found[3]
+            self._apply_loaded(*found[:3])
+            self._service_changed()
+            self.refresh()
+            self.mark_clean()
+            if self.isActiveWindow() and self.focusWidget() is None:
+                self.focusNextChild()  # shown while it loaded: the keyboard starts in the first field
+
+        ServiceOp(self, fetch, busy="Abrindo o veículo…", title="Não foi possível abrir o veículo") \
+            .success(loaded).run()
+
+    def _settings_loaded(self, settings: LawSettings) -> None:
+        self.settings = settings
+        self.refresh()
+
+    def _apply_loaded(self, replacing: VehicleRecord | None, record: VehicleRecord | None,
+                      holder: HolderRef | None) -> None:
         can_edit = self.ctx.user.role in vehicles.EDITORS
-        if replacing_id is not None:
-            self.replacing = vehicles.get_vehicle(self.ctx, replacing_id)
+        if replacing is not None:
+            self.replacing = replacing
             old = self.replacing
             self.setWindowTitle(f"Substituição do veículo {format_plate(old.data.plate)}")
             when = format_datetime(old.replacement_authorised_at)
@@ -307,12 +345,10 @@ class VehicleForm(GuardedDialog):
                 "nenhum documento é emitido (Art. 5º, § 1º, II e III)."
             )
             self.banner.show()
-            holder_id = old.data.holder_id
             self._set_service(old.data.service_type)
-        if vehicle_id is not None:
-            self.record = vehicles.get_vehicle(self.ctx, vehicle_id)
+        if record is not None:
+            self.record = record
             self.fill(self.record.data)
-            holder_id = self.record.data.holder_id
             plate = format_plate(self.record.data.plate)
             self.setWindowTitle(f"Veículo {plate}")
             if not self.record.active:
@@ -329,13 +365,13 @@ class VehicleForm(GuardedDialog):
                     f"{format_datetime(self.record.replacement_authorised_at)}: cadastre o novo veículo pela "
                     "opção “Substituir veículo…”.")
                 self.banner.show()
-        elif replacing_id is None:
+        elif replacing is None:
             self.setWindowTitle("Novo veículo")
-        if holder_id is not None:
-            self.holder = vehicles.get_holder(self.ctx, holder_id)
+        if holder is not None:
+            self.holder = holder
             self.holder_cpf.setText(format_cpf(self.holder.cpf))
             self.holder_name.setText(self.holder.name)
-        if vehicle_id is not None or replacing_id is not None or holder_id is not None:
+        if record is not None or replacing is not None or holder is not None:
             self.holder_cpf.setReadOnly(True)
             self.holder_cpf.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # read, not a Tab stop
         if not can_edit:

@@ -457,6 +457,7 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
     # The motorcycle.
     form = VehicleForm(clerk, holder_id=person_id)  # the vehicles page's "Novo veículo" opens it
     qtbot.addWidget(form)
+    settle(qtbot, 0)  # the holder read off the GUI thread
     form.show()
     qtbot.waitExposed(form)
     form.activateWindow()

@@ -217,10 +217,15 @@ def test_fill_a_complete_dossier_and_every_verdict_turns_met(qtbot, clerk: AppCo
     from motodesk.ui import photo_dialog
 
     # The photo dialog is the photo issue's (tested there); here it imports the file as it would.
-    monkeypatch.setattr(photo_dialog, "take_photo", lambda _ctx, _pid, parent, **_k: parent.photo_from_file()
-                        and parent.photo)
+    def take_photo(_ctx: AppContext, _pid: int, parent: DossierWindow, **_k: object) -> object:
+        assert parent.photo_from_file()  # stored off the GUI thread
+        settle(qtbot)
+        return parent.photo
+
+    monkeypatch.setattr(photo_dialog, "take_photo", take_photo)
     assert window.photo_button.isEnabled()
     assert window.request_photo() is True
+    settle(qtbot)
     assert window.photo_label.pixmap() is not None and not window.photo_label.pixmap().isNull()
     assert window.photo_caption.text() == f"Foto de {TODAY:%d/%m/%Y}"
     assert all(v.status is Status.MET for v in window.verdicts)
@@ -414,12 +419,14 @@ def test_open_an_application_and_print_the_pending_items(qtbot, clerk: AppContex
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     window.tabs.setCurrentIndex(2)
     qtbot.mouseClick(window.open_application_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)  # opened off the GUI thread
     assert window.applications_model.rowCount() == 1
     assert window.applications_model.index(0, 2).data() == PermitState.REQUESTED.label
     assert "Requerimento" in window.subtitle_label.text()
     qtmodeltester.check(window.applications_model)
     qtmodeltester.check(window.permits_model)
     qtbot.mouseClick(window.open_application_button, Qt.MouseButton.LeftButton)  # a second one is refused
+    settle(qtbot)
     assert "Art. 6º, §§ 1º e 2º" in boxes.texts()
     assert len(applications.list_applications(clerk, pid)) == 1
 
@@ -427,6 +434,7 @@ def test_open_an_application_and_print_the_pending_items(qtbot, clerk: AppContex
     monkeypatch.setattr(pdfpreview, "preview_pdf", lambda _p, data, *_a, **_k: printed.append(data))
     assert window.print_button.isEnabled()
     qtbot.mouseClick(window.print_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)  # the letter is made off the GUI thread
     text = "\n".join(p.extract_text() for p in PdfReader(io.BytesIO(printed[0])).pages)
     assert "Comunicado de Pendências" in text and "Requerente Nova Costa" in text
     assert "Art. 5º, II" in text and "Art. 5º, IX" in text
@@ -442,7 +450,8 @@ def test_request_photo_refuses_a_file_that_is_not_a_photo(qtbot, clerk: AppConte
     bad = tmp_path / "foto.jpg"
     bad.write_bytes(b"not an image at all")
     monkeypatch.setattr(dossier_module.QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
-    assert window.photo_from_file() is False
+    assert window.photo_from_file() is True  # started; the refusal comes from the worker
+    settle(qtbot)
     assert "Foto recusada" in [title for title, _text in boxes.shown]
     assert window.photo_label.text() == "Sem foto"
     from motodesk.ui import photo_dialog
@@ -504,6 +513,12 @@ def test_a_holders_cpf_and_name_are_read_only_and_the_supervisor_changes_the_nam
 
     def fill(dialog) -> bool:  # noqa: ANN001
         # The dialog from the keyboard: the new name, Tab to the reason, Tab to the file.
+        if len(attempts) == 1:  # the first try had no document: refused off the GUI thread, asked again
+            assert "Anexe o documento" in dialog.error_label.text()
+            attempts.append("with the document")
+            dialog.file_edit.setFocus()
+            qtbot.keyClicks(dialog.file_edit, str(scan))
+            return True
         if attempts:
             return False
         qtbot.addWidget(dialog)
@@ -519,12 +534,12 @@ def test_a_holders_cpf_and_name_are_read_only_and_the_supervisor_changes_the_nam
         qtbot.keyClicks(dialog.reason_edit, "Casamento, certidao 123")
         qtbot.keyClick(dialog.reason_edit, Qt.Key.Key_Tab)
         assert dialog.file_edit.hasFocus()
-        qtbot.keyClicks(dialog.file_edit, str(scan))
-        return True
+        return True  # no document yet
 
     monkeypatch.setattr(DossierWindow, "_exec_name_change", lambda self, dialog: fill(dialog))
     assert window.change_name()
     settle(qtbot)
+    assert attempts == ["once", "with the document"]
     assert window.person_inputs["full_name"].text() == "Maria Aparecida Souza Lima"
     history = window.name_history_label.text()  # the person's own history shows it too
     assert "de “Maria Aparecida Souza” para “Maria Aparecida Souza Lima”: Casamento, certidao 123" in history

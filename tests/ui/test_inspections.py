@@ -123,6 +123,7 @@ def test_fail_one_item_see_reprovado_then_reinspect_and_approve(
     questions: list[str] = []
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: questions.append(a[2]) or QMessageBox.StandardButton.Yes)
     qtbot.mouseClick(dialog.conclude_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)  # concluded off the GUI thread, then the laudo
     assert questions and "não pode ser alterada" in questions[0]
     assert dialog.view.status is InspectionStatus.FAILED
     assert "reprovado" in dialog.result_label.text().lower() and dialog.pending_codes() == [FAILING]
@@ -154,6 +155,7 @@ def test_fail_one_item_see_reprovado_then_reinspect_and_approve(
     _answer_all(qtbot, again, {})
     assert "APROVADO" in again.result_label.text() and again.pending_codes() == []
     qtbot.mouseClick(again.conclude_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)
     assert again.view.status is InspectionStatus.APPROVED
     text, reader = _pdf_text(previews[-1][0])
     assert "PTC4B83" in text and "APROVADO" in text and "Espelho retrovisor de ambos os lados" in text
@@ -180,7 +182,9 @@ def test_a_half_filled_checklist_is_saved_as_draft_but_not_concluded(
     assert field_error(dialog.rows[codes[0]].box) is None
     assert f"faltam {missing} itens de {len(codes)}" in dialog.result_label.text()
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
-    assert "Rascunho salvo" in dialog.message.text() and not dialog.dirty
+    assert not dialog.isEnabled()  # locked while the draft is saved off the GUI thread
+    settle(qtbot)
+    assert dialog.isEnabled() and "Rascunho salvo" in dialog.message.text() and not dialog.dirty
     dialog.reject()
 
     reopened = ChecklistDialog(inspector, iid)
@@ -204,6 +208,8 @@ def test_closing_with_unsaved_answers_offers_to_save(qtbot, monkeypatch, inspect
     assert dialog.isVisible()
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Save)
     dialog.reject()
+    assert dialog.isVisible()  # still open while the draft is saved off the GUI thread
+    settle(qtbot)
     assert not dialog.isVisible()
     assert {i.code: i.result for i in inspections.get_inspection(inspector, iid).items}[FAILING] == "not_ok"
 
@@ -275,16 +281,22 @@ def test_item_photos_are_added_from_a_file(qtbot, monkeypatch, tmp_path: Path,  
     photos = ItemPhotosDialog(inspector, dialog.view, dialog.rows[FAILING].item, dialog)
     qtbot.addWidget(photos)
     photos.show()
+    settle(qtbot)
     qtbot.mouseClick(photos.add_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)  # stored, then the thumbnails reloaded
     assert photos.count() == 1 and "retrovisor.jpg" in photos.list.item(0).text()
     photos.list.setCurrentRow(0)
     qtbot.mouseClick(photos.remove_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)
     assert photos.count() == 0
     qtbot.mouseClick(photos.add_button, Qt.MouseButton.LeftButton)
+    settle(qtbot)
     photos.accept()
     dialog.rows[FAILING].set_photo_count(photos.count())
     assert dialog.rows[FAILING].photos.text() == "Fotos (1)…"
-    assert dialog.save_draft(), dialog.message.text()  # adding photos does not make the open draft stale
+    dialog.save_draft()
+    settle(qtbot)
+    assert "Rascunho salvo" in dialog.message.text(), dialog.message.text()  # photos do not make the draft stale
 
 
 def test_a_supervisor_calls_a_service_to_periodic_inspections(

@@ -8,7 +8,7 @@ from datetime import date, timedelta
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.fees import FeeAct
@@ -92,9 +92,15 @@ def errors(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def _answer_dialog(qtbot, number: str) -> None:  # noqa: ANN001
     """When the modal payment dialog appears, type into it as the clerk would."""
-    def fill() -> None:
+    tries = [0]
+
+    def fill() -> None:  # the dialog opens once the payable acts are read off the GUI thread
         dialog = QApplication.activeModalWidget()
-        assert isinstance(dialog, PaymentDialog), dialog
+        if not isinstance(dialog, PaymentDialog):
+            tries[0] += 1
+            assert tries[0] < 500, dialog
+            QTimer.singleShot(10, fill)
+            return
         _type_payment(qtbot, dialog, number, TODAY)
 
     QTimer.singleShot(0, fill)
@@ -136,17 +142,23 @@ def test_permits_page_refusal_points_to_the_payment_and_then_issues(qtbot, qtmod
     assert payment.used
 
 
-def test_no_fee_no_dialog(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext) -> None:  # noqa: ANN001
+def test_no_fee_no_dialog(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext, wait_ops) -> None:  # noqa: ANN001
     create_application()
     issued_from = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED)
     told: list[str] = []
     monkeypatch.setattr(payment_dialog.QMessageBox, "information", lambda _p, _t, text: told.append(text))
-    assert payment_dialog.record_payment(clerk, None, application_id=issued_from.application_id) is None  # type: ignore[arg-type]
-    assert "não há pagamento a registrar" in told[-1]
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    recorded: list[object] = []
+    payment_dialog.record_payment(clerk, parent, application_id=issued_from.application_id,
+                                  on_recorded=recorded.append)
+    assert not parent.isEnabled()  # locked while the payable acts are read off the GUI thread
+    wait_ops()
+    assert "não há pagamento a registrar" in told[-1] and recorded == [] and parent.isEnabled()
 
 
 def test_dossier_offers_the_application_fee(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext,  # noqa: ANN001
-                                            supervisor: AppContext) -> None:
+                                            supervisor: AppContext, wait_ops) -> None:
     from motodesk.ui.dossier import DossierWindow
 
     create_application()
@@ -158,10 +170,13 @@ def test_dossier_offers_the_application_fee(qtbot, monkeypatch, ctx: AppContext,
     qtbot.waitExposed(window)
     qtbot.waitUntil(lambda: window.person_id is not None and window.payment_button.isEnabled())  # loaded
     _answer_dialog(qtbot, "DAM-15")
-    payment = window.record_payment()
-    assert payment is not None and payment.act is FeeAct.APPLICATION and payment.subject_id == person_id
+    window.record_payment()
+    wait_ops()
+    [payment] = fees.payments_for(clerk, FeeAct.APPLICATION, person_id)
+    assert payment.number == "DAM-15" and payment.subject_id == person_id and not payment.used
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     assert window.open_application() is not None
+    wait_ops()
     assert fees.payments_for(clerk, FeeAct.APPLICATION, person_id)[0].used
 
 

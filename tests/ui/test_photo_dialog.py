@@ -34,6 +34,7 @@ from motodesk.ui import camera as camera_module
 from motodesk.ui import photo_dialog as photo_dialog_module
 from motodesk.ui.app import create_application
 from motodesk.ui.camera import SETTINGS_KEY, CameraChoice, FakeFrameSource, FrameSource
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.photo_dialog import MSG_16_BIT, MSG_CMYK, MSG_GREY, PhotoDialog, pil_to_qimage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,6 +133,7 @@ def open_dialog(qtbot, ctx: AppContext, person_id: int, factory: Callable[..., F
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # the history is read off the GUI thread
     return dialog
 
 

@@ -33,6 +33,7 @@ def _form(qtbot, ctx: AppContext, **kwargs: int) -> VehicleForm:  # noqa: ANN001
     create_application()
     form = VehicleForm(ctx, **kwargs)
     qtbot.addWidget(form)
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # the vehicle and its holder read off the GUI thread
     form.show()
     qtbot.waitExposed(form)
     form.activateWindow()

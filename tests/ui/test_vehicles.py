@@ -39,6 +39,7 @@ def _form(qtbot, ctx: AppContext, **kwargs: int) -> VehicleForm:  # noqa: ANN001
     create_application()
     form = VehicleForm(ctx, **kwargs)
     qtbot.addWidget(form)
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # the vehicle and its holder read off the GUI thread
     form.show()
     qtbot.waitExposed(form)
     form.activateWindow()  # its access keys (Alt+S) work in the active window
@@ -55,6 +56,7 @@ def _type(qtbot, edit: QLineEdit, text: str) -> None:  # noqa: ANN001
 
 
 def _fill_valid(qtbot, form: VehicleForm, plate: str = "PTC4B83") -> None:  # noqa: ANN001
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # a form opened from the page reads off the GUI thread
     form.service.setCurrentIndex(form.service.findData(ServiceType.MOTOTAXI.value))
     _type(qtbot, form.plate, plate)
     _type(qtbot, form.make, "Honda")

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.common import Role, ServiceType
+from motodesk.rules.settings import LawSettings
 from motodesk.services import inspections, vehicles
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
@@ -32,11 +33,12 @@ from motodesk.services.inspections import (
     InspectionKind,
     InspectionRow,
     InspectionStatus,
+    InspectionView,
     QueueRow,
 )
 from motodesk.services.vehicles import VehicleRow
 from motodesk.ui.background import BackgroundOp
-from motodesk.ui.checklist import ChecklistDialog
+from motodesk.ui.checklist import ChecklistDialog, read_checklist
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec
@@ -404,9 +406,16 @@ class InspectionsPage(ListPage):
 
     # --- actions ---------------------------------------------------------------------------------
     def open_checklist(self, inspection_id: int) -> None:
-        dialog = ChecklistDialog(self.ctx, inspection_id, self)
-        dialog.exec()
-        self.reload()
+        """Read the inspection off the GUI thread, then run its checklist."""
+        ctx = self.ctx
+
+        def show(loaded: tuple[InspectionView, LawSettings]) -> None:
+            dialog = ChecklistDialog(ctx, inspection_id, self, loaded=loaded)
+            dialog.exec()
+            self.reload()
+
+        ServiceOp(self, lambda: read_checklist(ctx, inspection_id), busy="Abrindo a vistoria…",
+                  title="Não foi possível abrir a vistoria").success(show).run()
 
     def _then_checklist(self, panel: ListPanel[Any], work: Callable[[], int], busy: str) -> None:
         ServiceOp(panel, work, busy=busy, change="inspection").success(self.open_checklist).run()

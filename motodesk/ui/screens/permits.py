@@ -603,10 +603,9 @@ class PermitsTab(QWidget):
         row = self.selected()
         if row is None:
             return
-        payment = record_payment(self.ctx, self, permit_id=row.id if row.is_permit else None,
-                                 application_id=None if row.is_permit else row.id)
-        if payment is not None:
-            self.panel.set_status(recorded_message(payment))
+        record_payment(self.ctx, self, permit_id=row.id if row.is_permit else None,
+                       application_id=None if row.is_permit else row.id,
+                       on_recorded=lambda payment: self.panel.set_status(recorded_message(payment)))
 
     def show_certificate(self) -> None:
         self._document(permits.registration_certificate_pdf, "Certificado de Registro Cadastral")
