@@ -161,6 +161,7 @@ class DecisionDialog(GuardedDialog):
         self.days.valueChanged.connect(lambda _v: self._refresh())
         self.decide_button.clicked.connect(self.decide)
         cancel.clicked.connect(self.reject)
+        self._refresh()  # the form's state now; the penalties come when the options are read
         self._options_changed()
         self.mark_clean()
 
@@ -207,11 +208,19 @@ class DecisionDialog(GuardedDialog):
         return Penalty(data) if data else None
 
     def _options_changed(self) -> None:
-        try:
-            self.options = enforcement.decision_options(self.ctx, self.view.id, self.chosen_severity())
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return
+        ctx, notice_id, severity = self.ctx, self.view.id, self.chosen_severity()
+        ServiceOp(self, lambda: enforcement.decision_options(ctx, notice_id, severity), lock=False, key="options") \
+            .success(self._options_loaded).failure(self._options_failed).run()
+
+    def _options_failed(self, exc: BaseException) -> bool:
+        if not isinstance(exc, MotodeskError):
+            return False
+        self.message.setText(str(exc))
+        return True
+
+    def _options_loaded(self, options: DecisionOptions) -> None:
+        first = self.options is None
+        self.options = options
         before = self.chosen_penalty()
         self.penalty.blockSignals(True)
         self.penalty.clear()
@@ -221,6 +230,8 @@ class DecisionDialog(GuardedDialog):
         self.penalty.setCurrentIndex(index if index >= 0 else 0)
         self.penalty.blockSignals(False)
         self._refresh()
+        if first:
+            self.mark_clean()  # the penalties listed on opening are not a change of the clerk's
 
     def _refresh(self) -> None:
         upheld = self.upheld.isChecked()

@@ -12,7 +12,7 @@ and the schedule, end the link; opened from the "Permissões" page ("Preposto…
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, time
 from pathlib import Path
@@ -42,15 +42,18 @@ from motodesk.rules.common import PermitState, Verdict
 from motodesk.rules.eligibility import all_met
 from motodesk.rules.validators import format_cpf
 from motodesk.services import badges, deputies, permits
+from motodesk.services.attachments import AttachmentInfo
 from motodesk.services.context import AppContext
 from motodesk.services.deputies import DRIVERS, WEEKDAY_NAMES, DeputyInfo, Shift
-from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import fit_to_screen
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import DateField, VerdictList
@@ -171,7 +174,7 @@ class ScheduleEditor(QWidget):
 # --- nomination --------------------------------------------------------------------------------
 
 
-class NominateDialog(QDialog):
+class NominateDialog(GuardedDialog):
     """Choose the deputy, see the verdicts of his dossier, attach the written nomination, nominate."""
 
     def __init__(self, ctx: AppContext, permit: PermitRow, parent: QWidget | None = None) -> None:
@@ -232,6 +235,13 @@ class NominateDialog(QDialog):
         layout.addWidget(self.verdict_list, 1)
         layout.addWidget(self.buttons)
         self._update_ok()
+        self.mark_clean()
+
+    def has_changes(self) -> bool:
+        return super().has_changes() or self.person is not None or self.file is not None
+
+    def save_and_close(self) -> None:
+        self.nominate()
 
     def choose_person(self) -> None:
         hit = person_picker.pick(person_picker.people_picker(self.ctx, "Escolher o preposto", self))
@@ -246,12 +256,12 @@ class NominateDialog(QDialog):
     def refresh_verdicts(self) -> None:
         if self.person is None:
             return
-        try:
-            self.verdicts = deputies.deputy_verdicts(self.ctx, self.person.person_id, self.permit.service,
-                                                     on=self.start_on.value())
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
+        person_id, service, on = self.person.person_id, self.permit.service, self.start_on.value()
+        load_into(self, lambda: deputies.deputy_verdicts(self.ctx, person_id, service, on=on),
+                  self._show_verdicts, key="verdicts")
+
+    def _show_verdicts(self, verdicts: list[Verdict]) -> None:
+        self.verdicts = verdicts
         self.verdict_list.set_verdicts(self.verdicts)
         blocking = [v for v in self.verdicts if not v.ok]
         self.summary.setText("Todas as exigências atendidas." if all_met(self.verdicts) else
@@ -279,12 +289,13 @@ class NominateDialog(QDialog):
     def nominate(self) -> None:
         if self.person is None:
             return
-        try:
-            self.nominated = deputies.nominate_deputy(self.ctx, self.permit.id, self.person.person_id, self.file,
-                                                      on=self.start_on.value())
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
+        permit_id, person_id, file, on = self.permit.id, self.person.person_id, self.file, self.start_on.value()
+        ServiceOp(self, lambda: deputies.nominate_deputy(self.ctx, permit_id, person_id, file, on=on),
+                  busy="Indicando o preposto…", fields={"start_on": self.start_on}, change="permit") \
+            .success(self._nominated).run()
+
+    def _nominated(self, nominated: deputies.Nominated) -> None:
+        self.nominated = nominated
         self.accept()
 
 
@@ -307,7 +318,7 @@ class EndInput:
     reason: str
 
 
-class EndLinkDialog(QDialog):
+class EndLinkDialog(GuardedDialog):
     def __init__(self, deputy: DeputyInfo, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("end_link")
@@ -329,6 +340,7 @@ class EndLinkDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self.mark_clean()
 
     def values(self) -> EndInput:
         return EndInput(self.end_on.value(), self.reason.toPlainText().strip())
@@ -346,18 +358,18 @@ def ask_end(deputy: DeputyInfo, parent: QWidget) -> EndInput | None:
 # --- the dialog --------------------------------------------------------------------------------
 
 
-class DeputyDialog(QDialog):
+class DeputyDialog(GuardedDialog):
     """A permit's deputy: the current one with his schedule and badge, and the past ones."""
 
     def __init__(self, ctx: AppContext, permit_id: int, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.permit_id = permit_id
-        self.permit: PermitRow = permits.get_row(ctx, "permit", permit_id)
+        self.permit: PermitRow | None = None  # loaded off the GUI thread by reload()
         self.current: DeputyInfo | None = None
         self.editor = ctx.user.role in deputies.EDITORS
         self.setObjectName("deputy_dialog")
-        self.setWindowTitle(f"Preposto – {self.permit.number}")
+        self.setWindowTitle("Preposto")
         fit_to_screen(self, 900, 680)
 
         self.title = QLabel("")
@@ -407,7 +419,7 @@ class DeputyDialog(QDialog):
         close = QPushButton("&Fechar")
         close.setObjectName("close")
         close.setAutoDefault(False)
-        close.clicked.connect(self.accept)
+        close.clicked.connect(self.reject)  # with an unsaved schedule, asks first
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(close)
@@ -429,14 +441,15 @@ class DeputyDialog(QDialog):
         return button
 
     def reload(self) -> None:
-        try:
-            self.permit = permits.get_row(self.ctx, "permit", self.permit_id)
-            history = deputies.deputy_history(self.ctx, self.permit_id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
+        ctx, permit_id = self.ctx, self.permit_id
+        load_into(self, lambda: (permits.get_row(ctx, "permit", permit_id), deputies.deputy_history(ctx, permit_id)),
+                  self._loaded)
+
+    def _loaded(self, loaded: tuple[PermitRow, list[DeputyInfo]]) -> None:
+        self.permit, history = loaded
         self.current = history[0] if history and history[0].active else None
         p = self.permit
+        self.setWindowTitle(f"Preposto – {p.number}")
         self.title.setText(f"<b>{p.number}</b> – {p.service.label} – titular <b>{p.holder}</b> – {p.state.label}")
         active_permit = p.state is PermitState.ACTIVE
         current = self.current
@@ -460,9 +473,20 @@ class DeputyDialog(QDialog):
         self.print_schedule_button.setEnabled(current is not None)
         self.history_model.set_rows(history)
         self.history.resizeColumnsToContents()
+        self.mark_clean()
+
+    def has_changes(self) -> bool:
+        """An unsaved schedule is the only thing typed here."""
+        current = self.current
+        return self.editor and current is not None and self.schedule.shifts() != current.schedule
+
+    def save_and_close(self) -> None:
+        self.save_schedule(then=self.accept)
 
     # --- actions ---------------------------------------------------------------------------------
     def nominate(self) -> None:
+        if self.permit is None:
+            return
         nominated = ask_nomination(self.ctx, self.permit, self)
         if nominated is None:
             return
@@ -477,51 +501,62 @@ class DeputyDialog(QDialog):
         values = ask_end(current, self)
         if values is None:
             return
-        try:
-            ended = deputies.end_deputy_link(self.ctx, current.link_id, values.end_on, values.reason,
-                                             expected_version=current.version)
-        except MotodeskError as exc:
-            show_error(self, exc)
+        def ended(result: deputies.EndedLink) -> None:
             self.reload()
-            return
-        self.reload()
-        self.status.setText(f"Vínculo de {current.deputy_name} encerrado em {format_date(ended.end_on)}. "
-                            f"{ended.notice} Recolha o crachá do preposto.")
+            self.status.setText(f"Vínculo de {current.deputy_name} encerrado em {format_date(result.end_on)}. "
+                                f"{result.notice} Recolha o crachá do preposto.")
 
-    def save_schedule(self) -> bool:
+        def refused(_exc: BaseException) -> bool:
+            self.reload()  # the error is shown as usual; the dialog shows what the database holds
+            return False
+
+        ServiceOp(self, lambda: deputies.end_deputy_link(self.ctx, current.link_id, values.end_on, values.reason,
+                                                         expected_version=current.version),
+                  busy="Encerrando o vínculo…", change="permit", on_conflict=self.reload) \
+            .success(ended).failure(refused).run()
+
+    def save_schedule(self, then: Callable[[], None] | None = None) -> None:
+        """Save the schedule; ``then`` runs after the save succeeded."""
         current = self.current
         if current is None:
-            return False
-        try:
-            deputies.set_work_schedule(self.ctx, current.link_id, self.schedule.shifts(),
-                                       expected_version=current.version)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return False
-        self.reload()
-        self.status.setText("Escala registrada. " + self.schedule.totals.text() + ".")
-        return True
+            return
+        shifts = self.schedule.shifts()
+
+        def saved(_result: object) -> None:
+            totals = self.schedule.totals.text()
+            self.reload()
+            self.status.setText("Escala registrada. " + totals + ".")
+            if then is not None:
+                then()
+
+        ServiceOp(self, lambda: deputies.set_work_schedule(self.ctx, current.link_id, shifts,
+                                                           expected_version=current.version),
+                  busy="Salvando a escala…", change="permit", on_conflict=self.reload).success(saved).run()
 
     def print_schedule(self) -> None:
         current = self.current
         if current is None:
             return
-        if self.editor and self.schedule.shifts() != current.schedule and not self.save_schedule():
+        if self.editor and self.schedule.shifts() != current.schedule:
+            self.save_schedule(then=self._print_schedule)
             return
-        try:
-            pdf = deputies.work_schedule_pdf(self.ctx, current.link_id)
-        except MotodeskError as exc:
-            show_error(self, exc)
+        self._print_schedule()
+
+    def _print_schedule(self) -> None:
+        current, permit = self.current, self.permit
+        if current is None or permit is None:
             return
-        preview_pdf(self, pdf, f"Escala de trabalho {self.permit.number}")
+        link_id = current.link_id
+        ServiceOp(self, lambda: deputies.work_schedule_pdf(self.ctx, link_id), busy="Gerando a escala…") \
+            .success(lambda pdf: preview_pdf(self, pdf, f"Escala de trabalho {permit.number}")).run()
 
     def print_badge(self) -> None:
         from motodesk.ui.badge_print import BadgePrintDialog
 
-        current = self.current
-        if current is None:
+        current, permit = self.current, self.permit
+        if current is None or permit is None:
             return
-        dialog = BadgePrintDialog(self.ctx, [self.permit_id], labels=[f"{self.permit.number} (preposto)"],
+        dialog = BadgePrintDialog(self.ctx, [self.permit_id], labels=[f"{permit.number} (preposto)"],
                                   reprint=current.badge_issue_no > 0, parent=self)
         dialog.deputy.setChecked(True)
         dialog.deputy.setEnabled(False)
@@ -538,13 +573,13 @@ class DeputyDialog(QDialog):
         if current is None or not current.nomination:
             return
         info = current.nomination[-1]
-        try:
-            _info, data = attachment_content(self.ctx, info.id)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return
+        ServiceOp(self, lambda: attachment_content(self.ctx, info.id), busy="Abrindo a indicação…") \
+            .success(lambda loaded: self._show_nomination(info, loaded[1])).run()
+
+    def _show_nomination(self, info: AttachmentInfo, data: bytes) -> None:
+        permit_number = self.permit.number if self.permit is not None else ""
         if info.media_type == "application/pdf":
-            preview_pdf(self, data, f"Indicação do preposto {self.permit.number}")
+            preview_pdf(self, data, f"Indicação do preposto {permit_number}")
             return
         name, _ = QFileDialog.getSaveFileName(self, "Salvar indicação", info.filename)
         if name:

@@ -291,11 +291,19 @@ class NoticeForm(GuardedDialog):
         mark_field(self.offender_search, None)
 
     def find_offender(self) -> None:
-        try:
-            self.choices = enforcement.find_offenders(self.ctx, self.offender_search.text())
-        except MotodeskError as exc:
-            self.message.setText(str(exc))
-            return
+        ctx, query = self.ctx, self.offender_search.text()
+        ServiceOp(self, lambda: enforcement.find_offenders(ctx, query), busy="Procurando o infrator…",
+                  lock=self.offender_search, key="offender") \
+            .success(self._offenders_found).failure(self._offender_search_failed).run()
+
+    def _offender_search_failed(self, exc: BaseException) -> bool:
+        if not isinstance(exc, MotodeskError):
+            return False
+        self.message.setText(str(exc))
+        return True
+
+    def _offenders_found(self, choices: list[OffenderChoice]) -> None:
+        self.choices = choices
         self.offender_choice.blockSignals(True)
         self.offender_choice.clear()
         for choice in self.choices:

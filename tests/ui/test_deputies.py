@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from permit_factory import add_person, make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QFileDialog, QTimeEdit
+from PySide6.QtWidgets import QComboBox, QFileDialog, QPushButton, QTimeEdit
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
@@ -20,7 +20,7 @@ from motodesk.services.badges import BadgeRequest
 from motodesk.services.context import AppContext
 from motodesk.services.deputies import Shift
 from motodesk.services.search import PersonHit
-from motodesk.ui import deputy_dialog, person_picker
+from motodesk.ui import deputy_dialog, ops, person_picker
 from motodesk.ui.app import create_application
 from motodesk.ui.badge_verify import BadgeVerifyDialog
 from motodesk.ui.deputy_dialog import DeputyDialog, EndInput, NominateDialog
@@ -59,7 +59,8 @@ def _show(qtbot, widget):  # noqa: ANN001, ANN202
 @pytest.fixture
 def errors(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     shown: list[str] = []
-    monkeypatch.setattr(deputy_dialog, "show_error", lambda _parent, exc: shown.append(str(exc)))
+    monkeypatch.setattr(deputy_dialog, "show_error", lambda _parent, exc, *_a: shown.append(str(exc)))
+    monkeypatch.setattr(ops, "show_error", lambda _parent, exc, *_a: shown.append(str(exc)))
     return shown
 
 
@@ -71,7 +72,7 @@ def nomination_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return path
 
 
-def _nominate_through_the_dialog(qtbot, monkeypatch, hit: PersonHit):  # noqa: ANN001, ANN202
+def _nominate_through_the_dialog(qtbot, monkeypatch, hit: PersonHit, wait_ops):  # noqa: ANN001, ANN202
     """ask_nomination, driven like a clerk: choose the person, attach the scan, click Indicar."""
     seen: list[NominateDialog] = []
 
@@ -80,8 +81,10 @@ def _nominate_through_the_dialog(qtbot, monkeypatch, hit: PersonHit):  # noqa: A
         seen.append(dialog)
         monkeypatch.setattr(person_picker, "pick", lambda _picker: hit)
         qtbot.mouseClick(dialog.choose_button, Qt.MouseButton.LeftButton)
+        wait_ops()
         qtbot.mouseClick(dialog.attach_button, Qt.MouseButton.LeftButton)
         qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+        wait_ops()
         return dialog.nominated
 
     monkeypatch.setattr(deputy_dialog, "ask_nomination", drive)
@@ -108,10 +111,12 @@ def test_the_permits_page_opens_the_deputy_dialog_of_the_selected_permit(qtbot, 
 
 def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
         qtbot, qtmodeltester, monkeypatch, ctx: AppContext, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
-        errors: list[str], nomination_file: Path) -> None:
+        errors: list[str], nomination_file: Path, wait_ops) -> None:
     issued = _issued(ctx, supervisor)
     hit = _deputy(ctx)
     dialog = _show(qtbot, DeputyDialog(clerk, issued.id))
+    wait_ops()
+    assert dialog.windowTitle() == f"Preposto – {issued.number}"
     dialog.resize(900, 760)
     qtmodeltester.check(dialog.history_model)
     qtmodeltester.check(dialog.schedule.table.model())
@@ -119,8 +124,9 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
     assert dialog.nominate_button.isEnabled() and not dialog.end_button.isEnabled()
     assert not dialog.schedule.add_button.isEnabled() and not dialog.badge_button.isEnabled()
 
-    seen = _nominate_through_the_dialog(qtbot, monkeypatch, hit)
+    seen = _nominate_through_the_dialog(qtbot, monkeypatch, hit, wait_ops)
     qtbot.mouseClick(dialog.nominate_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert errors == []
     nominate = seen[0]
     assert nominate.summary.text() == "Todas as exigências atendidas."
@@ -137,6 +143,7 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
     row = editor.add_shift()
     editor.table.cellWidget(row, 3).setCurrentIndex(1)  # preposto, same hours
     qtbot.mouseClick(dialog.save_schedule_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert len(errors) == 1 and "Art. 11" in errors[0]
     start = editor.table.cellWidget(row, 1)
     end = editor.table.cellWidget(row, 2)
@@ -149,6 +156,7 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
     editor.add_shift(Shift(2, time(6), time(14), "titular"))
     assert editor.totals.text() == "Por semana: titular 12h · preposto 12h30"
     qtbot.mouseClick(dialog.save_schedule_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert len(errors) == 1, errors
     assert "Escala registrada" in dialog.status.text()
     saved = deputies.current_deputy(clerk, issued.id)
@@ -161,13 +169,16 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
     shown: list[tuple[bytes, str]] = []
     monkeypatch.setattr(deputy_dialog, "preview_pdf", lambda _parent, pdf, title: shown.append((pdf, title)))
     qtbot.mouseClick(dialog.print_schedule_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert shown and shown[0][0].startswith(b"%PDF") and shown[0][1] == f"Escala de trabalho {issued.number}"
     qtbot.mouseClick(dialog.nomination_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert shown[1][0] == NOMINATION
 
     # The end of the link: its date, the deregistration deadline, the badge dead.
     monkeypatch.setattr(deputy_dialog, "ask_end", lambda _d, _p: EndInput(TODAY, "Fim do contrato de trabalho"))
     qtbot.mouseClick(dialog.end_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert errors == [errors[0]]
     assert "encerrado em" in dialog.status.text() and "Art. 31, Grupo 1, I" in dialog.status.text()
     assert "Nenhum preposto vinculado" in dialog.current_label.text()
@@ -179,22 +190,63 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
 
 def test_a_deputy_of_20_is_shown_not_met_and_refused(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext,  # noqa: ANN001
                                                      supervisor: AppContext, errors: list[str],
-                                                     nomination_file: Path) -> None:
+                                                     nomination_file: Path, wait_ops) -> None:
     issued = _issued(ctx, supervisor)
     young = _deputy(ctx, "Jovem Aprendiz Souza", age_days=21 * 365 - 30)
     permit = permits.get_row(clerk, "permit", issued.id)
     dialog = _show(qtbot, NominateDialog(clerk, permit))
     assert not dialog.ok_button.isEnabled()
     dialog.set_person(young)
+    wait_ops()
     refused = [dialog.verdict_list.item(i).text() for i in range(dialog.verdict_list.count())
                if dialog.verdict_list.item(i).text().startswith("✘")]
     assert len(refused) == 1 and "o preposto tem 20 anos" in refused[0]
     assert "1 exigência(s) não atendida(s)" in dialog.summary.text()
     qtbot.mouseClick(dialog.attach_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert len(errors) == 1 and "Art. 14, § 2º" in errors[0] and "20 anos" in errors[0]
     assert dialog.nominated is None and dialog.isVisible()
     assert deputies.current_deputy(clerk, issued.id) is None
+    dialog.done(0)  # closed without the unsaved question (the person and the file are typed changes)
+
+
+def test_esc_with_a_typed_change_asks_before_closing(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext,  # noqa: ANN001
+                                                     supervisor: AppContext, wait_ops) -> None:
+    from motodesk.ui import guard
+    from motodesk.ui.guard import Answer
+
+    issued = _issued(ctx, supervisor)
+    deputies.nominate_deputy(clerk, issued.id, _deputy(ctx).person_id, (NOMINATION, "indicacao.pdf"))
+    asked: list[str] = []
+    answers = [Answer.CANCEL, Answer.DISCARD]
+    monkeypatch.setattr(guard, "ask_unsaved", lambda parent, *_a: asked.append(parent.objectName()) or answers.pop(0))
+
+    # The end of the link: a reason typed, Esc asks; Cancelar keeps the form, Descartar closes it.
+    current = deputies.current_deputy(clerk, issued.id)
+    end = _show(qtbot, deputy_dialog.EndLinkDialog(current))
+    qtbot.keyClick(end, Qt.Key.Key_Escape)
+    assert asked == [] and not end.isVisible()  # nothing typed: Esc just closes
+    end = _show(qtbot, deputy_dialog.EndLinkDialog(current))
+    qtbot.keyClicks(end.reason, "Fim do contrato")
+    qtbot.keyClick(end, Qt.Key.Key_Escape)
+    assert asked == ["end_link"] and end.isVisible() and end.reason.toPlainText() == "Fim do contrato"
+    qtbot.keyClick(end, Qt.Key.Key_Escape)
+    assert asked == ["end_link", "end_link"] and not end.isVisible()
+
+    # The deputy dialog: an unsaved schedule; Salvar saves it and closes.
+    dialog = _show(qtbot, DeputyDialog(clerk, issued.id))
+    wait_ops()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert len(asked) == 2 and not dialog.isVisible()
+    dialog = _show(qtbot, DeputyDialog(clerk, issued.id))
+    wait_ops()
+    qtbot.mouseClick(dialog.schedule.add_button, Qt.MouseButton.LeftButton)
+    answers.append(Answer.SAVE)
+    qtbot.mouseClick(dialog.findChild(QPushButton, "close"), Qt.MouseButton.LeftButton)
+    wait_ops()
+    assert asked[2:] == ["deputy_dialog"] and not dialog.isVisible()
+    assert deputies.current_deputy(clerk, issued.id).schedule == [Shift(0, time(8), time(12), "titular")]
 
 
 def test_the_inspector_sees_whose_badge_it_is(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext,  # noqa: ANN001
@@ -243,12 +295,13 @@ def test_the_person_picker_finds_as_the_clerk_types(qtbot, qtmodeltester, ctx: A
 
 
 def test_the_deputy_badge_is_printed_from_the_dialog(qtbot, monkeypatch, ctx: AppContext, clerk: AppContext,  # noqa: ANN001
-                                                     supervisor: AppContext) -> None:
+                                                     supervisor: AppContext, wait_ops) -> None:
     from motodesk.ui.badge_print import BadgePrintDialog
 
     issued = _issued(ctx, supervisor)
     deputies.nominate_deputy(clerk, issued.id, _deputy(ctx).person_id, (NOMINATION, "indicacao.pdf"))
     dialog = _show(qtbot, DeputyDialog(clerk, issued.id))
+    wait_ops()
     assert "crachá do preposto: não impresso" in dialog.current_label.text()
     printed: list[object] = []
 
@@ -259,6 +312,7 @@ def test_the_deputy_badge_is_printed_from_the_dialog(qtbot, monkeypatch, ctx: Ap
 
     monkeypatch.setattr(BadgePrintDialog, "exec", print_now)
     qtbot.mouseClick(dialog.badge_button, Qt.MouseButton.LeftButton)
+    wait_ops()
     assert [b.holder_kind for b in printed[0].badges] == ["preposto"]  # type: ignore[attr-defined]
     assert "crachá do preposto: 1ª via" in dialog.current_label.text()
     assert badges.print_log(clerk, issued.id)[0].holder_kind == "preposto"

@@ -132,6 +132,8 @@ def _fill_notice(qtbot, form: NoticeForm, holder, query: str = "troco", *,  # no
     _type(qtbot, form.place, "Praça Santa Luzia, Centro")
     qtbot.keyClicks(form.offender_search, holder.cpf)
     qtbot.keyClick(form.offender_search, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
+    qtbot.wait(5)
     _type(qtbot, form.description, "Passageira pagou com R$ 50,00 e não recebeu o troco de R$ 38,00.")
     if refused:
         form.signature_radios[Signature.REFUSED].click()
@@ -245,6 +247,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
     def uphold(dialog: QDialog) -> None:
         assert isinstance(dialog, DecisionDialog)
         qtbot.waitExposed(dialog)
+        wait_for_calls()  # the penalties are read off the GUI thread
         assert dialog.penalty.count() == 2  # média: warning or fine
         dialog.penalty.setCurrentIndex(dialog.penalty.findData(Penalty.FINE.value))
         assert dialog.amount.text() == "<b>2 UFM × R$ 123,45 (valor da UFM) = R$ 246,90</b>"
@@ -310,6 +313,7 @@ def test_a_suspension_makes_the_badge_verify_as_suspended(qtbot, monkeypatch, ct
     def suspend(dialog: QDialog) -> None:
         assert isinstance(dialog, DecisionDialog)
         qtbot.waitExposed(dialog)
+        wait_for_calls()
         dialog.penalty.setCurrentIndex(dialog.penalty.findData(Penalty.SUSPENSION.value))
         assert dialog.days.isVisible()
         dialog.days.setValue(10)
@@ -344,7 +348,9 @@ def test_reclassifying_needs_its_reason_and_opens_heavier_penalties(qtbot, ctx: 
     dialog.show()
     qtbot.waitExposed(dialog)
     assert not dialog.reason.isEnabled()
+    wait_for_calls()
     dialog.severity.setCurrentIndex(dialog.severity.findData("grave"))
+    wait_for_calls()
     assert dialog.reason.isEnabled()
     assert [dialog.penalty.itemData(i) for i in range(dialog.penalty.count())] == ["fine", "suspension"]
     dialog.penalty.setCurrentIndex(dialog.penalty.findData("suspension"))

@@ -89,6 +89,7 @@ class ScheduleDialog(GuardedDialog):
         self.setWindowTitle("Agendar vistoria")
         self.ctx = ctx
         self.vehicle: VehicleRow | None = None
+        self.vehicle_id = vehicle_id  # booked from a vehicle: its plate is read off the GUI thread
         self.scheduled_id: int | None = None
         today = vehicles.local_today()
         self.plate = FormattedLineEdit("plate")
@@ -135,17 +136,38 @@ class ScheduleDialog(GuardedDialog):
         layout.addLayout(form)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
+        self.mark_clean()
         if vehicle_id is not None:
-            record = vehicles.get_vehicle(ctx, vehicle_id)
-            self.plate.setText(record.data.plate)
             self.plate.setReadOnly(True)
             self.find_vehicle()
-        self.mark_clean()
 
-    def find_vehicle(self) -> VehicleRow | None:
-        text = self.plate.text().strip()
-        rows = vehicles.list_vehicles(self.ctx, text, limit=2) if vehicles.plate_forms(text) else []
-        self.vehicle = rows[0] if rows else None
+    def find_vehicle(self, then: Callable[[VehicleRow | None], None] | None = None) -> None:
+        """Look the plate up off the GUI thread; ``then`` gets the vehicle found (or None)."""
+        ctx, text, vehicle_id = self.ctx, self.plate.text().strip(), self.vehicle_id
+
+        def lookup() -> tuple[str, VehicleRow | None]:
+            plate = vehicles.get_vehicle(ctx, vehicle_id).data.plate if vehicle_id is not None else text
+            rows = vehicles.list_vehicles(ctx, plate, limit=2) if vehicles.plate_forms(plate) else []
+            return plate, rows[0] if rows else None
+
+        def found(result: tuple[str, VehicleRow | None]) -> None:
+            self._vehicle_found(*result)
+            if then is not None:
+                then(self.vehicle)
+
+        # Not locked: Return in the plate both looks it up and presses "Agendar", which waits for this lookup.
+        ServiceOp(self, lookup, lock=False, key="vehicle").success(found).run()
+
+    def _vehicle_found(self, text: str, row: VehicleRow | None) -> None:
+        first_load = self.vehicle_id is not None and self.plate.text() != text
+        if self.vehicle_id is not None:
+            self.plate.setText(text)
+        self._show_vehicle(text, row)
+        if first_load:
+            self.mark_clean()  # the vehicle loaded (and the kind it implies) is not a change of the clerk's
+
+    def _show_vehicle(self, text: str, row: VehicleRow | None) -> None:
+        self.vehicle = row
         if self.vehicle is None:
             self.vehicle_label.setText("Nenhum veículo ativo com esta placa." if text else "—")
         else:
@@ -155,13 +177,19 @@ class ScheduleDialog(GuardedDialog):
             if v.service_type is ServiceType.MOTOFRETE and self.kind.currentData() == InspectionKind.REGULAR:
                 self.kind.setCurrentIndex(self.kind.findData(InspectionKind.ANNUAL.value))
         mark_field(self.plate, None if self.vehicle or not text else "Placa não encontrada entre os veículos ativos.")
-        return self.vehicle
 
     def schedule(self) -> bool:
-        """Book it off the GUI thread; True when the call was started (the dialog closes when it lands)."""
-        if self.vehicle is None and self.find_vehicle() is None:
-            self.message.setText("Informe a placa de um veículo ativo.")
-            return False
+        """Book it off the GUI thread; True when the call was started (the dialog closes when it lands).
+        A plate not looked up yet is looked up first, and the booking follows when it is found."""
+        if self.vehicle is None:
+            def found(row: VehicleRow | None) -> None:
+                if row is None:
+                    self.message.setText("Informe a placa de um veículo ativo.")
+                else:
+                    self.schedule()
+
+            self.find_vehicle(then=found)
+            return True
         day = self.day.value()
         if day is None:
             mark_field(self.day, self.day.problem() or "Informe a data.")

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.common import Role
+from motodesk.rules.settings import LawSettings
 from motodesk.services import inspections, vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.inspections import InspectionRow
@@ -56,7 +57,7 @@ class VehiclesPage(ListPage):
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, "Veículos", parent=parent)
-        self.settings = law_settings(ctx)
+        self.settings: LawSettings | None = None  # read with the first details, off the GUI thread
         role = ctx.user.role
         self.can_edit = role in vehicles.EDITORS
         self.can_schedule = role in inspections.SCHEDULERS
@@ -148,13 +149,14 @@ class VehiclesPage(ListPage):
                                   f"– {row.status_label}")
         ctx, settings = self.ctx, self.settings
 
-        def read() -> tuple[Any, Any, Any]:
-            return (vehicles.vehicle_verdicts_of(ctx, row.id, settings),
+        def read() -> tuple[Any, Any, Any, LawSettings]:
+            in_force = settings if settings is not None else law_settings(ctx)
+            return (vehicles.vehicle_verdicts_of(ctx, row.id, in_force),
                     inspections.list_inspections(ctx, vehicle_id=row.id, limit=100),
-                    vehicles.list_accidents(ctx, row.id))
+                    vehicles.list_accidents(ctx, row.id), in_force)
 
-        def show(result: tuple[Any, Any, Any]) -> None:
-            verdicts, history, accidents = result
+        def show(result: tuple[Any, Any, Any, LawSettings]) -> None:
+            verdicts, history, accidents, self.settings = result
             self.verdicts.set_verdicts(verdicts)
             self.history_model.set_rows(history)
             fit_columns(self.history)
