@@ -38,11 +38,11 @@ from motodesk.services.enforcement import (
     OffenderKind,
     Outcome,
 )
-from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.errors import MotodeskError
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import labelled
-from motodesk.ui.ops import ServiceOp, place_field_errors
+from motodesk.ui.ops import ServiceOp, errors_on
 from motodesk.ui.widgets import mark_field
 
 WARNING_STYLE = "background: #fff3e0; border: 1px solid #ef6c00; padding: 6px; color: #6d3600;"
@@ -305,15 +305,7 @@ class DecisionDialog(GuardedDialog):
             self.result_value = result
             self.accept()
 
-        def refused(exc: BaseException) -> bool:
-            if isinstance(exc, InvalidInputError):
-                place_field_errors(exc.fields, widgets)
-                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
-                return True
-            if isinstance(exc, MotodeskError):
-                self.message.setText(str(exc))
-                return True
-            return False
+        refused = errors_on(self.message, widgets)
 
         ServiceOp(self, lambda: enforcement.decide(ctx, notice_id, data, today=today, expected_version=version),
                   busy="Registrando a decisão…", change="notice").success(decided).failure(refused).run()

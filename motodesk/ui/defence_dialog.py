@@ -21,11 +21,10 @@ from PySide6.QtWidgets import (
 from motodesk.services import enforcement
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import FiledDocument, FiledRecorded, NoticeView
-from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import FILE_DIALOG_OPTIONS, documents_folder, labelled
-from motodesk.ui.ops import ServiceOp, place_field_errors
+from motodesk.ui.ops import ServiceOp, errors_on
 from motodesk.ui.widgets import DateField, mark_field
 
 
@@ -150,15 +149,7 @@ class FiledDialog(GuardedDialog):
             self.recorded = result
             self.accept()
 
-        def refused(exc: BaseException) -> bool:
-            if isinstance(exc, InvalidInputError):
-                place_field_errors(exc.fields, widgets)
-                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
-                return True
-            if isinstance(exc, MotodeskError):
-                self.message.setText(str(exc))
-                return True
-            return False
+        refused = errors_on(self.message, widgets)
 
         ServiceOp(self, lambda: record(ctx, notice_id, data, today=today, expected_version=version),
                   busy="Registrando…", change="notice").success(recorded).failure(refused).run()

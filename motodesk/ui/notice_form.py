@@ -46,7 +46,7 @@ from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
 from motodesk.ui.listpage import fit_to_screen, with_access_key
-from motodesk.ui.ops import ServiceOp, place_field_errors
+from motodesk.ui.ops import ServiceOp, errors_on, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field
 
 ERROR_COLOUR = "#b00020"
@@ -361,15 +361,7 @@ class NoticeForm(GuardedDialog):
                                      "notificação do autuado for registrada (Art. 29, §§ 2º e 3º).")
             self.accept()
 
-        def refused(exc: BaseException) -> bool:
-            if isinstance(exc, InvalidInputError):
-                place_field_errors(exc.fields, widgets)
-                self.message.setText("\n".join([exc.message, *exc.fields.values()]))
-                return True
-            if isinstance(exc, MotodeskError):
-                self.message.setText(str(exc))
-                return True
-            return False
+        refused = errors_on(self.message, widgets)
 
         ServiceOp(self, lambda: enforcement.create_notice(ctx, data), busy="Lavrando o auto…", change="notice") \
             .success(created).failure(refused).run()

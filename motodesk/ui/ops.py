@@ -333,6 +333,24 @@ def place_field_errors(messages: Mapping[str, str], widgets: Mapping[str, QWidge
     return placed
 
 
+def errors_on(label: QLabel, widgets: Mapping[str, QWidget]) -> Callable[[BaseException], bool]:
+    """A ``failure`` callback for a dialog that explains refusals in its own message line: field
+    errors on their widgets and all of them in ``label``; an expected error's text in ``label``;
+    anything else goes on to the op's own handling."""
+
+    def refused(exc: BaseException) -> bool:
+        if isinstance(exc, InvalidInputError):
+            place_field_errors(exc.fields, widgets)
+            label.setText("\n".join([exc.message, *exc.fields.values()]))
+            return True
+        if isinstance(exc, MotodeskError):
+            label.setText(str(exc))
+            return True
+        return False
+
+    return refused
+
+
 def run_service(widget: QWidget, fn: Callable[[], Any], on_success: Callable[[Any], None] | None = None,
                 **options: Any) -> ServiceOp:
     """Shorthand: ``run_service(self, lambda: svc(...), self._done, change="permit")``."""
