@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -64,8 +65,32 @@ def _local_time(moment: datetime) -> str:
     return moment.astimezone(LOCAL_TZ).strftime("%d/%m/%Y %H:%M")
 
 
-def _size(size: int) -> str:
+def format_size(size: int) -> str:
     return f"{size / 1_000_000:.1f}".replace(".", ",") + " MB"
+
+
+@dataclass(frozen=True)
+class BackupSummary:
+    """What the backup screens show: the last backup, the stored files, the reminder setting."""
+
+    last: backups.BackupRecord | None
+    blobs: tuple[int, int]  # count, bytes
+    reminder_days: int
+
+
+def read_backup_summary(ctx: AppContext) -> BackupSummary:
+    """A service read: call it off the GUI thread (load_into)."""
+    return BackupSummary(backups.last_backup(ctx), backups.blob_totals(ctx), backups.reminder_days(ctx))
+
+
+def describe_backup_summary(ctx: AppContext, summary: BackupSummary) -> tuple[str, str]:
+    """The "last backup" and "contents" lines, in pt_BR."""
+    last = summary.last
+    last_text = ("nenhuma registrada" if last is None
+                 else f"{_local_time(last.at)} por {last.by} — {last.file} ({format_size(last.size)})")
+    count, size = summary.blobs
+    where = "arquivo SQLite local" if ctx.db.is_sqlite else f"servidor {ctx.db.url.host}"
+    return last_text, f"{where}; {count} anexo(s) e foto(s), {format_size(size)}"
 
 
 def documents_folder() -> str:
@@ -109,7 +134,7 @@ def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[
         progress.close()
         locked.setEnabled(True)
         QMessageBox.information(parent, "Cópia de segurança",
-                                f"Cópia de segurança gravada em\n{result.path}\n({_size(result.size)}, "
+                                f"Cópia de segurança gravada em\n{result.path}\n({format_size(result.size)}, "
                                 f"{sum(result.manifest.counts.values())} linhas, "
                                 f"{result.manifest.counts.get('blobs', 0)} anexos e fotos), conferida ao ser "
                                 f"lida de volta e assinada pela chave {result.key_id} desta instalação.")
@@ -277,20 +302,13 @@ class BackupDialog(QDialog):
 
     def refresh(self) -> None:
         ctx = self.ctx
+        load_into(self, lambda: read_backup_summary(ctx), self._loaded, key="backup")
 
-        def fetch() -> tuple[backups.BackupRecord | None, tuple[int, int], int]:
-            return backups.last_backup(ctx), backups.blob_totals(ctx), backups.reminder_days(ctx)
-
-        load_into(self, fetch, self._loaded, key="backup")
-
-    def _loaded(self, data: tuple[backups.BackupRecord | None, tuple[int, int], int]) -> None:
-        last, (count, size), days = data
-        if last is None:
-            self.last.setText("nenhuma registrada")
-        else:
-            self.last.setText(f"{_local_time(last.at)} por {last.by} — {last.file} ({_size(last.size)})")
-        where = "arquivo SQLite local" if self.ctx.db.is_sqlite else f"servidor {self.ctx.db.url.host}"
-        self.contents.setText(f"{where}; {count} anexo(s) e foto(s), {_size(size)}")
+    def _loaded(self, summary: BackupSummary) -> None:
+        last, contents = describe_backup_summary(self.ctx, summary)
+        self.last.setText(last)
+        self.contents.setText(contents)
+        days = summary.reminder_days
         self._stored_days = days
         if not self.days.hasFocus():
             self.days.setValue(days)

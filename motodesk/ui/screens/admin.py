@@ -55,6 +55,7 @@ from motodesk.services.audit import verify_audit_trail
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.ui.changes import follow_changes
+from motodesk.ui.db_settings import BackupSummary, describe_backup_summary, format_size, read_backup_summary
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.guard import Answer, GuardedDialog, ask_unsaved, snapshot
 from motodesk.ui.mainwindow import register_page
@@ -98,14 +99,6 @@ ACCESS_COLUMNS: list[Column[access_log.AccessEntry]] = [
     Column("screen", "Tela ou serviço", lambda e: e.screen),
     Column("workstation", "Estação", lambda e: e.workstation or ""),
 ]
-
-
-def _local_time(moment: datetime) -> str:
-    return format_datetime(moment)
-
-
-def _size(size: int) -> str:
-    return f"{size / 1_000_000:.1f}".replace(".", ",") + " MB"
 
 
 class AccessKeys:
@@ -880,21 +873,13 @@ class BackupsTab(QWidget):
 
     def reload(self) -> None:
         ctx = self.ctx
+        load_into(self, lambda: read_backup_summary(ctx), self._loaded, key="backups")
 
-        def fetch() -> tuple[backups.BackupRecord | None, tuple[int, int], int]:
-            return backups.last_backup(ctx), backups.blob_totals(ctx), backups.reminder_days(ctx)
-
-        load_into(self, fetch, self._loaded, key="backups")
-
-    def _loaded(self, data: tuple[backups.BackupRecord | None, tuple[int, int], int]) -> None:
-        last, (count, size), days = data
-        if last is None:
-            self.last.setText("nenhuma registrada")
-        else:
-            self.last.setText(f"{_local_time(last.at)} por {last.by} — {last.file} ({_size(last.size)})")
-        where = "arquivo SQLite local" if self.ctx.db.is_sqlite else f"servidor {self.ctx.db.url.host}"
-        self.contents.setText(f"{where}; {count} anexo(s) e foto(s), {_size(size)}")
-        self.days.setValue(days)
+    def _loaded(self, summary: BackupSummary) -> None:
+        last, contents = describe_backup_summary(self.ctx, summary)
+        self.last.setText(last)
+        self.contents.setText(contents)
+        self.days.setValue(summary.reminder_days)
 
     def save_days(self) -> None:
         ctx, days = self.ctx, self.days.value()
@@ -923,7 +908,7 @@ class BackupsTab(QWidget):
 
         def done(result: backups.BackupResult) -> None:
             self.message.setStyleSheet("color: #1b5e20")
-            self.message.setText(f"Cópia de segurança gravada em {result.path} ({_size(result.size)}).")
+            self.message.setText(f"Cópia de segurança gravada em {result.path} ({format_size(result.size)}).")
             self.reload()
             self._hide_reminder()
 
