@@ -148,9 +148,11 @@ def measure_memory(kind: str, db_path: Path, folder: Path) -> dict[str, Any]:
 # --- import ---------------------------------------------------------------------------------------
 
 
-def write_register(path: Path, n: int) -> None:
+def write_register(path: Path, n: int, *, first_permit: int = 1) -> None:
     """``n`` valid rows of the template: new people with a vehicle and a motoboy/moto-frete permit, every
-    document number different (so no check is answered from the memo of an identical row)."""
+    document number different (so no check is answered from the memo of an identical row). Permits are
+    numbered from ``first_permit`` (bench_import starts above any demo seed's, so a seeded register
+    refuses none of them); plates stay distinct up to 5 million rows."""
     from validate_docbr import CNH, CPF, PIS
 
     from motodesk.exports.importer import TEMPLATE_COLUMNS
@@ -175,10 +177,10 @@ def write_register(path: Path, n: int) -> None:
             "cnh": cnh.generate(), "cnh_categories": "AB",
             "cnh_first_a_date": (date(2005, 1, 1) + timedelta(days=i % 3000)).strftime("%d/%m/%Y"),
             "cnh_expiry": today + timedelta(days=700), "service": service,
-            "plate": f"{letters[i // 2300 % 23]}{letters[i // 100 % 23]}{letters[i % 23]}{i % 10}"
+            "plate": f"{letters[i // 52900 % 23]}{letters[i // 2300 % 23]}{letters[i // 100 % 23]}{i % 10}"
                      f"{letters[i // 10 % 10]}{i % 100:02d}",
             "manufacture_year": today.year - i % 4, "engine_cc": 150 + i % 90, "nit": pis.generate(),
-            "permit_number": f"{code}-{i + 1:04d}/{issued.year}", "issued_on": issued,
+            "permit_number": f"{code}-{first_permit + i:04d}/{issued.year}", "issued_on": issued,
             "decree": f"Decreto {1000 + i % 50}/{issued.year}",
         }
         ws.append([values.get(c.key) for c in TEMPLATE_COLUMNS])

@@ -29,56 +29,20 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from openpyxl import Workbook, load_workbook  # noqa: E402
+from bench_export_service import write_register  # noqa: E402 - the same register the export bench imports
+from openpyxl import load_workbook  # noqa: E402
 
 PG_ADMIN_URL = os.environ.get("MOTODESK_BENCH_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 TARGET_RATIO = 3.0
 TARGET_LOCK_S = 3.0
 TARGET_RSS_MB = 300
-
-
-def write_register(path: Path, n: int) -> None:
-    """``n`` valid new rows of the template, every document number different (no memo shortcut)."""
-    from validate_docbr import CNH, CPF, PIS
-
-    from motodesk.exports.importer import TEMPLATE_COLUMNS
-
-    gen, cnh, pis = CPF(), CNH(), PIS()
-    cpfs: set[str] = set()
-    while len(cpfs) < n:
-        cpfs.add(gen.generate())
-    letters = "ABCDEFGHJKLMNPRSTUVWXYZ"
-    today = date.today()
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet("Cadastro")
-    ws.append([c.header for c in TEMPLATE_COLUMNS])
-    for i, cpf in enumerate(sorted(cpfs)):
-        service = "Motoboy" if i % 3 else "Moto-frete"
-        code = "MB" if i % 3 else "MF"
-        issued = today - timedelta(days=30 + i % 1500)
-        values = {
-            "full_name": f"Pessoa Importada Número {i}", "cpf": cpf,
-            "birth_date": date(1960, 1, 1) + timedelta(days=i % 9000), "sex": "Feminino" if i % 2 else "Masculino",
-            "phone": "(34) 99876-5432", "email": f"pessoa{i}@exemplo.com.br", "address": "Rua Goiás, 100, Centro",
-            "cnh": cnh.generate(), "cnh_categories": "AB",
-            "cnh_first_a_date": (date(2005, 1, 1) + timedelta(days=i % 3000)).strftime("%d/%m/%Y"),
-            "cnh_expiry": today + timedelta(days=700), "service": service,
-            "plate": f"{letters[i // 52900 % 23]}{letters[i // 2300 % 23]}{letters[i // 100 % 23]}{i % 10}"
-                     f"{letters[i // 10 % 10]}{i % 100:02d}",
-            "manufacture_year": today.year - i % 4, "engine_cc": 150 + i % 90, "nit": pis.generate(),
-            # numbers above any demo seed's, so a seeded register (--existing) refuses none of them
-            "permit_number": f"{code}-{500_001 + i}/{issued.year}", "issued_on": issued,
-            "decree": f"Decreto {1000 + i % 50}/{issued.year}",
-        }
-        ws.append([values.get(c.key) for c in TEMPLATE_COLUMNS])
-    wb.save(path)
 
 
 def register_file(folder: Path, n: int) -> Path:
@@ -88,7 +52,7 @@ def register_file(folder: Path, n: int) -> Path:
     path = base / f"import-v2-{n}-{date.today():%Y%m%d}.xlsx"  # dated: the rules judge by today
     if not path.exists():
         tmp = folder / path.name
-        write_register(tmp, n)
+        write_register(tmp, n, first_permit=500_001)  # above any demo seed's: --existing refuses none
         os.replace(tmp, path) if tmp.stat().st_dev == base.stat().st_dev else path.write_bytes(tmp.read_bytes())
     return path
 
