@@ -14,13 +14,12 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from PySide6.QtCore import QDate, QDateTime, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractSpinBox,
     QComboBox,
-    QDateEdit,
     QDialog,
     QLineEdit,
     QMessageBox,
@@ -56,9 +55,6 @@ def ask_unsaved(parent: QWidget | None, what: str = "Há alterações que ainda 
 
 
 def _value(widget: QWidget) -> Any:
-    if isinstance(widget, QDateEdit):
-        value = getattr(widget, "value", None)
-        return value() if callable(value) else widget.date().toString(Qt.DateFormat.ISODate)
     if isinstance(widget, QLineEdit):
         return widget.text()
     if isinstance(widget, QComboBox):
@@ -95,10 +91,7 @@ def snapshot(root: QWidget) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for index, widget in enumerate(_inputs(root)):
         name = widget.objectName() or f"#{index}:{type(widget).__name__}"
-        value = _value(widget)
-        if isinstance(value, (QDate, QDateTime)):
-            value = value.toString(Qt.DateFormat.ISODate)
-        values[name] = value
+        values[name] = _value(widget)
     return values
 
 

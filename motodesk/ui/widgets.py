@@ -384,7 +384,8 @@ def keyboard_tabs(tabs: QTabWidget) -> None:
             page = tabs.currentWidget()
             if page is not None:
                 page.setFocus(Qt.FocusReason.TabFocusReason)
-                page.focusNextChild() if page.focusWidget() is None else None
+                if page.focusWidget() is None:
+                    page.focusNextChild()
 
     for sequence, delta in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1), ("Ctrl+Backtab", -1),
                             ("Ctrl+PgUp", -1)):
