@@ -685,14 +685,19 @@ def _qr_of(pdf: Path) -> str:
     import cv2
     import numpy as np
 
-    prefix = pdf.with_suffix("")
-    subprocess.run(["pdftoppm", "-r", "300", "-png", str(pdf), str(prefix)], check=True)
     text = ""
-    for page in sorted(pdf.parent.glob(f"{prefix.name}-*.png")):  # the QR is on the back
-        image = cv2.imread(str(page))
-        assert image is not None
-        text, _points, _raw = cv2.QRCodeDetector().detectAndDecode(np.ascontiguousarray(image))
-        if text:
-            break
+    detectors = [cv2.QRCodeDetector()]
+    if hasattr(cv2, "QRCodeDetectorAruco"):
+        detectors.append(cv2.QRCodeDetectorAruco())
+    for dpi in (300, 200, 400, 600):  # a reader's camera sees the code at whatever size it is held
+        prefix = pdf.with_name(f"{pdf.stem}-{dpi}")
+        subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", "-png", str(pdf), str(prefix)], check=True)
+        for page in sorted(pdf.parent.glob(f"{prefix.name}-*.png")):  # the QR is on the back
+            image = cv2.imread(str(page))
+            assert image is not None
+            for detector in detectors:
+                text, _points, _raw = detector.detectAndDecode(np.ascontiguousarray(image))
+                if text:
+                    return text
     assert text, "no QR code read from the printed badge"
     return text
