@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 from tests_helpers import (
     SCREENSHOTS,  # noqa: E402  # type: ignore[import-not-found]
     valid_cpf,  # type: ignore[import-not-found]
@@ -221,11 +221,16 @@ def test_main_window_shortcuts_and_screenshot(qtbot, ctx: AppContext, clerk: App
     blank = [w for k, w in page.dossiers.items() if not isinstance(k, int)]
     assert len(blank) == 1 and blank[0].windowTitle() == "Dossiê – Pessoa nova"
     qtbot.keyClicks(blank[0].person_inputs["full_name"], "Alguem Digitando")
-    answers = iter([QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Discard])
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: next(answers))
+    from motodesk.ui import dossier as dossier_module
+    from motodesk.ui.guard import Answer
+
+    asked: list[str] = []
+    answers = iter([Answer.CANCEL, Answer.DISCARD])
+    monkeypatch.setattr(dossier_module, "ask_unsaved", lambda parent, what: asked.append(what) or next(answers))
     assert not window.close()  # the unsaved dossier keeps the main window open
     assert window.isVisible()
     assert window.close()
+    assert asked == ["O dossiê de Alguem Digitando tem alterações que não foram salvas."] * 2
 
 
 def test_a_first_page_says_it_is_the_first_page(qtbot, page: PeoplePage, clerk: AppContext) -> None:  # noqa: ANN001
