@@ -50,8 +50,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
+from motodesk.services.errors import MotodeskError
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
@@ -155,6 +157,42 @@ class _PagedModel(LazyTableModel[Row]):
     def __init__(self, panel: ListPanel[Row], columns: Sequence[Column[Row]], page_size: int) -> None:
         super().__init__(columns, lambda _o, _l, _k, _d: [], page_size=page_size)
         self.panel = panel
+        self._generation = 0  # a reload makes every page still on its way stale
+
+    def reload(self, fetch: Any = None) -> None:
+        self._generation += 1
+        super().reload(fetch)
+
+    def fetchMore(self, parent: Any = QModelIndex()) -> None:  # noqa: B008, N802
+        """The next page is read off the GUI thread: scrolling never waits on the database."""
+        if parent.isValid() or self._exhausted or self._fetching:
+            return
+        self._fetching = True
+        generation, offset, fetch = self._generation, len(self._rows), self._fetch
+        size, key, descending = self.page_size, self._sort_key, self._descending
+        (ServiceOp(self.panel, lambda: list(fetch(offset, size, key, descending)), lock=False)
+         .success(lambda more: self._more(generation, offset, more))
+         .failure(lambda exc: self._more_failed(generation, exc))
+         .run())
+
+    def _more(self, generation: int, offset: int, more: list[Row]) -> None:
+        if generation != self._generation or offset != len(self._rows):
+            return  # the list was read again meanwhile
+        self._fetching = False
+        if len(more) < self.page_size:
+            self._exhausted = True
+        if more:
+            self.beginInsertRows(QModelIndex(), offset, offset + len(more) - 1)
+            self._rows.extend(more)
+            self.endInsertRows()
+        self.panel.show_count()
+
+    def _more_failed(self, generation: int, exc: BaseException) -> bool:
+        if generation != self._generation:
+            return True
+        self._fetching = False
+        self.panel.count.setText(f"Não foi possível ler mais linhas: {exc}")
+        return isinstance(exc, (MotodeskError, DatabaseError))
 
     def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         done, value = _decorated(self, self.panel.spec.decorate, index, role)
@@ -457,13 +495,16 @@ class ListPanel(QWidget, Generic[Row]):
             self.select_index(index)
         else:
             self._current_changed()
-        more = self.model.canFetchMore(QModelIndex())
-        self.count.setText(self.spec.count(len(shown), more) if self.spec.count else
-                           f"{len(shown)}{'+' if more else ''} registro(s)")
+        self.show_count()
         self.load_count += 1
         if self.spec.on_loaded is not None:
             self.spec.on_loaded(shown)
         self.loaded.emit(len(shown))
+
+    def show_count(self) -> None:
+        shown, more = self.model.rowCount(), self.model.canFetchMore(QModelIndex())
+        self.count.setText(self.spec.count(shown, more) if self.spec.count else
+                           f"{shown}{'+' if more else ''} registro(s)")
 
     # -- selection -------------------------------------------------------------------------------
     def select_index(self, index: int) -> None:

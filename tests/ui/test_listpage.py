@@ -231,3 +231,76 @@ def test_two_calls_on_one_form_leave_it_enabled(qtbot, wait_ops) -> None:  # noq
     assert not form.isEnabled()
     wait_ops()
     assert form.isEnabled()  # it was left disabled: the second call remembered the first one's lock
+
+
+def test_a_big_list_reads_its_next_page_off_the_gui_thread(qtbot, wait_ops) -> None:  # noqa: ANN001
+    """Scrolling a paged register asks for the next page in the background: a server that stops
+    answering leaves the window painting, and the page lands when the answer comes."""
+    create_application()
+    rows = [Item(i, f"Pessoa {i:03d}", True) for i in range(1, 26)]
+    gate = threading.Event()
+    gate.set()
+    threads: list[str] = []
+    gui = threading.get_ident()
+
+    def fetch(values: dict, offset: int, limit: int, key: str, descending: bool) -> list[Item]:
+        threads.append("gui" if threading.get_ident() == gui else "worker")
+        assert gate.wait(10)
+        return rows[offset:offset + limit]
+
+    spec = ListSpec(name="big", columns=COLUMNS, fetch=fetch, page_size=10, sort=("name", False),
+                    filters=[Filter("search", "&Buscar:")])
+    panel: ListPanel[Item] = ListPanel(FakeCtx(Role.CLERK), spec)  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.resize(600, 300)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.reload()
+    wait_ops()
+    assert panel.model.rowCount() == 10 and panel.count.text() == "10+ registro(s)"
+
+    gate.clear()  # the server stops answering
+    asked = len(threads)
+    started = time.monotonic()
+    panel.model.fetchMore(panel.model.index(-1, -1))
+    assert time.monotonic() - started < 1.0  # the call returned at once: nothing waited on the GUI thread
+    painted = panel.grab()  # the window still paints while the page is on its way
+    assert not painted.isNull() and panel.model.rowCount() == 10
+    panel.model.fetchMore(panel.model.index(-1, -1))  # asked again while waiting: still one request
+    qtbot.wait(200)
+    assert len(threads) == asked + 1
+    gate.set()
+    wait_ops()
+    assert panel.model.rowCount() == 20 and panel.count.text() == "20+ registro(s)"
+    panel.model.fetchMore(panel.model.index(-1, -1))
+    wait_ops()
+    assert panel.model.rowCount() == 25 and not panel.model.canFetchMore(panel.model.index(-1, -1))
+    assert panel.count.text() == "25 registro(s)"
+    assert set(threads) == {"worker"}
+
+
+def test_a_page_read_during_a_reload_is_dropped(qtbot, wait_ops) -> None:  # noqa: ANN001
+    create_application()
+    rows = [Item(i, f"Pessoa {i:03d}", True) for i in range(1, 26)]
+    gate = threading.Event()
+    gate.set()
+
+    def fetch(values: dict, offset: int, limit: int, key: str, descending: bool) -> list[Item]:
+        assert gate.wait(10)
+        chosen = [r for r in rows if values["search"] in r.name]
+        return chosen[offset:offset + limit]
+
+    spec = ListSpec(name="big2", columns=COLUMNS, fetch=fetch, page_size=10, sort=("name", False),
+                    filters=[Filter("search", "&Buscar:")])
+    panel: ListPanel[Item] = ListPanel(FakeCtx(Role.CLERK), spec)  # type: ignore[arg-type]
+    qtbot.addWidget(panel)
+    panel.reload()
+    wait_ops()
+    gate.clear()
+    panel.model.fetchMore(panel.model.index(-1, -1))  # page two of every row, still on its way
+    gate.set()
+    panel.filters["search"].setText("Pessoa 02")  # the clerk narrows the list meanwhile
+    panel.reload()
+    wait_ops()
+    names = [r.name for r in panel.model.rows()]
+    assert names == [f"Pessoa {i:03d}" for i in range(20, 26)]
