@@ -111,7 +111,12 @@ def login(ctx: AppContext, args: argparse.Namespace) -> AppContext:
     if not name:
         raise AuthenticationError("Informe o usuário do MotoDesk com --user LOGIN: este comando exige login.")
     password = read_password(args, f"Senha de {name}: ")
-    return ctx.as_user(authenticate(ctx, name, password))
+    user = authenticate(ctx, name, password)
+    if user.must_change_password:  # the administrator knows it: nothing runs on it but the change
+        from motodesk.services.auth import TEMPORARY_PASSWORD
+
+        raise AuthenticationError(TEMPORARY_PASSWORD.format(login=user.login))
+    return ctx.as_user(user)
 
 
 def open_context(args: argparse.Namespace, *, allow_upgrade_shared: bool = False, authenticate: bool = True,

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from motodesk.commands import add_login_args, login, open_context, open_database, stdin_line
+from motodesk.commands import add_login_args, login, open_context, open_database, read_password, stdin_line
 
 EXIT_OK = 0
 
@@ -33,9 +33,18 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--role", required=True, choices=["clerk", "inspector", "supervisor", "admin"],
                    help="perfil: clerk (atendente), inspector (vistoriador/fiscal), supervisor, admin")
     p.add_argument("--name", default=None, help="nome completo")
+    p.add_argument("--temporary", action="store_true",
+                   help="senha provisória: o novo usuário escolhe outra no primeiro acesso")
     add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_create_user)
+    p = sub.add_parser(
+        "change-password", help="troca a senha do próprio usuário (também a provisória, definida por um administrador)",
+        description="Troca a senha de --user. Pela entrada padrão: a primeira linha é a senha atual, a seguinte "
+                    "a nova senha.")
+    add_login_args(p)
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_change_password)
     p = sub.add_parser("seed-demo", help="preenche o banco com dados de demonstração (administrador)")
     p.add_argument("--people", type=int, default=300, help="quantas pessoas (padrão 300)")
     add_login_args(p)
@@ -43,11 +52,11 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.set_defaults(handler=cmd_seed_demo)
 
 
-def _new_password(args: argparse.Namespace) -> str:
+def _new_password(args: argparse.Namespace, prompt: str = "Senha do novo usuário: ") -> str:
     """The new user's password: typed twice on a terminal, else the next line of standard input."""
     if getattr(args, "password_stdin", False) or not sys.stdin.isatty():
         return stdin_line()
-    first = getpass.getpass("Senha do novo usuário: ")
+    first = getpass.getpass(prompt)
     second = getpass.getpass("Repita a senha: ")
     if first != second:
         from motodesk.services.errors import InvalidInputError
@@ -100,8 +109,25 @@ def cmd_create_user(args: argparse.Namespace) -> int:
         print(f"Primeiro usuário {user.login!r} criado com perfil {user.role.label}.")
         return EXIT_OK
     acting = login(ctx, args)
-    user = create_user(acting, args.login, args.name or args.login, args.role, _new_password(args))
-    print(f"Usuário {user.login!r} criado com perfil {user.role.label}.")
+    user = create_user(acting, args.login, args.name or args.login, args.role, _new_password(args),
+                       temporary=args.temporary)
+    temporary = " (senha provisória: será trocada no primeiro acesso)" if user.must_change_password else ""
+    print(f"Usuário {user.login!r} criado com perfil {user.role.label}{temporary}.")
+    return EXIT_OK
+
+
+def cmd_change_password(args: argparse.Namespace) -> int:
+    from motodesk.services.auth import authenticate, change_own_password
+    from motodesk.services.errors import AuthenticationError
+
+    ctx = open_context(args, authenticate=False)
+    name = getattr(args, "user", None)
+    if not name:
+        raise AuthenticationError("Informe o usuário do MotoDesk com --user LOGIN.")
+    current = read_password(args, f"Senha atual de {name}: ")
+    user = authenticate(ctx, name, current)  # a temporary password is accepted here, and only here
+    changed = change_own_password(ctx.as_user(user), current, _new_password(args, "Nova senha: "))
+    print(f"Senha de {changed.login!r} trocada.")
     return EXIT_OK
 
 

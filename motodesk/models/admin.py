@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, Index, Integer, String, Text
+from sqlalchemy import Boolean, Index, Integer, String, Text, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from motodesk.models.base import Base, Timestamps, UTCDateTime, Versioned, utcnow
@@ -24,6 +24,8 @@ class User(Versioned, Timestamps, Base):
     locked: Mapped[bool] = mapped_column(Boolean, default=False)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     last_login_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A password an administrator chose (a reset, a new user): its owner replaces it at the next login.
+    must_change_password: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Setting(Versioned, Base):

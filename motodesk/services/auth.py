@@ -114,7 +114,8 @@ def _check_password_policy(password: str) -> None:
 
 
 def _current(user: User) -> CurrentUser:
-    return CurrentUser(id=user.id, login=user.login, full_name=user.full_name, role=user.role)
+    return CurrentUser(id=user.id, login=user.login, full_name=user.full_name, role=user.role,
+                       must_change_password=bool(user.must_change_password))
 
 
 def count_users(ctx: AppContext) -> int:
@@ -123,7 +124,10 @@ def count_users(ctx: AppContext) -> int:
 
 
 @requires(Role.ADMIN)
-def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, password: str) -> CurrentUser:
+def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, password: str, *,
+                temporary: bool = False) -> CurrentUser:
+    """A new user; ``temporary``: the password is the administrator's, its owner replaces it at the
+    first login (:func:`change_own_password`)."""
     from motodesk.services.text import clean_text
 
     try:
@@ -136,7 +140,8 @@ def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, p
                     "cols:users.login": "Já existe um usuário com este login."}) as s:
         login = check_login_name(s, login)
         name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200)
-        user = User(login=login, full_name=name, role=role, password_hash=hash_password(password))
+        user = User(login=login, full_name=name, role=role, password_hash=hash_password(password),
+                    must_change_password=temporary)
         s.add(user)
         s.flush()
         return _current(user)
@@ -223,6 +228,55 @@ def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
     if done is None:  # locked or deactivated while the password was being checked
         raise AuthenticationError(LOCKED)
     return _current(user)
+
+
+TEMPORARY_PASSWORD = ("A senha de {login} é provisória (definida por um administrador): escolha uma senha "
+                      "nova ao entrar no MotoDesk, ou com: motodesk change-password --user {login}")
+SAME_PASSWORD = "A senha nova deve ser diferente da senha atual."
+
+
+@requires(*Role)
+def change_own_password(ctx: AppContext, current_password: str, new_password: str) -> CurrentUser:
+    """The logged-in user replaces his own password (a temporary one, or any time he wants).
+
+    The current password is checked again (argon2id, outside any transaction): an unattended open
+    window is not enough to take over the account. A wrong current password counts towards the
+    lockout like a wrong login. Returns the user with ``must_change_password`` cleared.
+    """
+    if ctx.user.id is None:
+        raise PermissionDeniedError("Só um usuário que entrou com login e senha troca a própria senha.")
+    if not current_password:
+        raise InvalidInputError("Informe a senha atual.", {"current": "Informe a senha atual."})
+    try:
+        _check_password_policy(new_password)
+    except InvalidInputError as exc:
+        raise InvalidInputError(str(exc), {"new": str(exc)}) from None
+    if new_password == current_password:
+        raise InvalidInputError(SAME_PASSWORD, {"new": SAME_PASSWORD})
+    with ctx.read() as s:
+        user = s.get(User, ctx.user.id)
+    if user is None or not user.active:
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    if user.locked:
+        raise AuthenticationError(LOCKED)
+    if not _verifies(user.password_hash, current_password):
+        with ctx.write() as s:
+            failed = User.failed_logins + 1
+            s.execute(update(User).where(User.id == user.id)
+                      .values(failed_logins=failed,
+                              locked=case((failed >= MAX_FAILED_LOGINS, True), else_=User.locked))
+                      .execution_options(synchronize_session=False))
+        raise InvalidInputError("A senha atual não confere.", {"current": "Senha atual incorreta."})
+    new_hash = hash_password(new_password)
+    with ctx.write() as s:
+        stored = s.get(User, user.id)
+        if stored is None or not stored.active or stored.locked:
+            raise AuthenticationError(LOCKED)
+        stored.password_hash = new_hash
+        stored.must_change_password = False
+        stored.failed_logins = 0
+        s.flush()
+        return _current(stored)
 
 
 @requires(Role.ADMIN)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -36,6 +36,8 @@ class CurrentUser:
     login: str
     full_name: str
     role: Role
+    #: The password was chosen by an administrator: the login asks for a new one before anything else.
+    must_change_password: bool = field(default=False, compare=False)
 
 
 SYSTEM = CurrentUser(id=None, login="sistema", full_name="Sistema", role=Role.ADMIN)

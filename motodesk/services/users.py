@@ -44,6 +44,7 @@ class UserRow:
     failed_logins: int
     last_login_at: datetime | None
     version: int
+    must_change_password: bool = False
 
     @property
     def status(self) -> str:
@@ -51,12 +52,15 @@ class UserRow:
             return "Desativado"
         if self.locked:
             return f"Bloqueado ({self.failed_logins} tentativas)"
+        if self.must_change_password:
+            return "Ativo · senha provisória"
         return "Ativo"
 
 
 def _row(user: User) -> UserRow:
     return UserRow(user.id, user.login, user.full_name, Role(user.role), bool(user.active), bool(user.locked),
-                   int(user.failed_logins or 0), user.last_login_at, int(user.version))
+                   int(user.failed_logins or 0), user.last_login_at, int(user.version),
+                   bool(user.must_change_password))
 
 
 def _user(s: Session, login: str) -> User:
@@ -86,11 +90,13 @@ def list_users(ctx: AppContext) -> list[UserRow]:
 
 
 @requires(Role.ADMIN)
-def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, password: str) -> UserRow:
-    """A new user with an initial password (the policy of :mod:`auth`); the name is required here."""
+def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, password: str, *,
+                temporary: bool = False) -> UserRow:
+    """A new user with an initial password (the policy of :mod:`auth`); the name is required here.
+    ``temporary``: the user must replace it at the first login."""
     if not (full_name or "").strip():
         raise InvalidInputError("Informe o nome completo do usuário.", {"full_name": "Informe o nome."})
-    created: CurrentUser = auth.create_user(ctx, login, full_name, role, password)
+    created: CurrentUser = auth.create_user(ctx, login, full_name, role, password, temporary=temporary)
     with ctx.read() as s:
         return _row(_user(s, created.login))
 
@@ -129,13 +135,16 @@ def change_role(ctx: AppContext, login: str, role: Role | str) -> UserRow:
 
 
 @requires(Role.ADMIN)
-def reset_password(ctx: AppContext, login: str, password: str) -> UserRow:
+def reset_password(ctx: AppContext, login: str, password: str, *, temporary: bool = True) -> UserRow:
     """A new password chosen by the administrator; the wrong-password count starts again (a locked
-    user stays locked until unlocked, so that a reset is never a silent unlock)."""
+    user stays locked until unlocked, so that a reset is never a silent unlock). The password is
+    temporary unless ``temporary=False``: the administrator knows it, so its owner replaces it at the
+    next login."""
     auth._check_password_policy(password)
     with ctx.write() as s:
         user = _user(s, login)
         user.password_hash = auth.hash_password(password)
+        user.must_change_password = temporary
         if not user.locked:
             user.failed_logins = 0
         s.flush()

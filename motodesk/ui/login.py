@@ -43,6 +43,7 @@ class LoginDialog(QDialog):
         self.ctx = ctx
         self.user: CurrentUser | None = None
         self.prepared: QWidget | None = None
+        self.password_dialog: QWidget | None = None  # the new password a temporary one asks for
         self._prepare = prepare
         self.open_error: BaseException | None = None  # the database could not be opened
         self._opening = opening
@@ -161,6 +162,35 @@ class LoginDialog(QDialog):
             return
         if error is not None:
             raise error
-        self.user = outcome["user"]
+        user: CurrentUser = outcome["user"]
+        if user.must_change_password:
+            self._ask_new_password(ctx, user, password, prepared)
+            return
+        self.user = user
         self.prepared = prepared
         self.accept()
+
+    def _ask_new_password(self, ctx: AppContext, user: CurrentUser, password: str,
+                          prepared: QWidget | None) -> None:
+        """A temporary password (an administrator chose it) lets in only once a new one is chosen."""
+        from motodesk.ui.own_password import OwnPasswordDialog
+
+        dialog = OwnPasswordDialog(ctx.as_user(user), self, current=password)
+        self.password_dialog = dialog
+
+        def finished(_result: int) -> None:
+            self.password_dialog = None
+            if dialog.changed is not None:
+                self.user = dialog.changed
+                self.prepared = prepared
+                self.accept()
+                return
+            if prepared is not None:
+                prepared.close()
+                prepared.deleteLater()
+            self._show("A senha provisória precisa ser trocada antes de entrar.", ERROR_STYLE)
+            self.password_edit.clear()
+            self.password_edit.setFocus()
+
+        dialog.finished.connect(finished)
+        dialog.open()

@@ -207,6 +207,11 @@ class MainWindow(QMainWindow):
         file_menu.addAction(a["backup"])
         file_menu.addAction(a["database_settings"])
         file_menu.addSeparator()
+        own_password = file_menu.addAction("&Alterar minha senha…")
+        own_password.setObjectName("change_own_password")
+        own_password.setEnabled(self.ctx.user.id is not None)
+        own_password.triggered.connect(self.change_own_password)
+        self.own_password_action = own_password
         file_menu.addAction(a["logout"])
         file_menu.addAction(a["quit"])
         tools_menu = self.menuBar().addMenu("&Ferramentas")
@@ -224,6 +229,15 @@ class MainWindow(QMainWindow):
         from motodesk.ui.db_settings import install_admin_tools  # backups, database, backup reminder
 
         install_admin_tools(self, self.ctx, a["backup"], a["database_settings"])
+
+    def change_own_password(self) -> None:
+        from motodesk.ui.own_password import OwnPasswordDialog
+
+        dialog = OwnPasswordDialog(self.ctx, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.statusBar().showMessage("Senha trocada.", 8000))
+        self.own_password_dialog = dialog
+        dialog.open()
 
     def switch_user(self) -> None:
         """"Trocar de usuário": the window closes (open work may keep it) and the login dialog returns."""

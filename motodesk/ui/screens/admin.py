@@ -156,6 +156,10 @@ class UserDialog(GuardedDialog):
 
             form.addRow("&Senha inicial:", self.password)
             form.addRow("&Repita a senha:", self.repeat)
+            self.temporary = QCheckBox("&O usuário troca esta senha no primeiro acesso")
+            self.temporary.setObjectName("temporary")
+            self.temporary.setChecked(True)
+            form.addRow(self.temporary)
             note = QLabel(f"A senha deve ter pelo menos {MIN_PASSWORD_LENGTH} caracteres. Entregue-a pessoalmente; "
                           "o usuário pode pedir outra a um administrador.")
             note.setWordWrap(True)
@@ -200,8 +204,8 @@ class UserDialog(GuardedDialog):
                 self.repeat.selectAll()
                 self.repeat.setFocus()
                 return
-            login, password = self.login.text(), self.password.text()
-            fn = lambda: users.create_user(ctx, login, name, role, password)  # noqa: E731
+            login, password, temporary = self.login.text(), self.password.text(), self.temporary.isChecked()
+            fn = lambda: users.create_user(ctx, login, name, role, password, temporary=temporary)  # noqa: E731
         ServiceOp(self, fn, busy="Salvando o usuário…", fields=self.fields(), change="user",
                   title="Usuário não salvo").failure(self._failed).success(self._saved).run()
 
@@ -233,8 +237,13 @@ class PasswordDialog(GuardedDialog):
         form.addRow(QLabel(f"Usuário: <b>{row.login}</b> — {row.full_name}"))
         form.addRow("&Nova senha:", self.password)
         form.addRow("&Repita a senha:", self.repeat)
-        note = QLabel("Entregue a nova senha pessoalmente. Um usuário bloqueado continua bloqueado até ser "
-                      "desbloqueado.")
+        self.temporary = QCheckBox("&O usuário troca esta senha ao entrar")
+        self.temporary.setObjectName("temporary")
+        self.temporary.setChecked(True)
+        form.addRow(self.temporary)
+        note = QLabel("Entregue a nova senha pessoalmente: ela é provisória, o usuário escolhe outra ao entrar "
+                      "(desmarque acima só se ele mesmo a escolheu). Um usuário bloqueado continua bloqueado até "
+                      "ser desbloqueado.")
         note.setWordWrap(True)
         note.setStyleSheet(NOTE_STYLE)
         self.message = QLabel()
@@ -260,8 +269,9 @@ class PasswordDialog(GuardedDialog):
             self.message.setText("As senhas digitadas não conferem.")
             self.repeat.setFocus()
             return
-        ctx, login, password = self.ctx, self.row.login, self.password.text()
-        ServiceOp(self, lambda: users.reset_password(ctx, login, password), busy="Redefinindo a senha…",
+        ctx, login, password, temporary = self.ctx, self.row.login, self.password.text(), self.temporary.isChecked()
+        ServiceOp(self, lambda: users.reset_password(ctx, login, password, temporary=temporary),
+                  busy="Redefinindo a senha…",
                   fields={"password": self.password}, change="user", title="Senha não redefinida") \
             .failure(lambda exc: self.message.setText(str(exc))).success(lambda _r: self.accept()).run()
 

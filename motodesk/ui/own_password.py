@@ -1,0 +1,101 @@
+"""A user changes his own password: from the menu at any time, and at the login when the password
+is a temporary one an administrator chose (:func:`motodesk.services.auth.change_own_password`)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+
+from motodesk.services.auth import MIN_PASSWORD_LENGTH, change_own_password
+from motodesk.services.context import AppContext, CurrentUser
+from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.ops import ServiceOp
+from motodesk.ui.widgets import mark_field
+
+ERROR_STYLE = "color: #b00020"
+NOTE_STYLE = "color: #555"
+
+
+class OwnPasswordDialog(GuardedDialog):
+    """Current password (asked unless the login just checked it), the new one twice."""
+
+    def __init__(self, ctx: AppContext, parent: QWidget | None = None, *, current: str | None = None) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self._known_current = current
+        self.changed: CurrentUser | None = None
+        self.setObjectName("OwnPasswordDialog")
+        forced = current is not None
+        self.setWindowTitle("Escolha uma senha nova" if forced else "Alterar minha senha")
+        self.setMinimumWidth(460)
+
+        def secret(name: str) -> QLineEdit:
+            edit = QLineEdit()
+            edit.setObjectName(name)
+            edit.setEchoMode(QLineEdit.EchoMode.Password)
+            edit.setMaxLength(256)
+            return edit
+
+        self.current = secret("current")
+        self.new = secret("new")
+        self.repeat = secret("repeat")
+        form = QFormLayout()
+        form.addRow(QLabel(f"Usuário: <b>{ctx.user.login}</b> — {ctx.user.full_name}"))
+        if forced:
+            intro = QLabel("A sua senha foi definida por um administrador e é provisória: escolha agora uma senha "
+                           "que só você conheça para continuar.")
+            intro.setWordWrap(True)
+            intro.setObjectName("intro")
+            form.addRow(intro)
+            self.current.hide()
+        else:
+            form.addRow("Senha &atual:", self.current)
+        form.addRow("&Nova senha:", self.new)
+        form.addRow("&Repita a nova senha:", self.repeat)
+        note = QLabel(f"Pelo menos {MIN_PASSWORD_LENGTH} caracteres, diferente da senha atual.")
+        note.setStyleSheet(NOTE_STYLE)
+        form.addRow(note)
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet(ERROR_STYLE)
+        buttons = QDialogButtonBox()
+        self.save_button = buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.save_button.setObjectName("save")
+        self.save_button.setDefault(True)
+        cancel = buttons.addButton("&Cancelar", QDialogButtonBox.ButtonRole.RejectRole)
+        cancel.setObjectName("cancel")
+        buttons.accepted.connect(self.save_and_close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.message)
+        layout.addWidget(buttons)
+        for edit in (self.current, self.new, self.repeat):
+            edit.textEdited.connect(lambda _t, e=edit: (mark_field(e, None), self.message.clear()))
+        (self.new if forced else self.current).setFocus()
+        self.mark_clean()
+
+    def save_and_close(self) -> None:
+        self.message.clear()
+        for field in (self.current, self.new, self.repeat):
+            mark_field(field, None)
+        if self.new.text() != self.repeat.text():
+            mark_field(self.repeat, "As senhas digitadas não conferem.")
+            self.message.setText("As senhas digitadas não conferem.")
+            self.repeat.selectAll()
+            self.repeat.setFocus()
+            return
+        ctx, new = self.ctx, self.new.text()
+        current = self._known_current if self._known_current is not None else self.current.text()
+        ServiceOp(self, lambda: change_own_password(ctx, current, new), busy="Trocando a senha…",
+                  fields={"current": self.current, "new": self.new}, change="user",
+                  title="Senha não trocada") \
+            .failure(self._failed).success(self._saved).run()
+
+    def _failed(self, exc: BaseException) -> bool:
+        self.message.setText(str(exc))
+        return False  # the field errors still go on their fields
+
+    def _saved(self, user: CurrentUser) -> None:
+        self.changed = user
+        self.accept()
