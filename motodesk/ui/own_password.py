@@ -71,9 +71,13 @@ class OwnPasswordDialog(GuardedDialog):
         layout.addWidget(self.message)
         layout.addWidget(buttons)
         for edit in (self.current, self.new, self.repeat):
-            edit.textEdited.connect(lambda _t, e=edit: (mark_field(e, None), self.message.clear()))
+            edit.textEdited.connect(lambda _t, e=edit: self._edited(e))
         (self.new if forced else self.current).setFocus()
         self.mark_clean()
+
+    def _edited(self, edit: QLineEdit) -> None:
+        mark_field(edit, None)
+        self.message.clear()
 
     def save_and_close(self) -> None:
         self.message.clear()
