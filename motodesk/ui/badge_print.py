@@ -25,7 +25,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QSettings, QSizeF, Qt
+import shiboken6
+from PySide6.QtCore import QBuffer, QEvent, QObject, QSettings, QSizeF, Qt, QTimer
 from PySide6.QtGui import QGuiApplication, QPageSize
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
@@ -148,6 +149,8 @@ class BadgePrintDialog(GuardedDialog):
             self.serial.setTabChangesFocus(True)
             self.serial.setMaximumHeight(90)
         self.serial.setObjectName("card_serial")
+        self._suggestion: str | None = None  # the serial the dialog put in the field, not yet typed over
+        self.serial.installEventFilter(self)
         self.serial.setToolTip("Digite o número impresso no cartão em branco ou leia-o com o leitor de código "
                                "de barras (Enter confere).")
         self.card_note = QLabel("Consultando o estoque de cartões…")
@@ -262,7 +265,20 @@ class BadgePrintDialog(GuardedDialog):
     def serial_text(self) -> str:
         return self.serial.text() if isinstance(self.serial, QLineEdit) else self.serial.toPlainText()
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """Whenever the card field gets the focus holding the suggested serial, the serial is selected:
+        typing or scanning replaces it, however the focus came (Tab, Alt+key, the dialog itself)."""
+        if watched is self.serial and event.type() == QEvent.Type.FocusIn \
+                and self._suggestion is not None and self.serial_text() == self._suggestion:
+            QTimer.singleShot(0, self._select_suggestion)
+        return super().eventFilter(watched, event)
+
+    def _select_suggestion(self) -> None:
+        if shiboken6.isValid(self.serial) and self.serial_text() == self._suggestion:
+            self.serial.selectAll()
+
     def _set_serial_text(self, value: str) -> None:
+        self._suggestion = value
         if isinstance(self.serial, QLineEdit):
             self.serial.setText(value)
             self.serial.selectAll()  # typing or scanning replaces the suggestion
