@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from datetime import datetime
 from pathlib import Path
 
@@ -73,6 +74,14 @@ def test_print_renders_every_page_at_true_size(qtbot, monkeypatch, tmp_path: Pat
             return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(pdfpreview, "QPrintDialog", FakePrintDialog)
+    jobs: list[tuple[int, bool]] = []
+    real_print = pdfpreview.print_pdf_bytes
+
+    def tracked(data: bytes, printer: QPrinter) -> int:
+        jobs.append((threading.get_ident(), dialog.printing))
+        return real_print(data, printer)
+
+    monkeypatch.setattr(pdfpreview, "print_pdf_bytes", tracked)
     dialog = PdfPreviewDialog(two_pages, "Laudo de Vistoria 000001/2026")
     qtbot.addWidget(dialog)
     dialog.show()
@@ -80,9 +89,10 @@ def test_print_renders_every_page_at_true_size(qtbot, monkeypatch, tmp_path: Pat
     dialog.activateWindow()
     qtbot.waitUntil(dialog.isActiveWindow)
     qtbot.keyClick(dialog.view, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)  # Ctrl+P
-    qtbot.waitUntil(lambda: bool(opened))  # a button's shortcut clicks it after its short animation
-    assert dialog.printing  # the job runs on a worker thread: the window is free meanwhile
+    qtbot.waitUntil(lambda: bool(opened) and bool(jobs))  # a button's shortcut clicks it after its short animation
     wait_ops()
+    # The job ran on a worker thread, with the dialog saying it was printing: the window was free meanwhile.
+    assert len(jobs) == 1 and jobs[0][0] != threading.get_ident() and jobs[0][1] is True
     assert out.exists() and not dialog.printing and "enviadas à impressora" in dialog.info.text()
     printed = PdfReader(out)
     assert len(printed.pages) == dialog.document.pageCount()
