@@ -190,6 +190,20 @@ def _verifies(password_hash: str, password: str) -> bool:
         return False
 
 
+def _count_failed_login(ctx: AppContext, user_id: int) -> bool:
+    """One more wrong password for ``user_id``, in one atomic UPDATE (simultaneous tries never
+    conflict); `MAX_FAILED_LOGINS` in a row lock the user. True when the user is now locked."""
+    with ctx.write() as s:
+        failed = User.failed_logins + 1
+        row = s.execute(
+            update(User).where(User.id == user_id)
+            .values(failed_logins=failed, locked=case((failed >= MAX_FAILED_LOGINS, True), else_=User.locked))
+            .returning(User.locked)
+            .execution_options(synchronize_session=False)
+        ).first()
+    return row is not None and bool(row.locked)
+
+
 def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
     """Check a login; `MAX_FAILED_LOGINS` wrong passwords in a row lock the user until an admin unlocks.
 
@@ -206,15 +220,7 @@ def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
         _verifies(_dummy_hash(), password)
         raise AuthenticationError(LOCKED)
     if not _verifies(user.password_hash, password):
-        with ctx.write() as s:
-            failed = User.failed_logins + 1
-            row = s.execute(
-                update(User).where(User.id == user.id)
-                .values(failed_logins=failed, locked=case((failed >= MAX_FAILED_LOGINS, True), else_=User.locked))
-                .returning(User.failed_logins, User.locked)
-                .execution_options(synchronize_session=False)
-            ).first()
-        if row is not None and row.locked:
+        if _count_failed_login(ctx, user.id):
             raise AuthenticationError(f"{WRONG_CREDENTIALS} {LOCKED}")
         raise AuthenticationError(WRONG_CREDENTIALS)
     values: dict[str, object] = {"failed_logins": 0, "last_login_at": datetime.now(UTC)}
@@ -260,12 +266,7 @@ def change_own_password(ctx: AppContext, current_password: str, new_password: st
     if user.locked:
         raise AuthenticationError(LOCKED)
     if not _verifies(user.password_hash, current_password):
-        with ctx.write() as s:
-            failed = User.failed_logins + 1
-            s.execute(update(User).where(User.id == user.id)
-                      .values(failed_logins=failed,
-                              locked=case((failed >= MAX_FAILED_LOGINS, True), else_=User.locked))
-                      .execution_options(synchronize_session=False))
+        _count_failed_login(ctx, user.id)
         raise InvalidInputError("A senha atual não confere.", {"current": "Senha atual incorreta."})
     new_hash = hash_password(new_password)
     with ctx.write() as s:
