@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `motodesk` with no command opens the window: parsing must not load SQLAlchemy
     from motodesk.models.db import Database
-    from motodesk.services.context import AppContext
+    from motodesk.services.context import AppContext, CurrentUser
 
 
 def add_login_args(p: argparse.ArgumentParser) -> None:
@@ -102,16 +102,25 @@ def open_database(args: argparse.Namespace, *, must_exist: bool = True) -> Datab
     return db
 
 
-def login(ctx: AppContext, args: argparse.Namespace) -> AppContext:
-    """The context of the user named by --user, once the password checks (lockout applies)."""
+def authenticated(ctx: AppContext, args: argparse.Namespace,
+                  prompt: str = "Senha de {name}: ") -> tuple[CurrentUser, str]:
+    """The user named by --user and the password that checked (lockout applies); a temporary
+    password is accepted here — :func:`login` refuses it."""
     from motodesk.services.auth import authenticate
     from motodesk.services.errors import AuthenticationError
 
     name = getattr(args, "user", None)
     if not name:
         raise AuthenticationError("Informe o usuário do MotoDesk com --user LOGIN: este comando exige login.")
-    password = read_password(args, f"Senha de {name}: ")
-    user = authenticate(ctx, name, password)
+    password = read_password(args, prompt.format(name=name))
+    return authenticate(ctx, name, password), password
+
+
+def login(ctx: AppContext, args: argparse.Namespace) -> AppContext:
+    """The context of the user named by --user, once the password checks (lockout applies)."""
+    from motodesk.services.errors import AuthenticationError
+
+    user, _password = authenticated(ctx, args)
     if user.must_change_password:  # the administrator knows it: nothing runs on it but the change
         from motodesk.services.auth import TEMPORARY_PASSWORD
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from motodesk.commands import add_login_args, login, open_context, open_database, read_password, stdin_line
+from motodesk.commands import add_login_args, authenticated, login, open_context, open_database, stdin_line
 
 EXIT_OK = 0
 
@@ -117,15 +117,10 @@ def cmd_create_user(args: argparse.Namespace) -> int:
 
 
 def cmd_change_password(args: argparse.Namespace) -> int:
-    from motodesk.services.auth import authenticate, change_own_password
-    from motodesk.services.errors import AuthenticationError
+    from motodesk.services.auth import change_own_password
 
     ctx = open_context(args, authenticate=False)
-    name = getattr(args, "user", None)
-    if not name:
-        raise AuthenticationError("Informe o usuário do MotoDesk com --user LOGIN.")
-    current = read_password(args, f"Senha atual de {name}: ")
-    user = authenticate(ctx, name, current)  # a temporary password is accepted here, and only here
+    user, current = authenticated(ctx, args, "Senha atual de {name}: ")  # a temporary one too, here only
     changed = change_own_password(ctx.as_user(user), current, _new_password(args, "Nova senha: "))
     print(f"Senha de {changed.login!r} trocada.")
     return EXIT_OK
