@@ -3,16 +3,20 @@ is a temporary one an administrator chose (:func:`motodesk.services.auth.change_
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from motodesk.services.auth import MIN_PASSWORD_LENGTH, change_own_password
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.widgets import mark_field
-
-ERROR_STYLE = "color: #b00020"
-NOTE_STYLE = "color: #555"
+from motodesk.ui.widgets import (
+    NOTE_STYLE,
+    mark_field,
+    message_line,
+    password_field,
+    passwords_differ,
+    save_cancel_buttons,
+)
 
 
 class OwnPasswordDialog(GuardedDialog):
@@ -28,16 +32,11 @@ class OwnPasswordDialog(GuardedDialog):
         self.setWindowTitle("Escolha uma senha nova" if forced else "Alterar minha senha")
         self.setMinimumWidth(460)
 
-        def secret(name: str) -> QLineEdit:
-            edit = QLineEdit()
-            edit.setObjectName(name)
-            edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.current = password_field("current")
+        self.new = password_field("new")
+        self.repeat = password_field("repeat")
+        for edit in (self.current, self.new, self.repeat):
             edit.setMaxLength(256)
-            return edit
-
-        self.current = secret("current")
-        self.new = secret("new")
-        self.repeat = secret("repeat")
         form = QFormLayout()
         form.addRow(QLabel(f"Usuário: <b>{ctx.user.login}</b> — {ctx.user.full_name}"))
         if forced:
@@ -54,18 +53,9 @@ class OwnPasswordDialog(GuardedDialog):
         note = QLabel(f"Pelo menos {MIN_PASSWORD_LENGTH} caracteres, diferente da senha atual.")
         note.setStyleSheet(NOTE_STYLE)
         form.addRow(note)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(ERROR_STYLE)
-        buttons = QDialogButtonBox()
-        self.save_button = buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.save_button.setObjectName("save")
+        self.message = message_line()
+        buttons, self.save_button = save_cancel_buttons(self, self.save_and_close)
         self.save_button.setDefault(True)
-        cancel = buttons.addButton("&Cancelar", QDialogButtonBox.ButtonRole.RejectRole)
-        cancel.setObjectName("cancel")
-        buttons.accepted.connect(self.save_and_close)
-        buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)
@@ -83,11 +73,7 @@ class OwnPasswordDialog(GuardedDialog):
         self.message.clear()
         for field in (self.current, self.new, self.repeat):
             mark_field(field, None)
-        if self.new.text() != self.repeat.text():
-            mark_field(self.repeat, "As senhas digitadas não conferem.")
-            self.message.setText("As senhas digitadas não conferem.")
-            self.repeat.selectAll()
-            self.repeat.setFocus()
+        if passwords_differ(self.new, self.repeat, self.message):
             return
         ctx, new = self.ctx, self.new.text()
         current = self._known_current if self._known_current is not None else self.current.text()

@@ -3,7 +3,7 @@ typed, field error marks, verdict lists."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 from PySide6.QtCore import QDate, QLocale, Qt, QTimer, Signal
@@ -12,11 +12,13 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCalendarWidget,
     QDialog,
+    QDialogButtonBox,
     QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPushButton,
     QStyle,
     QTableView,
     QTabWidget,
@@ -27,6 +29,9 @@ from motodesk.clock import local_today
 from motodesk.rules.common import Status, Verdict
 
 ERROR_STYLE = "border: 1px solid #c62828; background: #fff3f3;"
+MESSAGE_STYLE = "color: #b00020"  # a dialog's message line: why it refused
+NOTE_STYLE = "color: #555"  # a hint under a form
+PASSWORDS_DIFFER = "As senhas digitadas não conferem."
 
 STATUS_COLOURS = {Status.MET: "#2e7d32", Status.NOT_MET: "#c62828", Status.PENDING: "#ef6c00"}
 STATUS_SYMBOLS = {Status.MET: "✔", Status.NOT_MET: "✘", Status.PENDING: "…"}
@@ -312,6 +317,45 @@ def mark_field(widget: QWidget, message: str | None) -> None:
 def field_error(widget: QWidget) -> str | None:
     value = widget.property("error")
     return str(value) if value else None
+
+
+def message_line() -> QLabel:
+    """A dialog's line for what it refused (object name ``message``)."""
+    label = QLabel()
+    label.setObjectName("message")
+    label.setWordWrap(True)
+    label.setStyleSheet(MESSAGE_STYLE)
+    return label
+
+
+def password_field(name: str) -> QLineEdit:
+    edit = QLineEdit()
+    edit.setObjectName(name)
+    edit.setEchoMode(QLineEdit.EchoMode.Password)
+    return edit
+
+
+def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDialogButtonBox, QPushButton]:
+    """"&Salvar" (runs ``save``) and "&Cancelar" (rejects ``dialog``), named ``save`` and ``cancel``."""
+    buttons = QDialogButtonBox()
+    save_button = buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole)
+    save_button.setObjectName("save")
+    buttons.addButton("&Cancelar", QDialogButtonBox.ButtonRole.RejectRole).setObjectName("cancel")
+    buttons.accepted.connect(save)
+    buttons.rejected.connect(dialog.reject)
+    return buttons, save_button
+
+
+def passwords_differ(first: QLineEdit, repeat: QLineEdit, message: QLabel) -> bool:
+    """True when a password typed twice differs: said on the repeat field and the message line,
+    and the repeat selected to be typed again."""
+    if first.text() == repeat.text():
+        return False
+    mark_field(repeat, PASSWORDS_DIFFER)
+    message.setText(PASSWORDS_DIFFER)
+    repeat.selectAll()
+    repeat.setFocus()
+    return True
 
 
 class VerdictList(QListWidget):

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
     QComboBox,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -62,6 +61,8 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
+    MESSAGE_STYLE,
+    NOTE_STYLE,
     DateField,
     FormattedLineEdit,
     fit_columns,
@@ -69,13 +70,15 @@ from motodesk.ui.widgets import (
     heading,
     keyboard_tabs,
     mark_field,
+    message_line,
+    password_field,
+    passwords_differ,
+    save_cancel_buttons,
     table_view,
 )
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
-NOTE_STYLE = "color: #555"
 WARN_STYLE = "color: #8a5a00"
-ERROR_STYLE = "color: #b00020"
 ACCESS_LIMIT = 500
 #: Keys the settings tab's labels never take: its buttons, the page's tabs, the window's menus and
 #: the backup reminder's buttons.
@@ -141,12 +144,8 @@ class UserDialog(GuardedDialog):
         for role in Role:
             self.role.addItem(role.label, role.value)
         self.role.setCurrentIndex(self.role.findData((existing.role if existing else Role.CLERK).value))
-        self.password = QLineEdit()
-        self.password.setObjectName("password")
-        self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.repeat = QLineEdit()
-        self.repeat.setObjectName("repeat")
-        self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password = password_field("password")
+        self.repeat = password_field("repeat")
         form = QFormLayout()
         form.addRow("&Login:", self.login)
         form.addRow("&Nome completo:", self.full_name)
@@ -168,17 +167,8 @@ class UserDialog(GuardedDialog):
         else:
             self.password.hide()
             self.repeat.hide()
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(ERROR_STYLE)
-        buttons = QDialogButtonBox()
-        self.save_button = buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.save_button.setObjectName("save")
-        cancel = buttons.addButton("&Cancelar", QDialogButtonBox.ButtonRole.RejectRole)
-        cancel.setObjectName("cancel")
-        buttons.accepted.connect(self.save_and_close)
-        buttons.rejected.connect(self.reject)
+        self.message = message_line()
+        buttons, self.save_button = save_cancel_buttons(self, self.save_and_close)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)
@@ -198,11 +188,7 @@ class UserDialog(GuardedDialog):
             login = self.existing.login
             fn: Callable[[], users.UserRow] = lambda: users.update_user(ctx, login, name, role)  # noqa: E731
         else:
-            if self.password.text() != self.repeat.text():
-                mark_field(self.repeat, "As senhas digitadas não conferem.")
-                self.message.setText("As senhas digitadas não conferem.")
-                self.repeat.selectAll()
-                self.repeat.setFocus()
+            if passwords_differ(self.password, self.repeat, self.message):
                 return
             login, password, temporary = self.login.text(), self.password.text(), self.temporary.isChecked()
             fn = lambda: users.create_user(ctx, login, name, role, password, temporary=temporary)  # noqa: E731
@@ -227,12 +213,8 @@ class PasswordDialog(GuardedDialog):
         self.setObjectName("PasswordDialog")
         self.setWindowTitle(f"Redefinir a senha de {row.login}")
         self.setMinimumWidth(440)
-        self.password = QLineEdit()
-        self.password.setObjectName("password")
-        self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.repeat = QLineEdit()
-        self.repeat.setObjectName("repeat")
-        self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password = password_field("password")
+        self.repeat = password_field("repeat")
         form = QFormLayout()
         form.addRow(QLabel(f"Usuário: <b>{row.login}</b> — {row.full_name}"))
         form.addRow("&Nova senha:", self.password)
@@ -246,15 +228,8 @@ class PasswordDialog(GuardedDialog):
                       "ser desbloqueado.")
         note.setWordWrap(True)
         note.setStyleSheet(NOTE_STYLE)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(ERROR_STYLE)
-        buttons = QDialogButtonBox()
-        buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole).setObjectName("save")
-        buttons.addButton("&Cancelar", QDialogButtonBox.ButtonRole.RejectRole).setObjectName("cancel")
-        buttons.accepted.connect(self.save_and_close)
-        buttons.rejected.connect(self.reject)
+        self.message = message_line()
+        buttons, _save = save_cancel_buttons(self, self.save_and_close)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)
@@ -264,10 +239,7 @@ class PasswordDialog(GuardedDialog):
         self.mark_clean()
 
     def save_and_close(self) -> None:
-        if self.password.text() != self.repeat.text():
-            mark_field(self.repeat, "As senhas digitadas não conferem.")
-            self.message.setText("As senhas digitadas não conferem.")
-            self.repeat.setFocus()
+        if passwords_differ(self.password, self.repeat, self.message):
             return
         ctx, login, password, temporary = self.ctx, self.row.login, self.password.text(), self.temporary.isChecked()
         ServiceOp(self, lambda: users.reset_password(ctx, login, password, temporary=temporary),
@@ -804,7 +776,7 @@ class SettingsTab(QWidget):
         widget.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _show_error(self, text: str) -> None:
-        self.message.setStyleSheet(ERROR_STYLE)
+        self.message.setStyleSheet(MESSAGE_STYLE)
         self.message.setText(text)
 
     def revert(self) -> None:
@@ -938,7 +910,7 @@ class BackupsTab(QWidget):
         ctx = self.ctx
 
         def checked(result: Any) -> None:
-            self.message.setStyleSheet("color: #1b5e20" if result.intact else ERROR_STYLE)
+            self.message.setStyleSheet("color: #1b5e20" if result.intact else MESSAGE_STYLE)
             self.message.setText(result.message)
 
         ServiceOp(self, lambda: verify_audit_trail(ctx), busy="Conferindo a trilha de auditoria…") \
