@@ -10,10 +10,16 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+# The tests' own "today" (date.today(), datetime.now()) is the counter's: between 21:00 and 24:00 in
+# Patrocínio the UTC date is already tomorrow, and a test that wrote date.today() beside a service
+# that reads motodesk.clock (always America/Sao_Paulo) failed for three hours of every day.
+os.environ["TZ"] = "America/Sao_Paulo"
+time.tzset()
 _TMP_HOME = tempfile.mkdtemp(prefix="motodesk-tests-")
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":  # the counter's screen: every window must fit 1366x768

@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from faker import Faker
 from sqlalchemy import func, insert, select, text
 from sqlalchemy.orm import Session
 from validate_docbr import CNH, CPF, PIS, RENAVAM, TituloEleitoral
@@ -35,6 +34,7 @@ from motodesk.rules.periods import add_years, completed_years
 from motodesk.services.auth import hash_password
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.errors import InvalidInputError
 from motodesk.services.maintenance import analyze
 from motodesk.services.text import fold
 
@@ -93,6 +93,12 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
     """Fill the database with `people` demo people and what hangs on them; returns counts."""
     today = today or local_today()
     rng = random.Random(seed)
+    try:
+        from faker import Faker  # the "demo" extra: a counter PC installs MotoDesk without it
+    except ImportError as exc:
+        raise InvalidInputError(
+            "Os dados de demonstração precisam do pacote opcional 'demo' "
+            "(pip install 'motodesk[demo]'); o banco não foi alterado.") from exc
     fake = Faker("pt_BR")
     fake.seed_instance(seed)
     cpfs = _unique(CPF().generate)

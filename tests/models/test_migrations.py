@@ -83,8 +83,8 @@ def test_outdated_shared_postgresql_asks_for_db_upgrade(request: pytest.FixtureR
 
 # --- upgrading a database of the last landed revision, with its data -----------------------------
 
-LANDED = "0009"  # the last revision every installation may have; whatever came after must upgrade it
-EARLIER = ("0002",)  # installations of earlier waves upgrade too
+LANDED = "0015"  # f27d021, the last landed revision every installation may have; whatever came after must upgrade it
+EARLIER = ("0002", "0009")  # installations of earlier waves upgrade too
 
 _OLD_ROWS = [
     "INSERT INTO people (id, full_name, name_search, cpf, phone, version, created_at, updated_at) VALUES "

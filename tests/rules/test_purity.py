@@ -1,4 +1,4 @@
-"""motodesk.rules is pure: stdlib, validate_docbr, dateutil, holidays and itself; no I/O."""
+"""motodesk.rules is pure: stdlib, validate_docbr, holidays and itself; no I/O."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import motodesk.rules
 
 RULES = Path(motodesk.rules.__file__).parent
-ALLOWED_THIRD_PARTY = {"validate_docbr", "dateutil", "holidays"}
+ALLOWED_THIRD_PARTY = {"validate_docbr", "holidays"}
 FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval"}
 
 
