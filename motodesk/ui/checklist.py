@@ -48,6 +48,7 @@ from motodesk.services.vehicles import LOCAL_TZ
 from motodesk.ui.dossier import fit_to_screen
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.guard import confirm
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.widgets import mark_field
@@ -450,11 +451,9 @@ class ChecklistDialog(QDialog):
             self._error(InvalidInputError(self._unanswered_text(len(unanswered))))
             self._unanswered_message = True
             return False
-        answer = QMessageBox.question(
-            self, "Concluir vistoria",
-            "Concluir a vistoria? Depois de concluída ela não pode ser alterada; o laudo será emitido.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
+        if not confirm(
+                self, "Concluir vistoria",
+                "Concluir a vistoria? Depois de concluída ela não pode ser alterada; o laudo será emitido."):
             return False
         ctx, inspection_id, answers = self.ctx, self.inspection_id, self.answers()
         notes, version = self.notes.toPlainText(), self.view.version

@@ -40,7 +40,7 @@ from motodesk.services.enforcement import (
 )
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.formatting import format_date
-from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import labelled
 from motodesk.ui.ops import ServiceOp, errors_on
 from motodesk.ui.widgets import mark_field
@@ -299,6 +299,19 @@ class DecisionDialog(GuardedDialog):
         self.message.clear()
         data = self.decision_input()
         ctx, notice_id, today, version = self.ctx, self.view.id, self.today, self.view.version
+        if data.outcome is Outcome.DISMISSED:
+            what = "arquivar o auto (improcedente)"
+        elif data.penalty is Penalty.SUSPENSION and data.suspension_days:
+            what = f"aplicar {data.penalty.label.lower()} de {data.suspension_days} dia(s)"
+        elif data.penalty is not None:
+            what = f"aplicar {data.penalty.label.lower()}"
+        else:
+            what = "julgar o auto procedente"
+        step = " do recurso" if self.appeal else ""
+        if not confirm(self, "Registrar decisão",
+                       f"Registrar a decisão{step} do auto {self.view.number}: {what}?\n"
+                       "A decisão registrada não pode ser desfeita por esta tela."):
+            return False
         widgets: dict[str, QWidget] = {"grounds": self.grounds, "penalty": self.penalty, "suspension_days": self.days}
 
         def decided(result: DecisionResult) -> None:

@@ -69,7 +69,7 @@ from motodesk.services.tenders import TenderStanding
 from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
-from motodesk.ui.guard import Answer, ask_unsaved
+from motodesk.ui.guard import Answer, ask_unsaved, confirm
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -1362,11 +1362,10 @@ class DossierWindow(QWidget):
         if self.person_id is None or not self.editable:
             return None
         service = self.service()
-        answer = QMessageBox.question(
+        if not confirm(
             self, "Abrir requerimento",
             f"Abrir um requerimento de {service.label} ({service.instrument}) para "
-            f"{self.base.get('full_name')}?")
-        if answer != QMessageBox.StandardButton.Yes:
+            f"{self.base.get('full_name')}?"):
             return None
         ctx, person_id = self.ctx, self.person_id
 

@@ -54,6 +54,17 @@ def ask_unsaved(parent: QWidget | None, what: str = "Há alterações que ainda 
     return Answer.CANCEL
 
 
+def confirm(parent: QWidget | None, title: str, text: str) -> bool:
+    """Ask before an irreversible step: Sim / Não, with Não the default (Enter and Esc both decline).
+
+    ``text`` names what will happen. The one copy of this question for every screen.
+    """
+    answer = QMessageBox.question(parent, title, text,
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
+
+
 def _value(widget: QWidget) -> Any:
     if isinstance(widget, QLineEdit):
         return widget.text()

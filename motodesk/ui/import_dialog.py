@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -46,7 +45,7 @@ from motodesk.services.imports import (
 )
 from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
-from motodesk.ui.guard import Answer, ask_unsaved
+from motodesk.ui.guard import Answer, ask_unsaved, confirm
 from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
 
 COLOURS = {Outcome.NEW: QColor("#1b5e20"), Outcome.UPDATE: QColor("#0d47a1"), Outcome.UNCHANGED: QColor("#616161"),
@@ -238,8 +237,7 @@ class ImportDialog(QDialog):
                    "não ser" + ("ão" if refused != 1 else "á") + " importada" + ("s" if refused != 1 else "")
                    + "." if refused else "")
                 + "\n\nA importação grava todas as linhas confirmadas ou nenhuma.")
-        answer = QMessageBox.question(self, "Confirmar importação", text)
-        if answer != QMessageBox.StandardButton.Yes:
+        if not confirm(self, "Confirmar importação", text):
             return
         self._busy(True)
         self.summary_label.setText("Importando…")

@@ -43,7 +43,7 @@ from motodesk.services.enforcement import (
 )
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
-from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
 from motodesk.ui.listpage import fit_to_screen, with_access_key
 from motodesk.ui.ops import ServiceOp, errors_on, place_field_errors
@@ -349,6 +349,15 @@ class NoticeForm(GuardedDialog):
             mark_field(widget, None)
         self.message.clear()
         ctx, data, widgets = self.ctx, self.notice_input(), self._fields()
+        item = self.infraction()
+        if item is not None:  # without an infraction the service refuses on the field: nothing to confirm
+            choice = self.current_choice()
+            who = data.offender_name.strip() or (choice.name if choice else "") or "o autuado"
+            if not confirm(self, "Lavrar auto de infração",
+                           f"Lavrar o auto de infração ({item.article}) contra {who}?\n"
+                           "Um auto lavrado não pode ser apagado: ele segue para defesa e decisão "
+                           "(Art. 29)."):
+                return False
 
         def created(notice: NoticeCreated) -> None:
             self.created = notice

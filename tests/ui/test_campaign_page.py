@@ -28,8 +28,8 @@ from motodesk.ui.screens.campaign import CampaignPage, RescheduleDialog, RowActi
 @pytest.fixture
 def answers(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
     """Confirmations say yes; messages, previews and errors are recorded instead of shown."""
-    seen: dict[str, list[Any]] = {"inform": [], "pdf": [], "errors": []}
-    monkeypatch.setattr(screen, "confirm", lambda _p, _t, _x: True)
+    seen: dict[str, list[Any]] = {"inform": [], "pdf": [], "errors": [], "confirm": []}
+    monkeypatch.setattr(screen, "confirm", lambda _p, title, text: seen["confirm"].append((title, text)) or True)
     monkeypatch.setattr(screen, "inform", lambda _p, title, text: seen["inform"].append((title, text)))
     monkeypatch.setattr(screen, "preview_pdf", lambda _p, pdf, title, *a: seen["pdf"].append(pdf))
     monkeypatch.setattr("motodesk.ui.ops.show_error", lambda _p, exc, *a: seen["errors"].append(str(exc)))
@@ -115,6 +115,9 @@ def test_the_counter_from_the_keyboard(qtbot, supervisor: AppContext, wait_ops, 
     qtbot.keyClick(page.table, Qt.Key.Key_Return)
     wait_ops()
     assert campaigns.get_appointment(supervisor, first.id).state is AppointmentState.ATTENDED
+    # the slot is on the first business day after today: marking it today asks first, naming both days
+    title, text = answers["confirm"][-1]
+    assert title == "Compareceu" and f"{first.slot:%d/%m/%Y}" in text and f"{today:%d/%m/%Y}" in text
     page.table.selectRow(1)
     second = page.current()
     assert second is not None

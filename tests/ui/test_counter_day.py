@@ -572,9 +572,16 @@ def _supervisor_day(qtbot, keys: KeyRecorder, modals: Modals, supervisor: AppCon
         keys.key(Qt.Key.Key_Down)
     settle(qtbot)
     assert tab.selected_tender() is not None
+    def call_yes(box: QWidget) -> None:  # an irreversible step asks first, "Não" the default
+        assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
+        labels = [b.text().replace("&", "") for b in box.findChildren(QAbstractButton)]
+        press_button(keys, box, "Yes" if "Yes" in labels else "Sim")
+
+    modals.expect(lambda w: isinstance(w, QMessageBox), call_yes)
     keys.alt(access_key(tab.candidates.buttons["call_next"].text()))
     settle(qtbot, 300)
     modals.check()
+    activate(holder)  # back from the question
     assert "Convocado: 1º" in tab.status.text(), tab.status.text()
     keys.shot("supervisor-tender", holder)
 

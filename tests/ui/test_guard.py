@@ -95,3 +95,34 @@ def test_a_dialog_shown_again_asks_again(qtbot, monkeypatch) -> None:  # noqa: A
     form.name.setText("Outra")
     form.close()
     assert asked and form.isVisible()
+
+
+def test_confirm_defaults_to_nao_and_reports_only_sim(qtbot, monkeypatch) -> None:  # noqa: ANN001
+    """The one question before an irreversible step: Sim / Não, Não the default (Enter declines)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from motodesk.ui import guard
+
+    seen: list[tuple[object, object]] = []
+    reply = [QMessageBox.StandardButton.No]
+
+    def question(_parent, _title, _text, buttons=None, default=None):  # noqa: ANN001, ANN202
+        seen.append((buttons, default))
+        return reply[0]
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    assert guard.confirm(None, "Concluir", "Concluir a vistoria?") is False
+    reply[0] = QMessageBox.StandardButton.Yes
+    assert guard.confirm(None, "Concluir", "Concluir a vistoria?") is True
+    assert seen[0] == (QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+
+
+def test_one_copy_of_the_confirm_question() -> None:
+    """Screens ask through guard.confirm, not through copies of it."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "motodesk" / "ui"
+    copies = [str(p) for p in root.rglob("*.py")
+              if p.name != "guard.py" and re.search(r"^def confirm\(", p.read_text(encoding="utf-8"), re.M)]
+    assert copies == []

@@ -66,6 +66,21 @@ def unsaved_questions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return asked
 
 
+@pytest.fixture(autouse=True)
+def confirmations(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Irreversible steps (Lavrar auto, Registrar decisão) ask first, with "Não" the default: here "Sim"."""
+    asked: list[tuple[str, str]] = []
+
+    def question(_parent: object, title: str, text: str, _buttons: object = None,
+                 default: object = None) -> QMessageBox.StandardButton:
+        assert default == QMessageBox.StandardButton.No, title
+        asked.append((title, text))
+        return QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    return asked
+
+
 def _drive(monkeypatch: pytest.MonkeyPatch, name: str, base: type[QDialog],
            driver: Callable[[QDialog], None]) -> list[QDialog]:
     """Replace the screen's modal dialog ``name`` with one the test drives while it is "executing"."""
@@ -556,3 +571,30 @@ def test_the_counter_records_the_later_notification_of_an_absent_offender(
     assert view.defence_due == defence_period_end(notified, law_settings(ctx))
     assert f"Prazo de defesa: até {view.defence_due:%d/%m/%Y}" in page.detail.text()
     assert not page.notification_button.isEnabled()
+
+
+def test_lavrar_auto_asks_first_naming_the_offender_and_no_records_nothing(
+        qtbot, monkeypatch, ctx: AppContext, inspector: AppContext,  # noqa: ANN001
+        confirmations: list[tuple[str, str]]) -> None:
+    holder = add_holder(ctx)
+    form = NoticeForm(inspector)
+    qtbot.addWidget(form)
+    form.show()
+    _fill_notice(qtbot, form, holder)
+    answers = [QMessageBox.StandardButton.No]
+
+    def question(_parent: object, title: str, text: str, _buttons: object = None,
+                 default: object = None) -> QMessageBox.StandardButton:
+        assert default == QMessageBox.StandardButton.No  # Enter and Esc decline
+        confirmations.append((title, text))
+        return answers.pop(0) if answers else QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    qtbot.mouseClick(form.save_button, LEFT)
+    wait_for_calls()
+    assert form.created is None and enforcement.list_notices(inspector) == []
+    title, text = confirmations[-1]
+    assert title == "Lavrar auto de infração" and "Art. 30" in text
+    qtbot.mouseClick(form.save_button, LEFT)  # this time "Sim"
+    wait_for_calls()
+    assert form.created is not None and len(confirmations) == 2

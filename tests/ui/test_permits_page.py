@@ -233,6 +233,17 @@ def test_tender_tab_quota_import_and_call(qtbot, qtmodeltester, monkeypatch, tmp
     qtmodeltester.check(tab.candidate_model)
     assert [c.name for c in tab.candidate_model.rows()] == ["Primeira Colocada Reis", "Segundo Colocado Silva"]
 
+    asked: list[str] = []
+
+    def question(_parent: object, title: str, text: str, _buttons: object = None,
+                 default: object = None) -> QMessageBox.StandardButton:
+        asked.append(title)
+        assert default == QMessageBox.StandardButton.No  # an irreversible step: "Não" is the default
+        return QMessageBox.StandardButton.No if len(asked) == 1 else QMessageBox.StandardButton.Yes
+
+    monkeypatch.setattr(QMessageBox, "question", staticmethod(question))
+    _click(qtbot, tab.call_button)  # "Não": nobody is called
+    assert asked == ["Convocar próximo"] and tab.candidate_model.rows()[0].status_label != "Convocado"
     _click(qtbot, tab.call_button)
     assert "Convocado: 1º Primeira Colocada Reis" in tab.status.text()
     assert tab.candidate_model.rows()[0].status_label == "Convocado"

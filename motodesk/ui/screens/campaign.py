@@ -46,6 +46,7 @@ from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.formatting import format_date
+from motodesk.ui.guard import confirm
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
@@ -75,11 +76,6 @@ ABSENT_COLUMNS: list[Column[AbsentRow]] = [
            tooltip=lambda r: "\n".join(n.verdict.message for n in r.no_shows)),
 ]
 
-
-def confirm(parent: QWidget, title: str, text: str) -> bool:
-    answer = QMessageBox.question(parent, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                  QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
 
 
 def ask_save_path(parent: QWidget, title: str, suggested: str, filter_text: str) -> str:
@@ -509,6 +505,12 @@ class CampaignPage(QWidget):
     def mark(self, attended: bool) -> None:
         row = self.current()
         if row is None:
+            return
+        today = local_today()
+        if row.slot.date() != today and not confirm(
+                self, "Compareceu" if attended else "Faltou",
+                f"O horário de {row.name} é {format_date(row.slot.date())}, não hoje ({format_date(today)}). "
+                f"Marcar {'o comparecimento' if attended else 'a falta'} assim mesmo?"):
             return
         ServiceOp(self, lambda: campaigns.mark_attendance(self.ctx, row.id, attended, version=row.version),
                   busy="Gravando…", change=CHANGE, on_conflict=self.reload).success(lambda _r: self._next_row()).run()

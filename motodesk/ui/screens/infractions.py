@@ -15,7 +15,6 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QLabel,
-    QMessageBox,
     QScrollArea,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from motodesk.ui.decision_dialog import DecisionDialog
 from motodesk.ui.defence_dialog import FiledDialog
 from motodesk.ui.errors import show_error  # noqa: F401 - tests replace it
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.guard import confirm
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, labelled, list_table
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.notice_form import NoticeForm, NotificationDialog
@@ -313,13 +313,12 @@ class InfractionsPage(ListPage):
         view = self.current_view
         if view is None:
             return
-        answer = QMessageBox.question(
+        if not confirm(
             self, "Encerrar processo",
             f"Encerrar o processo do auto {view.number}? A decisão torna-se definitiva"
             + (f" e “{view.final_decision.effect_label}” produz efeito agora." if view.final_decision and
                view.final_decision.permit_effect in (enforcement.PermitEffect.PENDING_REVOCATION,
-                                                     enforcement.PermitEffect.PENDING_SUSPENSION) else "."))
-        if answer != QMessageBox.StandardButton.Yes:
+                                                     enforcement.PermitEffect.PENDING_SUSPENSION) else ".")):
             return
         ctx, today = self.ctx, self.today()
         self.panel.run(lambda: enforcement.close_process(ctx, view.id, today=today, expected_version=view.version),

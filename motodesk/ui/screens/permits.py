@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSpinBox,
@@ -46,7 +45,7 @@ from motodesk.services.permits import EventRow, PermitRow
 from motodesk.services.tenders import CandidateRow, TenderRow
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
-from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import (
     Action,
     Filter,
@@ -265,12 +264,6 @@ def ask_conviction(parent: QWidget, row: PermitRow) -> enforcement.ConvictionInp
     finally:
         dialog.deleteLater()
 
-
-def confirm(parent: QWidget, title: str, text: str) -> bool:
-    answer = QMessageBox.question(parent, title, text,
-                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                  QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
 
 
 # --- the permits tab -----------------------------------------------------------------------------
@@ -884,6 +877,10 @@ class TenderTab(QWidget):
     def call_next(self) -> None:
         tender = self.selected_tender()
         if tender is None:
+            return
+        if not confirm(self, "Convocar próximo",
+                       "Convocar o próximo candidato da classificação deste edital? A convocação é registrada "
+                       "e abre o prazo do atestado médico (Art. 5º, § 2º); ela não pode ser desfeita."):
             return
         self._run(lambda: tenders.call_next_candidate(self.ctx, tender.id),
                   lambda c: f"Convocado: {c.rank}º {c.name}. Prazo do atestado médico conforme o Art. 5º, § 2º.")

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -33,7 +32,7 @@ from motodesk.services.stands import AssignmentRow, StandInput, StandRow
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error  # noqa: F401 - tests replace it
 from motodesk.ui.formatting import format_date
-from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, stacked
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
@@ -61,11 +60,6 @@ ASSIGNMENT_COLUMNS: list[Column[AssignmentRow]] = [
     Column("end_on", "Saiu em", lambda a: a.end_on),
 ]
 
-
-def confirm(parent: QWidget, title: str, text: str) -> bool:
-    answer = QMessageBox.question(parent, title, text, QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                  QMessageBox.StandardButton.No)
-    return answer == QMessageBox.StandardButton.Yes
 
 
 class StandDialog(GuardedDialog):
