@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QMainWindow, QPushButton, QWidget
 
 from motodesk.services import live
 from motodesk.services.context import AppContext
@@ -137,3 +137,18 @@ class ChangedElsewhereBanner(QFrame):
     def clear(self) -> None:
         self.author = None
         self.hide()
+
+
+def start_live_updates(window: QMainWindow, ctx: AppContext) -> LiveUpdates | None:
+    """The main window's listener (PostgreSQL only), with a status-bar line while it reconnects.
+    The caller stops it (:meth:`LiveUpdates.stop`) when the window's session ends."""
+    updates = LiveUpdates(ctx, window)
+    if not updates.active:
+        updates.deleteLater()
+        return None
+    notice = QLabel("")
+    notice.setObjectName("live_updates_state")
+    notice.setStyleSheet("color: #b71c1c;")
+    window.statusBar().addPermanentWidget(notice)
+    updates.connection.connect(lambda online: notice.setText("" if online else OFFLINE_TEXT))
+    return updates

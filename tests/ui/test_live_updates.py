@@ -148,3 +148,58 @@ def test_an_open_dossier_says_who_changed_it_elsewhere_and_reloads(
     qtbot.waitUntil(lambda: ServiceOp.running() == 0 and window.person_inputs["district"].text() == "Cidade Jardim",
                     timeout=5000)
     assert banner.isHidden() and not window.is_dirty()
+
+
+def test_the_window_says_when_live_updates_reconnect_and_never_waits_for_them(qtbot, request) -> None:  # noqa: ANN001
+    from dataclasses import replace
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QLabel, QMainWindow
+    from tcp_proxy import TcpProxy  # type: ignore[import-not-found]
+
+    from motodesk.services.settings import ensure_defaults
+    from motodesk.ui.live import OFFLINE_TEXT, start_live_updates
+
+    create_application()
+    url = request.getfixturevalue("pg_migrated")
+    db_a, db_b = Database.open(url), Database.open(url)
+    _truncate_all(db_a)
+    ensure_defaults(AppContext(db_a))
+    a = user_ctx(AppContext(db_a), Role.CLERK, "ana")
+    proxy = TcpProxy(db_b.url.host or "127.0.0.1", db_b.url.port or 5432)
+    b = replace(user_ctx(AppContext(db_b), Role.CLERK, "bia"),
+                db=Database.open(db_b.url.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)))
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    page = PeoplePage(b)
+    window.setCentralWidget(page)
+    window.show()
+    qtbot.waitExposed(window)
+    updates = start_live_updates(window, b)
+    assert updates is not None
+    state = window.findChild(QLabel, "live_updates_state")
+    try:
+        qtbot.waitUntil(lambda: updates.online, timeout=5000)
+        assert state.text() == ""
+        ticks = {"n": 0}
+        ticker = QTimer()
+        ticker.timeout.connect(lambda: ticks.__setitem__("n", ticks["n"] + 1))
+        ticker.start(50)
+        proxy.cut()
+        qtbot.waitUntil(lambda: not updates.online, timeout=5000)
+        assert state.text() == OFFLINE_TEXT
+        qtbot.wait(1000)
+        assert ticks["n"] >= 15, "the GUI thread must not wait for the reconnection"
+        proxy.restore()
+        qtbot.waitUntil(lambda: updates.online, timeout=10_000)
+        assert state.text() == ""
+        people.save_person(a, PersonInput(full_name="Depois da Queda", cpf=valid_cpf()))
+        qtbot.waitUntil(lambda: "Depois da Queda" in _names(page), timeout=3000)
+        ticker.stop()
+    finally:
+        updates.stop()
+        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=15_000)
+        proxy.cut()
+        b.db.dispose()
+        db_a.dispose()
+        db_b.dispose()
