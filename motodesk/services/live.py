@@ -124,8 +124,10 @@ def decode(payload: str) -> Announcement | None:
 # --- announcing -----------------------------------------------------------------------------------
 
 def _is_postgresql(session: Session) -> bool:
-    bind = session.get_bind()
-    return bind.dialect.name == "postgresql"
+    try:
+        return session.get_bind().dialect.name == "postgresql"
+    except Exception:  # noqa: BLE001 - an unbound session announces nothing
+        return False
 
 
 def _note(session: Session, table: str, ids: Iterable[Any] | None) -> None:
