@@ -24,6 +24,9 @@ from motodesk.services.errors import MotodeskError
 #: How long `lp` and `lpstat` may take (a CUPS server on another machine that stopped answering).
 TIMEOUT_S = 20
 _JOB = re.compile(r"request id is (\S+)")
+#: Where `lpstat -l`'s long listing starts, after the reason lines.
+_LONG_KEYS = ("Form mounted:", "Content types:", "Printer types:", "Description:", "Alerts:", "Location:",
+              "Connection:", "Interface:")
 _MEDIA_OUT = ("media-empty", "media-needed", "media-jam", "input-tray-missing", "sem cart", "sem papel")
 
 
@@ -37,7 +40,8 @@ class QueueState:
     exists: bool
     enabled: bool = True
     accepting: bool = True
-    message: str = ""  # the administrator's or the driver's reason (cupsdisable -r, a backend's STATE:)
+    message: str = ""  # the administrator's or the driver's reason (cupsdisable -r, a backend's ERROR:)
+    reasons: tuple[str, ...] = ()  # CUPS's printer-state-reasons ("media-empty-error", "paused")
 
 
 @dataclass(frozen=True)
@@ -66,10 +70,21 @@ def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _reason(lines: list[str]) -> str:
-    return " ".join(line.strip() for line in lines[1:] if line.strip() and not line.strip().startswith(
-        ("Form mounted", "Content types", "Printer types", "Description", "Location", "Connection",
-         "Interface", "On fault", "After fault", "Users allowed", "Forms allowed", "Banner", "Charset",
-         "Default pitch", "Default page size", "Default port settings")))
+    """The indented lines right under the state line: the reason an administrator or driver gave."""
+    reason = []
+    for line in lines[1:]:
+        if not line.startswith(("\t", " ")) or line.strip().startswith(_LONG_KEYS):
+            break
+        reason.append(line.strip())
+    return " ".join(reason)
+
+
+def _alerts(lines: list[str]) -> tuple[str, ...]:
+    """printer-state-reasons, as `lpstat -l` lists them ("Alerts: media-empty-error paused")."""
+    for line in lines:
+        if line.strip().startswith("Alerts:"):
+            return tuple(word for word in line.split(":", 1)[1].split() if word != "none")
+    return ()
 
 
 def queue_state(name: str) -> QueueState:
@@ -84,7 +99,8 @@ def queue_state(name: str) -> QueueState:
     accepting = bool(accept_lines) and " not accepting " not in f" {accept_lines[0]} "
     if not accepting:
         message = message or _reason(accept_lines)
-    return QueueState(name, exists=True, enabled=enabled, accepting=accepting, message=message)
+    return QueueState(name, exists=True, enabled=enabled, accepting=accepting, message=message,
+                      reasons=_alerts(lines))
 
 
 def describe(state: QueueState) -> str | None:
@@ -94,7 +110,8 @@ def describe(state: QueueState) -> str | None:
     if not state.exists:
         return (f"A impressora “{name}” não está instalada neste computador (ou foi removida). "
                 "Escolha outra impressora ou peça ao suporte que a instale.")
-    if any(marker in state.message.lower() for marker in _MEDIA_OUT):
+    said = " ".join((state.message, *state.reasons)).lower()
+    if any(marker in said for marker in _MEDIA_OUT):
         return (f"A impressora “{name}” está sem cartões ou sem papel{why}. Abasteça-a, retome a fila e "
                 "tente de novo.")
     if not state.enabled:

@@ -302,3 +302,57 @@ def test_a_printer_removed_after_it_was_chosen_says_so_and_spends_no_card(
     assert len(shown) == 1 and "não está instalada neste computador" in shown[0], shown
     assert badges.print_log(clerk, permit_id) == []
     assert card_stock.next_free_serials(clerk, 1) == ["000001"]
+
+
+NO_CARDS_BACKEND = """#!/bin/sh
+# A card printer out of cards: the driver tells CUPS so and stops the queue (the job waits).
+if [ $# -eq 0 ]; then echo 'direct {name} "Unknown" "MotoDesk test card printer without cards"'; exit 0; fi
+echo "STATE: +media-empty-error" >&2
+echo "ERROR: Sem cartoes na bandeja" >&2
+exit 4
+"""
+
+
+@pytest.fixture
+def out_of_cards(cups_pdf: PdfQueue) -> Iterator[str]:
+    """A queue whose printer reported media-empty on its last job (CUPS stopped it)."""
+    folder = Path("/usr/lib/cups/backend")
+    backend = f"motodesk-nocards-{uuid.uuid4().hex[:6]}"
+    script = folder / backend
+    try:
+        script.write_text(NO_CARDS_BACKEND.format(name=backend), encoding="utf-8")
+        script.chmod(0o755)
+    except OSError as exc:
+        _unavailable(f"cannot install a test backend in {folder}: {exc}")
+    name = f"MotoDeskNoCards_{uuid.uuid4().hex[:6]}"
+    model = next(line.split()[0] for line in _run("lpinfo", "-m").stdout.splitlines() if "CUPS-PDF_opt" in line)
+    try:
+        assert _run("lpadmin", "-p", name, "-E", "-v", f"{backend}:/", "-m", model).returncode == 0
+        primer = Path(cups_pdf.out) / "primer.txt"
+        primer.write_text("cartão anterior\n", encoding="utf-8")
+        assert _run("lp", "-d", name, str(primer)).returncode == 0
+        deadline = time.monotonic() + 30
+        while "media-empty" not in _run("lpstat", "-l", "-p", name).stdout and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "media-empty" in _run("lpstat", "-l", "-p", name).stdout, "the backend did not stop the queue"
+        yield name
+    finally:
+        _run("cancel", "-a", name)
+        _run("lpadmin", "-x", name)
+        script.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_card_printer_that_ran_out_of_cards_says_so_and_spends_no_card(
+        out_of_cards: str, qtbot, wait_ops, monkeypatch, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
+        permit_id: int) -> None:
+    card_stock.record_batch(supervisor, "000001", "000005")
+    dialog = _open(qtbot, wait_ops, clerk, [permit_id])
+    _system_print_dialog(monkeypatch, badge_print, out_of_cards)
+    shown = _boxes(monkeypatch)
+    dialog.print_badges()
+    wait_ops(60_000)
+    assert len(shown) == 1 and "está sem cartões ou sem papel" in shown[0] and out_of_cards in shown[0], shown
+    assert "nenhum cartão foi gasto" in shown[0]
+    assert badges.print_log(clerk, permit_id) == []
+    assert card_stock.next_free_serials(clerk, 1) == ["000001"]
