@@ -19,8 +19,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from motodesk.services.errors import MotodeskError
-
 #: How long `lp` and `lpstat` may take (a CUPS server on another machine that stopped answering).
 TIMEOUT_S = 20
 _JOB = re.compile(r"request id is (\S+)")
@@ -30,8 +28,9 @@ _LONG_KEYS = ("Form mounted:", "Content types:", "Printer types:", "Description:
 _MEDIA_OUT = ("media-empty", "media-needed", "media-jam", "input-tray-missing", "sem cart", "sem papel")
 
 
-class PrintQueueError(MotodeskError):
-    """The queue cannot take the job, or refused it; the message says why in pt_BR."""
+class SpoolError(Exception):
+    """The queue cannot take the job, or refused it; the message says why in pt_BR (the screens
+    show it as :class:`motodesk.ui.printqueue.PrintQueueError`)."""
 
 
 @dataclass(frozen=True)
@@ -63,10 +62,10 @@ def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(args, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, check=False)
     except subprocess.TimeoutExpired:
-        raise PrintQueueError("O sistema de impressão (CUPS) não respondeu a tempo. Verifique se o serviço de "
+        raise SpoolError("O sistema de impressão (CUPS) não respondeu a tempo. Verifique se o serviço de "
                               "impressão está em execução e tente de novo.") from None
     except OSError as exc:
-        raise PrintQueueError(f"Não foi possível falar com o sistema de impressão: {exc.strerror or exc}.") from None
+        raise SpoolError(f"Não foi possível falar com o sistema de impressão: {exc.strerror or exc}.") from None
 
 
 def _reason(lines: list[str]) -> str:
@@ -136,7 +135,7 @@ def submit(name: str, pdf: Path, title: str, *, copies: int = 1, media: str | No
     queue neither scales the page nor picks its default paper."""
     found = problem(name)
     if found:
-        raise PrintQueueError(found)
+        raise SpoolError(found)
     args = ["lp", "-d", name, "-t", title[:120] or "MotoDesk", "-n", str(max(1, copies)),
             "-o", "fit-to-page=false", "-o", "scaling=100"]
     if media:
@@ -146,7 +145,7 @@ def submit(name: str, pdf: Path, title: str, *, copies: int = 1, media: str | No
     if done.returncode != 0 or job is None:
         found = problem(name)
         detail = (done.stderr or done.stdout).strip().splitlines()
-        raise PrintQueueError(found or ("A fila de impressão recusou o trabalho"
+        raise SpoolError(found or ("A fila de impressão recusou o trabalho"
                                         + (f": {detail[-1][:200]}" if detail else ".")))
     return job.group(1)
 

@@ -47,8 +47,9 @@ class LiveUpdates(QObject):
         return self.listener is not None
 
     def stop(self) -> None:
+        """Stop listening; waits a moment at most (the thread is a daemon and ends on its own)."""
         if self.listener is not None:
-            self.listener.stop()
+            self.listener.stop(timeout=1.0)
             self.listener = None
 
     # -- the listener's thread ------------------------------------------------------------------

@@ -23,10 +23,15 @@ from PySide6.QtGui import QPageLayout
 from PySide6.QtPrintSupport import QPrinter, QPrinterInfo
 
 from motodesk.printing import spool
-from motodesk.printing.spool import PrintQueueError, Receipt
+from motodesk.printing.spool import Receipt, SpoolError
+from motodesk.services.errors import MotodeskError
 from motodesk.ui import pdfpreview
 
 __all__ = ["PrintQueueError", "Receipt", "queue_problem", "send_pdf"]
+
+
+class PrintQueueError(MotodeskError):
+    """The printer cannot take the job, or its queue refused it (pt_BR message)."""
 
 
 def _to_file(printer: QPrinter) -> bool:
@@ -39,7 +44,10 @@ def queue_problem(printer: QPrinter) -> str | None:
         return None
     name = printer.printerName()
     if spool.available():
-        return spool.problem(name)
+        try:
+            return spool.problem(name)
+        except SpoolError as exc:  # CUPS itself does not answer
+            return str(exc)
     info = QPrinterInfo.printerInfo(name) if name else QPrinterInfo()
     if info.isNull():
         return spool.describe(spool.QueueState(name or "(nenhuma)", exists=False))
@@ -56,10 +64,13 @@ def send_pdf(pdf_bytes: bytes, printer: QPrinter, title: str = "MotoDesk") -> Re
         problem = queue_problem(printer)
         if problem:
             raise PrintQueueError(problem)
-        pages = pdfpreview.print_pdf_bytes(pdf_bytes, printer)  # the spooler (or the file): begin() refuses a missing one
+        try:  # the spooler (or the file): the job's start refuses a printer that is missing
+            pages = pdfpreview.print_pdf_bytes(pdf_bytes, printer)
+        except pdfpreview.PdfError as exc:
+            raise PrintQueueError(str(exc)) from exc
         return Receipt(printer.printerName() or printer.outputFileName(), None, pages)
     name = printer.printerName()
-    problem = spool.problem(name)
+    problem = queue_problem(printer)
     if problem:
         raise PrintQueueError(problem)
     with tempfile.TemporaryDirectory(prefix="motodesk-print-") as folder:
@@ -75,5 +86,8 @@ def send_pdf(pdf_bytes: bytes, printer: QPrinter, title: str = "MotoDesk") -> Re
         pages = pdfpreview.print_pdf_bytes(pdf_bytes, job)  # turns the page to the document's orientation
         size = job.pageLayout().fullRect(QPageLayout.Unit.Millimeter)
         media = spool.media_name(size.width(), size.height())
-        job_id = spool.submit(name, path, title, copies=printer.copyCount(), media=media)
+        try:
+            job_id = spool.submit(name, path, title, copies=printer.copyCount(), media=media)
+        except SpoolError as exc:
+            raise PrintQueueError(str(exc)) from exc
     return Receipt(name, job_id, pages)
