@@ -189,7 +189,6 @@ def _open(qtbot, wait_ops, ctx: AppContext, permit_ids: list[int]) -> BadgePrint
     return dialog
 
 
-@pytest.mark.parametrize("backend", ["sqlite"])
 def test_a_badge_prints_through_the_cups_queue_on_a_cr80_card_at_300_dpi(
         queue: PdfQueue, qtbot, wait_ops, monkeypatch, clerk: AppContext, supervisor: AppContext,  # noqa: ANN001
         permit_id: int) -> None:
