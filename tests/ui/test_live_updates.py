@@ -203,3 +203,45 @@ def test_the_window_says_when_live_updates_reconnect_and_never_waits_for_them(qt
         b.db.dispose()
         db_a.dispose()
         db_b.dispose()
+
+
+def test_the_supervisors_permits_page_shows_the_clerks_step_from_the_next_desk(
+        qtbot, request) -> None:  # noqa: ANN001
+    """Issue 29's example: a step taken at one desk shows on the other desk's permits page, no F5."""
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+
+    from motodesk.rules.common import PermitState
+    from motodesk.services import permits
+    from motodesk.services.settings import ensure_defaults
+    from motodesk.ui.screens.permits import PermitsPage
+
+    create_application()
+    url = request.getfixturevalue("pg_migrated")
+    db_a, db_b = Database.open(url), Database.open(url)
+    _truncate_all(db_a)
+    ensure_defaults(AppContext(db_a))
+    clerk = user_ctx(AppContext(db_a), Role.CLERK, "ana")
+    supervisor = user_ctx(AppContext(db_b), Role.SUPERVISOR, "bruno")
+    dossier = make_dossier(AppContext(db_a), state=PermitState.REQUESTED, name="Helena Batista Couto")
+    updates = LiveUpdates(supervisor)
+    try:
+        page = PermitsPage(supervisor)
+        qtbot.addWidget(page)
+        page.resize(1280, 720)
+        page.show()
+        qtbot.waitExposed(page)
+
+        def states() -> list[PermitState]:
+            return [row.state for row in page.permits_tab.model.rows()]
+
+        qtbot.waitUntil(lambda: ServiceOp.running() == 0 and states() == [PermitState.REQUESTED], timeout=10_000)
+        qtbot.waitUntil(lambda: updates.online, timeout=5000)
+        permits.start_review(clerk, dossier.application_id)  # at the clerk's desk
+        committed = time.monotonic()
+        qtbot.waitUntil(lambda: states() == [PermitState.UNDER_REVIEW], timeout=3000)
+        assert time.monotonic() - committed < 1.0
+    finally:
+        updates.stop()
+        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=15_000)
+        db_a.dispose()
+        db_b.dispose()
