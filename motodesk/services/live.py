@@ -91,6 +91,11 @@ class Announcement:
     author: str = ""  # the MotoDesk login that made the change ("" after a reconnection)
     origin: str = ""
 
+    @property
+    def resync(self) -> bool:
+        """Not a change but "anything may have changed": the listener was away from the server."""
+        return not self.author and not self.origin and ANY in self.kinds
+
     def ids(self, kind: str) -> frozenset[int] | None:
         """The changed records of ``kind``: empty when none, None when any may have changed."""
         if ANY in self.kinds:
@@ -300,9 +305,9 @@ class ChangeListener:
                 log.exception("live changes: the state receiver failed")
 
 
-def listen(ctx_db_url: URL, origin: str, on_change: Callable[[Announcement], None],
+def listen(url: URL, origin: str, on_change: Callable[[Announcement], None],
            on_state: Callable[[bool], None] | None = None) -> ChangeListener | None:
     """A started listener for a PostgreSQL database; None for SQLite (nothing to listen to)."""
-    if ctx_db_url.get_backend_name() != "postgresql":
+    if url.get_backend_name() != "postgresql":
         return None
-    return ChangeListener(ctx_db_url, origin, on_change, on_state).start()
+    return ChangeListener(url, origin, on_change, on_state).start()

@@ -126,8 +126,9 @@ class ChangedElsewhereBanner(QFrame):
 
     def show_change(self, announcement: Announcement) -> None:
         self.author = announcement.author
-        if announcement.author:
-            self.text.setText(f"⚠ {self.what} foi alterado por {announcement.author} em outra estação. "
+        if not announcement.resync:
+            who = f" por {announcement.author}" if announcement.author else ""
+            self.text.setText(f"⚠ {self.what} foi alterado{who} em outra estação. "
                               "Recarregue para ver a versão gravada antes de salvar.")
         else:  # the connection to the server was away: changes may have been missed
             self.text.setText(f"⚠ {self.what} pode ter sido alterado em outra estação enquanto a conexão "

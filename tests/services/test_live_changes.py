@@ -83,7 +83,7 @@ def test_a_commit_at_one_station_reaches_the_other_with_author_kind_and_id(
         saved = people.save_person(a, complete_person())
         news = _next(got_b, "person")
         assert time.monotonic() - started < 1.0
-        assert news.author == "ana" and news.origin == a.origin
+        assert news.author == "ana" and news.origin == a.origin and not news.resync
         assert news.touches("person", saved.id)
         assert not news.touches("person", saved.id + 1000)
         assert not news.touches("permit", saved.id)
@@ -199,7 +199,8 @@ def test_the_listener_reconnects_after_the_server_goes_away(two_stations: tuple[
         assert listener.connected.wait(10), "the listener must reconnect by itself"
         assert listener.connections == 2
         # Whatever was announced while away is lost: the listener says "anything may have changed".
-        assert ANY in got.get(timeout=WAIT).kinds
+        resync = got.get(timeout=WAIT)
+        assert ANY in resync.kinds and resync.resync
         saved = people.save_person(a, complete_person())
         news = _next(got, "person")
         assert news.touches("person", saved.id) and news.author == "ana"
