@@ -66,11 +66,11 @@ from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskE
 from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
 from motodesk.services.settings import law_settings
 from motodesk.services.tenders import TenderStanding
+from motodesk.ui import live
 from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
 from motodesk.ui.guard import Answer, ask_unsaved
-from motodesk.ui.live import ChangedElsewhereBanner, follow_record
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -466,7 +466,7 @@ class DossierWindow(QWidget):
         self._apply_role()
         self.person_inputs["full_name"].setFocus()
         # Another workstation saved this person while the dossier is open: say so before Salvar.
-        follow_record(self, "person", lambda: self.person_id, self.changed_elsewhere.show_change)
+        live.follow_record(self, "person", lambda: self.person_id, self.changed_elsewhere.show_change)
 
     # -- building ---------------------------------------------------------------------------
     def _build(self) -> None:
@@ -546,7 +546,7 @@ class DossierWindow(QWidget):
         bottom.addWidget(self.save_button)
         bottom.addWidget(self.close_button)
 
-        self.changed_elsewhere = ChangedElsewhereBanner("Este dossiê")
+        self.changed_elsewhere = live.ChangedElsewhereBanner("Este dossiê")
         self.changed_elsewhere.reload.connect(self.reload_stored)
         layout = QVBoxLayout(self)
         layout.addWidget(self.changed_elsewhere)
