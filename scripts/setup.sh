@@ -15,6 +15,7 @@ debs=(libpulse0 libegl1 libgl1 libglib2.0-0 libfontconfig1 libdbus-1-3 libxkbcom
       libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 libxcb-image0 libxcb-render-util0 libxcb-shape0
       libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libx11-xcb1 xvfb xauth fonts-dejavu-core)
 [ "$WITH_TEST" = 1 ] && debs+=(poppler-utils chromium)  # chromium: the badge verifier page's browser tests
+[ "$WITH_TEST" = 1 ] && debs+=(cups printer-driver-cups-pdf)  # the print-queue tests' virtual PDF printer
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then debs+=(python3-venv); fi
 missing=()
 for p in "${debs[@]}"; do

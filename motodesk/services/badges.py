@@ -41,7 +41,7 @@ import base64
 import hashlib
 import json
 import typing
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
@@ -458,13 +458,16 @@ def preview_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, layo
 @requires(*PRINTERS)
 def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason: str | None = None,
                  layout: Layout = "card", offset_mm: tuple[float, float] = (0.0, 0.0),
-                 on: date | None = None, card_serials: Sequence[str] | None = None) -> PrintedBadges:
+                 on: date | None = None, card_serials: Sequence[str] | None = None,
+                 spool: Callable[[bytes], object] | None = None) -> PrintedBadges:
     """Sign, number and log the badges, and return their PDF (one page per face, or A4 sheets).
 
     A first print is logged as "Primeira via"; a reprint needs ``reason`` and raises the issue
     number, so the previous copy stops verifying. Nothing is written when anything is refused.
     ``card_serials``: the pre-numbered card of each badge, in the PDF's order (see
     :mod:`motodesk.services.card_stock`, which says when they are required).
+    ``spool(pdf)``: hands the PDF to the print queue inside the transaction, so the badges and their
+    cards are recorded only once the queue accepted the job (it raises to refuse: nothing is written).
     """
     requests = _requests(items)
     reason = " ".join((reason or "").split()) or None
@@ -504,6 +507,8 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
         s.flush()
         s.execute(insert(BadgePrint), rows)
         card_stock.record_uses(s, ctx.user.login, now, layout, rows, card_serials)
+        if spool is not None:
+            spool(pdf)
     return PrintedBadges(pdf, [PrintedBadge(p.permit_id, p.data.permit_number, p.data.issue_no,
                                             "preposto" if p.link_id else "titular", p.data.holder_name,
                                             p.data.qr_text)

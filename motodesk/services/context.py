@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -14,6 +15,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from motodesk.models.db import Database, explain_error
 from motodesk.rules.common import Role
+from motodesk.services import live
 from motodesk.services.errors import (
     ConflictError,
     DatabaseUnavailableError,
@@ -49,9 +51,12 @@ class AppContext:
 
     db: Database
     user: CurrentUser = SYSTEM
+    #: Names this window's writes in their change announcements (:mod:`motodesk.services.live`):
+    #: its own listener drops them, since its pages already showed the change. Kept by `as_user`.
+    origin: str = field(default_factory=lambda: uuid.uuid4().hex[:16], compare=False)
 
     def as_user(self, user: CurrentUser) -> AppContext:
-        return AppContext(self.db, user)
+        return replace(self, user=user)
 
     @contextmanager
     def read(self) -> Iterator[Session]:
@@ -73,6 +78,7 @@ class AppContext:
         try:
             with self.db.session(write=True) as session:
                 session.info["user_login"] = self.user.login
+                session.info[live.ORIGIN] = self.origin
                 with session.begin():
                     yield session
         except MotodeskError:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QMessageBox, QWidget
 
 from motodesk.errors import ENV_URL, DatabaseError
 from motodesk.services.errors import MotodeskError
@@ -327,7 +327,12 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
                 return 0
         window = dialog.prepared or _prepare_window(ctx, dialog.user)
         window.show()
+        from motodesk.ui.live import start_live_updates
+
+        live = start_live_updates(window, ctx) if isinstance(window, QMainWindow) else None  # other stations' changes
         code = app.exec()
+        if live is not None:
+            live.stop()
         if not getattr(window, "switch_user_requested", False):
             return code
         window.deleteLater()  # "Trocar de usuário": the window closed, the login dialog again

@@ -57,13 +57,15 @@ from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.errors import show_error
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.pdfpreview import PdfError, load_pdf, print_pdf
+from motodesk.ui.pdfpreview import load_pdf
+from motodesk.ui.printqueue import PrintQueueError, Receipt, queue_problem, send_pdf
 from motodesk.ui.widgets import mark_field
 
 LAYOUTS = (("card", "Impressora de cartões (CR80, frente e verso)"),
            ("a4", "Folha A4 com marcas de corte (8 por folha)"))
 MAX_OFFSET_MM = 10.0
 SETTINGS_GROUP = "badge_print"
+NOTHING_SPENT = "Nenhum crachá foi registrado e nenhum cartão foi gasto."
 PREVIEW_NOTE = "Prévia: o código QR só é assinado e numerado ao imprimir ou salvar."
 SPOIL_REASONS = ("Erro de impressão", "Cartão danificado", "Cartão atolado na impressora",
                  "Cartão extraviado", "Impressão desalinhada")
@@ -120,6 +122,7 @@ class BadgePrintDialog(GuardedDialog):
         self.permit_ids = list(permit_ids)
         self.result_badges: PrintedBadges | None = None
         self.printed_serials: list[str] = []  # the card of each printed badge ([] without cards)
+        self.receipt: Receipt | None = None  # the print queue's answer to the last job
         self.saved_path: Path | None = None
         self.card_state: CardState | None = None
         self._suggested = ""
@@ -431,9 +434,13 @@ class BadgePrintDialog(GuardedDialog):
         return True
 
     # --- printing ----------------------------------------------------------------------------
-    def _sign(self, then: Callable[[PrintedBadges], None] | None = None) -> PrintedBadges | None:
+    def _sign(self, then: Callable[[PrintedBadges], None] | None = None,
+              printer: QPrinter | None = None) -> PrintedBadges | None:
         """Sign, number and log the badges off the GUI thread, then ``then`` with the result.
 
+        With ``printer`` the job goes to its queue inside the transaction that logs the badges and
+        their cards: a printer that is missing, off or out of cards (asked first, before anything
+        is signed) or a queue that refuses the job leaves nothing recorded and no card spent.
         Without ``then`` (callers that need the badges at once) the call runs here and returns them,
         or None after showing why not.
         """
@@ -441,10 +448,23 @@ class BadgePrintDialog(GuardedDialog):
         serials = self.card_serials()
         mark_field(self.serial, None)
         mark_field(self.reason, None)
+        title = self.windowTitle()
+
+        def spool(pdf: bytes) -> None:
+            assert printer is not None
+            self.receipt = send_pdf(pdf, printer, title)
 
         def call() -> PrintedBadges:
-            return badges.print_badges(self.ctx, requests, reason=reason, layout=layout,  # type: ignore[arg-type]
-                                       offset_mm=offsets, card_serials=serials)
+            try:
+                if printer is not None:
+                    problem = queue_problem(printer)
+                    if problem:
+                        raise PrintQueueError(problem)
+                return badges.print_badges(self.ctx, requests, reason=reason, layout=layout,  # type: ignore[arg-type]
+                                           offset_mm=offsets, card_serials=serials,
+                                           spool=spool if printer is not None else None)
+            except PrintQueueError as exc:
+                raise PrintQueueError(f"{exc}\n\n{NOTHING_SPENT}") from exc
 
         def refused(exc: BaseException) -> bool:
             if isinstance(exc, InvalidInputError) and "card_serial" in exc.fields:
@@ -491,31 +511,44 @@ class BadgePrintDialog(GuardedDialog):
         return printer
 
     def print_badges(self, *, close_after: bool = False) -> None:
-        """Choose the printer, then sign and log the badges, then print them."""
+        """Choose the printer, then sign, log and queue the badges in one go (off the GUI thread)."""
         printer = self._printer()
         if printer is None:
             return
-        def send(_printed: PrintedBadges) -> None:
-            self._send(printer, close_after=close_after)
 
-        self._sign(send)
+        def sent(_printed: PrintedBadges) -> None:
+            self._queued()
+            if close_after:
+                self.accept()
+
+        self._sign(sent, printer)
+
+    def _queued(self) -> None:
+        receipt = self.receipt
+        if receipt is not None and receipt.job_id:
+            self.note.setText(f"{self.note.text()} Enviado à impressora {receipt.printer} (trabalho {receipt.job_id}).")
 
     def _send(self, printer: QPrinter, *, pages: tuple[int, int] | None = None, close_after: bool = False) -> bool:
+        """The badges already logged, to the printer again (a misprinted card's badge on the next card)."""
+        printed = self.result_badges
+        if printed is None:
+            return False
         if pages is None:
             printer.setFromTo(0, 0)
             printer.setPrintRange(QPrinter.PrintRange.AllPages)
         else:
             printer.setPrintRange(QPrinter.PrintRange.PageRange)
             printer.setFromTo(pages[0], pages[1])
-        try:
-            print_pdf(self.document, printer)
-        except PdfError as exc:
-            QMessageBox.warning(
-                self, "Impressão",
-                f"{exc}\nOs crachás já foram registrados como impressos; salve o PDF ou reimprima com o motivo.")
-            return False
-        if close_after:
-            self.accept()
+        pdf, title = printed.pdf, self.windowTitle()
+
+        def done(receipt: Receipt) -> None:
+            self.receipt = receipt
+            self._queued()
+            if close_after:
+                self.accept()
+
+        ServiceOp(self, lambda: send_pdf(pdf, printer, title), busy="Enviando à impressora…",
+                  title="Crachá não impresso").success(done).run()
         return True
 
     def save_pdf(self) -> None:

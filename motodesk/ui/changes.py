@@ -18,6 +18,10 @@ ANY = "*"
 
 class ChangeBus(QObject):
     changed = Signal(str)  # the kind of record changed: "person", "vehicle", "permit", … or "*"
+    #: Another workstation's commit (a motodesk.services.live.Announcement: kinds, ids, author),
+    #: for what follows one record (an open dossier; see motodesk.ui.live). Its kinds also go
+    #: through `changed`, so pages need nothing more than follow_changes.
+    remote = Signal(object)
 
 
 _bus: ChangeBus | None = None
@@ -32,6 +36,10 @@ def change_bus() -> ChangeBus:
 
 def notify_changed(kind: str = ANY) -> None:
     change_bus().changed.emit(kind)
+
+
+def notify_remote(announcement: object) -> None:
+    change_bus().remote.emit(announcement)
 
 
 class _Follower(QObject):

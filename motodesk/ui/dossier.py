@@ -66,6 +66,7 @@ from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskE
 from motodesk.services.people import DocumentInput, Dossier, DossierSaved, PersonInput
 from motodesk.services.settings import law_settings
 from motodesk.services.tenders import TenderStanding
+from motodesk.ui import live
 from motodesk.ui.attachments import AttachmentList
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_date, format_datetime
@@ -464,6 +465,8 @@ class DossierWindow(QWidget):
             load_into(self, lambda: law_settings(ctx), self._settings_loaded, key="settings")
         self._apply_role()
         self.person_inputs["full_name"].setFocus()
+        # Another workstation saved this person while the dossier is open: say so before Salvar.
+        live.follow_record(self, "person", lambda: self.person_id, self.changed_elsewhere.show_change)
 
     # -- building ---------------------------------------------------------------------------
     def _build(self) -> None:
@@ -543,7 +546,10 @@ class DossierWindow(QWidget):
         bottom.addWidget(self.save_button)
         bottom.addWidget(self.close_button)
 
+        self.changed_elsewhere = live.ChangedElsewhereBanner("Este dossiê")
+        self.changed_elsewhere.reload.connect(self.reload_stored)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.changed_elsewhere)
         layout.addWidget(self.banner)
         layout.addWidget(splitter, 1)
         layout.addLayout(bottom)
@@ -991,6 +997,7 @@ class DossierWindow(QWidget):
         self._apply_role()
         self.recheck()
         self._set_status("")
+        self.changed_elsewhere.clear()
         self.loaded.emit(person_id)
 
     def _choose_service(self) -> None:
@@ -1479,6 +1486,10 @@ class DossierWindow(QWidget):
         """Save in the background; False when nothing was started (read-only, errors, busy)."""
         if not self.editable or self.saving:
             return False
+        if self.changed_elsewhere.stale:  # the save would only fail: offer the stored version now
+            self._set_status("Não salvo: outra estação alterou o dossiê.", error=True)
+            self.resolve_conflict()
+            return False
         self._tried_save = True
         errors = self._validate_all(show=True)
         if errors:
@@ -1578,6 +1589,15 @@ class DossierWindow(QWidget):
             return ""
         return f" (por {change.user_login}, em {format_datetime(change.at)})"
 
+    def reload_stored(self) -> ServiceOp | None:
+        """Recarregar on the changed-elsewhere notice: the stored version replaces the form; with
+        unsaved edits, the conflict's choice (review both versions, reload, keep editing)."""
+        if self.person_id is None:
+            return None
+        if self.is_dirty():
+            return self.resolve_conflict()
+        return self.load(self.person_id, then=lambda: self._set_status("Versão gravada recarregada."))
+
     def resolve_conflict(self) -> ServiceOp | None:
         """After a conflicting save: read who saved and the stored version, then ask what to do."""
         if self.person_id is None:
@@ -1629,6 +1649,7 @@ class DossierWindow(QWidget):
         self.person_version = stored.version
         self.doc_versions = {kind: record.version for kind, record in stored.documents.items()}
         self.base = stored_flat
+        self.changed_elsewhere.clear()
         self._update_title()
         self.recheck()
         if mine == stored_flat:

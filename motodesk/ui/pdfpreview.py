@@ -226,7 +226,10 @@ class PdfPreviewDialog(QDialog):
         def finished() -> None:
             self.printing = False
 
-        ServiceOp(self, lambda: print_pdf_bytes(pdf_bytes, printer), busy="Enviando à impressora…",
+        from motodesk.ui.printqueue import send_pdf
+
+        title = self.title
+        ServiceOp(self, lambda: send_pdf(pdf_bytes, printer, title).pages, busy="Enviando à impressora…",
                   lock=self.print_button, title="Impressão") \
             .success(printed).failure(failed).finally_(finished).run()
         return True
