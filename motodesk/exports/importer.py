@@ -68,6 +68,7 @@ from motodesk.exports.spreadsheet import (
 )
 from motodesk.exports.xlsx import DATE_FORMAT, unescape_text
 from motodesk.rules.common import ServiceType
+from motodesk.rules.text import clean_name, name_problem
 from motodesk.rules.validators import (
     Validation,
     validate_cnh,
@@ -537,7 +538,11 @@ def _parse_field(col: TemplateColumn, raw: Any, today: date) -> tuple[Any, str |
         return result.value, None, None
 
     if kind == "name":
-        text = _cell_text(raw)
+        # The one name cleaner of every path (motodesk.rules.text): composed (NFC), then bidi, invisible
+        # characters, variation selectors and marks no script needs refused.
+        text = clean_name(_cell_text(raw))
+        if problem := name_problem(text):
+            return None, f"{label}: {problem}", None
         if not any(ch.isalpha() for ch in text):
             return None, f'{label}: "{text}" não é um nome.', None
         warning = None if len(text.split()) >= 2 else f'{label}: "{text}" parece incompleto: só um nome.'

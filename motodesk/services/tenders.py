@@ -35,7 +35,7 @@ from motodesk.services.errors import (
 )
 from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
-from motodesk.services.text import clean_name, text_problem
+from motodesk.services.text import clean_name, name_problem
 
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MANAGERS = (Role.SUPERVISOR,)
@@ -186,7 +186,7 @@ def _validate_candidate(item: CandidateInput) -> tuple[CandidateInput, dict[str,
         errors["name"] = "Informe o nome completo do candidato."
     elif len(name) > 200:
         errors["name"] = "Nome longo demais (até 200 caracteres)."
-    elif problem := text_problem(name):
+    elif problem := name_problem(name):
         errors["name"] = problem
     return CandidateInput(rank, cpf.value if cpf.ok and cpf.value else item.cpf, name), errors
 
