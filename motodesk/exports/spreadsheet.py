@@ -291,16 +291,16 @@ class _Counter:
         self._carry = b""
 
     def _count(self, buf: bytes, end: int) -> None:
-        """Patterns starting before ``end`` in ``buf`` (each start is counted exactly once)."""
-        part = buf
+        """Patterns starting before ``end`` in ``buf`` (each start is counted exactly once).
+
+        A pattern starts with "<" and holds no other, so occurrences never overlap: ``bytes.count``
+        up to ``end`` plus the pattern's length counts exactly those starting before ``end``.
+        """
         for pattern in _SI_PLAIN:
-            start = part.find(pattern)
-            while 0 <= start < end:
-                self.strings += 1
-                start = part.find(pattern, start + 1)
-        if b":si" in part:
-            self.strings += sum(1 for m in _SI_PREFIXED.finditer(part) if m.start() < end)
-        if not self.dtd and any(0 <= part.find(p) < end for p in _DTD):
+            self.strings += buf.count(pattern, 0, end + len(pattern) - 1)
+        if b":si" in buf:
+            self.strings += len(_SI_PREFIXED.findall(buf)) - len(_SI_PREFIXED.findall(buf, end))
+        if not self.dtd and any(0 <= buf.find(p) < end for p in _DTD):
             self.dtd = True
 
     def feed(self, chunk: bytes) -> None:
