@@ -459,3 +459,28 @@ def test_an_exported_spreadsheet_is_readable_by_its_owner_only(tmp_path: Path) -
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
     assert openpyxl.load_workbook(target).active["A3"].value == "Maria da Silva"
     assert [p.name for p in tmp_path.iterdir()] == ["cadastro.xlsx"]  # no temporary file left
+
+
+# --- one reader -----------------------------------------------------------------------------------
+
+
+def test_no_module_opens_a_workbook_but_the_guarded_reader() -> None:
+    """load_workbook / ExcelReader appear in motodesk only inside exports/spreadsheet.py."""
+    package = ROOT / "motodesk"
+    readers = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if any(word in p.read_text(encoding="utf-8") for word in ("load_workbook", "ExcelReader")))
+    assert readers == ["exports/spreadsheet.py"]
+
+
+def test_the_lean_shared_strings_reader_reads_what_openpyxl_reads() -> None:
+    from openpyxl.reader.strings import read_string_table
+
+    xml = (b'<sst xmlns="' + NS + b'" count="99" uniqueCount="99">'
+           b"<si><t>Maria da Silva</t></si>"
+           b'<si><t xml:space="preserve">  espa\xc3\xa7os  </t></si>'
+           b"<si><r><rPr><b/></rPr><t>Jo\xc3\xa3o </t></r><r><t>Negrito</t></r></si>"
+           b"<si><t>\xe6\x9d\xb1\xe4\xba\xac</t><rPh sb=\"0\" eb=\"2\"><t>\xe3\x83\x88\xe3\x82\xa6</t></rPh></si>"
+           b"<si><t>a_x005F_x000D_b</t></si><si><t/></si><si/></sst>")
+    lean = spreadsheet._read_shared_strings(io.BytesIO(xml))
+    assert lean == list(read_string_table(io.BytesIO(xml)))
+    assert lean[:3] == ["Maria da Silva", "  espaços  ", "João Negrito"] and len(lean) == 7
