@@ -45,11 +45,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
-from xml.etree.ElementTree import iterparse
 
 from openpyxl import load_workbook
 from openpyxl.reader.excel import ExcelReader
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
+from openpyxl.xml.functions import iterparse  # defusedxml's when it is installed, as openpyxl's own
 
 __all__ = [
     "MAX_COMPRESSION_RATIO",
