@@ -26,8 +26,10 @@ Measured on this machine: a 4 MB ``styles.xml`` of conditional formats costs 10 
 million shared strings +45 MB with the lean reader below (openpyxl's own keeps every parsed element:
 4 million cost 709 MB). A real register of 50,000 lines is a sheet of ~54 MB that deflates ~9 times,
 a ``styles.xml`` of a few KB (Excel: tens of KB), at most ~10 distinct texts a line (500,000 shared
-strings, ~20 MB) — each cap is at least twice that. With every cap met, a file up to the size limit
-is judged in well under 5 s and read in under 250 MB.
+strings, ~20 MB) — each cap is at least twice that. The guard judges any file up to the size limit
+in well under 5 s (a 50,000-line register: 0.4 s of CPU; 4 million shared strings: 0.3 s); a file
+that meets every cap at once (990,000 shared strings and a 1 MB ``styles.xml`` of formats) is then
+read in 191 MB of RSS and ~6 s of CPU, most of it openpyxl parsing the styles and the strings.
 
 Only visible sheets are read (:func:`visible_sheets`): a hidden or "very hidden" sheet never is.
 """
