@@ -97,6 +97,7 @@ _INFLATE_CHUNK = 1024 * 1024
 
 # --- messages ---------------------------------------------------------------------------------------
 MSG_NOT_FOUND = "Arquivo não encontrado: {name}."
+MSG_UNREADABLE = "Não foi possível ler o arquivo {name}: {reason}."
 MSG_EMPTY = "O arquivo está vazio."
 MSG_TOO_BIG = "O arquivo tem {size} MB; o limite é {limit} MB. Divida a planilha em arquivos menores."
 MSG_PASSWORD = "A planilha está protegida por senha; salve-a sem senha e tente novamente."
@@ -434,8 +435,10 @@ def _opened(source: Source) -> tuple[IO[bytes], str, int]:
         if not path.is_file():
             raise SpreadsheetRefused(MSG_NOT_FOUND.format(name=path.name))
         fh = path.open("rb")
-    except OSError:
+    except FileNotFoundError:
         raise SpreadsheetRefused(MSG_NOT_FOUND.format(name=path.name)) from None
+    except OSError as exc:
+        raise SpreadsheetRefused(MSG_UNREADABLE.format(name=path.name, reason=exc.strerror or exc)) from None
     return fh, path.name, os.fstat(fh.fileno()).st_size
 
 

@@ -12,6 +12,7 @@ not already promised to another called candidate. A candidate's life: ``waiting`
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -254,12 +255,13 @@ def _header_key(value: object) -> str | None:
     return None
 
 
-def read_candidates_xlsx(data: bytes) -> list[CandidateInput]:
+def read_candidates_xlsx(data: bytes | str | os.PathLike[str]) -> list[CandidateInput]:
     """The ranked candidates of an xlsx sheet; InvalidInputError listing every bad line (nothing half-read).
 
     The file is opened by the one guarded reader every spreadsheet read goes through
     (:func:`motodesk.exports.spreadsheet.open_workbook`: encrypted, empty, .xls, CSV and zip bombs
-    are refused there in pt_BR); only the first visible sheet is read.
+    are refused there in pt_BR); only the first visible sheet is read. ``data`` is the file's bytes or
+    its path (the screen passes the path: a file over the size limit is refused without being read).
     """
     from motodesk.exports.spreadsheet import SpreadsheetRefused, open_workbook
 
@@ -338,7 +340,7 @@ def _read_candidates(wb: Any) -> list[CandidateInput]:
 
 
 @requires(*MANAGERS)
-def import_candidates(ctx: AppContext, tender_id: int, data: bytes) -> int:
+def import_candidates(ctx: AppContext, tender_id: int, data: bytes | str | os.PathLike[str]) -> int:
     """Add the candidates of an xlsx sheet in one transaction; returns how many."""
     items = read_candidates_xlsx(data)
     with ctx.write(_INTEGRITY) as s:
