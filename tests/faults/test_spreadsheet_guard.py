@@ -386,6 +386,21 @@ def test_bad_files_on_the_tender_path_are_named(supervisor: AppContext, data: by
     assert tenders.list_candidates(supervisor, tender_id) == []
 
 
+def test_a_file_over_the_tender_limit_is_refused_by_its_path_unread(tmp_path: Path, supervisor: AppContext) -> None:
+    """The screen hands the path on: a 1 GB (sparse) file is refused by its size, never read."""
+    path = tmp_path / "enorme.xlsx"
+    with path.open("wb") as fh:
+        fh.write(b"PK\x03\x04")
+        fh.truncate(1024 * MIB)
+    tender_id = tenders.create_tender(supervisor, "Concorrência 10/2026")
+    with pytest.raises(InvalidInputError) as caught:
+        tenders.import_candidates(supervisor, tender_id, path)
+    assert caught.value.message == f"O arquivo tem 1024 MB; o limite é {tenders.MAX_IMPORT_BYTES // MIB} MB. " \
+                                   "Divida a planilha em arquivos menores."
+    with pytest.raises(InvalidInputError, match="Arquivo não encontrado: sumiu.xlsx"):
+        tenders.import_candidates(supervisor, tender_id, tmp_path / "sumiu.xlsx")
+
+
 # --- one name cleaner ---------------------------------------------------------------------------------
 
 COMBINING_ONLY = "\u0301\u0301 \u0300\u0303"
