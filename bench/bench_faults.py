@@ -158,6 +158,8 @@ GUARANTEES += [
      "31. combining-only and U+FE0F names (and a decomposed João), register import", "refused"),
     (f"{GUARD}::test_names_pass_the_same_cleaner_in_the_tender_import_and_typed",
      "31. combining-only and U+FE0F names (and a decomposed João), tender import and typed", "refused"),
+    (f"{GUARD}::test_a_file_over_the_tender_limit_is_refused_by_its_path_unread",
+     "31. a 1 GB file on the tender path: refused by its size, never read", "refused"),
     (f"{GUARD}::test_an_exported_spreadsheet_is_readable_by_its_owner_only",
      "31. an exported spreadsheet under umask 0: mode 0600", "survived"),
 ]
