@@ -139,6 +139,31 @@ GUARANTEES: list[tuple[str, str, str]] = [
 ]
 
 
+# Issue 31: one guarded reader for every spreadsheet, one name cleaner for every path.
+GUARD = "tests/faults/test_spreadsheet_guard.py"
+GUARANTEES += [
+    (f"{GUARD}::test_bombs_under_the_old_limits_are_refused_fast_and_small_on_both_readers",
+     "31. styles 100 MB, shared strings 100 MB, 4 M shared strings, a sub-4 MB member at ratio 976, a lying "
+     "styles header; register and tender readers; child < 5 s and < 250 MB RSS", "refused"),
+    (f"{GUARD}::test_the_guard_accepts_the_skeletons_and_a_disguised_strings_part_is_counted",
+     "31. shared strings hidden in a part with another name", "refused"),
+    (f"{GUARD}::test_a_dtd_in_any_part_is_refused", "31. an XML part with a DTD (entity expansion)", "refused"),
+    (f"{GUARD}::test_a_hidden_first_sheet_is_never_imported_in_the_register",
+     "31. hidden and very hidden first sheet, register import", "refused"),
+    (f"{GUARD}::test_a_hidden_first_sheet_is_never_imported_as_candidates",
+     "31. hidden and very hidden first sheet, tender import", "refused"),
+    (f"{GUARD}::test_bad_files_on_the_tender_path_are_named",
+     "31. encrypted, empty, .xls and CSV files on the tender path", "refused"),
+    (f"{GUARD}::test_names_pass_the_same_cleaner_in_the_register_import",
+     "31. combining-only and U+FE0F names (and a decomposed João), register import", "refused"),
+    (f"{GUARD}::test_names_pass_the_same_cleaner_in_the_tender_import_and_typed",
+     "31. combining-only and U+FE0F names (and a decomposed João), tender import and typed", "refused"),
+    (f"{GUARD}::test_a_file_over_the_tender_limit_is_refused_by_its_path_unread",
+     "31. a 1 GB file on the tender path: refused by its size, never read", "refused"),
+    (f"{GUARD}::test_an_exported_spreadsheet_is_readable_by_its_owner_only",
+     "31. an exported spreadsheet under umask 0: mode 0600", "survived"),
+]
+
 def guarantee_rows(tree: ET.ElementTree) -> list[str]:
     """The guarantees' table: tried / refused / survived / lost, counted from the junit report."""
     counts: dict[str, list[int]] = {test: [0, 0, 0, 0] for test, _fault, _kind in GUARANTEES}

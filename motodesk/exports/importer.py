@@ -15,10 +15,9 @@ streaming mode, with dimensions recomputed (a file may claim 1,000,000 rows),
 and reading stops after :data:`EMPTY_ROWS_STOP` consecutive empty lines, so
 formatting that runs to the bottom of the sheet costs nothing.
 
-Hostile files are refused before openpyxl sees them: the zip's declared sizes (per member, in
-total) and compression ratios are checked against :data:`MAX_MEMBER_UNCOMPRESSED`,
-:data:`MAX_TOTAL_UNCOMPRESSED` and :data:`MAX_COMPRESSION_RATIO`, then every member is inflated
-once in bounded chunks, counting the bytes that really come out (a zip may lie in its headers).
+Hostile files are refused before openpyxl sees them, by the one guarded reader every spreadsheet
+read goes through (:mod:`motodesk.exports.spreadsheet`: total and per-member inflated sizes, every
+member's compression ratio, the shared strings counted and capped, ``styles.xml`` capped).
 A cell longer than :data:`MAX_CELL_CHARS` is refused with its row and column. Only visible
 sheets are read (hidden and "very hidden" sheets are ignored, with a warning), and when the
 template's sheet is there it is the only one read; external links are never loaded.
@@ -33,11 +32,7 @@ import difflib
 import logging
 import os
 import re
-import struct
 import unicodedata
-import warnings
-import zipfile
-import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -45,17 +40,35 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from openpyxl import Workbook, load_workbook
+from openpyxl import Workbook
 from openpyxl.comments import Comment
-from openpyxl.reader.excel import ExcelReader
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from motodesk.clock import local_today
+from motodesk.exports.spreadsheet import (
+    MAX_COMPRESSION_RATIO,
+    MAX_FILE_BYTES,
+    MAX_SHEET_INFLATED,
+    MAX_TOTAL_INFLATED,
+    MSG_CORRUPT,
+    MSG_EMPTY,
+    MSG_NOT_FOUND,
+    MSG_NOT_XLSX,
+    MSG_ODS,
+    MSG_PASSWORD,
+    MSG_PDF,
+    MSG_TEXT,
+    MSG_XLS,
+    MSG_XLSB,
+    SpreadsheetRefused,
+    open_workbook,
+    visible_sheets,
+)
 from motodesk.exports.xlsx import DATE_FORMAT, unescape_text
 from motodesk.rules.common import ServiceType
+from motodesk.rules.text import clean_name, name_problem
 from motodesk.rules.validators import (
     Validation,
     validate_cnh,
@@ -68,6 +81,20 @@ from motodesk.rules.validators import (
 
 __all__ = [
     "EMPTY_ROWS_STOP",
+    "MAX_COMPRESSION_RATIO",
+    "MAX_FILE_BYTES",
+    "MAX_MEMBER_UNCOMPRESSED",
+    "MAX_TOTAL_UNCOMPRESSED",
+    "MSG_CORRUPT",
+    "MSG_EMPTY",
+    "MSG_NOT_FOUND",
+    "MSG_NOT_XLSX",
+    "MSG_ODS",
+    "MSG_PASSWORD",
+    "MSG_PDF",
+    "MSG_TEXT",
+    "MSG_XLS",
+    "MSG_XLSB",
     "ImportReport",
     "ImportRow",
     "INSTRUCTIONS_SHEET",
@@ -94,18 +121,12 @@ HEADER_SEARCH_ROWS = 10
 HEADER_SEARCH_COLS = 256
 #: Rows of the template covered by the drop-down lists.
 TEMPLATE_VALIDATION_ROWS = 50_000
-MAX_FILE_BYTES = 100 * 1024 * 1024
-#: Limits checked on the zip container before openpyxl sees it (a "zip bomb" is refused there):
-#: the declared uncompressed size of any one member, of all members together, and the ratio
-#: uncompressed / compressed of a member big enough for the ratio to mean something. A register of
-#: 50,000 lines is a sheet of about 60 MB that deflates about 10 to 30 times.
-MAX_MEMBER_UNCOMPRESSED = 256 * 1024 * 1024
-MAX_TOTAL_UNCOMPRESSED = 512 * 1024 * 1024
-MAX_COMPRESSION_RATIO = 200
-RATIO_CHECKED_FROM = 4 * 1024 * 1024
+#: The caps of the guard live with the one guarded reader (motodesk.exports.spreadsheet); these names
+#: stay for the callers and tests that read them here.
+MAX_MEMBER_UNCOMPRESSED = MAX_SHEET_INFLATED
+MAX_TOTAL_UNCOMPRESSED = MAX_TOTAL_INFLATED
 #: The longest text a cell may hold (the longest field of the register, the address, has 300).
 MAX_CELL_CHARS = 1000
-_INFLATE_CHUNK = 1024 * 1024
 
 FieldKind = Literal[
     "text", "name", "cpf", "date", "past_date", "sex", "service", "plate", "renavam", "vin",
@@ -517,7 +538,11 @@ def _parse_field(col: TemplateColumn, raw: Any, today: date) -> tuple[Any, str |
         return result.value, None, None
 
     if kind == "name":
-        text = _cell_text(raw)
+        # The one name cleaner of every path (motodesk.rules.text): composed (NFC), then bidi, invisible
+        # characters, variation selectors and marks no script needs refused.
+        text = clean_name(_cell_text(raw))
+        if problem := name_problem(text):
+            return None, f"{label}: {problem}", None
         if not any(ch.isalpha() for ch in text):
             return None, f'{label}: "{text}" não é um nome.', None
         warning = None if len(text.split()) >= 2 else f'{label}: "{text}" parece incompleto: só um nome.'
@@ -611,210 +636,19 @@ def _as_int(raw: Any) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-# -------------------------------------------------------------------- sniffing
+# -------------------------------------------------------------------- messages
 
-_OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")
-_ENCRYPTED_STREAMS = ("EncryptedPackage".encode("utf-16-le"), "EncryptionInfo".encode("utf-16-le"))
-
-MSG_NOT_FOUND = "Arquivo não encontrado: {name}."
-MSG_EMPTY = "O arquivo está vazio."
-MSG_TOO_BIG = "O arquivo tem {size} MB; o limite é {limit} MB. Divida a planilha em arquivos menores."
-MSG_PASSWORD = "A planilha está protegida por senha; salve-a sem senha e tente novamente."
-MSG_XLS = (
-    "O arquivo está no formato antigo do Excel (.xls). Abra-o no Excel ou no LibreOffice e use "
-    '"Salvar como" no formato .xlsx.'
-)
-MSG_OLE_OTHER = "O arquivo é um documento do Office antigo, não uma planilha .xlsx."
-MSG_PDF = "O arquivo é um PDF, não uma planilha. Use a planilha .xlsx do cadastro (ou o modelo do MotoDesk)."
-MSG_TEXT = (
-    "O arquivo é texto (CSV ou TXT), não uma planilha .xlsx. Abra-o no Excel ou no LibreOffice e use "
-    '"Salvar como" no formato .xlsx.'
-)
-MSG_NOT_XLSX = "O arquivo não é uma planilha do Excel (.xlsx)."
-MSG_ODS = (
-    "O arquivo é uma planilha do LibreOffice (.ods). Abra-o no LibreOffice e use "
-    '"Salvar como" no formato .xlsx.'
-)
-MSG_XLSB = 'O formato .xlsb não é aceito. Abra-o no Excel e use "Salvar como" no formato .xlsx.'
-MSG_CORRUPT = "O arquivo parece corrompido e não pôde ser lido como planilha .xlsx."
 MSG_NO_SHEET = "A pasta de trabalho não tem nenhuma planilha com dados."
 MSG_NO_HEADER = (
     'Não foram encontrados os cabeçalhos do modelo nas {n} primeiras linhas da aba "{sheet}". '
     "A primeira linha deve ter os nomes das colunas do modelo: {headers}."
 )
 MSG_NO_ROWS = "A planilha não tem nenhuma linha de dados abaixo dos cabeçalhos."
-MSG_MEMBER_TOO_BIG = (
-    'O arquivo "{name}" foi recusado antes de ser aberto: a parte "{member}" se descompacta em {size} MB, '
-    "acima do limite de {limit} MB por parte. Uma planilha do cadastro não chega a esse tamanho; "
-    "salve-a de novo no Excel ou divida-a em arquivos menores."
-)
-MSG_TOTAL_TOO_BIG = (
-    'O arquivo "{name}" foi recusado antes de ser aberto: descompactado, ele teria {size} MB, '
-    "acima do limite de {limit} MB. Divida a planilha em arquivos menores."
-)
-MSG_RATIO = (
-    'O arquivo "{name}" foi recusado antes de ser aberto: a parte "{member}" se descompacta {ratio} vezes '
-    "o seu tamanho (o limite é {limit} vezes), o que uma planilha de verdade não faz. "
-    "Salve-a de novo no Excel e tente novamente."
-)
-MSG_LYING_SIZE = (
-    'O arquivo "{name}" foi recusado: a parte "{member}" se descompacta em mais bytes do que o arquivo '
-    "declara ({declared} bytes). O arquivo foi adulterado ou está corrompido; salve a planilha de novo no Excel."
-)
-MSG_ZIP_METHOD = (
-    'O arquivo "{name}" usa uma compressão ou criptografia que uma planilha .xlsx não usa '
-    '(parte "{member}"); salve-a de novo no Excel.'
-)
 MSG_CELL_TOO_LONG = "Texto longo demais na célula {cell}: {size} caracteres; o limite é {limit}."
 MSG_HIDDEN_SHEETS = "{what} {names} {verb} ignorada{s}: só a aba visível do modelo é lida."
 MSG_TOO_MANY = (
     "A planilha tem mais de {limit} linhas de dados; divida-a em arquivos menores e importe um de cada vez."
 )
-
-
-def _sniff(path: Path, max_bytes: int) -> str | None:
-    """A file-level error message, or None when the file looks like a zip (xlsx) container."""
-    try:
-        size = path.stat().st_size
-        if not path.is_file():
-            return MSG_NOT_FOUND.format(name=path.name)
-    except OSError:
-        return MSG_NOT_FOUND.format(name=path.name)
-    if size == 0:
-        return MSG_EMPTY
-    if size > max_bytes:
-        return MSG_TOO_BIG.format(size=size // (1024 * 1024), limit=max_bytes // (1024 * 1024))
-    with path.open("rb") as fh:
-        head = fh.read(8)
-        if head == _OLE2_MAGIC:
-            # An encrypted OOXML workbook is an OLE2 compound file whose directory
-            # names the EncryptionInfo / EncryptedPackage streams (MS-OFFCRYPTO 2.3.4).
-            fh.seek(0)
-            data = fh.read()
-            if any(name in data for name in _ENCRYPTED_STREAMS):
-                return MSG_PASSWORD
-            if "Workbook".encode("utf-16-le") in data or "Book".encode("utf-16-le") in data:
-                return MSG_XLS
-            return MSG_OLE_OTHER
-    if head.startswith(b"%PDF"):
-        return MSG_PDF
-    if head.startswith(_ZIP_MAGICS):
-        return None
-    with path.open("rb") as fh:
-        sample = fh.read(4096)
-    if _looks_like_text(sample):
-        return MSG_TEXT
-    return MSG_NOT_XLSX
-
-
-def _looks_like_text(sample: bytes) -> bool:
-    if b"\x00" in sample:
-        return sample.startswith((b"\xff\xfe", b"\xfe\xff"))  # UTF-16 text
-    for encoding in ("utf-8", "cp1252"):
-        try:
-            text = sample.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        printable = sum(ch.isprintable() or ch in "\r\n\t" for ch in text)
-        return printable >= 0.95 * max(1, len(text))
-    return False
-
-
-def _check_zip(path: Path) -> str | None:
-    try:
-        with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            if "mimetype" in names:
-                mimetype = zf.read("mimetype")[:100]
-                if b"opendocument.spreadsheet" in mimetype:
-                    return MSG_ODS
-                return MSG_NOT_XLSX
-            if "xl/workbook.bin" in names:
-                return MSG_XLSB
-            if "[Content_Types].xml" not in names or not any(n.startswith("xl/") for n in names):
-                return MSG_NOT_XLSX
-            problem = _check_sizes(path.name, zf.infolist())
-            if problem:
-                return problem
-        return _check_inflation(path)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, zlib.error, struct.error):
-        return MSG_CORRUPT
-
-
-def _mb(size: int) -> str:
-    return _thousands(size // (1024 * 1024)) if size >= 1024 * 1024 else f"{size / 1024 / 1024:.1f}".replace(".", ",")
-
-
-def _check_sizes(name: str, members: Sequence[zipfile.ZipInfo]) -> str | None:
-    """Refuse by what the zip's directory declares, before anything is inflated."""
-    total = 0
-    for info in members:
-        if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            return MSG_ZIP_METHOD.format(name=name, member=info.filename)
-        if info.file_size > MAX_MEMBER_UNCOMPRESSED:
-            return MSG_MEMBER_TOO_BIG.format(name=name, member=info.filename, size=_mb(info.file_size),
-                                             limit=_mb(MAX_MEMBER_UNCOMPRESSED))
-        if info.file_size >= RATIO_CHECKED_FROM and info.file_size > MAX_COMPRESSION_RATIO * max(1, info.compress_size):
-            return MSG_RATIO.format(name=name, member=info.filename,
-                                    ratio=_thousands(info.file_size // max(1, info.compress_size)),
-                                    limit=MAX_COMPRESSION_RATIO)
-        total += info.file_size
-    if total > MAX_TOTAL_UNCOMPRESSED:
-        return MSG_TOTAL_TOO_BIG.format(name=name, size=_mb(total), limit=_mb(MAX_TOTAL_UNCOMPRESSED))
-    return None
-
-
-def _check_inflation(path: Path) -> str | None:
-    """Inflate every member once, in bounded chunks, counting the bytes that really come out.
-
-    A zip may lie in its headers (a member declared 1 KB that inflates to 1 GB). Python's zipfile
-    would stop at the declared size, but openpyxl's parser is not the place to find out: here each
-    member's raw deflate stream is read from its local header and inflated at most
-    ``_INFLATE_CHUNK`` bytes at a time, and the file is refused as soon as a member gives more than
-    it declared (which :func:`_check_sizes` already held under the limits) or more than the limits.
-    """
-    file_size = path.stat().st_size
-    total = 0
-    with zipfile.ZipFile(path) as zf, path.open("rb") as fh:
-        for info in zf.infolist():
-            fh.seek(info.header_offset)
-            local = fh.read(30)
-            if len(local) < 30 or local[:4] != b"PK\x03\x04":
-                return MSG_CORRUPT
-            name_len, extra_len = struct.unpack("<HH", local[26:30])
-            start = info.header_offset + 30 + name_len + extra_len
-            fh.seek(start)
-            left = max(0, min(info.compress_size, file_size - start))
-            limit = min(info.file_size, MAX_MEMBER_UNCOMPRESSED)
-            produced = 0
-            inflater = zlib.decompressobj(-15) if info.compress_type == zipfile.ZIP_DEFLATED else None
-            while left > 0:
-                raw = fh.read(min(left, _INFLATE_CHUNK))
-                if not raw:
-                    break
-                left -= len(raw)
-                if inflater is None:
-                    produced += len(raw)
-                else:
-                    pending = raw
-                    while pending:
-                        out = inflater.decompress(pending, _INFLATE_CHUNK)
-                        produced += len(out)
-                        if produced > limit:
-                            break
-                        pending = inflater.unconsumed_tail
-                        if inflater.eof:
-                            break
-                if produced > limit:
-                    return MSG_LYING_SIZE.format(name=path.name, member=info.filename,
-                                                 declared=_thousands(info.file_size))
-                if inflater is not None and inflater.eof:
-                    break
-            total += produced
-            if total > MAX_TOTAL_UNCOMPRESSED:
-                return MSG_TOTAL_TOO_BIG.format(name=path.name, size=_mb(total), limit=_mb(MAX_TOTAL_UNCOMPRESSED))
-    return None
 
 
 # ---------------------------------------------------------------------- reading
@@ -830,62 +664,21 @@ def read_import(
 ) -> ImportReport:
     """Read and validate the register in ``path``; never raises for a bad file.
 
+    The file is opened by the one guarded reader (:func:`motodesk.exports.spreadsheet.open_workbook`).
     ``progress(n)`` (optional) receives the number of data lines read, every 1,000.
     """
     path = Path(path)
     today = today or local_today()
-    problem = _sniff(path, max_bytes) or _check_zip(path)
-    if problem:
-        return ImportReport(file_errors=[problem])
     try:
-        with warnings.catch_warnings():
-            # Excel's extensions (data validation lists, slicers...) make openpyxl warn.
-            warnings.simplefilter("ignore")
-            with path.open("rb") as fh:
-                wb = _open_streaming(fh)
-                try:
-                    return _read_workbook(wb, max_rows=max_rows, today=today, progress=progress)
-                finally:
-                    wb.close()
+        with open_workbook(path, max_bytes=max_bytes) as wb:
+            return _read_workbook(wb, max_rows=max_rows, today=today, progress=progress)
+    except SpreadsheetRefused as refused:
+        if refused.__cause__ is not None:
+            log.warning("import: could not open %s", path, exc_info=refused.__cause__)
+        return ImportReport(file_errors=[refused.message])
     except Exception:  # noqa: BLE001 - a bad file must become a message, never a crash
         log.warning("import: could not read %s", path, exc_info=True)
         return ImportReport(file_errors=[MSG_CORRUPT])
-
-
-class _UnsizedSheet(ReadOnlyWorksheet):
-    """A read-only sheet that does not size itself on opening.
-
-    openpyxl parses the whole sheet at load time when the file has no
-    ``<dimension>`` element (write-only openpyxl files, some exporters): 13 s for
-    a million formatted rows.  The importer ignores stored dimensions anyway and
-    stops at the first long run of empty lines, so the sizing pass is skipped.
-    """
-
-    def _get_size(self) -> None:
-        return None
-
-
-class _StreamingReader(ExcelReader):
-    """openpyxl's reader in read-only mode, with worksheets as :class:`_UnsizedSheet`."""
-
-    def read_worksheets(self) -> None:
-        for sheet, rel in self.parser.find_sheets():
-            if rel.target not in self.valid_files or "chartsheet" in rel.Type:
-                continue
-            ws = _UnsizedSheet(self.wb, sheet.name, rel.target, self.shared_strings)
-            ws.sheet_state = sheet.state
-            self.wb._sheets.append(ws)
-
-
-def _open_streaming(fh: Any) -> Any:
-    """A read-only workbook with formulas kept as formulas (``data_only=False``)."""
-    try:
-        reader = _StreamingReader(fh, read_only=True, keep_vba=False, data_only=False, keep_links=False)
-    except TypeError:  # pragma: no cover - a future openpyxl with another signature
-        fh.seek(0)
-        return load_workbook(fh, read_only=True, data_only=False)
-    reader.read()
-    return reader.wb
 
 
 def _find_header(ws: Any) -> tuple[int, list[tuple[int, str]], int]:
@@ -906,7 +699,7 @@ def _read_workbook(
 ) -> ImportReport:
     # Only a visible sheet is read: rows hidden in a hidden (or "very hidden") sheet never reach
     # the register. The template's sheet, when the workbook has it, is the only one read.
-    visible = [ws for ws in wb.worksheets if getattr(ws, "sheet_state", "visible") == "visible"]
+    visible = visible_sheets(wb)
     hidden = [ws.title for ws in wb.worksheets if ws not in visible and ws.title != INSTRUCTIONS_SHEET]
     sheets = [ws for ws in visible if ws.title != INSTRUCTIONS_SHEET] or visible
     if not sheets:

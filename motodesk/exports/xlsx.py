@@ -27,6 +27,8 @@ cell is cut with an ellipsis.
 
 The file appears atomically: the workbook is written to a hidden temporary file
 beside the target and moved over it with :func:`os.replace` only when complete.
+It holds names and CPFs, so it is created readable by its owner only (mode 0600, like
+backups, whatever the umask): :func:`save_private`.
 Cancellation or any error removes the temporary file and leaves the target as it
 was.
 """
@@ -66,6 +68,7 @@ __all__ = [
     "PROGRESS_EVERY",
     "clean_text",
     "escape_formula",
+    "save_private",
     "unescape_text",
     "title_line",
     "write_workbook",
@@ -432,8 +435,7 @@ def write_workbook(
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
-    # A hidden sibling: same file system, so os.replace is atomic; created by
-    # openpyxl with the usual permissions (mkstemp would make it owner-only).
+    # A hidden sibling: same file system, so os.replace is atomic; owner-only (see save_private).
     tmp = target.with_name(f".{target.stem[:40]}.{secrets.token_hex(6)}.xlsx.tmp")
     wb = Workbook(write_only=True)
     written = 0
@@ -499,17 +501,37 @@ def write_workbook(
         wb.properties.creator = author
         wb.properties.lastModifiedBy = author
         wb.properties.title = _ILLEGAL_XML.sub("", sheets[0][0].title)[:255]
-        wb.save(tmp)
-        try:
-            os.replace(tmp, target)
-        except PermissionError as exc:
-            raise ExportTargetLocked(target) from exc
+        save_private(wb, tmp, target)
     except BaseException:
         _discard(wb, tmp)
         raise
     if progress is not None:
         progress(written)
     return written
+
+
+#: Spreadsheets hold names and CPFs: readable and writable by their owner only, like backups.
+PRIVATE_MODE = 0o600
+
+
+def save_private(wb: Workbook, tmp: Path, target: Path) -> None:
+    """Save ``wb`` to ``tmp`` created with mode 0600 whatever the umask, then move it over ``target``.
+
+    Every spreadsheet MotoDesk writes with people's data goes through here. openpyxl opens ``tmp``
+    for writing and truncates it, which keeps the mode; :func:`os.replace` keeps it too. Raises
+    :class:`ExportTargetLocked` when the target cannot be replaced (open in Excel).
+    """
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), PRIVATE_MODE)
+    try:
+        if hasattr(os, "fchmod"):  # O_CREAT's mode passes through the umask, which may only take bits away
+            os.fchmod(fd, PRIVATE_MODE)
+    finally:
+        os.close(fd)
+    wb.save(tmp)
+    try:
+        os.replace(tmp, target)
+    except PermissionError as exc:
+        raise ExportTargetLocked(target) from exc
 
 
 def _discard(wb: Workbook, tmp: Path) -> None:

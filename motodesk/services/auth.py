@@ -139,7 +139,7 @@ def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, p
     with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
                     "cols:users.login": "Já existe um usuário com este login."}) as s:
         login = check_login_name(s, login)
-        name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200)
+        name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
         user = User(login=login, full_name=name, role=role, password_hash=hash_password(password),
                     must_change_password=temporary)
         s.add(user)
@@ -161,7 +161,7 @@ def create_first_admin(ctx: AppContext, login: str, full_name: str, password: st
         if s.scalar(select(func.count(User.id))):
             raise PermissionDeniedError("O banco já tem usuários: só um administrador (--user) cria outros.")
         login = check_login_name(s, login)
-        name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200)
+        name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
         user = User(login=login, full_name=name, role=Role.ADMIN, password_hash=hash_password(password))
         s.add(user)
         s.flush()

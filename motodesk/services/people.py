@@ -50,7 +50,7 @@ from motodesk.services.access_log import record_access
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
-from motodesk.services.text import clean_name, fold, text_problem
+from motodesk.services.text import clean_name, fold, name_problem, text_problem
 
 MAX_NAME = 200
 MAX_TEXT = 4000
@@ -123,6 +123,8 @@ def _text_problem(key: str, value: str, limit: int) -> str | None:
         return f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(value)})."
     if _CONTROL.search(value) or (key != "notes" and _LINE_BREAK.search(value)):
         return "O texto contém caracteres de controle (quebra de linha, tabulação ou invisíveis): digite-o de novo."
+    if key in ("full_name", "mother_name"):
+        return name_problem(value)  # the one name cleaner of every path (marks no script needs too)
     return text_problem(value, multiline=key == "notes")
 
 

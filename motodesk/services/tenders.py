@@ -12,10 +12,10 @@ not already promised to another called candidate. A candidate's life: ``waiting`
 
 from __future__ import annotations
 
-import io
-import zipfile
+import os
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -36,12 +36,14 @@ from motodesk.services.errors import (
 )
 from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
-from motodesk.services.text import clean_name, text_problem
+from motodesk.services.text import clean_name, name_problem
 
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MANAGERS = (Role.SUPERVISOR,)
 MAX_IMPORT_ROWS = 5000
 MAX_IMPORT_BYTES = 20 * 1024 * 1024
+#: Reading stops after this many consecutive empty lines (as the register import does).
+EMPTY_ROWS_STOP = 1000
 
 CANDIDATE_STATUSES = {
     "waiting": "Aguardando convocação",
@@ -185,7 +187,7 @@ def _validate_candidate(item: CandidateInput) -> tuple[CandidateInput, dict[str,
         errors["name"] = "Informe o nome completo do candidato."
     elif len(name) > 200:
         errors["name"] = "Nome longo demais (até 200 caracteres)."
-    elif problem := text_problem(name):
+    elif problem := name_problem(name):
         errors["name"] = problem
     return CandidateInput(rank, cpf.value if cpf.ok and cpf.value else item.cpf, name), errors
 
@@ -253,66 +255,78 @@ def _header_key(value: object) -> str | None:
     return None
 
 
-def read_candidates_xlsx(data: bytes) -> list[CandidateInput]:
-    """The ranked candidates of an xlsx sheet; InvalidInputError listing every bad line (nothing half-read)."""
-    from openpyxl import load_workbook
+def read_candidates_xlsx(data: bytes | str | os.PathLike[str]) -> list[CandidateInput]:
+    """The ranked candidates of an xlsx sheet; InvalidInputError listing every bad line (nothing half-read).
 
-    if len(data) > MAX_IMPORT_BYTES:
-        raise InvalidInputError("A planilha é grande demais (máximo 20 MB).")
-    if not zipfile.is_zipfile(io.BytesIO(data)):
-        raise InvalidInputError("O arquivo não é uma planilha xlsx (Excel 2007 ou mais novo).")
+    The file is opened by the one guarded reader every spreadsheet read goes through
+    (:func:`motodesk.exports.spreadsheet.open_workbook`: encrypted, empty, .xls, CSV and zip bombs
+    are refused there in pt_BR); only the first visible sheet is read. ``data`` is the file's bytes or
+    its path (the screen passes the path: a file over the size limit is refused without being read).
+    """
+    from motodesk.exports.spreadsheet import SpreadsheetRefused, open_workbook
+
     try:
-        wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
-    except Exception as exc:  # noqa: BLE001 - openpyxl raises many kinds for a damaged file
-        raise InvalidInputError("Não foi possível ler a planilha: o arquivo está danificado ou não é xlsx.") from exc
-    try:
-        ws = wb.worksheets[0] if wb.worksheets else None
-        if ws is None:
-            raise InvalidInputError("A planilha não tem abas.")
-        columns: dict[str, int] = {}
-        header_row = 0
-        rows = ws.iter_rows(values_only=True)
-        items: list[CandidateInput] = []
-        problems: list[str] = []
-        rank_lines: dict[int, int] = {}
-        cpf_lines: dict[str, int] = {}
-        for line_no, row in enumerate(rows, start=1):
-            if not columns:
-                found = {k: i for i, v in enumerate(row) if (k := _header_key(v))}
-                if len(found) == 3:
-                    columns, header_row = found, line_no
-                elif line_no >= 10:
-                    break
-                continue
-            values = [row[i] if i < len(row) else None for i in (columns["rank"], columns["cpf"], columns["name"])]
-            if all(_cell_text(v) == "" for v in values):
-                continue
-            if any(isinstance(v, str) and v.startswith("=") for v in values):
-                problems.append(f"Linha {line_no}: fórmulas não são aceitas.")
-                continue
-            raw_rank = _cell_text(values[0])
-            try:
-                rank = int(raw_rank.rstrip("ºª°."))
-            except ValueError:
-                problems.append(f"Linha {line_no}: classificação “{raw_rank}” não é um número.")
-                continue
-            clean, errors = _validate_candidate(CandidateInput(rank, _cell_text(values[1]), _cell_text(values[2])))
-            problems.extend(f"Linha {line_no}: {reason}" for reason in errors.values())
-            if rank in rank_lines:
-                problems.append(f"Linha {line_no}: classificação {rank} repetida (já na linha {rank_lines[rank]}).")
-                errors["rank"] = "repetida"
-            rank_lines.setdefault(rank, line_no)
-            if "cpf" not in errors:
-                if clean.cpf in cpf_lines:
-                    problems.append(f"Linha {line_no}: CPF repetido (já na linha {cpf_lines[clean.cpf]}).")
-                    errors["cpf"] = "repetido"
-                cpf_lines.setdefault(clean.cpf, line_no)
-            if not errors:
-                items.append(clean)
-            if len(items) + len(problems) > MAX_IMPORT_ROWS:
-                raise InvalidInputError(f"A planilha tem mais de {MAX_IMPORT_ROWS} candidatos.")
-    finally:
-        wb.close()
+        with open_workbook(data, max_bytes=MAX_IMPORT_BYTES) as wb:
+            return _read_candidates(wb)
+    except SpreadsheetRefused as refused:
+        raise InvalidInputError(refused.message) from None
+
+
+def _read_candidates(wb: Any) -> list[CandidateInput]:
+    from motodesk.exports.spreadsheet import visible_sheets
+
+    sheets = visible_sheets(wb)
+    if not sheets:
+        raise InvalidInputError("A planilha não tem nenhuma aba visível.")
+    ws = sheets[0]
+    ws.reset_dimensions()  # never trust the stored dimension (it may claim 1,000,000 rows)
+    columns: dict[str, int] = {}
+    header_row = 0
+    rows = ws.iter_rows(values_only=True)
+    empty_run = 0
+    items: list[CandidateInput] = []
+    problems: list[str] = []
+    rank_lines: dict[int, int] = {}
+    cpf_lines: dict[str, int] = {}
+    for line_no, row in enumerate(rows, start=1):
+        if not columns:
+            found = {k: i for i, v in enumerate(row) if (k := _header_key(v))}
+            if len(found) == 3:
+                columns, header_row = found, line_no
+            elif line_no >= 10:
+                break
+            continue
+        values = [row[i] if i < len(row) else None for i in (columns["rank"], columns["cpf"], columns["name"])]
+        if all(_cell_text(v) == "" for v in values):
+            empty_run += 1
+            if empty_run >= EMPTY_ROWS_STOP:  # formatting down to the bottom of the sheet
+                break
+            continue
+        empty_run = 0
+        if any(isinstance(v, str) and v.startswith("=") for v in values):
+            problems.append(f"Linha {line_no}: fórmulas não são aceitas.")
+            continue
+        raw_rank = _cell_text(values[0])
+        try:
+            rank = int(raw_rank.rstrip("ºª°."))
+        except ValueError:
+            problems.append(f"Linha {line_no}: classificação “{raw_rank}” não é um número.")
+            continue
+        clean, errors = _validate_candidate(CandidateInput(rank, _cell_text(values[1]), _cell_text(values[2])))
+        problems.extend(f"Linha {line_no}: {reason}" for reason in errors.values())
+        if rank in rank_lines:
+            problems.append(f"Linha {line_no}: classificação {rank} repetida (já na linha {rank_lines[rank]}).")
+            errors["rank"] = "repetida"
+        rank_lines.setdefault(rank, line_no)
+        if "cpf" not in errors:
+            if clean.cpf in cpf_lines:
+                problems.append(f"Linha {line_no}: CPF repetido (já na linha {cpf_lines[clean.cpf]}).")
+                errors["cpf"] = "repetido"
+            cpf_lines.setdefault(clean.cpf, line_no)
+        if not errors:
+            items.append(clean)
+        if len(items) + len(problems) > MAX_IMPORT_ROWS:
+            raise InvalidInputError(f"A planilha tem mais de {MAX_IMPORT_ROWS} candidatos.")
     if not columns:
         raise InvalidInputError("A planilha não tem as colunas “Classificação”, “CPF” e “Nome” nas primeiras linhas.")
     if problems:
@@ -326,7 +340,7 @@ def read_candidates_xlsx(data: bytes) -> list[CandidateInput]:
 
 
 @requires(*MANAGERS)
-def import_candidates(ctx: AppContext, tender_id: int, data: bytes) -> int:
+def import_candidates(ctx: AppContext, tender_id: int, data: bytes | str | os.PathLike[str]) -> int:
     """Add the candidates of an xlsx sheet in one transaction; returns how many."""
     items = read_candidates_xlsx(data)
     with ctx.write(_INTEGRITY) as s:

@@ -1,11 +1,14 @@
 """Text normalisation shared by storage and search.
 
 **Hostile text.**  Free text that is stored (names, addresses, attachment names…) passes
-:func:`text_problem` / :func:`clean_text`: a bidirectional control (U+202E turns "gpj.exe" into
-"exe.jpg" on screen), an invisible character (zero-width space, joiner, BOM, soft hyphen…), any
+:func:`text_problem` (from :mod:`motodesk.rules.text`) / :func:`clean_text`: a bidirectional control
+(U+202E turns "gpj.exe" into "exe.jpg" on screen), an invisible character (zero-width space, joiner, BOM, soft hyphen…), any
 other control character or a lone surrogate (which PostgreSQL cannot even store) is refused with a
-pt_BR message naming the code point. A search query instead is cleaned quietly
-(:func:`search_text`): whatever was pasted, a search never fails on it.
+pt_BR message naming the code point. A person's name passes one cleaner on every path (typed, the
+register import, the tender import): :func:`clean_name`, then :func:`name_problem`, which also refuses
+variation selectors (U+FE0F) and combining marks that stand alone or follow a Latin, Greek or Cyrillic
+letter after NFC (see :func:`motodesk.rules.text.mark_problem`). A search query instead is cleaned
+quietly (:func:`search_text`): whatever was pasted, a search never fails on it.
 
 **LIKE.**  Every ``LIKE`` built from what a user typed escapes ``%``, ``_`` and ``\\`` with
 :func:`escape_like` (and passes ``escape="\\\\"``, see :data:`LIKE_ESCAPE`), so they match
@@ -17,15 +20,29 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from motodesk.rules.text import BIDI_CONTROLS, INVISIBLE, clean_name, mark_problem, name_problem, text_problem
+from motodesk.rules.text import _hostile as _hostile
 from motodesk.rules.text import fold as rules_fold
+
+__all__ = [
+    "BIDI_CONTROLS",
+    "INVISIBLE",
+    "LIKE_ESCAPE",
+    "clean_name",
+    "clean_text",
+    "contains_pattern",
+    "digits",
+    "escape_like",
+    "fold",
+    "mark_problem",
+    "name_problem",
+    "prefix_pattern",
+    "search_text",
+    "text_problem",
+]
 
 _SPACES = re.compile(r"\s+")
 
-#: Bidirectional controls: embeddings, overrides, isolates and marks.
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-#: Characters that show nothing but change what is stored (besides every other format character, Cf).
-INVISIBLE = frozenset("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u200d\u2028\u2029"
-                      "\u2060\u2061\u2062\u2063\u2064\u3164\ufeff\uffa0")
 LIKE_ESCAPE = "\\"
 
 
@@ -34,41 +51,15 @@ def fold(text: str) -> str:
     return _SPACES.sub(" ", rules_fold(text)).strip()
 
 
-def clean_name(text: str) -> str:
-    """A person's name as typed, with outer and repeated spaces removed (accents, apostrophes kept)."""
-    return _SPACES.sub(" ", unicodedata.normalize("NFC", text or "")).strip()
-
-
 def digits(text: str | None) -> str:
     return "".join(ch for ch in (text or "") if ch.isdigit())
 
 
-def _hostile(ch: str, multiline: bool) -> str | None:
-    code = ord(ch)
-    if 0xD800 <= code <= 0xDFFF:
-        return "um caractere inválido (metade de um par UTF-16)"
-    if ch in BIDI_CONTROLS:
-        return "um controle de direção do texto"
-    if ch in INVISIBLE or unicodedata.category(ch) == "Cf":
-        return "um caractere invisível"
-    if unicodedata.category(ch) == "Cc" and not (multiline and ch in "\n\t\r"):
-        return "um caractere de controle"
-    return None
-
-
-def text_problem(text: str, *, multiline: bool = False) -> str | None:
-    """Why ``text`` cannot be stored (pt_BR), or None: see the module's "hostile text"."""
-    for ch in text:
-        kind = _hostile(ch, multiline)
-        if kind:
-            return (f"O texto contém {kind} (U+{ord(ch):04X}), que não aparece na tela ou altera a ordem das "
-                    "letras: apague-o e digite o texto de novo.")
-    return None
-
-
 def clean_text(text: str | None, *, field: str, label: str, max_length: int | None = None,
-               multiline: bool = False) -> str:
+               multiline: bool = False, name: bool = False) -> str:
     """Free text ready to store: NFC, single spaces (unless ``multiline``), hostile characters refused.
+
+    ``name``: a person's name, checked by :func:`name_problem` (marks no script needs refused too).
 
     Raises InvalidInputError naming ``label`` (and ``field`` in its fields).
     """
@@ -76,7 +67,7 @@ def clean_text(text: str | None, *, field: str, label: str, max_length: int | No
 
     value = unicodedata.normalize("NFC", text or "") if not _has_surrogate(text or "") else (text or "")
     value = value.strip() if multiline else _SPACES.sub(" ", value).strip()
-    problem = text_problem(value, multiline=multiline)
+    problem = name_problem(value) if name else text_problem(value, multiline=multiline)
     if problem:
         raise InvalidInputError(f"{label}: {problem}", {field: problem})
     if max_length is not None and len(value) > max_length:

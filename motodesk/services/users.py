@@ -171,7 +171,7 @@ def rename(ctx: AppContext, login: str, full_name: str) -> UserRow:
         raise InvalidInputError("Informe o nome completo do usuário.", {"full_name": "Informe o nome."})
     with ctx.write() as s:
         user = _user(s, login)
-        user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200)
+        user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200, name=True)
         s.flush()
         return _row(user)
 
@@ -194,7 +194,7 @@ def update_user(ctx: AppContext, login: str, full_name: str, role: Role | str) -
                 raise PermissionDeniedError(SELF_DEMOTE)
             if user.active:
                 _check_not_last_admin(s, user, "mudar o seu perfil")
-        user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200)
+        user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200, name=True)
         user.role = new_role
         s.flush()
         return _row(user)

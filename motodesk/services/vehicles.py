@@ -59,9 +59,9 @@ from motodesk.services.text import (
     contains_pattern,
     digits,
     fold,
+    name_problem,
     prefix_pattern,
     search_text,
-    text_problem,
 )
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
@@ -238,7 +238,7 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
             errors["owner_cpf"] = f"CPF do proprietário: {cpf.message}"
     if values["owner_name"]:
         values["owner_name"] = clean_name(values["owner_name"])
-        if problem := text_problem(values["owner_name"]):
+        if problem := name_problem(values["owner_name"]):
             errors["owner_name"] = problem
     if values["insurance_insured_cpf"]:
         insured = validate_cpf(values["insurance_insured_cpf"])
@@ -248,7 +248,7 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
             errors["insurance_insured_cpf"] = f"CPF do segurado: {insured.message}"
     if values["insurance_insured_name"]:
         values["insurance_insured_name"] = clean_name(values["insurance_insured_name"])
-        if problem := text_problem(values["insurance_insured_name"]):
+        if problem := name_problem(values["insurance_insured_name"]):
             errors["insurance_insured_name"] = problem
 
     made = data.year_manufacture

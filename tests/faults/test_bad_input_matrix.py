@@ -27,7 +27,7 @@ STORED_EXACTLY = [
     "Ana \"Aspas\" % _ \\ Barra",
     "=HYPERLINK(\"http://mal.example\",\"clique\") Souza",
     "+5511 Pereira", "-Menos Silva", "@Arroba Lima",
-    "Zé 🏍️ Motoboy Emoji",
+    "Zé 🏍 Motoboy Emoji",  # an emoji is stored; with U+FE0F it is refused (issue 31)
     "Ñandú Çedilha Ãngela Ôliveira",
     "李 Wei Chen",
 ]
@@ -38,6 +38,8 @@ REFUSED_NAMES = [
     "   ",
     "Nome\x00Nulo Silva",
     "Só",  # no surname
+    "Zé 🏍\ufe0f Motoboy Emoji",  # a variation selector (issue 31)
+    "\u0301\u0301 \u0300\u0300",  # combining marks only (issue 31)
 ]
 BAD_CPFS = ["123.456.789-00", "111.111.111-11", "abc", "", "1" * 50, "529.982.247-2"]
 

@@ -252,7 +252,7 @@ def test_tender_tab_quota_import_and_call(qtbot, qtmodeltester, monkeypatch, tmp
     bad.write_bytes(b"isto nao e planilha")
     monkeypatch.setattr(screen.QFileDialog, "getOpenFileName", lambda *a, **k: (str(bad), ""))
     _click(qtbot, tab.import_button)
-    assert "não é uma planilha xlsx" in errors[-1]
+    assert "é texto (CSV ou TXT), não uma planilha .xlsx" in errors[-1]
 
     # The screenshot people look at: the register with permits in several states.
     page.tabs.setCurrentIndex(0)

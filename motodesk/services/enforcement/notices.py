@@ -70,9 +70,9 @@ from motodesk.services.text import (
     contains_pattern,
     digits,
     fold,
+    name_problem,
     prefix_pattern,
     search_text,
-    text_problem,
 )
 
 # --- finding the offender ----------------------------------------------------------------------
@@ -232,7 +232,7 @@ def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
             errors["offender_name"] = "Informe o nome do autuado."
         elif len(name) > MAX_NAME:
             errors["offender_name"] = f"Nome longo demais: no máximo {MAX_NAME} caracteres."
-        elif problem := text_problem(name):
+        elif problem := name_problem(name):
             errors["offender_name"] = problem
     plate_result = validate_plate(data.plate)
     plate: str | None = None

@@ -867,11 +867,11 @@ class TenderTab(QWidget):
         if path is None:
             return
         try:
-            data = path.read_bytes()
+            path.stat()  # the path, not the bytes, goes on: the guarded reader refuses a big file unread
         except OSError as exc:
             show_error(self, InvalidInputError(f"Não foi possível ler o arquivo: {exc.strerror or exc}."))
             return
-        self._run(lambda: tenders.import_candidates(self.ctx, tender.id, data),
+        self._run(lambda: tenders.import_candidates(self.ctx, tender.id, path),
                   lambda n: f"{n} candidato(s) importado(s).")
 
     def call_next(self) -> None:
