@@ -124,6 +124,11 @@ def _range(f: dataclasses.Field[Any], kind: str) -> tuple[int | None, int | None
     if kind not in (INT, OPTIONAL_INT):
         return None, None
     name = f.name
+    from motodesk.rules.documents_declared import validity_bounds
+
+    legal_bound = validity_bounds().get(name)
+    if legal_bound is not None:  # a document's validity: never above the law's bound (documents_declared)
+        return 0, legal_bound
     if name.endswith("_month"):
         low, high = 1, 12
     elif name.endswith("_year"):
