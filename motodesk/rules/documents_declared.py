@@ -63,7 +63,8 @@ class DocField:
     help: str = ""
     example: Any = None
     width: float = 14
-    export: bool = True
+    #: How the import report names a change of it ("número da CNH"); by default label and document.
+    change: str | None = None
 
 
 @dataclass(frozen=True)
@@ -165,22 +166,25 @@ _CNH_HELP_A = "dd/mm/aaaa. Data da primeira habilitação na categoria A (mínim
 DECLARED: list[DeclaredDocument] = [
     DeclaredDocument(
         "identity", "Documento de identidade (RG)", "Art. 5º, V", rule_id="art5_v_identity",
-        fields=(DocField("number", "Número do RG", column="rg", header="RG"),
+        fields=(DocField("number", "Número do RG", column="rg", header="RG", change="número do RG",
+                         help="Número do documento de identidade (Art. 5º, V).", example="MG-14.325.876"),
                 DocField("issuer", "Órgão expedidor"), DocField("issuer_uf", "UF", "uf"),
                 DocField("issue_date", "Expedição", "date")),
         to_bring="Documento de identidade (RG) original"),
     DeclaredDocument(
         "cnh", "Carteira Nacional de Habilitação", "Art. 5º, II", rule_id="art5_ii_cnh",
-        fields=(DocField("number", "Nº de registro", column="cnh", header="CNH", reads="cnh",
+        fields=(DocField("number", "Nº de registro", column="cnh", header="CNH", reads="cnh", change="número da CNH",
                          help="Número de registro da CNH (11 dígitos).", example="02650306461"),
                 DocField("categories", "Categorias", column="cnh_categories", header="Categorias CNH",
-                         reads="categories", width=10, example="AB",
+                         reads="categories", width=10, example="AB", change="categorias da CNH",
                          help="Categorias da CNH, por exemplo A ou AB. É preciso ter a categoria A (Art. 5º, II)."),
                 DocField("reference_date", "1ª habilitação na categoria A", "date", column="cnh_first_a_date",
                          header="Data 1ª habilitação A", reads="past_date", help=_CNH_HELP_A,
+                         change="data da 1ª habilitação A",
                          example=date(2010, 6, 1)),
                 DocField("valid_until", "Validade", "date", column="cnh_expiry", header="Validade CNH",
-                         reads="date", help="dd/mm/aaaa.", example=date(2028, 6, 1), width=12),
+                         reads="date", help="dd/mm/aaaa.", example=date(2028, 6, 1), width=12,
+                         change="validade da CNH"),
                 DocField("flag", "Observação EAR", "bool")),
         to_bring="CNH categoria A com a observação EAR (original)"),
     DeclaredDocument(
@@ -206,7 +210,7 @@ DECLARED: list[DeclaredDocument] = [
         to_bring="Atestado médico de aptidão física e mental atualizado"),
     DeclaredDocument(
         "inss", "Inscrição no INSS (NIT/PIS)", "Art. 5º, VIII", rule_id="art5_viii_inss",
-        fields=(DocField("number", "NIT/PIS", column="nit", header="NIT/PIS", reads="nit", width=15,
+        fields=(DocField("number", "NIT/PIS", column="nit", header="NIT/PIS", reads="nit", width=15, change="NIT/PIS",
                          help="Inscrição no INSS (Art. 5º, VIII), 11 dígitos.", example="120.5464.678-6"),),
         to_bring="Comprovante de inscrição no INSS (NIT/PIS)"),
     DeclaredDocument(
@@ -263,6 +267,11 @@ def columns() -> Iterator[tuple[DeclaredDocument, DocField]]:
         for f in d.fields:
             if f.column is not None:
                 yield d, f
+
+
+def change_label(doc: DeclaredDocument, f: DocField) -> str:
+    """How the import report names a change of ``f``."""
+    return f.change or f"{f.label.lower()} ({doc.label})"
 
 
 def validity_bounds() -> dict[str, int]:
@@ -331,13 +340,28 @@ def check_declared(doc: DeclaredDocument, evidence: DocumentEvidence | None, on:
     return Verdict(doc.rule, article, Status.MET, f"{article}: {name} {', '.join(said)}.".replace("  ", " "))
 
 
+_listeners: list[Callable[[], None]] = []
+
+
+def on_change(callback: Callable[[], None]) -> None:
+    """Call ``callback`` after every :func:`declare` and :func:`undeclare` (the import template follows)."""
+    _listeners.append(callback)
+
+
+def _changed() -> None:
+    for callback in _listeners:
+        callback()
+
+
 def declare(doc: DeclaredDocument, *, before: str | None = "other") -> None:
     """Add ``doc`` to the declarations (before ``before``, by default before "Outro documento")."""
     if declaration(doc.kind) is not None:
         raise ValueError(f"documento já declarado: {doc.kind}")
     index = next((i for i, d in enumerate(DECLARED) if d.kind == before), len(DECLARED))
     DECLARED.insert(index, doc)
+    _changed()
 
 
 def undeclare(kind: str) -> None:
     DECLARED[:] = [d for d in DECLARED if d.kind != kind]
+    _changed()
