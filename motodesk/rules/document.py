@@ -30,6 +30,7 @@ from motodesk.rules.deadlines import (
     deputy_deregistration_due,
     inspection_due,
     medical_due,
+    new_document_due,
     passenger_insurance_due,
     permit_term_due,
     registration_certificate_due,
@@ -363,6 +364,8 @@ def _deadlines_section(settings: LawSettings) -> str:
         DeadlineKind.ACCIDENT_REPORT: ("acidente em", start, accident_report_due(start, settings).due),
         DeadlineKind.DEFENCE_PERIOD: ("notificação em", start, defence_due(start, settings).due),
         DeadlineKind.APPEAL_PERIOD: ("decisão em", start, appeal_due(start, settings).due),
+        DeadlineKind.NEW_DOCUMENT: ("documento novo exigido a partir de", start,
+                                    new_document_due("Apresentar o documento", "Art. 5º", start).due),
     }
     rows = []
     for kind in DeadlineKind:
