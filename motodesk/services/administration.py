@@ -41,7 +41,7 @@ BOOL, INT, OPTIONAL_INT, DECIMAL, MONEY, TEXT, TEXTS, DATE, DATES, TIME, TIMES, 
 #: Where each field is shown: the first prefix that matches its name (metadata "group" wins).
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Município e população (Art. 10, I)", ("municipality", "uf", "population")),
-    ("Documentos do requerente (Art. 5º)", ("photo_", "proof_", "medical_", "criminal_", "crlv_")),
+    ("Documentos do requerente (Art. 5º)", ("photo_", "proof_", "medical_", "criminal_", "requirement_", "crlv_")),
     ("Vistorias (Art. 5º, § 6º; Art. 23)", ("inspection_", "reinspection_", "periodic_inspection")),
     ("UFM e multas (Art. 32–34)", ("ufm_", "fine_")),
     ("Penalidades admitidas (Art. 34)", ("penalties_",)),
