@@ -363,5 +363,9 @@ def declare(doc: DeclaredDocument, *, before: str | None = "other") -> None:
 
 
 def undeclare(kind: str) -> None:
+    from motodesk.rules.dossier import DocumentKind
+
     DECLARED[:] = [d for d in DECLARED if d.kind != kind]
+    if kind not in {m.value for m in DocumentKind}:  # a pseudo-member made on first use goes with it
+        DocumentKind._value2member_map_.pop(kind, None)
     _changed()

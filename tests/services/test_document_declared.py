@@ -293,3 +293,12 @@ def test_the_settings_editor_bounds_a_validity_by_the_law(ctx: AppContext) -> No
     with pytest.raises(ValueError, match="não declarado"):
         LawSettings(requirement_starts=("nao_existe=01/06/2026",))
     assert LawSettings(requirement_starts=("cnh=01/06/2026",)).requirement_start("cnh") == date(2026, 6, 1)
+
+
+def test_a_withdrawn_declaration_is_no_document_kind_any_more() -> None:
+    documents_declared.declare(TAX_CLEARANCE)
+    assert DocumentKind(KIND).label == TAX_CLEARANCE.label
+    documents_declared.undeclare(KIND)
+    with pytest.raises(ValueError):
+        DocumentKind(KIND)
+    assert DocumentKind("cnh") is DocumentKind.CNH
