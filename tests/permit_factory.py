@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, timedelta
 
 from PIL import Image, ImageDraw
@@ -28,9 +28,11 @@ from motodesk.models import (
     TenderCandidate,
     Vehicle,
 )
+from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.services.context import AppContext
+from motodesk.services.people import DocumentInput
 from motodesk.services.text import fold
 
 _plates = itertools.count(1)
@@ -65,6 +67,54 @@ class Dossier:
     photo: bytes
 
 
+def complete_documents(on: date, *, cnh_number: str = "34046871254", cnh_expiry: date | None = None,
+                       medical: date | None = None, nit: str = "12056789010",
+                       voter_title: str = "428703010213") -> list[DocumentInput]:
+    """Every document of the dossier filled so that each requirement is met on ``on`` — the one
+    "complete applicant" of the tests.  A document judged by its declaration alone
+    (``documents_declared.generic()``, one a Decree or a test adds) is filled from its declaration."""
+    docs = [
+        DocumentInput(DocumentKind.CNH, number=cnh_number, categories="AB",
+                      reference_date=on - timedelta(days=5 * 365), valid_until=cnh_expiry or on + timedelta(days=3 * 365),
+                      flag=True, issuer="DETRAN", issuer_uf="MG"),
+        DocumentInput(DocumentKind.COURSE, number="2025/0193", school="CFC Alto Paranaíba",
+                      reference_date=on - timedelta(days=100)),
+        DocumentInput(DocumentKind.IDENTITY, number="MG-14.325.876", issuer="SSP", issuer_uf="MG"),
+        DocumentInput(DocumentKind.MILITARY, number="123456789012"),
+        DocumentInput(DocumentKind.ELECTORAL, number=voter_title, flag=True),
+        DocumentInput(DocumentKind.MEDICAL, issue_date=medical or on - timedelta(days=5),
+                      presented_on=medical or on - timedelta(days=5)),
+        DocumentInput(DocumentKind.INSS, number=nit),
+        DocumentInput(DocumentKind.RESIDENCE, issue_date=on - timedelta(days=10)),
+        DocumentInput(DocumentKind.CRIMINAL, issue_date=on - timedelta(days=30), result="negative"),
+    ]
+    return docs + [declared_complete(d, on) for d in documents_declared.generic()]
+
+
+def declared_complete(doc: documents_declared.DeclaredDocument, on: date) -> DocumentInput:
+    """A declared document filled from its declaration so that its generic rule is met on ``on``."""
+    names = {f.name for f in doc.fields}
+    values: dict[str, object] = {}
+    if "number" in names:
+        values["number"] = f"{doc.kind.upper()}-0001"
+    if "issue_date" in names:
+        values["issue_date"] = on - timedelta(days=1)
+    if "valid_until" in names:
+        values["valid_until"] = on + timedelta(days=365)
+    if "result" in names:
+        values["result"] = "negative"
+    return DocumentInput(DocumentKind(doc.kind), **values)  # type: ignore[arg-type]
+
+
+def requirement_count(service: ServiceType = ServiceType.MOTOBOY, *, deputy: bool = False) -> int:
+    """How many requirements the dossier panel lists for ``service`` — from the declarations, never typed."""
+    from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
+    from motodesk.rules.settings import LawSettings
+
+    judge = check_deputy if deputy else check_applicant
+    return len(judge(ApplicantFacts(), service, date.today(), LawSettings()))
+
+
 def add_person(s: Session, on: date, *, name: str = "João da Silva Araújo", cpf: str | None = None,
                cnh_expiry: date | None = None, medical: date | None = None, photo_seed: int = 0,
                with_photo: bool = True) -> tuple[Person, bytes]:
@@ -74,24 +124,8 @@ def add_person(s: Session, on: date, *, name: str = "João da Silva Araújo", cp
                     zip_code="38740000", declares_no_other_permit=True)
     s.add(person)
     s.flush()
-    docs = [
-        PersonDocument(kind=DocumentKind.CNH, number="34046871254", categories="AB",
-                       reference_date=on - timedelta(days=5 * 365), valid_until=cnh_expiry or on + timedelta(days=3 * 365),
-                       flag=True, issuer="DETRAN", issuer_uf="MG"),
-        PersonDocument(kind=DocumentKind.COURSE, number="2025/0193", school="CFC Alto Paranaíba",
-                       reference_date=on - timedelta(days=100)),
-        PersonDocument(kind=DocumentKind.IDENTITY, number="MG-14.325.876", issuer="SSP", issuer_uf="MG"),
-        PersonDocument(kind=DocumentKind.MILITARY, number="123456789012"),
-        PersonDocument(kind=DocumentKind.ELECTORAL, number="428703010213", flag=True),
-        PersonDocument(kind=DocumentKind.MEDICAL, issue_date=medical or on - timedelta(days=5),
-                       presented_on=medical or on - timedelta(days=5)),
-        PersonDocument(kind=DocumentKind.INSS, number="12056789010"),
-        PersonDocument(kind=DocumentKind.RESIDENCE, issue_date=on - timedelta(days=10)),
-        PersonDocument(kind=DocumentKind.CRIMINAL, issue_date=on - timedelta(days=30), result="negative"),
-    ]
-    for doc in docs:
-        doc.person_id = person.id
-        s.add(doc)
+    for doc in complete_documents(on, cnh_expiry=cnh_expiry, medical=medical):
+        s.add(PersonDocument(person_id=person.id, **{f.name: getattr(doc, f.name) for f in fields(doc)}))
     data = photo_jpeg(photo_seed)
     if with_photo:
         sha = hashlib.sha256(data).hexdigest()

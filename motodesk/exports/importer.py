@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from openpyxl import Workbook
 from openpyxl.comments import Comment
@@ -67,6 +67,7 @@ from motodesk.exports.spreadsheet import (
     visible_sheets,
 )
 from motodesk.exports.xlsx import DATE_FORMAT, unescape_text
+from motodesk.rules import documents_declared
 from motodesk.rules.common import ServiceType
 from motodesk.rules.text import clean_name, name_problem
 from motodesk.rules.validators import (
@@ -147,7 +148,7 @@ class TemplateColumn:
     width: float = 16
 
 
-TEMPLATE_COLUMNS: tuple[TemplateColumn, ...] = (
+_PERSON_COLUMNS: tuple[TemplateColumn, ...] = (
     TemplateColumn("full_name", "Nome completo", "name", True,
                    "Nome completo do titular, sem abreviações.", "Maria Aparecida da Silva", 34),
     TemplateColumn("cpf", "CPF", "cpf", True,
@@ -163,13 +164,10 @@ TEMPLATE_COLUMNS: tuple[TemplateColumn, ...] = (
                    "maria@exemplo.com.br", 26),
     TemplateColumn("address", "Endereço", "text", False, "Rua, número, bairro.",
                    "Rua Goiás, 100, Centro", 34),
-    TemplateColumn("cnh", "CNH", "cnh", False, "Número de registro da CNH (11 dígitos).", "02650306461", 14),
-    TemplateColumn("cnh_categories", "Categorias CNH", "categories", False,
-                   "Categorias da CNH, por exemplo A ou AB. É preciso ter a categoria A (Art. 5º, II).", "AB", 10),
-    TemplateColumn("cnh_first_a_date", "Data 1ª habilitação A", "past_date", False,
-                   "dd/mm/aaaa. Data da primeira habilitação na categoria A (mínimo de 2 anos, Art. 5º, II).",
-                   date(2010, 6, 1), 14),
-    TemplateColumn("cnh_expiry", "Validade CNH", "date", False, "dd/mm/aaaa.", date(2028, 6, 1), 12),
+)  # fmt: skip
+
+#: After the person's columns come the documents' (declared in ``rules.documents_declared``), then these.
+_PERMIT_COLUMNS: tuple[TemplateColumn, ...] = (
     TemplateColumn("service", "Serviço", "service", True,
                    "Mototáxi, Motoboy ou Moto-frete (escolha na lista).", "Mototáxi", 12),
     TemplateColumn("plate", "Placa", "plate", False, "ABC-1234 ou Mercosul ABC1D23.", "ABC1D23", 10),
@@ -185,8 +183,6 @@ TEMPLATE_COLUMNS: tuple[TemplateColumn, ...] = (
                    "dd/mm/aaaa. Validade do DPVAT/SPVAT (Art. 5º, § 1º, I).", date(2026, 12, 31), 12),
     TemplateColumn("insurance_insured_cpf", "CPF do segurado", "cpf", False,
                    "CPF do segurado do DPVAT/SPVAT: deve ser o titular (Art. 5º, § 5º).", "529.982.247-25", 15),
-    TemplateColumn("nit", "NIT/PIS", "nit", False, "Inscrição no INSS (Art. 5º, VIII), 11 dígitos.",
-                   "120.5464.678-6", 15),
     TemplateColumn("permit_number", "Permissão", "text", False,
                    "Número da permissão ou autorização já emitida, se houver.", "MT-0007/2021", 14),
     TemplateColumn("issued_on", "Data de emissão", "past_date", False,
@@ -194,8 +190,40 @@ TEMPLATE_COLUMNS: tuple[TemplateColumn, ...] = (
     TemplateColumn("decree", "Decreto", "text", False, "Número do Decreto de outorga.", "Decreto 1.234/2021", 16),
 )  # fmt: skip
 
+
+
+def document_columns() -> tuple[TemplateColumn, ...]:
+    """The documents' columns, from their declarations: one per declared field that a sheet carries."""
+    return tuple(TemplateColumn(f.column, f.header or f.label, cast(FieldKind, f.reads), False,
+                                f.help or _document_help(d, f), f.example, f.width)
+                 for d, f in documents_declared.columns() if f.column is not None)
+
+
+def _document_help(doc: documents_declared.DeclaredDocument, f: documents_declared.DocField) -> str:
+    where = f" ({doc.article})" if doc.article else ""
+    return f"{doc.label}{where}: {f.label.lower()}{'; dd/mm/aaaa' if f.widget == 'date' else ''}."
+
+
+def template_columns() -> tuple[TemplateColumn, ...]:
+    """Every column of the template, in order: the person, the documents, the vehicle and permit."""
+    return (*_PERSON_COLUMNS, *document_columns(), *_PERMIT_COLUMNS)
+
+
+TEMPLATE_COLUMNS: tuple[TemplateColumn, ...] = template_columns()
 TEMPLATE_HEADERS: tuple[str, ...] = tuple(c.header for c in TEMPLATE_COLUMNS)
 _BY_KEY = {c.key: c for c in TEMPLATE_COLUMNS}
+
+
+def _declarations_changed() -> None:
+    """A document was declared or withdrawn (a Decree's change, or a test): the template follows."""
+    global TEMPLATE_COLUMNS, TEMPLATE_HEADERS, _BY_KEY, _HEADER_INDEX
+    TEMPLATE_COLUMNS = template_columns()
+    TEMPLATE_HEADERS = tuple(c.header for c in TEMPLATE_COLUMNS)
+    _BY_KEY = {c.key: c for c in TEMPLATE_COLUMNS}
+    _HEADER_INDEX = {normalise_header(c.header): c for c in TEMPLATE_COLUMNS}
+
+
+documents_declared.on_change(_declarations_changed)
 
 
 # ----------------------------------------------------------------------- results

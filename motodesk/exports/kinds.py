@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from motodesk.exports.xlsx import Column, SheetSpec
+from motodesk.rules import documents_declared
 from motodesk.rules.validators import format_cpf, mask_cpf
 
 __all__ = [
@@ -145,28 +146,32 @@ FEES_COLLECTED = SheetSpec(
 
 # ------------------------------------------------------------------------- people
 
-PEOPLE = SheetSpec(
-    title="Pessoas",
-    sheet_name="Pessoas",
-    columns=(
-        Column("full_name", "Nome completo", "text", 36),
-        Column("cpf", "CPF", "text", 16, transform=cpf_shown),
-        Column("role", "Vínculo", "text", 14),  # Titular / Preposto / Requerente
-        Column("service", "Serviço", "text", 12),
-        Column("permit_number", "Permissão", "text", 14),
-        Column("birth_date", "Data de nascimento", "date", 12),
-        Column("sex", "Sexo", "text", 10),
-        Column("phone", "Telefone", "text", 16),
-        Column("email", "E-mail", "text", 28),
-        Column("address", "Endereço", "text", 40),
-        Column("rg", "RG", "text", 14),
-        Column("cnh", "CNH", "text", 14),
-        Column("cnh_categories", "Categorias CNH", "text", 10),
-        Column("cnh_first_a_date", "Data 1ª habilitação A", "date", 14),
-        Column("cnh_expiry", "Validade CNH", "date", 12),
-        Column("nit", "NIT/PIS", "text", 15),
-    ),
+_PEOPLE_COLUMNS = (
+    Column("full_name", "Nome completo", "text", 36),
+    Column("cpf", "CPF", "text", 16, transform=cpf_shown),
+    Column("role", "Vínculo", "text", 14),  # Titular / Preposto / Requerente
+    Column("service", "Serviço", "text", 12),
+    Column("permit_number", "Permissão", "text", 14),
+    Column("birth_date", "Data de nascimento", "date", 12),
+    Column("sex", "Sexo", "text", 10),
+    Column("phone", "Telefone", "text", 16),
+    Column("email", "E-mail", "text", 28),
+    Column("address", "Endereço", "text", 40),
 )
+
+
+def people_document_columns() -> tuple[Column, ...]:
+    """The documents' columns of the people export, from their declarations (``documents_declared``)."""
+    return tuple(Column(f.column, f.header or f.label, "date" if f.widget == "date" else "text", f.width)
+                 for _, f in documents_declared.columns() if f.column is not None)
+
+
+def people_spec() -> SheetSpec:
+    """The people export: the person's columns, then one per declared document field with a column."""
+    return SheetSpec(title="Pessoas", sheet_name="Pessoas", columns=(*_PEOPLE_COLUMNS, *people_document_columns()))
+
+
+PEOPLE = people_spec()
 
 PEOPLE_TRANSPARENCY = SheetSpec(
     title="Permissionários e autorizatários",
@@ -385,3 +390,13 @@ def transparency_rows(
         if "cpf" in out:
             out["cpf"] = cpf_masked(out["cpf"])
         yield out
+
+
+def _declarations_changed() -> None:
+    """A document was declared or withdrawn: the people export follows."""
+    global PEOPLE
+    PEOPLE = people_spec()
+    EXPORT_KINDS["people"] = PEOPLE
+
+
+documents_declared.on_change(_declarations_changed)

@@ -8,7 +8,7 @@ from sqlalchemy import Boolean, Date, ForeignKey, Index, String, Text, UniqueCon
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from motodesk.models.base import Base, Timestamps, UTCDateTime, Versioned, utcnow
-from motodesk.models.types import enum_column
+from motodesk.models.types import DeclaredKind
 from motodesk.rules.dossier import DocumentKind
 
 
@@ -50,7 +50,7 @@ class PersonDocument(Versioned, Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     person_id: Mapped[int] = mapped_column(ForeignKey("people.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[DocumentKind] = mapped_column(enum_column(DocumentKind))
+    kind: Mapped[DocumentKind] = mapped_column(DeclaredKind())
     number: Mapped[str | None] = mapped_column(String(64))
     issuer: Mapped[str | None] = mapped_column(String(100))
     issuer_uf: Mapped[str | None] = mapped_column(String(2))

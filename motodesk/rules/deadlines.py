@@ -84,6 +84,7 @@ class DeadlineKind(StrEnum):
     ACCIDENT_REPORT = "accident_report"
     DEFENCE_PERIOD = "defence_period"
     APPEAL_PERIOD = "appeal_period"
+    NEW_DOCUMENT = "new_document"  # a document a Decree added: to be brought by its start date
 
     @property
     def label(self) -> str:
@@ -107,6 +108,7 @@ _KIND_LABELS: dict[DeadlineKind, str] = {
     DeadlineKind.ACCIDENT_REPORT: "Comunicação de acidente",
     DeadlineKind.DEFENCE_PERIOD: "Prazo de defesa",
     DeadlineKind.APPEAL_PERIOD: "Prazo de recurso",
+    DeadlineKind.NEW_DOCUMENT: "Documento novo exigido",
 }
 
 _KIND_ARTICLES: dict[DeadlineKind, str] = {
@@ -122,6 +124,7 @@ _KIND_ARTICLES: dict[DeadlineKind, str] = {
     DeadlineKind.ACCIDENT_REPORT: "Art. 31, Grupo 2, II",
     DeadlineKind.DEFENCE_PERIOD: "Art. 29, § 3º",
     DeadlineKind.APPEAL_PERIOD: "Art. 34, parágrafo único",
+    DeadlineKind.NEW_DOCUMENT: "Art. 5º",
 }
 
 
@@ -133,6 +136,12 @@ class Deadline:
     article: str
     due: date
     label: str
+
+
+def new_document_due(label: str, article: str, start: date) -> Deadline:
+    """A document added to the dossier after the holders were registered: bring it by its start date
+    (``documents_declared``; setting ``requirement_starts``)."""
+    return Deadline(DeadlineKind.NEW_DOCUMENT, article or DeadlineKind.NEW_DOCUMENT.article, start, label)
 
 
 def _deadline(kind: DeadlineKind, due: date) -> Deadline:

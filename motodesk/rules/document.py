@@ -30,6 +30,7 @@ from motodesk.rules.deadlines import (
     deputy_deregistration_due,
     inspection_due,
     medical_due,
+    new_document_due,
     passenger_insurance_due,
     permit_term_due,
     registration_certificate_due,
@@ -302,7 +303,28 @@ def _applicant_section(settings: LawSettings) -> str:
             ("Artigo", "Regra", "Exemplo atendido", "Exemplo não atendido"),
             _examples(check, EXAMPLE_APPLICANT, FAILING_APPLICANT),
         )
+        + "\n" + _declared_documents_table(settings)
     )
+
+
+def _declared_documents_table(settings: LawSettings) -> str:
+    """The documents of the dossier as declared once (``documents_declared``)."""
+    from motodesk.rules import documents_declared
+
+    roles = {documents_declared.HOLDER: "titular", documents_declared.DEPUTY: "preposto"}
+    rows = []
+    for d in documents_declared.declared():
+        services = ("todos" if d.services == documents_declared.ALL_SERVICES
+                    else join_words([s.label for s in ServiceType if s in d.services]))
+        validity = d.validity.text(settings) if d.validity is not None else "—"
+        if d.validity is not None and d.validity.bound is not None:
+            validity += f" (máximo da lei: {d.validity.bound})"
+        rows.append((d.label, d.article or "—", services, join_words([label for r, label in roles.items() if r in d.roles]),
+                     validity, "sim" if d.gate else "não", f"`{d.rule}`" if d.judged else "—"))
+    return ("Documentos do dossiê, declarados uma vez em `motodesk/rules/documents_declared.py` (a tela, o "
+            "painel de requisitos, a importação, a exportação, a trava de impressão, os prazos e as cartas "
+            "derivam desta declaração):\n\n"
+            + _table(("Documento", "Artigo", "Serviços", "De quem", "Validade", "Trava na impressão", "Regra"), rows))
 
 
 def _vehicle_section(settings: LawSettings) -> str:
@@ -363,6 +385,8 @@ def _deadlines_section(settings: LawSettings) -> str:
         DeadlineKind.ACCIDENT_REPORT: ("acidente em", start, accident_report_due(start, settings).due),
         DeadlineKind.DEFENCE_PERIOD: ("notificação em", start, defence_due(start, settings).due),
         DeadlineKind.APPEAL_PERIOD: ("decisão em", start, appeal_due(start, settings).due),
+        DeadlineKind.NEW_DOCUMENT: ("documento novo exigido a partir de", start,
+                                    new_document_due("Apresentar o documento", "Art. 5º", start).due),
     }
     rows = []
     for kind in DeadlineKind:

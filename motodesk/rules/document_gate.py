@@ -30,13 +30,15 @@ from dataclasses import dataclass
 from datetime import date
 from enum import StrEnum
 
+from motodesk.rules import documents_declared
 from motodesk.rules.accidents import AccidentFacts, check_accidents
 from motodesk.rules.common import PermitState, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import inspection_valid_until
+from motodesk.rules.documents_declared import DEPUTY, HOLDER, DocumentEvidence
 from motodesk.rules.eligibility import criminal_certificates_valid_until, medical_valid_until
 from motodesk.rules.replacement import documents_wait_for_replacement
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import format_date
+from motodesk.rules.text import format_date, plural
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 
 ART_PERSONAL = "Art. 6º, § 1º; Art. 7º"
@@ -90,6 +92,8 @@ class PersonOnDocument:
     medical_date: date | None = None
     criminal_certificates_date: date | None = None
     criminal_result: str | None = None  # "negative" / "positive"
+    #: The documents of the declarations judged by their generic rule (``documents_declared``), by kind.
+    declared: tuple[tuple[str, DocumentEvidence], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -216,7 +220,26 @@ def check_inspection_valid(service: ServiceType, last: InspectionFacts | None, o
     return []
 
 
-def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings) -> list[Verdict]:
+def _declared(person: PersonOnDocument, who: str, role: str, service: ServiceType, on: date,
+              settings: LawSettings) -> list[Verdict]:
+    """The declared documents the gate checks (``gate=True``) with no rule of their own: missing,
+    expired or positive refuses — except, for a document added after the holders were registered,
+    before the start date of its transition (then it is a pending item of the dossier only)."""
+    found = []
+    evidence = dict(person.declared)
+    for doc in documents_declared.generic():
+        if not doc.gate or not doc.applies(service, role) or documents_declared.in_transition(doc, on, settings):
+            continue
+        verdict = documents_declared.check_declared(doc, evidence.get(doc.kind), on, settings)
+        if verdict.status is Status.PENDING:
+            found.append(_not_met(verdict.rule_id, doc.article, f"não há {doc.label.lower()} {who}"))
+        elif verdict.status is Status.NOT_MET:
+            found.append(Verdict(verdict.rule_id, doc.article, Status.NOT_MET, verdict.message))
+    return found
+
+
+def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings,
+            service: ServiceType | None = None) -> list[Verdict]:
     found = []
     who = f"{role} {person.name}"
     if person.medical_date is None:
@@ -225,8 +248,8 @@ def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings
         until = medical_valid_until(person.medical_date, settings)
         if on > until:
             found.append(_not_met("document_medical", ART_MEDICAL,
-                                  f"o atestado médico {who} venceu em {format_date(until)}; é renovado "
-                                  "anualmente"))
+                                  f"o atestado médico {who} venceu em {format_date(until)}; vale por "
+                                  f"{plural(settings.medical_valid_years, 'ano', 'anos')}"))
     result = (person.criminal_result or "").strip().lower()
     if person.criminal_certificates_date is None or not result:
         found.append(_not_met("document_criminal", ART_CRIMINAL, f"não há certidões criminais {who}"))
@@ -238,7 +261,9 @@ def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings
         elif on > until:
             found.append(_not_met("document_criminal", ART_CRIMINAL,
                                   f"as certidões criminais {who} venceram em {format_date(until)}; são "
-                                  "renovadas a cada 5 anos"))
+                                  f"renovadas a cada {plural(settings.criminal_valid_years, 'ano', 'anos')}"))
+    if service is not None:
+        found += _declared(person, who, DEPUTY if role == "do preposto" else HOLDER, service, on, settings)
     return found
 
 
@@ -247,7 +272,7 @@ def check_document(facts: DocumentFacts, on: date, settings: LawSettings) -> lis
     found = [*_in_force(facts, on), *_personal(facts), *_vehicle(facts, on, settings),
              *check_inspection_valid(facts.service, facts.last_inspection, on, settings),
              *check_accidents(facts.accidents, facts.approved_accident_inspections),
-             *_person(facts.holder, "do titular", on, settings)]
+             *_person(facts.holder, "do titular", on, settings, facts.service)]
     if facts.replaced_vehicle is not None:
         found.append(documents_wait_for_replacement(*facts.replaced_vehicle))
     if facts.document is Document.DEPUTY_BADGE and facts.deputy is not None:
@@ -256,8 +281,10 @@ def check_document(facts: DocumentFacts, on: date, settings: LawSettings) -> lis
                                   f"o preposto {facts.deputy.name} está suspenso até "
                                   f"{format_date(facts.deputy_suspended_until)}; não se imprime o crachá dele "
                                   "durante a suspensão"))
-        found += _person(facts.deputy, "do preposto", on, settings)
+        found += _person(facts.deputy, "do preposto", on, settings, facts.service)
         # The rest of the holder's requirements (Art. 14, § 2º): what the certificates above did not say.
         said = {v.article for v in found}
-        found += [v for v in facts.deputy_requirements if v.article not in said]
+        waiting = {d.rule for d in documents_declared.generic() if documents_declared.in_transition(d, on, settings)}
+        found += [v for v in facts.deputy_requirements
+                  if v.article not in said and v.rule_id.removeprefix("deputy_") not in waiting]
     return found

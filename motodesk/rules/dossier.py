@@ -1,8 +1,15 @@
-"""The documents of an applicant's dossier (Art. 5 I–XII) and the article each serves."""
+"""The documents of an applicant's dossier (Art. 5 I–XII) and the article each serves.
+
+The kinds below are the values stored in the database; what each document is — its label, article,
+fields, validity, rule — is declared once in :mod:`motodesk.rules.documents_declared`.  A document
+declared there with a kind that has no member here is still a :class:`DocumentKind` (a pseudo-member
+made on first use), so a new document needs no edit of this enum.
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 
 class DocumentKind(StrEnum):
@@ -21,26 +28,35 @@ class DocumentKind(StrEnum):
     DECLARATION_ART8 = "declaration_art8"  # Art. 8º
     OTHER = "other"
 
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        """A kind declared in ``documents_declared`` without a member here (a document a Decree added)."""
+        from motodesk.rules.documents_declared import declaration
+
+        if not isinstance(value, str) or declaration(value) is None:
+            return None
+        member = str.__new__(cls, value)
+        member._name_ = value.upper()
+        member._value_ = value
+        return cls._value2member_map_.setdefault(value, member)
+
     @property
     def label(self) -> str:
-        return _LABELS[self][0]
+        from motodesk.rules.documents_declared import declaration
+
+        found = declaration(self.value)
+        return found.label if found is not None else self.value
 
     @property
     def article(self) -> str:
-        return _LABELS[self][1]
+        from motodesk.rules.documents_declared import declaration
+
+        found = declaration(self.value)
+        return found.article if found is not None else ""
 
 
-_LABELS: dict[DocumentKind, tuple[str, str]] = {
-    DocumentKind.IDENTITY: ("Documento de identidade (RG)", "Art. 5º, V"),
-    DocumentKind.CNH: ("Carteira Nacional de Habilitação", "Art. 5º, II"),
-    DocumentKind.COURSE: ("Certificado do curso especializado", "Art. 5º, III"),
-    DocumentKind.MILITARY: ("Certificado de reservista", "Art. 5º, VI"),
-    DocumentKind.ELECTORAL: ("Título de eleitor e quitação eleitoral", "Art. 5º, VI"),
-    DocumentKind.MEDICAL: ("Atestado médico (físico e mental)", "Art. 5º, VII"),
-    DocumentKind.INSS: ("Inscrição no INSS (NIT/PIS)", "Art. 5º, VIII"),
-    DocumentKind.RESIDENCE: ("Comprovante de residência", "Art. 5º, X"),
-    DocumentKind.CRIMINAL: ("Certidões negativas criminais", "Art. 5º, XI"),
-    DocumentKind.CPF: ("CPF", "Art. 5º, XII"),
-    DocumentKind.DECLARATION_ART8: ("Declaração de não ser permissionário de táxi/escolar/coletivo", "Art. 8º"),
-    DocumentKind.OTHER: ("Outro documento", ""),
-}
+def declared_kinds() -> list[DocumentKind]:
+    """The kinds of the declared documents, in the order of the screen."""
+    from motodesk.rules.documents_declared import kinds
+
+    return [DocumentKind(k) for k in kinds()]

@@ -54,7 +54,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from motodesk.rules import documents_declared
 from motodesk.rules.common import ServiceType, Status, Verdict
+from motodesk.rules.documents_declared import DEPUTY, HOLDER, DocumentEvidence
 from motodesk.rules.evidence import Findings, as_clause
 from motodesk.rules.periods import (
     add_calendar_days,
@@ -122,6 +124,11 @@ class ApplicantFacts:
     # certificate is due within 30 days of the homologation (Art. 5º, § 2º).
     # Leave None for renewals and for motoboy / moto-frete.
     tender_homologation_date: date | None = None
+    #: The documents judged by the generic rule of their declaration (``documents_declared``), by kind.
+    declared: tuple[tuple[str, DocumentEvidence], ...] = ()
+
+    def evidence(self, kind: str) -> DocumentEvidence | None:
+        return next((ev for k, ev in self.declared if k == kind), None)
 
 
 #: pt_BR names of the fields of :class:`ApplicantFacts`, as listed in ``Verdict.missing``.
@@ -164,14 +171,20 @@ def check_applicant(
     settings: LawSettings,
     *,
     subject: str = "o requerente",
+    role: str = HOLDER,
 ) -> list[Verdict]:
     """Every requirement of Art. 5º, 6º § 1º and 8º, checked on ``on``.
 
     ``Verdict.missing`` holds field names of :class:`ApplicantFacts` (see
-    :data:`FIELD_LABELS`).  Never raises on missing or odd data: missing
-    evidence gives PENDING, impossible data NOT_MET with the reason.
+    :data:`FIELD_LABELS`), or ``kind.field`` for a document judged by its
+    declaration.  Never raises on missing or odd data: missing evidence gives
+    PENDING, impossible data NOT_MET with the reason.
+
+    The hand-written rules come first, in the order of the law; then one verdict per declared
+    document with no rule of its own (:func:`~motodesk.rules.documents_declared.check_declared`).
+    A rule whose every document is declared for other services or roles is left out.
     """
-    return [
+    verdicts = [
         _age(facts, on, subject),
         _cnh(facts, on, subject),
         _course(facts, on),
@@ -186,13 +199,21 @@ def check_applicant(
         _natural_person(facts, subject),
         _other_permits(facts, subject),
     ]
+    docs = documents_declared.declared()
+    applies: dict[str, bool] = {}
+    for d in docs:
+        applies[d.rule] = applies.get(d.rule, False) or d.applies(service, role)
+    verdicts = [v for v in verdicts if applies.get(v.rule_id, True)]
+    verdicts += [documents_declared.check_declared(d, facts.evidence(d.kind), on, settings, subject=subject)
+                 for d in documents_declared.generic() if d.applies(service, role)]
+    return verdicts
 
 
 def check_deputy(
     facts: ApplicantFacts, service: ServiceType, on: date, settings: LawSettings
 ) -> list[Verdict]:
     """A deputy meets the same requirements as the holder (Art. 14, § 2º)."""
-    return check_applicant(facts, service, on, settings, subject="o preposto")
+    return check_applicant(facts, service, on, settings, subject="o preposto", role=DEPUTY)
 
 
 def completeness(verdicts: Sequence[Verdict]) -> float:

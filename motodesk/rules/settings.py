@@ -65,6 +65,13 @@ class LawSettings:
         5, "Art. 5º, XI", "Validade das certidões criminais (anos; a lei diz 'a cada 05 anos')"
     )
 
+    # A document a Decree adds after holders were registered: "tipo=dd/mm/aaaa", the day from which
+    # its absence refuses printing (until then it is a pending item; see ``documents_declared``).
+    requirement_starts: tuple[str, ...] = _setting(
+        (), "Art. 5º; Decreto regulamentador",
+        "Início da exigência de documento novo ao cadastro existente (tipo=dd/mm/aaaa; …)"
+    )
+
     # --- The vehicle ----------------------------------------------------------------------
     crlv_previous_year_accepted_until_month: int = _setting(
         3,
@@ -222,6 +229,7 @@ class LawSettings:
         ):
             if getattr(self, name) < 0:
                 problems.append(f"{_label(name)} não pode ser negativo")
+        problems += _document_problems(self)
         if self.campaign_slots_per_day < 1:
             problems.append(f"{_label('campaign_slots_per_day')} deve ser de pelo menos 1")
         if self.campaign_slot_minutes < 5:
@@ -260,6 +268,14 @@ class LawSettings:
         if problems:
             raise ValueError("Configuração inválida: " + "; ".join(problems) + ".")
 
+    def requirement_start(self, kind: str) -> date | None:
+        """The start of the transition of a document added to the dossier (None: required already)."""
+        for entry in self.requirement_starts:
+            name, _, when = entry.partition("=")
+            if name.strip() == kind:
+                return _parse_day(when)
+        return None
+
     def fine_ufm(self, severity: Severity) -> Decimal:
         """Fine in UFM for an infraction of this classification (Art. 34, II)."""
         value: Decimal = getattr(self, f"fine_ufm_{severity.value}")
@@ -279,6 +295,37 @@ class LawSettings:
         """Penalties the Decree admits for this classification (Art. 34)."""
         value: tuple[Penalty, ...] = getattr(self, f"penalties_{severity.value}")
         return value
+
+
+def _parse_day(text: str) -> date:
+    """``dd/mm/aaaa`` or ``aaaa-mm-dd``; ValueError otherwise."""
+    text = text.strip()
+    if "/" in text:
+        day, month, year = (int(part) for part in text.split("/"))
+        return date(year, month, day)
+    return date.fromisoformat(text)
+
+
+def _document_problems(settings: LawSettings) -> list[str]:
+    """The declared documents' settings: a validity within the law's bound, transitions readable."""
+    from motodesk.rules import documents_declared
+
+    problems = []
+    for name, bound in documents_declared.validity_bounds().items():
+        if getattr(settings, name) > bound:
+            problems.append(f"{_label(name)} não pode passar de {bound} (limite da lei)")
+    for entry in settings.requirement_starts:
+        kind, sep, when = entry.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            _parse_day(when)
+        except ValueError:
+            problems.append(f"{_label('requirement_starts')}: “{entry}” não está no formato tipo=dd/mm/aaaa")
+            continue
+        if documents_declared.declaration(kind.strip()) is None:
+            problems.append(f"{_label('requirement_starts')}: documento “{kind.strip()}” não declarado")
+    return problems
 
 
 def opening_windows(ranges: tuple[str, ...]) -> tuple[tuple[time, time], ...]:

@@ -41,7 +41,7 @@ BOOL, INT, OPTIONAL_INT, DECIMAL, MONEY, TEXT, TEXTS, DATE, DATES, TIME, TIMES, 
 #: Where each field is shown: the first prefix that matches its name (metadata "group" wins).
 GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Município e população (Art. 10, I)", ("municipality", "uf", "population")),
-    ("Documentos do requerente (Art. 5º)", ("photo_", "proof_", "medical_", "criminal_", "crlv_")),
+    ("Documentos do requerente (Art. 5º)", ("photo_", "proof_", "medical_", "criminal_", "requirement_", "crlv_")),
     ("Vistorias (Art. 5º, § 6º; Art. 23)", ("inspection_", "reinspection_", "periodic_inspection")),
     ("UFM e multas (Art. 32–34)", ("ufm_", "fine_")),
     ("Penalidades admitidas (Art. 34)", ("penalties_",)),
@@ -124,6 +124,11 @@ def _range(f: dataclasses.Field[Any], kind: str) -> tuple[int | None, int | None
     if kind not in (INT, OPTIONAL_INT):
         return None, None
     name = f.name
+    from motodesk.rules.documents_declared import validity_bounds
+
+    legal_bound = validity_bounds().get(name)
+    if legal_bound is not None:  # a document's validity: never above the law's bound (documents_declared)
+        return 0, legal_bound
     if name.endswith("_month"):
         low, high = 1, 12
     elif name.endswith("_year"):

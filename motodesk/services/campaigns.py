@@ -36,6 +36,7 @@ from motodesk.models import (
     PersonDocument,
 )
 from motodesk.rules import campaign as rules
+from motodesk.rules import documents_declared
 from motodesk.rules.campaign import AppointmentState, CertificateKind, DriverRole, DueCertificate
 from motodesk.rules.common import PermitState, Role, ServiceType, Status
 from motodesk.rules.dossier import DocumentKind
@@ -635,6 +636,20 @@ DOCUMENTS_TO_BRING = {
 }
 
 
+def _new_documents_missing(s: Session, person_ids: set[int], settings: LawSettings
+                           ) -> dict[int, list[tuple[documents_declared.DeclaredDocument, date]]]:
+    """The documents added after the register was made (a transition start date is set, ``documents_declared``)
+    that each person has not brought yet: the call letter asks for them."""
+    added = [(d, start) for d in documents_declared.generic() if (start := settings.requirement_start(d.kind))]
+    if not added or not person_ids:
+        return {}
+    has = {(pid, str(kind)) for pid, kind in s.execute(
+        select(PersonDocument.person_id, PersonDocument.kind).where(
+            PersonDocument.person_id.in_(person_ids),
+            PersonDocument.kind.in_([DocumentKind(d.kind) for d, _ in added])))}
+    return {pid: [(d, start) for d, start in added if (pid, d.kind) not in has] for pid in person_ids}
+
+
 @requires(*COUNTER)
 def call_letters(ctx: AppContext, campaign_id: int, appointment_ids: Sequence[int] | None = None, *,
                  today: date | None = None) -> bytes:
@@ -656,18 +671,22 @@ def call_letters(ctx: AppContext, campaign_id: int, appointment_ids: Sequence[in
         addresses = {p.id: _address_line(p.address, p.district, p.city, p.uf, p.zip_code) for p in s.execute(
             select(Person.id, Person.address, Person.district, Person.city, Person.uf, Person.zip_code)
             .where(Person.id.in_({r.person_id for r in rows})))}
+        missing = _new_documents_missing(s, {r.person_id for r in rows}, settings)
     hours = join_words([f"das {a:%H:%M} às {b:%H:%M}" for a, b in opening_windows(settings.campaign_opening_hours)])
     letters = []
     for r in rows:
         items = [RenewalItem(d.label, d.article, d.due) for d in r.due if d.due is not None]
         items += [RenewalItem(f"{d.label} (sem registro no cadastro)", d.article, campaign.period_end)
                   for d in r.due if d.due is None]
+        items += [RenewalItem(f"Apresentar: {doc.label} (exigido a partir de {format_date(start)})", doc.article,
+                              start) for doc, start in missing.get(r.person_id, [])]
         who = "" if r.role is DriverRole.HOLDER else " – preposto"
         letters.append(RenewalLetterData(
             holder_name=r.name + who, permit_number=r.permit_number, service=r.service, letter_date=today,
             deadline=campaign.period_end, items=items, place=settings.campaign_place,
             holder_address=addresses.get(r.person_id, ""), opening_hours=f"dias úteis, {hours}",
-            appointment=r.slot, documents_to_bring=[DOCUMENTS_TO_BRING[d.kind] for d in r.due],
+            appointment=r.slot, documents_to_bring=[DOCUMENTS_TO_BRING[d.kind] for d in r.due] + [
+                doc.to_bring or doc.label for doc, _ in missing.get(r.person_id, [])],
             signatory_name=ctx.user.full_name,
         ))
     return render_renewal_letters(letters)

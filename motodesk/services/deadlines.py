@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, aliased
 
 from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocument, Vehicle, VehicleAccident
 from motodesk.rules import deadlines as dl
+from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.periods import add_months, add_years
@@ -162,7 +163,37 @@ def collect(ctx: AppContext, flt: DeadlineFilter, today: date | None = None,
                      for r in s.execute(q)]
         if K.DEFENCE_PERIOD in wanted or K.APPEAL_PERIOD in wanted:
             rows += _process_rows(ctx, s, today, horizon, wanted, flt.person_id)
+        if K.NEW_DOCUMENT in wanted:
+            rows += _new_document_rows(s, flt, today, horizon, settings)
     return _filter(rows, flt, today, horizon)
+
+
+def _new_document_rows(s: Session, flt: DeadlineFilter, today: date, horizon: date,
+                       settings: LawSettings) -> list[DeadlineRow]:
+    """Who must still bring a document added after they were registered (``documents_declared``): every
+    holder in force without it, due on the start date of its transition; their deputies on the holder's line."""
+    out: list[DeadlineRow] = []
+    for doc in documents_declared.generic():
+        start = settings.requirement_start(doc.kind)
+        if start is None or start > horizon:
+            continue
+        kind = DocumentKind(doc.kind)
+        deadline = dl.new_document_due(f"Apresentar: {doc.label}", doc.article, start)
+        has = (select(PersonDocument.id).where(PersonDocument.person_id == Person.id, PersonDocument.kind == kind)
+               .correlate(Person).exists())
+        wanted = [service for service in ServiceType if doc.applies(service, documents_declared.HOLDER)]
+        q = _holders(flt).where(~has, Permit.service_type.in_(wanted))
+        out += [_row(deadline, today, r, doc.label) for r in s.execute(q)]
+        deputy = aliased(Person)
+        has_deputy = (select(PersonDocument.id).where(PersonDocument.person_id == deputy.id,
+                                                      PersonDocument.kind == kind).correlate(deputy).exists())
+        deputies = [service for service in ServiceType if doc.applies(service, documents_declared.DEPUTY)]
+        q = (_holders(flt).add_columns(deputy.full_name.label("deputy_name"))
+             .join(DeputyLink, and_(DeputyLink.permit_id == Permit.id, DeputyLink.end_on.is_(None)))
+             .join(deputy, deputy.id == DeputyLink.deputy_person_id)
+             .where(~has_deputy, Permit.service_type.in_(deputies)))
+        out += [_row(deadline, today, r, f"{doc.label} – preposto {r.deputy_name}") for r in s.execute(q)]
+    return out
 
 
 def _inspection_rows(s: Session, vehicle_q: Select, horizon: date, today: date,
@@ -385,7 +416,7 @@ def renewal_letters(ctx: AppContext, rows: Sequence[DeadlineRow], campaign: Camp
                              d.deadline.due) for d in person_rows]
         bring: list[str] = []
         for d in person_rows:
-            text = DOCUMENTS_TO_BRING.get(d.kind)
+            text = DOCUMENTS_TO_BRING.get(d.kind) or (d.detail if d.kind is dl.DeadlineKind.NEW_DOCUMENT else None)
             if text and text not in bring:
                 bring.append(text)
         letters.append(RenewalLetterData(

@@ -108,7 +108,7 @@ def _person_on_document(person: Person, documents: dict[DocumentKind, DocumentIn
     facts = applicant_facts(PersonInput(**{f: getattr(person, f) for f in _PERSON_FIELDS}), documents)
     return PersonOnDocument(person.id, person.full_name, medical_date=facts.medical_date,
                             criminal_certificates_date=facts.criminal_certificates_date,
-                            criminal_result=facts.criminal_result)
+                            criminal_result=facts.criminal_result, declared=facts.declared)
 
 
 def document_facts(s: Session, requests: Sequence[DocumentRequest], on: date,

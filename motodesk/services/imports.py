@@ -32,6 +32,7 @@ event naming the file and the line.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import gc
 import re
 import time
@@ -51,6 +52,7 @@ from sqlalchemy.orm import Session
 from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
 from motodesk.models.audit import bulk_insert, reserve_ids
+from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Status
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
@@ -95,8 +97,16 @@ _CODES = {s.code: s for s in ServiceType}
 # pt_BR names of what a row may change, as the report lists them.
 _PERSON_FIELDS = {"full_name": "nome", "birth_date": "data de nascimento", "sex": "sexo", "phone": "telefone",
                   "email": "e-mail", "address": "endereço"}
-_CNH_FIELDS = {"number": "número da CNH", "categories": "categorias da CNH",
-               "reference_date": "data da 1ª habilitação A", "valid_until": "validade da CNH"}
+
+
+def _imported_documents() -> list[tuple[documents_declared.DeclaredDocument, list[documents_declared.DocField]]]:
+    """The declared documents the import sheet carries, each with its fields that have a column."""
+    found: dict[str, tuple[documents_declared.DeclaredDocument, list[documents_declared.DocField]]] = {}
+    for d, f in documents_declared.columns():
+        found.setdefault(d.kind, (d, []))[1].append(f)
+    return list(found.values())
+
+
 _VEHICLE_FIELDS = {"renavam": "RENAVAM", "vin": "chassi", "year_manufacture": "ano de fabricação",
                    "engine_cc": "cilindrada", "service_type": "serviço do veículo"}
 
@@ -271,10 +281,11 @@ def _load_known(s: Session, rows: Sequence[ImportRow]) -> _Known:
             known.people[p.cpf] = p
     ids = sorted(p.id for p in known.people.values())
     for among in _among(s, PersonDocument.person_id, ids):
-        for d in s.execute(select(PersonDocument.person_id, PersonDocument.kind, PersonDocument.number,
-                                  PersonDocument.categories, PersonDocument.reference_date,
-                                  PersonDocument.valid_until)
-                           .where(among, PersonDocument.kind.in_((DocumentKind.CNH, DocumentKind.INSS)))):
+        imported = _imported_documents()
+        names = sorted({f.name for _, cols in imported for f in cols})
+        for d in s.execute(select(PersonDocument.person_id, PersonDocument.kind,
+                                  *(getattr(PersonDocument, name) for name in names))
+                           .where(among, PersonDocument.kind.in_([DocumentKind(k.kind) for k, _ in imported]))):
             known.docs[(d.person_id, d.kind)] = d
     for among in _among(s, Vehicle.holder_id, ids):
         for v in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Vehicle.renavam, Vehicle.vin,
@@ -412,33 +423,29 @@ class _Planner:
             if existing.id in self.known.tied and not _same("full_name", existing.full_name, clean.full_name):
                 line.errors.append(name_locked_message(existing.full_name))
 
-        # --- documents: CNH and NIT/PIS
+        # --- documents: every declared document the sheet has columns for (``documents_declared``)
         docs: list[DocumentInput] = []
-        cnh_given = {"number": v.get("cnh"), "categories": v.get("cnh_categories"),
-                     "reference_date": v.get("cnh_first_a_date"), "valid_until": v.get("cnh_expiry")}
-        old_cnh = self.known.docs.get((person_id, DocumentKind.CNH)) if person_id else None
-        if any(value is not None for value in cnh_given.values()):
-            base = {k: getattr(old_cnh, k) for k in _CNH_FIELDS} if old_cnh is not None else {}
-            cnh_values = {**base, **{k: val for k, val in cnh_given.items() if val is not None}}
-            cnh_input = DocumentInput(DocumentKind.CNH, **cnh_values)
-            doc, doc_errors = self.memo(_key(cnh_input), lambda: validate_document(cnh_input))
-            line.errors += list(doc_errors.values())
-            changed = [label for key, label in _CNH_FIELDS.items()
-                       if cnh_given[key] is not None and (old_cnh is None or getattr(old_cnh, key) != getattr(doc, key))]
-            if changed:
-                docs.append(doc)
-                if existing is not None:
-                    changes += changed
-        else:
-            doc = DocumentInput(DocumentKind.CNH, **({k: getattr(old_cnh, k) for k in _CNH_FIELDS} if old_cnh else {}))
-        old_nit = self.known.docs.get((person_id, DocumentKind.INSS)) if person_id else None
-        if v.get("nit") and (old_nit is None or old_nit.number != v["nit"]):
-            nit_input = DocumentInput(DocumentKind.INSS, number=v["nit"])
-            nit_doc, nit_errors = self.memo(_key(nit_input), lambda: validate_document(nit_input))
-            line.errors += list(nit_errors.values())
-            docs.append(nit_doc)
-            if existing is not None:
-                changes.append("NIT/PIS")
+        doc = DocumentInput(DocumentKind.CNH)  # the CNH, as the rules below read it
+        for declared_doc, cols in _imported_documents():
+            kind = DocumentKind(declared_doc.kind)
+            doc_given = {f.name: v.get(f.column) for f in cols if f.column is not None}
+            old = self.known.docs.get((person_id, kind)) if person_id else None
+            base = {name: getattr(old, name) for name in doc_given} if old is not None else {}
+            if any(value is not None for value in doc_given.values()):
+                new_input = DocumentInput(kind, **{**base, **{k: val for k, val in doc_given.items() if val is not None}})
+                clean_doc, doc_errors = self.memo(_key(new_input), functools.partial(validate_document, new_input))
+                line.errors += list(doc_errors.values())
+                changed = [documents_declared.change_label(declared_doc, f) for f in cols
+                           if doc_given[f.name] is not None
+                           and (old is None or getattr(old, f.name) != getattr(clean_doc, f.name))]
+                if changed:
+                    docs.append(clean_doc)
+                    if existing is not None:
+                        changes += changed
+            else:
+                clean_doc = DocumentInput(kind, **base)
+            if kind is DocumentKind.CNH:
+                doc = clean_doc
 
         # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
         facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
@@ -822,7 +829,8 @@ def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
         people.update({p.id: p for p in s.scalars(select(Person).where(Person.id.in_(chunk)))})
         docs.update({(d.person_id, d.kind): d for d in s.scalars(
             select(PersonDocument).where(PersonDocument.person_id.in_(chunk),
-                                         PersonDocument.kind.in_((DocumentKind.CNH, DocumentKind.INSS))))})
+                                         PersonDocument.kind.in_(
+                                             [DocumentKind(k.kind) for k, _ in _imported_documents()])))})
     vehicle_ids = [line.vehicle_id for line in plan.updates if line.vehicle_id is not None and line.vehicle]
     vehicles_by_id: dict[int, Vehicle] = {}
     for chunk in _chunks(vehicle_ids):

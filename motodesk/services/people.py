@@ -36,7 +36,9 @@ from motodesk.models import (
     PersonNameChange,
 )
 from motodesk.models.base import utcnow
+from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.documents_declared import DocumentEvidence
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
 from motodesk.rules.validators import (
@@ -683,23 +685,20 @@ def applicant_facts(person: PersonInput, documents: Mapping[DocumentKind, Docume
         holds_other_municipal_permit=None if declares is None else not declares,
         is_natural_person=True,  # Art. 6º, § 1º: the register holds natural persons only
         tender_homologation_date=tender_homologation_date,
+        declared=tuple((d.kind, _evidence(documents.get(DocumentKind(d.kind)))) for d in documents_declared.generic()),
     )
 
 
-#: Which rule of :func:`check_applicant` judges each document row of the checklist.
-RULE_OF_DOCUMENT: dict[DocumentKind, str] = {
-    DocumentKind.IDENTITY: "art5_v_identity",
-    DocumentKind.CNH: "art5_ii_cnh",
-    DocumentKind.COURSE: "art5_iii_course",
-    DocumentKind.MILITARY: "art5_vi_military_elect",
-    DocumentKind.ELECTORAL: "art5_vi_military_elect",
-    DocumentKind.MEDICAL: "art5_vii_medical",
-    DocumentKind.INSS: "art5_viii_inss",
-    DocumentKind.RESIDENCE: "art5_x_residence",
-    DocumentKind.CRIMINAL: "art5_xi_criminal",
-    DocumentKind.CPF: "art5_xii_cpf",
-    DocumentKind.DECLARATION_ART8: "art8_other_permits",
-}
+def _evidence(doc: DocumentInput | None) -> DocumentEvidence:
+    if doc is None:
+        return DocumentEvidence()
+    return DocumentEvidence(number=doc.number, issue_date=doc.issue_date, valid_until=doc.valid_until,
+                            result=doc.result, flag=doc.flag)
+
+
+def rule_of_document() -> dict[DocumentKind, str]:
+    """Which rule of :func:`check_applicant` judges each document box of the checklist (from the declarations)."""
+    return {DocumentKind(kind): rule for kind, rule in documents_declared.rule_of_document().items()}
 
 
 @requires(*READERS)

@@ -45,6 +45,7 @@ from motodesk.models import (
     TenderCandidate,
     Vehicle,
 )
+from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.fees import FeeAct
@@ -188,43 +189,55 @@ def _permits(s: Session, public: bool) -> tuple[Sheets, int]:
 
 
 def people_query() -> Query:
-    """People with their permit in force (or the one they are a deputy of) and their documents."""
-    cnh = aliased(PersonDocument)
-    rg = aliased(PersonDocument)
-    inss = aliased(PersonDocument)
+    """People with their permit in force (or the one they are a deputy of) and their documents' columns
+    (one per declared document field the export carries, labelled by its column key)."""
     deputy_of = (select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
                  .where(DeputyLink.deputy_person_id == Person.id, DeputyLink.end_on.is_(None),
                         Permit.state.in_(IN_FORCE))
                  .order_by(DeputyLink.id.desc()).limit(1).correlate(Person).scalar_subquery())
-    q = (select(Person.full_name, Person.cpf, Permit.number, Permit.service_type, deputy_of.label("deputy_of"),
-                Person.birth_date, Person.sex, Person.phone, Person.email, Person.address, Person.district,
-                rg.number, cnh.number, cnh.categories, cnh.reference_date, cnh.valid_until, inss.number)
-         .outerjoin(Permit, and_(Permit.person_id == Person.id, Permit.state.in_(IN_FORCE)))
-         .outerjoin(cnh, and_(cnh.person_id == Person.id, cnh.kind == DocumentKind.CNH))
-         .outerjoin(rg, and_(rg.person_id == Person.id, rg.kind == DocumentKind.IDENTITY))
-         .outerjoin(inss, and_(inss.person_id == Person.id, inss.kind == DocumentKind.INSS))
-         .order_by(Person.name_search, Person.id))
-    return q
+    columns: list[Any] = []
+    joins: list[Any] = []
+    aliases: dict[str, Any] = {}
+    for declared_doc, f in documents_declared.columns():
+        doc = aliases.get(declared_doc.kind)
+        if doc is None:
+            doc = aliases[declared_doc.kind] = aliased(PersonDocument)
+            joins.append((doc, and_(doc.person_id == Person.id, doc.kind == DocumentKind(declared_doc.kind))))
+        columns.append(getattr(doc, f.name).label(f"doc_{f.column}"))
+    q = (select(Person.full_name, Person.cpf, Permit.number.label("permit_number"), Permit.service_type,
+                deputy_of.label("deputy_of"), Person.birth_date, Person.sex, Person.phone, Person.email,
+                Person.address, Person.district, *columns)
+         .outerjoin(Permit, and_(Permit.person_id == Person.id, Permit.state.in_(IN_FORCE))))
+    for doc, on in joins:
+        q = q.outerjoin(doc, on)
+    return q.order_by(Person.name_search, Person.id)
 
 
 def _people(s: Session) -> tuple[Sheets, int]:
     q = people_query()
+    spec = xk.people_spec()
+    doc_keys = [c.key for c in xk.people_document_columns()]
 
-    def rows() -> Iterator[tuple[Any, ...]]:
+    def rows() -> Iterator[dict[str, Any]]:
         sex = _SEX
-        for (name, cpf, permit, service, deputy, birth, sx, phone, email, address, district, rg_no, cnh_no,
-             categories, first_a, expiry, nit) in _stream(s, q):
+        for r in _stream(s, q):
+            permit, deputy = r.permit_number, r.deputy_of
             if permit is not None:
                 role = "Titular"
             elif deputy is not None:
                 role, permit = "Preposto", deputy
             else:
                 role = "Cadastrado"
+            address, district = r.address, r.district
             where = f"{address}, {district}" if address and district else address or district
-            yield (name, cpf, role, service, permit, birth, sex.get(sx, sx), phone, email, where, rg_no, cnh_no,
-                   categories, first_a, expiry, nit)
+            row = {"full_name": r.full_name, "cpf": r.cpf, "role": role, "service": r.service_type,
+                   "permit_number": permit, "birth_date": r.birth_date, "sex": sex.get(r.sex, r.sex),
+                   "phone": r.phone, "email": r.email, "address": where}
+            mapping = r._mapping
+            row.update({key: mapping[f"doc_{key}"] for key in doc_keys})
+            yield row
 
-    return [(xk.PEOPLE, rows())], _count(s, q)
+    return [(spec, rows())], _count(s, q)
 
 
 def _people_public(s: Session) -> tuple[Sheets, int]:

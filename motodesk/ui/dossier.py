@@ -53,6 +53,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.models.db import DatabaseError
+from motodesk.rules import documents_declared
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import BRAZILIAN_UFS, check_applicant, check_deputy, completeness
@@ -105,36 +106,18 @@ class FieldSpec:
     kind: str  # text, date, bool, result, uf, note
 
 
-DOCUMENT_FIELDS: dict[DocumentKind, tuple[FieldSpec, ...]] = {
-    DocumentKind.IDENTITY: (FieldSpec("number", "Número do RG", "text"), FieldSpec("issuer", "Órgão expedidor", "text"),
-                            FieldSpec("issuer_uf", "UF", "uf"), FieldSpec("issue_date", "Expedição", "date")),
-    DocumentKind.CNH: (FieldSpec("number", "Nº de registro", "text"), FieldSpec("categories", "Categorias", "text"),
-                       FieldSpec("reference_date", "1ª habilitação na categoria A", "date"),
-                       FieldSpec("valid_until", "Validade", "date"),
-                       FieldSpec("flag", "Observação EAR", "bool")),
-    DocumentKind.COURSE: (FieldSpec("number", "Nº do certificado", "text"), FieldSpec("school", "Entidade", "text"),
-                          FieldSpec("reference_date", "Conclusão", "date")),
-    DocumentKind.MILITARY: (FieldSpec("number", "Nº do certificado de reservista", "text"),),
-    DocumentKind.ELECTORAL: (FieldSpec("number", "Nº do título", "text"),
-                             FieldSpec("flag", "Quitação eleitoral", "bool")),
-    DocumentKind.MEDICAL: (FieldSpec("issue_date", "Data do atestado", "date"),
-                           FieldSpec("presented_on", "Apresentado à Secretaria em", "date"),
-                           FieldSpec("issuer", "Médico / CRM", "text")),
-    DocumentKind.INSS: (FieldSpec("number", "NIT/PIS", "text"),),
-    DocumentKind.RESIDENCE: (FieldSpec("issue_date", "Data do comprovante", "date"),
-                             FieldSpec("issuer", "Emissor (conta de luz, água…)", "text")),
-    DocumentKind.CRIMINAL: (FieldSpec("issue_date", "Emissão", "date"), FieldSpec("result", "Resultado", "result")),
-    DocumentKind.CPF: (),
-    DocumentKind.DECLARATION_ART8: (FieldSpec("issue_date", "Data da declaração", "date"),),
-    DocumentKind.OTHER: (FieldSpec("number", "Descrição", "text"), FieldSpec("notes", "Observações", "text")),
-}
-DOCUMENT_NOTES = {
-    DocumentKind.CPF: "O número é o do campo CPF dos dados pessoais; anexe aqui a cópia do documento.",
-    DocumentKind.MILITARY: "Só para homens até o ano em que completam 45 anos.",
-    DocumentKind.RESIDENCE: "O endereço é o dos dados pessoais.",
-    DocumentKind.MEDICAL: "Mototáxi: os 30 dias após a homologação da licitação contam até a data em que o "
-                          "atestado foi apresentado (Art. 5º, § 2º).",
-}
+def document_fields() -> dict[DocumentKind, tuple[FieldSpec, ...]]:
+    """The boxes of the documents tab and their fields, from the declarations (``documents_declared``)."""
+    return {DocumentKind(d.kind): tuple(FieldSpec(f.name, f.label, f.widget) for f in d.fields)
+            for d in documents_declared.declared()}
+
+
+def document_note(kind: DocumentKind, settings: LawSettings) -> str | None:
+    """The note under a document box, with the periods of the settings in force."""
+    found = documents_declared.declaration(kind.value)
+    return found.note_text(settings) if found is not None else None
+
+
 BOOL_CHOICES = (("—", None), ("Sim", True), ("Não", False))
 RESULT_CHOICES = (("—", None), ("Negativas", "negative"), ("Positivas", "positive"))
 SEX_CHOICES = (("—", None), ("Masculino", "M"), ("Feminino", "F"))
@@ -164,9 +147,9 @@ def _text(widget: QLineEdit | QPlainTextEdit) -> str | None:
 def flatten(person: PersonInput, documents: dict[DocumentKind, DocumentInput]) -> dict[str, Any]:
     """Every field of a dossier as ``{"cpf": …, "cnh.number": …}`` (for comparing two versions)."""
     flat: dict[str, Any] = dict(dataclasses.asdict(person))
-    for kind in DocumentKind:
+    for kind, specs in document_fields().items():
         doc = documents.get(kind) or DocumentInput(kind)
-        for f in DOCUMENT_FIELDS[kind]:
+        for f in specs:
             flat[f"{kind.value}.{f.name}"] = getattr(doc, f.name)
     return flat
 
@@ -175,7 +158,7 @@ def field_label(key: str) -> str:
     if "." not in key:
         return PERSON_LABELS.get(key, key)
     kind, name = key.split(".", 1)
-    spec = next((f for f in DOCUMENT_FIELDS[DocumentKind(kind)] if f.name == name), None)
+    spec = next((f for f in document_fields().get(DocumentKind(kind), ()) if f.name == name), None)
     return f"{DocumentKind(kind).label}: {spec.label if spec else name}"
 
 
@@ -395,6 +378,7 @@ class _DocumentRow:
         self.inputs = inputs
         self.attachments = attachments_widget
         self.shown: tuple[str, str] | None = None  # the (status, message) the box shows now
+        self.note: QLabel | None = None  # the note under the fields, from the settings in force
 
 
 @dataclass
@@ -684,13 +668,13 @@ class DossierWindow(QWidget):
         hint.setStyleSheet("color: #616161;")
         hint.setWordWrap(True)
         layout.addWidget(hint)
-        for kind in DocumentKind:
+        for kind, specs in document_fields().items():
             box = QGroupBox()
             box.setObjectName(f"doc_{kind.value}")
             grid = QGridLayout(box)
             inputs: dict[str, QWidget] = {}
             cells: list[tuple[QLabel, QWidget]] = []
-            for spec in DOCUMENT_FIELDS[kind]:
+            for spec in specs:
                 widget = self._document_input(kind, spec)
                 inputs[spec.name] = widget
                 label = QLabel(with_access_key(spec.label, self._doc_keys) + ":")
@@ -711,8 +695,11 @@ class DossierWindow(QWidget):
                 grid.addWidget(label, row, column)
                 grid.addWidget(widget, row + 1, column)
             next_row = 2 * ((len(cells) + per_row - 1) // per_row)
-            if kind in DOCUMENT_NOTES:
-                note = QLabel(DOCUMENT_NOTES[kind])
+            note_text = document_note(kind, self.settings)
+            note: QLabel | None = None
+            if note_text is not None:
+                note = QLabel(note_text)
+                note.setObjectName(f"note_{kind.value}")
                 note.setStyleSheet("color: #616161;")
                 note.setWordWrap(True)
                 grid.addWidget(note, next_row, 0, 1, per_row)
@@ -732,6 +719,7 @@ class DossierWindow(QWidget):
                 grid.setColumnStretch(column, 1)
             layout.addWidget(box)
             self.documents[kind] = _DocumentRow(kind, box, inputs, files)
+            self.documents[kind].note = note
         layout.addStretch(1)
         container.setStyleSheet("".join(
             f'QGroupBox[verdict="{status.name.lower()}"]::title {{ color: {colour}; }}'
@@ -974,10 +962,19 @@ class DossierWindow(QWidget):
 
     def _settings_loaded(self, settings: LawSettings) -> None:
         self.settings = settings
+        self._show_notes()
         self.recheck()
+
+    def _show_notes(self) -> None:
+        """The boxes' notes state the periods of the settings in force (not the defaults)."""
+        for kind, row in self.documents.items():
+            text = document_note(kind, self.settings)
+            if row.note is not None and text is not None and row.note.text() != text:
+                row.note.setText(text)
 
     def _show_loaded(self, person_id: int, loaded: _Loaded) -> None:
         self.settings = loaded.settings
+        self._show_notes()
         self.photo = loaded.photo
         self.applications = loaded.applications
         self.permits = loaded.permits
@@ -1216,8 +1213,9 @@ class DossierWindow(QWidget):
                                      "equipamentos (Art. 5º, IV) são verificados na vistoria.")
         self.print_button.setEnabled(self.person_id is not None and met < len(self.verdicts))
         by_rule = {v.rule_id: v for v in self.verdicts}
+        rules_of = people.rule_of_document()
         for kind, row in self.documents.items():
-            self._mark_box(row, by_rule.get(people.RULE_OF_DOCUMENT.get(kind, "")))
+            self._mark_box(row, by_rule.get(rules_of.get(kind, "")))
 
     def _mark_box(self, row: _DocumentRow, verdict: Verdict | None) -> None:
         """The document box's title mark and colour — touched only when they change (issue #20: a
@@ -1523,8 +1521,8 @@ class DossierWindow(QWidget):
 
     def _changed_documents(self, documents: dict[DocumentKind, DocumentInput]) -> list[DocumentKind]:
         changed = []
-        for kind in DocumentKind:
-            keys = [f"{kind.value}.{f.name}" for f in DOCUMENT_FIELDS[kind]]
+        for kind, specs in document_fields().items():
+            keys = [f"{kind.value}.{f.name}" for f in specs]
             if any(getattr(documents[kind], k.split(".", 1)[1]) != self.base.get(k) for k in keys):
                 changed.append(kind)
         return changed
@@ -1629,7 +1627,7 @@ class DossierWindow(QWidget):
         self._review(stored, who)
 
     def _review(self, stored: Dossier, who: str) -> bool:
-        stored_docs = {kind: stored.document(kind) for kind in DocumentKind}
+        stored_docs = {kind: stored.document(kind) for kind in document_fields()}
         stored_flat = flatten(self._comparable_person(stored.person), stored_docs)
         dialog = ReviewDialog(self, self.values(), stored_flat, who)
         if not self._exec_review(dialog):

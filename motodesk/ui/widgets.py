@@ -115,6 +115,7 @@ class DateField(QLineEdit):
         self.minimum: date | None = None
         self.maximum: date | None = None
         self._last: tuple[date | None, str | None] = (None, None)
+        self._fresh = False  # holds a date it was given, not yet typed into
         self._calendar = self.addAction(self.style().standardIcon(QStyle.StandardPixmap.SP_FileDialogDetailedView),
                                         QLineEdit.ActionPosition.TrailingPosition)
         self._calendar.setToolTip("Abrir o calendário (Alt+↓ ou F4)")
@@ -148,6 +149,8 @@ class DateField(QLineEdit):
         if value is None and not self.optional:
             value = local_today()
         self.setText("" if value is None else value.strftime("%d/%m/%Y"))
+        self.setCursorPosition(0)
+        self._fresh = value is not None  # the next digit typed replaces it (see _replaces_on_typing)
 
     def clear_value(self) -> None:
         self.set_value(None)
@@ -187,10 +190,26 @@ class DateField(QLineEdit):
         if event.text() in ("/", ".", "-"):
             event.accept()  # the mask puts the slashes itself
             return
-        if event.text().isdigit() and self.hasSelectedText() and self.selectedText() == self.text():
+        if event.text().isdigit() and self._replaces_on_typing():
             self.setText("")
             self.setCursorPosition(0)
+        if event.text() or key in (Qt.Key.Key_Backspace, Qt.Key.Key_Delete, Qt.Key.Key_Left, Qt.Key.Key_Right):
+            self._fresh = False
         super().keyPressEvent(event)
+
+    def _replaces_on_typing(self) -> bool:
+        """A digit typed now starts a new date: the whole date is selected, or the field shows a date it
+        was given (loaded from the database, picked in the calendar) and nothing was typed into it since
+        — whether or not it had the focus first, and wherever a click left the cursor — or the cursor
+        is at the end of a complete date, where the mask would take nothing (issue #30, item 5)."""
+        if not any(ch.isdigit() for ch in self.text()):
+            return False
+        if self.hasSelectedText() and self.selectedText() == self.text():
+            return True
+        if self._fresh:
+            return True
+        complete = sum(ch.isdigit() for ch in self.text()) == 8
+        return complete and not self.hasSelectedText() and self.cursorPosition() >= len(self.text())
 
     def open_calendar(self) -> None:
         if self.isReadOnly() or not self.isEnabled():

@@ -107,3 +107,35 @@ def test_mandatory_insurance_in_the_holders_name(vehicle: VehicleFacts) -> None:
     missing = mandatory_insurance_verdict(replace(vehicle, mandatory_insurance_valid_until=None), ON, HOLDER_CPF)
     assert missing.status is Status.PENDING and missing.missing == ("mandatory_insurance_valid_until",)
     assert mandatory_insurance_verdict(vehicle, date(2027, 1, 1), HOLDER_CPF).status is Status.NOT_MET
+
+
+def test_the_gate_states_the_periods_of_the_settings(facts: DocumentFacts) -> None:
+    """Issue 30, item 4: a refusal that states a period reads it from the setting."""
+    old = replace(facts, holder=replace(facts.holder, criminal_certificates_date=date(2022, 3, 1)))
+    three = replace(SETTINGS, criminal_valid_years=3)
+    [criminal] = check_document(old, ON, three)
+    assert criminal.rule_id == "document_criminal" and "renovadas a cada 3 anos" in criminal.message
+    lapsed = replace(facts, holder=replace(facts.holder, medical_date=date(2025, 3, 9)))
+    assert "vale por 1 ano" in check_document(lapsed, ON, SETTINGS)[0].message
+    assert check_document(lapsed, ON, replace(SETTINGS, medical_valid_years=2)) == []
+
+
+def test_a_declared_gate_document_refuses_only_after_its_transition(facts: DocumentFacts) -> None:
+    """Issue 30, item 3: a document a Decree adds (gate=True) refuses printing only from its start date."""
+    from motodesk.rules import documents_declared
+    from motodesk.rules.documents_declared import DeclaredDocument, DocField, DocumentEvidence
+
+    doc = DeclaredDocument("tax_clearance", "Certidão negativa de débitos municipais", "Art. 5º (Decreto)",
+                           fields=(DocField("issue_date", "Emissão", "date"),), gate=True)
+    documents_declared.declare(doc)
+    try:
+        assert [v.rule_id for v in check_document(facts, ON, SETTINGS)] == ["doc_tax_clearance"]
+        waiting = replace(SETTINGS, requirement_starts=("tax_clearance=11/03/2026",))
+        assert check_document(facts, ON, waiting) == []  # before the start date: not a refusal
+        started = replace(SETTINGS, requirement_starts=("tax_clearance=10/03/2026",))
+        assert [v.rule_id for v in check_document(facts, ON, started)] == ["doc_tax_clearance"]
+        brought = replace(facts, holder=replace(facts.holder, declared=(
+            ("tax_clearance", DocumentEvidence(issue_date=date(2026, 3, 1))),)))
+        assert check_document(brought, ON, started) == []
+    finally:
+        documents_declared.undeclare("tax_clearance")

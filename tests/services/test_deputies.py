@@ -10,7 +10,7 @@ from datetime import date, time, timedelta
 
 import pytest
 from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
-from permit_factory import add_person, make_dossier  # type: ignore[import-not-found]
+from permit_factory import add_person, make_dossier, requirement_count  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import func, select
 from tests_helpers import race  # type: ignore[import-not-found]
@@ -115,7 +115,7 @@ def test_the_deputy_dossier_is_judged_on_every_requirement(ctx: AppContext, cler
                                                         PersonDocument.kind == DocumentKind.MEDICAL))
         s.delete(medical)
     verdicts = deputies.deputy_verdicts(clerk, person_id, ServiceType.MOTOBOY)
-    assert len(verdicts) == 13  # the same list as the holder's (Art. 14, § 2º)
+    assert len(verdicts) == requirement_count(ServiceType.MOTOBOY, deputy=True)  # the holder's list (Art. 14, § 2º)
     with pytest.raises(RuleViolationError) as refused:
         deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION)
     assert {v.article for v in refused.value.verdicts} == {"Art. 5º, II", "Art. 5º, VII e § 2º"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+import permit_factory  # type: ignore[import-not-found]
 import pytest
 from sqlalchemy import func, select
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
@@ -23,20 +24,9 @@ TODAY = date.today()
 
 
 def complete_documents() -> list[DocumentInput]:
-    """Every document of Art. 5 filled so that each requirement is met today."""
-    return [
-        DocumentInput(DocumentKind.IDENTITY, number="MG-14.325.876", issuer="SSP", issuer_uf="MG"),
-        DocumentInput(DocumentKind.CNH, number=CNH().generate(), categories="AB",
-                      reference_date=date(2012, 4, 2), valid_until=TODAY + timedelta(days=900), flag=True),
-        DocumentInput(DocumentKind.COURSE, number="2025/0193", school="CFC Alto Paranaíba",
-                      reference_date=TODAY - timedelta(days=40)),
-        DocumentInput(DocumentKind.MILITARY, number="123456789012"),
-        DocumentInput(DocumentKind.ELECTORAL, number=TituloEleitoral().generate(), flag=True),
-        DocumentInput(DocumentKind.MEDICAL, issue_date=TODAY - timedelta(days=10), issuer="Dra. Lúcia, CRM 12345"),
-        DocumentInput(DocumentKind.INSS, number=PIS().generate()),
-        DocumentInput(DocumentKind.RESIDENCE, issue_date=TODAY - timedelta(days=5)),
-        DocumentInput(DocumentKind.CRIMINAL, issue_date=TODAY - timedelta(days=30), result="negative"),
-    ]
+    """Every declared document filled so that each requirement is met today (the tests' one helper)."""
+    return permit_factory.complete_documents(TODAY, cnh_number=CNH().generate(), nit=PIS().generate(),
+                                             voter_title=TituloEleitoral().generate())
 
 
 def complete_person(cpf: str | None = None) -> PersonInput:

@@ -8,7 +8,7 @@ from datetime import date, time, timedelta
 from pathlib import Path
 
 import pytest
-from permit_factory import add_person, make_dossier  # type: ignore[import-not-found]
+from permit_factory import add_person, make_dossier, requirement_count  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFileDialog, QPushButton, QTimeEdit
 from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
@@ -130,7 +130,7 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
     assert errors == []
     nominate = seen[0]
     assert nominate.summary.text() == "Todas as exigências atendidas."
-    assert nominate.verdict_list.count() == 13 and "indicacao-preposto.pdf" in nominate.file_label.text()
+    assert nominate.verdict_list.count() == requirement_count(ServiceType.MOTOTAXI, deputy=True) and "indicacao-preposto.pdf" in nominate.file_label.text()
     assert "Paulo Henrique Nunes" in dialog.current_label.text()
     assert "indicacao-preposto.pdf" in dialog.current_label.text()
     assert "Preposto indicado" in dialog.status.text()
