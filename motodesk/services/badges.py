@@ -630,6 +630,7 @@ class BadgeStatus(StrEnum):
     DEPUTY_REVOKED = "deputy_revoked"  # cassação of the deputy (Art. 34, IV)
     FORGED = "forged"
     NOT_A_BADGE = "not_a_badge"  # the text holds no badge token at all (a CNH's QR, an address, junk)
+    UNCONFIRMED = "unconfirmed"  # an old print (no digest) the register cannot confirm field by field
 
     @property
     def label(self) -> str:
@@ -645,6 +646,7 @@ class BadgeStatus(StrEnum):
             "deputy_revoked": "PREPOSTO CASSADO",
             "forged": "CRACHÁ FALSIFICADO",
             "not_a_badge": "NÃO É UM CRACHÁ",
+            "unconfirmed": "CONFIRME NO BALCÃO",
         }[self.value]
 
     @property
@@ -662,6 +664,7 @@ class BadgeStatus(StrEnum):
             "cancelled": "#c62828",
             "forged": "#b71c1c",
             "not_a_badge": "#455a64",
+            "unconfirmed": "#ef6c00",
         }[self.value]
 
 
@@ -780,12 +783,14 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
         assert bearer is not None
         if claim.issue_no > current:
             return _forged(True, "Esta via nunca foi impressa pelo sistema.")
-        mismatch = _printed_mismatch(s, permit, link, claim, signer)
+        mismatch, unconfirmed = _printed_mismatch(s, permit, link, claim, signer)
         if mismatch:
             return _forged(True, mismatch)
         photos = _newest_photos(s, {bearer.id})
     result = _register_status(permit, link, claim, current, today)
     status, message = result
+    if unconfirmed and status is BadgeStatus.VALID:  # never VÁLIDO for what the register cannot confirm
+        status, message = BadgeStatus.UNCONFIRMED, unconfirmed
     shown = status is not BadgeStatus.FORGED
     return BadgeVerification(
         status, message, True, permit.number, permit.service_type, claim.holder_kind,
@@ -796,30 +801,46 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
 
 
 def _printed_mismatch(s: Session, permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
-                      signer: str) -> str | None:
-    """Why the claim is not a badge the system printed (pt_BR), or None.
+                      signer: str) -> tuple[str | None, str | None]:
+    """(why the claim is not a badge the system printed, why the register cannot confirm it), pt_BR.
 
     The print log keeps the digest of each signed claim: a badge signed with a leaked key, but never
     printed, or printed and then altered (validity, copy, holder), differs from it. Prints made
-    before the log kept digests are compared field by field with the register.
+    before the log kept digests are compared field by field with what they could have been; a
+    validity earlier than the register's then reads "confirme no balcão", never valid.
     """
     printed = s.scalars(select(BadgePrint).where(
         BadgePrint.permit_id == permit.id, BadgePrint.issue_no == claim.issue_no,
         BadgePrint.deputy_link_id.is_(None) if link is None else BadgePrint.deputy_link_id == link.id,
     ).order_by(BadgePrint.id.desc())).first()
     if printed is None:
-        return "Esta via não consta do registro de impressões do sistema."
+        return "Esta via não consta do registro de impressões do sistema.", None
     if printed.claim_sha256 is not None:
         if printed.claim_sha256 != claim_digest(claim):
             return ("Os dados do código (validade, via ou portador) não conferem com o crachá impresso "
-                    f"pelo sistema em {format_date(printed.printed_at.date())}.")
+                    f"pelo sistema em {format_date(printed.printed_at.date())}."), None
         if printed.key_id is not None and printed.key_id != signer:
-            return "O código foi assinado com uma chave diferente da que assinou o crachá impresso."
-        return None
-    if claim.valid_until > badge_valid_until(permit):
+            return "O código foi assinado com uma chave diferente da que assinou o crachá impresso.", None
+        return None, None
+    # A print without a digest was made before revision 0008, when a claim had five fields (the
+    # printed fields came later) and the installation had one key (rotation came with 0008): every
+    # field the claim carries is checked against what such a print could have been.
+    if claim.printed_fields:
+        return ("Esta via foi impressa antes de o código trazer nome, placa e CPF mascarado: um código com "
+                "esses dados nesta via não foi impresso pelo sistema."), None
+    retired = _retired_keys(s)
+    first_key = retired[0] if retired else _current_public(s)
+    if first_key is None or key_id(first_key) != signer:
+        return "O código foi assinado com uma chave criada depois da impressão desta via.", None
+    register = badge_valid_until(permit)
+    if claim.valid_until > register:
         return (f"A validade do código ({format_date(claim.valid_until)}) passa da validade do registro no "
-                f"cadastro ({format_date(badge_valid_until(permit))}).")
-    return None
+                f"cadastro ({format_date(register)})."), None
+    if claim.valid_until != register:  # a badge printed before a renewal, or a forgery: the counter decides
+        return None, (f"Via impressa antes do registro completo das impressões: a validade do código "
+                      f"({format_date(claim.valid_until)}) difere da do cadastro ({format_date(register)}). "
+                      "Confirme no balcão da SESTRAN antes de aceitar o crachá.")
+    return None, None
 
 
 def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim, current: int,
