@@ -403,3 +403,15 @@ def test_an_old_print_without_a_digest_is_checked_on_every_field(
     later_key = badges.current_signing_key(ctx)
     assert verdict(old_format, later_key.private_pem).status is BadgeStatus.FORGED
     assert verdict(old_format).status is BadgeStatus.VALID  # the genuine old badge still verifies
+
+
+def test_the_self_test_registers_a_printing_station_of_its_own(capsys: pytest.CaptureFixture[str]) -> None:
+    from motodesk.commands.selftest import run_self_test
+
+    station = Path(os.environ[badge_keys.BADGE_KEY_DIR_ENV])
+    before = sorted(station.glob("*")) if station.exists() else []
+    assert run_self_test(gui=False) == 0
+    out = capsys.readouterr().out
+    assert "estação registrada para imprimir crachás" in out and "Autoteste concluído" in out
+    assert os.environ[badge_keys.BADGE_KEY_DIR_ENV] == str(station)  # given back
+    assert (sorted(station.glob("*")) if station.exists() else []) == before  # its key stayed in its folder
