@@ -274,11 +274,15 @@ def register_printing_station(ctx: AppContext, key_file: Path | None = None) -> 
     private, public = generate_keypair()
     kid = badge_keys.save(private)  # first on this workstation: the pair is never half-made in the database
     try:
-        with ctx.write() as s:
+        raced = ("Outra estação criou a chave dos crachás neste instante: registre esta estação com a chave "
+                 "dela (--key-file).")
+        with ctx.write({"settings_pkey": raced, "cols:settings.key": raced}) as s:
             if _current_public(s) is not None:
-                raise ConflictError("Outra estação criou a chave dos crachás neste instante: registre esta "
-                                    "estação com a chave dela (--key-file).")
-            _put_setting(s, PUBLIC_KEY_SETTING, json.dumps(public.decode("ascii")))
+                raise ConflictError(raced)
+            # A plain INSERT, never an update: two workstations racing here end with one pair, the
+            # second one's INSERT failing on the key.
+            s.execute(insert(typing.cast(Table, Setting.__table__)),
+                      [{"key": PUBLIC_KEY_SETTING, "value": json.dumps(public.decode("ascii")), "version": 1}])
             _drop_legacy_private(s)
     except BaseException:
         badge_keys.delete(kid)
