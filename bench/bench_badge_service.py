@@ -168,7 +168,11 @@ def main() -> None:
         ensure_defaults(AppContext(db))
         print(f"seeding {args.count} permits with distinct 354x472 JPEG photos on {args.backend}...")
         ids = seed(ctx, args.count, reference.make_photos(args.count))
-        badges._key_pair(ctx)  # made once, as on a workstation that has printed before
+        import os
+        import tempfile
+
+        os.environ.setdefault("MOTODESK_BADGE_KEY_DIR", tempfile.mkdtemp(prefix="bench-badge-key-"))
+        badges.register_printing_station(AppContext(db))  # a workstation registered to print
 
         def service(run: int) -> bytes:
             printed = badges.print_badges(ctx, ids, reason=None if run == 0 else "Reimpressão (bancada)")

@@ -42,6 +42,7 @@ TEXT = "tests/faults/test_hostile_text.py"
 SHEETS = "tests/faults/test_hostile_spreadsheets.py"
 ACCESS = "tests/faults/test_lgpd_access_log.py"
 RETENTION = "tests/faults/test_lgpd_retention.py"
+BADGE_KEYS = "tests/faults/test_badge_key_store.py"
 GUARANTEES: list[tuple[str, str, str]] = [
     (f"{AUDIT}::test_recounts_racing_issues_never_leave_more_mototaxi_permits_than_places",
      "1. 13 issuers and 12 recounts on a barrier, 4 mototáxi places", "survived"),
@@ -51,8 +52,8 @@ GUARANTEES: list[tuple[str, str, str]] = [
      "2. every service module walked for writes outside an audited session", "survived"),
     (f"{AUDIT}::test_ending_a_stand_assignment_is_audited",
      "2. ending a stand assignment (a Core UPDATE)", "survived"),
-    (f"{AUDIT}::test_the_private_signing_key_is_written_audited_but_masked",
-     "2, 13. the badge signing key written through the audited session", "survived"),
+    (f"{AUDIT}::test_the_private_signing_key_never_reaches_the_database_nor_the_trail",
+     "2, 13. the badge signing key: made and rotated, only its public half in settings and the trail", "survived"),
     (f"{AUDIT}::test_the_login_role_uses_the_data_but_cannot_rewrite_the_trail",
      "7. the login role: ALTER, DISABLE/DROP TRIGGER, TRUNCATE, DELETE/UPDATE on the trail, SET ROLE, GRANT",
      "refused"),
@@ -136,6 +137,24 @@ GUARANTEES: list[tuple[str, str, str]] = [
      "6. file-size limit (RLIMIT_FSIZE) in a command-line backup", "refused"),
     (f"{BACKUPS}::test_backups_and_key_files_are_readable_by_their_owner_only",
      "13. backup zip, its members, key files, restored SQLite file: mode 0600 under umask 0", "survived"),
+    # issue 25, items 2 and 5: the badge key with the printing workstations; old prints field by field
+    (f"{BADGE_KEYS}::test_a_workstation_not_registered_verifies_but_cannot_print_nor_sign",
+     "25.2 a workstation without the key: print, status list, export refused; verifies; registers by file",
+     "refused"),
+    (f"{BADGE_KEYS}::test_rotation_puts_the_new_key_on_this_workstation_and_old_badges_keep_verifying",
+     "25.2 key rotation: new key on this workstation only, old badges verify, other stations re-register",
+     "survived"),
+    (f"{BADGE_KEYS}::test_a_rotation_that_fails_in_the_database_keeps_the_old_key_working",
+     "25.2 a rotation whose database write fails: new key taken back, old one signs", "survived"),
+    (f"{BADGE_KEYS}::test_no_backup_audit_row_or_log_carries_the_private_key",
+     "25.2 backups, audit rows, settings, logs, site after print + rotation: no PEM/DER/seed bytes", "refused"),
+    (f"{BADGE_KEYS}::test_upgrading_a_0015_database_moves_the_key_to_this_workstation",
+     "25.2 a 0015 database with the key in settings, upgraded: key in the station store, not in the DB",
+     "survived"),
+    (f"{BADGE_KEYS}::test_an_upgrade_whose_workstation_cannot_keep_the_key_stops_and_keeps_it",
+     "25.2 an upgrade whose key store refuses: upgrade stops, key kept in the DB", "refused"),
+    (f"{BADGE_KEYS}::test_an_old_print_without_a_digest_is_checked_on_every_field",
+     "25.5 claims on an old print (no digest) differing in each field, or signed by a later key", "refused"),
 ]
 
 

@@ -30,6 +30,8 @@ os.environ["MOTODESK_LOG_DIR"] = os.path.join(_TMP_HOME, "log")
 os.environ["XDG_DATA_HOME"] = os.path.join(_TMP_HOME, "data")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_TMP_HOME, "config")
 os.environ["XDG_CACHE_HOME"] = os.path.join(_TMP_HOME, "cache")
+# The test workstation's badge signing keys: a file store in the tests' folder, never the real keyring.
+os.environ["MOTODESK_BADGE_KEY_DIR"] = os.path.join(_TMP_HOME, "badge-keys")
 os.environ.pop("MOTODESK_DATABASE_URL", None)
 
 import pytest  # noqa: E402
@@ -147,7 +149,15 @@ def ctx(db: Database) -> AppContext:
 
     context = AppContext(db)
     ensure_defaults(context)
+    register_test_station(context)
     return context
+
+
+def register_test_station(context: AppContext) -> None:
+    """Register the test workstation to print badges (its key in MOTODESK_BADGE_KEY_DIR)."""
+    from motodesk.services.badges import register_printing_station
+
+    register_printing_station(context)
 
 
 def user_ctx(ctx: AppContext, role: Role, login: str | None = None) -> AppContext:
@@ -178,6 +188,7 @@ def pg_ctx(request: pytest.FixtureRequest) -> Iterator[AppContext]:
     _truncate_all(database)
     context = AppContext(database)
     ensure_defaults(context)
+    register_test_station(context)
     yield context
     _finish_background_work()
     database.dispose()

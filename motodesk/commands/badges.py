@@ -1,5 +1,5 @@
-"""Badges from a terminal: verify-badge (with the register, or offline with the public key) and
-export-public-key.
+"""Badges from a terminal: verify-badge (with the register, or offline with the public key),
+export-public-key, rotate-badge-key, register-printer-station and export-badge-signing-key.
 
 Exit codes of ``verify-badge``: 0 the badge is valid; 4 it is not (expired, suspended, revoked,
 cancelled, superseded or forged); 1 the check could not be made (database, key file).
@@ -50,6 +50,28 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     add_login_args(p)
     add_db_arg(p)
     p.set_defaults(handler=cmd_rotate_badge_key)
+    p = sub.add_parser(
+        "register-printer-station", help="registra esta estação para imprimir crachás (administrador)",
+        description="Guarda nesta estação a chave privada que assina os crachás e a lista de situação (no "
+                    "cofre de senhas do sistema ou, sem cofre, num arquivo legível só pelo usuário). O banco "
+                    "de dados guarda só as chaves públicas: estações não registradas verificam crachás, mas "
+                    "não imprimem. Sem chave no banco, cria a primeira; senão, use --key-file com o arquivo "
+                    "gravado por 'motodesk export-badge-signing-key' numa estação registrada.")
+    p.add_argument("--key-file", metavar="ARQUIVO", default=None,
+                   help="a chave privada exportada numa estação registrada (apague o arquivo depois)")
+    add_login_args(p)
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_register_printer_station)
+    p = sub.add_parser(
+        "export-badge-signing-key", help="grava a chave PRIVADA dos crachás para registrar outra estação",
+        description="Grava em ARQUIVO (novo, legível só pelo seu dono) a chave privada atual dos crachás, "
+                    "que esta estação guarda, para registrar outra estação de impressão "
+                    "('motodesk register-printer-station --key-file ARQUIVO' nela). Quem tem o arquivo "
+                    "assina crachás: leve-o em mídia sua e apague-o assim que a outra estação o importar.")
+    p.add_argument("file", metavar="ARQUIVO", help="onde gravar (não pode existir)")
+    add_login_args(p)
+    add_db_arg(p)
+    p.set_defaults(handler=cmd_export_badge_signing_key)
 
 
 def _read_text(value: str) -> str:
@@ -118,5 +140,33 @@ def cmd_rotate_badge_key(args: argparse.Namespace) -> int:
     print(f"Chaves anteriores mantidas para verificação: {', '.join(result.retired_key_ids) or 'nenhuma'}.")
     print(f"{result.badges_by_older_keys} crachá(s) em uso foram assinados por chave anterior; continuam "
           "válidos enquanto o cadastro confirmar seus dados. Nenhum crachá foi reimpresso.")
+    print("A nova chave privada ficou só nesta estação, que está registrada para imprimir; registre de novo "
+          "as outras estações de impressão (motodesk export-badge-signing-key e "
+          "motodesk register-printer-station --key-file).")
     print("Exporte de novo a chave pública (motodesk export-public-key) para os verificadores sem banco.")
+    return EXIT_OK
+
+
+def cmd_register_printer_station(args: argparse.Namespace) -> int:
+    from motodesk.services.badges import register_printing_station
+
+    result = register_printing_station(open_context(args), Path(args.key_file) if args.key_file else None)
+    if result.already:
+        print(f"Esta estação já está registrada para imprimir crachás (chave {result.key_id}, guardada "
+              f"{result.where}).")
+    elif result.created:
+        print(f"Primeira chave de assinatura dos crachás criada: {result.key_id}. A chave privada ficou só "
+              f"nesta estação ({result.where}); o banco de dados guarda a chave pública.")
+    else:
+        print(f"Estação registrada para imprimir crachás (chave {result.key_id}, guardada {result.where}). "
+              f"Apague agora o arquivo {args.key_file}.")
+    return EXIT_OK
+
+
+def cmd_export_badge_signing_key(args: argparse.Namespace) -> int:
+    from motodesk.services.badges import export_signing_key
+
+    kid = export_signing_key(open_context(args), Path(args.file))
+    print(f"Chave privada dos crachás ({kid}) gravada em {args.file}. Quem tem este arquivo assina crachás: "
+          "importe-o na outra estação (motodesk register-printer-station --key-file) e apague-o em seguida.")
     return EXIT_OK

@@ -69,6 +69,30 @@ def badge_pdf() -> bytes:
     return pdf
 
 
+def _badge_station(admin: Any) -> None:
+    """This workstation registered to print: the private key in its own store, only the public key in
+    the database, and a status list signed through the one accessor of the key."""
+    import base64
+    import json
+
+    from motodesk.printing.token import verify_status
+    from motodesk.services import badges
+
+    registration = badges.register_printing_station(admin)
+    envelope = json.loads(badges.status_list(admin))
+    if not verify_status(base64.b64decode(envelope["body"]), base64.b64decode(envelope["signature"]),
+                         badges.public_key_pem(admin)):
+        raise AssertionError("a lista de situação não confere com a chave pública dos crachás")
+    with admin.read() as s:
+        from sqlalchemy import select
+
+        from motodesk.models import Setting
+
+        if any("PRIVATE KEY" in value for value in s.scalars(select(Setting.value))):
+            raise AssertionError("a chave privada dos crachás está no banco de dados")
+    _say(f"  estação registrada para imprimir crachás (chave {registration.key_id}, guardada fora do banco)")
+
+
 def check_core(folder: Path) -> bytes:
     """Everything but Qt; returns the badge PDF for the Qt checks."""
     from motodesk.models.db import Database
@@ -97,12 +121,15 @@ def check_core(folder: Path) -> bytes:
             raise AssertionError("o arquivo do banco de dados pode ser lido por outros usuários (deveria ser 0600)")
         pdf = badge_pdf()
         _say(f"  crachá assinado em PDF ({len(pdf)} bytes)")
-        # A key of its own, in the temporary folder: the self-test leaves the installation's key alone.
+        # Keys of its own, in the temporary folder: the self-test leaves the installation's keys alone.
         from motodesk.services.backup_keys import KEY_DIR_ENV
+        from motodesk.services.badge_keys import BADGE_KEY_DIR_ENV
 
-        saved_key_dir = os.environ.get(KEY_DIR_ENV)
+        saved = {name: os.environ.get(name) for name in (KEY_DIR_ENV, BADGE_KEY_DIR_ENV)}
         os.environ[KEY_DIR_ENV] = str(folder / "chaves")
+        os.environ[BADGE_KEY_DIR_ENV] = str(folder / "chaves-crachas")
         try:
+            _badge_station(ctx.as_user(user))
             backup = create_backup(ctx.as_user(user), folder / "copia.zip")
             restored = Database.open(f"sqlite:///{folder / 'restaurado.sqlite3'}")
             try:
@@ -110,10 +137,11 @@ def check_core(folder: Path) -> bytes:
             finally:
                 restored.dispose()
         finally:
-            if saved_key_dir is None:
-                os.environ.pop(KEY_DIR_ENV, None)
-            else:
-                os.environ[KEY_DIR_ENV] = saved_key_dir
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         _say("  cópia de segurança gravada, assinada, restaurada e conferida")
     finally:
         db.dispose()

@@ -1,18 +1,18 @@
 """Badges (crachás, Art. 5º § 4º): the signing key, printing with its log, and verification.
 
 **The key.**  Badges are signed with one Ed25519 key pair per secretariat
-(:mod:`motodesk.printing.token`).  Every workstation that prints needs the private key and every
-workstation already shares one thing: the database.  So the pair is generated on first use and kept
-in the ``settings`` table (rows ``badge_signing_key`` and ``badge_public_key``), written with a Core
-INSERT so the private key never enters the append-only audit trail, which copies every ORM change.
-Whoever can read the database can therefore sign badges: on PostgreSQL that is the application's
-login role, which can also write permits directly, so the key adds no weaker point than the data it
-protects.  No service, role or screen returns the private key (only :func:`_key_pair`, private to
-this module, reads it); the services give out the public keys and signed badges, and no export
-carries it.  The public key is exported (``motodesk export-public-key``, a file readable by its
-owner only) for offline verifiers, which need nothing else.  ``motodesk rotate-badge-key``
-(:func:`rotate_signing_key`) makes a new pair and keeps the old public keys (setting
-``badge_public_keys_retired``) so the badges they signed still verify; nothing is reprinted.
+(:mod:`motodesk.printing.token`).  The database keeps the PUBLIC keys only (settings
+``badge_public_key`` and ``badge_public_keys_retired``), so every workstation verifies badges.  The
+private key lives only with the workstations registered to print (:mod:`motodesk.services.badge_keys`:
+the system keyring, or a 0600 file in the workstation's own folder): no database login, backup,
+log or audit row carries it.  :func:`current_signing_key` is the one accessor of it (printing, the
+status list, the audit checkpoints); on a workstation not registered it fails with a pt_BR message.
+:func:`register_printing_station` (``motodesk register-printer-station``) makes the installation's
+first pair, or imports the key exported by :func:`export_signing_key` on a registered workstation.
+``motodesk rotate-badge-key`` (:func:`rotate_signing_key`) makes a new pair on this workstation and
+keeps the old public keys (setting ``badge_public_keys_retired``) so the badges they signed still
+verify; nothing is reprinted, and the other printing workstations register again.  The public key
+is exported (``motodesk export-public-key``) for offline verifiers, which need nothing else.
 
 **Printing.**  A print or reprint raises the badge's issue number (``Permit.badge_issue_no``, or the
 deputy link's) and logs a :class:`BadgePrint` with its reason; a reprint needs a reason, and the old
@@ -42,7 +42,7 @@ import hashlib
 import json
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -70,7 +70,8 @@ from motodesk.rules.fees import FeeAct
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
-from motodesk.services import card_stock, fees
+from motodesk.services import badge_keys, card_stock, fees
+from motodesk.services.badge_keys import StationKeyError, key_id
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import (
@@ -81,7 +82,7 @@ from motodesk.services.errors import (
 )
 from motodesk.services.settings import law_settings
 
-SIGNING_KEY_SETTING = "badge_signing_key"
+SIGNING_KEY_SETTING = "badge_signing_key"  # before revision 0018 only: the private key is never stored here
 PUBLIC_KEY_SETTING = "badge_public_key"
 RETIRED_KEYS_SETTING = "badge_public_keys_retired"
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -100,11 +101,6 @@ def preview_token(claim: BadgeClaim) -> str:
 # --- the key pair ----------------------------------------------------------------------------
 
 
-def key_id(public_pem: bytes) -> str:
-    """A short name of a public key: the first 16 hex digits of the SHA-256 of its PEM."""
-    return hashlib.sha256(public_pem.strip()).hexdigest()[:16]
-
-
 def _json_rows(s: Session, keys: tuple[str, ...]) -> dict[str, object]:
     rows = dict(s.execute(select(Setting.key, Setting.value).where(Setting.key.in_(keys))).all())
     values: dict[str, object] = {}
@@ -116,19 +112,11 @@ def _json_rows(s: Session, keys: tuple[str, ...]) -> dict[str, object]:
     return values
 
 
-def _stored_keys(s: Session) -> tuple[bytes | None, bytes | None]:
-    rows = _json_rows(s, (SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))
-
-    def pem(key: str) -> bytes | None:
-        raw = rows.get(key)
-        if not isinstance(raw, str):
-            return None
-        try:
-            return raw.encode("ascii")
-        except UnicodeEncodeError:
-            return None
-
-    return pem(SIGNING_KEY_SETTING), pem(PUBLIC_KEY_SETTING)
+def _current_public(s: Session) -> bytes | None:
+    raw = _json_rows(s, (PUBLIC_KEY_SETTING,)).get(PUBLIC_KEY_SETTING)
+    if not isinstance(raw, str) or not raw.isascii() or "PUBLIC KEY" not in raw:
+        return None
+    return raw.encode("ascii")
 
 
 def _retired_keys(s: Session) -> list[bytes]:
@@ -138,52 +126,65 @@ def _retired_keys(s: Session) -> list[bytes]:
     return [str(pem).encode("ascii") for pem in raw if isinstance(pem, str) and pem.isascii()]
 
 
-def _key_pair(ctx: AppContext) -> tuple[bytes, bytes]:
-    """(private PEM, public PEM) of the badges, created once in the database on first use.
+@dataclass(frozen=True)
+class SigningKey:
+    """The current badge signing key, as this workstation holds it (see :func:`current_signing_key`)."""
 
-    Private to this module: no service, role or screen is given the private key; the services hand
-    out only the public keys and signed badges. (Tests that play a leaked key call it directly.)
+    private_pem: bytes = field(repr=False)
+    public_pem: bytes
+    key_id: str
+
+
+NO_KEY_YET = ("Ainda não há chave de assinatura dos crachás: um administrador deve registrar esta estação "
+              "para imprimir (motodesk register-printer-station --user ADMINISTRADOR).")
+
+
+def current_signing_key(ctx: AppContext) -> SigningKey:
+    """THE accessor of the key that signs badges, status lists (and audit checkpoints): the private
+    key of the database's current public key, from this workstation's store (:mod:`badge_keys`).
+
+    Raises :class:`StationKeyError` (pt_BR) on a workstation not registered to print; such a
+    workstation still verifies badges with the public keys in the database. The key is never
+    created here: only :func:`register_printing_station` and :func:`rotate_signing_key` make one.
     """
     with ctx.read() as s:
-        private, public = _stored_keys(s)
-    if private and public:
-        return private, public
-    try:
-        with ctx.write() as s:
-            private, public = _stored_keys(s)
-            if not (private and public):
-                table = typing.cast(Table, Setting.__table__)
-                if private or public:  # half a pair (a damaged row): replace both
-                    s.execute(table.delete().where(table.c.key.in_((SIGNING_KEY_SETTING, PUBLIC_KEY_SETTING))))
-                # Otherwise two workstations may race here: the second INSERT fails on the key and
-                # that workstation reads the first one's pair below.
-                private, public = generate_keypair()
-                # Core INSERT: the audit trail (an ORM flush listener) never sees the private key.
-                s.execute(insert(table), [
-                    {"key": SIGNING_KEY_SETTING, "value": json.dumps(private.decode("ascii")), "version": 1},
-                    {"key": PUBLIC_KEY_SETTING, "value": json.dumps(public.decode("ascii")), "version": 1},
-                ])
-    except MotodeskError:
-        pass  # another workstation created the pair at the same instant: read theirs
-    with ctx.read() as s:
-        private, public = _stored_keys(s)
-    if not (private and public):
-        raise MotodeskError("Não foi possível criar a chave de assinatura dos crachás no banco de dados.")
-    return private, public
+        public = _current_public(s)
+    if public is None:
+        raise StationKeyError(NO_KEY_YET)
+    kid = key_id(public)
+    private = badge_keys.load(kid)
+    if private is None:
+        raise StationKeyError(
+            f"Esta estação não está registrada para imprimir crachás: ela não tem a chave de assinatura "
+            f"atual ({kid}). Ela continua verificando crachás. Para imprimir aqui, um administrador executa "
+            "'motodesk export-badge-signing-key ARQUIVO' numa estação registrada e "
+            "'motodesk register-printer-station --key-file ARQUIVO' nesta.")
+    return SigningKey(private, public, kid)
+
+
+def _key_pair(ctx: AppContext) -> tuple[bytes, bytes]:
+    """(private PEM, public PEM) of :func:`current_signing_key` (tests that play a leaked key call it)."""
+    key = current_signing_key(ctx)
+    return key.private_pem, key.public_pem
 
 
 def _verification_keys(ctx: AppContext) -> list[bytes]:
     """The current public key first, then the retired ones (badges signed before a rotation)."""
-    _private, public = _key_pair(ctx)
     with ctx.read() as s:
+        public = _current_public(s)
         retired = _retired_keys(s)
-    return [public, *[pem for pem in retired if pem != public]]
+    current = [public] if public else []
+    return [*current, *[pem for pem in retired if pem != public]]
 
 
 @requires(*READERS)
 def public_key_pem(ctx: AppContext) -> bytes:
     """The current public key that verifies badges (safe to give to anyone)."""
-    return _key_pair(ctx)[1]
+    with ctx.read() as s:
+        public = _current_public(s)
+    if public is None:
+        raise StationKeyError(NO_KEY_YET)
+    return public
 
 
 @requires(*READERS)
@@ -212,6 +213,102 @@ def export_public_key(ctx: AppContext, path: Path) -> Path:
     return path
 
 
+def _put_setting(s: Session, key: str, value: str) -> None:
+    """A settings row by Core statements: the ORM's audit listener never sees key material."""
+    table = typing.cast(Table, Setting.__table__)
+    if s.scalar(select(func.count()).select_from(table).where(table.c.key == key)):
+        s.execute(table.update().where(table.c.key == key).values(value=value, version=table.c.version + 1))
+    else:
+        s.execute(insert(table), [{"key": key, "value": value, "version": 1}])
+
+
+def _drop_legacy_private(s: Session) -> None:
+    """A private key left in ``settings`` by a version before revision 0018 never stays there."""
+    table = typing.cast(Table, Setting.__table__)
+    s.execute(table.delete().where(table.c.key == SIGNING_KEY_SETTING))
+
+
+@dataclass(frozen=True)
+class StationRegistration:
+    key_id: str
+    created: bool  # the first key of the installation was made here
+    already: bool  # this workstation already held the current key
+    where: str  # pt_BR: where this workstation keeps it
+
+
+@requires(Role.ADMIN)
+def register_printing_station(ctx: AppContext, key_file: Path | None = None) -> StationRegistration:
+    """Put the current signing key on this workstation, so it can print badges and sign status lists.
+
+    With no key in the database yet, the installation's first pair is made here (the public key goes
+    to the database, the private key to this workstation's store only). Otherwise the private key
+    comes from *key_file*, written by :func:`export_signing_key` on a registered workstation, and
+    must be the private key of the database's current public key.
+    """
+    with ctx.read() as s:
+        public = _current_public(s)
+    if public is not None and badge_keys.load(key_id(public)) is not None and key_file is None:
+        return StationRegistration(key_id(public), False, True, badge_keys.describe())
+    if key_file is not None:
+        path = Path(key_file)
+        try:
+            private = path.read_bytes()[:64 * 1024]
+        except OSError as exc:
+            raise InvalidInputError(f"Não foi possível ler a chave {path}: {exc.strerror or exc}.") from None
+        derived = badge_keys.public_of(private)
+        if public is None:
+            raise StationKeyError("O banco de dados ainda não tem chave de assinatura dos crachás: para criar a "
+                                  "primeira, registre esta estação sem --key-file.")
+        if key_id(derived) != key_id(public):
+            raise StationKeyError(
+                f"A chave do arquivo {path} ({key_id(derived)}) não é a chave atual dos crachás ({key_id(public)}): "
+                "exporte-a de novo numa estação registrada depois da última troca de chave.")
+        kid = badge_keys.save(private)
+        return StationRegistration(kid, False, False, badge_keys.describe())
+    if public is not None:
+        raise StationKeyError(
+            f"Já existe uma chave de assinatura dos crachás ({key_id(public)}) e esta estação não a tem. "
+            "Numa estação registrada, execute 'motodesk export-badge-signing-key ARQUIVO' e aqui "
+            "'motodesk register-printer-station --key-file ARQUIVO' (apague o arquivo depois); "
+            "ou troque a chave ('motodesk rotate-badge-key') e registre de novo as outras estações.")
+    private, public = generate_keypair()
+    kid = badge_keys.save(private)  # first on this workstation: the pair is never half-made in the database
+    try:
+        raced = ("Outra estação criou a chave dos crachás neste instante: registre esta estação com a chave "
+                 "dela (--key-file).")
+        with ctx.write({"settings_pkey": raced, "cols:settings.key": raced}) as s:
+            if _current_public(s) is not None:
+                raise ConflictError(raced)
+            # A plain INSERT, never an update: two workstations racing here end with one pair, the
+            # second one's INSERT failing on the key.
+            s.execute(insert(typing.cast(Table, Setting.__table__)),
+                      [{"key": PUBLIC_KEY_SETTING, "value": json.dumps(public.decode("ascii")), "version": 1}])
+            _drop_legacy_private(s)
+    except BaseException:
+        badge_keys.delete(kid)
+        raise
+    return StationRegistration(kid, True, False, badge_keys.describe())
+
+
+@requires(Role.ADMIN)
+def export_signing_key(ctx: AppContext, path: Path) -> str:
+    """Write the current PRIVATE key to a new file (0600) to register another printing workstation.
+
+    The file is the key itself: carry it to the other workstation, run ``register-printer-station
+    --key-file`` there, then delete it. Returns the key id."""
+    from motodesk.services.backup_keys import write_private
+
+    key = current_signing_key(ctx)
+    path = Path(path).expanduser()
+    if path.exists():
+        raise InvalidInputError(f"O arquivo {path} já existe: escolha outro nome.")
+    try:
+        write_private(path, key.private_pem)
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível gravar {path}: {exc.strerror or exc}.") from None
+    return key.key_id
+
+
 @dataclass(frozen=True)
 class KeyRotation:
     new_key_id: str
@@ -223,34 +320,35 @@ class KeyRotation:
 def rotate_signing_key(ctx: AppContext) -> KeyRotation:
     """A new signing key; the old public keys keep verifying the badges they signed.
 
-    Nothing is reprinted: the result says how many badges in use were signed by older keys, which
-    keep verifying online while the register agrees with them (and offline with the exported keys).
+    The new private key goes to this workstation's store (which is then registered to print), its
+    public key to the database; the old private key is forgotten here, and the other printing
+    workstations must be registered again with the new one. Nothing is reprinted: the result says
+    how many badges in use were signed by older keys, which keep verifying online while the
+    register agrees with them (and offline with the exported keys).
     """
-    _key_pair(ctx)  # there is a pair to retire
     private, public = generate_keypair()
-    table = typing.cast(Table, Setting.__table__)
-    with ctx.write() as s:
-        _old_private, old_public = _stored_keys(s)
-        retired = _retired_keys(s)
-        if old_public and old_public not in retired:
-            retired.append(old_public)
-        # Core statements: the private key never enters the audit trail.
-        for key, value in ((SIGNING_KEY_SETTING, private), (PUBLIC_KEY_SETTING, public)):
-            s.execute(table.update().where(table.c.key == key)
-                      .values(value=json.dumps(value.decode("ascii")), version=table.c.version + 1))
-        listed = json.dumps([pem.decode("ascii") for pem in retired])
-        if s.scalar(select(func.count()).select_from(table).where(table.c.key == RETIRED_KEYS_SETTING)):
-            s.execute(table.update().where(table.c.key == RETIRED_KEYS_SETTING)
-                      .values(value=listed, version=table.c.version + 1))
-        else:
-            s.execute(insert(table), [{"key": RETIRED_KEYS_SETTING, "value": listed, "version": 1}])
-        in_force = (PermitState.ACTIVE, PermitState.SUSPENDED)
-        holders = s.scalar(select(func.count(Permit.id)).where(Permit.badge_issue_no > 0,
-                                                               Permit.state.in_(in_force))) or 0
-        deputies = s.scalar(select(func.count(DeputyLink.id)).join(Permit, Permit.id == DeputyLink.permit_id)
-                            .where(DeputyLink.badge_issue_no > 0, DeputyLink.end_on.is_(None),
-                                   Permit.state.in_(in_force))) or 0
-    return KeyRotation(key_id(public), [key_id(pem) for pem in retired], holders + deputies)
+    new_kid = badge_keys.save(private)  # kept before the database names it: never a key nobody holds
+    try:
+        with ctx.write() as s:
+            old_public = _current_public(s)
+            retired = _retired_keys(s)
+            if old_public and old_public not in retired:
+                retired.append(old_public)
+            _put_setting(s, PUBLIC_KEY_SETTING, json.dumps(public.decode("ascii")))
+            _put_setting(s, RETIRED_KEYS_SETTING, json.dumps([pem.decode("ascii") for pem in retired]))
+            _drop_legacy_private(s)
+            in_force = (PermitState.ACTIVE, PermitState.SUSPENDED)
+            holders = s.scalar(select(func.count(Permit.id)).where(Permit.badge_issue_no > 0,
+                                                                   Permit.state.in_(in_force))) or 0
+            deputies = s.scalar(select(func.count(DeputyLink.id)).join(Permit, Permit.id == DeputyLink.permit_id)
+                                .where(DeputyLink.badge_issue_no > 0, DeputyLink.end_on.is_(None),
+                                       Permit.state.in_(in_force))) or 0
+    except BaseException:
+        badge_keys.delete(new_kid)
+        raise
+    for pem in retired:  # a retired key never signs again
+        badge_keys.delete(key_id(pem))
+    return KeyRotation(new_kid, [key_id(pem) for pem in retired], holders + deputies)
 
 
 # --- assembling and printing -----------------------------------------------------------------
@@ -473,8 +571,8 @@ def print_badges(ctx: AppContext, items: Sequence[int | BadgeRequest], *, reason
     reason = " ".join((reason or "").split()) or None
     if reason and len(reason) > MAX_REASON:
         raise InvalidInputError(f"O motivo é longo demais (até {MAX_REASON} caracteres).", {"reason": "Longo demais."})
-    private_pem, public_pem = _key_pair(ctx)
-    signer = key_id(public_pem)
+    key = current_signing_key(ctx)  # this workstation must be registered to print
+    private_pem, signer = key.private_pem, key.key_id
     on = on or local_today()
     settings = law_settings(ctx)
     with ctx.read() as s:
@@ -541,6 +639,7 @@ class BadgeStatus(StrEnum):
     DEPUTY_REVOKED = "deputy_revoked"  # cassação of the deputy (Art. 34, IV)
     FORGED = "forged"
     NOT_A_BADGE = "not_a_badge"  # the text holds no badge token at all (a CNH's QR, an address, junk)
+    UNCONFIRMED = "unconfirmed"  # an old print (no digest) the register cannot confirm field by field
 
     @property
     def label(self) -> str:
@@ -556,6 +655,7 @@ class BadgeStatus(StrEnum):
             "deputy_revoked": "PREPOSTO CASSADO",
             "forged": "CRACHÁ FALSIFICADO",
             "not_a_badge": "NÃO É UM CRACHÁ",
+            "unconfirmed": "CONFIRME NO BALCÃO",
         }[self.value]
 
     @property
@@ -573,6 +673,7 @@ class BadgeStatus(StrEnum):
             "cancelled": "#c62828",
             "forged": "#b71c1c",
             "not_a_badge": "#455a64",
+            "unconfirmed": "#ef6c00",
         }[self.value]
 
 
@@ -691,12 +792,14 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
         assert bearer is not None
         if claim.issue_no > current:
             return _forged(True, "Esta via nunca foi impressa pelo sistema.")
-        mismatch = _printed_mismatch(s, permit, link, claim, signer)
+        mismatch, unconfirmed = _printed_mismatch(s, permit, link, claim, signer)
         if mismatch:
             return _forged(True, mismatch)
         photos = _newest_photos(s, {bearer.id})
     result = _register_status(permit, link, claim, current, today)
     status, message = result
+    if unconfirmed and status is BadgeStatus.VALID:  # never VÁLIDO for what the register cannot confirm
+        status, message = BadgeStatus.UNCONFIRMED, unconfirmed
     shown = status is not BadgeStatus.FORGED
     return BadgeVerification(
         status, message, True, permit.number, permit.service_type, claim.holder_kind,
@@ -707,30 +810,46 @@ def verify_badge(ctx: AppContext, text: str, *, today: date | None = None) -> Ba
 
 
 def _printed_mismatch(s: Session, permit: Permit, link: DeputyLink | None, claim: BadgeClaim,
-                      signer: str) -> str | None:
-    """Why the claim is not a badge the system printed (pt_BR), or None.
+                      signer: str) -> tuple[str | None, str | None]:
+    """(why the claim is not a badge the system printed, why the register cannot confirm it), pt_BR.
 
     The print log keeps the digest of each signed claim: a badge signed with a leaked key, but never
     printed, or printed and then altered (validity, copy, holder), differs from it. Prints made
-    before the log kept digests are compared field by field with the register.
+    before the log kept digests are compared field by field with what they could have been; a
+    validity earlier than the register's then reads "confirme no balcão", never valid.
     """
     printed = s.scalars(select(BadgePrint).where(
         BadgePrint.permit_id == permit.id, BadgePrint.issue_no == claim.issue_no,
         BadgePrint.deputy_link_id.is_(None) if link is None else BadgePrint.deputy_link_id == link.id,
     ).order_by(BadgePrint.id.desc())).first()
     if printed is None:
-        return "Esta via não consta do registro de impressões do sistema."
+        return "Esta via não consta do registro de impressões do sistema.", None
     if printed.claim_sha256 is not None:
         if printed.claim_sha256 != claim_digest(claim):
             return ("Os dados do código (validade, via ou portador) não conferem com o crachá impresso "
-                    f"pelo sistema em {format_date(printed.printed_at.date())}.")
+                    f"pelo sistema em {format_date(printed.printed_at.date())}."), None
         if printed.key_id is not None and printed.key_id != signer:
-            return "O código foi assinado com uma chave diferente da que assinou o crachá impresso."
-        return None
-    if claim.valid_until > badge_valid_until(permit):
+            return "O código foi assinado com uma chave diferente da que assinou o crachá impresso.", None
+        return None, None
+    # A print without a digest was made before revision 0008, when a claim had five fields (the
+    # printed fields came later) and the installation had one key (rotation came with 0008): every
+    # field the claim carries is checked against what such a print could have been.
+    if claim.printed_fields:
+        return ("Esta via foi impressa antes de o código trazer nome, placa e CPF mascarado: um código com "
+                "esses dados nesta via não foi impresso pelo sistema."), None
+    retired = _retired_keys(s)
+    first_key = retired[0] if retired else _current_public(s)
+    if first_key is None or key_id(first_key) != signer:
+        return "O código foi assinado com uma chave criada depois da impressão desta via.", None
+    register = badge_valid_until(permit)
+    if claim.valid_until > register:
         return (f"A validade do código ({format_date(claim.valid_until)}) passa da validade do registro no "
-                f"cadastro ({format_date(badge_valid_until(permit))}).")
-    return None
+                f"cadastro ({format_date(register)})."), None
+    if claim.valid_until != register:  # a badge printed before a renewal, or a forgery: the counter decides
+        return None, (f"Via impressa antes do registro completo das impressões: a validade do código "
+                      f"({format_date(claim.valid_until)}) difere da do cadastro ({format_date(register)}). "
+                      "Confirme no balcão da SESTRAN antes de aceitar o crachá.")
+    return None, None
 
 
 def _register_status(permit: Permit, link: DeputyLink | None, claim: BadgeClaim, current: int,
@@ -849,8 +968,8 @@ def _status_body(s: Session, issued_at: datetime, signer: str, today: date) -> d
 
 def _signed_status(ctx: AppContext, now: datetime | None) -> tuple[bytes, dict[str, object]]:
     issued_at = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
-    private_pem, public_pem = _key_pair(ctx)
-    signer = key_id(public_pem)
+    key = current_signing_key(ctx)
+    private_pem, signer = key.private_pem, key.key_id
     with ctx.read() as s:
         body = _status_body(s, issued_at, signer, local_today())
     raw = json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")

@@ -401,7 +401,18 @@ class AdminPage(QWizardPage):
             self.message.setText(str(exc))
             return False
         self.wizard_.admin_login = user.login
+        self._register_printing_station(ctx.as_user(user))
         return True
+
+    def _register_printing_station(self, admin: AppContext) -> None:
+        """The workstation that sets up the installation is the first registered to print badges: the
+        private key stays here, the database gets the public key (``register-printer-station``)."""
+        from motodesk.services.badges import register_printing_station
+
+        try:
+            off_gui_thread(self.wizard_, lambda: register_printing_station(admin))
+        except MotodeskError as exc:  # printing then asks for the command; the installation goes on
+            log.warning("first-run wizard: this workstation was not registered to print badges: %s", exc)
 
 
 class FirstRunWizard(QWizard):

@@ -35,6 +35,7 @@ def test_batch_spoil_and_report_from_a_terminal(tmp_path: Path) -> None:
     db.prepare()
     ctx = AppContext(db)
     ensure_defaults(ctx)
+    badges.register_printing_station(ctx)  # this test workstation prints
     auth.create_user(ctx, "chefe", "Chefe do Setor", Role.SUPERVISOR, PASSWORD.strip())
     auth.create_user(ctx, "joana", "Joana Atendente", Role.CLERK, PASSWORD.strip())
     dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name="Rita de Cássia Melo")

@@ -247,15 +247,21 @@ def test_ending_a_stand_assignment_is_audited(ctx: AppContext, supervisor: AppCo
     assert ended == assignment.id
 
 
-def test_the_private_signing_key_is_written_audited_but_masked(ctx: AppContext) -> None:
+def test_the_private_signing_key_never_reaches_the_database_nor_the_trail(ctx: AppContext) -> None:
+    from motodesk.models import Setting
     from motodesk.services import badges
 
+    with ctx.write() as s:  # a fresh installation: no key yet
+        s.delete(s.get(Setting, badges.PUBLIC_KEY_SETTING))
     before = _last_id(ctx)
-    badges._key_pair(ctx)  # made on first use, written through an audited session
-    rows = {e.row_key: json.loads(e.changes) for e in _trail(ctx, before) if e.table_name == "settings"}
-    assert set(rows) == {badges.SIGNING_KEY_SETTING, badges.PUBLIC_KEY_SETTING}
-    assert rows[badges.SIGNING_KEY_SETTING]["value"] == ["***", "***"]
-    assert "PRIVATE KEY" not in json.dumps(rows)
+    badges.register_printing_station(ctx)  # the first pair: the public half goes to the database
+    badges.rotate_signing_key(ctx)
+    private_pem, _public = badges._key_pair(ctx)
+    rows = [json.loads(e.changes) for e in _trail(ctx, before) if e.table_name == "settings"]
+    assert all(badges.SIGNING_KEY_SETTING not in json.dumps(r) for r in rows)
+    assert "PRIVATE KEY" not in json.dumps(rows) and private_pem.decode() not in json.dumps(rows)
+    with ctx.read() as s:
+        assert s.get(Setting, badges.SIGNING_KEY_SETTING) is None
 
 
 # --- 8. PostgreSQL: the database writes the trail -----------------------------------------------

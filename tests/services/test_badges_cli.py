@@ -35,6 +35,7 @@ def _token(url: str) -> tuple[str, str]:
     db.prepare()
     ctx = AppContext(db)
     ensure_defaults(ctx)
+    badges.register_printing_station(ctx)  # this test workstation prints (its key in MOTODESK_BADGE_KEY_DIR)
     supervisor = ctx.as_user(CurrentUser(None, "supervisor", "Supervisora", Role.SUPERVISOR))
     if auth.count_users(ctx) == 0:
         auth.create_user(ctx, "fiscal", "Fiscal de Trânsito", Role.INSPECTOR, FISCAL_PASSWORD)

@@ -147,6 +147,7 @@ def test_the_commands_publish_and_daily_refreshes_the_list(tmp_path: Path) -> No
     db.prepare()
     ctx = AppContext(db)
     ensure_defaults(ctx)
+    badges.register_printing_station(ctx)  # this test workstation prints and signs the status list
     supervisor = ctx.as_user(CurrentUser(None, "supervisor", "Supervisora", Role.SUPERVISOR))
     auth.create_user(ctx, "chefe", "Chefe do Setor", Role.SUPERVISOR, "senha-da-chefe")
     dossier = make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.APPROVED, name="Rita de Cássia Melo")
