@@ -154,6 +154,7 @@ def _public_keys(ctx: AppContext) -> dict[str, bytes]:
 
 # --- writing --------------------------------------------------------------------------------------
 
+@requires(*Role)  # any user's work may seal the head; nothing is read out
 def write_checkpoint(ctx: AppContext, reason: str) -> Checkpoint:
     """Seal the trail's head as it is now: a new signed checkpoint chained to the newest one."""
     from motodesk.services.badges import _key_pair, key_id
@@ -200,6 +201,7 @@ def _next_checkpoint(conn: Connection, reason: str, signer: str, private_pem: by
                       _sign(body, private_pem))
 
 
+@requires(*Role)  # any user's work may seal the head; nothing is read out
 def checkpoint_quietly(ctx: AppContext, reason: str) -> Checkpoint | None:
     """:func:`write_checkpoint` where it must not stop the work it accompanies (a backup): a failure
     is logged and the work goes on."""
@@ -253,6 +255,7 @@ def read_published(path: Path, keys: dict[str, bytes]) -> Checkpoint | str:
     return open_checkpoint(document["body"], document["signature"], keys)
 
 
+@requires(*Role)  # any user's work may seal the head; nothing is read out
 def publish_checkpoint(ctx: AppContext, out_dir: Path) -> PublishedCheckpoint:
     """Write a fresh checkpoint and its signed copy beside the status list -- unless the copy already
     there is a genuine checkpoint the database no longer holds: that is evidence (checkpoints deleted
