@@ -27,7 +27,7 @@ class AuditCheckpoint(Base):
 
     __tablename__ = CHECKPOINTS_TABLE
 
-    id: Mapped[int] = mapped_column(primary_key=True, autoincrement=False)
+    id: Mapped[int] = mapped_column(primary_key=True)  # given explicitly: seq = the newest + 1
     at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     reason: Mapped[str] = mapped_column(String(16))  # daily / backup / publish
     last_id: Mapped[int] = mapped_column(Integer)  # the newest audit row sealed (also in the body)

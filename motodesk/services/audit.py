@@ -157,10 +157,7 @@ def _public_keys(ctx: AppContext) -> dict[str, bytes]:
 @requires(*Role)  # any user's work may seal the head; nothing is read out
 def write_checkpoint(ctx: AppContext, reason: str) -> Checkpoint:
     """Seal the trail's head as it is now: a new signed checkpoint chained to the newest one."""
-    from motodesk.services.badges import _key_pair, key_id
-
-    private_pem, public_pem = _key_pair(ctx)  # the same key, and accessor, as the status list's
-    signer = key_id(public_pem)
+    signer, private_pem = _badge_key(ctx)
     for attempt in range(5):
         try:
             with ctx.write({"audit_checkpoints.id": _RACE, "pk_audit_checkpoints": _RACE}) as s:
@@ -180,6 +177,15 @@ def write_checkpoint(ctx: AppContext, reason: str) -> Checkpoint:
             if str(exc) != _RACE or attempt == 4:
                 raise
     raise AssertionError("unreachable")
+
+
+def _badge_key(ctx: AppContext) -> tuple[str, bytes]:
+    """(key id, private PEM) of the badges: the same key, through the same accessor, as the status list's.
+    Private: used to sign here, never handed out."""
+    from motodesk.services.badges import _key_pair, key_id
+
+    private_pem, public_pem = _key_pair(ctx)
+    return key_id(public_pem), private_pem
 
 
 def _next_checkpoint(conn: Connection, reason: str, signer: str, private_pem: bytes) -> Checkpoint:

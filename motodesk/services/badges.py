@@ -950,4 +950,6 @@ def publish_verifier(ctx: AppContext, out_dir: Path, *, now: datetime | None = N
     written.append(KEYS_FILE)
     status = publish_status(ctx, out, now=now)
     written.append(STATUS_FILE)
+    if status.checkpoint is not None:
+        written.append(status.checkpoint.path.name)  # the audit trail's signed head, beside the list
     return PublishedVerifier(out, written, status, law_settings(ctx).verifier_base_url)

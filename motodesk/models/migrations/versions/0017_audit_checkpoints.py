@@ -24,7 +24,7 @@ depends_on = None
 def upgrade() -> None:
     op.create_table(
         "audit_checkpoints",
-        sa.Column("id", sa.Integer(), autoincrement=False, nullable=False),
+        sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("at", sa.DateTime(), nullable=False),
         sa.Column("reason", sa.String(length=16), nullable=False),
         sa.Column("last_id", sa.Integer(), nullable=False),
