@@ -442,6 +442,8 @@ def verify_audit_trail(ctx: AppContext, *, published: Path | None = None) -> Aud
     with ctx.read() as s:
         walk = _walk(s.connection(), [cp.last_id for cp in anchors.values() if cp.rows])
     missing: MissingRows | None = None
+    rewritten: list[str] = []
+    miscounted: list[str] = []
     for cp in sorted(anchors.values(), key=lambda c: (c.last_id, c.seq)):
         if not cp.rows:
             continue
@@ -452,13 +454,18 @@ def verify_audit_trail(ctx: AppContext, *, published: Path | None = None) -> Aud
             if missing is None or gap.last_id >= missing.last_id:
                 missing = gap
         elif present != cp.last_hash:
-            findings.append(f"O registro nº {cp.last_id} não é o que o ponto de controle {cp.label} selou: "
-                            "registros selados foram apagados e a trilha regravada a partir deles.")
+            rewritten.append(f"O registro nº {cp.last_id} não é o que o ponto de controle {cp.label} selou: "
+                             "registros selados foram apagados e a trilha regravada a partir deles.")
         elif count_below != cp.rows:
             diff = cp.rows - count_below
             what = f"faltam {format_int(diff)}" if diff > 0 else f"sobram {format_int(-diff)}"
-            findings.append(f"Até o registro nº {cp.last_id} {what} registro(s) em relação ao ponto de controle "
-                            f"{cp.label} ({format_int(cp.rows)} selados, {format_int(count_below)} no banco).")
+            miscounted.append(f"Até o registro nº {cp.last_id} {what} registro(s) em relação ao ponto de controle "
+                              f"{cp.label} ({format_int(cp.rows)} selados, {format_int(count_below)} no banco).")
+    for found in (rewritten, miscounted):  # the earliest says where it began; the later ones are counted
+        if found:
+            more = len(found) - 1
+            findings.append(found[0] + (f" O mesmo vale para mais {more} ponto(s) de controle posterior(es)."
+                                        if more else ""))
     if missing is not None:
         findings.insert(0, missing.message)
     newest_anchor = max(anchors.values(), key=lambda c: (c.seq, c.at), default=None)

@@ -237,3 +237,27 @@ def test_daily_then_audit_verify_from_the_command_line(ctx: AppContext, clerk: A
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert f"Faltam 3 registro(s) no fim da trilha: depois do registro nº {ids[-4]} até o nº {ids[-1]}" \
         in bad.stdout, bad.stdout
+
+
+def test_sealed_rows_replaced_by_a_well_linked_forgery_are_detected(ctx: AppContext, clerk: AppContext) -> None:
+    """The newest rows deleted and one forged in their place under the sealed last id, its link and
+    hash recomputed: the chain verifies, the checkpoint does not."""
+    from datetime import UTC, datetime
+
+    from motodesk.models.audit import chain_hash
+
+    _history(clerk)
+    sealed = audit.write_checkpoint(ctx, "daily")
+    ids = _ids(ctx)
+    with ctx.read() as s:
+        prev = s.scalar(select(AuditEvent.row_hash).where(AuditEvent.id == ids[-3]))
+    at = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    forged = chain_hash(sealed.last_id, at, "chefe", "people", "1", "update", "{}", prev)
+    _tamper(ctx.db, f"DELETE FROM audit_events WHERE id > {ids[-3]}",
+            "INSERT INTO audit_events (id, at, user_login, table_name, row_key, action, changes, prev_hash, row_hash) "
+            f"VALUES ({sealed.last_id}, '2026-12-01 12:00:00.000000', 'chefe', 'people', '1', 'update', '{{}}', "
+            f"'{prev}', '{forged}')")
+    result = audit.verify_audit_trail(ctx)
+    assert result.broken is None and not result.intact
+    assert any(f"O registro nº {sealed.last_id} não é o que o ponto de controle nº 1" in f
+               for f in result.findings), result.message
