@@ -210,7 +210,16 @@ def _next_checkpoint(conn: Connection, reason: str, signer: str, private_pem: by
 @requires(*Role)  # any user's work may seal the head; nothing is read out
 def checkpoint_quietly(ctx: AppContext, reason: str) -> Checkpoint | None:
     """:func:`write_checkpoint` where it must not stop the work it accompanies (a backup): a failure
-    is logged and the work goes on."""
+    is logged and the work goes on. It never creates the badge key: with none yet (nothing was ever
+    printed or published) there is nothing to sign with, and a backup must not add a secret to what
+    it copies."""
+    from motodesk.models.admin import Setting
+    from motodesk.services.badges import PUBLIC_KEY_SETTING
+
+    with ctx.read() as s:  # the public key's row only: whether a pair exists
+        if s.scalar(select(Setting.key).where(Setting.key == PUBLIC_KEY_SETTING)) is None:
+            log.info("audit checkpoint (%s) not written: no badge key yet", reason)
+            return None
     try:
         return write_checkpoint(ctx, reason)
     except MotodeskError as exc:

@@ -261,3 +261,14 @@ def test_sealed_rows_replaced_by_a_well_linked_forgery_are_detected(ctx: AppCont
     assert result.broken is None and not result.intact
     assert any(f"O registro nº {sealed.last_id} não é o que o ponto de controle nº 1" in f
                for f in result.findings), result.message
+
+
+def test_a_backup_never_creates_the_badge_key_to_sign_a_checkpoint(ctx: AppContext, clerk: AppContext,
+                                                                   tmp_path: Path) -> None:
+    from motodesk.models import Setting
+
+    _history(clerk, 1)
+    backups.create_backup(ctx, tmp_path / "copia.zip")
+    with ctx.read() as s:
+        assert s.scalar(select(func.count()).select_from(AuditCheckpoint)) == 0
+        assert s.scalar(select(Setting.key).where(Setting.key == badges.SIGNING_KEY_SETTING)) is None
