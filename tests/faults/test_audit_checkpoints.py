@@ -203,7 +203,7 @@ def test_checkpoints_are_append_only(ctx: AppContext, clerk: AppContext) -> None
 
 def test_a_backup_writes_a_checkpoint(ctx: AppContext, clerk: AppContext, tmp_path: Path) -> None:
     _history(clerk, 1)
-    badges.public_key_pem(ctx)  # the key pair exists (its creation is itself audited)
+    badges._key_pair(ctx)  # the key pair exists (its creation is itself audited)
     before = _ids(ctx)[-1]
     made = backups.create_backup(ctx, tmp_path / "copia.zip")
     with ctx.read() as s:
