@@ -157,6 +157,51 @@ GUARANTEES: list[tuple[str, str, str]] = [
      "25.5 claims on an old print (no digest) differing in each field, or signed by a later key", "refused"),
 ]
 
+# Issue 25, items 3 (a trail whose end is anchored) and 4 (the public page fails closed). A test named
+# with its parameter ("test[edited]") is a row of its own: one row per variant.
+CHECKPOINTS = "tests/faults/test_audit_checkpoints.py"
+FAIL_CLOSED = "tests/verifier/test_verifier_fail_closed.py"
+ADMIN_CHECK = "tests/ui/test_admin_audit_checkpoint.py"
+SUITE += [FAIL_CLOSED, ADMIN_CHECK]
+GUARANTEES += [
+    (f"{CHECKPOINTS}::test_a_clean_chain_with_checkpoints_is_intact",
+     "25.3 a clean chain with two checkpoints: \"íntegra\"", "survived"),
+    (f"{CHECKPOINTS}::test_deleting_the_newest_rows_after_a_checkpoint_is_detected",
+     "25.3 the newest 1 and 4 audit rows deleted after a checkpoint: count and ids reported", "refused"),
+    (f"{CHECKPOINTS}::test_rows_deleted_then_the_trail_continued_is_detected",
+     "25.3 the newest rows deleted, then the workstations go on writing", "refused"),
+    (f"{CHECKPOINTS}::test_a_tampered_checkpoint_is_detected",
+     "25.3 a checkpoint edited: its row count, its last hash, its signature", "refused"),
+    (f"{CHECKPOINTS}::test_a_checkpoint_re_signed_with_another_key_is_refused",
+     "25.3 a checkpoint re-signed with another key", "refused"),
+    (f"{CHECKPOINTS}::test_a_deleted_middle_checkpoint_breaks_the_checkpoints_chain",
+     "25.3 a checkpoint deleted from the middle", "refused"),
+    (f"{CHECKPOINTS}::test_deleting_rows_and_the_newest_checkpoint_is_caught_by_the_published_copy",
+     "25.3 rows and the newest checkpoint deleted: caught by the published copy, which is kept", "refused"),
+    (f"{CHECKPOINTS}::test_every_broken_link_is_listed",
+     "25.3 two separate tamperings: both broken links listed", "refused"),
+    (f"{CHECKPOINTS}::test_checkpoints_are_append_only",
+     "25.3 UPDATE and DELETE of a checkpoint with plain SQL", "refused"),
+    (f"{CHECKPOINTS}::test_a_backup_writes_a_checkpoint", "25.3 a backup seals the head it copies", "survived"),
+    (f"{CHECKPOINTS}::test_daily_then_audit_verify_from_the_command_line",
+     "25.3 `daily --publish-status`, then `audit-verify` on rows deleted: exit 1", "refused"),
+    (f"{ADMIN_CHECK}::test_the_audit_check_shows_the_checkpoint_findings",
+     "25.3 Administração's audit check: clean, rows deleted, checkpoint tampered", "refused"),
+    *[(f"{FAIL_CLOSED}::test_{visit}[{variant}]", f"25.4 status.json {what}, {label} (Chromium)", "refused")
+      for variant, what in (("edited", "edited"), ("resigned", "re-signed with another key"),
+                            ("foreign-key", "signed by a key the page does not ship"), ("garbage", "garbage"),
+                            ("missing", "missing (404)"), ("replayed", "an older genuine list replayed"),
+                            ("future", "dated tomorrow"))
+      for visit, label in (("first_visit_without_a_current_genuine_list_is_never_valid", "first visit"),
+                           ("returning_visit_keeps_the_newer_genuine_list", "returning visit"))],
+    (f"{FAIL_CLOSED}::test_a_kept_list_past_the_freshness_limit_no_longer_confirms",
+     "25.4 the phone's kept list older than 4 days, offline: not confirmed", "refused"),
+    (f"{FAIL_CLOSED}::test_a_future_list_kept_by_an_older_page_is_dropped",
+     "25.4 a future-dated list already kept on the phone", "refused"),
+    (f"{FAIL_CLOSED}::test_a_list_within_the_clock_skew_is_accepted",
+     "25.4 a list 2 minutes ahead (within the 5-minute skew)", "survived"),
+]
+
 
 # Issue 31: one guarded reader for every spreadsheet, one name cleaner for every path.
 GUARD = "tests/faults/test_spreadsheet_guard.py"
@@ -189,6 +234,8 @@ def guarantee_rows(tree: ET.ElementTree) -> list[str]:
     for case in tree.iter("testcase"):
         path = case.get("classname", "").replace(".", "/") + ".py"
         test = f"{path}::{case.get('name', '').split('[')[0]}"
+        if test not in counts:  # a row for one parameter (a variant)
+            test = f"{path}::{case.get('name', '')}"
         if test not in counts or any(child.tag == "skipped" for child in case):
             continue
         row = counts[test]

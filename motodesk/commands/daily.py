@@ -27,6 +27,17 @@ def cmd_daily(args: argparse.Namespace) -> int:
     result = run_calendar(ctx)
     print(f"Suspensões encerradas: {len(result.reinstated)}" + (f" ({', '.join(result.reinstated)})" if result.reinstated else ""))
     print(f"Permissões com prazo encerrado: {len(result.expired)}" + (f" ({', '.join(result.expired)})" if result.expired else ""))
+    from motodesk.services.audit import checkpoint_line, write_checkpoint
+    from motodesk.services.errors import MotodeskError
+
+    code = 0
+    try:  # after the calendar's own writes: the day's trail sealed at its end
+        print(checkpoint_line(write_checkpoint(ctx, "daily")))
+    except MotodeskError as exc:
+        import sys
+
+        print(f"Ponto de controle da trilha de auditoria não gravado: {exc}", file=sys.stderr)
+        code = 1
     if args.publish_status:  # after the calendar, so the list shows today's lifted suspensions
         from pathlib import Path
 
@@ -34,4 +45,4 @@ def cmd_daily(args: argparse.Namespace) -> int:
         from motodesk.services.badges import publish_status
 
         print_status(publish_status(ctx, Path(args.publish_status)))
-    return 0
+    return code

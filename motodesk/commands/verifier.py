@@ -51,6 +51,8 @@ def print_status(result: Any) -> None:
     print(f"Lista de situação gravada em {result.path} ({local_time(result.issued_at):%d/%m/%Y %H:%M}, "
           f"chave {result.key_id}): {result.permits} permissão(ões), {result.deputies} preposto(s), "
           f"{result.reprinted} crachá(s) com via substituída.")
+    if result.checkpoint is not None:
+        print(result.checkpoint.line)
 
 
 def cmd_publish_verifier(args: argparse.Namespace) -> int:

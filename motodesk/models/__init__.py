@@ -6,6 +6,7 @@ from motodesk.models.audit import APPEND_ONLY_TABLES  # noqa: E402  (after the t
 from motodesk.models.base import Base
 from motodesk.models.campaigns import AppointmentEvent, Campaign, CampaignAppointment
 from motodesk.models.cards import CardBatch, CardUse, SpoiledCard
+from motodesk.models.checkpoints import AuditCheckpoint
 from motodesk.models.enforcement import CriminalJudgment, Decision, Defence, InfractionNotice
 from motodesk.models.fees import FeePayment
 from motodesk.models.files import Attachment, Blob, Photo
@@ -29,7 +30,7 @@ from motodesk.models.vehicles import Inspection, InspectionItem, Vehicle, Vehicl
 
 __all__ = [
     "APPEND_ONLY_TABLES", "AccessRecord", "Affiliation", "Application", "AppointmentEvent", "Attachment",
-    "AuditEvent", "BadgePrint", "Base", "Blob", "Campaign", "CampaignAppointment", "CardBatch", "CardUse",
+    "AuditCheckpoint", "AuditEvent", "BadgePrint", "Base", "Blob", "Campaign", "CampaignAppointment", "CardBatch", "CardUse",
     "CriminalJudgment", "Decision", "Decree", "Defence", "DeputyLink", "FeePayment", "InfractionNotice",
     "Inspection", "InspectionItem", "Organisation", "Permit", "PermitEvent", "Person", "PersonDocument",
     "PersonNameChange", "Photo", "QuotaCounter", "Setting", "SpoiledCard", "Stand",

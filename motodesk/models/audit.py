@@ -35,8 +35,10 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction, UOWTran
 
 from motodesk.models.admin import AuditEvent
 from motodesk.models.base import Base, utcnow
+from motodesk.models.checkpoints import AuditCheckpoint
 
 _AUDIT = typing.cast(Table, AuditEvent.__table__)
+_SEALED = typing.cast(Table, AuditCheckpoint.__table__)
 
 # Columns whose values never go into the trail (only the fact that they changed).
 SECRET_COLUMNS = frozenset({"password_hash"})
@@ -48,7 +50,7 @@ NOISE_COLUMNS = frozenset({"version", "updated_at", "created_at"})
 #: their rows (triggers on both databases; privileges withheld from PostgreSQL's login role).
 #: The value says whether the workstations' login role may INSERT rows itself: the audit trail is
 #: written by the database's own triggers on PostgreSQL, so the login role cannot forge a row.
-APPEND_ONLY_TABLES: dict[str, bool] = {"audit_events": False, "access_log": True}
+APPEND_ONLY_TABLES: dict[str, bool] = {"audit_events": False, "access_log": True, "audit_checkpoints": True}
 UNAUDITED_TABLES = frozenset({"blobs", "alembic_version", *APPEND_ONLY_TABLES})
 SYSTEM_USER = "sistema"
 #: The PostgreSQL setting that carries the MotoDesk user of a transaction to the triggers.
@@ -156,6 +158,8 @@ def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
     t = _AUDIT
     last = conn.execute(select(t.c.id, t.c.row_hash).order_by(t.c.id.desc()).limit(1)).first()
     next_id, prev = (int(last.id) + 1, last.row_hash or "") if last else (1, "")
+    # Never reuse an id a checkpoint sealed (rows deleted past the triggers): ids go on, as PostgreSQL's sequence does.
+    next_id = max(next_id, int(conn.execute(select(func.max(_SEALED.c.last_id))).scalar() or 0) + 1)
     for row in rows:
         row["changes"] = json.dumps(row["changes"], ensure_ascii=False, sort_keys=True)
         row["id"] = next_id

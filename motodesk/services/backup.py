@@ -464,6 +464,9 @@ def create_backup(ctx: AppContext, out: Path | str, *, progress: Progress | None
     out = _check_output_path(Path(out))
     db.check_connection()
     state = db.check_version()  # refuses a database newer than this program
+    if state == "current":  # the copy then carries the trail's signed head (services.audit)
+        from motodesk.services.audit import checkpoint_quietly
+        checkpoint_quietly(ctx, "backup")
     report(0, 4)
     try:
         return _write_backup(ctx, out, state, report)

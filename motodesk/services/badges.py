@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
@@ -81,6 +81,9 @@ from motodesk.services.errors import (
     NotFoundError,
 )
 from motodesk.services.settings import law_settings
+
+if TYPE_CHECKING:
+    from motodesk.services.audit import PublishedCheckpoint
 
 SIGNING_KEY_SETTING = "badge_signing_key"  # before revision 0018 only: the private key is never stored here
 PUBLIC_KEY_SETTING = "badge_public_key"
@@ -912,6 +915,7 @@ class PublishedStatus:
     permits: int  # permits listed (suspended, revoked, cancelled, ended)
     deputies: int  # deputies listed (suspended, revoked, unlinked)
     reprinted: int  # badges with an older, superseded copy
+    checkpoint: PublishedCheckpoint | None = None  # the audit trail's signed head published beside it (services.audit)
 
 
 def _iso_day(day: date | None) -> str | None:
@@ -1019,9 +1023,12 @@ def publish_status(ctx: AppContext, out_dir: Path, *, now: datetime | None = Non
     except OSError as exc:
         raise MotodeskError(f"Não foi possível gravar {path}: {exc.strerror or exc}.") from None
     copies = typing.cast(dict[str, int], body["copies"])
+    from motodesk.services.audit import publish_checkpoint
+
+    checkpoint = publish_checkpoint(ctx, out)  # beside it, signed with the same key
     return PublishedStatus(path, datetime.strptime(str(body["issued_at"]), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC),
                            str(body["key_id"]), len(typing.cast(dict[str, object], body["permits"])),
-                           len(typing.cast(dict[str, object], body["deputies"])), len(copies))
+                           len(typing.cast(dict[str, object], body["deputies"])), len(copies), checkpoint)
 
 
 @requires(*PUBLISHERS)
@@ -1067,4 +1074,6 @@ def publish_verifier(ctx: AppContext, out_dir: Path, *, now: datetime | None = N
     written.append(KEYS_FILE)
     status = publish_status(ctx, out, now=now)
     written.append(STATUS_FILE)
+    if status.checkpoint is not None:
+        written.append(status.checkpoint.path.name)  # the audit trail's signed head, beside the list
     return PublishedVerifier(out, written, status, law_settings(ctx).verifier_base_url)

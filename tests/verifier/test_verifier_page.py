@@ -299,9 +299,11 @@ def test_a_tampered_status_list_is_refused(browser, register: Register) -> None:
     context = browser.new_context(viewport=PHONE)
     try:
         page = _open(context, tampered.url + "#" + register.valid)
-        assert _verdict(page) == "VÁLIDO"  # the forged list's "cassado" is not believed
+        # The forged list's "cassado" is not believed, and without a genuine list nothing says VÁLIDO.
+        assert _verdict(page) == "NÃO CONFIRMADO"
+        assert "A assinatura do crachá é autêntica" in page.inner_text("#explanation")
         status = page.inner_text("#status")
-        assert "não tem assinatura válida e foi descartada" in status
+        assert "a assinatura não confere" in status and "foi recusada" in status
         assert "Sem lista de situação neste aparelho" in status
         assert page.evaluate("localStorage.length") == 0  # and not kept
     finally:

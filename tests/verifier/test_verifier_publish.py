@@ -103,7 +103,7 @@ def test_publish_verifier_writes_a_static_site(ctx: AppContext, supervisor: AppC
     assert result.base_url == "https://www.patrocinio.mg.gov.br/verificar/"
     files = sorted(p.relative_to(tmp_path / "www").as_posix() for p in (tmp_path / "www").rglob("*") if p.is_file())
     assert files == sorted(result.files) == sorted([
-        "index.html", "verifier.js", "verifier.css", "sw.js", "keys.json", "status.json",
+        "index.html", "verifier.js", "verifier.css", "sw.js", "keys.json", "status.json", "audit-checkpoint.json",
         "vendor/noble-ed25519-3.2.0.js", "vendor/LICENSE-noble-ed25519.txt", "vendor/README.txt"])
     assert not any(name.endswith((".py", ".pem")) for name in files)  # nothing to run, no key file
     keys = json.loads((tmp_path / "www" / "keys.json").read_text())

@@ -6,12 +6,20 @@
 // @noble/ed25519 where the browser has no Ed25519 -- and then the signed status list status.json
 // (suspended, revoked, cancelled permits; deputies; the copy in use of reprinted badges), fetched when
 // online and kept in localStorage for offline use. Token format: motodesk/printing/token.py.
+//
+// It fails closed: a genuine badge reads VÁLIDO only against a genuine, current status list -- signed
+// by a key of keys.json (the public keys published with this page), issued at most FRESH_HOURS ago and
+// not later than CLOCK_SKEW_MS from now. A list older than the one this phone already keeps is refused
+// (a replay) and the kept one is used. Without such a list the verdict is NÃO CONFIRMADO, with the
+// reason, while the badge's own signature is still shown as genuine.
 
 const PREFIX = "MD1.";
 const STATUS_PREFIX = new TextEncoder().encode("MDS1.");
 const STORAGE_KEY = "motodesk-verificador-situacao";
 const TIME_ZONE = "America/Sao_Paulo";
-const OLD_LIST_DAYS = 7;
+const FRESH_HOURS = 96; // a list older than this no longer confirms a badge (a long weekend without publication)
+const OLD_LIST_HOURS = 36; // older than this, the list's age is shown as a warning
+const CLOCK_SKEW_MS = 5 * 60_000; // a list dated later than this from now is refused
 const NOBLE = "./vendor/noble-ed25519-3.2.0.js";
 const SERVICES = { MT: "Mototáxi", MB: "Motoboy", MF: "Moto-frete" };
 
@@ -23,6 +31,7 @@ const VERDICTS = {
   cancelled: "CANCELADO",
   superseded: "SUBSTITUÍDO",
   forged: "FALSIFICADO",
+  unconfirmed: "NÃO CONFIRMADO",
   "not-a-badge": "NÃO É UM CRACHÁ",
 };
 
@@ -209,43 +218,43 @@ async function loadKeys() {
     .filter((k) => k.raw.length === 32);
 }
 
-/** The status list's body, if the envelope is signed by one of the keys; otherwise null. */
+/** {list} if the envelope is signed by one of the page's keys; otherwise {problem}, why not (pt_BR). */
 async function openStatus(envelopeText, keys) {
+  const damaged = { problem: "não é uma lista de situação (arquivo danificado ou trocado)" };
   let envelope;
   try {
     envelope = JSON.parse(envelopeText);
   } catch (error) {
-    return null;
+    return damaged;
   }
   if (!envelope || envelope.format !== "motodesk-status-signed/1" || typeof envelope.body !== "string"
       || typeof envelope.signature !== "string") {
-    return null;
+    return damaged;
   }
   let body, signature;
   try {
     body = b64decode(envelope.body);
     signature = b64decode(envelope.signature);
   } catch (error) {
-    return null;
+    return damaged;
   }
-  if (signature.length !== 64) return null;
-  const message = concat(STATUS_PREFIX, body);
-  const candidates = keys.filter((k) => k.id === envelope.key_id);
-  for (const key of candidates.length ? candidates : keys) {
-    if (await ed25519Verify(key.raw, signature, message)) {
-      let list;
-      try {
-        list = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
-      } catch (error) {
-        return null;
-      }
-      if (!list || list.format !== "motodesk-status/1" || typeof list.issued_at !== "string") return null;
-      const issued = new Date(list.issued_at);
-      if (Number.isNaN(issued.getTime())) return null;
-      return { ...list, issued, permits: list.permits || {}, deputies: list.deputies || {}, copies: list.copies || {} };
-    }
+  if (signature.length !== 64) return damaged;
+  // Only a key this page ships with (keys.json), named by the envelope: never a key the list brings.
+  const key = keys.find((k) => k.id === envelope.key_id);
+  if (!key) return { problem: "foi assinada com uma chave que não é a da Prefeitura" };
+  if (!(await ed25519Verify(key.raw, signature, concat(STATUS_PREFIX, body)))) {
+    return { problem: "a assinatura não confere (a lista foi alterada depois de assinada)" };
   }
-  return null;
+  let list;
+  try {
+    list = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(body));
+  } catch (error) {
+    return damaged;
+  }
+  if (!list || list.format !== "motodesk-status/1" || typeof list.issued_at !== "string") return damaged;
+  const issued = new Date(list.issued_at);
+  if (Number.isNaN(issued.getTime())) return damaged;
+  return { list: { ...list, issued, permits: list.permits || {}, deputies: list.deputies || {}, copies: list.copies || {} } };
 }
 
 function stored() {
@@ -264,30 +273,85 @@ function store(text) {
   }
 }
 
-/** {list, source: "online" | "saved", rejected} with the newest genuine list available. */
+function forget() {
+  try {
+    localStorage.removeItem(STORAGE_KEY);
+  } catch (error) {
+    // nothing kept
+  }
+}
+
+function inFuture(list) {
+  return list.issued.getTime() > Date.now() + CLOCK_SKEW_MS;
+}
+
+function futureProblem(list) {
+  return `está datada no futuro (${showMoment(list.issued)}): confira a data e a hora deste aparelho`;
+}
+
+/**
+ * The newest genuine list this phone may trust:
+ * {list, source: "online" | "saved" | null, current, reason, warnings}. `current` is whether it can
+ * confirm a badge (fresh enough); `reason` says why not; `warnings` are what was refused and why.
+ */
 async function loadStatus(keys) {
-  let fetched = null, rejected = false, offline = false;
+  let fetched = null, fetchedText = null, fetchProblem = null, missing = false, offline = false;
+  const warnings = [];
   try {
     const response = await fetch("status.json", { cache: "no-store" });
     if (response.ok) {
       const text = await response.text();
-      const list = await openStatus(text, keys);
-      if (list) fetched = { list, text };
-      else rejected = true;
+      const opened = await openStatus(text, keys);
+      if (opened.list && inFuture(opened.list)) {
+        fetchProblem = futureProblem(opened.list);
+      } else if (opened.list) {
+        fetched = opened.list;
+        fetchedText = text;
+      } else {
+        fetchProblem = opened.problem;
+      }
     } else {
-      offline = true;
+      fetchProblem = `não foi encontrada no site (erro ${response.status})`;
+      missing = true;
     }
   } catch (error) {
     offline = true;
   }
   const savedText = stored();
-  const saved = savedText ? await openStatus(savedText, keys) : null;
-  if (fetched && (!saved || fetched.list.issued >= saved.issued)) {
-    store(fetched.text);
-    return { list: fetched.list, source: "online", rejected };
+  let saved = null;
+  if (savedText) {
+    const opened = await openStatus(savedText, keys);
+    if (opened.list && !inFuture(opened.list)) saved = opened.list;
+    else forget(); // a kept list that no longer verifies, or dated ahead, must not stick on this phone
   }
-  if (saved) return { list: saved, source: "saved", rejected, offline };
-  return { list: null, source: null, rejected, offline };
+  if (missing) warnings.push(`A lista de situação ${fetchProblem}.`);
+  else if (fetchProblem) warnings.push(`A lista de situação recebida agora ${fetchProblem}: foi recusada.`);
+  let list = null, source = null;
+  if (fetched && saved && fetched.issued < saved.issued) {
+    warnings.push(`A lista de situação recebida (de ${showMoment(fetched.issued)}) é mais antiga que a já guardada `
+      + `neste aparelho (de ${showMoment(saved.issued)}): foi recusada, pode ser uma lista antiga reapresentada.`);
+    list = saved;
+    source = "saved";
+  } else if (fetched) {
+    list = fetched;
+    source = "online";
+  } else if (saved) {
+    list = saved;
+    source = "saved";
+  }
+  if (source === "online") store(fetchedText);
+  let current = false, reason = null;
+  if (!list) {
+    reason = fetchProblem ? `a lista de situação publicada ${fetchProblem}`
+      : offline ? "não há conexão e este aparelho não guarda nenhuma lista de situação"
+        : "não há lista de situação";
+  } else if (Date.now() - list.issued.getTime() > FRESH_HOURS * 3_600_000) {
+    reason = `a lista de situação mais recente disponível é de ${showMoment(list.issued)}, ${age(list.issued)}, `
+      + `mais antiga que o limite de ${FRESH_HOURS / 24} dias`;
+  } else {
+    current = true;
+  }
+  return { list, source, current, reason, warnings, offline };
 }
 
 // --- the verdict -----------------------------------------------------------------------------
@@ -384,8 +448,12 @@ function showStatus(status) {
   if (status.list) {
     const when = `Lista de situação de ${showMoment(status.list.issued)}, ${age(status.list.issued)}`;
     lines.push(status.source === "online" ? `${when}.`
-      : `${when} (sem conexão: usada a última lista guardada neste aparelho).`);
-    if (Date.now() - status.list.issued.getTime() > OLD_LIST_DAYS * 86_400_000) {
+      : status.offline ? `${when} (sem conexão: usada a última lista guardada neste aparelho).`
+        : `${when} (usada a lista guardada neste aparelho).`);
+    if (!status.current) {
+      lines.push(`Lista antiga demais (limite de ${FRESH_HOURS / 24} dias): não confirma que um crachá vale.`);
+      warn = true;
+    } else if (Date.now() - status.list.issued.getTime() > OLD_LIST_HOURS * 3_600_000) {
       lines.push("Lista antiga: suspensões e cassações recentes podem não aparecer.");
       warn = true;
     }
@@ -394,13 +462,23 @@ function showStatus(status) {
       + "conferidas. Abra esta página com internet para baixá-la.");
     warn = true;
   }
-  if (status.rejected) {
-    lines.push("A lista de situação recebida não tem assinatura válida e foi descartada.");
+  for (const warning of status.warnings) {
+    lines.push(warning);
     warn = true;
   }
   box.textContent = lines.join(" ");
   box.classList.toggle("warn", warn);
   document.body.dataset.statusSource = status.source || "none";
+  document.body.dataset.statusCurrent = status.current ? "1" : "0";
+}
+
+/** A genuine badge's verdict when no current list can confirm it: never VÁLIDO. */
+function unconfirmed(claim, reason) {
+  const instrument = claim.service === "MT" ? "permissão" : "autorização";
+  const who = claim.kind === "titular" ? "titular" : "preposto";
+  return ["unconfirmed", `A assinatura do crachá é autêntica (${who} da ${instrument} ${claim.permit}, `
+    + `${claim.issue}ª via, válido até ${showDay(claim.validUntil)}), mas não foi possível confirmar a situação `
+    + `atual: ${reason}. Não se sabe se a ${instrument} foi suspensa ou cassada; na dúvida, confirme com a SESTRAN.`];
 }
 
 async function run() {
@@ -437,7 +515,8 @@ async function run() {
       + "Não embarque e avise a SESTRAN.");
   } else {
     const status = await loadStatus(keys);
-    const [kind, explanation] = judge(result.claim, status.list, todayISO());
+    let [kind, explanation] = judge(result.claim, status.list, todayISO());
+    if (kind === "valid" && !status.current) [kind, explanation] = unconfirmed(result.claim, status.reason);
     showVerdict(kind, explanation);
     showClaim(result.claim);
     showStatus(status);

@@ -1,7 +1,7 @@
 """The badges' private signing key leaves the database for the workstation that runs the upgrade.
 
 Revision ID: 0018
-Revises: 0015
+Revises: 0017
 Create Date: 2026-12-01
 
 Before this revision the private key (PKCS#8 PEM) was the ``settings`` row ``badge_signing_key``,
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0018"
-down_revision = "0015"
+down_revision = "0017"
 branch_labels = None
 depends_on = None
 
