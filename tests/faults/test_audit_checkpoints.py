@@ -264,11 +264,17 @@ def test_sealed_rows_replaced_by_a_well_linked_forgery_are_detected(ctx: AppCont
 
 
 def test_a_backup_never_creates_the_badge_key_to_sign_a_checkpoint(ctx: AppContext, clerk: AppContext,
-                                                                   tmp_path: Path) -> None:
+                                                                   tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a workstation not registered to print, a backup is made without a checkpoint, and no key."""
     from motodesk.models import Setting
 
     _history(clerk, 1)
+    store = tmp_path / "estacao-sem-chave"
+    store.mkdir()
+    monkeypatch.setenv("MOTODESK_BADGE_KEY_DIR", str(store))
     backups.create_backup(ctx, tmp_path / "copia.zip")
     with ctx.read() as s:
         assert s.scalar(select(func.count()).select_from(AuditCheckpoint)) == 0
         assert s.scalar(select(Setting.key).where(Setting.key == badges.SIGNING_KEY_SETTING)) is None
+    assert list(store.iterdir()) == []

@@ -84,6 +84,7 @@ def lists(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lists]:
     db.prepare()
     ctx = AppContext(db)
     ensure_defaults(ctx)
+    badges.register_printing_station(ctx)  # this test workstation prints and signs the status list
     supervisor = ctx.as_user(CurrentUser(None, "supervisor", "Supervisora", Role.SUPERVISOR))
 
     def printed(name: str, service: ServiceType, seed: int) -> tuple[int, str]:
