@@ -38,6 +38,9 @@ class CurrentUser:
     role: Role
     #: The password was chosen by an administrator: the login asks for a new one before anything else.
     must_change_password: bool = field(default=False, compare=False)
+    #: PostgreSQL with per-user roles: the connection the server opened for this user (his own role,
+    #: his password); a context made for him works on it (:meth:`AppContext.as_user`).
+    database: Database | None = field(default=None, compare=False, repr=False)
 
 
 SYSTEM = CurrentUser(id=None, login="sistema", full_name="Sistema", role=Role.ADMIN)
@@ -51,7 +54,8 @@ class AppContext:
     user: CurrentUser = SYSTEM
 
     def as_user(self, user: CurrentUser) -> AppContext:
-        return AppContext(self.db, user)
+        """The context of ``user``: on his own connection when the server authenticated him."""
+        return AppContext(user.database or self.db, user)
 
     @contextmanager
     def read(self) -> Iterator[Session]:

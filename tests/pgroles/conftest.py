@@ -19,8 +19,9 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, make_url
@@ -117,20 +118,105 @@ def pg_cluster() -> Iterator[Cluster]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-@pytest.fixture
-def scratch_db(pg_cluster: Cluster) -> Iterator[str]:
-    """The superuser's URL of a new, empty database on the scratch cluster (dropped after the test)."""
-    name = f"md_{uuid.uuid4().hex[:8]}"
+@pytest.fixture(scope="session")
+def migrated_template(pg_cluster: Cluster) -> str:
+    """A database migrated to the head once per session, copied by :func:`migrated_db`."""
+    from motodesk.models.db import Database
+
+    name = f"md_template_{uuid.uuid4().hex[:6]}"
     admin = create_engine(pg_cluster.url(), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    admin.dispose()
+    db = Database.open(pg_cluster.url(name))
+    db.prepare()
+    db.dispose()
+    return name
+
+
+def _new_database(pg_cluster: Cluster, template: str | None) -> Iterator[str]:
+    name = f"md_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(pg_cluster.url(), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     yield pg_cluster.url(name)
     with admin.connect() as conn:
         conn.exec_driver_sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
                              "AND pid <> pg_backend_pid()", (name,))
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
         # Roles are the cluster's: drop those this database's set-up created (md_<name>_…).
-        for (role,) in conn.exec_driver_sql("SELECT rolname FROM pg_roles WHERE rolname LIKE %s",
-                                            (f"md\\_{name.lower()}\\_%",)).all():
+        for (role,) in conn.exec_driver_sql("SELECT rolname FROM pg_roles WHERE rolname LIKE %s OR rolname LIKE %s",
+                                            (f"md\\_{name}\\_%", f"%\\_{name}")).all():
             conn.exec_driver_sql(f'DROP ROLE IF EXISTS "{role}"')
     admin.dispose()
+
+
+@pytest.fixture
+def scratch_db(pg_cluster: Cluster) -> Iterator[str]:
+    """The superuser's URL of a new, empty database on the scratch cluster (dropped after the test)."""
+    yield from _new_database(pg_cluster, None)
+
+
+@pytest.fixture
+def migrated_db(pg_cluster: Cluster, migrated_template: str) -> Iterator[str]:
+    """The superuser's URL of a new database already at the head (a copy of the session's template)."""
+    yield from _new_database(pg_cluster, migrated_template)
+
+
+GATE = "estacao"
+GATE_PASSWORD = "estacao-senha-1"
+CHEFE_PASSWORD = "chefe-senha-123"
+
+
+@dataclass
+class RolesSite:
+    """A MotoDesk database with per-user roles on the scratch cluster."""
+
+    cluster: Cluster
+    name: str
+    owner: Any  # AppContext of the owner (the cluster's superuser)
+    gate: Any  # AppContext of a workstation before anyone logs in
+    gate_role: str
+    opened: list[Any] = field(default_factory=list)
+
+    def url_as(self, user: str, password: str) -> str:
+        return self.cluster.url(self.name, user=user, password=password)
+
+    def login(self, login: str, password: str) -> Any:
+        from motodesk.services.auth import authenticate
+
+        ctx = self.gate.as_user(authenticate(self.gate, login, password))
+        self.opened.append(ctx.db)
+        return ctx
+
+    def role_of(self, login: str) -> str:
+        return f"md_{self.name}_u_{login}"
+
+
+@pytest.fixture
+def roles_site(pg_cluster: Cluster, migrated_db: str) -> Iterator[RolesSite]:
+    """Set up as the README says: init-db as the owner, per-user roles with the gate role, the
+    first administrator ``chefe`` created by the owner; a workstation's context on the gate role."""
+    from motodesk.models.db import Database
+    from motodesk.services.auth import create_first_admin
+    from motodesk.services.context import AppContext
+    from motodesk.services.settings import ensure_defaults
+
+    owner_db = Database.open(migrated_db)
+    owner_db.prepare()
+    owner = AppContext(owner_db)
+    ensure_defaults(owner)
+    name = make_url(migrated_db).database or ""
+    gate_role = f"{GATE}_{name}"
+    assert owner_db.setup_per_user_roles(gate_role, GATE_PASSWORD) == []  # no users yet
+    create_first_admin(owner, "chefe", "Chefe do Setor", CHEFE_PASSWORD)
+    gate_db = Database.open(pg_cluster.url(name, user=gate_role, password=GATE_PASSWORD))
+    gate_db.prepare()
+    gate = AppContext(gate_db)
+    ensure_defaults(gate)
+    site = RolesSite(pg_cluster, name, owner, gate, gate_role)
+    yield site
+    for opened in site.opened:
+        opened.dispose()
+    gate_db.dispose()
+    owner_db.dispose()
