@@ -514,9 +514,9 @@ def _check_role_name(role: str) -> None:
         raise DatabaseError(f"Nome de perfil inválido: {role!r} (use letras minúsculas, números e _).")
 
 
-def _role_error(exc: DBAPIError, url: URL) -> str:
+def _role_error(exc: BaseException, url: URL) -> str:
     """A refused role statement in pt_BR (the owner lacks CREATEROLE, a role it may not change)."""
-    text = str(exc.orig).lower()
+    text = str(getattr(exc, "orig", None) or exc).lower()
     if "permission denied to create role" in text or "must have createrole" in text or (
             "permission denied" in text and "role" in text):
         return ("O dono do banco não tem permissão para criar ou alterar perfis (CREATEROLE): um "
@@ -560,6 +560,8 @@ def _login_role(conn: Any, role: str, password: str | None, *, inherit: bool) ->
         cursor = conn.connection.dbapi_connection.cursor()
         try:
             cursor.execute(clause)
+        except conn.dialect.loaded_dbapi.Error as exc:  # the driver's own error: no SQLAlchemy wrapper here
+            raise DatabaseError(_role_error(exc, conn.engine.url)) from exc
         finally:
             cursor.close()
     owned = conn.exec_driver_sql(
