@@ -127,7 +127,9 @@ def cmd_create_user(args: argparse.Namespace) -> int:
     from motodesk.services.errors import InvalidInputError
 
     ctx = open_context(args, authenticate=False)
-    if count_users(ctx) == 0:
+    # A workstation's pre-login role (per-user roles) reads no users: there, an administrator logs in.
+    through_gate = not ctx.db.is_sqlite and ctx.db.is_gate
+    if not through_gate and count_users(ctx) == 0:
         if args.role != Role.ADMIN.value:
             raise InvalidInputError("O banco ainda não tem usuários: o primeiro deve ser um administrador "
                                     "(--role admin), que depois cria os demais.", {"role": "Use admin."})
