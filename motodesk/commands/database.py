@@ -101,6 +101,9 @@ def _per_user_roles(ctx: Any, role: str | None, args: argparse.Namespace) -> int
                             "do servidor configurado nelas; um perfil de login compartilhado antigo serve).")
     password = _new_password(args, "Senha do perfil de entrada das estações: ")
     created = ctx.db.setup_per_user_roles(role, password or None)
+    from motodesk.services.badges import public_key_pem
+
+    public_key_pem(ctx)  # the badges' key pair exists before a clerk (who may not write settings) prints
     print(f"Perfis por usuário ativos: o servidor confere a senha de cada usuário; {role!r} é só o perfil "
           "de entrada das estações (não lê nem grava dados).")
     if created:
