@@ -182,6 +182,14 @@ BEGIN
     EXECUTE format('ALTER ROLE %I LOGIN', r);
   ELSE
     EXECUTE format('ALTER ROLE %I NOLOGIN', r);
+    IF NOT u.active THEN  -- a disabled user's open sessions end now, where the owner may end them
+      BEGIN
+        PERFORM pg_terminate_backend(a.pid) FROM pg_stat_activity a
+         WHERE a.usename = r AND a.pid <> pg_backend_pid();
+      EXCEPTION WHEN insufficient_privilege THEN
+        NULL;  -- an owner without pg_signal_backend: the sessions end when they close
+      END;
+    END IF;
   END IF;
 END $$;
 

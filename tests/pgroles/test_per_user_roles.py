@@ -139,9 +139,13 @@ def test_an_administrator_writes_users_and_settings(roles_site: RolesSite, admin
 
 def test_a_disabled_user_cannot_connect_and_an_enabled_one_can_again(roles_site: RolesSite, admin: Any,
                                                                       maria: Any) -> None:
+    open_session = _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD)
     users.set_active(admin, "maria", False)
     with pytest.raises(psycopg.OperationalError):
         _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD)
+    with pytest.raises(psycopg.OperationalError):  # the session she had open was ended
+        open_session.execute("SELECT 1")
+    open_session.close()
     with pytest.raises(AuthenticationError) as refused:
         roles_site.login("maria", MARIA_PASSWORD)
     assert str(refused.value) == auth.WRONG_CREDENTIALS
