@@ -205,3 +205,13 @@ def test_the_server_functions_act_for_the_session_user_only(roles_site: RolesSit
         conn.execute("SELECT motodesk_own_password_changed()")
     with roles_site.owner.db.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT must_change_password FROM users WHERE login = 'joao'").scalar()
+
+
+def test_only_an_administrators_session_redacts_values(roles_site: RolesSite, admin: Any) -> None:
+    with _raw(roles_site, roles_site.role_of("chefe"), CHEFE_PASSWORD) as conn:
+        conn.execute("SELECT set_config('motodesk.user', 'outro', true)")
+        conn.execute("SELECT set_config('motodesk.redact', 'on', true)")  # LGPD anonymisation's switch
+        conn.execute("INSERT INTO organisations (kind, name, cnpj, created_at, updated_at, version) "
+                     "VALUES ('cooperative', 'Cooperativa Anonimizada', '11444777000161', now(), now(), 1)")
+    row = _last_audit(roles_site, "organisations")
+    assert row.user_login == "chefe" and json.loads(row.changes)["name"] == ["***", "***"]
