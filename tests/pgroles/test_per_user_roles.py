@@ -215,3 +215,12 @@ def test_only_an_administrators_session_redacts_values(roles_site: RolesSite, ad
                      "VALUES ('cooperative', 'Cooperativa Anonimizada', '11444777000161', now(), now(), 1)")
     row = _last_audit(roles_site, "organisations")
     assert row.user_login == "chefe" and json.loads(row.changes)["name"] == ["***", "***"]
+
+
+def test_a_login_with_dots_and_hyphens_is_a_role_too(roles_site: RolesSite, admin: Any) -> None:
+    users.create_user(admin, "Ana.Souza-1", "Ana Souza", Role.SUPERVISOR, "senha-da-ana-1")
+    ana = roles_site.login("ANA.SOUZA-1 ", "senha-da-ana-1")
+    assert ana.user.login == "ana.souza-1" and ana.user.role is Role.SUPERVISOR
+    with ana.db.engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT session_user").scalar() == roles_site.role_of("ana.souza-1")
+        assert conn.exec_driver_sql("SELECT motodesk_actor()").scalar() == "ana.souza-1"
