@@ -133,10 +133,9 @@ def test_the_upgrade_from_the_shared_login_role_gives_each_user_a_role(pg_cluste
         assert who == "rosa" and session == 1
         again = _cli("init-db", "--per-user-roles", "--login-role", shared, "--database", url, stdin="entrada-senha-1\n")
         assert again.returncode == 0 and "Senhas provisórias" not in again.stdout  # nobody's password reset
-        assert auth.authenticate(gate, "rosa", "nova-da-rosa-1").login == "rosa"
-        assert rosa_user.database is not None
-        rosa_user.database.dispose()
-        if rosa.db is not rosa_user.database:
-            rosa.db.dispose()
+        again_user = auth.authenticate(gate, "rosa", "nova-da-rosa-1")
+        assert again_user.login == "rosa" and again_user.database is not None
+        for opened in {id(d): d for d in (again_user.database, rosa_user.database, rosa.db)}.values():
+            opened.dispose()
     finally:
         gate_db.dispose()
