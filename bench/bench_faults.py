@@ -30,6 +30,7 @@ SUITE = [
     "tests/services/test_foundation.py",
     "tests/ui/test_startup.py",
     "tests/services/test_reports.py::test_transparency_files_mask_every_cpf",
+    "tests/pgroles",
 ]
 
 # Issue 17's guarantees: (test of tests/faults, fault tried, "refused" or "survived" when it passes).
@@ -43,6 +44,8 @@ SHEETS = "tests/faults/test_hostile_spreadsheets.py"
 ACCESS = "tests/faults/test_lgpd_access_log.py"
 RETENTION = "tests/faults/test_lgpd_retention.py"
 BADGE_KEYS = "tests/faults/test_badge_key_store.py"
+PGROLES = "tests/pgroles/test_per_user_roles.py"
+ROLESETUP = "tests/pgroles/test_role_setup.py"
 GUARANTEES: list[tuple[str, str, str]] = [
     (f"{AUDIT}::test_recounts_racing_issues_never_leave_more_mototaxi_permits_than_places",
      "1. 13 issuers and 12 recounts on a barrier, 4 mototáxi places", "survived"),
@@ -155,6 +158,27 @@ GUARANTEES: list[tuple[str, str, str]] = [
      "25.2 an upgrade whose key store refuses: upgrade stops, key kept in the DB", "refused"),
     (f"{BADGE_KEYS}::test_an_old_print_without_a_digest_is_checked_on_every_field",
      "25.5 claims on an old print (no digest) differing in each field, or signed by a later key", "refused"),
+    # Issue 25, item 1 (and the role bits of 31 / 25.7): per-user roles on a scratch SCRAM cluster.
+    (f"{PGROLES}::test_a_session_cannot_name_someone_else_in_the_trail_or_hide_the_values",
+     "25.1 set_config('motodesk.user','chefe') and motodesk.redact=on in a user's own session", "refused"),
+    (f"{PGROLES}::test_an_access_log_row_naming_someone_else_is_written_with_the_real_author",
+     "25.1 INSERT into access_log naming someone else", "refused"),
+    (f"{PGROLES}::test_a_clerk_role_is_refused_what_a_clerk_may_not_do",
+     "25.1 a clerk's role: write users/settings/decisions, rewrite or forge the trail, manage roles", "refused"),
+    (f"{PGROLES}::test_not_even_an_administrator_rewrites_the_trail_or_the_access_log",
+     "25.1 an administrator's role: DELETE/TRUNCATE the trail, UPDATE the access log", "refused"),
+    (f"{PGROLES}::test_the_pre_login_role_reads_no_data",
+     "25.1 the workstations' pre-login role reading users, settings, people", "refused"),
+    (f"{PGROLES}::test_a_disabled_user_cannot_connect_and_an_enabled_one_can_again",
+     "25.1 a disabled user connecting to the server", "refused"),
+    (f"{PGROLES}::test_wrong_passwords_lock_the_role_and_a_locked_login_reads_like_a_wrong_password",
+     "25.1, 25.7 five wrong passwords: role NOLOGIN, locked answers like a wrong password", "refused"),
+    (f"{ROLESETUP}::test_the_upgrade_from_the_shared_login_role_gives_each_user_a_role",
+     "25.1 upgrade of a shared-login-role installation to per-user roles", "survived"),
+    (f"{ROLESETUP}::test_init_db_login_role_runs_again_for_an_existing_role_without_a_superuser",
+     "31 init-db --login-role twice for an existing role, non-superuser owner", "survived"),
+    (f"{ROLESETUP}::test_init_db_without_createrole_ends_in_portuguese_with_exit_1",
+     "31, 25.7 init-db --login-role / --per-user-roles without CREATEROLE: pt_BR, exit 1", "refused"),
 ]
 
 # Issue 25, items 3 (a trail whose end is anchored) and 4 (the public page fails closed). A test named

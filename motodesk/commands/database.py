@@ -19,6 +19,10 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--login-role", metavar="PERFIL", default=None,
                    help="PostgreSQL: perfil de login das estações (lê e grava os dados, nunca altera a trilha "
                         "de auditoria); a senha é pedida no terminal ou lida da entrada padrão")
+    p.add_argument("--per-user-roles", action="store_true",
+                   help="PostgreSQL: um perfil do servidor por usuário do MotoDesk (o servidor confere as "
+                        "senhas; a trilha nomeia quem se conectou); --login-role passa a ser só o perfil de "
+                        "entrada das estações. Cada usuário existente recebe uma senha provisória")
     add_db_arg(p)
     p.set_defaults(handler=cmd_init_db)
     p = sub.add_parser("db-upgrade", help="atualiza o banco de dados para esta versão (após cópia de segurança no SQLite)")
@@ -69,6 +73,8 @@ def cmd_init_db(args: argparse.Namespace) -> int:
     ctx = open_context(args, allow_upgrade_shared=True, authenticate=False, must_exist=False)
     print(f"Banco de dados pronto (revisão {ctx.db.current_revision()}).")
     role = getattr(args, "login_role", None)
+    if getattr(args, "per_user_roles", False):
+        return _per_user_roles(ctx, role, args)
     if role:
         if ctx.db.is_sqlite:
             from motodesk.models.db import DatabaseError
@@ -81,6 +87,35 @@ def cmd_init_db(args: argparse.Namespace) -> int:
     elif not ctx.db.is_sqlite:
         print("Para as estações, crie o perfil de login: motodesk init-db --login-role motodesk_estacao "
               "--database … (conectado como o dono do banco).")
+    return EXIT_OK
+
+
+def _per_user_roles(ctx: Any, role: str | None, args: argparse.Namespace) -> int:
+    from motodesk.models.db import DatabaseError
+
+    if ctx.db.is_sqlite:
+        raise DatabaseError("--per-user-roles só se aplica ao PostgreSQL: no SQLite quem tem o arquivo tem "
+                            "todos os dados, e o login do MotoDesk continua sendo o do programa.")
+    if not role:
+        raise DatabaseError("Informe também --login-role PERFIL: o perfil de entrada das estações (o usuário "
+                            "do servidor configurado nelas; um perfil de login compartilhado antigo serve).")
+    password = _new_password(args, "Senha do perfil de entrada das estações: ")
+    created = ctx.db.setup_per_user_roles(role, password or None)
+    from motodesk.services.badge_keys import StationKeyError
+    from motodesk.services.badges import public_key_pem, register_printing_station
+
+    try:
+        public_key_pem(ctx)
+    except StationKeyError:  # the badges' key pair must exist before a clerk (who may not write settings) prints
+        registered = register_printing_station(ctx)
+        print(f"Chave de assinatura dos crachás criada; esta estação foi registrada para imprimir "
+              f"({registered.where}). As outras estações de impressão: motodesk register-printer-station.")
+    print(f"Perfis por usuário ativos: o servidor confere a senha de cada usuário; {role!r} é só o perfil "
+          "de entrada das estações (não lê nem grava dados).")
+    if created:
+        print("Senhas provisórias (entregue cada uma ao seu usuário; ele escolhe outra ao entrar):")
+        for login, temporary in created:
+            print(f"  {login}: {temporary}")
     return EXIT_OK
 
 
@@ -101,7 +136,9 @@ def cmd_create_user(args: argparse.Namespace) -> int:
     from motodesk.services.errors import InvalidInputError
 
     ctx = open_context(args, authenticate=False)
-    if count_users(ctx) == 0:
+    # A workstation's pre-login role (per-user roles) reads no users: there, an administrator logs in.
+    through_gate = not ctx.db.is_sqlite and ctx.db.is_gate
+    if not through_gate and count_users(ctx) == 0:
         if args.role != Role.ADMIN.value:
             raise InvalidInputError("O banco ainda não tem usuários: o primeiro deve ser um administrador "
                                     "(--role admin), que depois cria os demais.", {"role": "Use admin."})

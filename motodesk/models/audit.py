@@ -5,9 +5,11 @@ Who writes the rows:
 * SQLite: this module's session listeners — the ORM flush (``before_flush``/``after_flush``) and,
   for Core and bulk INSERT/UPDATE/DELETE statements run through a Session, ``do_orm_execute``.
 * PostgreSQL: database triggers (installed by :func:`install_guards`), so a change made with plain
-  SQL by the workstations' login role is recorded too. The application only tells the database who
-  the MotoDesk user is, once per transaction (``set_config('motodesk.user', …, true)``); without
-  it the trigger records the database role. The Python listeners write nothing there (no double rows).
+  SQL is recorded too. The author is ``motodesk_actor()`` (:mod:`motodesk.models.roles`): with
+  per-user roles, the login the server authenticated (``session_user``), whatever the session sets;
+  only the database owner, and databases without per-user roles, still name the MotoDesk user with
+  ``set_config('motodesk.user', …, true)`` once per transaction (else the database role is
+  recorded). The Python listeners write nothing there (no double rows).
 
 Both write the same JSON diff ``{column: [old, new]}`` and chain every row to the previous one:
 ``row_hash = SHA-256(canonical(row) + prev_hash)`` (:func:`chain_hash`), checked by
@@ -546,7 +548,7 @@ BEGIN
   row_j := coalesce(new_j, old_j);
   SELECT string_agg(row_j ->> c, ',' ORDER BY i) INTO key FROM unnest(pk) WITH ORDINALITY AS u(c, i);
   secret := coalesce(key = ANY(secret_keys), false)
-            OR coalesce(current_setting('@REDACT_SETTING@', true), '') = 'on';
+            OR (coalesce(current_setting('@REDACT_SETTING@', true), '') = 'on' AND motodesk_redact_allowed());
   IF TG_OP = 'INSERT' THEN
     -- One set-based pass instead of the loop below (an import inserts tens of thousands of rows):
     -- the same object, so the same canonical jsonb text, as the loop builds.
@@ -562,7 +564,7 @@ BEGIN
      WHERE e.value <> 'null'::jsonb AND NOT (e.key = ANY(coalesce(noise, '{}')));
     INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes)
     VALUES (now() AT TIME ZONE 'UTC',
-            left(coalesce(nullif(current_setting('@USER_SETTING@', true), ''), session_user::text), 64),
+            left(motodesk_actor(), 64),
             TG_TABLE_NAME, left(coalesce(key, ''), 128), 'insert', diff::text);
     RETURN NULL;
   END IF;
@@ -594,7 +596,7 @@ BEGIN
   END IF;
   INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes)
   VALUES (now() AT TIME ZONE 'UTC',
-          left(coalesce(nullif(current_setting('@USER_SETTING@', true), ''), session_user::text), 64),
+          left(motodesk_actor(), 64),
           TG_TABLE_NAME, left(coalesce(key, ''), 128), lower(TG_OP), diff::text);
   RETURN NULL;
 END $$;
@@ -646,6 +648,10 @@ def install_guards(conn: Connection) -> None:
             cursor.execute(functions)
         finally:
             cursor.close()
+        from motodesk.models import roles
+
+        # Who wrote a row: session_user (a per-user role), never a setting the session chose itself.
+        roles.install_functions(conn, tables)
         conn.exec_driver_sql("DROP TRIGGER IF EXISTS audit_events_chain ON audit_events")
         conn.exec_driver_sql("CREATE TRIGGER audit_events_chain BEFORE INSERT ON audit_events "
                              "FOR EACH ROW EXECUTE FUNCTION motodesk_audit_chain()")

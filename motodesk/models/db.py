@@ -170,6 +170,10 @@ class Database:
     url: URL
     engine: Engine
     _reader: Engine | None = field(default=None, repr=False, compare=False)
+    #: PostgreSQL, a per-user role's connection: the password every new connection sends (kept
+    #: here, not in the URL, so that the change of one's own password reaches the pools at once).
+    _secret: dict[str, str] | None = field(default=None, repr=False, compare=False)
+    _roles: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def open(cls, url: str | None = None, *, echo: bool = False) -> Database:
@@ -239,6 +243,7 @@ class Database:
             self._reader = create_engine(
                 self.url, pool_size=2, max_overflow=4, pool_recycle=1800, isolation_level="AUTOCOMMIT",
                 connect_args={"connect_timeout": 5, "options": QUICK_READ_OPTIONS})
+            self._send_secret(self._reader)
         for attempt in (1, 2):
             try:
                 with self._reader.connect() as conn:
@@ -247,6 +252,68 @@ class Database:
                 if attempt == 2 or not exc.connection_invalidated:
                     raise
         raise AssertionError("unreachable")
+
+    # -- per-user roles (PostgreSQL, motodesk.models.roles) ----------------------------------------
+
+    def _send_secret(self, engine: Engine) -> None:
+        if self._secret is None:
+            return
+        secret = self._secret
+
+        def inject(_dialect: Any, _record: Any, _cargs: Any, cparams: dict[str, Any]) -> None:
+            cparams["password"] = secret["password"]
+
+        event.listen(engine, "do_connect", inject)
+
+    def for_role(self, role: str, password: str) -> Database:
+        """The same server and database, logged in as ``role`` with ``password`` (nothing connects yet)."""
+        url = self.url.set(username=role, password=None)
+        engine = create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": 5})
+        other = Database(url, engine, _secret={"password": password})
+        other._send_secret(engine)
+        return other
+
+    def change_secret(self, password: str) -> None:
+        """The password new connections of this per-user role send from now on."""
+        if self._secret is not None:
+            self._secret["password"] = password
+
+    def _role_facts(self) -> dict[str, Any]:
+        """Whether this database has per-user roles, its role prefix and whether this connection is a
+        workstation's pre-login (gate) role; read once per Database."""
+        if not self._roles:
+            facts: dict[str, Any] = {"enabled": False, "prefix": None, "gate": False}
+            if not self.is_sqlite:
+                from motodesk.models import roles
+
+                try:
+                    with self.engine.connect() as conn:
+                        if roles.enabled(conn):
+                            p = roles.prefix(conn)
+                            facts = {"enabled": True, "prefix": p, "gate": bool(conn.exec_driver_sql(
+                                "SELECT motodesk_is_member(session_user::text, %s)",
+                                (roles.group(p, roles.GATE),)).scalar_one())}
+                except DBAPIError as exc:
+                    raise DatabaseError(explain_error(exc, self.url)) from exc
+            self._roles.update(facts)
+        return self._roles
+
+    @property
+    def per_user_roles(self) -> bool:
+        """PostgreSQL with a role per MotoDesk user: the server checks the passwords."""
+        return bool(self._role_facts()["enabled"])
+
+    @property
+    def role_prefix(self) -> str:
+        return str(self._role_facts()["prefix"])
+
+    @property
+    def is_gate(self) -> bool:
+        """This connection is a workstation's pre-login role: it reads nothing but the schema version."""
+        return bool(self._role_facts()["gate"])
+
+    def forget_role_facts(self) -> None:
+        self._roles.clear()
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -356,45 +423,63 @@ class Database:
         GRANT OPTION, is no member of the owner (NOINHERIT, so not even a membership granted later
         passes privileges on), cannot create objects, and has no UPDATE, DELETE or TRUNCATE on the
         append-only tables (the audit trail, written by the owner's triggers, not even INSERT).
+        Run again for a role that exists (a second database, a new password) it sets it up again.
         Returns the owner's name."""
         if self.is_sqlite:
             raise DatabaseError("Perfis de acesso só existem no PostgreSQL.")
         _check_role_name(role)
-        with self.engine.begin() as conn:
-            owner = str(conn.exec_driver_sql("SELECT current_user").scalar_one())
-            if role == owner:
-                raise DatabaseError(
-                    f"O perfil de login das estações ({role}) não pode ser o dono do banco, que executa as "
-                    "atualizações: indique outro nome.")
-            exists = conn.exec_driver_sql("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).scalar()
-            attributes = "LOGIN NOINHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
-            verb = "ALTER" if exists else "CREATE"
-            if password:
-                # A utility statement takes no parameters: a quoted literal, sent without placeholders.
-                literal = "'" + password.replace("'", "''") + "'"
-                cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-                try:
-                    cursor.execute(f"{verb} ROLE {role} {attributes} PASSWORD {literal}")
-                finally:
-                    cursor.close()
-            else:
-                conn.exec_driver_sql(f"{verb} ROLE {role} {attributes}")
-            owned = conn.exec_driver_sql(
-                "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = %s)",
-                (role,)).scalar_one()
-            if owned:
-                raise DatabaseError(
-                    f"O perfil {role} é dono de {owned} objeto(s) deste banco: um perfil de login das "
-                    "estações não pode ser dono de nada. Transfira-os ao dono do banco antes.")
-            for (granted,) in conn.exec_driver_sql(
-                    "SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid "
-                    "WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = %s)", (role,)).all():
-                conn.exec_driver_sql(f'REVOKE "{granted}" FROM {role}')
-            database = str(conn.exec_driver_sql("SELECT current_database()").scalar_one())
-            conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
-            _grant_login_role(conn, role)
+        try:
+            with self.engine.begin() as conn:
+                owner = _login_role(conn, role, password, inherit=False)
+                _grant_login_role(conn, role)
+        except DBAPIError as exc:
+            raise DatabaseError(_role_error(exc, self.url)) from exc
         return owner
+
+    def setup_per_user_roles(self, gate: str, password: str | None) -> list[tuple[str, str]]:
+        """PostgreSQL (``motodesk init-db --per-user-roles --login-role GATE``): one role per MotoDesk
+        user, authenticated by the server, and profile groups with their privileges
+        (:mod:`motodesk.models.roles`). ``gate`` becomes (or stays) the workstations' pre-login role:
+        an old shared login role of that name loses every privilege on the data. Each user who had no
+        role yet gets one with a temporary password (to be replaced at the next login); returns those
+        (login, temporary password). Run again, it creates only what is missing."""
+        from motodesk.models import roles
+
+        if self.is_sqlite:
+            raise DatabaseError("Perfis por usuário só existem no PostgreSQL: no SQLite o acesso é o do arquivo.")
+        _check_role_name(gate)
+        created: list[tuple[str, str]] = []
+        try:
+            with self.engine.begin() as conn:
+                p = roles.prefix(conn)
+                if gate.startswith(p):
+                    raise DatabaseError(f"O perfil de entrada das estações não pode começar por {p!r}: "
+                                        "esses nomes são dos usuários e grupos do MotoDesk.")
+                _login_role(conn, gate, password, inherit=True)
+                roles.grant_profiles(conn)
+                conn.exec_driver_sql(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {gate}")
+                conn.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {gate}")
+                conn.exec_driver_sql(f"GRANT {roles.quoted(roles.group(p, roles.GATE))} TO {gate}")
+                database = str(conn.exec_driver_sql("SELECT current_database()").scalar_one())
+                conn.exec_driver_sql(f'REVOKE CONNECT, TEMPORARY ON DATABASE "{database}" FROM PUBLIC')
+                conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {gate}')
+                users = conn.exec_driver_sql("SELECT login FROM users ORDER BY login").all()
+                for (login,) in users:
+                    name = roles.user_role(p, str(login))
+                    if conn.exec_driver_sql("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).scalar():
+                        conn.exec_driver_sql("SELECT motodesk_sync_role(%s, NULL)", (login,))
+                        continue
+                    temporary = roles.temporary_password()
+                    conn.exec_driver_sql(
+                        "UPDATE users SET password_hash = %s, must_change_password = true WHERE login = %s",
+                        (roles.SERVER_PASSWORD, login))
+                    conn.exec_driver_sql("SELECT motodesk_sync_role(%s, %s)",
+                                         (login, roles.scram_verifier(conn, name, temporary)))
+                    created.append((str(login), temporary))
+        except DBAPIError as exc:
+            raise DatabaseError(_role_error(exc, self.url)) from exc
+        self.forget_role_facts()
+        return created
 
     def prepare(self, *, allow_upgrade_shared: bool = False) -> str:
         """Bring the database to this version on start.
@@ -429,11 +514,80 @@ def _check_role_name(role: str) -> None:
         raise DatabaseError(f"Nome de perfil inválido: {role!r} (use letras minúsculas, números e _).")
 
 
+def _role_error(exc: BaseException, url: URL) -> str:
+    """A refused role statement in pt_BR (the owner lacks CREATEROLE, a role it may not change)."""
+    text = str(getattr(exc, "orig", None) or exc).lower()
+    if "permission denied to create role" in text or "must have createrole" in text or (
+            "permission denied" in text and "role" in text):
+        return ("O dono do banco não tem permissão para criar ou alterar perfis (CREATEROLE): um "
+                "superusuário do servidor deve conceder 'ALTER ROLE <dono> CREATEROLE', ou execute este "
+                "comando conectado como superusuário. Nada foi alterado.")
+    if "must be superuser" in text:
+        return ("Só um superusuário do servidor pode alterar este perfil (ele é superusuário ou tem "
+                "atributos de replicação): escolha outro nome de perfil. Nada foi alterado.")
+    return explain_error(exc, url)
+
+
+def _login_role(conn: Any, role: str, password: str | None, *, inherit: bool) -> str:
+    """Create ``role`` as a plain login role, or take an existing one as it is (idempotent): its
+    attributes are only changed when they must be (a non-superuser owner may not touch them).
+    Returns the owner's (this connection's) name."""
+    owner = str(conn.exec_driver_sql("SELECT current_user").scalar_one())
+    if role == owner:
+        raise DatabaseError(
+            f"O perfil de login das estações ({role}) não pode ser o dono do banco, que executa as "
+            "atualizações: indique outro nome.")
+    found = conn.exec_driver_sql(
+        "SELECT rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls, rolcanlogin, rolinherit "
+        "FROM pg_roles WHERE rolname = %s", (role,)).first()
+    powers = "NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+    wanted = ["LOGIN", "INHERIT" if inherit else "NOINHERIT"]
+    if found is None:
+        clause = f"CREATE ROLE {role} {' '.join(wanted)} {powers}"
+    else:
+        if any(found[:5]):
+            raise DatabaseError(
+                f"O perfil {role} já existe com poderes de administração do servidor (superusuário, "
+                "criar bancos ou perfis, replicação): não pode ser o perfil das estações. Escolha outro "
+                "nome ou retire-lhe esses poderes. Nada foi alterado.")
+        changes = [w for w, have in (("LOGIN", found[5]), (wanted[1], found[6] == inherit)) if not have]
+        clause = f"ALTER ROLE {role} {' '.join(changes)}" if (changes or password) else ""
+    if clause:
+        if password:
+            # A utility statement takes no parameters: a quoted literal, sent without placeholders.
+            literal = "'" + password.replace("'", "''") + "'"
+            clause += f" PASSWORD {literal}"
+        cursor = conn.connection.dbapi_connection.cursor()
+        try:
+            cursor.execute(clause)
+        except conn.dialect.loaded_dbapi.Error as exc:  # the driver's own error: no SQLAlchemy wrapper here
+            raise DatabaseError(_role_error(exc, conn.engine.url)) from exc
+        finally:
+            cursor.close()
+    owned = conn.exec_driver_sql(
+        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND c.relowner = (SELECT oid FROM pg_roles WHERE rolname = %s)",
+        (role,)).scalar_one()
+    if owned:
+        raise DatabaseError(
+            f"O perfil {role} é dono de {owned} objeto(s) deste banco: um perfil de login das "
+            "estações não pode ser dono de nada. Transfira-os ao dono do banco antes.")
+    for (granted,) in conn.exec_driver_sql(
+            "SELECT r.rolname FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid "
+            "WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = %s)", (role,)).all():
+        conn.exec_driver_sql(f'REVOKE "{granted}" FROM {role}')
+    database = str(conn.exec_driver_sql("SELECT current_database()").scalar_one())
+    conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
+    return owner
+
+
 def _login_roles(conn: Any) -> list[str]:
-    """The login roles set up for the workstations: those that may read the audit trail and own nothing."""
+    """The shared login roles set up for the workstations: those that may read the audit trail and own
+    nothing, but for the per-user and profile roles (``md_<database>_…``), whose groups hold theirs."""
     rows = conn.exec_driver_sql(
         "SELECT r.rolname FROM pg_roles r WHERE r.rolcanlogin AND NOT r.rolsuper "
         "AND r.rolname <> current_user AND has_table_privilege(r.oid, 'public.audit_events', 'SELECT') "
+        "AND left(r.rolname, length(motodesk_role_prefix())) <> motodesk_role_prefix() "
         "AND NOT EXISTS (SELECT 1 FROM pg_class c WHERE c.relowner = r.oid)").all()
     return sorted(str(row[0]) for row in rows)
 

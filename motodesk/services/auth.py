@@ -12,7 +12,14 @@ Logins stored before this rule (they could hold any letter) are compared by the 
 failed_logins + 1``, never read-modify-write: concurrent failures from several workstations all
 count and none of them sees a version conflict. An unknown or inactive login runs the same argon2id
 verification against a dummy hash and reads exactly like a wrong password, so neither the time nor
-the message tells which logins exist.
+the message tells which logins exist. A locked login reads like a wrong password too (the
+administration screen shows who is locked): the message never confirms that a password was right.
+
+**Per-user roles (PostgreSQL).**  When the database has a role per user (:mod:`motodesk.models.roles`)
+the server checks the password: :func:`authenticate` connects as the user's own role with the
+password typed, and the user then works on that connection (``CurrentUser.database``). A refused
+connection counts as a wrong password through the owner's ``motodesk_login_failed`` (which locks
+the role at the limit); the argon2id hash is not used (``users.password_hash`` holds a marker).
 """
 
 from __future__ import annotations
@@ -27,7 +34,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import case, func, select, update
 from sqlalchemy.orm import Session
 
-from motodesk.models import User
+from motodesk.models import User, roles
+from motodesk.models.db import Database, explain_error
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext, CurrentUser, requires
 from motodesk.services.errors import (
@@ -113,9 +121,67 @@ def _check_password_policy(password: str) -> None:
         )
 
 
-def _current(user: User) -> CurrentUser:
+def _current(user: User, database: Database | None = None) -> CurrentUser:
     return CurrentUser(id=user.id, login=user.login, full_name=user.full_name, role=user.role,
-                       must_change_password=bool(user.must_change_password))
+                       must_change_password=bool(user.must_change_password), database=database)
+
+
+def _server_checks(ctx: AppContext) -> bool:
+    return not ctx.db.is_sqlite and ctx.db.per_user_roles
+
+
+def _stored_hash(ctx: AppContext, password: str) -> str:
+    return roles.SERVER_PASSWORD if _server_checks(ctx) else hash_password(password)
+
+
+#: What the server says when it refuses a login's password (or the login, NOLOGIN while locked or
+#: disabled): all read as a wrong password, so nobody learns which logins exist or are locked.
+_REFUSED = ("password authentication failed", "is not permitted to log in", "authentication failed")
+
+
+def _connect_as(ctx: AppContext, login: str, password: str) -> Database | None:
+    """The user's own connection, or None when the server refused the password (or the login)."""
+    from sqlalchemy.exc import DBAPIError
+
+    from motodesk.services.errors import DatabaseUnavailableError
+
+    own = ctx.db.for_role(roles.user_role(ctx.db.role_prefix, login), password)
+    try:
+        with own.engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except DBAPIError as exc:
+        own.dispose()
+        text = str(exc.orig).lower()
+        if any(reason in text for reason in _REFUSED):
+            return None
+        raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
+    return own
+
+
+def _count_failed_on_server(ctx: AppContext, login: str) -> None:
+    with ctx.write() as s:
+        s.connection().exec_driver_sql("SELECT motodesk_login_failed(%s)", (login,))
+
+
+def _authenticate_on_server(ctx: AppContext, login: str, password: str) -> CurrentUser:
+    if not LOGIN_PATTERN.fullmatch(login) or not password:
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    own = _connect_as(ctx, login, password)
+    if own is None:
+        _count_failed_on_server(ctx, login)
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    mine = AppContext(own, CurrentUser(id=None, login=login, full_name=login, role=Role.CLERK))
+    try:
+        with mine.write() as s:
+            done = s.connection().exec_driver_sql("SELECT motodesk_login_succeeded()").scalar()
+            user = s.scalar(select(User).where(User.login == login))
+    except BaseException:
+        own.dispose()
+        raise
+    if not done or user is None:  # locked or disabled meanwhile
+        own.dispose()
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    return _current(user, own)
 
 
 def count_users(ctx: AppContext) -> int:
@@ -140,10 +206,11 @@ def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, p
                     "cols:users.login": "Já existe um usuário com este login."}) as s:
         login = check_login_name(s, login)
         name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
-        user = User(login=login, full_name=name, role=role, password_hash=hash_password(password),
+        user = User(login=login, full_name=name, role=role, password_hash=_stored_hash(ctx, password),
                     must_change_password=temporary)
         s.add(user)
         s.flush()
+        roles.sync_user(s, login, password)
         return _current(user)
 
 
@@ -162,9 +229,10 @@ def create_first_admin(ctx: AppContext, login: str, full_name: str, password: st
             raise PermissionDeniedError("O banco já tem usuários: só um administrador (--user) cria outros.")
         login = check_login_name(s, login)
         name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
-        user = User(login=login, full_name=name, role=Role.ADMIN, password_hash=hash_password(password))
+        user = User(login=login, full_name=name, role=Role.ADMIN, password_hash=_stored_hash(ctx, password))
         s.add(user)
         s.flush()
+        roles.sync_user(s, login, password)
         return _current(user)
 
 
@@ -176,6 +244,8 @@ def find_login(ctx: AppContext, login: str) -> CurrentUser | None:
     same user.
     """
     login = normalise_login(login)
+    if _server_checks(ctx):  # the pre-login role reads no users: nothing is built ahead
+        return None
     with ctx.read() as s:
         user = s.scalar(select(User).where(User.login == login))
         if user is None or not user.active or user.locked:
@@ -211,17 +281,15 @@ def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
     outcome is then written with one atomic UPDATE, so simultaneous logins never conflict.
     """
     login = normalise_login(login)
+    if _server_checks(ctx):
+        return _authenticate_on_server(ctx, login, password)
     with ctx.read() as s:
         user = s.scalar(select(User).where(User.login == login))
-    if user is None or not user.active:
-        _verifies(_dummy_hash(), password)  # as long as a wrong password takes
+    if user is None or not user.active or user.locked:
+        _verifies(_dummy_hash(), password)  # as long as a wrong password takes, and reads like one
         raise AuthenticationError(WRONG_CREDENTIALS)
-    if user.locked:
-        _verifies(_dummy_hash(), password)
-        raise AuthenticationError(LOCKED)
     if not _verifies(user.password_hash, password):
-        if _count_failed_login(ctx, user.id):
-            raise AuthenticationError(f"{WRONG_CREDENTIALS} {LOCKED}")
+        _count_failed_login(ctx, user.id)
         raise AuthenticationError(WRONG_CREDENTIALS)
     values: dict[str, object] = {"failed_logins": 0, "last_login_at": datetime.now(UTC)}
     if _hasher.check_needs_rehash(user.password_hash):
@@ -232,7 +300,7 @@ def authenticate(ctx: AppContext, login: str, password: str) -> CurrentUser:
             .values(**values).returning(User.id).execution_options(synchronize_session=False)
         ).first()
     if done is None:  # locked or deactivated while the password was being checked
-        raise AuthenticationError(LOCKED)
+        raise AuthenticationError(WRONG_CREDENTIALS)
     return _current(user)
 
 
@@ -259,12 +327,12 @@ def change_own_password(ctx: AppContext, current_password: str, new_password: st
         raise InvalidInputError(str(exc), {"new": str(exc)}) from None
     if new_password == current_password:
         raise InvalidInputError(SAME_PASSWORD, {"new": SAME_PASSWORD})
+    if _server_checks(ctx):
+        return _change_own_password_on_server(ctx, current_password, new_password)
     with ctx.read() as s:
         user = s.get(User, ctx.user.id)
-    if user is None or not user.active:
+    if user is None or not user.active or user.locked:
         raise AuthenticationError(WRONG_CREDENTIALS)
-    if user.locked:
-        raise AuthenticationError(LOCKED)
     if not _verifies(user.password_hash, current_password):
         _count_failed_login(ctx, user.id)
         raise InvalidInputError("A senha atual não confere.", {"current": "Senha atual incorreta."})
@@ -272,12 +340,38 @@ def change_own_password(ctx: AppContext, current_password: str, new_password: st
     with ctx.write() as s:
         stored = s.get(User, user.id)
         if stored is None or not stored.active or stored.locked:
-            raise AuthenticationError(LOCKED)
+            raise AuthenticationError(WRONG_CREDENTIALS)
         stored.password_hash = new_hash
         stored.must_change_password = False
         stored.failed_logins = 0
         s.flush()
         return _current(stored)
+
+
+def _change_own_password_on_server(ctx: AppContext, current_password: str, new_password: str) -> CurrentUser:
+    """Per-user roles: the server checks the current password (a new connection with it), then the
+    user's own connection sets the new one (``ALTER ROLE CURRENT_USER``, a SCRAM verifier)."""
+    login = ctx.user.login
+    check = _connect_as(ctx, login, current_password)
+    if check is None:
+        _count_failed_on_server(ctx, login)
+        raise InvalidInputError("A senha atual não confere.", {"current": "Senha atual incorreta."})
+    check.dispose()
+    own = ctx.user.database or ctx.db
+    with AppContext(own, ctx.user).write() as s:
+        conn = s.connection()
+        role = str(conn.exec_driver_sql("SELECT current_user").scalar_one())
+        if role != roles.user_role(ctx.db.role_prefix, login):
+            raise PermissionDeniedError("Só o próprio usuário, conectado com a sua senha, troca a própria senha.")
+        verifier = roles.scram_verifier(conn, role, new_password)
+        conn.exec_driver_sql(f"ALTER ROLE CURRENT_USER PASSWORD '{verifier}'")
+        if not conn.exec_driver_sql("SELECT motodesk_own_password_changed()").scalar():
+            raise AuthenticationError(WRONG_CREDENTIALS)
+        user = s.scalar(select(User).where(User.login == login))
+    own.change_secret(new_password)
+    if user is None:
+        raise AuthenticationError(WRONG_CREDENTIALS)
+    return _current(user, ctx.user.database)
 
 
 @requires(Role.ADMIN)
@@ -288,6 +382,8 @@ def unlock_user(ctx: AppContext, login: str) -> None:
             raise NotFoundError(f"Usuário {login!r} não encontrado.")
         user.locked = False
         user.failed_logins = 0
+        s.flush()
+        roles.sync_user(s, user.login)
 
 
 @requires(Role.ADMIN)
@@ -297,7 +393,9 @@ def set_password(ctx: AppContext, login: str, password: str) -> None:
         user = s.scalar(select(User).where(User.login == normalise_login(login)))
         if user is None:
             raise NotFoundError(f"Usuário {login!r} não encontrado.")
-        user.password_hash = hash_password(password)
+        user.password_hash = _stored_hash(ctx, password)
+        s.flush()
+        roles.sync_user(s, user.login, password)
 
 
 @requires(Role.ADMIN)

@@ -40,6 +40,9 @@ class CurrentUser:
     role: Role
     #: The password was chosen by an administrator: the login asks for a new one before anything else.
     must_change_password: bool = field(default=False, compare=False)
+    #: PostgreSQL with per-user roles: the connection the server opened for this user (his own role,
+    #: his password); a context made for him works on it (:meth:`AppContext.as_user`).
+    database: Database | None = field(default=None, compare=False, repr=False)
 
 
 SYSTEM = CurrentUser(id=None, login="sistema", full_name="Sistema", role=Role.ADMIN)
@@ -56,7 +59,8 @@ class AppContext:
     origin: str = field(default_factory=lambda: uuid.uuid4().hex[:16], compare=False)
 
     def as_user(self, user: CurrentUser) -> AppContext:
-        return replace(self, user=user)
+        """The context of ``user``: on his own connection when the server authenticated him."""
+        return replace(self, db=user.database or self.db, user=user)
 
     @contextmanager
     def read(self) -> Iterator[Session]:

@@ -119,7 +119,11 @@ def _sync_quota(session: Any, settings: LawSettings) -> None:
 
 
 def ensure_defaults(ctx: AppContext) -> None:
-    """Write the default settings and the quota counter once, on a new database."""
+    """Write the default settings and the quota counter once, on a new database.
+
+    A workstation's pre-login role (per-user roles, PostgreSQL) reads no data: the owner wrote them."""
+    if not ctx.db.is_sqlite and ctx.db.is_gate:
+        return
     defaults = LawSettings()
     with ctx.write() as s:
         existing = set(s.scalars(select(Setting.key)))

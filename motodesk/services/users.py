@@ -3,7 +3,10 @@
 Reuses :mod:`motodesk.services.auth` for everything about logins and passwords (normalised and
 look-alike-checked logins, the password policy, argon2id hashes, the lockout counters). Every call
 is one transaction and refuses anyone but an administrator; the audit trail records each change
-(the password hash only as "changed", see ``motodesk.models.audit.SECRET_COLUMNS``).
+(the password hash only as "changed", see ``motodesk.models.audit.SECRET_COLUMNS``). With per-user
+roles (PostgreSQL) each change also reaches the user's own role (``motodesk.models.roles.sync_user``,
+in the same transaction): disabled or locked is NOLOGIN, the profile is its group's membership, a
+reset password is the role's password.
 
 The secretariat must never be left without an administrator: nobody may disable or demote the last
 active administrator, and an administrator never disables or demotes himself (another one does).
@@ -19,7 +22,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from motodesk.models import User
+from motodesk.models import User, roles
 from motodesk.rules.common import Role
 from motodesk.services import auth
 from motodesk.services.context import AppContext, CurrentUser, requires
@@ -113,6 +116,7 @@ def set_active(ctx: AppContext, login: str, active: bool) -> UserRow:
                 _check_not_last_admin(s, user, "desativá-lo")
         user.active = bool(active)
         s.flush()
+        roles.sync_user(s, user.login)  # per-user roles: NOLOGIN while disabled
         return _row(user)
 
 
@@ -131,6 +135,7 @@ def change_role(ctx: AppContext, login: str, role: Role | str) -> UserRow:
                 _check_not_last_admin(s, user, "mudar o seu perfil")
         user.role = new_role
         s.flush()
+        roles.sync_user(s, user.login)  # per-user roles: the profile's group
         return _row(user)
 
 
@@ -143,11 +148,12 @@ def reset_password(ctx: AppContext, login: str, password: str, *, temporary: boo
     auth._check_password_policy(password)
     with ctx.write() as s:
         user = _user(s, login)
-        user.password_hash = auth.hash_password(password)
+        user.password_hash = auth._stored_hash(ctx, password)
         user.must_change_password = temporary
         if not user.locked:
             user.failed_logins = 0
         s.flush()
+        roles.sync_user(s, user.login, password)  # per-user roles: ALTER ROLE … PASSWORD
         return _row(user)
 
 
@@ -160,6 +166,7 @@ def unlock(ctx: AppContext, login: str) -> UserRow:
         user.locked = False
         user.failed_logins = 0
         s.flush()
+        roles.sync_user(s, user.login)  # per-user roles: LOGIN again
         return _row(user)
 
 
@@ -197,4 +204,5 @@ def update_user(ctx: AppContext, login: str, full_name: str, role: Role | str) -
         user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200, name=True)
         user.role = new_role
         s.flush()
+        roles.sync_user(s, user.login)  # per-user roles: the profile's group
         return _row(user)

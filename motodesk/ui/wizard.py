@@ -154,7 +154,8 @@ class ServerForm(QWidget):
         self.user.setObjectName("user")
         self.user.setPlaceholderText("perfil de login das estações, ex.: motodesk_estacao")
         self.user.setToolTip("Use o perfil de login das estações (criado com 'motodesk init-db --login-role'), "
-                             "nunca o dono do banco.")
+                             "nunca o dono do banco. Com perfis por usuário (--per-user-roles) ele é só a "
+                             "entrada: cada pessoa entra depois com o seu próprio usuário e senha.")
         self.password = QLineEdit()
         self.password.setObjectName("password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)

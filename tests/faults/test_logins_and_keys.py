@@ -103,7 +103,7 @@ def test_the_terminal_acts_as_the_logged_in_user_and_the_lockout_applies(ctx: Ap
         run("daily", "--database", db_url, "--user", "rosa", stdin="errada\n")
     assert _failed(ctx, "rosa") == (auth.MAX_FAILED_LOGINS, True)
     out = run("daily", "--database", db_url, "--user", "rosa", stdin="senha-da-rosa\n")
-    assert out.returncode == 1 and "bloqueado" in out.stderr
+    assert out.returncode == 1 and "Usuário ou senha incorretos" in out.stderr and "bloqueado" not in out.stderr
 
 
 def test_only_the_first_user_of_an_empty_database_needs_no_login(tmp_path: Path) -> None:

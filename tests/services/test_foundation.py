@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
-from motodesk.models import AuditEvent, Permit, Person, Vehicle
+from motodesk.models import AuditEvent, Permit, Person, User, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.services import auth, people
 from motodesk.services.context import AppContext
@@ -189,10 +189,14 @@ def test_wrong_password_then_lockout(ctx: AppContext) -> None:
         with pytest.raises(AuthenticationError) as wrong:
             auth.authenticate(ctx, "ana", "errada")
         assert str(wrong.value) == auth.WRONG_CREDENTIALS
-    with pytest.raises(AuthenticationError, match="bloqueado"):
+    with pytest.raises(AuthenticationError) as locking:
         auth.authenticate(ctx, "ana", "errada")
-    with pytest.raises(AuthenticationError, match="bloqueado"):
+    with pytest.raises(AuthenticationError) as locked:
         auth.authenticate(ctx, "ana", "senha-certa-1")  # locked stays locked, even with the right password
+    # ... and reads exactly like a wrong password: the message never confirms the password was right
+    assert str(locking.value) == str(locked.value) == auth.WRONG_CREDENTIALS
+    with ctx.read() as s:
+        assert s.scalar(select(User.locked).where(User.login == "ana"))
     auth.unlock_user(ctx, "ana")
     assert auth.authenticate(ctx, "ana", "senha-certa-1").login == "ana"
 

@@ -84,7 +84,7 @@ def test_five_wrong_current_passwords_lock_the_account(admin: AppContext) -> Non
     for _ in range(auth.MAX_FAILED_LOGINS):
         with pytest.raises(InvalidInputError):
             auth.change_own_password(rui, "chute-errado", "nova-senha-1")
-    with pytest.raises(AuthenticationError, match="bloqueado"):
+    with pytest.raises(AuthenticationError, match=auth.WRONG_CREDENTIALS):  # locked: like a wrong password
         auth.change_own_password(rui, "senha-do-rui", "nova-senha-1")
 
 

@@ -123,7 +123,7 @@ def test_reset_password_and_unlock(admin: AppContext) -> None:
     with pytest.raises(InvalidInputError):
         users.reset_password(admin, "maria", "curta")
     users.reset_password(admin, "maria", "nova-senha-1")
-    with pytest.raises(AuthenticationError, match="bloqueado"):  # a reset is not a silent unlock
+    with pytest.raises(AuthenticationError, match=auth.WRONG_CREDENTIALS):  # a reset is not a silent unlock
         auth.authenticate(admin, "maria", "nova-senha-1")
     assert users.unlock(admin, "maria").locked is False
     assert auth.authenticate(admin, "maria", "nova-senha-1").login == "maria"

@@ -99,11 +99,11 @@ def test_unknown_or_locked_logins_build_nothing(qtbot, ctx: AppContext) -> None:
         dialog.login_edit.setText("caio")
         dialog.password_edit.setText("senha-errada")
         dialog.try_login()
-    assert "bloqueado" in dialog.message.text()
+    assert dialog.message.text() == auth.WRONG_CREDENTIALS  # locked, and it reads like a wrong password
     built_before = len(calls)
     dialog.password_edit.setText("senha-certa-3")
     dialog.try_login()
-    assert "bloqueado" in dialog.message.text() and len(calls) == built_before
+    assert dialog.message.text() == auth.WRONG_CREDENTIALS and len(calls) == built_before
     assert auth.find_login(ctx, "caio") is None and auth.find_login(ctx, "ninguem") is None
     assert calls.count("caio") == auth.MAX_FAILED_LOGINS  # only while the login named an open account
 

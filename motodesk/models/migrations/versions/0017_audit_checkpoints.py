@@ -1,7 +1,7 @@
 """Signed checkpoints of the audit trail's head (issue 25, item 3).
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-12-01
 
 Adds ``audit_checkpoints``: one row per checkpoint (sequence number, time, reason, the last audit id it
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0017"
-down_revision = "0015"
+down_revision = "0016"
 branch_labels = None
 depends_on = None
 

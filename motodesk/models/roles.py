@@ -1,0 +1,316 @@
+"""PostgreSQL: one database role per MotoDesk user, authenticated by the server (SCRAM-SHA-256).
+
+**Names.**  Roles are the cluster's, not the database's, so every name this module makes starts with
+the database's prefix ``md_<database>_`` (:func:`prefix`; the database name lower-cased, anything
+but ``a-z0-9_`` turned into ``_``, cut at 24 characters): two MotoDesk databases on one server never
+share a role. (Two database names that differ only in such characters, or in their 25th character
+on, share one: give MotoDesk databases plainly different names.) Renaming a database changes its
+prefix: run ``motodesk init-db --per-user-roles`` again after a rename.
+
+* ``md_<db>_u_<login>`` — the user's own role, LOGIN with the user's password, member of exactly one
+  profile group; NOLOGIN while the user is disabled or locked.
+* ``md_<db>_clerk`` / ``_inspector`` / ``_supervisor`` / ``_admin`` — the profile groups (NOLOGIN) that
+  hold the table privileges (:data:`PROFILE_WRITES`).
+* ``md_<db>_gate`` — the group of the workstations' pre-login role (the role of the URL a
+  workstation is configured with): it reads the schema version and counts a failed login
+  (``motodesk_login_failed``), nothing else.
+
+**Who did it.**  ``session_user`` is the login the server authenticated; no SQL of the session can
+change it. The audit trail and the access log take the author from it (``motodesk_actor()``): a
+per-user role is its MotoDesk login whatever ``motodesk.user`` says, and ``motodesk.redact`` is
+obeyed only in an administrator's session. Only the database owner (who runs the migrations, and
+could rewrite the triggers anyway) and databases without per-user roles keep the old setting.
+
+**What the server does for the application.**  The owner's ``SECURITY DEFINER`` functions do the
+few writes a user may not do himself: count a failed login and lock at the limit (``ALTER ROLE …
+NOLOGIN``), clear the counter on a login, clear "temporary password" after ``ALTER ROLE CURRENT_USER
+PASSWORD``, and (administrators only) create, enable, disable and re-password a user's role from
+the ``users`` row (``motodesk_sync_role``). Passwords reach the server as SCRAM verifiers computed by
+the client (libpq's ``PQencryptPasswordConn``), never in clear text.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from motodesk.rules.common import Role
+
+#: Profiles that may not write a table, beyond the append-only and administration tables.
+#: Decisions and criminal judgments are the supervisor's (services.enforcement DECIDERS); an
+#: administrator keeps them for the demonstration data and corrections.
+PROFILE_DENIED_WRITES: dict[Role, frozenset[str]] = {
+    Role.CLERK: frozenset({"decisions", "criminal_judgments"}),
+    Role.INSPECTOR: frozenset({"decisions", "criminal_judgments"}),
+    Role.SUPERVISOR: frozenset(),
+    Role.ADMIN: frozenset(),
+}
+#: Tables only some profiles write: ``users`` is the administrators'; ``settings`` the
+#: administrators' and supervisors' (law settings and the card-serial switch, services.settings).
+RESTRICTED_TABLES: dict[str, frozenset[Role]] = {
+    "users": frozenset({Role.ADMIN}),
+    "settings": frozenset({Role.ADMIN, Role.SUPERVISOR}),
+}
+#: The marker stored as ``users.password_hash`` of a user whose password the server checks.
+SERVER_PASSWORD = "!postgresql-scram"
+GATE = "gate"
+USER_ROLE = "u_"
+MAX_FAILED_LOGINS = 5
+
+FUNCTIONS = r"""
+CREATE OR REPLACE FUNCTION motodesk_role_prefix() RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT 'md_' || left(regexp_replace(lower(current_database()), '[^a-z0-9_]', '_', 'g'), 24) || '_'
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_is_member(who text, grp text) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+  SELECT EXISTS (SELECT 1 FROM pg_auth_members am JOIN pg_roles g ON g.oid = am.roleid
+                 JOIN pg_roles u ON u.oid = am.member WHERE g.rolname = $2 AND u.rolname = $1)
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_roles_enabled() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+  SELECT to_regrole(quote_ident(motodesk_role_prefix() || 'gate')) IS NOT NULL
+$$;
+
+-- The MotoDesk login the server authenticated (a per-user role), else NULL.
+CREATE OR REPLACE FUNCTION motodesk_session_login() RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+  SELECT CASE WHEN left(session_user::text, length(motodesk_role_prefix()) + 2) = motodesk_role_prefix() || 'u_'
+              THEN substr(session_user::text, length(motodesk_role_prefix()) + 3) END
+$$;
+
+-- Whether this session may name its MotoDesk user itself (motodesk.user): the owner of the
+-- database's tables or a superuser, or any session of a database without per-user roles.
+CREATE OR REPLACE FUNCTION motodesk_setting_trusted() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+  SELECT motodesk_session_login() IS NULL AND (
+         NOT motodesk_roles_enabled()
+         OR coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = session_user), false)
+         OR session_user::text = (SELECT pg_get_userbyid(c.relowner) FROM pg_class c
+                                  WHERE c.oid = 'public.audit_events'::regclass))
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_actor() RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+  SELECT coalesce(motodesk_session_login(),
+                  CASE WHEN motodesk_setting_trusted()
+                       THEN nullif(current_setting('motodesk.user', true), '') END,
+                  session_user::text)
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_redact_allowed() RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+  SELECT motodesk_setting_trusted()
+         OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_access_log_author() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+  IF NOT motodesk_setting_trusted() THEN
+    NEW.user_login := left(motodesk_actor(), 64);
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_login_failed(who text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  now_locked boolean;
+  r text := motodesk_role_prefix() || 'u_' || who;
+BEGIN
+  UPDATE users SET failed_logins = failed_logins + 1,
+                   locked = CASE WHEN failed_logins + 1 >= @MAX@ THEN true ELSE locked END
+   WHERE login = who AND NOT locked RETURNING locked INTO now_locked;
+  IF coalesce(now_locked, false) AND to_regrole(quote_ident(r)) IS NOT NULL THEN
+    EXECUTE format('ALTER ROLE %I NOLOGIN', r);
+  END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_login_succeeded() RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE done boolean;
+BEGIN
+  UPDATE users SET failed_logins = 0, last_login_at = now() AT TIME ZONE 'UTC'
+   WHERE login = motodesk_session_login() AND active AND NOT locked RETURNING true INTO done;
+  RETURN coalesce(done, false);
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_own_password_changed() RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE done boolean;
+BEGIN
+  UPDATE users SET must_change_password = false, failed_logins = 0
+   WHERE login = motodesk_session_login() AND active AND NOT locked RETURNING true INTO done;
+  RETURN coalesce(done, false);
+END $$;
+
+-- The user's role follows the users row: created when missing, member of its profile's group only,
+-- LOGIN while active and not locked; `verifier` (a SCRAM verifier, or NULL) becomes its password.
+CREATE OR REPLACE FUNCTION motodesk_sync_role(who text, verifier text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  p text := motodesk_role_prefix();
+  r text := motodesk_role_prefix() || 'u_' || who;
+  u record;
+  g text;
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, p || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator manages users' USING ERRCODE = '42501';
+  END IF;
+  SELECT login, role, active, locked INTO u FROM users WHERE login = who;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'no MotoDesk user %', who USING ERRCODE = 'P0002';
+  END IF;
+  IF to_regrole(quote_ident(r)) IS NULL THEN
+    EXECUTE format('CREATE ROLE %I NOLOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION '
+                   'NOBYPASSRLS', r);
+  END IF;
+  FOREACH g IN ARRAY ARRAY['clerk', 'inspector', 'supervisor', 'admin', 'gate'] LOOP
+    IF g <> u.role AND motodesk_is_member(r, p || g) THEN
+      EXECUTE format('REVOKE %I FROM %I', p || g, r);
+    END IF;
+  END LOOP;
+  IF NOT motodesk_is_member(r, p || u.role) THEN
+    EXECUTE format('GRANT %I TO %I', p || u.role, r);
+  END IF;
+  IF verifier IS NOT NULL THEN
+    EXECUTE format('ALTER ROLE %I PASSWORD %L', r, verifier);
+  END IF;
+  IF u.active AND NOT u.locked THEN
+    EXECUTE format('ALTER ROLE %I LOGIN', r);
+  ELSE
+    EXECUTE format('ALTER ROLE %I NOLOGIN', r);
+    IF NOT u.active THEN  -- a disabled user's open sessions end now, where the owner may end them
+      BEGIN
+        PERFORM pg_terminate_backend(a.pid) FROM pg_stat_activity a
+         WHERE a.usename = r AND a.pid <> pg_backend_pid();
+      EXCEPTION WHEN insufficient_privilege THEN
+        NULL;  -- an owner without pg_signal_backend: the sessions end when they close
+      END;
+    END IF;
+  END IF;
+END $$;
+
+REVOKE EXECUTE ON FUNCTION motodesk_login_failed(text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_login_succeeded() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_own_password_changed() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_sync_role(text, text) FROM PUBLIC;
+""".replace("@MAX@", str(MAX_FAILED_LOGINS))
+
+
+def install_functions(conn: Any, tables: set[str]) -> None:
+    """(Re)create the functions above, the access log's author trigger and, when per-user roles are
+    on, the profiles' privileges (:func:`motodesk.models.audit.install_guards` calls it)."""
+    cursor = conn.connection.dbapi_connection.cursor()
+    try:
+        cursor.execute(FUNCTIONS)
+    finally:
+        cursor.close()
+    if "access_log" in tables:
+        conn.exec_driver_sql("DROP TRIGGER IF EXISTS access_log_author ON access_log")
+        conn.exec_driver_sql("CREATE TRIGGER access_log_author BEFORE INSERT ON access_log "
+                             "FOR EACH ROW EXECUTE FUNCTION motodesk_access_log_author()")
+    if enabled(conn):
+        grant_profiles(conn)
+
+
+def prefix(conn: Any) -> str:
+    return str(conn.exec_driver_sql("SELECT motodesk_role_prefix()").scalar_one())
+
+
+def enabled(conn: Any) -> bool:
+    """Whether this database's users log in as their own roles (the gate group exists)."""
+    found = conn.exec_driver_sql(
+        "SELECT to_regprocedure('motodesk_roles_enabled()') IS NOT NULL").scalar_one()
+    return bool(found) and bool(conn.exec_driver_sql("SELECT motodesk_roles_enabled()").scalar_one())
+
+
+def user_role(role_prefix: str, login: str) -> str:
+    return f"{role_prefix}{USER_ROLE}{login}"
+
+
+def group(role_prefix: str, name: str) -> str:
+    return f"{role_prefix}{name}"
+
+
+def quoted(name: str) -> str:
+    if '"' in name or "\x00" in name:
+        raise ValueError(f"unexpected role name {name!r}")
+    return f'"{name}"'
+
+
+def _role_exists(conn: Any, name: str) -> bool:
+    return bool(conn.exec_driver_sql("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).scalar())
+
+
+def grant_profiles(conn: Any) -> None:
+    """The groups' privileges, table by table, from scratch (run by the owner after every upgrade)."""
+    from motodesk.models.audit import APPEND_ONLY_TABLES
+
+    p = prefix(conn)
+    database = str(conn.exec_driver_sql("SELECT current_database()").scalar_one())
+    tables = sorted(str(r[0]) for r in conn.exec_driver_sql(
+        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").all())
+    for name in (GATE, *(r.value for r in Role)):
+        role = quoted(group(p, name))
+        if not _role_exists(conn, group(p, name)):
+            conn.exec_driver_sql(f"CREATE ROLE {role} NOLOGIN")
+        conn.exec_driver_sql(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}")
+        conn.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {role}")
+        conn.exec_driver_sql(f"REVOKE CREATE ON SCHEMA public FROM {role}")
+        conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
+        conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_login_failed(text) TO {role}")
+        if name == GATE:
+            if "alembic_version" in tables:
+                conn.exec_driver_sql(f"GRANT SELECT ON alembic_version TO {role}")
+            continue
+        profile = Role(name)
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_login_succeeded() TO {role}")
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_own_password_changed() TO {role}")
+        if profile is Role.ADMIN:
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_sync_role(text, text) TO {role}")
+        for table in tables:
+            conn.exec_driver_sql(f'GRANT {table_privileges(profile, table, APPEND_ONLY_TABLES)} ON "{table}" TO {role}')
+        conn.exec_driver_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
+
+
+def table_privileges(profile: Role, table: str, append_only: dict[str, bool]) -> str:
+    """What a profile may do on a table: always read; append to the access log; write the business
+    tables but those withheld from it (:data:`PROFILE_DENIED_WRITES`, :data:`RESTRICTED_TABLES`)."""
+    if table == "alembic_version":
+        return "SELECT"
+    if table in append_only:
+        return "SELECT, INSERT" if append_only[table] else "SELECT"
+    if table in RESTRICTED_TABLES and profile not in RESTRICTED_TABLES[table]:
+        return "SELECT"
+    if table in PROFILE_DENIED_WRITES[profile]:
+        return "SELECT"
+    return "SELECT, INSERT, UPDATE, DELETE"
+
+
+def scram_verifier(conn: Any, role: str, password: str) -> str:
+    """The SCRAM-SHA-256 verifier of ``password`` for ``role``, computed here (libpq), so the clear
+    password never travels in a statement the server could log."""
+    pgconn = conn.connection.dbapi_connection.pgconn
+    return bytes(pgconn.encrypt_password(password.encode("utf-8"), role.encode("utf-8"),
+                                         b"scram-sha-256")).decode("ascii")
+
+
+def sync_user(session: Any, login: str, password: str | None = None) -> bool:
+    """Session step: make the user's role follow its ``users`` row (and take ``password``), when
+    this database has per-user roles; False (nothing done) otherwise, SQLite included."""
+    conn = session.connection()
+    if conn.dialect.name != "postgresql" or not enabled(conn):
+        return False
+    verifier = scram_verifier(conn, user_role(prefix(conn), login), password) if password else None
+    conn.exec_driver_sql("SELECT motodesk_sync_role(%s, %s)", (login, verifier))
+    return True
+
+
+def temporary_password() -> str:
+    """A temporary password given to a user whose role was just created (12 letters and digits)."""
+    alphabet = "abcdefghjkmnpqrstuvwxyzABCDEFGHJKMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(12))
