@@ -16,13 +16,13 @@ database.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Connection, event, func, select
 from sqlalchemy import inspect as sa_inspect
-from sqlalchemy.orm import Mapper, Session, object_session
+from sqlalchemy.orm import Mapper, ORMExecuteState, Session, object_session
 
 from motodesk.models.people import PersonDocument
 from motodesk.models.permits import DeputyLink, Permit, TenderCandidate
@@ -197,3 +197,46 @@ def _check(inserting: bool) -> Callable[[Mapper[Any], Connection, Any], None]:
 for _guard in GUARDED:
     event.listen(_guard.model, "before_insert", _check(True))
     event.listen(_guard.model, "before_update", _check(False))
+
+
+def check_core_write(session: Session | None, table_name: str, columns: Iterable[str], *, inserting: bool) -> None:
+    """A Core INSERT or UPDATE of a guarded table (``session.execute(insert(Permit))``, a bulk insert): the
+    rows are not at hand, so the open judged steps must allow creating such rows (INSERT of a table whose
+    new rows the guard covers) or every guarded column the statement sets (UPDATE)."""
+    guard = _BY_TABLE.get(table_name)
+    if guard is None:
+        return
+    allowed = allowed_keys(session) if session is not None else set()
+    if inserting:
+        bad = [f"{guard.table}.{INSERT}"] if (guard.insert_guarded is not None
+                                              and f"{guard.table}.{INSERT}" not in allowed) else []
+    else:
+        bad = [f"{guard.table}.{c}" for c in columns if c in guard.columns and f"{guard.table}.{c}" not in allowed]
+    if bad:
+        raise GuardedStateError(refusal_message(bad))
+
+
+_BY_TABLE = {g.table: g for g in GUARDED}
+
+
+@event.listens_for(Session, "do_orm_execute", insert=True)  # before the audit's, which runs the statement
+def _guard_core(state: ORMExecuteState) -> None:
+    if not (state.is_insert or state.is_update):
+        return
+    statement: Any = state.statement
+    table = getattr(statement, "table", None)
+    name = getattr(table, "name", None)
+    if not isinstance(name, str) or name not in _BY_TABLE:
+        return
+    columns: set[str] = set()
+    values = getattr(statement, "_values", None) or {}
+    for key in values:
+        columns.add(getattr(key, "key", None) or getattr(key, "name", None) or str(key))
+    params = state.parameters
+    if isinstance(params, dict):
+        columns |= set(params)
+    elif isinstance(params, list | tuple):
+        for row in params:
+            if isinstance(row, dict):
+                columns |= set(row)
+    check_core_write(state.session, name, columns, inserting=state.is_insert)

@@ -194,3 +194,23 @@ def test_the_judged_step_opens_only_on_an_accepting_verdict_and_only_for_its_col
         permit = s.get(Permit, rows[Permit])
         assert permit is not None
         permit.suspended_until = None
+
+
+def test_a_core_statement_through_a_session_is_guarded_too(db: Database, rows: dict[type[Any], int]) -> None:
+    from sqlalchemy import insert, update
+
+    with Session(db.engine) as s:
+        with pytest.raises(GuardedStateError, match=r"permits\.state"):
+            s.execute(update(Permit).where(Permit.id == rows[Permit]).values(state=PermitState.REVOKED))
+        s.rollback()
+        with pytest.raises(GuardedStateError, match=r"deputy_links\.\*insert\*"):
+            link = s.get(DeputyLink, rows[DeputyLink])
+            assert link is not None
+            s.execute(insert(DeputyLink), [{"permit_id": link.permit_id, "deputy_person_id": link.deputy_person_id,
+                                            "start_on": date.today(), "version": 1}])
+        s.rollback()
+        s.execute(update(Permit).where(Permit.id == rows[Permit]).values(badge_issue_no=5))  # not legal state
+        s.commit()
+    with Session(db.engine) as fresh:
+        permit = fresh.get(Permit, rows[Permit])
+        assert permit is not None and permit.state is PermitState.ACTIVE and permit.badge_issue_no == 5
