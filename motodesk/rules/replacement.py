@@ -119,6 +119,6 @@ def check_identifier_correction(field: str, old: str | None, new: str | None, *,
     if (old or "") == (new or ""):
         found.append(Verdict("vehicle_correction_same", art, Status.NOT_MET,
                              f"{art}: {FIELD_WORDS[field]} informado(a) é o mesmo do cadastro."))
-    if identification is not None and identification.status is not Status.MET:
+    if identification is not None and identification.status is Status.NOT_MET:
         found.append(identification)
     return found

@@ -329,6 +329,13 @@ def _active_link(s: Session, permit_id: int) -> tuple[DeputyLink, str] | None:
     return (row[0], row[1]) if row else None
 
 
+def _revoked_links(s: Session, deputy_person_id: int) -> list[str]:
+    """Numbers of the permits whose link with this person ended in his cassação (Art. 34, IV)."""
+    return list(s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
+                          .where(DeputyLink.deputy_person_id == deputy_person_id, DeputyLink.revoked.is_(True))
+                          .order_by(Permit.number)))
+
+
 def _refuse_second(link: DeputyLink, name: str) -> RuleViolationError:
     return _refuse("art14_one_deputy", "Art. 14",
                    f"Art. 14: o titular indica um preposto, e {name} é o preposto desde "
@@ -363,6 +370,9 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
         current = _active_link(s, permit_id)
         if current is not None:
             raise _refuse_second(*current)
+        cassado = check_no_deputy_cassation(_revoked_links(s, deputy_person_id))
+        if cassado:
+            raise RuleViolationError(cassado, "O preposto não pode ser aceito:")
     not_met = blocking(deputy_verdicts(ctx, deputy_person_id, service, on=on))
     if not_met:
         raise RuleViolationError(not_met, "O preposto não pode ser aceito: deve cumprir as mesmas exigências do "
@@ -373,9 +383,7 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
         current = _active_link(s, permit_id)
         if current is not None:
             raise _refuse_second(*current)
-        revoked = list(s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
-                                 .where(DeputyLink.deputy_person_id == deputy_person_id,
-                                        DeputyLink.revoked.is_(True)).order_by(Permit.number)))
+        revoked = _revoked_links(s, deputy_person_id)
         # Art. 14, § 2º is judged again here, in the transaction that writes the link.
         from motodesk.services.permits import applicant_facts as stored_facts
 
