@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 from enforcement_factory import (  # type: ignore[import-not-found]
@@ -40,7 +40,12 @@ from motodesk.services import deputies, permits, tenders, vehicles
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.enforcement import ConvictionInput, record_final_conviction
-from motodesk.services.errors import InvalidInputError, MotodeskError, PermissionDeniedError, RuleViolationError
+from motodesk.services.errors import (
+    InvalidInputError,
+    MotodeskError,
+    PermissionDeniedError,
+    RuleViolationError,
+)
 from motodesk.services.settings import law_settings, update_settings
 
 SUPERVISOR = CurrentUser(id=None, login="supervisor", full_name="Supervisor", role=Role.SUPERVISOR)
