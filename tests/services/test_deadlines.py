@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from pypdf import PdfReader
 from reports_factory import holder, inspection, notice  # type: ignore[import-not-found]
+from tests_helpers import existing_register  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
@@ -167,6 +168,7 @@ def test_a_deputys_documents_fall_due_on_the_holders_permit(clerk: AppContext) -
     r = holder(clerk, "Helena Moura Prado")
     deputy_id, _cpf = add_person(clerk, "Otávio Prado Lemos")
     with clerk.write() as s:
+        existing_register(s)
         s.add(PersonDocument(person_id=deputy_id, kind=DocumentKind.CNH, number="34046871254", categories="A",
                              valid_until=today + timedelta(days=12)))
         s.add(PersonDocument(person_id=deputy_id, kind=DocumentKind.MEDICAL, issue_date=today - timedelta(days=370)))
