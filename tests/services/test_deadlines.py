@@ -184,6 +184,7 @@ def test_a_deputys_documents_fall_due_on_the_holders_permit(clerk: AppContext) -
                 if x.person_id == deputy_id]  # listed under the permit, not as a holder of their own
 
     with clerk.write() as s:  # the link ended yesterday: the deputy's documents are no longer the holder's
+        existing_register(s)
         s.get(DeputyLink, link_id).end_on = today - timedelta(days=1)
     rows = svc.deadlines(clerk, DeadlineFilter(horizon_days=30), today=today)
     details = {x.detail for x in rows if x.person_id == r.holder.person_id}

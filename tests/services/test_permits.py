@@ -9,6 +9,7 @@ import pytest
 from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
+from tests_helpers import existing_register  # type: ignore[import-not-found]
 
 from motodesk.models import Application, Decree, InfractionNotice, Permit, PermitEvent, QuotaCounter
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -204,6 +205,7 @@ def test_renewal_is_yearly_and_within_the_term(ctx: AppContext, clerk: AppContex
     until = permits.renew_registration(clerk, issued.id)
     assert until == add_years(TODAY, 1)
     with ctx.write() as s:  # near the end of the term, the certificate stops at the term's end
+        existing_register(s)
         s.get(Permit, issued.id).term_end = TODAY + timedelta(days=40)
     assert permits.renew_registration(clerk, issued.id) == TODAY + timedelta(days=40)
 
