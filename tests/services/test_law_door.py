@@ -348,3 +348,32 @@ def test_a_cancellation_is_not_undone_by_a_reinstatement_or_a_decision(ctx: AppC
     with ctx.read() as s:
         assert [e.transition for e in s.scalars(select(PermitEvent).where(PermitEvent.permit_id == holder.permit_id))
                 ] == ["cancel"]
+
+
+def test_a_judged_certificate_of_a_holder_in_force_is_replaced_not_rewritten(ctx: AppContext,
+                                                                             clerk: AppContext) -> None:
+    """A positive criminal certificate on file is not undone by editing it (Art. 5º, XI); a newer one replaces it."""
+    from motodesk.rules.dossier import DocumentKind
+    from motodesk.services import people
+    from motodesk.services.people import DocumentInput
+
+    holder = add_holder(ctx, service=ServiceType.MOTOBOY)
+    issued = TODAY - timedelta(days=100)
+    people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL, issue_date=issued,
+                                                                result="positive"))
+    with pytest.raises(RuleViolationError, match=r"Art\. 5º, XI: a certidão criminal registrada é positiva"):
+        people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL, issue_date=issued,
+                                                                    result="negative"))
+    with pytest.raises(RuleViolationError, match=r"Art\. 5º, XI: .*só um documento mais recente o substitui"):
+        people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL,
+                                                                    issue_date=issued - timedelta(days=30),
+                                                                    result="positive"))
+    people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL,
+                                                                issue_date=TODAY - timedelta(days=1),
+                                                                result="negative"))  # a newer certificate
+    with ctx.read() as s:
+        from motodesk.models import PersonDocument
+
+        row = s.scalar(select(PersonDocument).where(PersonDocument.person_id == holder.person_id,
+                                                    PersonDocument.kind == DocumentKind.CRIMINAL))
+        assert (row.issue_date, row.result) == (TODAY - timedelta(days=1), "negative")
