@@ -103,6 +103,7 @@ def register(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Register]:
         s.add(DeputyLink(permit_id=_valid_id, deputy_person_id=deputy.person_id, start_on=date.today()))
     (deputy_badge,) = badges.print_badges(supervisor, [BadgeRequest(_valid_id, deputy=True)]).badges
     with ctx.write() as s:  # the deputy's registration revoked (Art. 34, IV); the holder's badge stays valid
+        existing_register(s)
         link = s.scalar(select(DeputyLink))
         assert link is not None
         link.revoked, link.end_on = True, date.today()
