@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
 from sqlalchemy import update
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import BadgePrint, DeputyLink, Permit, Person, QuotaCounter, Vehicle
 from motodesk.rules.common import PermitState, ServiceType
@@ -42,6 +42,7 @@ class Holder:
 def add_person(ctx: AppContext, name: str, cpf: str | None = None) -> tuple[int, str]:
     cpf = cpf or valid_cpf()
     with ctx.write() as s:
+        existing_register(s)
         person = Person(full_name=name, name_search=fold(name), cpf=cpf, address="Rua Goiás, 120",
                         district="Centro", city="Patrocínio", uf="MG")
         s.add(person)
@@ -58,6 +59,7 @@ def add_holder(ctx: AppContext, name: str = "José Carlos Pereira", *,
     plate = next_plate()
     seq = next(_seqs)
     with ctx.write() as s:
+        existing_register(s)
         vehicle = Vehicle(plate=plate, make="Honda", model="CG 160 Titan", year_manufacture=date.today().year - 1,
                           year_model=date.today().year, engine_cc=160, colour="Amarela", category="aluguel",
                           renavam="00123456789", service_type=service, holder_id=person_id, active=True)
@@ -83,6 +85,7 @@ def add_holder(ctx: AppContext, name: str = "José Carlos Pereira", *,
 def add_deputy(ctx: AppContext, holder: Holder, name: str = "Marcos Antônio Ribeiro") -> tuple[int, str]:
     person_id, cpf = add_person(ctx, name)
     with ctx.write() as s:
+        existing_register(s)
         s.add(DeputyLink(permit_id=holder.permit_id, deputy_person_id=person_id,
                          start_on=date.today() - timedelta(days=30)))
     return person_id, cpf

@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 
 from PIL import Image, ImageDraw
 from sqlalchemy.orm import Session
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import (
     Application,
@@ -141,6 +141,7 @@ def add_person(s: Session, on: date, *, name: str = "João da Silva Araújo", cp
 
 def add_vehicle(s: Session, person: Person, service: ServiceType, on: date, *, inspection: str | None = "approved",
                 plate: str | None = None) -> Vehicle:
+    existing_register(s)
     vehicle = Vehicle(
         plate=plate or next_plate(), renavam="89038149178", vin="9C2KC2200LR012345", make="Honda",
         model="CG 160 Titan", year_manufacture=on.year - 1, year_model=on.year, engine_cc=160,
@@ -179,6 +180,7 @@ def make_dossier(ctx: AppContext, service: ServiceType = ServiceType.MOTOBOY, *,
     """
     on = on or date.today()
     with ctx.write() as s:
+        existing_register(s)
         person, photo = add_person(s, on, name=name, cnh_expiry=cnh_expiry, photo_seed=photo_seed,
                                    with_photo=with_photo)
         vehicle = add_vehicle(s, person, service, on, inspection=inspection)

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from enforcement_factory import Holder, add_holder  # type: ignore[import-not-found]
 from sqlalchemy import update
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import (
     Affiliation,
@@ -46,6 +46,7 @@ def holder(ctx: AppContext, name: str, service: ServiceType = ServiceType.MOTOBO
     today = today or date.today()
     h = add_holder(ctx, name, service=service, issued_on=issued_on or today - timedelta(days=100), state=state)
     with ctx.write() as s:
+        existing_register(s)
         s.execute(update(Person).where(Person.id == h.person_id).values(phone=phone, birth_date=date(1988, 4, 2)))
         s.add(PersonDocument(person_id=h.person_id, kind=DocumentKind.MEDICAL,
                              issue_date=medical_issued or today - timedelta(days=30)))
@@ -60,6 +61,7 @@ def holder(ctx: AppContext, name: str, service: ServiceType = ServiceType.MOTOBO
 def inspection(ctx: AppContext, h: Holder, *, status: str = "failed", next_due: date | None = None,
                failed_items: tuple[str, ...] = ("Retrovisores dos dois lados",)) -> int:
     with ctx.write() as s:
+        existing_register(s)
         insp = Inspection(vehicle_id=h.vehicle_id, service_type=h.service, kind="regular", status=status,
                           performed_at=datetime.now(UTC) - timedelta(days=2), inspector_name="Carlos Henrique Borges",
                           next_due=next_due or date.today() + timedelta(days=30))
@@ -78,6 +80,7 @@ def notice(ctx: AppContext, h: Holder, seq: int, *, occurred_at: datetime | None
            defence_due: date | None = None) -> int:
     occurred_at = occurred_at or datetime.now(UTC) - timedelta(days=20)
     with ctx.write() as s:
+        existing_register(s)
         n = InfractionNotice(
             number=f"AI-{seq:04d}/{occurred_at.year}", year=occurred_at.year, seq=seq, infraction_code="30.2.VI",
             article="Art. 30, Grupo 2, VI", severity=severity, occurred_at=occurred_at, place="Praça Santa Luzia",
@@ -99,6 +102,7 @@ def notice(ctx: AppContext, h: Holder, seq: int, *, occurred_at: datetime | None
 
 def waiting_list(ctx: AppContext, names: tuple[str, ...]) -> int:
     with ctx.write() as s:
+        existing_register(s)
         tender = Tender(number="PL-009/2025", description="Concorrência mototáxi", homologated_on=date(2025, 6, 2))
         s.add(tender)
         s.flush()
@@ -109,6 +113,7 @@ def waiting_list(ctx: AppContext, names: tuple[str, ...]) -> int:
 
 def organisation_member(ctx: AppContext, h: Holder) -> None:
     with ctx.write() as s:
+        existing_register(s)
         org = Organisation(kind="cooperative", name="Cooperativa dos Mototaxistas de Patrocínio",
                            cnpj="11222333000181")
         s.add(org)

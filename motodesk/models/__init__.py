@@ -36,3 +36,5 @@ __all__ = [
     "PersonNameChange", "Photo", "QuotaCounter", "Setting", "SpoiledCard", "Stand",
     "StandAssignment", "Tender", "TenderCandidate", "User", "Vehicle", "VehicleAccident",
 ]
+
+import motodesk.models.guarded  # noqa: E402, F401  (registers the guard of legal state on every session)

@@ -438,6 +438,9 @@ def bulk_insert(session: Session, table: Table, rows: Sequence[dict[str, Any]]) 
         return
     if table.name in UNAUDITED_TABLES:
         raise ValueError(f"bulk_insert is for audited business tables, not {table.name}")
+    from motodesk.models.guarded import check_core_write
+
+    check_core_write(session, table.name, rows[0], inserting=True)  # the guard of legal state (issue #24)
     conn = session.connection()
     dialect = conn.dialect
     defaults = _defaults(table)

@@ -50,3 +50,47 @@ def holder_keeps_hours(holder_minutes: int, deputy_minutes: int) -> Verdict | No
             "do titular.",
         )
     return None
+
+
+def _link_no(rule: str, article: str, sentence: str) -> Verdict:
+    return Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")
+
+
+def check_no_deputy_cassation(revoked_permit_numbers: Sequence[str]) -> list[Verdict]:
+    """A deputy whose registration was cassado (Art. 34, IV) is not linked again by a new nomination."""
+    if not revoked_permit_numbers:
+        return []
+    where = ", ".join(revoked_permit_numbers)
+    return [_link_no("deputy_revoked_before", "Art. 34, IV",
+                     f"o registro desta pessoa como preposto foi cassado (vínculo com {where}); a cassação não se "
+                     "desfaz por uma nova indicação.")]
+
+
+def check_deputy_step(step: str, *, end_on: str | None, suspended_until: str | None, on_text: str,
+                      until_text: str | None = None, until_after_on: bool = True,
+                      early: bool = False) -> list[Verdict]:
+    """The link's own state for a penalty step of the deputy (Art. 34, III and IV); dates come formatted.
+
+    ``step`` is suspend / reinstate / revoke; ``early`` says a reinstatement comes before the last day.
+    """
+    art = "Art. 34, IV" if step == "revoke" else "Art. 34, III"
+    if step in ("suspend", "revoke") and end_on is not None:
+        what = "cassar" if step == "revoke" else "suspender"
+        return [_link_no("deputy_link_ended", art, f"o vínculo do preposto terminou em {end_on}; não há o que {what}.")]
+    if step == "suspend":
+        if suspended_until is not None:
+            return [_link_no("deputy_suspended", art, f"o preposto já está suspenso até {suspended_until}.")]
+        if not until_after_on:
+            return [_link_no("deputy_suspension_end", art,
+                             f"o fim da suspensão ({until_text}) deve ser posterior a {on_text}.")]
+    if step == "reinstate" and suspended_until is None:
+        return [_link_no("deputy_not_suspended", art, "o preposto não está suspenso.")]
+    return []
+
+
+def check_link_end(start_text: str, end_text: str, end_after_start: bool) -> list[Verdict]:
+    """The end of a deputy's link (Art. 14; Art. 31, Grupo 1, I): never before its start."""
+    if not end_after_start:
+        return [_link_no("deputy_link_end", "Art. 14",
+                         f"o fim do vínculo ({end_text}) é anterior ao seu início ({start_text}).")]
+    return []

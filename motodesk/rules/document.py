@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any
 
-from motodesk.rules import deputies, replacement
+from motodesk.rules import deputies, penalty_evidence, replacement, tenders
 from motodesk.rules.checklist import checklist_for
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import (
@@ -36,6 +36,7 @@ from motodesk.rules.deadlines import (
     registration_certificate_due,
     vehicle_useful_life_due,
 )
+from motodesk.rules.dossier import DocumentKind, check_certificate_change
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
 from motodesk.rules.enforcement import (
     LATER_NOTIFICATION_METHODS,
@@ -69,7 +70,7 @@ from motodesk.rules.lifecycle import (
     check_transition,
 )
 from motodesk.rules.quota import check_quota_place, mototaxi_quota
-from motodesk.rules.settings import LawSettings, describe_settings
+from motodesk.rules.settings import LAW_BOUNDS, LawSettings, describe_settings, law_bound_problems
 from motodesk.rules.tenders import TenderCandidateFacts, check_tender
 from motodesk.rules.text import format_brl, format_date, format_int, format_ufm, join_words
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
@@ -178,6 +179,7 @@ def render_rules_markdown(settings: LawSettings | None = None) -> str:
         _tender_and_photo_section(settings),
         _infractions_section(settings),
         _enforcement_section(settings),
+        _door_section(),
         _lifecycle_section(),
         _deputy_and_replacement_section(),
         _documents_section(settings),
@@ -274,6 +276,16 @@ def _settings_section() -> str:
         "Valores marcados com * são provisórios até a publicação do Decreto (Art. 34, parágrafo único; "
         "Art. 41) e devem ser confirmados pelo administrador.\n\n"
         + _table(("Parâmetro", "Artigo", "Descrição", "Padrão"), rows)
+        + "\nPrazos que a própria lei fixa ou limita: fora destes limites a configuração é recusada no campo, com o "
+        "artigo (um valor antigo fora deles é ignorado e vale o da lei).\n\n"
+        + _table(("Parâmetro", "Artigo", "Permitido", "Recusa"), [
+            (f"`{name}`", bound.article,
+             f"{bound.minimum}" if bound.maximum == bound.minimum
+             else f"{bound.minimum} a {bound.maximum}" if bound.maximum is not None else f"≥ {bound.minimum}",
+             law_bound_problems({name: bound.minimum - 1 if bound.maximum is not None and bound.minimum > 1
+                                 else (bound.maximum or bound.minimum) + 1 if bound.maximum is not None
+                                 else bound.minimum - 1})[name])
+            for name, bound in LAW_BOUNDS.items()])
     )
 
 
@@ -655,6 +667,60 @@ def _lifecycle_section() -> str:
     )
 
 
+def _door_section() -> str:
+    notice = penalty_evidence.NoticeEvidence("AI-0007/2026", True, "open", 7, "holder", 1)
+    decided = replace(notice, status="decided",
+                      decisions=(penalty_evidence.DecisionOnFile("first", "upheld", "suspension"),))
+    examples = [
+        ("Número de auto que não está no cadastro",
+         penalty_evidence.check_notice_basis("suspend", replace(notice, number="AI-9999/2026", recorded=False),
+                                             permit_id=7)[0].message),
+        ("Auto ainda em defesa", penalty_evidence.check_notice_basis("suspend", notice, permit_id=7)[0].message),
+        ("Auto decidido de outra permissão",
+         penalty_evidence.check_notice_basis("suspend", decided, permit_id=8)[0].message),
+        ("Cassar com auto que decidiu suspensão",
+         penalty_evidence.check_notice_basis("revoke", decided, permit_id=7)[0].message),
+        ("Art. 35 sem a condenação registrada", penalty_evidence.check_conviction_basis(None, permit_id=7)[0].message),
+    ]
+    undo = [
+        ("Condenação criminal (Art. 35) → nova emissão, renovação ou prorrogação",
+         check_transition("renew_registration", PermitState.ACTIVE, Role.CLERK, TransitionContext(
+             service=ServiceType.MOTOTAXI, eligibility=[], vehicle=[],
+             conviction=penalty_evidence.ConvictionEvidence(True, 7, 1, "0001234-56.2024.8.13.0481",
+                                                            date(2026, 3, 1))))[0].message),
+        ("Cassação do preposto → nova indicação, para qualquer titular",
+         deputies.check_no_deputy_cassation(["MT-0007/2026"])[0].message),
+        ("Candidatura usada na emissão → novo requerimento ou volta a “aguardando”",
+         tenders.check_tender(True, tenders.TenderCandidateFacts(3, "accepted", "01/2026", date(2026, 2, 9)))[0]
+         .message),
+        ("Cancelamento, cassação ou fim do prazo → encerrar suspensão, renovar, prorrogar",
+         check_transition("reinstate", PermitState.CANCELLED, Role.SUPERVISOR, TransitionContext())[0].message),
+        ("Certidão criminal positiva registrada → reescrita como negativa (titular em vigor)",
+         check_certificate_change(DocumentKind.CRIMINAL, holder_in_force=True, old_issue=date(2026, 1, 20),
+                                  new_issue=date(2026, 1, 20), old_result="positive", new_result="negative",
+                                  changed=True)[0].message),
+    ]
+    return (
+        "## Estado legal só por ato julgado (a porta da lei)\n\n"
+        "As colunas com efeito legal estão declaradas num só lugar (`motodesk/models/guarded.py`): da permissão, "
+        "estado, prazo, número, titular, veículo e Decreto; do veículo que serve permissão em vigor, placa, chassi, "
+        "RENAVAM, cilindrada, categoria, cor, anos, proprietário, titular e serviço; do vínculo do preposto, "
+        "permissão, pessoa, início, fim, suspensão e cassação; da candidatura da licitação, situação e pessoa "
+        "(desde a convocação); dos documentos do titular de permissão em vigor, os fatos já julgados. Nenhuma "
+        "gravação as altera — pelo ORM, por comando SQL numa sessão ou por inserção em lote — sem um ato julgado "
+        "aberto na mesma transação, depois de as regras aceitarem o ato, e só nas colunas que ele autoriza; a "
+        "gravação é recusada e a transação desfeita. A importação e os dados de demonstração passam pelo mesmo "
+        "ato julgado (os dados de demonstração só num banco vazio, e só permissões que as regras aceitam: titular "
+        "com 21 anos na emissão, certidões negativas, motor de 125 a 250 cc, mototáxi por licitação).\n\n"
+        "Suspensão, cassação e fim antecipado da suspensão, do titular ou do preposto, recebem o auto de infração "
+        "como está no cadastro — seu número, sua fase, a decisão e a permissão (ou o preposto) autuada — ou a "
+        "condenação do Art. 35 registrada, e as regras conferem essa prova:\n\n"
+        + _table(("Situação", "Parecer"), examples)
+        + "\nUm ato não desfaz outro anterior:\n\n"
+        + _table(("Ato anterior → ato recusado", "Parecer"), undo)
+    )
+
+
 def _deputy_and_replacement_section() -> str:
     sample = Verdict("art5_ii_cnh", "Art. 5º, II", Status.NOT_MET, "Art. 5º, II: a CNH venceu em 31/05/2026.")
     schedule = deputies.holder_keeps_hours(0, 16 * 60)
@@ -672,6 +738,16 @@ def _deputy_and_replacement_section() -> str:
          replacement.permit_may_name([], False, "QWE2R34")[0].message),
         (replacement.ARTICLE, "`documents_wait_for_replacement`",
          replacement.documents_wait_for_replacement("ABC-1234", "QWE2R34").message),
+        (replacement.ARTICLE, "`check_vehicle_edit_in_service`",
+         " ".join(v.message for v in replacement.check_vehicle_edit_in_service(["plate", "engine_cc"],
+                                                                                "MT-0007/2026"))),
+        ("Art. 5º, § 1º, I; " + replacement.ARTICLE, "`check_identifier_correction`",
+         "Corrigir a placa, o chassi ou o RENAVAM de veículo em serviço cabe ao supervisor, com o motivo e o CRLV "
+         "anexado; a correção é julgada como identificação válida e aparece no histórico da permissão. Por exemplo: "
+         + replacement.check_identifier_correction("plate", "ABC1234", "ABC1235", reason="", has_crlv=False,
+                                                   by_supervisor=True, identification=None)[0].message),
+        ("Art. 34, IV", "`check_no_deputy_cassation`",
+         deputies.check_no_deputy_cassation(["MT-0007/2026"])[0].message),
     ]
     return (
         "## Preposto durante o vínculo e substituição do veículo (Art. 14; Art. 31, Grupo 3, II e Grupo 4, III)\n\n"

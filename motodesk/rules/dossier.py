@@ -8,8 +8,11 @@ made on first use), so a new document needs no edit of this enum.
 
 from __future__ import annotations
 
+from datetime import date
 from enum import StrEnum
 from typing import Any
+
+from motodesk.rules.common import Status, Verdict
 
 
 class DocumentKind(StrEnum):
@@ -60,3 +63,24 @@ def declared_kinds() -> list[DocumentKind]:
     from motodesk.rules.documents_declared import kinds
 
     return [DocumentKind(k) for k in kinds()]
+
+
+def check_certificate_change(kind: DocumentKind, *, holder_in_force: bool, old_issue: date | None,
+                             new_issue: date | None, old_result: str | None, new_result: str | None,
+                             changed: bool) -> list[Verdict]:
+    """A document of a holder whose permit is in force, already judged for it, changes only by a newer
+    certificate (Art. 5º): its facts are not rewritten in place. A positive criminal certificate is
+    undone only by a newer negative one (Art. 5º, XI), never by editing the recorded one."""
+    if not holder_in_force or not changed or old_issue is None:
+        return []
+    label, article = kind.label, kind.article or "Art. 5º"
+    if kind is DocumentKind.CRIMINAL and old_result == "positive" and new_result != "positive" and (
+            new_issue is None or new_issue <= old_issue):
+        return [Verdict("certificate_rewritten", article, Status.NOT_MET,
+                        f"{article}: a certidão criminal registrada é positiva; ela não se reescreve — só uma "
+                        "certidão negativa mais recente, com nova data de emissão, a substitui.")]
+    if new_issue is None or new_issue < old_issue:
+        return [Verdict("certificate_rewritten", article, Status.NOT_MET,
+                        f"{article}: {label} já foi julgado(a) para a permissão em vigor; só um documento mais "
+                        "recente o substitui, nunca um com data de emissão anterior ou sem data.")]
+    return []

@@ -27,7 +27,7 @@ What each transition requires:
 * ``refuse`` (supervisor) — a written reason;
 * ``suspend``, ``revoke`` (supervisor) — a penalty is applied only through the
   administrative process (Art. 29, § 3º; Art. 34): the decided notice of
-  infraction that applies it (``penalty_basis``); suspension also needs its
+  infraction that applies it (``penalty_notice``, as loaded); suspension also needs its
   end date (Art. 34, III); a recorded final criminal conviction revokes by
   itself (Art. 35). A written reason alone never suspends nor revokes;
 * ``reinstate`` (supervisor) — the suspension's days are over (the calendar
@@ -58,6 +58,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.penalty_evidence import (
+    ConvictionEvidence,
+    NoticeEvidence,
+    check_conviction_basis,
+    check_notice_basis,
+)
 from motodesk.rules.periods import add_years
 from motodesk.rules.text import format_date, join_words
 
@@ -250,12 +256,22 @@ class TransitionContext:
     reason: str | None = None
     suspension_end: date | None = None
     express_request: bool | None = None  # Art. 6º, § 7º
-    final_criminal_conviction: bool = False  # Art. 35
+    #: a final criminal judgment recorded against the holder (Art. 35), as loaded from the register: it
+    #: revokes (``revoke``) and blocks every act that would keep or give a permit (issue, renewal, extension)
+    conviction: ConvictionEvidence | None = None
     #: the deputy's requirements judged again on ``on`` (Art. 14, § 2º), as
     #: :func:`motodesk.rules.deputies.deputy_requirements` gives them; empty when no deputy is linked
     deputy_requirements: Sequence[Verdict] = ()
-    #: The decided notice of infraction that applies the penalty (Art. 29, § 3º; Art. 34), e.g. "AI-0012/2026".
-    penalty_basis: str | None = None
+    #: The decided notice of infraction that applies the penalty (Art. 29, § 3º; Art. 34), as loaded from
+    #: the register (never a number typed in); the rules check its stage, its decision and its permit.
+    penalty_notice: NoticeEvidence | None = None
+    #: the permit the step acts on (a penalty's notice or judgment must be of this permit)
+    permit_id: int | None = None
+
+    @property
+    def final_criminal_conviction(self) -> bool:
+        """A recorded final judgment (Art. 35) is on file for the holder."""
+        return self.conviction is not None and self.conviction.recorded
 
 
 def check_transition(name: str, current: PermitState, role: Role, ctx: TransitionContext) -> list[Verdict]:
@@ -464,23 +480,17 @@ def _extend(ctx: TransitionContext) -> list[Verdict]:
     return [*found, *_requirements(ctx), *_no_conviction(ctx)]
 
 
-def _process(ctx: TransitionContext, article: str, what: str) -> list[Verdict]:
-    """Art. 29, § 3º: no penalty without the administrative process (a decided notice of infraction)."""
-    if ctx.penalty_basis is None or not ctx.penalty_basis.strip():
-        return [
-            _not_met(
-                "process",
-                f"Art. 29, § 3º; {article}",
-                f"{what} só se aplica por decisão em processo administrativo (auto de infração decidido), "
-                "assegurada a defesa; um motivo escrito não basta",
-            )
-        ]
-    return []
+def _process(ctx: TransitionContext, step: str) -> list[Verdict]:
+    """Art. 29, § 3º: no penalty without the administrative process — the decided notice, as the register holds it."""
+    found = check_notice_basis(step, ctx.penalty_notice, permit_id=ctx.permit_id)
+    if ctx.penalty_notice is None:  # keep the plain rule id of "no process at all"
+        return [Verdict("transition_process", v.article, v.status, v.message) for v in found]
+    return found
 
 
 def _suspend(ctx: TransitionContext) -> list[Verdict]:
     article = "Art. 34, III"
-    found = [*_process(ctx, article, "a suspensão"), *_reference_date(ctx, article)]
+    found = [*_process(ctx, "suspend"), *_reference_date(ctx, article)]
     if ctx.suspension_end is None:
         found.append(
             _pending("suspension_end", article, "informe até quando vale a suspensão", "suspension_end")
@@ -500,27 +510,25 @@ def _suspend(ctx: TransitionContext) -> list[Verdict]:
 def _reinstate(ctx: TransitionContext) -> list[Verdict]:
     article = "Art. 34, III"
     found = [*_reference_date(ctx, article)]
-    if (
-        ctx.on is not None
-        and ctx.suspension_end is not None
-        and ctx.on < ctx.suspension_end
-        and not (ctx.penalty_basis and ctx.penalty_basis.strip())
-    ):
-        found.append(
-            _not_met(
-                "suspension_end",
-                article,
-                f"a suspensão vai até {format_date(ctx.suspension_end)}; só uma decisão do processo "
-                "(recurso provido) a encerra antes",
+    if ctx.on is not None and ctx.suspension_end is not None and ctx.on < ctx.suspension_end:
+        if ctx.penalty_notice is None:
+            found.append(
+                _not_met(
+                    "suspension_end",
+                    article,
+                    f"a suspensão vai até {format_date(ctx.suspension_end)}; só uma decisão do processo "
+                    "(recurso provido) a encerra antes",
+                )
             )
-        )
+        else:
+            found.extend(_process(ctx, "reinstate"))
     return [*found, *_no_conviction(ctx)]
 
 
 def _revoke(ctx: TransitionContext) -> list[Verdict]:
-    if is_revocation_mandatory(ctx.final_criminal_conviction):
-        return []  # Art. 35 is the reason
-    return _process(ctx, "Art. 34, IV", "a cassação")
+    if ctx.conviction is not None:  # Art. 35 is the reason: the recorded judgment, of this permit
+        return check_conviction_basis(ctx.conviction, permit_id=ctx.permit_id)
+    return _process(ctx, "revoke")
 
 
 def _cancel(ctx: TransitionContext) -> list[Verdict]:

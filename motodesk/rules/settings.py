@@ -399,3 +399,51 @@ def _label(name: str) -> str:
             label: str = f.metadata["label"]
             return label
     raise KeyError(name)
+
+
+@dataclass(frozen=True)
+class LawBound:
+    """What the law itself allows a setting to be: the period it fixes, or the longest it admits."""
+
+    minimum: int
+    maximum: int | None
+    article: str
+    #: pt_BR, completes "a lei ..." in the refusal
+    sentence: str
+
+
+#: The periods the Lei nº 4.883/2017 fixes or bounds: a setting outside them is refused on the field.
+LAW_BOUNDS: dict[str, LawBound] = {
+    "medical_valid_years": LawBound(1, 1, "Art. 5º, VII e § 2º; Art. 30, Grupo 1, I",
+                                    "manda renovar o atestado médico anualmente: a validade é de 1 ano"),
+    "criminal_valid_years": LawBound(5, 5, "Art. 5º, XI",
+                                     "fixa a renovação das certidões criminais a cada 5 anos"),
+    "inspection_valid_months_mototaxi": LawBound(1, 6, "Art. 5º, § 6º",
+                                                 "prevê vistorias semestrais: no máximo 6 meses"),
+    "inspection_valid_months_motoboy": LawBound(1, 6, "Art. 5º, § 6º",
+                                                "prevê vistorias semestrais: no máximo 6 meses"),
+    "inspection_valid_months_motofrete": LawBound(1, 12, "Art. 23",
+                                                  "exige inspeção anual do moto-frete: no máximo 12 meses"),
+    "periodic_inspection_months": LawBound(1, 6, "Art. 5º, § 6º",
+                                           "prevê vistorias semestrais: intervalo de no máximo 6 meses"),
+    "defence_period_days": LawBound(1, None, "Art. 29, § 3º",
+                                    "resguarda ao autuado o direito de defesa: o prazo não pode ser de 0 dias"),
+    "appeal_period_days": LawBound(1, None, "Art. 34, parágrafo único",
+                                   "prevê recurso da decisão: o prazo não pode ser de 0 dias"),
+}
+
+
+def law_bound_problems(values: dict[str, Any]) -> dict[str, str]:
+    """field -> pt_BR refusal with its article, for each value outside what the law allows."""
+    problems: dict[str, str] = {}
+    for name, value in values.items():
+        bound = LAW_BOUNDS.get(name)
+        if bound is None or value is None or isinstance(value, bool) or not isinstance(value, int):
+            continue
+        if value < bound.minimum or (bound.maximum is not None and value > bound.maximum):
+            allowed = (f"{bound.minimum}" if bound.maximum == bound.minimum
+                       else f"de {bound.minimum} a {bound.maximum}" if bound.maximum is not None
+                       else f"pelo menos {bound.minimum}")
+            problems[name] = (f"{bound.article}: a lei {bound.sentence}; {_label(name)} deve ser {allowed} "
+                              f"(informado: {value}).")
+    return problems

@@ -32,6 +32,8 @@ REQUIREMENT_ARTICLE = "Art. 6º; Art. 10, I"
 #: Candidate statuses that may take the permission: called by the secretariat, or already
 #: accepted (the permission was issued to them).  The others are waiting, declined, eliminated.
 CALLED_STATUSES = frozenset({"called", "accepted"})
+#: A candidacy that gave its permission: it is spent, and never serves another application (Art. 6º).
+SPENT_STATUS = "accepted"
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,11 @@ def check_tender(linked: bool, candidate: TenderCandidateFacts | None) -> list[V
     if candidate is None:
         return [_not_met("o candidato da licitação vinculado ao requerimento não existe mais")]
     found: list[Verdict] = []
+    if candidate.status == SPENT_STATUS:
+        return [_not_met(
+            f"a candidatura {candidate.rank}º da licitação {candidate.tender_number} já foi usada: a permissão "
+            "foi emitida por ela; uma candidatura serve a uma só permissão e não se reaproveita"
+        )]
     if candidate.status not in CALLED_STATUSES:
         found.append(
             _not_met(
@@ -132,3 +139,26 @@ def tender_requirement(candidate: TenderCandidateFacts | None, open_tenders: Seq
     return Verdict("art6_tender", art, Status.MET,
                    f"{art}: o requerente é {place} (homologada em {format_date(candidate.homologated_on)}) "
                    f"e {STATUS_WORDS.get(candidate.status, candidate.status)}.")
+
+
+def check_candidacy_tie(candidate_cpf: str | None, person_cpf: str | None, status: str) -> list[Verdict]:
+    """Tying a tender candidacy to a person (Art. 6º): the same CPF, and a candidacy called, not yet spent."""
+    found: list[Verdict] = []
+    if not candidate_cpf or candidate_cpf != person_cpf:
+        found.append(_not_met("o CPF do requerente não é o do candidato da licitação"))
+    if status == SPENT_STATUS:
+        found.append(_not_met("a candidatura já foi usada na emissão de uma permissão e não se reaproveita"))
+    elif status not in CALLED_STATUSES:
+        found.append(_not_met(f"o candidato {STATUS_WORDS.get(status, status)}; só o candidato convocado requer "
+                              "a permissão"))
+    return found
+
+
+def check_candidacy_status_change(current: str, new: str) -> list[Verdict]:
+    """A called candidate gives up, is eliminated or goes back to waiting; a spent candidacy never changes."""
+    if current == SPENT_STATUS:
+        return [_not_met("o candidato já tem permissão emitida; a candidatura usada não volta atrás — use as "
+                         "ações da permissão")]
+    if new not in ("declined", "eliminated", "waiting"):
+        return [_not_met(f"situação de candidato inválida: {new!r}")]
+    return []

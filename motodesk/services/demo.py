@@ -1,6 +1,11 @@
 """Realistic pt_BR demo data: people, documents, vehicles, permits in every state, inspections, notices.
 
 Rows go in through bulk Core inserts (no per-row audit), so 100,000 people take about a minute.
+
+Only into an empty register (never the live one: :func:`seed_demo` refuses a database that holds people
+or permits), and every seeded permit is judged by the rules a real one passes — the holder's age and
+criminal certificates (Art. 5º, I and XI), the engine (Art. 3º, I), the tender of the mototáxi (Art. 6º;
+Art. 10, I) — and written through the judged step; a person the rules refuse gets no permit.
 """
 
 from __future__ import annotations
@@ -25,17 +30,25 @@ from motodesk.models import (
     Person,
     PersonDocument,
     QuotaCounter,
+    Tender,
+    TenderCandidate,
     User,
     Vehicle,
 )
-from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.eligibility import ApplicantFacts, blocking, check_applicant
 from motodesk.rules.periods import add_years, completed_years
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required
+from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services.auth import hash_password
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
-from motodesk.services.errors import InvalidInputError
+from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.judged import judged
 from motodesk.services.maintenance import analyze
+from motodesk.services.settings import law_settings
 from motodesk.services.text import fold
 
 DEMO_PASSWORD = "motodesk123"
@@ -77,6 +90,25 @@ def _unique(gen: Callable[[], str]) -> Iterator[str]:
             yield value
 
 
+def seeded_permit_verdicts(birth: date, criminal_result: str, criminal_date: date, engine_cc: int,
+                           service: ServiceType, issued: date, today: date, settings: LawSettings,
+                           candidacy: TenderCandidateFacts | None) -> list[Verdict]:
+    """The rules a seeded permit passes, as a real one does: the holder was 21 when it was issued
+    (Art. 5º, I), the criminal certificates on file are negative (Art. 5º, XI), the engine is of
+    125 to 250 cc (Art. 3º, I) and a mototáxi permission follows a tender (Art. 6º; Art. 10, I)."""
+    at_issue = check_applicant(ApplicantFacts(birth_date=birth), service, issued, settings)
+    on_file = check_applicant(ApplicantFacts(criminal_result=criminal_result,
+                                             criminal_certificates_date=criminal_date), service, today, settings)
+    vehicle = check_vehicle(VehicleFacts(engine_cc=engine_cc), service, issued, settings, None)
+    found = [v for v in at_issue if v.rule_id == "art5_i_age"]
+    found += [v for v in on_file if v.rule_id == "art5_xi_criminal"]
+    found += [v for v in vehicle if v.rule_id == "art3_i_engine"]
+    if tender_required(service):
+        found += check_tender(candidacy is not None, candidacy) or [
+            Verdict("tender", "Art. 6º", Status.MET, "Art. 6º: candidato convocado da licitação.")]
+    return found
+
+
 def _advance_sequences(session: Session) -> None:
     """People, vehicles, permits and notices go in with explicit ids; PostgreSQL's serials must move
     past them in the same transaction, or a crash between the two would leave them behind."""
@@ -111,6 +143,12 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
     counts = {"people": 0, "vehicles": 0, "permits": 0, "applications": 0, "inspections": 0, "notices": 0}
 
     with ctx.write() as s:
+        held = (s.scalar(select(func.count(Person.id))) or 0, s.scalar(select(func.count(Permit.id))) or 0)
+        if any(held):
+            raise MotodeskError(
+                f"O banco de dados já tem dados ({held[0]} pessoa(s), {held[1]} permissão(ões)): os dados de "
+                "demonstração só são gravados num banco vazio, nunca no cadastro em uso. Crie um banco novo "
+                "para a demonstração.")
         existing = set(s.scalars(select(User.login)))
         pw = hash_password(DEMO_PASSWORD)
         for login, name, role in DEMO_USERS:
@@ -134,6 +172,14 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
         quota = s.get(QuotaCounter, ServiceType.MOTOTAXI)
         mototaxi_places = quota.places if quota else 44
         mototaxi_in_force = quota.in_force if quota else 0
+        # Art. 6º: the mototáxi permissions follow a tender, homologated before the oldest seeded permit.
+        tender = Tender(number=f"DEMO-LIC/{today.year - 6}", description="Licitação de demonstração",
+                        homologated_on=today - timedelta(days=6 * 365))
+        s.add(tender)
+        s.flush()
+        tender_id, tender_number, homologated = tender.id, tender.number, tender.homologated_on
+    settings = law_settings(ctx)
+    rank = 0
 
     done = 0
     while done < people:
@@ -147,6 +193,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
         rows_notices: list[dict[str, Any]] = []
         rows_decisions: list[dict[str, Any]] = []
         rows_events: list[dict[str, Any]] = []
+        rows_candidates: list[dict[str, Any]] = []
+        accepted: list[Verdict] = []
         for i in range(n):
             pid = start_id + done + i
             sex = "M" if rng.random() < 0.82 else "F"
@@ -174,9 +222,10 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                  "version": 1},
                 {"person_id": pid, "kind": DocumentKind.INSS.value, "number": pis.generate(), "version": 1},
                 {"person_id": pid, "kind": DocumentKind.ELECTORAL.value, "number": titulo.generate(), "flag": True, "version": 1},
-                {"person_id": pid, "kind": DocumentKind.CRIMINAL.value, "issue_date": today - timedelta(days=rng.randint(0, 2000)),
+                {"person_id": pid, "kind": DocumentKind.CRIMINAL.value, "issue_date": today - timedelta(days=rng.randint(0, 1500)),
                  "result": "negative" if rng.random() < 0.98 else "positive", "version": 1},
             ]
+            criminal = rows_docs[-1]
             roll = rng.random()
             if roll < 0.15:
                 continue  # a person with only a dossier
@@ -219,12 +268,28 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 state = PermitState.CANCELLED
             else:
                 state = PermitState.REVOKED
+            issued = today - timedelta(days=rng.randint(10, 5 * 365))
+            candidacy = (TenderCandidateFacts(rank=rank + 1, status="called", tender_number=tender_number,
+                                              homologated_on=homologated)
+                         if service is ServiceType.MOTOTAXI else None)
+            verdicts = seeded_permit_verdicts(birth, criminal["result"], criminal["issue_date"], cc, service, issued,
+                                              today, settings, candidacy)
+            if blocking(verdicts):  # the rules refuse this permit: the person stays an applicant
+                rows_apps.append({"person_id": pid, "service_type": service.value, "vehicle_id": vid,
+                                  "state": PermitState.REQUESTED.value, "opened_on": today, "opened_by": "atendente",
+                                  "version": 1, "created_at": now, "updated_at": now})
+                counts["applications"] += 1
+                continue
+            accepted += verdicts
             if service is ServiceType.MOTOTAXI and state.in_force:
                 if mototaxi_in_force >= mototaxi_places:
                     state = PermitState.EXPIRED
                 else:
                     mototaxi_in_force += 1
-            issued = today - timedelta(days=rng.randint(10, 5 * 365))
+            if candidacy is not None:
+                rank += 1
+                rows_candidates.append({"tender_id": tender_id, "rank": rank, "cpf": cpf, "name": name,
+                                        "person_id": pid, "status": "accepted", "called_on": issued, "version": 1})
             seq[service] += 1
             permit_id = next_permit_id
             next_permit_id += 1
@@ -323,7 +388,10 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             if rows_vehicles:
                 s.execute(insert(Vehicle), rows_vehicles)
             if rows_permits:
-                s.execute(insert(Permit), rows_permits)
+                with judged(s, accepted, Permit, TenderCandidate):  # each one judged above, by the rules
+                    s.execute(insert(Permit), rows_permits)
+                    if rows_candidates:
+                        s.execute(insert(TenderCandidate), rows_candidates)
             if rows_apps:
                 s.execute(insert(Application), rows_apps)
             if rows_insp:

@@ -30,11 +30,17 @@ from datetime import UTC, date, datetime, time
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from motodesk.models import DeputyLink, Permit, PermitEvent, Person, Vehicle
+from motodesk.models import DeputyLink, InfractionNotice, Permit, PermitEvent, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
-from motodesk.rules.deputies import holder_keeps_hours
+from motodesk.rules.deputies import (
+    check_deputy_step,
+    check_link_end,
+    check_no_deputy_cassation,
+    holder_keeps_hours,
+)
 from motodesk.rules.eligibility import blocking, check_deputy
+from motodesk.rules.penalty_evidence import check_notice_basis
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.attachments import (
@@ -53,6 +59,8 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.evidence import notice_evidence
+from motodesk.services.judged import judged
 from motodesk.services.people import applicant_facts, get_dossier
 from motodesk.services.photos import newest_photo
 from motodesk.services.settings import law_settings
@@ -321,6 +329,13 @@ def _active_link(s: Session, permit_id: int) -> tuple[DeputyLink, str] | None:
     return (row[0], row[1]) if row else None
 
 
+def _revoked_links(s: Session, deputy_person_id: int) -> list[str]:
+    """Numbers of the permits whose link with this person ended in his cassação (Art. 34, IV)."""
+    return list(s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
+                          .where(DeputyLink.deputy_person_id == deputy_person_id, DeputyLink.revoked.is_(True))
+                          .order_by(Permit.number)))
+
+
 def _refuse_second(link: DeputyLink, name: str) -> RuleViolationError:
     return _refuse("art14_one_deputy", "Art. 14",
                    f"Art. 14: o titular indica um preposto, e {name} é o preposto desde "
@@ -355,6 +370,9 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
         current = _active_link(s, permit_id)
         if current is not None:
             raise _refuse_second(*current)
+        cassado = check_no_deputy_cassation(_revoked_links(s, deputy_person_id))
+        if cassado:
+            raise RuleViolationError(cassado, "O preposto não pode ser aceito:")
     not_met = blocking(deputy_verdicts(ctx, deputy_person_id, service, on=on))
     if not_met:
         raise RuleViolationError(not_met, "O preposto não pode ser aceito: deve cumprir as mesmas exigências do "
@@ -365,10 +383,18 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
         current = _active_link(s, permit_id)
         if current is not None:
             raise _refuse_second(*current)
-        link = DeputyLink(permit_id=permit_id, deputy_person_id=deputy_person_id, start_on=on,
-                          schedule=_schedule_json(shifts), badge_issue_no=0)
-        s.add(link)
-        s.flush()
+        revoked = _revoked_links(s, deputy_person_id)
+        # Art. 14, § 2º is judged again here, in the transaction that writes the link.
+        from motodesk.services.permits import applicant_facts as stored_facts
+
+        deputy = s.get(Person, deputy_person_id)
+        assert deputy is not None
+        accepted = [*check_no_deputy_cassation(revoked),
+                    *blocking(check_deputy(stored_facts(s, deputy), service, on, law_settings(ctx)))]
+        with judged(s, accepted, DeputyLink, intro="O preposto não pode ser aceito:"):
+            link = DeputyLink(permit_id=permit_id, deputy_person_id=deputy_person_id, start_on=on,
+                              schedule=_schedule_json(shifts), badge_issue_no=0)
+            s.add(link)
         attachment = store_attachment(s, ctx, OWNER_TABLE, link.id, filename, data, media_type)
         return Nominated(link.id, link.version, on, attachment_info(attachment))
 
@@ -440,9 +466,10 @@ def end_deputy_link(ctx: AppContext, link_id: int, end_on: date | None, reason: 
         if end_on < link.start_on:
             raise InvalidInputError(f"O fim do vínculo ({format_date(end_on)}) é anterior ao seu início "
                                     f"({format_date(link.start_on)}).", {"end_on": "Anterior ao início."})
-        link.end_on = end_on
-        link.end_reason = reason
-        s.flush()
+        with judged(s, check_link_end(format_date(link.start_on), format_date(end_on), end_on >= link.start_on),
+                    DeputyLink.end_on):
+            link.end_on = end_on
+            link.end_reason = reason
     due = deputy_deregistration_due(end_on, settings).due
     return EndedLink(link_id, end_on, due, today > due)
 
@@ -507,48 +534,54 @@ def _deputy_event(s: Session, user: CurrentUser, link: DeputyLink, name: str, re
                       to_state=permit.state.value, at=datetime.now(UTC), by_user=user.login, reason=reason))
 
 
-def _link_refusal(rule: str, article: str, sentence: str) -> RuleViolationError:
-    return RuleViolationError([Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")])
+def _deputy_verdicts(s: Session, step: str, link: DeputyLink, on: date, *, until: date | None = None,
+                     notice: InfractionNotice | None = None) -> list[Verdict]:
+    """The rules on a penalty step of the deputy: the link's state, and the notice as the register holds it."""
+    current = link.suspended_until if (link.suspended_until is not None and link.suspended_until > on) else None
+    found = check_deputy_step(
+        step, end_on=format_date(link.end_on) if link.end_on else None,
+        suspended_until=(format_date(link.suspended_until) if step == "reinstate" and link.suspended_until
+                         else (format_date(current) if current else None)),
+        on_text=format_date(on), until_text=format_date(until) if until else None,
+        until_after_on=until is None or until > on)
+    if found:
+        return found
+    early = step == "reinstate" and link.suspended_until is not None and on < link.suspended_until
+    if step in ("suspend", "revoke") or early:
+        if early and notice is None and link.suspended_until is not None:
+            return [Verdict("deputy_suspension_end", "Art. 34, III", Status.NOT_MET,
+                            f"Art. 34, III: a suspensão do preposto vai até {format_date(link.suspended_until)}; "
+                            "só uma decisão do processo (recurso provido) a encerra antes.")]
+        found = check_notice_basis(step, notice_evidence(s, notice), permit_id=link.permit_id,
+                                   offender_kind="deputy", person_id=link.deputy_person_id)
+    return found
 
 
-def apply_deputy_suspend(s: Session, user: CurrentUser, link: DeputyLink, until: date, *, reason: str,
-                         on: date) -> None:
-    """Suspend the deputy's link until ``until`` (Art. 34, III): his badge stops verifying meanwhile."""
-    if link.end_on is not None:
-        raise _link_refusal("deputy_link_ended", "Art. 34, III",
-                            f"o vínculo do preposto terminou em {format_date(link.end_on)}; não há o que suspender.")
-    if link.suspended_until is not None and link.suspended_until > on:
-        raise _link_refusal("deputy_suspended", "Art. 34, III",
-                            f"o preposto já está suspenso até {format_date(link.suspended_until)}.")
-    if until <= on:
-        raise _link_refusal("deputy_suspension_end", "Art. 34, III",
-                            f"o fim da suspensão ({format_date(until)}) deve ser posterior a {format_date(on)}.")
-    link.suspended_until = until
+def apply_deputy_suspend(s: Session, user: CurrentUser, link: DeputyLink, until: date, *,
+                         notice: InfractionNotice, reason: str, on: date) -> None:
+    """Suspend the deputy's link until ``until`` for the decided ``notice`` against him (Art. 34, III)."""
+    with judged(s, _deputy_verdicts(s, "suspend", link, on, until=until, notice=notice), DeputyLink.suspended_until):
+        link.suspended_until = until
     _deputy_event(s, user, link, "deputy_suspend", f"{reason} (até {format_date(until)})")
 
 
 def apply_deputy_reinstate(s: Session, user: CurrentUser, link: DeputyLink, *, reason: str, on: date,
-                           basis: str | None = None) -> None:
-    """End the deputy's suspension: its days are over, or a decision of the process (``basis``) ends it."""
-    if link.suspended_until is None:
-        raise _link_refusal("deputy_not_suspended", "Art. 34, III", "o preposto não está suspenso.")
-    if on < link.suspended_until and not basis:
-        raise _link_refusal("deputy_suspension_end", "Art. 34, III",
-                            f"a suspensão do preposto vai até {format_date(link.suspended_until)}; só uma decisão "
-                            "do processo (recurso provido) a encerra antes.")
-    link.suspended_until = None
+                           notice: InfractionNotice | None = None) -> None:
+    """End the deputy's suspension: its days are over, or the appeal decision of ``notice`` ends it."""
+    with judged(s, _deputy_verdicts(s, "reinstate", link, on, notice=notice), DeputyLink.suspended_until):
+        link.suspended_until = None
     _deputy_event(s, user, link, "deputy_reinstate", reason)
 
 
-def apply_deputy_revoke(s: Session, user: CurrentUser, link: DeputyLink, *, reason: str, on: date) -> None:
-    """Cassação of the deputy (Art. 34, IV): the link ends today and his badge verifies as revoked."""
-    if link.end_on is not None:
-        raise _link_refusal("deputy_link_ended", "Art. 34, IV",
-                            f"o vínculo do preposto terminou em {format_date(link.end_on)}; não há o que cassar.")
-    link.end_on = max(on, link.start_on)
-    link.end_reason = reason
-    link.suspended_until = None
-    link.revoked = True
+def apply_deputy_revoke(s: Session, user: CurrentUser, link: DeputyLink, *, notice: InfractionNotice, reason: str,
+                        on: date) -> None:
+    """Cassação of the deputy for the decided ``notice`` (Art. 34, IV): the link ends today, for good."""
+    with judged(s, _deputy_verdicts(s, "revoke", link, on, notice=notice),
+                DeputyLink.end_on, DeputyLink.suspended_until, DeputyLink.revoked):
+        link.end_on = max(on, link.start_on)
+        link.end_reason = reason
+        link.suspended_until = None
+        link.revoked = True
     _deputy_event(s, user, link, "deputy_revoke", reason)
 
 

@@ -53,7 +53,7 @@ from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
 from motodesk.models.audit import bulk_insert, reserve_ids
 from motodesk.rules import documents_declared
-from motodesk.rules.common import PermitState, Role, ServiceType, Status
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
 from motodesk.rules.lifecycle import permit_term_end
@@ -64,6 +64,7 @@ from motodesk.rules.vehicle import check_vehicle
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.judged import judged
 from motodesk.services.people import (
     DocumentInput,
     PersonInput,
@@ -730,7 +731,10 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
             lines = _plan(s, rows, settings, today, preview.memo)
             _refuse_changed(lines)
             plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
-        vehicles, permits = _write(s, plan)
+        # The judged step of the import: every line judged importable in this transaction's facts; it records
+        # permits granted before and their holders' certificates, never a vehicle in service (Art. 31, G3, II).
+        with judged(s, _line_verdicts(lines), Permit, PersonDocument):
+            vehicles, permits = _write(s, plan)
     written = time.perf_counter() - started
     _refresh_statistics(ctx)
     return ImportSummary(
@@ -739,6 +743,12 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         unchanged=sum(1 for line in lines if line.outcome is Outcome.UNCHANGED),
         vehicles=vehicles, permits=permits, lines=tuple(lines), write_seconds=written,
     )
+
+
+def _line_verdicts(lines: Sequence[ImportLine]) -> list[Verdict]:
+    """The import's judgement of its lines as verdicts: one refusal per line the rules refused."""
+    return [Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line.line}: {line.reason}")
+            for line in lines if line.outcome is Outcome.REFUSED]
 
 
 def _refuse_changed(lines: Sequence[ImportLine]) -> None:

@@ -39,7 +39,7 @@ from motodesk.models.base import utcnow
 from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.documents_declared import DocumentEvidence
-from motodesk.rules.dossier import DocumentKind
+from motodesk.rules.dossier import DocumentKind, check_certificate_change
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
 from motodesk.rules.validators import (
     validate_cnh,
@@ -52,6 +52,7 @@ from motodesk.services.access_log import record_access
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
+from motodesk.services.judged import judged
 from motodesk.services.text import clean_name, fold, name_problem, text_problem
 
 MAX_NAME = 200
@@ -526,6 +527,25 @@ def _apply_document(row: PersonDocument, clean: DocumentInput) -> None:
             setattr(row, key, value)
 
 
+def _holds_permit_in_force(s: Session, person_id: int | None) -> bool:
+    if person_id is None:
+        return False
+    return s.scalar(select(Permit.id).where(Permit.person_id == person_id,
+                                            Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED)))
+                    .limit(1)) is not None
+
+
+def _apply_document_judged(s: Session, row: PersonDocument, clean: DocumentInput, holder_in_force: bool) -> None:
+    """Write the document's facts through the judged step: for a holder in force, a certificate already
+    judged changes only by a newer one (:func:`motodesk.rules.dossier.check_certificate_change`)."""
+    changed = any(key != "kind" and getattr(row, key) != value for key, value in dataclasses.asdict(clean).items())
+    verdicts = check_certificate_change(
+        clean.kind, holder_in_force=holder_in_force and row.id is not None, old_issue=row.issue_date,
+        new_issue=clean.issue_date, old_result=row.result, new_result=clean.result, changed=changed)
+    with judged(s, verdicts, PersonDocument, intro=f"{clean.kind.label}:"):
+        _apply_document(row, clean)
+
+
 @requires(*EDITORS)
 def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = None,
                 expected_version: int | None = None) -> PersonSaved:
@@ -568,7 +588,7 @@ def save_document(ctx: AppContext, person_id: int, doc: DocumentInput,
             s.add(row)
         elif expected_version is not None and row.version != expected_version:
             raise ConflictError(CONFLICT_MESSAGE)
-        _apply_document(row, clean)
+        _apply_document_judged(s, row, clean, _holds_permit_in_force(s, person_id))
         s.flush()
         return row.version
 
@@ -622,6 +642,7 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
         _apply_person(row_person, clean_person)
         s.flush()
         saved: dict[DocumentKind, PersonDocument] = {}
+        in_force = _holds_permit_in_force(s, person_id)
         for clean in clean_docs:
             row = existing.get(clean.kind)
             expected = versions.get(clean.kind)
@@ -634,7 +655,7 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
                 s.add(row)
             elif expected is None or row.version != expected:
                 raise ConflictError(CONFLICT_MESSAGE)
-            _apply_document(row, clean)
+            _apply_document_judged(s, row, clean, in_force)
             saved[clean.kind] = row
         s.flush()
         return DossierSaved(row_person.id, row_person.version,

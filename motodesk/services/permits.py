@@ -46,8 +46,10 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import (
     Application,
+    CriminalJudgment,
     Decree,
     DeputyLink,
+    InfractionNotice,
     Inspection,
     Permit,
     PermitEvent,
@@ -78,7 +80,7 @@ from motodesk.rules.lifecycle import (
 )
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required
+from motodesk.rules.tenders import TenderCandidateFacts, check_candidacy_tie, check_tender, tender_required
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
@@ -94,6 +96,8 @@ from motodesk.services.errors import (
     PermissionDeniedError,
     RuleViolationError,
 )
+from motodesk.services.evidence import conviction_evidence, conviction_of_person, notice_evidence
+from motodesk.services.judged import judged
 from motodesk.services.people import DocumentInput, PersonInput
 from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
@@ -508,7 +512,10 @@ def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date 
                           .order_by(TenderCandidate.called_on.desc(), TenderCandidate.id.desc()).limit(1))
         if called is not None:
             app.tender_candidate_id = called.id
-            called.person_id = app.person_id
+            person_cpf_value = s.scalar(select(Person.cpf).where(Person.id == app.person_id))
+            with judged(s, check_candidacy_tie(called.cpf, person_cpf_value, called.status),
+                        TenderCandidate.person_id):
+                called.person_id = app.person_id
     if app.tender_candidate_id is None:
         return check_tender(False, None), None
     candidate = s.get(TenderCandidate, app.tender_candidate_id)
@@ -531,10 +538,11 @@ def _holder_permits_in_force(s: Session, person_id: int, *, besides: int | None 
 # --- checking and recording a step -----------------------------------------------------------
 
 
-def _check(ctx: AppContext, name: str, state: PermitState, tctx: TransitionContext, intro: str) -> None:
+def _check(ctx: AppContext, name: str, state: PermitState, tctx: TransitionContext, intro: str) -> list[Verdict]:
+    """The rules' verdicts on the transition (empty: accepted), for the judged step that writes it."""
     verdicts = check_transition(name, state, ctx.user.role, tctx)
     if not verdicts:
-        return
+        return verdicts
     if any(v.rule_id == "transition_role" for v in verdicts):
         raise PermissionDeniedError(verdicts[0].message)
     raise RuleViolationError(verdicts, intro)
@@ -729,40 +737,42 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
             inspection_approved=_inspection_approved(s, vehicle_id, service),
             quota_open_places=quota[2] if quota else None,
             holder_permits_in_force=_holder_permits_in_force(s, person.id),
+            conviction=conviction_of_person(s, person.id),  # Art. 35: a cassação is not undone by a new issue
         )
         intro = "A permissão não pode ser emitida:" if service is ServiceType.MOTOTAXI else \
             "A autorização não pode ser emitida:"
-        _check(ctx, "issue", app.state, tctx, intro)
+        accepted = _check(ctx, "issue", app.state, tctx, intro)
         fees.require_payment(s, settings, FeeAct.ISSUE, app.id)  # Art. 6º, § 6º
         if service is ServiceType.MOTOTAXI and not _claim_quota_place(s):
             raise RuleViolationError([_quota_full(s, settings)], intro)
         seq = _next_seq(s, service, on.year)
-        permit = Permit(
-            number=permit_number(service, seq, on.year),
-            service_type=service,
-            year=on.year,
-            seq=seq,
-            person_id=person.id,
-            application_id=app.id,
-            vehicle_id=vehicle_id,
-            decree_id=app.decree_id,
-            state=PermitState.ACTIVE,
-            issued_on=on,
-            term_end=permit_term_end(on, False),
-            extended=False,
-            certificate_valid_until=registration_certificate_valid_until(on),
-            badge_issue_no=0,
-        )
-        s.add(permit)
-        s.flush()
-        _record(s, ctx, "issue", app.state, PermitState.ACTIVE, application_id=app.id, permit_id=permit.id,
-                decree_id=app.decree_id)
-        app.state = PermitState.ACTIVE
-        app.vehicle_id = vehicle_id
-        if app.tender_candidate_id is not None:
-            candidate = s.get(TenderCandidate, app.tender_candidate_id)
-            if candidate is not None and candidate.status == "called":
-                candidate.status = "accepted"
+        with judged(s, accepted, Permit, TenderCandidate.status):
+            permit = Permit(
+                number=permit_number(service, seq, on.year),
+                service_type=service,
+                year=on.year,
+                seq=seq,
+                person_id=person.id,
+                application_id=app.id,
+                vehicle_id=vehicle_id,
+                decree_id=app.decree_id,
+                state=PermitState.ACTIVE,
+                issued_on=on,
+                term_end=permit_term_end(on, False),
+                extended=False,
+                certificate_valid_until=registration_certificate_valid_until(on),
+                badge_issue_no=0,
+            )
+            s.add(permit)
+            s.flush()
+            _record(s, ctx, "issue", app.state, PermitState.ACTIVE, application_id=app.id, permit_id=permit.id,
+                    decree_id=app.decree_id)
+            app.state = PermitState.ACTIVE
+            app.vehicle_id = vehicle_id
+            if app.tender_candidate_id is not None:
+                candidate = s.get(TenderCandidate, app.tender_candidate_id)
+                if candidate is not None and candidate.status == "called":
+                    candidate.status = "accepted"
         return IssuedPermit(permit.id, permit.number, service, permit.issued_on, permit.term_end,
                             permit.certificate_valid_until)
 
@@ -775,7 +785,14 @@ def _permit(s: Session, permit_id: int, expected_version: int | None) -> Permit:
     return permit
 
 
-def _leave_force(s: Session, permit: Permit, state: PermitState, on: date, reason: str | None) -> None:
+def _leave_force(s: Session, accepted: list[Verdict], permit: Permit, state: PermitState, on: date,
+                 reason: str | None) -> None:
+    """Session step: the permit leaves force by an act the rules accepted (``accepted``), its deputy's link with it."""
+    with judged(s, accepted, Permit.state, Permit.ended_on, Permit.suspended_until, DeputyLink.end_on):
+        _leave_force_judged(s, permit, state, on, reason)
+
+
+def _leave_force_judged(s: Session, permit: Permit, state: PermitState, on: date, reason: str | None) -> None:
     was_in_force = permit.state.in_force
     permit.state = state
     permit.ended_on = on
@@ -810,16 +827,18 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
             vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
                      *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
             deputy_requirements=deputy_requirements_of(s, permit, on, settings),
+            conviction=conviction_of_person(s, person.id),
         )
-        _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
+        accepted = _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
         if term:
             raise RuleViolationError(term)
         fees.require_payment(s, settings, FeeAct.RENEWAL, permit.id)  # Art. 6º, § 6º
-        until = renewed_certificate_valid_until(on, permit.term_end)
-        _record(s, ctx, "renew_registration", permit.state, permit.state, permit_id=permit.id,
-                reason=f"Certificado válido até {format_date(until)}")
-        permit.certificate_valid_until = until
+        with judged(s, accepted, Permit.certificate_valid_until):
+            until = renewed_certificate_valid_until(on, permit.term_end)
+            _record(s, ctx, "renew_registration", permit.state, permit.state, permit_id=permit.id,
+                    reason=f"Certificado válido até {format_date(until)}")
+            permit.certificate_valid_until = until
         return until
 
 
@@ -845,16 +864,18 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
             vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
                      *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
             deputy_requirements=deputy_requirements_of(s, permit, on, settings),
+            conviction=conviction_of_person(s, person.id),
         )
-        _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
+        accepted = _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
         fees.require_payment(s, settings, FeeAct.EXTENSION, permit.id)  # Art. 6º, § 6º
         decree = _decree(s, decree_number, decree_date, on) if decree_number else None
         new_end = permit_term_end(permit.issued_on, True)
         _record(s, ctx, "extend", permit.state, permit.state, permit_id=permit.id,
                 reason=reason_ or f"Prazo prorrogado até {format_date(new_end)}",
                 decree_id=decree.id if decree else None)
-        permit.extended = True
-        permit.term_end = new_end
+        with judged(s, accepted, Permit.extended, Permit.term_end):
+            permit.extended = True
+            permit.term_end = new_end
         return new_end
 
 
@@ -866,10 +887,10 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
 # judges every step, with the process as its legal basis.
 
 
-def _check_step(user: CurrentUser, name: str, permit: Permit, tctx: TransitionContext, intro: str) -> None:
+def _check_step(user: CurrentUser, name: str, permit: Permit, tctx: TransitionContext, intro: str) -> list[Verdict]:
     verdicts = check_transition(name, permit.state, user.role, tctx)
     if not verdicts:
-        return
+        return verdicts
     if any(v.rule_id == "transition_role" for v in verdicts):
         raise PermissionDeniedError(verdicts[0].message)
     raise RuleViolationError(verdicts, intro)
@@ -881,36 +902,42 @@ def _record_step(s: Session, user: CurrentUser, name: str, permit: Permit, to_st
                       at=datetime.now(UTC), by_user=user.login, reason=reason))
 
 
-def apply_suspend(s: Session, user: CurrentUser, permit: Permit, until: date, *, basis: str, reason: str,
-                  on: date) -> None:
-    """Suspend until ``until`` for the decided notice ``basis`` (Art. 34, III); the quota place is kept."""
-    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, penalty_basis=basis,
-                             suspension_end=until)
-    _check_step(user, "suspend", permit, tctx, f"A suspensão de {permit.number} não é possível:")
+def apply_suspend(s: Session, user: CurrentUser, permit: Permit, until: date, *, notice: InfractionNotice,
+                  reason: str, on: date) -> None:
+    """Suspend until ``until`` for the decided ``notice`` (Art. 34, III), a row of the register that the
+    rules check (its decision, its stage, its permit); the quota place is kept."""
+    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, permit_id=permit.id,
+                             penalty_notice=notice_evidence(s, notice), suspension_end=until)
+    accepted = _check_step(user, "suspend", permit, tctx, f"A suspensão de {permit.number} não é possível:")
     _record_step(s, user, "suspend", permit, PermitState.SUSPENDED, f"{reason} (até {format_date(until)})")
-    permit.state = PermitState.SUSPENDED
-    permit.suspended_until = until
+    with judged(s, accepted, Permit.state, Permit.suspended_until):
+        permit.state = PermitState.SUSPENDED
+        permit.suspended_until = until
 
 
 def apply_reinstate(s: Session, user: CurrentUser, permit: Permit, *, reason: str, on: date,
-                    basis: str | None = None) -> None:
-    """End a suspension: its days are over (the calendar), or a decision of the process ends it early."""
-    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, penalty_basis=basis,
-                             suspension_end=permit.suspended_until)
-    _check_step(user, "reinstate", permit, tctx, f"A suspensão de {permit.number} não pode ser encerrada:")
+                    notice: InfractionNotice | None = None) -> None:
+    """End a suspension: its days are over (the calendar), or the appeal decision of ``notice`` ends it early."""
+    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, permit_id=permit.id,
+                             penalty_notice=notice_evidence(s, notice), suspension_end=permit.suspended_until,
+                             conviction=conviction_of_person(s, permit.person_id))
+    accepted = _check_step(user, "reinstate", permit, tctx,
+                           f"A suspensão de {permit.number} não pode ser encerrada:")
     _record_step(s, user, "reinstate", permit, PermitState.ACTIVE, reason)
-    permit.state = PermitState.ACTIVE
-    permit.suspended_until = None
+    with judged(s, accepted, Permit.state, Permit.suspended_until):
+        permit.state = PermitState.ACTIVE
+        permit.suspended_until = None
 
 
-def apply_revoke(s: Session, user: CurrentUser, permit: Permit, *, reason: str, on: date, basis: str | None = None,
-                 final_criminal_conviction: bool = False) -> None:
-    """Cassação for a decided notice ``basis`` (Art. 34, IV) or a final criminal conviction (Art. 35)."""
-    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, penalty_basis=basis,
-                             final_criminal_conviction=final_criminal_conviction)
-    _check_step(user, "revoke", permit, tctx, f"A cassação de {permit.number} não é possível:")
+def apply_revoke(s: Session, user: CurrentUser, permit: Permit, *, reason: str, on: date,
+                 notice: InfractionNotice | None = None, conviction: CriminalJudgment | None = None) -> None:
+    """Cassação for the decided ``notice`` (Art. 34, IV) or the recorded final ``conviction`` (Art. 35)."""
+    tctx = TransitionContext(on=on, service=permit.service_type, reason=reason, permit_id=permit.id,
+                             penalty_notice=notice_evidence(s, notice),
+                             conviction=conviction_evidence(s, conviction))
+    accepted = _check_step(user, "revoke", permit, tctx, f"A cassação de {permit.number} não é possível:")
     _record_step(s, user, "revoke", permit, PermitState.REVOKED, reason)
-    _leave_force(s, permit, PermitState.REVOKED, on, reason)
+    _leave_force(s, accepted, permit, PermitState.REVOKED, on, reason)
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
@@ -923,9 +950,9 @@ def cancel(ctx: AppContext, permit_id: int, reason: str | None, *, express_reque
         permit = _permit(s, permit_id, expected_version)
         tctx = TransitionContext(on=on, service=permit.service_type, express_request=express_request,
                                  reason=reason_)
-        _check(ctx, "cancel", permit.state, tctx, "O cancelamento não é possível:")
+        accepted = _check(ctx, "cancel", permit.state, tctx, "O cancelamento não é possível:")
         _record(s, ctx, "cancel", permit.state, PermitState.CANCELLED, permit_id=permit.id, reason=reason_)
-        _leave_force(s, permit, PermitState.CANCELLED, on, reason_)
+        _leave_force(s, accepted, permit, PermitState.CANCELLED, on, reason_)
 
 
 @requires(Role.CLERK, Role.SUPERVISOR, Role.ADMIN)
@@ -936,10 +963,10 @@ def expire(ctx: AppContext, permit_id: int, *, on: date | None = None,
     with ctx.write() as s:
         permit = _permit(s, permit_id, expected_version)
         tctx = TransitionContext(on=on, service=permit.service_type, term_end=permit.term_end)
-        _check(ctx, "expire", permit.state, tctx, "O fim do prazo não pode ser registrado:")
+        accepted = _check(ctx, "expire", permit.state, tctx, "O fim do prazo não pode ser registrado:")
         reason = f"Prazo encerrado em {format_date(permit.term_end)}"
         _record(s, ctx, "expire", permit.state, PermitState.EXPIRED, permit_id=permit.id, reason=reason)
-        _leave_force(s, permit, PermitState.EXPIRED, on, reason)
+        _leave_force(s, accepted, permit, PermitState.EXPIRED, on, reason)
 
 
 @requires(Role.CLERK, Role.SUPERVISOR, Role.ADMIN)

@@ -15,7 +15,7 @@ from sqlalchemy import select
 from motodesk.models import QuotaCounter, Setting
 from motodesk.rules.common import Role, ServiceType
 from motodesk.rules.quota import mototaxi_quota
-from motodesk.rules.settings import LawSettings
+from motodesk.rules.settings import LawSettings, law_bound_problems
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError
 
@@ -73,6 +73,8 @@ def law_settings(ctx: AppContext) -> LawSettings:
                 values[name] = _decode(_HINTS[name], json.loads(stored[name]))
             except (ValueError, TypeError, InvalidOperation, json.JSONDecodeError):
                 continue  # a damaged value falls back to the default; the settings screen shows it
+    for name in law_bound_problems(values):
+        del values[name]  # stored before the law's bounds were enforced: the law's own period applies
     return LawSettings(**values)
 
 
@@ -90,6 +92,7 @@ def update_settings(ctx: AppContext, changes: dict[str, Any]) -> LawSettings:
             decoded[key] = _decode(_HINTS[key], _encode(value))
         except (ValueError, TypeError, InvalidOperation):
             errors[key] = f"Valor inválido para {FIELDS[key].metadata.get('label', key)}: {value!r}."
+    errors.update(law_bound_problems(decoded))  # a period the law fixes is not the Secretariat's to move
     if errors:
         raise InvalidInputError("Corrija as configurações marcadas.", errors)
     try:

@@ -23,7 +23,12 @@ from sqlalchemy.orm import Session
 from motodesk.models import Application, Permit, Person, Tender, TenderCandidate
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.eligibility import tender_medical_deadline
-from motodesk.rules.tenders import TenderCandidateFacts, tender_requirement
+from motodesk.rules.tenders import (
+    TenderCandidateFacts,
+    check_candidacy_status_change,
+    check_candidacy_tie,
+    tender_requirement,
+)
 from motodesk.rules.text import fold, format_date
 from motodesk.rules.validators import validate_cpf
 from motodesk.services.clock import local_today
@@ -34,6 +39,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.judged import judged
 from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import clean_name, name_problem
@@ -403,7 +409,8 @@ def set_candidate_status(ctx: AppContext, candidate_id: int, status: str, *,
             raise ConflictError(CONFLICT_MESSAGE)
         if candidate.status == "accepted":
             raise InvalidInputError("O candidato já tem permissão emitida; use as ações da permissão.")
-        candidate.status = status
+        with judged(s, check_candidacy_status_change(candidate.status, status), TenderCandidate.status):
+            candidate.status = status
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
@@ -421,7 +428,7 @@ def link_application(ctx: AppContext, application_id: int, candidate_id: int) ->
         if person.cpf != candidate.cpf:
             raise InvalidInputError(
                 f"O CPF do requerente não é o do candidato {candidate.rank}º ({candidate.name}).")
-        if candidate.status not in ("called", "accepted"):
+        if candidate.status not in ("called",):
             raise RuleViolationError([Verdict(
                 "tender", "Art. 6º", Status.NOT_MET,
                 f"Art. 6º: o candidato {candidate.rank}º está “{CANDIDATE_STATUSES.get(candidate.status)}”; "
@@ -430,7 +437,8 @@ def link_application(ctx: AppContext, application_id: int, candidate_id: int) ->
         if issued is not None:
             raise InvalidInputError("O requerimento já virou permissão.")
         app.tender_candidate_id = candidate.id
-        candidate.person_id = person.id
+        with judged(s, check_candidacy_tie(candidate.cpf, person.cpf, candidate.status), TenderCandidate.person_id):
+            candidate.person_id = person.id
 
 
 @dataclass(frozen=True)

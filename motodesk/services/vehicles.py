@@ -24,9 +24,17 @@ from datetime import UTC, date, datetime
 from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
-from motodesk.models import Inspection, Permit, Person, Vehicle
+from motodesk.models import Inspection, Permit, PermitEvent, Person, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
-from motodesk.rules.replacement import new_vehicle_refusals, permit_may_name
+from motodesk.rules.replacement import (
+    CHARACTERISTICS,
+    FIELD_WORDS,
+    IDENTIFIERS,
+    check_identifier_correction,
+    check_vehicle_edit_in_service,
+    new_vehicle_refusals,
+    permit_may_name,
+)
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import (
     format_cpf,
@@ -52,6 +60,7 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.judged import judged
 from motodesk.services.settings import law_settings
 from motodesk.services.text import (
     LIKE_ESCAPE,
@@ -518,6 +527,12 @@ def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None 
         _check_unique(s, clean, exclude={vehicle_id} if vehicle_id else set(), errors=errors)
         if errors:
             raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+        serving = _permits_in_force_naming(s, vehicle.id) if vehicle_id is not None else []
+        if serving:  # Art. 31, Grupo 3, II: the vehicle in service keeps its identity and characteristics
+            changed = [f for f in (*IDENTIFIERS, *CHARACTERISTICS) if getattr(clean, f) != getattr(vehicle, f)]
+            refused = check_vehicle_edit_in_service(changed, serving[0].number)
+            if refused:
+                raise RuleViolationError(refused, "O veículo em serviço não pode ser alterado assim:")
         _apply(vehicle, clean)
         if vehicle_id is None:
             s.add(vehicle)
@@ -605,8 +620,9 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         refusals = new_vehicle_refusals(vehicle_verdicts(clean, settings, holder.cpf if holder else None, today))
         if refusals:
             raise RuleViolationError(refusals, "O veículo substituto não cumpre os requisitos da lei:")
-        old.active = False
-        s.flush()  # the partial unique indexes see the old vehicle leave before the new one arrives
+        with judged(s, refusals, Vehicle.active):  # authorised, and the new vehicle meets every rule
+            old.active = False
+            s.flush()  # the partial unique indexes see the old vehicle leave before the new one arrives
         new = Vehicle(active=True)
         _apply(new, clean)
         s.add(new)
@@ -663,10 +679,75 @@ def apply_replacement(s: Session, vehicle: Vehicle, *, inspection_approved: bool
     blocking = permit_may_name(verdicts, inspection_approved, format_plate(vehicle.plate))
     if blocking:
         return ReplacementOutcome(blocking=tuple(blocking))
-    for permit in waiting:
-        permit.vehicle_id = vehicle.id
-    s.flush()
+    with judged(s, blocking, Permit.vehicle_id):
+        for permit in waiting:
+            permit.vehicle_id = vehicle.id
     return ReplacementOutcome(moved_permit_ids=tuple(p.id for p in waiting))
+
+
+@dataclass(frozen=True)
+class CorrectionDone:
+    vehicle_id: int
+    version: int
+    attachment_id: int
+    permit_ids: tuple[int, ...]
+
+
+@requires(Role.SUPERVISOR)
+def correct_identifier(ctx: AppContext, vehicle_id: int, field_name: str, value: str, *, reason: str,
+                       crlv_file: tuple[bytes, str] | None, expected_version: int | None = None,
+                       today: date | None = None) -> CorrectionDone:
+    """A typing correction of the plate, VIN or RENAVAM of a vehicle in service (Art. 5º, § 1º, I).
+
+    The supervisor gives the reason and the CRLV that shows the right value; the rules judge the
+    correction (:func:`motodesk.rules.replacement.check_identifier_correction`) and the new identifier;
+    the CRLV is kept with the vehicle and the correction shows in the history of each permit naming it.
+    """
+    from motodesk.services.attachments import check_content, store_attachment
+
+    today = today or local_today()
+    settings = law_settings(ctx)
+    media_type = check_content(crlv_file[1], crlv_file[0]) if crlv_file and crlv_file[0] else None
+    with ctx.write(_INTEGRITY) as s:
+        vehicle = s.get(Vehicle, vehicle_id)
+        if vehicle is None:
+            raise NotFoundError("O veículo não existe mais no cadastro.")
+        if expected_version is not None and vehicle.version != expected_version:
+            raise ConflictError(CONFLICT_MESSAGE)
+        if not vehicle.active:
+            raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.")
+        current = _input_of(vehicle)
+        if field_name not in IDENTIFIERS:
+            raise RuleViolationError(check_identifier_correction(
+                field_name, None, None, reason=reason, has_crlv=media_type is not None,
+                by_supervisor=True, identification=None))
+        corrected, errors = validate_vehicle(dataclasses.replace(current, **{field_name: value}), today)  # type: ignore[arg-type]
+        if field_name in errors:
+            raise InvalidInputError("Corrija os campos marcados.", {field_name: errors[field_name]})
+        _check_unique(s, corrected, exclude={vehicle.id}, errors=errors)
+        if field_name in errors:
+            raise InvalidInputError("Corrija os campos marcados.", {field_name: errors[field_name]})
+        holder = s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
+        identification = next((v for v in vehicle_verdicts(corrected, settings, holder.cpf if holder else None, today)
+                               if v.rule_id == "vehicle_identification"), None)
+        verdicts = check_identifier_correction(
+            field_name, getattr(vehicle, field_name), getattr(corrected, field_name), reason=reason,
+            has_crlv=media_type is not None, by_supervisor=ctx.user.role is Role.SUPERVISOR,
+            identification=identification)
+        old_value = getattr(vehicle, field_name)
+        with judged(s, verdicts, getattr(Vehicle, field_name), intro="A correção não é possível:"):
+            setattr(vehicle, field_name, getattr(corrected, field_name))
+        assert crlv_file is not None
+        attachment = store_attachment(s, ctx, "vehicles", vehicle.id, crlv_file[1], crlv_file[0], media_type)
+        clean_reason = " ".join(reason.split())
+        naming = _permits_in_force_naming(s, vehicle.id)
+        for permit in naming:
+            s.add(PermitEvent(permit_id=permit.id, transition="vehicle_correction", from_state=permit.state.value,
+                              to_state=permit.state.value, at=datetime.now(UTC), by_user=ctx.user.login,
+                              reason=f"Correção de {FIELD_WORDS[field_name]} do veículo: {old_value} → "
+                                     f"{getattr(corrected, field_name)} ({clean_reason}; CRLV anexado)"))
+        s.flush()
+        return CorrectionDone(vehicle.id, vehicle.version, attachment.id, tuple(p.id for p in naming))
 
 
 # --- accidents (Art. 31, Grupo 2, II; Grupo 4, I) ------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, update
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import (
     Application,
@@ -88,6 +88,7 @@ def _notice(s, *, person_id: int | None, cpf: str | None, occurred: datetime, st
 @pytest.fixture
 def register(ctx: AppContext) -> dict[str, int]:
     with ctx.write() as s:
+        existing_register(s)
         old = _person(s, "Velho Sem Vínculo Algum")
         _permit(s, old, PermitState.EXPIRED, date(2010, 3, 1), date(2015, 3, 1))
         s.add(Application(person_id=old.id, service_type=ServiceType.MOTOBOY, state=PermitState.REFUSED,
@@ -116,6 +117,7 @@ def register(ctx: AppContext) -> dict[str, int]:
                "old_deputy": old_deputy.id, "current_deputy": current_deputy.id}
     # Everything was registered long ago: only the dates of the facts above tell the window apart.
     with ctx.write() as s:
+        existing_register(s)
         for model in (Person, Permit, Application, InfractionNotice, DeputyLink):
             s.execute(update(model).values(created_at=LONG_AGO, updated_at=LONG_AGO))
         s.execute(update(Photo).values(captured_at=LONG_AGO))

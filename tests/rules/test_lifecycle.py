@@ -20,9 +20,13 @@ from motodesk.rules.lifecycle import (
     renewed_certificate_valid_until,
     transition,
 )
+from motodesk.rules.penalty_evidence import ConvictionEvidence, DecisionOnFile, NoticeEvidence
 
 S, R = PermitState, Role
 MET = Verdict("x", "Art. 5º, I", Status.MET, "Art. 5º, I: ok.")
+#: the notice as the register holds it: decided with a suspension, against the holder of permit 7
+DECIDED = NoticeEvidence("AI-0012/2026", True, "decided", 7, "holder", 1,
+                         (DecisionOnFile("first", "upheld", "suspension"),))
 ON = date(2026, 3, 10)
 
 
@@ -41,7 +45,8 @@ def ready(service: ServiceType = ServiceType.MOTOTAXI, **changes: object) -> Tra
         term_end=date(2031, 1, 5),
         extensions_used=0,
         reason="decisão no processo 12/2026",
-        penalty_basis="AI-0012/2026",
+        penalty_notice=DECIDED,
+        permit_id=7,
         suspension_end=date(2026, 4, 10),
         express_request=True,
     )
@@ -84,6 +89,7 @@ FROM_STATE = {
 
 CONTEXT_FOR = {
     "expire": ready(on=date(2031, 1, 6)),
+    "revoke": ready(penalty_notice=replace(DECIDED, decisions=(DecisionOnFile("first", "upheld", "revocation"),))),
     "reinstate": ready(on=date(2026, 4, 10)),
 }
 
@@ -278,10 +284,12 @@ def test_reason_is_required_to_refuse() -> None:
 
 @pytest.mark.parametrize("name", ["suspend", "revoke"])
 def test_a_penalty_needs_a_decided_process_not_a_reason(name: str) -> None:
-    verdicts = check_transition(name, S.ACTIVE, R.SUPERVISOR, ready(penalty_basis=None, reason="Infração grave"))
+    verdicts = check_transition(name, S.ACTIVE, R.SUPERVISOR, ready(penalty_notice=None, reason="Infração grave"))
     assert ids(verdicts) == ["transition_process"]
     assert verdicts[0].article.startswith("Art. 29, § 3º") and "processo administrativo" in verdicts[0].message
-    assert check_transition(name, S.ACTIVE, R.SUPERVISOR, ready(reason=None)) == []
+    penalty = "suspension" if name == "suspend" else "revocation"
+    decided = replace(DECIDED, decisions=(DecisionOnFile("first", "upheld", penalty),))
+    assert check_transition(name, S.ACTIVE, R.SUPERVISOR, ready(reason=None, penalty_notice=decided)) == []
 
 
 def test_suspension_needs_a_future_end() -> None:
@@ -294,12 +302,13 @@ def test_suspension_needs_a_future_end() -> None:
 
 
 def test_reinstatement_before_the_end_needs_a_decision_of_the_process() -> None:
-    early = ready(on=date(2026, 4, 9), reason="recurso provido", penalty_basis=None)
+    early = ready(on=date(2026, 4, 9), reason="recurso provido", penalty_notice=None)
     assert ids(check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR, early)) == [
         "transition_suspension_end"
     ]
     assert (
-        check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR, replace(early, penalty_basis="AI-0012/2026"))
+        check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR, replace(early, penalty_notice=replace(
+            DECIDED, status="closed", decisions=(*DECIDED.decisions, DecisionOnFile("appeal", "dismissed", None)))))
         == []
     )
     assert check_transition("reinstate", S.SUSPENDED, R.SUPERVISOR,
@@ -307,7 +316,8 @@ def test_reinstatement_before_the_end_needs_a_decision_of_the_process() -> None:
 
 
 def test_final_criminal_conviction_revokes_art_35() -> None:
-    ctx = ready(reason=None, penalty_basis=None, final_criminal_conviction=True)
+    ctx = ready(reason=None, penalty_notice=None,
+                conviction=ConvictionEvidence(True, 7, 1, "0001234-56.2024.8.13.0481", date(2026, 3, 1)))
     assert check_transition("revoke", S.ACTIVE, R.SUPERVISOR, ctx) == []
     for name, state in (("renew_registration", S.ACTIVE), ("extend", S.ACTIVE), ("issue", S.APPROVED)):
         verdicts = check_transition(name, state, R.SUPERVISOR, ctx)

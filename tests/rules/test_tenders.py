@@ -20,9 +20,15 @@ def test_only_the_mototaxi_permission_follows_a_tender() -> None:
     assert not tender_required(ServiceType.MOTOFRETE)
 
 
-@pytest.mark.parametrize("status", ["called", "accepted"])
-def test_called_or_accepted_candidate_of_a_homologated_tender_is_met(status: str) -> None:
-    assert check_tender(True, TenderCandidateFacts(3, status, "01/2026", date(2026, 2, 20))) == []
+def test_called_candidate_of_a_homologated_tender_is_met() -> None:
+    assert check_tender(True, TenderCandidateFacts(3, "called", "01/2026", date(2026, 2, 20))) == []
+
+
+def test_a_spent_candidacy_serves_no_new_application() -> None:
+    """Issue #24: the candidacy that gave its permission is spent (Art. 6º)."""
+    verdicts = check_tender(True, TenderCandidateFacts(3, "accepted", "01/2026", date(2026, 2, 20)))
+    assert [(v.article, v.status) for v in verdicts] == [("Art. 6º", Status.NOT_MET)]
+    assert "já foi usada" in verdicts[0].message
 
 
 def test_applicant_who_is_no_called_candidate_is_refused() -> None:
@@ -101,7 +107,7 @@ def _called(**changes: object) -> TenderCandidateFacts:
     ("candidate", "open_tenders", "status", "words"),
     [
         (_called(), (), Status.MET, "candidato 3º da licitação 01/2026 (homologada em 09/02/2026) e foi convocado"),
-        (_called(status="accepted"), (), Status.MET, "já recebeu a permissão"),
+        (_called(status="accepted"), (), Status.NOT_MET, "já recebeu a permissão"),
         (_called(status="waiting"), (), Status.NOT_MET, "aguarda convocação"),
         (_called(status="declined"), (), Status.NOT_MET, "desistiu"),
         (_called(status="eliminated"), (), Status.NOT_MET, "foi eliminado"),

@@ -16,7 +16,7 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
 from sqlalchemy import select
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, existing_register  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, BadgePrint, DeputyLink, Permit, Setting
 from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim, verify_token
@@ -274,6 +274,7 @@ def test_deputy_badge_is_marked_and_verifies_as_the_deputy(ctx: AppContext, cler
     with pytest.raises(RuleViolationError, match="não tem preposto"):
         badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)])
     with ctx.write() as s:
+        existing_register(s)
         s.add(DeputyLink(permit_id=issued.id, deputy_person_id=deputy.person_id, start_on=TODAY))
     printed = badges.print_badges(clerk, [BadgeRequest(issued.id), BadgeRequest(issued.id, deputy=True)])
     assert [b.holder_kind for b in printed.badges] == ["titular", "preposto"]
@@ -283,6 +284,7 @@ def test_deputy_badge_is_marked_and_verifies_as_the_deputy(ctx: AppContext, cler
     assert result.status is BadgeStatus.VALID and result.holder_kind == "preposto"
     assert result.holder_name == "Preposto Paulo Nunes" and result.photo_jpeg == deputy.photo
     with ctx.write() as s:
+        existing_register(s)
         s.scalar(select(DeputyLink)).end_on = TODAY
     ended = badges.verify_badge(clerk, _qr(printed.pdf, 4)[0])
     assert ended.status is BadgeStatus.UNLINKED and "Art. 14" in ended.message
@@ -311,11 +313,13 @@ def test_two_workstations_reprinting_at_once_do_not_share_an_issue_number(ctx: A
 def test_badge_needs_a_current_registration(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
     _dossier, issued = _issued(ctx, supervisor)
     with ctx.write() as s:
+        existing_register(s)
         s.get(Permit, issued.id).certificate_valid_until = TODAY - timedelta(days=1)
     with pytest.raises(RuleViolationError, match=r"Art\. 4º, § 1º: o certificado de registro .* venceu"):
         badges.print_badges(clerk, [issued.id])
     old = make_dossier(ctx, name="Antigo Titular Expirado")
     with ctx.write() as s:
+        existing_register(s)
         permit = Permit(number="MB-0999/2020", service_type=ServiceType.MOTOBOY, year=2020, seq=999,
                         person_id=old.person_id, state=PermitState.EXPIRED, issued_on=date(2020, 1, 2),
                         term_end=date(2025, 1, 2), certificate_valid_until=date(2021, 1, 2))

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from pypdf import PdfReader
 from reports_factory import holder, inspection, notice  # type: ignore[import-not-found]
+from tests_helpers import existing_register  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
@@ -167,6 +168,7 @@ def test_a_deputys_documents_fall_due_on_the_holders_permit(clerk: AppContext) -
     r = holder(clerk, "Helena Moura Prado")
     deputy_id, _cpf = add_person(clerk, "Otávio Prado Lemos")
     with clerk.write() as s:
+        existing_register(s)
         s.add(PersonDocument(person_id=deputy_id, kind=DocumentKind.CNH, number="34046871254", categories="A",
                              valid_until=today + timedelta(days=12)))
         s.add(PersonDocument(person_id=deputy_id, kind=DocumentKind.MEDICAL, issue_date=today - timedelta(days=370)))
@@ -182,6 +184,7 @@ def test_a_deputys_documents_fall_due_on_the_holders_permit(clerk: AppContext) -
                 if x.person_id == deputy_id]  # listed under the permit, not as a holder of their own
 
     with clerk.write() as s:  # the link ended yesterday: the deputy's documents are no longer the holder's
+        existing_register(s)
         s.get(DeputyLink, link_id).end_on = today - timedelta(days=1)
     rows = svc.deadlines(clerk, DeadlineFilter(horizon_days=30), today=today)
     details = {x.detail for x in rows if x.person_id == r.holder.person_id}

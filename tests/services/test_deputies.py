@@ -13,7 +13,7 @@ from enforcement_factory import revoke_through_process, suspend_through_process 
 from permit_factory import add_person, make_dossier, requirement_count  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import func, select
-from tests_helpers import race  # type: ignore[import-not-found]
+from tests_helpers import existing_register, race  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, DeputyLink, Permit, PersonDocument
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -53,6 +53,7 @@ def deputy_person(ctx: AppContext, *, name: str = "Preposto Paulo Nunes", on: da
                   birth: date | None = None, seed: int = 7) -> int:
     """A dossier that meets every requirement on ``on``, born on ``birth``."""
     with ctx.write() as s:
+        existing_register(s)
         person, _photo = add_person(s, on or TODAY, name=name, photo_seed=seed)
         if birth is not None:
             person.birth_date = birth
@@ -108,6 +109,7 @@ def test_the_deputy_dossier_is_judged_on_every_requirement(ctx: AppContext, cler
     issued = issued_permit(ctx, supervisor)
     person_id = deputy_person(ctx)
     with ctx.write() as s:
+        existing_register(s)
         cnh = s.scalar(select(PersonDocument).where(PersonDocument.person_id == person_id,
                                                     PersonDocument.kind == DocumentKind.CNH))
         cnh.valid_until = TODAY - timedelta(days=1)
@@ -320,6 +322,7 @@ def test_roles(clerk: AppContext, supervisor: AppContext) -> None:
 
 def _expire_deputy_cnh(ctx: AppContext, person_id: int, on: date) -> None:
     with ctx.write() as s:
+        existing_register(s)
         cnh = s.scalar(select(PersonDocument).where(PersonDocument.person_id == person_id,
                                                     PersonDocument.kind == DocumentKind.CNH))
         cnh.valid_until = on - timedelta(days=1)

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from permit_factory import add_person, make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
+from tests_helpers import existing_register  # type: ignore[import-not-found]
 
 from motodesk.models import BadgePrint, DeputyLink, Inspection, Permit, PersonDocument, Vehicle
 from motodesk.rules.checklist import ItemResult
@@ -38,6 +39,7 @@ def _rules(exc: pytest.ExceptionInfo[RuleViolationError]) -> set[str]:
 
 def _age_inspections(ctx: AppContext, vehicle_id: int, days: int) -> None:
     with ctx.write() as s:
+        existing_register(s)
         for i in s.scalars(select(Inspection).where(Inspection.vehicle_id == vehicle_id)):
             i.performed_at = datetime.now(UTC) - timedelta(days=days)
 
@@ -56,6 +58,7 @@ def test_a_refusal_lists_every_failing_article_on_every_document(ctx: AppContext
     dossier, issued = _issued(supervisor, ctx)
     assert permits.registration_certificate_pdf(clerk, issued.id).startswith(b"%PDF")
     with ctx.write() as s:
+        existing_register(s)
         vehicle = s.get(Vehicle, dossier.vehicle_id)
         assert vehicle is not None
         vehicle.insurance_valid_until = TODAY - timedelta(days=1)  # seguro obrigatório expired
@@ -86,6 +89,7 @@ def test_a_refusal_lists_every_failing_article_on_every_document(ctx: AppContext
 def test_a_suspended_permit_prints_nothing(ctx: AppContext, clerk: AppContext, supervisor: AppContext) -> None:
     _dossier, issued = _issued(supervisor, ctx)
     with ctx.write() as s:
+        existing_register(s)
         permit = s.get(Permit, issued.id)
         assert permit is not None
         permit.state, permit.suspended_until = permit.state.SUSPENDED, TODAY + timedelta(days=30)
@@ -98,6 +102,7 @@ def test_the_deputy_badge_needs_the_deputys_certificates_too(ctx: AppContext, cl
                                                               supervisor: AppContext) -> None:
     _holder, issued = _issued(supervisor, ctx, name="Titular Tomás Ribeiro")
     with ctx.write() as s:
+        existing_register(s)
         deputy, _photo = add_person(s, TODAY, name="Preposto Paulo Nunes", medical=TODAY - timedelta(days=400))
         s.add(DeputyLink(permit_id=issued.id, deputy_person_id=deputy.id, start_on=TODAY))
     with pytest.raises(RuleViolationError) as refused:
@@ -112,6 +117,7 @@ def test_a_batch_refuses_as_a_whole_and_names_each_permit(ctx: AppContext, clerk
     _good, good = _issued(supervisor, ctx, name="Ana Boa Silva")
     bad_dossier, bad = _issued(supervisor, ctx, name="Bruno Falta Seguro")
     with ctx.write() as s:
+        existing_register(s)
         vehicle = s.get(Vehicle, bad_dossier.vehicle_id)
         assert vehicle is not None
         vehicle.insurance_insured_cpf = None
@@ -133,7 +139,8 @@ def test_documents_print_only_for_the_grantee(ctx: AppContext, clerk: AppContext
         permits.transit_authorization_pdf(clerk, issued.id, person_id=other.person_id)
     with pytest.raises(RuleViolationError, match="pessoal e intransferível"):
         badges.print_badges(clerk, [BadgeRequest(issued.id, person_id=other.person_id)])
-    with ctx.write() as s:  # the holder row of the permit swapped behind the services' back
+    with ctx.write() as s:  # the holder row of the permit swapped behind the services' back (the guard of
+        existing_register(s)  # legal state refuses this to the program; the gate must hold all the same)
         permit = s.get(Permit, issued.id)
         assert permit is not None
         permit.person_id = other.person_id
@@ -149,6 +156,7 @@ def test_a_deputy_badge_bears_only_the_linked_deputy(ctx: AppContext, clerk: App
                                                      supervisor: AppContext) -> None:
     _holder, issued = _issued(supervisor, ctx)
     with ctx.write() as s:
+        existing_register(s)
         deputy, _ = add_person(s, TODAY, name="Preposto Vinculado")
         stranger, _ = add_person(s, TODAY, name="Pessoa Estranha")
         s.add(DeputyLink(permit_id=issued.id, deputy_person_id=deputy.id, start_on=TODAY))
@@ -269,6 +277,7 @@ def test_expired_mandatory_insurance_blocks_renewal(ctx: AppContext, clerk: AppC
                                                    supervisor: AppContext) -> None:
     dossier, issued = _issued(supervisor, ctx, name="Karla Renova Seguro")
     with ctx.write() as s:
+        existing_register(s)
         vehicle = s.get(Vehicle, dossier.vehicle_id)
         assert vehicle is not None
         vehicle.insurance_valid_until = TODAY - timedelta(days=1)

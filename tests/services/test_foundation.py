@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, Permit, Person, User, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -90,9 +90,11 @@ def _permit_row(person_id: int, seq: int, state: PermitState) -> Permit:
 def test_database_refuses_a_second_permit_in_force_for_a_person(clerk: AppContext) -> None:
     pid = _person(clerk)
     with clerk.db.session() as s:
+        existing_register(s)  # the database's own constraint is the subject here, not the guard
         s.add(_permit_row(pid, 1, PermitState.ACTIVE))
         s.commit()
     with clerk.db.session() as s:
+        existing_register(s)
         s.add(_permit_row(pid, 2, PermitState.ACTIVE))
         with pytest.raises(IntegrityError):
             s.commit()

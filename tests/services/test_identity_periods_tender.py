@@ -17,7 +17,7 @@ import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from sqlalchemy import select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, DeputyLink, Permit, Person, PersonDocument, Tender
 from motodesk.rules.common import PermitState, ServiceType, Status
@@ -72,11 +72,13 @@ def test_every_tie_locks_the_cpf_and_the_name(ctx: AppContext, clerk: AppContext
     if tie == "suspended_permit":
         issued = _issue(supervisor, dossier.application_id)
         with ctx.write() as s:
+            existing_register(s)
             s.get(Permit, issued.id).state = PermitState.SUSPENDED
     elif tie == "deputy":
         holder = make_dossier(ctx, ServiceType.MOTOBOY, name="Rogério Campos Dias")
         issued = _issue(supervisor, holder.application_id)
         with ctx.write() as s:
+            existing_register(s)
             from motodesk.models import Application
 
             s.get(Application, dossier.application_id).state = PermitState.REFUSED
@@ -93,6 +95,7 @@ def test_every_tie_locks_the_cpf_and_the_name(ctx: AppContext, clerk: AppContext
 def test_once_the_tie_ends_the_dossier_may_correct_the_cpf(ctx: AppContext, clerk: AppContext) -> None:
     dossier = make_dossier(ctx, ServiceType.MOTOBOY)
     with ctx.write() as s:
+        existing_register(s)
         from motodesk.models import Application
 
         s.get(Application, dossier.application_id).state = PermitState.REFUSED
@@ -163,6 +166,7 @@ def test_the_import_cannot_rename_a_holder(ctx: AppContext, clerk: AppContext, s
     tied = make_dossier(ctx, ServiceType.MOTOBOY, name="Jonas Pereira Braga")
     free = make_dossier(ctx, ServiceType.MOTOBOY, name="Lucas Teixeira Mendes")
     with ctx.write() as s:
+        existing_register(s)
         from motodesk.models import Application
 
         s.get(Application, free.application_id).state = PermitState.REFUSED
@@ -185,6 +189,7 @@ def test_the_import_cannot_rename_a_holder(ctx: AppContext, clerk: AppContext, s
 
 def _medical(ctx: AppContext, person_id: int, issued: date, presented: date | None) -> None:
     with ctx.write() as s:
+        existing_register(s)
         row = s.scalar(select(PersonDocument).where(PersonDocument.person_id == person_id,
                                                     PersonDocument.kind == DocumentKind.MEDICAL))
         row.issue_date, row.presented_on = issued, presented
@@ -233,6 +238,7 @@ def test_the_30_days_after_homologation_check_the_presented_date(ctx: AppContext
     homologated = TODAY - timedelta(days=45)
     deadline = tender_medical_deadline(homologated, LawSettings())  # 30 days (to a business day)
     with ctx.write() as s:
+        existing_register(s)
         s.scalar(select(Tender)).homologated_on = homologated
     # Issued before the homologation, presented on the last day: in time.
     _medical(ctx, dossier.person_id, homologated - timedelta(days=20), deadline)

@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 from reports_factory import holder  # type: ignore[import-not-found]
 from sqlalchemy import func, select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.exports.importer import TEMPLATE_COLUMNS, TEMPLATE_SHEET, write_template
 from motodesk.models import (
@@ -185,6 +185,7 @@ def test_a_changed_register_since_the_preview_imports_nothing(clerk: AppContext,
     assert [line.outcome for line in preview.lines] == [Outcome.NEW, Outcome.NEW]
     other = holder(clerk, "Elisa Ramos Prado")  # another workstation registers the second plate meanwhile
     with clerk.write() as s:
+        existing_register(s)
         s.get(Vehicle, other.holder.vehicle_id).plate = "MNO5P67"
     before = count(clerk, Person)
     with pytest.raises(InvalidInputError, match="nada foi importado") as err:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, Decree, Permit, PermitEvent, Person, PersonDocument, Vehicle
 from motodesk.models.audit import verify_chain
@@ -192,6 +192,7 @@ def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppC
 
             other = holder(ctx, "Outra Estação Silva")
             with ctx.write() as s:
+                existing_register(s)
                 s.get(Vehicle, other.holder.vehicle_id).plate = plate
         return real_build(lines, file_name, user)
 

@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Permit, PermitEvent
 from motodesk.rules.common import PermitState, ServiceType, Status
@@ -77,6 +77,7 @@ def test_open_application_once_and_list(clerk: AppContext, person: int) -> None:
 
 def test_a_permit_in_force_blocks_a_new_application(clerk: AppContext, person: int) -> None:
     with clerk.write() as s:
+        existing_register(s)
         s.add(Permit(number="MF-0003/2025", service_type=ServiceType.MOTOFRETE, year=2025, seq=3, person_id=person,
                      state=PermitState.ACTIVE, issued_on=date(2025, 2, 1), term_end=date(2030, 2, 1),
                      certificate_valid_until=date(2026, 2, 1)))

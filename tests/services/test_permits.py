@@ -9,8 +9,9 @@ import pytest
 from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
+from tests_helpers import existing_register  # type: ignore[import-not-found]
 
-from motodesk.models import Application, Decree, Permit, PermitEvent, QuotaCounter
+from motodesk.models import Application, Decree, InfractionNotice, Permit, PermitEvent, QuotaCounter
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import permit_term_end
 from motodesk.rules.periods import add_years
@@ -204,6 +205,7 @@ def test_renewal_is_yearly_and_within_the_term(ctx: AppContext, clerk: AppContex
     until = permits.renew_registration(clerk, issued.id)
     assert until == add_years(TODAY, 1)
     with ctx.write() as s:  # near the end of the term, the certificate stops at the term's end
+        existing_register(s)
         s.get(Permit, issued.id).term_end = TODAY + timedelta(days=40)
     assert permits.renew_registration(clerk, issued.id) == TODAY + timedelta(days=40)
 
@@ -224,10 +226,10 @@ def test_no_public_service_suspends_reinstates_or_revokes(ctx: AppContext, super
     assert not any(hasattr(permits, name) for name in ("suspend", "reinstate", "revoke"))
     issued = _issue(supervisor, make_dossier(ctx))
     user = CurrentUser(id=None, login="supervisor", full_name="Supervisor", role=Role.SUPERVISOR)
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, III: a suspensão só se aplica por "
-                                                 r"decisão em processo administrativo"), ctx.write() as s:
-        permits.apply_suspend(s, user, s.get(Permit, issued.id), TODAY + timedelta(days=5), basis=" ",
-                              reason="Infração grave", on=TODAY)
+    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, III: o auto de infração \(sem número\) "
+                                                 r"não está registrado"), ctx.write() as s:
+        permits.apply_suspend(s, user, s.get(Permit, issued.id), TODAY + timedelta(days=5),
+                              notice=InfractionNotice(number=""), reason="Infração grave", on=TODAY)
     with pytest.raises(RuleViolationError, match=r"Art\. 34, IV: a cassação só se aplica"), ctx.write() as s:
         permits.apply_revoke(s, user, s.get(Permit, issued.id), reason="Reincidência", on=TODAY)
     assert permits.get_row(supervisor, "permit", issued.id).state is PermitState.ACTIVE

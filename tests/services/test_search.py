@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Application, Permit, Vehicle
 from motodesk.rules.common import PermitState, ServiceType
@@ -26,6 +26,7 @@ def _names(page: search.SearchPage) -> list[str]:
 def _vehicle(ctx: AppContext, holder: int, plate: str, renavam: str | None = None, active: bool = True,
              service: ServiceType = ServiceType.MOTOBOY) -> int:
     with ctx.write() as s:
+        existing_register(s)
         v = Vehicle(plate=plate, renavam=renavam, holder_id=holder, active=active, service_type=service)
         s.add(v)
         s.flush()
@@ -36,6 +37,7 @@ def _permit(ctx: AppContext, person: int, number: str, state: PermitState = Perm
             service: ServiceType = ServiceType.MOTOBOY) -> None:
     seq = int(number[3:7])
     with ctx.write() as s:
+        existing_register(s)
         s.add(Permit(number=number, service_type=service, year=int(number[-4:]), seq=seq, person_id=person,
                      state=state, issued_on=date(2025, 1, 10), term_end=date(2030, 1, 10),
                      certificate_valid_until=date(2026, 1, 10)))
@@ -205,6 +207,7 @@ def test_situation_column(clerk: AppContext) -> None:
     former = _person(clerk, "Ex Titular Reaplicando")
     _permit(clerk, former, "MF-0001/2021", state=PermitState.EXPIRED, service=ServiceType.MOTOFRETE)
     with clerk.write() as s:
+        existing_register(s)
         for pid, state in ((applicant, PermitState.UNDER_REVIEW), (former, PermitState.REQUESTED)):
             s.add(Application(person_id=pid, service_type=ServiceType.MOTOTAXI, state=state,
                               opened_on=date(2026, 1, 5), opened_by="clerk"))

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 from sqlalchemy import select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
 from validate_docbr import RENAVAM
 
 from motodesk.models import Inspection, Permit
@@ -162,6 +162,7 @@ def test_replacement_needs_the_supervisors_prior_authorisation(clerk: AppContext
     hid, cpf = holder(clerk)
     old = vehicles.save_vehicle(clerk, motorcycle(hid, cpf, plate="ABC1234"))
     with supervisor.write() as s:
+        existing_register(s)
         s.add(Permit(number="MT-0001/2026", service_type=ServiceType.MOTOTAXI, year=2026, seq=1, person_id=hid,
                      vehicle_id=old.id, state=PermitState.ACTIVE, issued_on=date(2026, 1, 5),
                      term_end=date(2031, 1, 5), certificate_valid_until=date(2027, 1, 5)))
@@ -207,6 +208,7 @@ def _permit_with_replacement_authorised(clerk: AppContext, supervisor: AppContex
     hid, cpf = holder(clerk)
     old = vehicles.save_vehicle(clerk, motorcycle(hid, cpf, plate="ABC1234"))
     with supervisor.write() as s:
+        existing_register(s)
         permit = Permit(number="MT-0001/2026", service_type=ServiceType.MOTOTAXI, year=2026, seq=1, person_id=hid,
                         vehicle_id=old.id, state=PermitState.ACTIVE, issued_on=date(2026, 1, 5),
                         term_end=date(2031, 1, 5), certificate_valid_until=date(2099, 1, 5))

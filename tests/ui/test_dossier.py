@@ -11,8 +11,9 @@ from permit_factory import requirement_count  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QLineEdit, QMessageBox
-from tests_helpers import (
+from tests_helpers import (  # type: ignore[import-not-found]
     SCREENSHOTS,  # type: ignore[import-not-found]
+    existing_register,
     valid_cpf,  # type: ignore[import-not-found]
 )
 from validate_docbr import CNH, PIS, TituloEleitoral
@@ -470,6 +471,7 @@ def test_a_deputy_is_judged_as_the_deputy(qtbot, clerk: AppContext) -> None:  # 
     deputy = people.save_person(clerk, PersonInput(full_name="Preposto Do Titular", cpf=valid_cpf(),
                                                    birth_date=TODAY - timedelta(days=365 * 20))).id
     with clerk.write() as s:
+        existing_register(s)
         permit = Permit(number="MB-0044/2025", service_type=ServiceType.MOTOBOY, year=2025, seq=44,
                         person_id=holder, state=PermitState.ACTIVE, issued_on=date(2025, 3, 1),
                         term_end=date(2030, 3, 1), certificate_valid_until=date(2026, 3, 1))

@@ -9,8 +9,9 @@ from datetime import date
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from tests_helpers import (
+from tests_helpers import (  # type: ignore[import-not-found]
     SCREENSHOTS,  # noqa: E402  # type: ignore[import-not-found]
+    existing_register,
     valid_cpf,  # type: ignore[import-not-found]
 )
 
@@ -78,6 +79,7 @@ def test_cpf_plate_and_permit_from_the_box(qtbot, page: PeoplePage, clerk: AppCo
     cpf = valid_cpf()
     pid = _person(clerk, "Titular da Placa", cpf)
     with clerk.write() as s:
+        existing_register(s)
         s.add(Vehicle(plate="ABC1234", holder_id=pid, active=True, service_type=ServiceType.MOTOTAXI))
         s.add(Permit(number="MT-0007/2026", service_type=ServiceType.MOTOTAXI, year=2026, seq=7, person_id=pid,
                      state=PermitState.ACTIVE, issued_on=date(2026, 1, 5), term_end=date(2031, 1, 5),

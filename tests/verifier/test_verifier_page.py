@@ -25,7 +25,7 @@ import pytest
 from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, existing_register  # type: ignore[import-not-found]
 
 from motodesk.models import DeputyLink
 from motodesk.models.db import Database
@@ -100,9 +100,11 @@ def register(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Register]:
     (again,) = badges.print_badges(supervisor, [reprint_id], reason="Perda").badges
     deputy = make_dossier(ctx, name="Preposto Paulo Nunes", photo_seed=5)
     with ctx.write() as s:
+        existing_register(s)
         s.add(DeputyLink(permit_id=_valid_id, deputy_person_id=deputy.person_id, start_on=date.today()))
     (deputy_badge,) = badges.print_badges(supervisor, [BadgeRequest(_valid_id, deputy=True)]).badges
     with ctx.write() as s:  # the deputy's registration revoked (Art. 34, IV); the holder's badge stays valid
+        existing_register(s)
         link = s.scalar(select(DeputyLink))
         assert link is not None
         link.revoked, link.end_on = True, date.today()

@@ -16,6 +16,7 @@ import pytest
 from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
+from tests_helpers import existing_register  # type: ignore[import-not-found]
 
 from motodesk.models import DeputyLink
 from motodesk.models.db import Database
@@ -58,6 +59,7 @@ def test_the_status_list_says_what_the_register_says(ctx: AppContext, supervisor
     suspended = permits.issue(supervisor, other.application_id)
     deputy = make_dossier(ctx, name="Preposto Paulo Nunes")
     with ctx.write() as s:
+        existing_register(s)
         s.add(DeputyLink(permit_id=issued.id, deputy_person_id=deputy.person_id, start_on=TODAY))
     badges.print_badges(clerk, [BadgeRequest(issued.id), BadgeRequest(issued.id, deputy=True),
                                 BadgeRequest(suspended.id)])
@@ -65,6 +67,7 @@ def test_the_status_list_says_what_the_register_says(ctx: AppContext, supervisor
     until = TODAY + timedelta(days=10)
     suspend_through_process(supervisor, suspended.id, until)
     with ctx.write() as s:
+        existing_register(s)
         link = s.scalar(select(DeputyLink))
         assert link is not None
         link.suspended_until = TODAY + timedelta(days=5)
@@ -88,6 +91,7 @@ def test_the_status_list_says_what_the_register_says(ctx: AppContext, supervisor
 
     # The deputy unlinked: listed as such (Art. 14).
     with ctx.write() as s:
+        existing_register(s)
         link = s.scalar(select(DeputyLink))
         assert link is not None
         link.end_on, link.suspended_until = TODAY, None

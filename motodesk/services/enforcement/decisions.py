@@ -181,20 +181,20 @@ def _apply_effects(s: Session, user: CurrentUser, notice: InfractionNotice, plan
             permit = reached.permit
             if step is Step.SUSPEND:
                 assert until is not None
-                permits.apply_suspend(s, user, permit, until, basis=notice.number, reason=reason, on=today)
+                permits.apply_suspend(s, user, permit, until, notice=notice, reason=reason, on=today)
             elif step is Step.REINSTATE:
-                permits.apply_reinstate(s, user, permit, reason=reason, on=today, basis=notice.number)
+                permits.apply_reinstate(s, user, permit, reason=reason, on=today, notice=notice)
             else:
-                permits.apply_revoke(s, user, permit, reason=reason, on=today, basis=notice.number)
+                permits.apply_revoke(s, user, permit, reason=reason, on=today, notice=notice)
         elif reached.link is not None:
             link = reached.link
             if step is Step.SUSPEND:
                 assert until is not None
-                deputies.apply_deputy_suspend(s, user, link, until, reason=reason, on=today)
+                deputies.apply_deputy_suspend(s, user, link, until, notice=notice, reason=reason, on=today)
             elif step is Step.REINSTATE:
-                deputies.apply_deputy_reinstate(s, user, link, reason=reason, on=today, basis=notice.number)
+                deputies.apply_deputy_reinstate(s, user, link, reason=reason, on=today, notice=notice)
             else:
-                deputies.apply_deputy_revoke(s, user, link, reason=reason, on=today)
+                deputies.apply_deputy_revoke(s, user, link, notice=notice, reason=reason, on=today)
     s.flush()
 
 

@@ -99,7 +99,7 @@ def record_final_conviction(ctx: AppContext, permit_id: int, data: ConvictionInp
         s.add(judgment)
         s.flush()
         permits.apply_revoke(s, ctx.user, permit, reason=conviction_reason(court, case_number, data.final_on),
-                             on=today, final_criminal_conviction=True)
+                             on=today, conviction=judgment)
         s.flush()
         return ConvictionRecorded(judgment.id, permit.number, case_number, data.final_on, today)
 
