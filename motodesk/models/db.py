@@ -187,6 +187,11 @@ _CLIENT_TEXTS = (
 )
 
 
+def loggable(text: str) -> str:
+    """Text safe for the UTF-8 log: bytes that are no UTF-8 (surrogates) written as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _original(exc: BaseException) -> BaseException:
     return getattr(exc, "orig", None) or exc
 
@@ -205,7 +210,7 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
     sqlstate = getattr(original, "sqlstate", None) or getattr(getattr(original, "diag", None), "sqlstate", None)
     sqlite_name = str(getattr(original, "sqlite_errorname", "") or "")
     log.warning("database error (%s): %s", sqlstate or sqlite_name or type(original).__name__,
-                raw.splitlines()[0][:500] if raw else "")
+                loggable(raw.splitlines()[0][:500] if raw else ""))
     named_match = _NAMED.search(raw)
     named = f" ({named_match.group(1)})" if named_match else ""
     if not sqlstate and not sqlite_name:

@@ -62,7 +62,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from motodesk import __version__
 from motodesk.models import AuditEvent, Base, Setting
-from motodesk.models.db import Database, DatabaseError, explain_error, shipped_revisions
+from motodesk.models.db import Database, DatabaseError, explain_error, loggable, shipped_revisions
 from motodesk.rules.common import Role
 from motodesk.services import backup_keys
 from motodesk.services.backup_schema import (
@@ -627,7 +627,7 @@ def _unreadable(exc: DBAPIError, source: Path, db: Database) -> str:
     detail = str(exc.orig)
     if "decode" in detail.lower() and "utf-8" in detail.lower():
         column = detail.split("column '", 1)[1].split("'", 1)[0] if "column '" in detail else "?"
-        log.warning("backup: text that is no UTF-8 in %s: %s", source, detail)
+        log.warning("backup: text that is no UTF-8 in %s: %s", loggable(str(source)), loggable(detail))
         return (f"O banco de dados {source} tem um texto gravado com bytes que não são UTF-8 válido (coluna "
                 f"{column}), escrito por outro programa: uma cópia dele não poderia ser conferida. Nenhuma cópia foi "
                 "gravada: corrija esse texto (ou restaure a última cópia boa) antes de fazer uma nova.")

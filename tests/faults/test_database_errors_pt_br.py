@@ -121,9 +121,9 @@ def test_constraint_violations_are_explained(ctx: AppContext, backend: str) -> N
     db = ctx.db
     key = uuid.uuid4().hex[:8]
     with db.engine.begin() as conn:
-        conn.exec_driver_sql(f"INSERT INTO settings (key, value) VALUES ('t-{key}', '1')")
-    assert "deve ser único" in _fails(db, f"INSERT INTO settings (key, value) VALUES ('t-{key}', '2')") or \
-        "já existe um registro com esta chave" in _fails(db, f"INSERT INTO settings (key, value) VALUES ('t-{key}', '2')")
+        conn.exec_driver_sql(f"INSERT INTO settings (key, value, version) VALUES ('t-{key}', '1', 1)")
+    assert "deve ser único" in _fails(db, f"INSERT INTO settings (key, value, version) VALUES ('t-{key}', '2', 1)") or \
+        "já existe um registro com esta chave" in _fails(db, f"INSERT INTO settings (key, value, version) VALUES ('t-{key}', '2', 1)")
     assert "falta um valor obrigatório" in _fails(db, "INSERT INTO people (full_name) VALUES (NULL)")
     assert "aponta para outro que não existe" in _fails(
         db, "INSERT INTO attachments (owner_table, owner_id, blob_sha256, filename, media_type, size, added_by, "
@@ -135,10 +135,10 @@ def test_server_conditions_are_explained(ctx: AppContext, backend: str) -> None:
     db = ctx.db
     assert "fora do intervalo" in _fails(db, "SELECT 2147483647::int + 1")
     assert "modo somente leitura" in _fails(db, "SET TRANSACTION READ ONLY",
-                                            "INSERT INTO settings (key, value) VALUES ('ro', '1')")
+                                            "INSERT INTO settings (key, value, version) VALUES ('ro', '1', 1)")
     # a lock held by another workstation, and a lock_timeout
     with db.engine.begin() as conn:
-        conn.exec_driver_sql("INSERT INTO settings (key, value) VALUES ('trava', '1')")
+        conn.exec_driver_sql("INSERT INTO settings (key, value, version) VALUES ('trava', '1', 1)")
     holder = db.engine.connect()
     try:
         holder.exec_driver_sql("SELECT * FROM settings WHERE key = 'trava' FOR UPDATE")
