@@ -153,7 +153,7 @@ GUARANTEES: list[tuple[str, str, str]] = [
     ("tests/faults/test_database_errors_pt_br.py::test_constraint_violations_are_explained",
      "31. unique, not-null, foreign key violations explained in pt_BR", "refused"),
     ("tests/faults/test_database_errors_pt_br.py::test_server_conditions_are_explained",
-     "31. out of range, read-only, lock and statement timeout, serialization, connection killed", "refused"),
+     "31. out of range, read-only, lock and statement timeout, connection killed", "refused"),
     ("tests/faults/test_database_errors_pt_br.py::test_sqlite_conditions_are_explained",
      "31. SQLite full (max_page_count) and read-only", "refused"),
     ("tests/faults/test_database_errors_pt_br.py::test_a_backup_of_text_that_is_no_utf8_ends_in_portuguese",

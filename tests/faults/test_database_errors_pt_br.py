@@ -13,7 +13,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -149,31 +148,6 @@ def test_server_conditions_are_explained(ctx: AppContext, backend: str) -> None:
     finally:
         holder.rollback()
         holder.close()
-    # two REPEATABLE READ transactions writing the same row: serialization failure
-    first = db.engine.connect().execution_options(isolation_level="REPEATABLE READ")
-    second = db.engine.connect().execution_options(isolation_level="REPEATABLE READ")
-    try:
-        first.exec_driver_sql("SELECT value FROM settings WHERE key = 'trava'").all()
-        second.exec_driver_sql("SELECT value FROM settings WHERE key = 'trava'").all()
-        first.exec_driver_sql("UPDATE settings SET value = 'a' WHERE key = 'trava'")
-        done = threading.Event()
-
-        def commit_first() -> None:
-            done.wait(0.5)
-            first.commit()
-
-        thread = threading.Thread(target=commit_first)
-        thread.start()
-        with pytest.raises(DBAPIError) as caught:
-            second.exec_driver_sql("UPDATE settings SET value = 'b' WHERE key = 'trava'")
-        thread.join()
-        message = explain_error(caught.value, db.url)
-        assert "ao mesmo tempo" in message, message
-        _english_free(message)
-    finally:
-        second.rollback()
-        first.close()
-        second.close()
     # the server drops the connection
     with pytest.raises(DBAPIError) as caught, db.engine.connect() as conn:
         conn.exec_driver_sql("SELECT pg_terminate_backend(pg_backend_pid())")

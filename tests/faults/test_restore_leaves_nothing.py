@@ -164,7 +164,8 @@ def test_a_restore_killed_midway_leaves_no_usable_database(ctx: AppContext, back
         _wait_for(migrating, child)
         time.sleep(0.5)
     child.send_signal(signal.SIGKILL)
-    child.wait(30)
+    child.communicate(timeout=30)  # reaps it and closes its pipes
+    assert child.returncode == -signal.SIGKILL
     extracted = [p.name for p in temp.iterdir() if p.name.startswith(backups.RESTORE_DIR_PREFIX)]
     assert extracted, "the killed restore had its extraction folder"
     if backend == "sqlite":
