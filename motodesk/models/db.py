@@ -143,10 +143,11 @@ _SQLSTATE: dict[str, str] = {
     "53": "O servidor de banco de dados{where} está sem recursos (disco, memória ou conexões).",
     "25006": "O servidor de banco de dados{where} está em modo somente leitura (uma réplica ou em recuperação): "
              "nada foi gravado.",
-    "57P01": "O servidor de banco de dados{where} foi desligado durante a operação; nada foi gravado.",
+    "57P01": "Não foi possível conectar ao servidor de banco de dados{where}. Verifique a rede e se o servidor está "
+             "ligado.",
     "57P03": "O servidor de banco de dados{where} ainda está iniciando: tente novamente em instantes.",
-    "08": "A conexão com o servidor de banco de dados{where} caiu ou não pôde ser aberta. Verifique a rede e se o "
-          "servidor está ligado.",
+    "08": "Não foi possível conectar ao servidor de banco de dados{where}. Verifique a rede e se o servidor está "
+          "ligado.",
     "28": "Usuário ou senha do banco de dados recusados pelo servidor{where}.",
     "3D000": "O banco de dados informado não existe no servidor{where}.",
     "42P01": "Falta uma tabela no banco de dados{named}: ele não é o desta versão do MotoDesk ou foi alterado.",
