@@ -101,6 +101,28 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     return build_parser().parse_args(argv)
 
 
+def _database_message(exc: BaseException, args: argparse.Namespace) -> str | None:
+    """pt_BR for a database driver's error (SQLAlchemy, sqlite3, psycopg), None for anything else."""
+    import sqlite3
+
+    kinds: list[type[BaseException]] = [sqlite3.Error]
+    sa_exc = sys.modules.get("sqlalchemy.exc")
+    if sa_exc is not None:
+        kinds.append(sa_exc.DBAPIError)
+    psycopg = sys.modules.get("psycopg")
+    if psycopg is not None:
+        kinds.append(psycopg.Error)
+    if not isinstance(exc, tuple(kinds)):
+        return None
+    from motodesk.models.db import explain_error, parse_url, resolve_url
+
+    try:
+        url = parse_url(resolve_url(getattr(args, "database", None)))
+    except Exception:  # noqa: BLE001 - the message only loses the server's name
+        url = None
+    return explain_error(exc, url)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse(argv)
     from motodesk.logs import setup_logging
@@ -128,7 +150,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nmotodesk: interrompido.", file=sys.stderr)
         return EXIT_ERROR
-    except Exception:
+    except Exception as exc:
+        explained = _database_message(exc, args)
+        if explained is not None:  # a driver error no service wrapped: pt_BR, the original in the log
+            log.warning("database error in command %s", args.command, exc_info=True)
+            print(f"motodesk: erro: {explained}", file=sys.stderr)
+            return EXIT_ERROR
         log.exception("unexpected error in command %s", args.command)
         from motodesk.logs import log_path
 

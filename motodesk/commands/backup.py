@@ -64,10 +64,12 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     from motodesk.models.db import Database
-    from motodesk.services.backup import restore_backup
+    from motodesk.services.backup import clean_interrupted, restore_backup
 
     db = Database.open(getattr(args, "database", None))
     try:
+        for note in clean_interrupted(db):  # what a killed restore left (also when this one is refused)
+            print(f"motodesk: aviso: {note[0].upper()}{note[1:]}.", file=sys.stderr)
         result = restore_backup(Path(args.file), db, progress=_progress, trust_key=args.trust_key)
     finally:
         db.dispose()

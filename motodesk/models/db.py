@@ -112,12 +112,121 @@ def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql(f"BEGIN {mode}")
 
 
+_NAMED = re.compile(r'(?:table|relation|schema|database|function|sequence|constraint)\s+"?([A-Za-z0-9_.]+)"?')
+
+#: SQLSTATE (PostgreSQL) -> pt_BR; class prefixes (2 characters) are tried after the full code.
+_SQLSTATE: dict[str, str] = {
+    "42501": "O usuário do banco de dados não tem permissão para esta operação{named}. Peça ao administrador "
+             "do servidor que conceda a permissão ao perfil desta estação.",
+    "22008": "Uma data ou hora gravada no banco de dados está fora do intervalo que o MotoDesk aceita (por exemplo "
+             "'infinity' ou um ano acima de 9999){named}: corrija o valor no servidor.",
+    "22007": "Uma data ou hora com formato inválido foi recusada pelo banco de dados.",
+    "22003": "Um número está fora do intervalo que o banco de dados aceita{named}.",
+    "22001": "Um texto é maior do que o campo do banco de dados aceita{named}.",
+    "22P02": "Um valor com formato inválido foi recusado pelo banco de dados{named}.",
+    "22": "Um valor inválido foi recusado pelo banco de dados{named}.",
+    "23505": "O banco de dados recusou a gravação: já existe um registro com este valor, que deve ser único{named}.",
+    "23502": "O banco de dados recusou a gravação: falta um valor obrigatório{named}.",
+    "23514": "O banco de dados recusou a gravação: um valor não passa na regra de conferência{named}.",
+    "23503": "O banco de dados recusou a gravação: o registro aponta para outro que não existe, ou ainda é "
+             "usado por outros{named}.",
+    "23": "O banco de dados recusou a gravação por violar uma regra de integridade{named}.",
+    "40001": "Outra estação alterou os mesmos dados ao mesmo tempo e nada foi gravado: tente novamente.",
+    "40P01": "Duas estações disputaram os mesmos dados (impasse) e nada foi gravado: tente novamente.",
+    "40": "A operação foi desfeita pelo banco de dados e nada foi gravado: tente novamente.",
+    "55P03": "Os dados estão bloqueados por outra estação; nada foi gravado: tente novamente em instantes.",
+    "57014": "O banco de dados demorou demais e a operação foi cancelada (tempo limite ou bloqueio por outra "
+             "estação); nada foi gravado: tente novamente em instantes.",
+    "53100": "O disco do servidor de banco de dados{where} está cheio: nada foi gravado. Libere espaço no servidor.",
+    "53200": "O servidor de banco de dados{where} ficou sem memória: tente novamente mais tarde.",
+    "53300": "O servidor de banco de dados{where} atingiu o limite de conexões: tente novamente em instantes.",
+    "53": "O servidor de banco de dados{where} está sem recursos (disco, memória ou conexões).",
+    "25006": "O servidor de banco de dados{where} está em modo somente leitura (uma réplica ou em recuperação): "
+             "nada foi gravado.",
+    "57P01": "Não foi possível conectar ao servidor de banco de dados{where}. Verifique a rede e se o servidor está "
+             "ligado.",
+    "57P03": "O servidor de banco de dados{where} ainda está iniciando: tente novamente em instantes.",
+    "08": "Não foi possível conectar ao servidor de banco de dados{where}. Verifique a rede e se o servidor está "
+          "ligado.",
+    "28": "Usuário ou senha do banco de dados recusados pelo servidor{where}.",
+    "3D000": "O banco de dados informado não existe no servidor{where}.",
+    "42P01": "Falta uma tabela no banco de dados{named}: ele não é o desta versão do MotoDesk ou foi alterado.",
+    "42703": "Falta uma coluna no banco de dados: ele não é o desta versão do MotoDesk ou foi alterado.",
+    "XX": "O servidor de banco de dados{where} relatou um erro interno (possível dano nos arquivos do servidor).",
+}
+
+#: SQLite extended result names -> pt_BR.
+_SQLITE_NAMES: dict[str, str] = {
+    "SQLITE_FULL": "O disco do banco de dados está cheio: nada foi gravado. Libere espaço e tente de novo.",
+    "SQLITE_READONLY": "O arquivo do banco de dados é somente leitura: verifique as permissões do arquivo.",
+    "SQLITE_BUSY": "O banco de dados está ocupado por outra estação; tente novamente em instantes.",
+    "SQLITE_LOCKED": "O banco de dados está ocupado por outra estação; tente novamente em instantes.",
+    "SQLITE_CORRUPT": "O arquivo do banco de dados está corrompido ou não é um banco do MotoDesk.",
+    "SQLITE_NOTADB": "O arquivo do banco de dados está corrompido ou não é um banco do MotoDesk.",
+    "SQLITE_CANTOPEN": "Não foi possível abrir o arquivo do banco de dados: verifique a pasta e as permissões.",
+    "SQLITE_PERM": "Sem permissão para usar o arquivo do banco de dados: verifique as permissões.",
+    "SQLITE_IOERR": "O disco recusou a leitura ou a gravação do banco de dados (disco cheio, removido ou com "
+                    "defeito).",
+    "SQLITE_TOOBIG": "Um valor é grande demais para o banco de dados.",
+    "SQLITE_CONSTRAINT_UNIQUE": "O banco de dados recusou a gravação: já existe um registro com este valor, que "
+                                "deve ser único.",
+    "SQLITE_CONSTRAINT_PRIMARYKEY": "O banco de dados recusou a gravação: já existe um registro com esta chave.",
+    "SQLITE_CONSTRAINT_NOTNULL": "O banco de dados recusou a gravação: falta um valor obrigatório.",
+    "SQLITE_CONSTRAINT_CHECK": "O banco de dados recusou a gravação: um valor não passa na regra de conferência.",
+    "SQLITE_CONSTRAINT_FOREIGNKEY": "O banco de dados recusou a gravação: o registro aponta para outro que não "
+                                    "existe, ou ainda é usado por outros.",
+    "SQLITE_CONSTRAINT": "O banco de dados recusou a gravação por violar uma regra de integridade.",
+    "SQLITE_MISMATCH": "Um valor de tipo errado foi recusado pelo banco de dados.",
+    "SQLITE_RANGE": "Um valor está fora do intervalo que o banco de dados aceita.",
+}
+
+#: Errors the driver raises itself, reading a value it cannot represent (psycopg has no SQLSTATE then).
+_CLIENT_TEXTS = (
+    (("date too large", "date too small", "timestamp too large", "timestamp too small", "year is out of range",
+      "year 0 is out of range", "can't parse", "out of range for"), "22008"),
+    (("invalid utf-8", "codec can't decode", "invalid byte sequence", "could not decode"), "22"),
+)
+
+
+def loggable(text: str) -> str:
+    """Text safe for the UTF-8 log: bytes that are no UTF-8 (surrogates) written as escapes."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _original(exc: BaseException) -> BaseException:
+    return getattr(exc, "orig", None) or exc
+
+
 def explain_error(exc: BaseException, url: URL | None = None) -> str:
-    """A pt_BR sentence for a driver error: what a clerk or an administrator can act on."""
-    text = str(getattr(exc, "orig", exc) or exc).lower()
+    """A pt_BR sentence for a driver error: what a clerk or an administrator can act on.
+
+    Never the server's own (English) words: those go to the log, with the SQLSTATE or SQLite code.
+    """
+    original = _original(exc)
+    raw = str(original or exc).strip()
+    text = raw.lower()
     where = ""
     if url is not None and url.get_backend_name() == "postgresql":
         where = f" ({url.host or 'localhost'}:{url.port or 5432}/{url.database})"
+    sqlstate = getattr(original, "sqlstate", None) or getattr(getattr(original, "diag", None), "sqlstate", None)
+    sqlite_name = str(getattr(original, "sqlite_errorname", "") or "")
+    log.warning("database error (%s): %s", sqlstate or sqlite_name or type(original).__name__,
+                loggable(raw.splitlines()[0][:500] if raw else ""))
+    named_match = _NAMED.search(raw)
+    named = f" ({named_match.group(1)})" if named_match else ""
+    if not sqlstate and not sqlite_name:
+        for needles, code in _CLIENT_TEXTS:
+            if any(n in text for n in needles):
+                sqlstate = code
+                break
+    if sqlstate:
+        message = _SQLSTATE.get(sqlstate) or _SQLSTATE.get(sqlstate[:2])
+        if message:
+            return message.format(where=where, named=named)
+    if sqlite_name:
+        message = _SQLITE_NAMES.get(sqlite_name) or _SQLITE_NAMES.get("_".join(sqlite_name.split("_")[:2]))
+        if message:
+            return message
     if "readonly" in text or "read-only" in text or "attempt to write" in text:
         return "O arquivo do banco de dados é somente leitura: verifique as permissões do arquivo."
     if "not a database" in text or "malformed" in text or "file is encrypted" in text:
@@ -126,17 +235,24 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
         return "Não foi possível abrir o arquivo do banco de dados: verifique a pasta e as permissões."
     if "database is locked" in text:
         return "O banco de dados está ocupado por outra estação; tente novamente em instantes."
+    if "disk is full" in text or "no space left" in text:
+        return "O disco do banco de dados está cheio: nada foi gravado. Libere espaço e tente de novo."
     if "password authentication failed" in text or "authentication failed" in text:
         return f"Usuário ou senha do banco de dados recusados pelo servidor{where}."
     if "does not exist" in text and "database" in text:
         return f"O banco de dados informado não existe no servidor{where}."
+    if "permission denied" in text:
+        return _SQLSTATE["42501"].format(where=where, named=named)
     if "connection refused" in text or "could not connect" in text or "timeout" in text or (
         "connection" in text and ("failed" in text or "closed" in text or "lost" in text)
     ) or "server closed" in text or "terminating connection" in text or "no route" in text or (
         "name or service not known" in text or "could not translate host" in text
     ):
         return f"Não foi possível conectar ao servidor de banco de dados{where}. Verifique a rede e se o servidor está ligado."
-    return "Erro no banco de dados: " + str(getattr(exc, "orig", exc)).strip().splitlines()[0][:300]
+    code = sqlstate or sqlite_name or type(original).__name__
+    from motodesk.logs import log_path
+
+    return f"O banco de dados recusou a operação (código {code}); os detalhes estão no registro {log_path()}."
 
 
 _REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
@@ -356,6 +472,28 @@ class Database:
                 self.refresh_guards()
         except DBAPIError as exc:
             raise DatabaseError(explain_error(exc, self.url)) from exc
+
+    def upgrade_on(self, conn: Connection, revision: str, *, version_table_schema: str | None = None,
+                   grants: bool = True) -> None:
+        """Migrate on `conn`, inside the caller's transaction (it commits or rolls back everything):
+        the restore builds, loads and verifies its target in one transaction, the backup builds its
+        reference schema in a scratch schema that it rolls back. At the head, the guards too."""
+        from alembic import command
+
+        from motodesk.models.audit import install_guards
+
+        if not conn.in_transaction():
+            conn.begin()  # the caller's transaction: Alembic must not commit one of its own
+        cfg = self.alembic_config()
+        cfg.attributes["connection"] = conn
+        if version_table_schema:
+            cfg.attributes["version_table_schema"] = version_table_schema
+        command.upgrade(cfg, revision)
+        if revision in ("head", shipped_head()):
+            install_guards(conn)
+            if grants and conn.dialect.name != "sqlite":
+                for role in _login_roles(conn):
+                    _grant_login_role(conn, role)
 
     def refresh_guards(self) -> None:
         """After an upgrade to the head: audit triggers and append-only guards on every table (tables

@@ -62,10 +62,16 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from motodesk import __version__
 from motodesk.models import AuditEvent, Base, Setting
-from motodesk.models.db import Database, DatabaseError, explain_error, shipped_revisions
+from motodesk.models.db import Database, DatabaseError, explain_error, loggable, shipped_revisions
 from motodesk.rules.common import Role
 from motodesk.services import backup_keys
-from motodesk.services.backup_schema import SchemaDescription, describe_schema, differences, sqlite_reference
+from motodesk.services.backup_schema import (
+    SchemaDescription,
+    describe_schema,
+    differences,
+    postgresql_reference,
+    sqlite_reference,
+)
 from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
@@ -86,6 +92,14 @@ PRIVATE_MODE = 0o600
 SKIPPED_TABLES = frozenset({"alembic_version"})  # the revision is in the manifest; migrations stamp it
 #: SQLite full-text index of names (revision 0012) and its shadow tables: derived from `people`, rebuilt there.
 SKIPPED_PREFIXES = ("people_fts",)
+
+#: Caps for the members read into memory before the signature is checked (a zip bomb is refused).
+MANIFEST_LIMIT = 4 << 20
+SIGNATURE_LIMIT = 64 << 10
+#: What an interrupted restore can leave: its extraction folder (in the temporary folder) and its
+#: SQLite file beside the target, both named with the restoring process's id.
+RESTORE_DIR_PREFIX = ".motodesk-restauracao-"
+RESTORE_FILE_TAG = ".restauracao-"
 
 SETTING_LAST = "backup_last"
 SETTING_REMINDER_DAYS = "backup_reminder_days"
@@ -151,6 +165,8 @@ class RestoreResult:
     manifest: Manifest
     snapshot: Snapshot
     key_id: str = ""
+    #: pt_BR notes: what an interrupted restore had left and this one removed
+    cleaned: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -432,8 +448,8 @@ def _who(ctx: AppContext) -> str:
 
 
 @contextmanager
-def _temp_dir(near: Path) -> Iterator[Path]:
-    folder = Path(tempfile.mkdtemp(prefix=".motodesk-copia-", dir=near if near.is_dir() else None))
+def _temp_dir(near: Path, prefix: str = ".motodesk-copia-") -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=near if near.is_dir() else None))
     try:
         yield folder
     finally:
@@ -442,6 +458,12 @@ def _temp_dir(near: Path) -> Iterator[Path]:
 
 def _check_output_path(out: Path) -> Path:
     out = Path(out).expanduser()
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are no UTF-8 (a name from another system): cannot be shown nor recorded
+        shown = str(out).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        raise InvalidInputError(f"O nome do arquivo da cópia tem caracteres inválidos (bytes que não são UTF-8): "
+                                f"{shown}. Escolha um nome só com letras, números, espaços, pontos e hífens.") from None
     if out.is_dir():
         stamp = local_now().strftime("%Y-%m-%d-%H%M%S")
         out = out / f"motodesk-copia-{stamp}{SUFFIX}"
@@ -468,22 +490,53 @@ def create_backup(ctx: AppContext, out: Path | str, *, progress: Progress | None
         from motodesk.services.audit import checkpoint_quietly
         checkpoint_quietly(ctx, "backup")
     report(0, 4)
+    reference = _reference_schema(db)
     try:
-        return _write_backup(ctx, out, state, report)
+        return _write_backup(ctx, out, state, report, reference)
     except OSError as exc:
         raise BackupError(_disk_message(exc, out.parent) + ": a cópia de segurança não foi gravada.") from exc
 
 
-def _write_backup(ctx: AppContext, out: Path, state: str, report: Progress) -> BackupResult:
+def _reference_schema(db: Database) -> SchemaDescription:
+    """What the shipped migrations build at the database's revision: a backup of a database whose
+    schema differs would be refused by every restore, so it is refused here, before any file."""
+    revision = db.current_revision()
+    if revision is None or revision not in shipped_revisions():
+        raise BackupError(
+            "O banco de dados não tem a revisão do esquema (a tabela alembic_version está vazia ou faltando): "
+            "ele foi alterado fora do MotoDesk e uma cópia dele não poderia ser restaurada. Nenhuma cópia foi "
+            "gravada: restaure a última cópia boa ou corrija o banco antes de fazer uma nova.")
+    if db.is_sqlite:
+        return sqlite_reference(revision)
+    try:
+        return postgresql_reference(db, revision)
+    except DBAPIError as exc:
+        raise BackupError("Não foi possível construir o esquema de referência para conferir o banco (um esquema "
+                          "temporário, desfeito em seguida; o usuário do banco precisa poder criar esquemas nele): "
+                          + explain_error(exc, db.url) + " Nenhuma cópia foi gravada.") from exc
+
+
+def _schema_damage(where: str, reference: SchemaDescription, found: SchemaDescription) -> None:
+    problems = differences(reference, found)
+    if problems:
+        raise BackupError(
+            f"O esquema {where} difere do que as migrações do MotoDesk constroem, e uma cópia dele não poderia ser "
+            "restaurada: " + "; ".join(problems[:8]) + (f"; e mais {len(problems) - 8}" if len(problems) > 8 else "")
+            + ". Nenhuma cópia foi gravada: restaure a última cópia boa (ou recrie o que falta) antes de fazer uma "
+            "nova.")
+
+
+def _write_backup(ctx: AppContext, out: Path, state: str, report: Progress,
+                  reference: SchemaDescription) -> BackupResult:
     db = ctx.db
     with _temp_dir(out.parent) as work:
         partial = work / "copia.zip"
         with _create_private(partial) as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED,
                                                               compresslevel=6, allowZip64=True) as zf:
             if db.is_sqlite:
-                snapshot, server, schema, tables, members = _backup_sqlite(db, work, zf, out.parent)
+                snapshot, server, schema, tables, members = _backup_sqlite(db, work, zf, out.parent, reference)
             else:
-                snapshot, server, schema, tables, members = _backup_postgresql(db, zf)
+                snapshot, server, schema, tables, members = _backup_postgresql(db, zf, reference)
             report(2, 4)
             schema_bytes = json.dumps(schema, ensure_ascii=False, indent=1, sort_keys=True).encode()
             zf.writestr(_member_info(SCHEMA_MEMBER), schema_bytes)
@@ -539,7 +592,7 @@ def _sqlite_health(path: Path, what: str) -> None:
                           "foi gravada: corrija o banco antes de fazer uma nova.")
 
 
-def _backup_sqlite(db: Database, work: Path, zf: zipfile.ZipFile, folder: Path
+def _backup_sqlite(db: Database, work: Path, zf: zipfile.ZipFile, folder: Path, reference: SchemaDescription
                    ) -> tuple[Snapshot, None, SchemaDescription, dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     source = db.sqlite_path
     if source is None:
@@ -559,13 +612,29 @@ def _backup_sqlite(db: Database, work: Path, zf: zipfile.ZipFile, folder: Path
     engine = create_engine(f"sqlite:///{target}")
     try:
         with engine.connect() as conn:
-            snapshot, schema, tables = take_snapshot(conn), describe_schema(conn), content_hashes(conn)
+            schema = describe_schema(conn)
+            _schema_damage(f"do banco de dados {source}", reference, schema)
+            try:
+                snapshot, tables = take_snapshot(conn), content_hashes(conn)
+            except DBAPIError as exc:
+                raise BackupError(_unreadable(exc, source, db)) from exc
     finally:
         engine.dispose()
     with target.open("rb") as src, zf.open(_member_info(SQLITE_MEMBER), "w", force_zip64=True) as dst:
         writer = _HashingWriter(dst)  # type: ignore[arg-type]
         shutil.copyfileobj(src, writer, 1 << 20)  # type: ignore[misc]
     return snapshot, None, schema, tables, {SQLITE_MEMBER: writer.summary()}
+
+
+def _unreadable(exc: DBAPIError, source: Path, db: Database) -> str:
+    detail = str(exc.orig)
+    if "decode" in detail.lower() and "utf-8" in detail.lower():
+        column = detail.split("column '", 1)[1].split("'", 1)[0] if "column '" in detail else "?"
+        log.warning("backup: text that is no UTF-8 in %s: %s", loggable(str(source)), loggable(detail))
+        return (f"O banco de dados {source} tem um texto gravado com bytes que não são UTF-8 válido (coluna "
+                f"{column}), escrito por outro programa: uma cópia dele não poderia ser conferida. Nenhuma cópia foi "
+                "gravada: corrija esse texto (ou restaure a última cópia boa) antes de fazer uma nova.")
+    return explain_error(exc, db.url) + " Nenhuma cópia foi gravada."
 
 
 def _foreign_key_orphans(conn: Connection) -> list[str]:
@@ -595,7 +664,7 @@ def _foreign_key_orphans(conn: Connection) -> list[str]:
     return broken
 
 
-def _backup_postgresql(db: Database, zf: zipfile.ZipFile
+def _backup_postgresql(db: Database, zf: zipfile.ZipFile, reference: SchemaDescription
                        ) -> tuple[Snapshot, str, SchemaDescription, dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
     members: dict[str, dict[str, Any]] = {}
     tables: dict[str, dict[str, Any]] = {}
@@ -605,12 +674,13 @@ def _backup_postgresql(db: Database, zf: zipfile.ZipFile
             with conn.begin():  # one snapshot: every table, the counts and the schema at the same moment
                 conn.exec_driver_sql("SET TRANSACTION READ ONLY")
                 server = str(conn.exec_driver_sql("SHOW server_version").scalar_one())
+                schema = describe_schema(conn)
+                _schema_damage(f"do banco de dados {db.url.database} no servidor", reference, schema)
                 snapshot = take_snapshot(conn)
                 broken = _foreign_key_orphans(conn)
                 if broken:
                     raise BackupError("O banco de dados do servidor tem referências quebradas (" + "; ".join(broken[:5])
                                       + "). Nenhuma cópia foi gravada: corrija o banco antes de fazer uma nova.")
-                schema = describe_schema(conn)
                 for name in _data_tables(conn):
                     member = f"{TABLES_PREFIX}{name}{TABLE_SUFFIX}"
                     columns, rows = _rows(conn, name)
@@ -693,11 +763,16 @@ def _open_backup(archive: Path, *, verify: bool = True) -> _Opened:
         raise InvalidInputError(f"Arquivo de cópia de segurança não encontrado: {archive}.")
     try:
         with zipfile.ZipFile(archive) as zf:
-            names = set(zf.namelist())
+            listed = zf.namelist()
+            names = set(listed)
+            if len(names) != len(listed):
+                twice = sorted({n for n in listed if listed.count(n) > 1})
+                raise RestoreError(f"{archive} traz mais de um arquivo com o mesmo nome ({', '.join(twice[:5])}): "
+                                   "a cópia foi alterada. Não restaure este arquivo.")
             if MANIFEST not in names:
                 raise RestoreError(f"{archive} não é uma cópia de segurança do MotoDesk (falta {MANIFEST}).")
-            manifest_bytes = zf.read(MANIFEST)
-            signature_bytes = zf.read(SIGNATURE) if SIGNATURE in names else None
+            manifest_bytes = _read_capped(archive, zf, MANIFEST, MANIFEST_LIMIT)
+            signature_bytes = _read_capped(archive, zf, SIGNATURE, SIGNATURE_LIMIT) if SIGNATURE in names else None
     except ZIP_DAMAGE:
         raise RestoreError(f"{archive} não é uma cópia de segurança do MotoDesk íntegra: o arquivo zip está "
                            "incompleto ou corrompido (arquivo truncado, CRC errado ou de outro programa).") from None
@@ -739,6 +814,19 @@ def _open_backup(archive: Path, *, verify: bool = True) -> _Opened:
     return _Opened(manifest, signer)
 
 
+def _read_capped(archive: Path, zf: zipfile.ZipFile, name: str, limit: int) -> bytes:
+    """A member read into memory, never more than `limit` bytes, whatever its header says."""
+    too_big = RestoreError(f"{archive} não é uma cópia de segurança do MotoDesk íntegra: {name} passa de "
+                           f"{limit // 1024} KB descompactado (uma cópia verdadeira tem poucos KB).")
+    if zf.getinfo(name).file_size > limit:
+        raise too_big
+    with zf.open(name) as member:
+        data = member.read(limit + 1)
+    if len(data) > limit:
+        raise too_big
+    return data
+
+
 def _check_signature(archive: Path, manifest_bytes: bytes, signature_bytes: bytes) -> str:
     try:
         sig = json.loads(signature_bytes)
@@ -776,6 +864,8 @@ def _extract_verified(archive: Path, manifest: Manifest, work: Path) -> None:
                         for chunk in iter(lambda s=src: s.read(1 << 20), b""):  # type: ignore[misc]
                             sha.update(chunk)
                             size += len(chunk)
+                            if size > int(expected.get("size", 0)):
+                                break  # larger than the signed size: refused below, not written out
                             dst.write(chunk)
                 except ZIP_DAMAGE:
                     raise _damaged(archive, name) from None
@@ -799,10 +889,14 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
                    trust_key: Path | str | None = None) -> RestoreResult:
     """Restore `archive` into the EMPTY database `db`, then verify it against the manifest.
 
+    Nothing of a refused restore stays: a SQLite target is built in a file beside it and moved into
+    place only once verified; a PostgreSQL target is migrated, loaded and verified in ONE
+    transaction, committed only at the end (a killed restore is rolled back by the server).
     `trust_key`: a public key exported by the installation that made the backup, trusted from now on.
     """
     report = progress or (lambda done, total: None)
     archive = Path(archive)
+    cleaned = clean_interrupted(db)
     if trust_key is not None:
         backup_keys.trust_key(trust_key)
     opened = _open_backup(archive)
@@ -814,20 +908,19 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
             "Uma cópia de um servidor PostgreSQL só pode ser restaurada em outro banco PostgreSQL "
             "(restaure-a em um banco vazio do servidor)."
         )
-    db.check_connection()
-    if not db.is_empty():
-        tables = inspect(db.engine).get_table_names()
-        raise RestoreError(
-            f"O banco de dados de destino não está vazio ({len(tables)} tabela(s)): a restauração só é feita "
-            "em um banco vazio, para nunca misturar nem sobrescrever dados. Indique um arquivo novo (SQLite) "
-            "ou um banco recém-criado no servidor (PostgreSQL: createdb)."
-        )
+    if db.is_sqlite:
+        _sqlite_target(db)  # without connecting: a refused restore must not create the target file
+    else:
+        db.check_connection()
+        if not db.is_empty():
+            tables = inspect(db.engine).get_table_names()
+            raise _not_empty(len(tables))
     if manifest.revision is None or manifest.revision not in shipped_revisions():
         raise RestoreError(
             f"A cópia é de uma versão mais nova do MotoDesk ({manifest.program_version}, revisão "
             f"{manifest.revision}): instale essa versão ou uma mais nova para restaurá-la."
         )
-    with _temp_dir(Path(tempfile.gettempdir())) as work:
+    with _temp_dir(Path(tempfile.gettempdir()), f"{RESTORE_DIR_PREFIX}{os.getpid()}-") as work:
         _extract_verified(archive, manifest, work)
         report(1, 4)
         try:
@@ -838,21 +931,92 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
             source = _member_path(work, SQLITE_MEMBER)
             _check_sqlite_member(archive, source, manifest.revision, declared)
         _check_contents(archive, work, manifest)
-        if manifest.kind == "sqlite":
-            report(2, 4)
-            if target_kind == "sqlite":
-                _restore_sqlite(source, db)
-            else:
-                _restore_into_postgresql(archive, db, manifest, None, _sqlite_rows(source))
+        report(2, 4)
+        if manifest.kind == "sqlite" and target_kind == "sqlite":
+            _restore_sqlite(source, db, manifest)
+        elif manifest.kind == "sqlite":
+            _restore_into_postgresql(archive, db, manifest, None, _sqlite_rows(source))
         else:
-            report(2, 4)
             _restore_into_postgresql(archive, db, manifest, declared, _member_rows(work, manifest))
     report(3, 4)
-    _verify_restored(db, manifest)
     with db.engine.connect() as conn:
         found = take_snapshot(conn)
     report(4, 4)
-    return RestoreResult(manifest, found, opened.key_id)
+    return RestoreResult(manifest, found, opened.key_id, tuple(cleaned))
+
+
+def _not_empty(tables: int) -> RestoreError:
+    return RestoreError(
+        f"O banco de dados de destino não está vazio ({tables} tabela(s)): a restauração só é feita "
+        "em um banco vazio, para nunca misturar nem sobrescrever dados. Indique um arquivo novo (SQLite) "
+        "ou um banco recém-criado no servidor (PostgreSQL: createdb)."
+    )
+
+
+def _sqlite_target(db: Database) -> Path:
+    """The SQLite target file, which must be missing, of 0 bytes or a database without tables."""
+    target = db.sqlite_path
+    if target is None:
+        raise RestoreError("Não é possível restaurar em um banco de dados em memória.")
+    if target.exists() and target.stat().st_size > 0:
+        try:
+            con = sqlite3.connect(target.resolve().as_uri() + "?mode=ro", uri=True)
+            try:
+                tables = int(con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0])
+            finally:
+                con.close()
+        except sqlite3.DatabaseError as exc:
+            raise RestoreError(f"O arquivo de destino {target} já existe e não é um banco vazio "
+                               f"({explain_error(exc)}): indique um arquivo novo.") from exc
+        if tables:
+            raise _not_empty(tables)
+    return target
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name != "posix":
+        return True  # no safe probe; see _stale
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stale(path: Path, tag: str) -> bool:
+    """A leftover of a restore whose process is gone (the pid follows `tag` in the name)."""
+    pid_text = path.name.split(tag, 1)[-1].split("-", 1)[0]
+    if not pid_text.isdigit():
+        return False
+    if os.name != "posix":  # no process probe: only leftovers older than a day
+        try:
+            return datetime.now(UTC).timestamp() - path.stat().st_mtime > 86_400
+        except OSError:
+            return False
+    return int(pid_text) != os.getpid() and not _pid_alive(int(pid_text))
+
+
+def clean_interrupted(db: Database) -> list[str]:
+    """Remove what an interrupted (killed) restore left: its extraction folder and, for a SQLite
+    target, its unverified file beside the target. Returns pt_BR notes of what was removed."""
+    notes: list[str] = []
+    temp = Path(tempfile.gettempdir())
+    for folder in sorted(temp.glob(f"{RESTORE_DIR_PREFIX}*")):
+        if folder.is_dir() and _stale(folder, RESTORE_DIR_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)
+            notes.append(f"apagada a pasta temporária de uma restauração interrompida: {folder}")
+    target = db.sqlite_path
+    if target is not None and target.parent.is_dir():
+        for leftover in sorted(target.parent.glob(f".{target.name}{RESTORE_FILE_TAG}*")):
+            if _stale(leftover, RESTORE_FILE_TAG) and not leftover.name.endswith(("-wal", "-shm", "-journal")):
+                for path in (leftover, *(leftover.with_name(leftover.name + x) for x in ("-wal", "-shm", "-journal"))):
+                    path.unlink(missing_ok=True)
+                notes.append(f"apagado o banco não conferido de uma restauração interrompida: {leftover}")
+    for note in notes:
+        log.warning("restore: %s", note)
+    return notes
 
 
 def _check_contents(archive: Path, work: Path, manifest: Manifest) -> None:
@@ -911,25 +1075,49 @@ def _check_sqlite_member(archive: Path, source: Path, revision: str, declared: S
         raise _schema_refusal(archive, problems)
 
 
-def _restore_sqlite(source: Path, db: Database) -> None:
-    target = db.sqlite_path
-    if target is None:
-        raise RestoreError("Não é possível restaurar em um banco de dados em memória.")
+def _restore_sqlite(source: Path, db: Database, manifest: Manifest) -> None:
+    """Copy the checked file into a file beside the target, verify it there, then move it into place."""
+    target = _sqlite_target(db)
     db.dispose()
-    src = sqlite3.connect(source)
+    partial = target.with_name(f".{target.name}{RESTORE_FILE_TAG}{os.getpid()}-{uuid.uuid4().hex[:8]}")
     try:
-        dst = sqlite3.connect(target)
         try:
-            src.backup(dst)
+            _create_private(partial).close()
+            src = sqlite3.connect(source)
+            try:
+                dst = sqlite3.connect(partial)
+                try:
+                    src.backup(dst)
+                finally:
+                    dst.close()
+            finally:
+                src.close()
+        except sqlite3.Error as exc:
+            if _sqlite_full(exc):
+                raise RestoreError(f"O disco de {target.parent} está cheio: nada foi restaurado; libere espaço e "
+                                   "restaure de novo.") from exc
+            raise RestoreError(explain_error(exc, db.url)) from exc
+        except OSError as exc:
+            raise RestoreError(_disk_message(exc, target.parent) + ": nada foi restaurado.") from exc
+        built = Database.open(f"sqlite:///{partial}")
+        try:
+            _verify_restored(built, manifest)
         finally:
-            dst.close()
-    except sqlite3.Error as exc:
-        if _sqlite_full(exc):
-            raise RestoreError(f"O disco de {target.parent} está cheio: a restauração não terminou; apague {target} "
-                               "e restaure de novo depois de liberar espaço.") from exc
-        raise RestoreError(explain_error(exc, db.url)) from exc
+            built.dispose()
+        _sqlite_target(db)  # still missing or empty: nobody created the target meanwhile
+        if target.exists():
+            os.replace(partial, target)
+        else:
+            try:
+                os.link(partial, target)  # fails if the target appeared meanwhile: never over a database
+                partial.unlink()
+            except FileExistsError:
+                raise _not_empty(1) from None
+            except OSError:
+                os.replace(partial, target)
     finally:
-        src.close()
+        for path in (partial, *(partial.with_name(partial.name + x) for x in ("-wal", "-shm", "-journal"))):
+            path.unlink(missing_ok=True)
     if os.name == "posix":
         os.chmod(target, PRIVATE_MODE)
 
@@ -996,66 +1184,72 @@ def _load_order(names: Iterable[str]) -> list[str]:
 
 def _restore_into_postgresql(archive: Path, db: Database, manifest: Manifest,
                              declared: SchemaDescription | None, source: RowSource) -> None:
-    """Build the schema with the shipped migrations, compare it, then COPY the rows in."""
+    """Build the schema with the shipped migrations, compare it, COPY the rows in and verify them,
+    all in ONE transaction committed only at the end: a refused, failed or killed restore leaves the
+    target as empty as it was."""
     assert manifest.revision is not None
-    try:
-        db.upgrade(manifest.revision)
-    except DatabaseError as exc:
-        raise RestoreError(f"As migrações do MotoDesk falharam no banco de destino: {exc}") from exc
-    try:
-        with db.engine.connect() as conn:
+    with db.engine.connect() as conn:
+        try:
+            try:
+                db.upgrade_on(conn, manifest.revision)
+            except DBAPIError as exc:
+                raise RestoreError(f"As migrações do MotoDesk falharam no banco de destino: "
+                                   f"{explain_error(exc, db.url)}") from exc
             reference = describe_schema(conn)
-        if declared is not None:
-            problems = differences(reference, declared)
-            if problems:
-                raise _schema_refusal(archive, problems)
-        _copy_in(db, manifest, source)
-        with db.engine.connect() as conn:
+            if declared is not None:
+                problems = differences(reference, declared)
+                if problems:
+                    raise _schema_refusal(archive, problems)
+            _copy_in(conn, db, manifest, source)
             after = describe_schema(conn)
-        if after != reference:  # every trigger enabled again, nothing else changed
-            raise RestoreError("Depois da carga o esquema do banco de destino não é o das migrações: "
-                               + "; ".join(differences(reference, after)[:8]) + ".")
-    except BaseException:
-        _empty_again(db)
-        raise
+            if after != reference:  # every trigger enabled again, nothing else changed
+                raise RestoreError("Depois da carga o esquema do banco de destino não é o das migrações: "
+                                   + "; ".join(differences(reference, after)[:8]) + ". Nada foi restaurado.")
+            _verify_on(conn, manifest)
+            conn.commit()
+        except BaseException:
+            try:
+                conn.rollback()
+            except SQLAlchemyError as exc:  # the connection is gone: the server rolls back on its own
+                log.warning("rollback of a failed restore: %s", exc)
+            raise
 
 
-def _copy_in(db: Database, manifest: Manifest, source: RowSource) -> None:
+def _copy_in(conn: Connection, db: Database, manifest: Manifest, source: RowSource) -> None:
     from psycopg import sql
     from psycopg.types.json import Json
 
     try:
-        with db.engine.begin() as conn:
-            insp = inspect(conn)
-            names = _data_tables(conn)
-            known = {n: {c["name"] for c in insp.get_columns(n)} for n in names}
-            unknown = sorted(set(manifest.tables) - set(names))
-            if unknown:
-                raise RestoreError(f"A cópia traz tabelas que as migrações do MotoDesk não criam: {', '.join(unknown)}.")
-            q = conn.dialect.identifier_preparer.quote
-            # User triggers (the audit triggers among them) must not fire for restored rows: the audit rows
-            # come verbatim from the backup. Re-enabled below, in this same transaction.
-            for name in names:
-                conn.exec_driver_sql(f"ALTER TABLE {q(name)} DISABLE TRIGGER USER")
-            import psycopg
+        insp = inspect(conn)
+        names = _data_tables(conn)
+        known = {n: {c["name"] for c in insp.get_columns(n)} for n in names}
+        unknown = sorted(set(manifest.tables) - set(names))
+        if unknown:
+            raise RestoreError(f"A cópia traz tabelas que as migrações do MotoDesk não criam: {', '.join(unknown)}.")
+        q = conn.dialect.identifier_preparer.quote
+        # User triggers (the audit triggers among them) must not fire for restored rows: the audit rows
+        # come verbatim from the backup. Re-enabled below, in this same transaction.
+        for name in names:
+            conn.exec_driver_sql(f"ALTER TABLE {q(name)} DISABLE TRIGGER USER")
+        import psycopg
 
-            raw = conn.connection.dbapi_connection
-            assert isinstance(raw, psycopg.Connection)
-            for name in _load_order(names):
-                found = source(name)
-                if found is None:
-                    raise RestoreError(f"A cópia não traz a tabela {name}, que as migrações criam.")
-                columns, rows = found
-                if set(columns) != known[name] or len(columns) != len(known[name]):
-                    raise RestoreError(f"As colunas da tabela {name} na cópia diferem das do banco de destino.")
-                statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
-                    sql.Identifier(name), sql.SQL(", ").join(sql.Identifier(c) for c in columns))
-                with raw.cursor() as cur, cur.copy(statement) as copy:
-                    for row in rows:
-                        copy.write_row([Json(v) if isinstance(v, (dict, list)) else v for v in row])
-            _reset_sequences(conn)
-            for name in names:
-                conn.exec_driver_sql(f"ALTER TABLE {q(name)} ENABLE TRIGGER USER")
+        raw = conn.connection.dbapi_connection
+        assert isinstance(raw, psycopg.Connection)
+        for name in _load_order(names):
+            found = source(name)
+            if found is None:
+                raise RestoreError(f"A cópia não traz a tabela {name}, que as migrações criam.")
+            columns, rows = found
+            if set(columns) != known[name] or len(columns) != len(known[name]):
+                raise RestoreError(f"As colunas da tabela {name} na cópia diferem das do banco de destino.")
+            statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+                sql.Identifier(name), sql.SQL(", ").join(sql.Identifier(c) for c in columns))
+            with raw.cursor() as cur, cur.copy(statement) as copy:
+                for row in rows:
+                    copy.write_row([Json(v) if isinstance(v, (dict, list)) else v for v in row])
+        _reset_sequences(conn)
+        for name in names:
+            conn.exec_driver_sql(f"ALTER TABLE {q(name)} ENABLE TRIGGER USER")
     except DBAPIError as exc:
         raise RestoreError(_load_failure(exc, db)) from exc
     except Exception as exc:
@@ -1092,25 +1286,19 @@ def _reset_sequences(conn: Connection) -> None:
                           "0) + 1, false)"), {"s": sequence})
 
 
-def _empty_again(db: Database) -> None:
-    """Undo the migrations of a failed restore, so that the target is an empty database again."""
-    try:
-        db.downgrade("base")
-        with db.engine.begin() as conn:
-            conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-    except (SQLAlchemyError, DatabaseError, OSError) as exc:  # the message already says the restore failed
-        log.warning("could not empty the target after a failed restore: %s", exc)
-
-
 def _verify_restored(db: Database, manifest: Manifest) -> None:
     with db.engine.connect() as conn:
-        found = take_snapshot(conn)
-        hashes = content_hashes(conn)
+        _verify_on(conn, manifest)
+
+
+def _verify_on(conn: Connection, manifest: Manifest) -> None:
+    found = take_snapshot(conn)
+    hashes = content_hashes(conn)
     problems = compare(manifest.snapshot, found) + _hash_problems(manifest.tables, hashes)
     if problems:
         raise RestoreError(
-            "A restauração não confere com a cópia de segurança; não use este banco e restaure de novo em um banco "
-            "vazio. Diferenças: " + "; ".join(problems[:8]) + "."
+            "A restauração não confere com a cópia de segurança, e nada foi restaurado. Diferenças: "
+            + "; ".join(problems[:8]) + "."
         )
 
 

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import functools
 import re
-import tempfile
-from pathlib import Path
+import uuid
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, event
+
+if TYPE_CHECKING:
+    from motodesk.models.db import Database
 
 SchemaDescription = dict[str, str]
 
@@ -170,19 +173,71 @@ def describe_schema(conn: Connection) -> SchemaDescription:
 def _sqlite_reference(revision: str) -> tuple[tuple[str, str], ...]:
     from motodesk.models.db import Database
 
-    with tempfile.TemporaryDirectory(prefix="motodesk-referencia-") as tmp:
-        db = Database.open(f"sqlite:///{Path(tmp) / 'referencia.sqlite3'}")
-        try:
-            db.upgrade(revision)
-            with db.engine.connect() as conn:
-                return tuple(sorted(describe_sqlite(conn).items()))
-        finally:
-            db.dispose()
+    # In memory: no scratch file, so a full disk or a file-size limit cannot fail the reference.
+    db = Database.open("sqlite:///:memory:")
+    try:
+        db.upgrade(revision)
+        with db.engine.connect() as conn:
+            return tuple(sorted(describe_sqlite(conn).items()))
+    finally:
+        db.dispose()
 
 
 def sqlite_reference(revision: str) -> SchemaDescription:
     """The schema the shipped migrations build on SQLite at `revision` (a scratch file, cached)."""
     return dict(_sqlite_reference(revision))
+
+
+_GLOBAL_KINDS = ("schema", "extension", "event_trigger")
+_CREATE_EXTENSION = re.compile(r"CREATE\s+EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?\"?([A-Za-z0-9_]+)", re.IGNORECASE)
+#: Every PostgreSQL database has it (template1 brings it): a new restore target has it too.
+_BUILTIN_EXTENSIONS = ("plpgsql",)
+
+
+def postgresql_reference(db: Database, revision: str) -> SchemaDescription:
+    """The schema the shipped migrations build on PostgreSQL at `revision`, as a new restore target
+    would have it, built on this server without touching the live schema.
+
+    The migrations run in a scratch schema of the same database (`search_path` = scratch, then
+    the live schema, where the extensions' operators live) inside ONE transaction that is rolled
+    back: nothing stays, even if the process is killed (the server rolls it back). The scratch
+    objects are then named as the live schema's. Needs the right to create a schema in the
+    database (the database owner has it).
+    """
+    scratch = f"motodesk_referencia_{uuid.uuid4().hex[:12]}"
+    created: set[str] = set()
+
+    def watch(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        created.update(m.lower() for m in _CREATE_EXTENSION.findall(statement))
+
+    with db.engine.connect() as conn:
+        try:
+            live = str(conn.exec_driver_sql("SELECT current_schema()").scalar_one())
+            before = describe_postgresql(conn)
+            conn.exec_driver_sql(f'CREATE SCHEMA "{scratch}"')
+            conn.exec_driver_sql(f'SET LOCAL search_path TO "{scratch}", "{live}"')
+            event.listen(conn, "before_cursor_execute", watch)
+            try:
+                db.upgrade_on(conn, revision, version_table_schema=scratch, grants=False)
+            finally:
+                event.remove(conn, "before_cursor_execute", watch)
+            after = describe_postgresql(conn)
+        finally:
+            conn.rollback()
+    prefix = f"{scratch}."
+    reference: SchemaDescription = {f"schema {live}": ""}
+    for key, definition in after.items():
+        kind, _, name = key.partition(" ")
+        if kind == "extension":
+            if name in created or name in _BUILTIN_EXTENSIONS:
+                reference[key] = definition
+        elif kind == "event_trigger":
+            if key not in before:
+                reference[key] = definition
+        elif kind != "schema" and name.startswith(prefix):
+            renamed = definition.replace(f'"{scratch}".', f"{live}.").replace(prefix, f"{live}.")
+            reference[f"{kind} {live}.{name[len(prefix):]}"] = renamed
+    return reference
 
 
 def differences(expected: SchemaDescription, found: SchemaDescription) -> list[str]:

@@ -521,7 +521,7 @@ def _local_day(at: datetime) -> str:
     return format_date(at.astimezone(LOCAL_TZ).date())
 
 
-@requires(*READERS)
+@requires(*KEEPERS)  # the README: the period's report is for supervisor and admin
 def stock_report(ctx: AppContext, start: date, end: date) -> StockReport:
     """Cards received, printed, spoiled and left in the local days ``start``..``end``, and anomalies."""
     if end < start:

@@ -101,7 +101,7 @@ def integrity_error(exc: IntegrityError, messages: dict[str, str]) -> MotodeskEr
         # PostgreSQL names the constraint; SQLite names the columns ("cols:table.column").
         if name.removeprefix("cols:") in text:
             return MotodeskError(message)
-    return MotodeskError("O banco de dados recusou a gravação por violar uma regra de integridade: " + text.splitlines()[0][:200])
+    return MotodeskError(explain_error(exc))  # pt_BR by kind (unique, not null, check, foreign key); original logged
 
 
 def requires(*roles: Role) -> Callable[[Callable[Concatenate[AppContext, P], T]], Callable[Concatenate[AppContext, P], T]]:

@@ -89,6 +89,10 @@ class CardStockDialog(GuardedDialog):
         self.tabs.addTab(self._batches_tab(keeper), "&Lotes")
         self.tabs.addTab(self._spoiled_tab(printer), "&Inutilizados")
         self.tabs.addTab(self._report_tab(), "&Relatório do período")
+        for button in (self.run_button, self.export_button):  # the report is for supervisor and admin
+            button.setEnabled(keeper)
+            if not keeper:
+                button.setToolTip("Só supervisor ou administrador gera o relatório do estoque.")
 
         self.required = QCheckBox("E&xigir o número do cartão ao imprimir crachás (recomendado)")
         self.required.setObjectName("required")
@@ -248,7 +252,8 @@ class CardStockDialog(GuardedDialog):
                     card_stock.serial_required_setting(self.ctx))
 
         ServiceOp(self, load, lock=False).success(self._loaded).run()
-        self.run_report()
+        if self.run_button.isEnabled():  # a clerk does not see the period's report
+            self.run_report()
 
     def _loaded(self, loaded: tuple[list[BatchRow], list[SpoiledRow], bool]) -> None:
         batches, spoiled, required = loaded

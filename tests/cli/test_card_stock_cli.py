@@ -58,7 +58,10 @@ def test_batch_spoil_and_report_from_a_terminal(tmp_path: Path) -> None:
 
     today = local_today().strftime("%d/%m/%Y")
     sheet = tmp_path / "estoque"
-    out = run("card-stock", "report", "--from", today, "--to", today, "--out", str(sheet), "--database", url, *CLERK)
+    denied = run("card-stock", "report", "--from", today, "--to", today, "--database", url, *CLERK)
+    assert denied.returncode == 1 and "não permite" in denied.stderr, denied.stderr  # supervisor and admin only
+    out = run("card-stock", "report", "--from", today, "--to", today, "--out", str(sheet), "--database", url,
+              *SUPERVISOR)
     assert out.returncode == 4, out.stderr  # an anomaly: 000102 skipped
     assert "Crachás impressos em cartão numerado: 1" in out.stdout
     assert "Cartões inutilizados: 1" in out.stdout and "Cartões em estoque no fim do período: 8" in out.stdout
@@ -67,5 +70,5 @@ def test_batch_spoil_and_report_from_a_terminal(tmp_path: Path) -> None:
     assert [row[0] for row in book["Usados"].iter_rows(min_row=3, values_only=True)] == ["000103"]
     listing = run("card-stock", "batches", "--database", url, *CLERK)
     assert "usados 1, inutilizados 1, em estoque 8 — NF 77" in listing.stdout
-    bad = run("card-stock", "report", "--from", "31/02/2026", "--to", today, "--database", url, *CLERK)
+    bad = run("card-stock", "report", "--from", "31/02/2026", "--to", today, "--database", url, *SUPERVISOR)
     assert bad.returncode == 2 and "data inválida" in bad.stderr

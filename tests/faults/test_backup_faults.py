@@ -292,7 +292,7 @@ def test_table_hashes_are_the_same_on_both_databases(tmp_path: Path, empty_datab
 
 @pytest.mark.parametrize("backend", ["postgresql"])
 def test_code_planted_in_a_postgresql_backup_does_not_run(empty_database: MakeDb, tmp_path: Path,
-                                                          backend: str) -> None:
+                                                          backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = Path(f"/tmp/motodesk-plantado-{uuid.uuid4().hex}")
     ctx = _prepared(empty_database)
     seed_demo(ctx, 4)
@@ -303,7 +303,13 @@ def test_code_planted_in_a_postgresql_backup_does_not_run(empty_database: MakeDb
         conn.exec_driver_sql(planted)
         conn.exec_driver_sql("CREATE TRIGGER plantado AFTER INSERT ON people FOR EACH ROW EXECUTE FUNCTION plantada()")
         conn.execute(text("INSERT INTO settings (key, value, version) VALUES ('plantado', :v, 1)"), {"v": payload})
-    backup = backups.create_backup(ctx, tmp_path / "plantada.zip")
+    # Issue 31: the backup itself refuses a database whose schema the migrations did not build...
+    with pytest.raises(backups.BackupError, match=r"função public.plantada\(\) a mais"):
+        backups.create_backup(ctx, tmp_path / "recusada.zip")
+    # ...so the file below is one made without that check (an older version, or forged and re-signed).
+    with monkeypatch.context() as unchecked:
+        unchecked.setattr(backups, "_schema_damage", lambda *args: None)
+        backup = backups.create_backup(ctx, tmp_path / "plantada.zip")
     try:
         # The plant is real: on the source it runs a program on the server.
         with ctx.db.engine.begin() as conn:
@@ -400,16 +406,16 @@ def test_audit_rows_are_restored_verbatim_with_the_triggers_back(ctx: AppContext
     seed_demo(source, 3)
     with source.db.engine.begin() as conn:
         conn.exec_driver_sql(AUDIT_TRIGGER)
-    upgrade = Database.upgrade
+    upgrade_on = Database.upgrade_on
 
-    def migrations_with_the_trigger(self: Database, revision: str = "head") -> None:
-        upgrade(self, revision)
-        with self.engine.begin() as conn:
-            conn.exec_driver_sql(AUDIT_TRIGGER)
+    def migrations_with_the_trigger(self: Database, conn: Any, revision: str, **options: Any) -> None:
+        upgrade_on(self, conn, revision, **options)
+        conn.exec_driver_sql(AUDIT_TRIGGER)
 
+    # The migrations (the backup's reference and the restore's target) build the trigger too.
+    monkeypatch.setattr(Database, "upgrade_on", migrations_with_the_trigger)
     backup = backups.create_backup(source, tmp_path / "gatilho.zip")
     target = empty_database()
-    monkeypatch.setattr(Database, "upgrade", migrations_with_the_trigger)
     restored = backups.restore_backup(backup.path, target)  # raises if any audit row were added or changed
     assert restored.snapshot.counts["audit_events"] == backup.manifest.counts["audit_events"]
     with target.engine.begin() as conn:

@@ -129,7 +129,7 @@ def test_once_stock_is_recorded_every_card_print_needs_its_serial(ctx: AppContex
     card_stock.set_serial_required(supervisor, False)
     assert not card_stock.serial_required(clerk)
     badges.print_badges(clerk, [two], reason="Dano")
-    report = card_stock.stock_report(clerk, TODAY, TODAY)
+    report = card_stock.stock_report(supervisor, TODAY, TODAY)
     assert (report.printed, report.printed_without_card, report.printed_on_a4) == (0, 2, 1)
     card_stock.set_serial_required(supervisor, True)
     with pytest.raises(InvalidInputError, match="Informe o número do cartão"):
@@ -167,6 +167,16 @@ def test_a_card_used_or_spoiled_is_refused_at_print(ctx: AppContext, supervisor:
     assert (batch.used, batch.spoiled, batch.left) == (2, 1, 7)
 
 
+def test_the_period_report_is_for_supervisor_and_admin(supervisor: AppContext, clerk: AppContext,
+                                                       ctx: AppContext) -> None:
+    from motodesk.services.errors import PermissionDeniedError
+
+    with pytest.raises(PermissionDeniedError, match="não permite"):
+        card_stock.stock_report(clerk, TODAY, TODAY)
+    assert card_stock.stock_report(supervisor, TODAY, TODAY).received == 0
+    assert card_stock.stock_report(ctx, TODAY, TODAY).received == 0  # the system context is an administrator
+
+
 def test_the_period_report_counts_and_names_the_anomalies(ctx: AppContext, supervisor: AppContext,
                                                           clerk: AppContext, tmp_path: Path) -> None:
     ids = [_permit(ctx, supervisor, n) for n in range(4)]
@@ -179,20 +189,20 @@ def test_the_period_report_counts_and_names_the_anomalies(ctx: AppContext, super
     card_stock.spoil_card(clerk, "000004", "Cartão danificado na impressora")  # ...until recorded as spoiled
     badges.print_badges(clerk, [ids[3]], card_serials=["000006"])
 
-    report = card_stock.stock_report(clerk, TODAY, TODAY)
+    report = card_stock.stock_report(supervisor, TODAY, TODAY)
     assert (report.received, report.printed, report.spoiled, report.left) == (5, 4, 1, 15 - 5)
     assert [(a.kind, a.serial) for a in report.anomalies] == [("skipped", "000002")]
     assert "000006 do mesmo lote" in report.anomalies[0].message
     assert [u.serial for u in report.uses] == ["000001", "000003", "000005", "000006"]
     assert [x.serial for x in report.spoils] == ["000004"]
-    earlier = card_stock.stock_report(clerk, yesterday, yesterday)  # the day before: stock received, nothing used
+    earlier = card_stock.stock_report(supervisor, yesterday, yesterday)  # the day before: stock received, nothing used
     assert (earlier.received, earlier.printed, earlier.spoiled, earlier.left, earlier.anomalies) == (10, 0, 0, 10, [])
 
     # Data written around the services: a card used twice, and a card outside every batch.
     with ctx.write() as s:
         s.execute(update(CardUse).where(CardUse.serial == "000006").values(serial="000003"))
         s.add(CardUse(serial="000777", batch_id=None, badge_print_id=_spare_print(s, ids[0]), used_by="fora"))
-    report = card_stock.stock_report(clerk, TODAY, TODAY)
+    report = card_stock.stock_report(supervisor, TODAY, TODAY)
     assert [(a.kind, a.serial) for a in report.anomalies] == [
         ("duplicate", "000003"), ("outside", "000777"), ("skipped", "000002")]
     assert "registrado 2 vezes" in report.anomalies[0].message
@@ -200,7 +210,7 @@ def test_the_period_report_counts_and_names_the_anomalies(ctx: AppContext, super
     assert report.left == 15 - 4  # 000001, 000003, 000004, 000005 taken; the double counts once
 
     out = tmp_path / "estoque.xlsx"
-    card_stock.export_report(clerk, TODAY, TODAY, out)
+    card_stock.export_report(supervisor, TODAY, TODAY, out)
     book = load_workbook(out)
     assert book.sheetnames == ["Resumo", "Usados", "Inutilizados", "Anomalias"]
     summary = {row[0]: row[1] for row in book["Resumo"].iter_rows(min_row=3, values_only=True)}
@@ -211,7 +221,7 @@ def test_the_period_report_counts_and_names_the_anomalies(ctx: AppContext, super
     kinds = [row[0] for row in book["Anomalias"].iter_rows(min_row=3, values_only=True)]
     assert kinds == ["Usado duas vezes", "Fora dos lotes", "Pulado"]
     with pytest.raises(InvalidInputError, match="termina antes de começar"):
-        card_stock.stock_report(clerk, TODAY, yesterday)
+        card_stock.stock_report(supervisor, TODAY, yesterday)
 
 
 def _spare_print(s, permit_id: int) -> int:  # noqa: ANN001
@@ -234,7 +244,7 @@ def test_a_misprinted_badge_moves_to_the_next_card(ctx: AppContext, supervisor: 
     assert (spoiled.serial, serial) == ("000001", "000002")
     assert [(r.issue_no, r.card_serial) for r in badges.print_log(clerk, one)] == [(1, "000002")]
     assert _issue_no(ctx, one) == 1  # the same copy: nothing re-signed
-    report = card_stock.stock_report(clerk, TODAY, TODAY)
+    report = card_stock.stock_report(supervisor, TODAY, TODAY)
     assert (report.printed, report.spoiled, report.left, report.anomalies) == (1, 1, 8, [])
     with pytest.raises(InvalidInputError, match="registrado como inutilizado"):
         card_stock.replace_card(clerk, one, 1, deputy=False, new_serial="000001", reason="Outra vez")

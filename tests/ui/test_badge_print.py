@@ -18,11 +18,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtPrintSupport import QPrinter
 from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
 
-from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.services import badges, card_stock, permits
 from motodesk.services.badges import BadgeStatus
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext
+from motodesk.services.context import AppContext, CurrentUser
 from motodesk.ui import badge_print
 from motodesk.ui.app import create_application
 from motodesk.ui.badge_print import BadgePrintDialog, load_offsets
@@ -262,7 +262,8 @@ def test_a_misprinted_card_is_spoiled_and_the_badge_printed_on_the_next(opened, 
     assert [(r.issue_no, r.card_serial) for r in badges.print_log(clerk, permit_id)] == [(1, "000002")]
     assert "passa ao cartão 000002" in dialog.note.text() and len(printers) == 2
     assert (printers[1].fromPage(), printers[1].toPage()) == (1, 2)  # only that badge's two faces again
-    report = card_stock.stock_report(clerk, local_today(), local_today())
+    report = card_stock.stock_report(clerk.as_user(CurrentUser(None, "chefe", "Chefe", Role.SUPERVISOR)),
+                                    local_today(), local_today())
     assert (report.printed, report.spoiled, report.left, report.anomalies) == (1, 1, 3, [])
 
 

@@ -21,7 +21,25 @@ def include_object(obj, name, type_, reflected, compare_to):  # noqa: ANN001, AN
     return True
 
 
+def _run(connection, **options) -> None:  # noqa: ANN001, ANN003
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+        include_object=include_object,
+        **options,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
 def run_migrations_online() -> None:
+    given = config.attributes.get("connection")
+    if given is not None:  # a caller's connection, inside its own transaction: it commits or rolls back
+        schema = config.attributes.get("version_table_schema")
+        _run(given, **({"version_table_schema": schema} if schema else {}))
+        return
     database = config.attributes.get("database")
     if database is not None:
         engine = database.engine
@@ -31,15 +49,7 @@ def run_migrations_online() -> None:
             raise RuntimeError("alembic: set sqlalchemy.url in the config (or run through motodesk)")
         engine = create_engine(url)
     with engine.connect() as connection:
-        context.configure(
-            connection=connection,
-            target_metadata=target_metadata,
-            render_as_batch=connection.dialect.name == "sqlite",
-            compare_type=True,
-            include_object=include_object,
-        )
-        with context.begin_transaction():
-            context.run_migrations()
+        _run(connection)
         if connection.in_transaction():
             connection.commit()
 

@@ -1,0 +1,199 @@
+"""Issue 31: a backup that says "assinada" always restores.
+
+`motodesk backup` compares the live schema with what the shipped migrations build (a scratch file on
+SQLite, a scratch schema rolled back on PostgreSQL) and refuses, in pt_BR naming what differs, a
+database with an index, a constraint, a trigger or a table dropped, a column added, NOT NULL
+removed or `alembic_version` emptied. Each variant runs on a copy of one prepared database
+(PostgreSQL: CREATE DATABASE … TEMPLATE; SQLite: a copy of the file).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from backup_tools import PG_ADMIN_URL, empty_database_fixture  # type: ignore[import-not-found]  # noqa: F401
+from sqlalchemy import create_engine, make_url, text
+
+from motodesk.models.db import Database
+from motodesk.services import backup as backups
+from motodesk.services.context import AppContext
+from motodesk.services.demo import seed_demo
+from motodesk.services.settings import ensure_defaults
+
+MakeDb = Callable[..., Database]
+
+# (label, SQL that damages the database, what the refusal names)
+PG_DAMAGE: list[tuple[str, str, str]] = [
+    ("índice", "DROP INDEX ix_search_people_name_trgm", "falta índice public.ix_search_people_name_trgm"),
+    ("única", "@unique", "falta restrição public."),
+    ("check", "@check", "falta restrição public."),
+    ("chave estrangeira", "@foreign", "falta restrição public."),
+    ("gatilho", "@trigger", "falta gatilho public."),
+    ("gatilho desligado", "@disable", "gatilho public.* diferente"),
+    ("tabela", "DROP TABLE settings CASCADE", "falta tabela public.settings|falta objeto public.settings"),
+    ("coluna a mais", "ALTER TABLE people ADD COLUMN apelido text", "coluna public.people.apelido a mais"),
+    ("coluna a menos", "ALTER TABLE people DROP COLUMN name_search CASCADE", "falta coluna public.people.name_search"),
+    ("not null", "ALTER TABLE people ALTER COLUMN full_name DROP NOT NULL", "coluna public.people.full_name diferente"),
+    ("padrão", "ALTER TABLE people ALTER COLUMN version SET DEFAULT 7", "coluna public.people.version diferente"),
+    ("tipo", "ALTER TABLE settings ALTER COLUMN value TYPE varchar(4000)", "coluna public.settings.value diferente"),
+    ("tabela a mais", "CREATE TABLE plantada (x text)", "objeto public.plantada a mais"),
+    ("função a mais", "CREATE FUNCTION plantada() RETURNS int LANGUAGE sql AS 'SELECT 1'",
+     r"função public.plantada\(\) a mais"),
+    ("esquema a mais", "CREATE SCHEMA plantado", "esquema plantado a mais"),
+    ("alembic_version vazia", "DELETE FROM alembic_version", "alembic_version está vazia"),
+    ("alembic_version apagada", "DROP TABLE alembic_version", "alembic_version está vazia"),
+]
+
+_PG_PICK = {
+    "@unique": "SELECT conrelid::regclass::text, conname FROM pg_constraint WHERE contype = 'u' "
+               "AND connamespace = 'public'::regnamespace ORDER BY conname LIMIT 1",
+    "@check": "SELECT conrelid::regclass::text, conname FROM pg_constraint WHERE contype = 'c' "
+              "AND connamespace = 'public'::regnamespace ORDER BY conname LIMIT 1",
+    "@foreign": "SELECT conrelid::regclass::text, conname FROM pg_constraint WHERE contype = 'f' "
+                "AND connamespace = 'public'::regnamespace ORDER BY conname LIMIT 1",
+    "@trigger": "SELECT tgrelid::regclass::text, tgname FROM pg_trigger WHERE NOT tgisinternal "
+                "AND tgrelid = 'people'::regclass ORDER BY tgname LIMIT 1",
+}
+
+
+def _pg_statement(conn: object, damage: str) -> str:
+    if not damage.startswith("@"):
+        return damage
+    if damage == "@disable":
+        table, name = conn.exec_driver_sql(_PG_PICK["@trigger"]).one()  # type: ignore[attr-defined]
+        return f'ALTER TABLE {table} DISABLE TRIGGER "{name}"'
+    table, name = conn.exec_driver_sql(_PG_PICK[damage]).one()  # type: ignore[attr-defined]
+    if damage == "@trigger":
+        return f'DROP TRIGGER "{name}" ON {table}'
+    return f'ALTER TABLE {table} DROP CONSTRAINT "{name}"'
+
+
+@pytest.fixture(name="pg_template")
+def pg_template_fixture() -> Iterator[Callable[[], Database]]:
+    """One prepared, seeded PostgreSQL database; each call returns a new copy of it (TEMPLATE)."""
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    base = f"motodesk_dano_{uuid.uuid4().hex[:8]}"
+    made: list[tuple[Database, str]] = []
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{base}"')
+
+    def url(name: str) -> str:
+        return make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+
+    db = Database.open(url(base))
+    db.prepare(allow_upgrade_shared=True)
+    ctx = AppContext(db)
+    ensure_defaults(ctx)
+    seed_demo(ctx, 5)
+    db.dispose()
+
+    def copy() -> Database:
+        name = f"{base}_{len(made)}"
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{base}"')
+        made.append((copied := Database.open(url(name)), name))
+        return copied
+
+    yield copy
+    with admin.connect() as conn:
+        for database, name in made:
+            database.dispose()
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{base}" WITH (FORCE)')
+    admin.dispose()
+
+
+@pytest.mark.parametrize(("label", "damage", "named"), PG_DAMAGE, ids=[d[0] for d in PG_DAMAGE])
+def test_a_damaged_postgresql_schema_is_not_backed_up(pg_template: Callable[[], Database], tmp_path: Path,
+                                                      label: str, damage: str, named: str) -> None:
+    db = pg_template()
+    with db.engine.begin() as conn:
+        conn.exec_driver_sql(_pg_statement(conn, damage))
+    out = tmp_path / "copias"
+    out.mkdir()
+    with pytest.raises(backups.BackupError, match=f"(?s)Nenhuma cópia foi gravada|{named}") as refused:
+        backups.create_backup(AppContext(db), out / "copia.zip")
+    message = str(refused.value)
+    assert any(__import__("re").search(n, message) for n in named.split("|")), message
+    assert "Nenhuma cópia foi gravada" in message
+    assert list(out.iterdir()) == [], f"{label}: nothing is written"
+    with db.engine.connect() as conn:  # the scratch schema of the reference is gone
+        assert not conn.execute(text("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'motodesk_referencia%'"
+                                     )).all()
+
+
+@pytest.mark.parametrize("backend", ["postgresql"])
+def test_a_healthy_postgresql_backup_still_restores(pg_template: Callable[[], Database], empty_database: MakeDb,
+                                                    tmp_path: Path, backend: str) -> None:
+    db = pg_template()
+    result = backups.create_backup(AppContext(db), tmp_path / "boa.zip")
+    restored = backups.restore_backup(result.path, target := empty_database())
+    assert restored.snapshot.counts == result.manifest.counts and restored.snapshot.counts["people"] == 5
+    assert not target.is_empty()
+
+
+SQLITE_DAMAGE: list[tuple[str, str, str]] = [
+    ("índice", "DROP INDEX ix_search_permits_person", "falta índice ix_search_permits_person"),
+    ("gatilho", "@trigger", "falta gatilho "),
+    ("tabela", "DROP TABLE settings", "falta tabela settings"),
+    ("coluna a mais", "ALTER TABLE people ADD COLUMN apelido TEXT", "tabela people diferente"),
+    ("tabela a mais", "CREATE TABLE plantada (x TEXT)", "tabela plantada a mais"),
+    ("gatilho a mais", "CREATE TRIGGER plantado AFTER INSERT ON people BEGIN DELETE FROM settings; END",
+     "gatilho plantado a mais"),
+    ("alembic_version vazia", "DELETE FROM alembic_version", "alembic_version está vazia"),
+    ("alembic_version apagada", "DROP TABLE alembic_version", "alembic_version está vazia"),
+]
+
+
+@pytest.fixture(name="sqlite_source")
+def sqlite_source_fixture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("origem")
+    db = Database.open(f"sqlite:///{folder / 'base.sqlite3'}")
+    db.prepare(allow_upgrade_shared=True)
+    ctx = AppContext(db)
+    ensure_defaults(ctx)
+    seed_demo(ctx, 5)
+    db.dispose()
+    return folder / "base.sqlite3"
+
+
+@pytest.mark.parametrize(("label", "damage", "named"), SQLITE_DAMAGE, ids=[d[0] for d in SQLITE_DAMAGE])
+def test_a_damaged_sqlite_schema_is_not_backed_up(sqlite_source: Path, tmp_path: Path, label: str, damage: str,
+                                                  named: str) -> None:
+    path = tmp_path / "banco.sqlite3"
+    shutil.copy(sqlite_source, path)
+    con = sqlite3.connect(path)
+    if damage == "@trigger":
+        name = con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'people' "
+                           "ORDER BY name LIMIT 1").fetchone()[0]
+        damage = f'DROP TRIGGER "{name}"'
+    con.execute(damage)
+    con.commit()
+    con.close()
+    out = tmp_path / "copias"
+    out.mkdir()
+    db = Database.open(f"sqlite:///{path}")
+    try:
+        with pytest.raises(backups.BackupError, match=named) as refused:
+            backups.create_backup(AppContext(db), out / "copia.zip")
+    finally:
+        db.dispose()
+    assert "Nenhuma cópia foi gravada" in str(refused.value)
+    assert list(out.iterdir()) == [], f"{label}: nothing is written"
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_a_healthy_sqlite_backup_still_restores(sqlite_source: Path, empty_database: MakeDb, tmp_path: Path,
+                                                backend: str) -> None:
+    db = Database.open(f"sqlite:///{sqlite_source}")
+    try:
+        result = backups.create_backup(AppContext(db), tmp_path / "boa.zip")
+    finally:
+        db.dispose()
+    restored = backups.restore_backup(result.path, empty_database())
+    assert restored.snapshot.counts == result.manifest.counts and restored.snapshot.counts["people"] == 5
