@@ -205,3 +205,22 @@ def test_the_application_filter_is_installed_once() -> None:
     first = app._motodesk_accessibility  # type: ignore[attr-defined]
     create_application()
     assert app._motodesk_accessibility is first  # type: ignore[attr-defined]
+
+
+# --- colour is never the only signal ---------------------------------------------------------------
+
+
+def test_requirements_differ_by_symbol_and_word_not_only_colour(qtbot) -> None:  # noqa: ANN001
+    from motodesk.rules.common import Status, Verdict
+    from motodesk.ui.widgets import VerdictList
+
+    panel = VerdictList()
+    qtbot.addWidget(panel)
+    panel.set_verdicts([Verdict("r", "Art. 3º, I", status, "Motocicleta até 300 cc") for status in Status])
+    texts = [panel.item(i).text() for i in range(panel.count())]
+    assert len(set(texts)) == len(texts) == 3  # the same sentence reads differently in each state
+    assert texts[0].startswith("✔") and "Atendido" in texts[0]
+    assert texts[1].startswith("✘") and "Não atendido" in texts[1]
+    assert "Pendente" in texts[2]
+    from PySide6.QtCore import Qt
+    assert "Não atendido" in panel.item(1).data(Qt.ItemDataRole.AccessibleTextRole)
