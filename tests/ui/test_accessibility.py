@@ -224,3 +224,60 @@ def test_requirements_differ_by_symbol_and_word_not_only_colour(qtbot) -> None: 
     assert "Pendente" in texts[2]
     from PySide6.QtCore import Qt
     assert "Não atendido" in panel.item(1).data(Qt.ItemDataRole.AccessibleTextRole)
+
+
+# --- text scales with the system font size ---------------------------------------------------------
+
+
+def clipped_buttons(window: QWidget) -> list[str]:
+    """Visible buttons narrower than their own text (a clipped label)."""
+    from PySide6.QtWidgets import QPushButton
+
+    clipped = []
+    for button in window.findChildren(QPushButton):
+        if not button.isVisibleTo(window) or not button.text():
+            continue
+        text = button.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+        needed = button.fontMetrics().horizontalAdvance(text)
+        if button.width() < needed or button.sizeHint().width() < needed:
+            clipped.append(f"{type(window).__name__}: {text!r} {button.width()}px < {needed}px")
+    return clipped
+
+
+@SQLITE_ONLY
+def test_a_larger_system_font_still_fits_the_counter_screen(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+    from tests_helpers import fits_screen  # type: ignore[import-not-found]
+
+    from motodesk.ui.app import build_main_window
+    from motodesk.ui.dossier import DossierWindow
+    from motodesk.ui.mainwindow import SECTIONS
+    from motodesk.ui.vehicle_form import VehicleForm
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    original = app.font()
+    larger = app.font()
+    larger.setPointSizeF(original.pointSizeF() * 1.25)
+    app.setFont(larger)
+    try:
+        auth.create_user(ctx, "grande", "Letra Grande", Role.ADMIN, "senha-certa-9")
+        user_ctx = ctx.as_user(auth.authenticate(ctx, "grande", "senha-certa-9"))
+        dossier = make_dossier(ctx, ServiceType.MOTOTAXI)
+        problems: list[str] = []
+        window = _shown(qtbot, build_main_window(user_ctx))
+        assert window.font().pointSizeF() == larger.pointSizeF()
+        for key, _label in SECTIONS:
+            window.show_section(key)
+            wait_ops()
+            qtbot.wait(10)
+            problems += [f"[{key}] {p}" for p in fits_screen(window) + clipped_buttons(window)]
+        for build in (lambda: DossierWindow(user_ctx, dossier.person_id), lambda: VehicleForm(user_ctx)):
+            dialog = _shown(qtbot, build())
+            wait_ops()
+            qtbot.wait(10)
+            problems += fits_screen(dialog) + clipped_buttons(dialog)
+            dialog.close()
+    finally:
+        app.setFont(original)
+    assert problems == [], "\n".join(problems)
