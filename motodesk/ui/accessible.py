@@ -198,7 +198,7 @@ def _context_title(widget: QWidget) -> str:
 def name_inputs(root: QWidget) -> int:
     """Give every input under `root` (and `root` itself) that lacks one an accessible name and
     description. Returns how many names were set."""
-    labels = _labels(root.window() if not root.isWindow() else root)
+    labels = _labels(root)  # a page's labels are on the page: the pass stays local to what is shown
     named = 0
     widgets = [root, *root.findChildren(QWidget)]
     for widget in widgets:
