@@ -91,6 +91,9 @@ def create_application(argv: list[str] | None = None) -> QApplication:
             app._motodesk_translator = (translator, supplement)  # type: ignore[attr-defined]
         else:
             log.warning("qtbase_pt_BR translation not found")
+    from motodesk.ui import accessible
+
+    accessible.install(app)
     if FOCUS_STYLE not in (app.styleSheet() or ""):
         app.setStyleSheet((app.styleSheet() or "") + FOCUS_STYLE)
     from motodesk.resources import resource_path

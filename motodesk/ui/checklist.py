@@ -323,14 +323,14 @@ class ChecklistDialog(QDialog):
             self.result_label.setText(f'<span style="color:{ORANGE}"><b>Em preenchimento</b>: '
                                 f"{'falta 1 item' if n == 1 else f'faltam {n} itens'} de {total}.</span>")
         elif approved:
-            self.result_label.setText(f'<span style="color:{GREEN}; font-size:14pt"><b>Resultado: APROVADO</b></span>'
+            self.result_label.setText(f'<span style="color:{GREEN}; font-size:14pt"><b>✔ Resultado: APROVADO</b></span>'
                                 f"{next_text}")
         else:
-            self.result_label.setText(f'<span style="color:{RED}; font-size:14pt"><b>Resultado: REPROVADO</b></span>'
+            self.result_label.setText(f'<span style="color:{RED}; font-size:14pt"><b>✖ Resultado: REPROVADO</b></span>'
                                 f" – {len(outcome.pending)} pendência(s){next_text}")
         self.pending.clear()
         for item in outcome.pending:
-            entry = QListWidgetItem(f"{item.text} ({item.article})")
+            entry = QListWidgetItem(f"✖ Pendente: {item.text} ({item.article})")  # not by its colour alone
             entry.setForeground(QColor(RED))
             entry.setData(Qt.ItemDataRole.UserRole, item.code)
             self.pending.addItem(entry)

@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
 
         self.nav = QListWidget()
         self.nav.setObjectName("navigation")
+        self.nav.setAccessibleName("Seções")
         self.nav.setFixedWidth(190)
         self.pages = QStackedWidget()
         self.page_holders: dict[str, QVBoxLayout] = {}  # the layout each page is put in when built

@@ -378,7 +378,8 @@ def passwords_differ(first: QLineEdit, repeat: QLineEdit, message: QLabel) -> bo
 
 
 class VerdictList(QListWidget):
-    """The law's answers, one line each: symbol, article and sentence, coloured by status."""
+    """The law's answers, one line each: symbol, status word and sentence, coloured by status (the colour
+    is never the only signal: the symbol and the word say it too, to a screen reader and a colour-blind clerk)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -389,7 +390,8 @@ class VerdictList(QListWidget):
     def set_verdicts(self, verdicts: Sequence[Verdict]) -> None:
         self.clear()
         for verdict in verdicts:
-            item = QListWidgetItem(f"{STATUS_SYMBOLS[verdict.status]}  {verdict.message}")
+            item = QListWidgetItem(f"{STATUS_SYMBOLS[verdict.status]}  {verdict.status.label}: {verdict.message}")
+            item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{verdict.status.label}: {verdict.message}")
             item.setForeground(QColor(STATUS_COLOURS[verdict.status]))
             item.setToolTip(f"{verdict.article} — {verdict.status.label}")
             item.setData(Qt.ItemDataRole.UserRole, verdict)
