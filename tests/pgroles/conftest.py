@@ -210,9 +210,9 @@ def roles_site(pg_cluster: Cluster, migrated_db: str) -> Iterator[RolesSite]:
     gate_role = f"{GATE}_{name}"
     assert owner_db.setup_per_user_roles(gate_role, GATE_PASSWORD) == []  # no users yet
     create_first_admin(owner, "chefe", "Chefe do Setor", CHEFE_PASSWORD)
-    from motodesk.services.badges import public_key_pem
+    from motodesk.services.badges import register_printing_station
 
-    public_key_pem(owner)  # as `init-db --per-user-roles` does
+    register_printing_station(owner)  # as `init-db --per-user-roles` does when there is no key yet
     gate_db = Database.open(pg_cluster.url(name, user=gate_role, password=GATE_PASSWORD))
     gate_db.prepare()
     gate = AppContext(gate_db)

@@ -36,6 +36,8 @@ OPEN_TO_EVERY_USER = {
     "deputies.lift_ended_deputy_suspensions": "the daily job's step for deputies (run_calendar), no person acts",
     "settings.law_settings": "read: the law's parameters every rule needs",
     "settings.ensure_defaults": "start-up: writes the default settings once, before anyone logs in",
+    "badges.current_signing_key": "this workstation's own key store, for its callers' signing (print, status "
+                                  "list, audit checkpoint), each with its own roles; no command hands it out",
 }
 
 
