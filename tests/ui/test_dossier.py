@@ -7,7 +7,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from permit_factory import requirement_count  # type: ignore[import-not-found]
+from permit_factory import declared_complete, requirement_count  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QLineEdit, QMessageBox
@@ -19,6 +19,7 @@ from tests_helpers import (  # type: ignore[import-not-found]
 from validate_docbr import CNH, PIS, TituloEleitoral
 
 from motodesk.models.db import Database
+from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Status
 from motodesk.rules.dossier import DocumentKind
 from motodesk.services import applications, attachments, people
@@ -101,6 +102,23 @@ def type_date(qtbot, field: DateField, value: date) -> None:  # noqa: ANN001
     assert field.text() == value.strftime("%d/%m/%Y")
 
 
+def type_declared(qtbot, inputs: dict, values: object) -> None:  # noqa: ANN001
+    """Type a declared document's values into its box, field by field, by the kind of widget."""
+    for name, widget in inputs.items():
+        value = getattr(values, name, None)
+        if value in (None, ""):
+            continue
+        if isinstance(widget, DateField):
+            type_date(qtbot, widget, value)  # type: ignore[arg-type]
+        elif isinstance(widget, QComboBox):
+            index = widget.findData(value)
+            assert index >= 0, (name, value)
+            widget.setCurrentIndex(index)
+        else:
+            widget.setFocus()
+            qtbot.keyClicks(widget, str(value))
+
+
 def choose(combo: QComboBox, label: str) -> None:
     index = combo.findText(label)
     assert index >= 0, label
@@ -159,8 +177,24 @@ def test_cpf_of_someone_else_is_marked_before_saving(qtbot, clerk: AppContext) -
     assert window.field_message("cpf") == "Já existe uma pessoa cadastrada com este CPF: Dona Do Número."
 
 
+# A document a Decree adds, declared here only: the complete-dossier walk must hold with it too.
+DECREE_DOCUMENT = documents_declared.DeclaredDocument(
+    "decree_certificate", "Certidão exigida por Decreto", "Art. 5º (Decreto)",
+    fields=(documents_declared.DocField("number", "Nº da certidão"),
+            documents_declared.DocField("issue_date", "Emissão da certidão", "date")),
+    validity=documents_declared.Validity("proof_of_residence_max_days", "days"))
+
+
+@pytest.fixture(params=["as_declared", "with_a_decree_document"])
+def declared_documents(request: pytest.FixtureRequest) -> object:
+    if request.param == "with_a_decree_document":
+        documents_declared.declare(DECREE_DOCUMENT)
+        request.addfinalizer(lambda: documents_declared.undeclare(DECREE_DOCUMENT.kind))
+    return request.param
+
+
 def test_fill_a_complete_dossier_and_every_verdict_turns_met(qtbot, clerk: AppContext, monkeypatch,  # noqa: ANN001
-                                                              backend: str) -> None:
+                                                              backend: str, declared_documents: str) -> None:
     boxes = Boxes(monkeypatch)
     window = open_window(qtbot, clerk)
     total = requirement_count()
@@ -203,6 +237,11 @@ def test_fill_a_complete_dossier_and_every_verdict_turns_met(qtbot, clerk: AppCo
     type_date(qtbot, docs[DocumentKind.CRIMINAL].inputs["issue_date"], TODAY - timedelta(days=20))
     choose(docs[DocumentKind.CRIMINAL].inputs["result"], "Negativas")
     choose(window.person_inputs["declares_no_other_permit"], "Sim")
+    # A document a Decree added (judged by its declaration alone): typed from its declaration, so a
+    # new declaration needs no line here.
+    for declared in documents_declared.generic():
+        if DocumentKind(declared.kind) in docs:
+            type_declared(qtbot, docs[DocumentKind(declared.kind)].inputs, declared_complete(declared, TODAY))
     window.recheck()
     pending = [v for v in window.verdicts if v.status is not Status.MET]
     assert [v.rule_id for v in pending] == ["art5_ix_photo"]  # only the photo is missing now
