@@ -216,13 +216,13 @@ def checkpoint_quietly(ctx: AppContext, reason: str) -> Checkpoint | None:
     from motodesk.models.admin import Setting
     from motodesk.services.badges import PUBLIC_KEY_SETTING
 
-    with ctx.read() as s:  # the public key's row only: whether a pair exists
-        if s.scalar(select(Setting.key).where(Setting.key == PUBLIC_KEY_SETTING)) is None:
-            log.info("audit checkpoint (%s) not written: no badge key yet", reason)
-            return None
     try:
+        with ctx.read() as s:  # the public key's row only: whether a pair exists
+            if s.scalar(select(Setting.key).where(Setting.key == PUBLIC_KEY_SETTING)) is None:
+                log.info("audit checkpoint (%s) not written: no badge key yet", reason)
+                return None
         return write_checkpoint(ctx, reason)
-    except MotodeskError as exc:
+    except MotodeskError as exc:  # a damaged database too: the work it accompanies says what is wrong
         log.warning("audit checkpoint (%s) not written: %s", reason, exc)
         return None
 

@@ -385,11 +385,15 @@ def call_next_candidate(ctx: AppContext, tender_id: int, *, on: date | None = No
                              .order_by(TenderCandidate.rank).limit(1))
         if candidate is None:
             raise InvalidInputError(f"Não há candidatos aguardando convocação na licitação {tender.number}.")
-        candidate.status = "called"
-        candidate.called_on = on
-        if candidate.person_id is None:
-            candidate.person_id = _person_id(s, candidate.cpf)
-        s.flush()
+        # Judged above (homologation, Art. 6º; a place under the quota, Art. 10, I): the call, and the
+        # candidacy tied to the person its CPF already names, are one judged step.
+        called = [Verdict("art10_i_quota", "Art. 10, I", Status.MET,
+                          f"Art. 10, I: {open_places - pending} vaga(s) de mototáxi para convocar.")]
+        with judged(s, called, TenderCandidate.status, TenderCandidate.person_id):
+            candidate.status = "called"
+            candidate.called_on = on
+            if candidate.person_id is None:
+                candidate.person_id = _person_id(s, candidate.cpf)
         return CandidateRow(candidate.id, tender_id, candidate.rank, candidate.cpf, candidate.name,
                             candidate.status, candidate.called_on, candidate.person_id, None, None,
                             candidate.version)

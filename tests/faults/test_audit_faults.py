@@ -23,7 +23,7 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import Table, delete, func, insert, select, text, update
 from sqlalchemy import types as sqltypes
 from sqlalchemy.exc import DBAPIError
-from tests_helpers import race, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, race, valid_cpf  # type: ignore[import-not-found]
 
 import motodesk.services as services_package
 from motodesk.models import AuditEvent, Base, Permit, QuotaCounter, StandAssignment
@@ -102,6 +102,8 @@ def _synthetic(column: Any, parent_values: dict[str, Any]) -> Any:
         return date(2026, 3, 1)
     if isinstance(t, sqltypes.LargeBinary):
         return b"\x89PNG dados"
+    if type(t).__name__ == "DeclaredKind":  # a declared document's kind (rules.documents_declared)
+        return "cnh"
     if isinstance(t, sqltypes.String):
         length = getattr(t, "length", None) or 40
         return f"v{column.name}"[:length]
@@ -150,6 +152,7 @@ def test_every_mapped_table_audits_core_inserts_updates_and_deletes(ctx: AppCont
     before = _last_id(ctx)
     rows: dict[str, dict[str, Any]] = {}
     with ctx.write() as s:
+        existing_register(s)  # synthetic rows of every table, legal state included: the trail is tested here
         s.execute(delete(QuotaCounter))  # ensure_defaults' counter row: one row per table below
         for table in Base.metadata.sorted_tables:  # the unaudited ones too (blobs): rows refer to them
             if table.name == "audit_events":
@@ -161,11 +164,13 @@ def test_every_mapped_table_audits_core_inserts_updates_and_deletes(ctx: AppCont
                 row[column.name] = value
             rows[table.name] = row
     with ctx.write() as s:
+        existing_register(s)
         for table in tables:
             column, value = _changeable(table)
             pk = table.primary_key.columns
             s.execute(update(table).where(*(c == rows[table.name][c.name] for c in pk)).values({column: value}))
     with ctx.write() as s:
+        existing_register(s)
         for table in reversed(tables):
             pk = table.primary_key.columns
             s.execute(delete(table).where(*(c == rows[table.name][c.name] for c in pk)))

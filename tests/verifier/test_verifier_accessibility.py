@@ -72,7 +72,9 @@ def test_the_verdict_is_announced_to_screen_readers(browser, server: Server,  # 
     context = browser.new_context(viewport=PHONE, bypass_csp=True)  # axe is injected inline
     try:
         page = _open(context, server.url + "#" + register.valid)
-        region = page.locator("#verdict")
+        # the verdict and its explanation are one live region (#result holds #verdict)
+        region = page.locator("#result")
+        assert page.locator("#result #verdict").count() == 1
         assert region.get_attribute("role") == "status" or region.get_attribute("aria-live") in ("polite", "assertive")
         assert page.evaluate("document.documentElement.lang") == "pt-BR"
         # the live region holds the verdict's words, so a new scan is read out when they change
