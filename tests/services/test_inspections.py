@@ -55,7 +55,12 @@ def test_fail_one_item_then_reinspect_only_that_item_and_approve(clerk: AppConte
         inspector, iid, answers(view, {"A19-V-MIRRORS": "Falta o retrovisor esquerdo"}))
     assert concluded.status is InspectionStatus.FAILED
     assert [i.code for i in concluded.pending] == ["A19-V-MIRRORS"]
-    assert concluded.next_due == vehicles.local_today() + timedelta(days=30)
+    from motodesk.rules.periods import next_business_day
+    from motodesk.services.settings import law_settings
+
+    # 30 days, moved to the next business day when they end on a holiday (1º de janeiro, say)
+    assert concluded.next_due == next_business_day(vehicles.local_today() + timedelta(days=30),
+                                                   law_settings(inspector))
     failed = inspections.get_inspection(inspector, iid)
     assert failed.inspector_name == "Vistoriador/Fiscal" and failed.performed_at is not None
     text, reader = pdf_text(inspections.inspection_report(inspector, iid))
