@@ -42,6 +42,14 @@ from motodesk.models.db import Database  # noqa: E402
 from motodesk.rules.common import Role  # noqa: E402
 from motodesk.services.context import AppContext, CurrentUser  # noqa: E402
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every qtbot wait scales with the machine's load (tests_helpers.wait_timeout): no bare 5 s."""
+    from tests_helpers import scale_qtbot_waits  # type: ignore[import-not-found]
+
+    scale_qtbot_waits()
+
+
 PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REQUIRE_PG = os.environ.get("MOTODESK_REQUIRE_PG") == "1"
 BACKENDS = ["sqlite", "postgresql"]

@@ -1,4 +1,4 @@
-"""The arrows of ARCHITECTURE.md: only motodesk/ui imports PySide6; rules import no database."""
+"""The arrows of docs/architecture.md: only motodesk/ui imports PySide6 (and no model); rules import no database."""
 
 from __future__ import annotations
 
@@ -41,6 +41,23 @@ def test_rules_import_nothing_of_the_database_or_other_layers() -> None:
         for p in _modules(PACKAGE / "rules")
     }
     assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_ui_imports_no_model_nor_the_database_library() -> None:
+    """The screens reach the database through services only (motodesk.services.connection opens
+    it): a model imported by a screen is a query waiting to run on the GUI thread."""
+    offenders = {
+        str(p.relative_to(PACKAGE.parent)): sorted(n for n in _imports(p)
+                                                   if n.startswith(("motodesk.models", "sqlalchemy", "alembic")))
+        for p in _modules(PACKAGE / "ui")
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_the_checker_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    sample = tmp_path / "x.py"
+    sample.write_text("def f():\n    from motodesk.models.db import Database\n")
+    assert "motodesk.models.db" in _imports(sample)
 
 
 def test_pure_layers_do_not_touch_the_database() -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import TypeVar
 
 from validate_docbr import CPF
@@ -62,6 +65,113 @@ def race(db_url: str, actions: Sequence[Callable[[AppContext], T]], role: Role =
         thread.join(timeout=timeout)
     assert not any(t.is_alive() for t in threads), "a workstation hung"
     return won, lost
+
+
+# -- waits that hold on a busy machine ------------------------------------------------------------
+#: The longest a wait grows on a loaded machine (load 16 on 2 cores: a 5 s wait becomes 40 s).
+MAX_SLOWDOWN = 8.0
+
+
+def slowdown() -> float:
+    """How much slower than a quiet machine this one runs now: ``MOTODESK_TEST_SLOWDOWN`` (a factor,
+    for a slow CI runner) times the load per core of the last minute (at least 1, at most
+    :data:`MAX_SLOWDOWN` in all)."""
+    try:
+        factor = float(os.environ.get("MOTODESK_TEST_SLOWDOWN", "1") or 1)
+    except ValueError:
+        factor = 1.0
+    try:
+        per_core = os.getloadavg()[0] / (os.cpu_count() or 1)
+    except (AttributeError, OSError):  # Windows has no load average
+        per_core = 1.0
+    return min(MAX_SLOWDOWN, max(1.0, factor) * max(1.0, per_core))
+
+
+def wait_timeout(ms: int = 5_000) -> int:
+    """The timeout (milliseconds) of a wait on a condition — ``qtbot.waitUntil``, ``waitSignal``,
+    a thread's join — that takes ``ms`` on a quiet machine, scaled by :func:`slowdown`. Every GUI
+    test waits through it: a bare number failed the suite on a busy machine (issue #27, item 7)."""
+    return int(ms * slowdown())
+
+
+def wait_seconds(seconds: float = 5.0) -> float:
+    """:func:`wait_timeout` in seconds (``Event.wait``, ``Thread.join``, a polling deadline)."""
+    return wait_timeout(int(seconds * 1000)) / 1000
+
+
+#: pytest-qt's waits that take a ``timeout`` (milliseconds, 5 000 when not given).
+QTBOT_WAITS = ("waitUntil", "waitSignal", "waitSignals", "waitCallback", "waitExposed", "waitActive")
+
+
+def scale_qtbot_waits() -> None:
+    """Every ``qtbot`` wait on a condition times out after :func:`wait_timeout` of its timeout: the
+    default 5 s and a test's own ``timeout=10_000`` alike mean "on a quiet machine". Installed once
+    for the run by ``tests/conftest.py``; ``qtbot.wait(ms)`` (a fixed pause) is left alone — a test
+    waits on a condition instead."""
+    try:
+        from pytestqt.qtbot import QtBot
+    except ImportError:  # no GUI tests in this environment
+        return
+    if getattr(QtBot, "_motodesk_scaled", False):
+        return
+    for name in QTBOT_WAITS:
+        original = getattr(QtBot, name)
+
+        def scaled(self: object, *args: object, _original: Callable[..., object] = original,
+                   timeout: int | None = 5_000, **kwargs: object) -> object:
+            if timeout:  # None or 0: pytest-qt's "no timeout"
+                timeout = wait_timeout(timeout)
+            return _original(self, *args, timeout=timeout, **kwargs)
+
+        functools.update_wrapper(scaled, original)
+        setattr(QtBot, name, scaled)
+    QtBot._motodesk_scaled = True  # type: ignore[attr-defined]
+
+
+# -- the GUI thread opens no database session (tests/ui/conftest.py) -----------------------------
+#: Where MotoDesk's UI code lives: a frame of a file under it is UI code.
+UI = str(Path(__file__).resolve().parents[1] / "motodesk" / "ui") + os.sep
+#: (module file under motodesk/ui, function) of the UI code allowed to wait for the database on the
+#: GUI thread: the login's check of the typed user (the clerk waits for it to enter anyway).
+GUI_DB_ALLOWED = {("login.py", "try_login")}
+
+
+def _on_gui_thread() -> bool:
+    from PySide6.QtCore import QCoreApplication, QThread
+
+    app = QCoreApplication.instance()
+    if app is None:
+        return threading.current_thread() is threading.main_thread()
+    return QThread.currentThread() is app.thread()
+
+
+def _ui_caller(frame: FrameType | None) -> tuple[str, int, str] | None:
+    """The innermost frame of motodesk/ui on the stack: (file, line, function)."""
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if filename.startswith(UI):
+            return filename[len(UI):], frame.f_lineno, frame.f_code.co_name
+        frame = frame.f_back
+    return None
+
+
+class GuiThreadDatabase:
+    """What a test's UI asked of the database on the GUI thread."""
+
+    def __init__(self) -> None:
+        self.sites: dict[str, int] = {}
+
+    def check(self, what: str) -> None:
+        if not _on_gui_thread():
+            return
+        caller = _ui_caller(sys._getframe(2))
+        if caller is None:
+            return  # the test's own set-up or check
+        filename, line, function = caller
+        if (filename, function) in GUI_DB_ALLOWED:
+            return
+        site = f"motodesk/ui/{filename}:{line} in {function} ({what})"
+        self.sites[site] = self.sites.get(site, 0) + 1
 
 
 def _screenshot_dir() -> Path:

@@ -752,6 +752,11 @@ def get_inspection(ctx: AppContext, inspection_id: int) -> InspectionView:
         )
 
 
+def checklist_view(ctx: AppContext, inspection_id: int) -> tuple[InspectionView, LawSettings]:
+    """What a checklist shows: the inspection with its items, and the settings in force."""
+    return get_inspection(ctx, inspection_id), law_settings(ctx)
+
+
 @requires(*READERS)
 def inspection_report(ctx: AppContext, inspection_id: int) -> bytes:
     """The laudo stored when the inspection concluded (the same bytes every time)."""

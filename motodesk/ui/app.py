@@ -111,25 +111,11 @@ def demo_database_url() -> str:
 
 
 def open_context(database: str | None, *, demo: bool = False) -> AppContext:
-    """Open and prepare the database; a demo database is seeded on first use."""
-    from motodesk.models.db import Database
-    from motodesk.services.auth import count_users
-    from motodesk.services.context import AppContext
-    from motodesk.services.settings import ensure_defaults
+    """Open and prepare the database; a demo database is seeded on first use (off the GUI thread)."""
+    from motodesk.services import connection
 
-    db = Database.open(demo_database_url() if demo and not database else database)
-    try:
-        db.prepare()
-        ctx = AppContext(db)
-        ensure_defaults(ctx)
-    except BaseException:
-        db.dispose()  # a refused database (outdated, too new, unreachable) leaves no connection open
-        raise
-    if demo and count_users(ctx) == 0:
-        from motodesk.services.demo import seed_demo
-
-        seed_demo(ctx, DEMO_PEOPLE)
-    return ctx
+    return connection.open_context(demo_database_url() if demo and not database else database,
+                                   demo_people=DEMO_PEOPLE if demo else 0)
 
 
 def build_main_window(ctx: AppContext):  # noqa: ANN201
@@ -176,20 +162,19 @@ def _configured_opener(choice: DatabaseChoice) -> Callable[[], AppContext]:
 def warm_up(first_page: str = "people") -> None:
     """What the first seconds after Enter would otherwise import: the window, its first page and
     the mapper configuration of the first query (run on the start-up worker, no widget made)."""
-    from sqlalchemy.orm import configure_mappers
-
     import motodesk.services.auth  # noqa: F401  (argon2 and the login query)
     import motodesk.ui.db_settings  # noqa: F401  (the window's admin tools)
+    from motodesk.services.connection import configure_models
     from motodesk.ui.mainwindow import load_page_module
 
-    configure_mappers()
+    configure_models()
     load_page_module(first_page)
 
 
 def _start_up_work(open_fn: Callable[[], AppContext],
                    warmed: threading.Event | None = None) -> Callable[..., AppContext]:
     """The worker's start-up: open the database and run the day's calendar, then warm the window's
-    modules. Run with ``report`` (BackgroundOp's progress callback) it says "database ready" between
+    modules. Run with ``report`` (a ``progress=True`` ServiceOp's callback) it says "database ready" between
     the two, so the login does not wait for imports that are the window's, not the database's
     (issue 20: launch to database ready). ``warmed`` is set once the work is over (done or failed):
     the GUI thread builds no window before that (see `login`), so it never makes widgets while this
@@ -246,8 +231,8 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
           opening: str = "Abrindo o banco de dados…") -> tuple[AppContext | None, LoginDialog, BaseException | None]:
     """The login dialog; with `open_fn` (and no context) the database opens behind it while the
     clerk types. Returns (context, dialog, the error that kept the database from opening)."""
-    from motodesk.ui.background import BackgroundOp
     from motodesk.ui.login import LoginDialog
+    from motodesk.ui.ops import ServiceOp
 
     warmed = threading.Event()
     if open_fn is None:
@@ -264,10 +249,14 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
                 opened.append(ctx)
                 dialog.database_ready(ctx)
 
+        def failed(exc: BaseException) -> bool:
+            dialog.database_failed(exc)
+            return True  # the dialog closes and run_gui explains it (or the wizard takes over)
+
         start_up = _start_up_work(open_fn, warmed)
-        work = (BackgroundOp(start_up, progress=True)
-                .on_progress(lambda _done, _total: ready(start_up.shared[0]))  # type: ignore[attr-defined]
-                .on_success(ready).on_failure(dialog.database_failed))
+        work = (ServiceOp(dialog, start_up, progress=True, lock=False)
+                .progress(lambda _done, _total: ready(start_up.shared[0]))  # type: ignore[attr-defined]
+                .success(ready).failure(failed))
         # Started once the dialog is on screen: the worker holds Python's GIL for most of its
         # imports, and the dialog should not wait for them.
         dialog.painted.connect(work.run)
@@ -315,13 +304,14 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
             QMessageBox.critical(None, "MotoDesk – banco de dados", str(failure))
             return 1
     if ctx is None:  # first run, a password to ask, or the configured database refused: the wizard's way
-        from motodesk.ui.wizard import open_configured_context
+        from motodesk.ui.wizard import off_gui_thread, open_configured_context
 
         opened = open_configured_context(failed=None if isinstance(failure, NeedsInteraction) else failure)
         if opened is None:
             return 0
         ctx, login_name = opened
-        _run_calendar(ctx)
+        opened_ctx = ctx
+        off_gui_thread(None, lambda: _run_calendar(opened_ctx))
         dialog = None
     while True:
         if dialog is None or dialog.user is None:

@@ -434,15 +434,12 @@ class BadgePrintDialog(GuardedDialog):
         return True
 
     # --- printing ----------------------------------------------------------------------------
-    def _sign(self, then: Callable[[PrintedBadges], None] | None = None,
-              printer: QPrinter | None = None) -> PrintedBadges | None:
+    def _sign(self, then: Callable[[PrintedBadges], None], printer: QPrinter | None = None) -> None:
         """Sign, number and log the badges off the GUI thread, then ``then`` with the result.
 
         With ``printer`` the job goes to its queue inside the transaction that logs the badges and
         their cards: a printer that is missing, off or out of cards (asked first, before anything
         is signed) or a queue that refuses the job leaves nothing recorded and no card spent.
-        Without ``then`` (callers that need the badges at once) the call runs here and returns them,
-        or None after showing why not.
         """
         requests, reason, layout, offsets = self.requests(), self.reason.text(), self.layout_key(), self.offsets()
         serials = self.card_serials()
@@ -471,22 +468,12 @@ class BadgePrintDialog(GuardedDialog):
                 return self._serial_refused(exc)
             return False
 
-        if then is None:
-            try:
-                printed = call()
-            except MotodeskError as exc:
-                if not refused(exc):
-                    show_error(self, exc)
-                return None
-            self._signed(printed, serials)
-            return printed
         def done(printed: PrintedBadges) -> None:
             self._signed(printed, serials)
             then(printed)
 
         ServiceOp(self, call, busy="Assinando e registrando os crachás…", fields={"reason": self.reason},
                   change="permit", title="Crachá não impresso").success(done).failure(refused).run()
-        return None
 
     def _signed(self, printed: PrintedBadges, serials: Sequence[str] | None) -> None:
         self.result_badges = printed

@@ -5,12 +5,13 @@ accepts that address or the bare token. The verdict fills a big coloured band (v
 suspended, revoked, cancelled, superseded, forged -- a badge whose signature or register entry fails --
 or "not a badge" for a text that holds no badge token at all); when valid, the holder's photo and name are shown so the inspector can compare the face.
 Without the database (network down) the check falls back to the public key read when the window
-opened: signature and printed validity only, and the screen says so.
+opened: signature and printed validity only, and the screen says so. The keys and every check are
+read off the GUI thread (a scan never freezes the window); the newest scan's verdict is the one shown.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -26,16 +27,40 @@ from motodesk.services import badges
 from motodesk.services.badges import BadgeStatus, BadgeVerification
 from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
-from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.ops import ServiceOp, load_into
 
 PHOTO_W, PHOTO_H = 180, 240
 #: A genuine token is about 170 characters; the line accepts more so junk is judged, not cut.
 MAX_INPUT = 20_000
 
 
+def _public_keys(ctx: AppContext) -> list[bytes] | None:
+    """The current key and those retired by a rotation (older badges still verify offline); None
+    when the database cannot say (verified online only, no offline fallback)."""
+    try:
+        return badges.public_keys(ctx)
+    except MotodeskError:
+        return None
+
+
+def check_badge(ctx: AppContext, text: str, known_keys: list[bytes] | None) -> BadgeVerification:
+    """The verdict on a scanned text: with the register, or — the database unreachable — by the
+    public keys alone (``known_keys``, read when the window opened). Runs off the GUI thread."""
+    try:
+        return badges.verify_badge(ctx, text)
+    except DatabaseUnavailableError:
+        keys = known_keys if known_keys is not None else _public_keys(ctx)
+        if keys is None:
+            raise
+        return badges.verify_offline(text, keys)
+
+
 class BadgeVerifyDialog(QDialog):
     """Scan or paste; Enter verifies; the line is selected again for the next scan."""
+
+    #: A verdict is on screen (the BadgeVerification shown).
+    verified = Signal(object)
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -44,11 +69,7 @@ class BadgeVerifyDialog(QDialog):
         self.setWindowTitle("Verificar crachá")
         self.resize(720, 560)
         self.last: BadgeVerification | None = None
-        self._public_key: list[bytes] | None = None
-        try:  # the current key and those retired by a rotation: older badges still verify offline
-            self._public_key = badges.public_keys(ctx)
-        except MotodeskError:
-            self._public_key = None  # verified online only; offline fallback unavailable
+        self._public_key: list[bytes] | None = None  # read below, off the GUI thread
 
         hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
                       "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
@@ -135,6 +156,10 @@ class BadgeVerifyDialog(QDialog):
         layout.addLayout(bottom)
         self._clear_person()
         self.scan.setFocus()
+        load_into(self, lambda: _public_keys(ctx), self._keys_loaded, key="public_keys")
+
+    def _keys_loaded(self, keys: list[bytes] | None) -> None:
+        self._public_key = keys
 
     def _paint(self, colour: str) -> None:
         self.verdict.setStyleSheet(f"background: {colour}; color: white; border-radius: 6px; padding: 8px;")
@@ -146,27 +171,24 @@ class BadgeVerifyDialog(QDialog):
         self.bearer_role.setText("")
         self.details.setText("")
 
-    def verify(self) -> BadgeVerification | None:
+    def verify(self) -> ServiceOp | None:
+        """Check the scanned text off the GUI thread; the verdict shows when it comes (:attr:`verified`).
+        A refusal (the database unreachable and no key known) is explained by the op."""
         text = self.scan.text()
         if not text.strip():
             return None
-        try:
-            result = badges.verify_badge(self.ctx, text)
-        except DatabaseUnavailableError as exc:
-            if self._public_key is None:
-                show_error(self, exc)
-                return None
-            result = badges.verify_offline(text, self._public_key)
-        except MotodeskError as exc:
-            show_error(self, exc)
-            return None
+        ctx, keys = self.ctx, self._public_key
+        return ServiceOp(self, lambda: check_badge(ctx, text, keys), lock=False, key="verify") \
+            .success(self._verified).run()
+
+    def _verified(self, result: BadgeVerification) -> None:
         self.show_result(result)
         layout = self.layout()
         if layout is not None:
             layout.activate()  # the new texts take their room now, not at the next event
         self.scan.selectAll()  # the next scan replaces this text
         self.scan.setFocus()
-        return result
+        self.verified.emit(result)
 
     def show_result(self, result: BadgeVerification) -> None:
         self.last = result

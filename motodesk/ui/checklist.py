@@ -43,7 +43,6 @@ from motodesk.services.inspections import (
     ItemAnswer,
     ItemView,
 )
-from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import LOCAL_TZ
 from motodesk.ui.dossier import fit_to_screen
 from motodesk.ui.errors import show_error
@@ -142,22 +141,22 @@ class ItemRow:
         self.note.setReadOnly(not editable)
 
 
-def read_checklist(ctx: AppContext, inspection_id: int) -> tuple[InspectionView, LawSettings]:
-    """What a checklist shows: the inspection with its items, and the settings in force."""
-    return inspections.get_inspection(ctx, inspection_id), law_settings(ctx)
+#: What a checklist shows (the inspection with its items, the settings in force): read off the GUI
+#: thread by whoever opens the dialog, and handed to it as ``loaded``.
+read_checklist = inspections.checklist_view
 
 
 class ChecklistDialog(QDialog):
     """Fill, save as draft, conclude; a concluded inspection opens read-only with its laudo."""
 
     def __init__(self, ctx: AppContext, inspection_id: int, parent: QWidget | None = None, *,
-                 loaded: tuple[InspectionView, LawSettings] | None = None) -> None:
+                 loaded: tuple[InspectionView, LawSettings]) -> None:
         """``loaded``: the inspection and the settings (:func:`read_checklist`), read off the GUI thread
-        by the opener; without it they are read here."""
+        by the opener (the dialog itself never waits for the database to show)."""
         super().__init__(parent)
         self.setObjectName("checklist")
         self.ctx = ctx
-        view, self.settings = loaded if loaded is not None else read_checklist(ctx, inspection_id)
+        view, self.settings = loaded
         self.inspection_id = inspection_id
         self.view: InspectionView = view
         self.rows: dict[str, ItemRow] = {}

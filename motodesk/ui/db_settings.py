@@ -39,13 +39,12 @@ from PySide6.QtWidgets import (
 from motodesk import config
 from motodesk.clock import LOCAL_TZ
 from motodesk.config import DatabaseChoice
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role
 from motodesk.services import backup as backups
 from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
@@ -115,7 +114,7 @@ def choose_backup_file(parent: QWidget) -> Path | None:
 
 
 def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[backups.BackupResult], None],
-               *, lock: QWidget | None = None) -> BackgroundOp:
+               *, lock: QWidget | None = None) -> ServiceOp:
     """Write a backup off the GUI thread with a progress dialog; ``on_done`` after the notice."""
     progress = QProgressDialog("Gravando a cópia de segurança…", "", 0, 4, parent)
     progress.setObjectName("backup_progress")
@@ -124,15 +123,11 @@ def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[
     progress.setWindowModality(Qt.WindowModality.WindowModal)
     progress.setMinimumDuration(0)
     progress.setValue(0)
-    locked = lock or parent
-    locked.setEnabled(False)
-
-    def work(report, _cancelled):  # noqa: ANN001, ANN202 - BackgroundOp's signature
+    def work(report, _cancelled):  # noqa: ANN001, ANN202 - ServiceOp's progress signature
         return backups.create_backup(ctx, path, progress=report)
 
     def done(result: backups.BackupResult) -> None:
         progress.close()
-        locked.setEnabled(True)
         QMessageBox.information(parent, "Cópia de segurança",
                                 f"Cópia de segurança gravada em\n{result.path}\n({format_size(result.size)}, "
                                 f"{sum(result.manifest.counts.values())} linhas, "
@@ -140,17 +135,18 @@ def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[
                                 f"lida de volta e assinada pela chave {result.key_id} desta instalação.")
         on_done(result)
 
-    def failed(exc: BaseException) -> None:
+    def failed(exc: BaseException) -> bool:
         progress.close()
-        locked.setEnabled(True)
         if isinstance(exc, (MotodeskError, DatabaseError)):
             show_error(parent, exc, "Cópia de segurança não gravada")
         else:
             log.error("backup failed", exc_info=exc)
             show_error(parent, MotodeskError(f"A cópia de segurança falhou: {exc}"), "Cópia de segurança não gravada")
+        return True
 
-    return (BackgroundOp(work, progress=True).on_progress(lambda d, t: progress.setValue(d))
-            .on_success(done).on_failure(failed).run())
+    # The backup records itself in the settings (the reminder, the dialog's "Última cópia").
+    return (ServiceOp(parent, work, progress=True, lock=lock or parent, busy="", change="settings")
+            .progress(lambda d, _t: progress.setValue(d)).success(done).failure(failed).run())
 
 
 class DatabaseSettingsDialog(GuardedDialog):
@@ -259,7 +255,7 @@ class BackupDialog(QDialog):
         self.setWindowTitle("Cópia de segurança")
         self.setMinimumWidth(520)
         self.result_: backups.BackupResult | None = None
-        self._op: BackgroundOp | None = None
+        self._op: ServiceOp | None = None
         self.last = QLabel()
         self.last.setObjectName("last_backup")
         self.last.setWordWrap(True)
@@ -333,7 +329,7 @@ class BackupDialog(QDialog):
         if path is not None:
             self.start_backup(path)
 
-    def start_backup(self, path: Path) -> BackgroundOp:
+    def start_backup(self, path: Path) -> ServiceOp:
         def done(result: backups.BackupResult) -> None:
             self.result_ = result
             self.refresh()

@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.rules import documents_declared
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind

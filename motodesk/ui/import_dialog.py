@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 from shiboken6 import isValid
 
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.rules.validators import format_cpf
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
@@ -43,9 +43,9 @@ from motodesk.services.imports import (
     render_preview,
     render_summary,
 )
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.guard import Answer, ask_unsaved, confirm
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
 
 COLOURS = {Outcome.NEW: QColor("#1b5e20"), Outcome.UPDATE: QColor("#0d47a1"), Outcome.UNCHANGED: QColor("#616161"),
@@ -169,8 +169,9 @@ class ImportDialog(QDialog):
         self.model.set_rows([])
         self._busy(True)
         self.summary_label.setText(f"Conferindo <b>{escape(Path(path).name)}</b>, linha por linha…")
-        BackgroundOp(lambda: preview_import(self.ctx, path)).on_success(self._previewed) \
-            .on_failure(self._failure).run()
+        ctx = self.ctx
+        ServiceOp(self, lambda: preview_import(ctx, path), lock=False).success(self._previewed) \
+            .failure(self._failure).run()
 
     def _previewed(self, preview: ImportPreview) -> None:
         if not isValid(self):
@@ -241,8 +242,10 @@ class ImportDialog(QDialog):
             return
         self._busy(True)
         self.summary_label.setText("Importando…")
-        BackgroundOp(lambda: apply_import(self.ctx, preview)).on_success(self._imported) \
-            .on_failure(self._failure).run()
+        ctx = self.ctx
+        # The register's pages (people, vehicles, permits) show what the import wrote.
+        ServiceOp(self, lambda: apply_import(ctx, preview), lock=False, change="*").success(self._imported) \
+            .failure(self._failure).run()
 
     def _imported(self, summary: ImportSummary) -> None:
         if not isValid(self):
@@ -258,9 +261,11 @@ class ImportDialog(QDialog):
         self._fill()
         self.imported.emit()
 
-    def _failure(self, exc: BaseException) -> None:
+    def _failure(self, exc: BaseException) -> bool:
+        """The op's failure callback: an expected refusal is explained here; anything else goes on
+        to the op's own handling (logged, shown with its details)."""
         if not isValid(self):
-            return  # closed while the work ran
+            return True  # closed while the work ran
         self._busy(False)
         if isinstance(exc, (MotodeskError, DatabaseError)):
             self.summary_label.setText("<b style='color:#b00020'>Nada foi importado.</b> "
@@ -269,8 +274,8 @@ class ImportDialog(QDialog):
             show_error(self, exc)
             if self.preview is not None and self.summary is None and self.path.text():
                 self.load(self.path.text())  # the register moved on: show the report as it now stands
-        else:
-            raise exc
+            return True
+        return False
 
     def reject(self) -> None:
         if self._is_busy:

@@ -6,7 +6,9 @@ In the spirit of Anki's ``CollectionOp``::
               fields={"plate": self.plate_input}, on_conflict=self.reload, change="vehicle") \\
         .success(self._saved).run()
 
-* ``fn`` runs on a worker thread (it must not touch widgets); the GUI keeps painting.
+* ``fn`` runs on a worker thread (it must not touch widgets); the GUI keeps painting. ``widget``
+  is the screen the call is for — or a model (any QObject, with ``lock=False``): the result is
+  dropped once it is destroyed.
 * While it runs, ``widget`` (or ``lock``) is disabled, and after :data:`BUSY_DELAY_MS` a busy
   overlay says what is going on. Esc abandons the wait: the form comes back, the callbacks will not
   run, and the service's own transaction finishes or rolls back on its own (a service call is one
@@ -17,11 +19,25 @@ In the spirit of Anki's ``CollectionOp``::
   Unexpected errors are logged and shown with their details.
 * On success the change bus announces ``change`` (so every built page shows it), then the
   ``success`` callback runs on the GUI thread.
+* Long work (an export, a backup, an import) is run with ``progress=True``: ``fn`` then receives
+  ``(report, cancelled)`` — ``report(done, total)`` reaches the :meth:`ServiceOp.progress`
+  callback on the GUI thread, and ``cancelled()`` turns true once :meth:`ServiceOp.cancel` is
+  called (a "Cancelar" button); the work stops at its next check by raising its own
+  cancellation error, which reaches ``failure`` like any other::
+
+      op = ServiceOp(self, lambda report, cancelled: reports.export(ctx, kind, path, report, cancelled),
+                     progress=True, lock=False).progress(bar.setValue).success(done)
+      dialog.canceled.connect(op.cancel)
+      op.run()
+
+There is no other way to run work off the GUI thread in the UI: reads for a page go through
+:func:`load_into`, and everything else through this class.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -44,17 +60,26 @@ BUSY_DELAY_MS = 300
 
 class _Signals(QObject):
     finished = Signal(object, object, str)  # result, exception, traceback text
+    progressed = Signal(int, int)  # done, total
 
 
 class _Job(QRunnable):
-    def __init__(self, fn: Callable[[], Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], with_progress: bool = False) -> None:
         super().__init__()
         self.fn = fn
+        self.with_progress = with_progress
         self.signals = _Signals()
+        self.cancelled = threading.Event()
+
+    def _report(self, done: int, total: int) -> None:
+        self.signals.progressed.emit(int(done), int(total))
 
     def run(self) -> None:
         try:
-            result = self.fn()
+            if self.with_progress:
+                result = self.fn(self._report, self.cancelled.is_set)
+            else:
+                result = self.fn()
         except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
             self.signals.finished.emit(None, exc, traceback.format_exc())
         else:
@@ -100,10 +125,10 @@ class ServiceOp:
     #: Widgets locked by running ops: how many, and whether each was enabled before the first.
     _locks: ClassVar[dict[int, tuple[int, bool]]] = {}
 
-    def __init__(self, widget: QWidget, fn: Callable[[], Any], *, busy: str = "Aguarde…",
+    def __init__(self, widget: QWidget | QObject, fn: Callable[..., Any], *, busy: str = "Aguarde…",
                  fields: Mapping[str, QWidget] | None = None, on_conflict: Callable[[], None] | None = None,
                  change: str | None = None, lock: bool | QWidget = True, title: str | None = None,
-                 key: str | None = None) -> None:
+                 key: str | None = None, progress: bool = False) -> None:
         self.widget = widget
         self.fn = fn
         self.busy_text = busy
@@ -112,10 +137,13 @@ class ServiceOp:
         self.change = change
         self.title = title
         self.key = key
+        if lock is True and not isinstance(widget, QWidget):
+            raise TypeError("ServiceOp on a model (no window to lock) needs lock=False")
         self._lock: QWidget | None = (widget if lock is True else lock) if lock is not False else None  # type: ignore[assignment]
         self._success: Callable[[Any], None] | None = None
         self._failure: Callable[[BaseException], bool | None] | None = None
         self._finally: Callable[[], None] | None = None
+        self._progress: Callable[[int, int], None] | None = None
         self._overlay: BusyOverlay | None = None
         self._cursor = False
         self._filter: _EscFilter | None = None
@@ -123,9 +151,10 @@ class ServiceOp:
         self._focus: QWidget | None = None
         self.abandoned = False
         self.done = False
-        self._job = _Job(fn)
+        self._job = _Job(fn, progress)
         self._job.setAutoDelete(False)
         self._job.signals.finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
+        self._job.signals.progressed.connect(self._progressed, Qt.ConnectionType.QueuedConnection)
         self._timer = QTimer()
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._show_busy)
@@ -144,6 +173,22 @@ class ServiceOp:
         """Called after success, failure or abandon (to re-enable a button, say)."""
         self._finally = callback
         return self
+
+    def progress(self, callback: Callable[[int, int], None]) -> ServiceOp:
+        """Called on the GUI thread with each ``report(done, total)`` of a ``progress=True`` op."""
+        if not self._job.with_progress:
+            raise TypeError("ServiceOp.progress needs ServiceOp(..., progress=True): fn(report, cancelled)")
+        self._progress = callback
+        return self
+
+    def cancel(self) -> None:
+        """Ask the work to stop: its ``cancelled()`` turns true. The op still ends through
+        ``success`` or ``failure`` — whichever the work chooses (usually its cancellation error)."""
+        self._job.cancelled.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._job.cancelled.is_set()
 
     # -- running -------------------------------------------------------------------------------
     @classmethod
@@ -182,10 +227,18 @@ class ServiceOp:
         QThreadPool.globalInstance().start(self._job)
         return self
 
-    def window_active(self) -> bool:
+    def _window(self) -> QWidget | None:
+        """The window the op is for; None when its widget is gone, or is a model (no window)."""
+        if not isinstance(self.widget, QWidget):
+            return None
         try:
-            window = self.widget.window()
+            return self.widget.window()
         except RuntimeError:  # the widget is gone
+            return None
+
+    def window_active(self) -> bool:
+        window = self._window()
+        if window is None:
             return False
         active = QApplication.activeWindow()
         return active is None or active is window or window.isAncestorOf(active)
@@ -196,10 +249,7 @@ class ServiceOp:
             return
         self.abandoned = True
         self._unlock()
-        try:
-            window = self.widget.window()
-        except RuntimeError:
-            window = None
+        window = self._window()
         if window is not None:
             box = QMessageBox(QMessageBox.Icon.Information, "Espera interrompida",
                               "Você deixou de esperar pela operação. Ela continua no servidor e será "
@@ -212,11 +262,10 @@ class ServiceOp:
             self._finally()
 
     def _show_busy(self) -> None:
-        if self.done or self.abandoned:
-            return
-        try:
-            window = self.widget.window()
-        except RuntimeError:
+        if self.done or self.abandoned or not self.busy_text:
+            return  # busy="": the caller shows its own progress (a progress dialog)
+        window = self._window()
+        if window is None:
             return
         self._overlay = BusyOverlay(window, self.busy_text)
         self._overlay.show()
@@ -257,6 +306,11 @@ class ServiceOp:
             return
         if focus.isVisible() and focus.isEnabled():
             focus.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _progressed(self, done: int, total: int) -> None:
+        if self.done or self.abandoned or self._progress is None or not shiboken6.isValid(self.widget):
+            return
+        self._progress(done, total)
 
     def _superseded(self) -> bool:
         return self.key is not None and self._latest.get((id(self.widget), self.key)) is not self
@@ -303,11 +357,9 @@ class ServiceOp:
         show_unexpected(self._parent(), details)
 
     def _parent(self) -> QWidget | None:
-        try:
-            self.widget.window()
-        except RuntimeError:
+        if self._window() is None:
             return None
-        return self.widget
+        return self.widget  # type: ignore[return-value]  # a QWidget: _window() said so
 
     def _conflict(self, exc: ConflictError) -> None:
         box = QMessageBox(QMessageBox.Icon.Warning, "Registro alterado por outra estação", str(exc),

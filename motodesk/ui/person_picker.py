@@ -1,7 +1,8 @@
 """Choose one row from a search: a person for a deputy or an affiliation, a permit for a stand.
 
 A line to type a name, CPF or number, results as they are typed (debounced, first page only: typing
-more narrows them), double click or Enter to choose. The search itself is a function of the caller, so
+more narrows them, each search read off the GUI thread and only the newest one shown), double click or
+Enter to choose (Enter while a search is on its way chooses from its answer). The search itself is a function of the caller, so
 the same dialog picks people (:func:`people_picker`) or permits in force (:func:`permit_picker`).
 """
 
@@ -29,6 +30,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
 
 Row = TypeVar("Row")
@@ -96,10 +98,19 @@ class PickerDialog(QDialog, Generic[Row]):
         self.query.returnPressed.connect(self._enter)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_ok())
         self._update_ok()
+        self._generation = 0  # each search asked; an answer of an older one is dropped
+        self.searching = False
+        self._choose_on_answer = False
 
     def _enter(self) -> None:
         if self._timer.isActive():
             self.refresh()
+        if self.searching:
+            self._choose_on_answer = True  # the clerk typed and pressed Enter at once
+            return
+        self._choose_shown()
+
+    def _choose_shown(self) -> None:
         if self.model.rowCount() == 1:
             self.table.selectRow(0)
         self.choose()
@@ -107,13 +118,40 @@ class PickerDialog(QDialog, Generic[Row]):
     def refresh(self) -> None:
         self._timer.stop()
         text = self.query.text().strip()
-        try:
-            rows = list(self.fetch(text)) if text else []
-        except MotodeskError as exc:
-            rows = []
-            self.count.setText(str(exc))
-        else:
-            self.count.setText(f"{len(rows)}{'+' if len(rows) >= LIMIT else ''} resultado(s)" if text else "")
+        self._generation += 1
+        generation = self._generation
+        if not text:
+            self.searching = False
+            self._show([], "")
+            return
+        self.searching = True
+        fetch = self.fetch
+        (ServiceOp(self, lambda: list(fetch(text)), lock=False)
+         .success(lambda rows: self._answer(generation, rows))
+         .failure(lambda exc: self._failed(generation, exc))
+         .run())
+
+    def _answer(self, generation: int, rows: list[Row]) -> None:
+        if generation != self._generation:
+            return  # a newer search is on its way
+        self.searching = False
+        self._show(rows, f"{len(rows)}{'+' if len(rows) >= LIMIT else ''} resultado(s)")
+        if self._choose_on_answer:
+            self._choose_on_answer = False
+            self._choose_shown()
+
+    def _failed(self, generation: int, exc: BaseException) -> bool:
+        if generation != self._generation:
+            return True
+        self.searching = False
+        self._choose_on_answer = False
+        if not isinstance(exc, MotodeskError):
+            return False  # unexpected: the op logs it and shows the details
+        self._show([], str(exc))
+        return True
+
+    def _show(self, rows: Sequence[Row], count: str) -> None:
+        self.count.setText(count)
         self.model.set_rows(rows)
         self.table.resizeColumnsToContents()
         if len(rows) == 1:

@@ -9,7 +9,7 @@ with ``services.photos.store_photo``; Esc cancels. The "Histórico" tab lists th
 
 Every heavy step (turning a 12 MP frame into the working image, face detection, quality checks,
 decoding an imported file, rendering and storing) runs off the GUI thread through
-:class:`~motodesk.ui.background.BackgroundOp`; results of an analysis the clerk has already
+:class:`~motodesk.ui.ops.ServiceOp`; results of an analysis the clerk has already
 abandoned (by retaking or importing again) are dropped by a generation counter.
 
 A camera frame is reduced with Qt's smooth scaling to the imaging package's working size *before*
@@ -67,6 +67,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from motodesk.errors import DatabaseError
 from motodesk.imaging import (
     Box,
     CropProposal,
@@ -87,12 +88,10 @@ from motodesk.imaging import (
 from motodesk.imaging.geometry import MIN_CROP_UNIT, max_crop_unit
 from motodesk.imaging.loading import ACCEPTED_FORMATS, WORKING_SHORT_SIDE
 from motodesk.imaging.quality import MESSAGES, QualityCode, looks_grey
-from motodesk.models.db import DatabaseError
 from motodesk.services import photos
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.photos import PhotoInfo
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.camera import FrameSource, default_frame_source, remember_camera, remembered_camera
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.ops import ServiceOp
@@ -872,9 +871,9 @@ class PhotoDialog(QDialog):
         self.mode = "analysing"
         self._set_busy(busy_text)
         self._update_controls()
-        (BackgroundOp(work)
-         .on_success(lambda result: self._analysed(generation, result))
-         .on_failure(lambda exc: self._analysis_failed(generation, exc))
+        (ServiceOp(self, work, lock=False)
+         .success(lambda result: self._analysed(generation, result))
+         .failure(lambda exc: self._analysis_failed(generation, exc))
          .run())
 
     def _analysed(self, generation: int, analysis: Analysis) -> None:
@@ -896,9 +895,9 @@ class PhotoDialog(QDialog):
         self.crop_view.setFocus()
         self._update_controls()
 
-    def _analysis_failed(self, generation: int, exc: BaseException) -> None:
+    def _analysis_failed(self, generation: int, exc: BaseException) -> bool:
         if self._finished or generation != self._generation:
-            return
+            return True
         self.mode = "no_camera" if not self.source.available() else "review"
         self._set_busy("")
         if isinstance(exc, PhotoError):
@@ -908,6 +907,7 @@ class PhotoDialog(QDialog):
             log.error("photo analysis failed", exc_info=exc)
             show_unexpected(self, "".join(traceback.format_exception(exc)))
         self._update_controls()
+        return True
 
     def _clear_photo(self) -> None:
         self.analysis = None
@@ -1036,9 +1036,12 @@ class PhotoDialog(QDialog):
         self.mode = "saving"
         self._set_busy("Guardando a foto…")
         self._update_controls()
-        (BackgroundOp(lambda: render_and_store(self.ctx, self.person_id, analysis, box, reason))
-         .on_success(self._stored)
-         .on_failure(self._store_failed)
+        ctx, person_id = self.ctx, self.person_id
+        # The dossier and the lists show the new photo (and its badge's state) at once.
+        (ServiceOp(self, lambda: render_and_store(ctx, person_id, analysis, box, reason), lock=False,
+                   change="person")
+         .success(self._stored)
+         .failure(self._store_failed)
          .run())
 
     def _stored(self, info: PhotoInfo) -> None:
@@ -1047,24 +1050,25 @@ class PhotoDialog(QDialog):
         self._set_busy("")
         self.accept()
 
-    def _store_failed(self, exc: BaseException) -> None:
+    def _store_failed(self, exc: BaseException) -> bool:
         self.mode = "review"
         self._set_busy("")
         self._update_controls()
         if self._finished:
-            return
+            return True
         if isinstance(exc, photos.PhotoQualityError):
             # The service found what the dialog did not: show it and ask for the override and its reason.
             self.service_warnings = [v.message.removeprefix("Art. 5º, IX: ") for v in exc.verdicts]
             self._show_warnings()
             self._update_controls()
             (self.override_reason if self.override.isChecked() else self.override).setFocus()
-            return
+            return True
         if isinstance(exc, (MotodeskError, DatabaseError)):
             show_error(self, exc, "Foto recusada")
         else:
             log.error("storing the photo failed", exc_info=exc)
             show_unexpected(self, "".join(traceback.format_exception(exc)))
+        return True
 
     # -- state ---------------------------------------------------------------------------------
     def _set_busy(self, text: str) -> None:

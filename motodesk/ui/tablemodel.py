@@ -51,6 +51,11 @@ class RowWindow(Generic[Row]):
     A row that cannot be fetched (removed meanwhile, database gone) reads as ``None``.
 
     Supports what the table models do with a list: ``len``, ``window[i]``, ``extend``, iteration.
+
+    A window of a model on screen reads no dropped chunk itself: with ``on_missing`` set (see
+    :func:`read_dropped_rows_off_gui_thread`) a read of a dropped row answers ``None`` at once,
+    :meth:`pending` says it is on its way, and ``on_missing(number, start, stop, read)`` is asked
+    once to run ``read()`` elsewhere and hand its rows to :meth:`fill`.
     """
 
     def __init__(self, *, key: Callable[[Row], int] | None = None,
@@ -68,9 +73,14 @@ class RowWindow(Generic[Row]):
         self._length = 0
         self._chunks: OrderedDict[int, list[Row | None]] = OrderedDict()
         self.fetches = 0  # chunks fetched again (scrolled back to): for tests and benchmarks
+        self.on_missing: Callable[[int, int, int, Callable[[], list[Row | None]]], None] | None = None
+        self._pending: set[int] = set()
+        self.epoch = 0  # a reset makes every chunk still on its way stale
 
     # -- filling ------------------------------------------------------------------------------
     def reset(self, rows: Iterable[Row] = ()) -> None:
+        self.epoch += 1
+        self._pending.clear()
         self._keys = array("q")
         self._length = 0
         self._chunks.clear()
@@ -110,6 +120,9 @@ class RowWindow(Generic[Row]):
         number, offset = divmod(position, self.chunk)
         held = self._chunks.get(number)
         if held is None or offset >= len(held):
+            if self.on_missing is not None:
+                self._request(number)
+                return None
             held = self._load(number)
             if held is None:
                 return None
@@ -127,24 +140,59 @@ class RowWindow(Generic[Row]):
     def cached_rows(self) -> int:
         return sum(len(c) for c in self._chunks.values())
 
+    def pending(self, position: int) -> bool:
+        """Whether the row at ``position`` is being read again elsewhere (``on_missing``)."""
+        return position // self.chunk in self._pending
+
+    def _reader(self, start: int, stop: int) -> Callable[[], list[Row | None]]:
+        """The read of positions ``start:stop`` as they stand now (their keys taken here)."""
+        if self._fetch_keys is not None and self._key is not None:
+            wanted = list(self._keys[start:stop])
+            fetch_keys, key = self._fetch_keys, self._key
+
+            def by_keys() -> list[Row | None]:
+                found = {key(r): r for r in fetch_keys(wanted)}
+                return [found.get(k) for k in wanted]
+
+            return by_keys
+        fetch_range = self._fetch_range
+        assert fetch_range is not None
+        return lambda: list(fetch_range(start, stop))
+
+    def _request(self, number: int) -> None:
+        if number in self._pending or self.on_missing is None:
+            return
+        self._pending.add(number)
+        start = number * self.chunk
+        stop = min(start + self.chunk, self._length)
+        self.on_missing(number, start, stop, self._reader(start, stop))
+
+    def fill(self, number: int, epoch: int, rows: list[Row | None] | None) -> bool:
+        """Chunk ``number`` read elsewhere (None: the read failed; the next read tries again).
+        True when the rows went in — not when the window was reset since they were asked for."""
+        if epoch != self.epoch:
+            return False
+        self._pending.discard(number)
+        if rows is None:
+            return False
+        self._store(number, rows)
+        return True
+
     def _load(self, number: int) -> list[Row | None] | None:
         start = number * self.chunk
         stop = min(start + self.chunk, self._length)
         try:
-            if self._fetch_keys is not None and self._key is not None:
-                wanted = self._keys[start:stop]
-                found = {self._key(r): r for r in self._fetch_keys(list(wanted))}
-                rows: list[Row | None] = [found.get(k) for k in wanted]
-            else:
-                assert self._fetch_range is not None
-                rows = list(self._fetch_range(start, stop))
+            rows = self._reader(start, stop)()
         except Exception:  # noqa: BLE001 - the view shows dashes; the next read tries again
             return None
+        self._store(number, rows)
+        return rows
+
+    def _store(self, number: int, rows: list[Row | None]) -> None:
         self.fetches += 1
         self._chunks[number] = rows
         self._chunks.move_to_end(number)
         self._trim()
-        return rows
 
     def _trim(self) -> None:
         while len(self._chunks) > self.capacity_chunks:
@@ -183,8 +231,11 @@ class RowTableModel(QAbstractTableModel, Generic[Row]):
             return None
         column = self.columns[index.column()]
         row = self._rows[index.row()]
-        if row is None:  # a windowed row that could not be fetched again (removed, database gone)
-            return "—" if role == Qt.ItemDataRole.DisplayRole else None
+        if row is None:  # a windowed row on its way ("…"), or that could not be fetched again ("—")
+            if role != Qt.ItemDataRole.DisplayRole:
+                return None
+            pending = isinstance(self._rows, RowWindow) and self._rows.pending(index.row())
+            return "…" if pending else "—"
         if role == Qt.ItemDataRole.DisplayRole:
             try:
                 return format_value(column.value(row))
@@ -225,6 +276,28 @@ class RowTableModel(QAbstractTableModel, Generic[Row]):
         self.layoutChanged.emit()
 
 
+def read_dropped_rows_off_gui_thread(model: QAbstractTableModel, window: RowWindow[Any]) -> None:
+    """A long list scrolled back to rows whose chunk was dropped reads them again off the GUI
+    thread (a :class:`~motodesk.ui.ops.ServiceOp`): they show "…" until they come, then the view
+    repaints them. Scrolling never waits on the database."""
+    from motodesk.ui.ops import ServiceOp
+
+    def missing(number: int, start: int, stop: int, read: Callable[[], list[Any]]) -> None:
+        epoch = window.epoch
+
+        def loaded(rows: list[Any]) -> None:
+            if window.fill(number, epoch, rows) and stop <= model.rowCount():
+                model.dataChanged.emit(model.index(start, 0), model.index(stop - 1, model.columnCount() - 1))
+
+        def failed(_exc: BaseException) -> bool:
+            window.fill(number, epoch, None)  # the rows read "—"; the next read tries again
+            return True
+
+        ServiceOp(model, read, lock=False).success(loaded).failure(failed).run()
+
+    window.on_missing = missing
+
+
 PageFetcher = Callable[[int, int, str, bool], Sequence[Any]]
 """fetch(offset, limit, sort_key, descending) -> rows: the database does the sorting."""
 
@@ -246,6 +319,7 @@ class LazyTableModel(RowTableModel[Row]):
         self._sort_key = columns[0].key
         self._descending = False
         self._rows = RowWindow(fetch_range=self._refetch, capacity=window, chunk=page_size)  # type: ignore[assignment]
+        read_dropped_rows_off_gui_thread(self, self._rows)  # type: ignore[arg-type]
 
     def _refetch(self, start: int, stop: int) -> Sequence[Row]:
         return self._fetch(start, stop - start, self._sort_key, self._descending)

@@ -7,6 +7,7 @@ every start — never into a plain file.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import typing
@@ -37,12 +38,15 @@ from PySide6.QtWidgets import (
 
 from motodesk import config
 from motodesk.config import DatabaseChoice
-from motodesk.models.db import Database, DatabaseError, DatabaseOutdatedError
+from motodesk.errors import DatabaseError, DatabaseOutdatedError
 from motodesk.rules.common import Role
+from motodesk.services.connection import describe_connection
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.guard import Answer, ask_unsaved
+from motodesk.ui.ops import ServiceOp
+
+__all__ = ["describe_connection"]  # re-exported: the database settings test a connection as the wizard does
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -63,7 +67,7 @@ def _idle() -> None:
     QGuiApplication.restoreOverrideCursor()
 
 
-def off_gui_thread(widget: QWidget, fn: Callable[[], T]) -> T:
+def off_gui_thread(widget: QWidget | None, fn: Callable[[], T]) -> T:
     """Run ``fn`` on a worker thread and wait for it while the window goes on painting (the wizard's
     pages must answer ``validatePage`` at once, so they cannot hand a callback to ServiceOp).
     ``widget`` is disabled meanwhile; the result is returned, or the exception raised, here."""
@@ -80,8 +84,9 @@ def off_gui_thread(widget: QWidget, fn: Callable[[], T]) -> T:
     timer = QTimer()
     timer.setInterval(15)
     timer.timeout.connect(lambda: None if worker.is_alive() else loop.quit())
-    was_enabled = widget.isEnabled()
-    widget.setEnabled(False)
+    was_enabled = widget.isEnabled() if widget is not None else True
+    if widget is not None:
+        widget.setEnabled(False)
     _busy()
     try:
         worker.start()
@@ -92,34 +97,11 @@ def off_gui_thread(widget: QWidget, fn: Callable[[], T]) -> T:
     finally:
         timer.stop()
         _idle()
-        widget.setEnabled(was_enabled)
+        if widget is not None:
+            widget.setEnabled(was_enabled)
     if "error" in outcome:
         raise outcome["error"]
     return typing.cast(T, outcome["result"])
-
-
-def describe_connection(choice: DatabaseChoice, password: str | None) -> str:
-    """Connect and say in pt_BR what was found; raises DatabaseError with the reason when it fails.
-
-    Runs off the GUI thread ("Testar conexão"); touches no widget.
-    """
-    db = Database.open(choice.url(password))
-    try:
-        db.check_connection()
-        state = db.check_version()
-        if db.is_sqlite:
-            server = "SQLite"
-        else:
-            with db.engine.connect() as conn:
-                server = "PostgreSQL " + str(conn.exec_driver_sql("SHOW server_version").scalar()).split()[0]
-    finally:
-        db.dispose()
-    if state == "empty":
-        return f"Conexão bem-sucedida ({server}). O banco está vazio: o MotoDesk vai prepará-lo ao avançar."
-    if state == "current":
-        return f"Conexão bem-sucedida ({server}). Banco do MotoDesk na versão atual."
-    return (f"Conexão bem-sucedida ({server}), mas o banco é de uma versão anterior do MotoDesk: peça a um "
-            "administrador que execute 'motodesk db-upgrade'.")
 
 
 def open_choice(choice: DatabaseChoice, password: str | None) -> AppContext:
@@ -195,7 +177,7 @@ class ServerForm(QWidget):
         row.addStretch(1)
         layout.addLayout(row)
         layout.addWidget(self.result)
-        self._test: BackgroundOp | None = None
+        self._test: ServiceOp | None = None
 
     def choice(self) -> DatabaseChoice:
         return DatabaseChoice.server(self.host.text(), self.port.value(), self.database.text(), self.user.text(),
@@ -235,15 +217,17 @@ class ServerForm(QWidget):
             self.test_button.setEnabled(True)
             self.show_result(text, ok="versão anterior" not in text)
 
-        def failed(exc: BaseException) -> None:
+        def failed(exc: BaseException) -> bool:
             self.test_button.setEnabled(True)
             if isinstance(exc, (DatabaseError, MotodeskError)):
                 self.show_result(str(exc), ok=False)
             else:
-                log.exception("connection test failed", exc_info=exc)
+                log.error("connection test failed", exc_info=exc)
                 self.show_result(f"Não foi possível testar a conexão: {exc}", ok=False)
+            return True
 
-        self._test = BackgroundOp(lambda: describe_connection(choice, password)).on_success(done).on_failure(failed)
+        self._test = ServiceOp(self, lambda: describe_connection(choice, password), lock=False) \
+            .success(done).failure(failed)
         self._test.run()
 
 
@@ -547,7 +531,7 @@ def open_configured_context(parent: QWidget | None = None, *,
         try:
             if failed is not None:
                 raise failed
-            ctx = open_choice(choice, password)
+            ctx = off_gui_thread(parent, functools.partial(open_choice, choice, password))
         except (DatabaseError, MotodeskError) as exc:
             failed = None
             box = QMessageBox(QMessageBox.Icon.Critical, "MotoDesk – banco de dados",
@@ -562,7 +546,7 @@ def open_configured_context(parent: QWidget | None = None, *,
                 choice = None
                 continue
             return None
-        if count_users(ctx) == 0:
+        if off_gui_thread(parent, functools.partial(count_users, ctx)) == 0:
             wizard = FirstRunWizard(parent, ctx=ctx, choice=choice)
             if wizard.exec() != QDialog.DialogCode.Accepted:
                 return None

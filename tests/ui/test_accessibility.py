@@ -170,8 +170,8 @@ def _dialogs(ctx: AppContext) -> list[tuple[str, Callable[[], QWidget]]]:
         ("dossier", lambda: DossierWindow(clerk, dossier.person_id)),
         ("vehicle form", lambda: VehicleForm(clerk)),
         ("vehicle form (edit)", lambda: VehicleForm(clerk, vehicle_id=dossier.vehicle_id)),
-        ("checklist", lambda: ChecklistDialog(inspector, inspections.start_inspection(
-            inspector, vehicle_id=dossier.vehicle_id))),
+        ("checklist", lambda: ChecklistDialog(inspector, iid := inspections.start_inspection(
+            inspector, vehicle_id=dossier.vehicle_id), loaded=inspections.checklist_view(inspector, iid))),
         ("notice form", lambda: NoticeForm(inspector)),
         ("decision", decision),
         ("infraction picker", lambda: InfractionPickerDialog(query="desacatar")),

@@ -47,7 +47,13 @@ def _scan(qtbot, dialog: BadgeVerifyDialog, text: str) -> None:  # noqa: ANN001
     """A USB scanner: the characters, then Enter, into the focused line."""
     dialog.scan.setFocus()
     qtbot.keyClicks(dialog.scan, text)
-    qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+    _enter(qtbot, dialog)
+
+
+def _enter(qtbot, dialog: BadgeVerifyDialog) -> None:  # noqa: ANN001
+    """Enter, and the verdict, which is read off the GUI thread."""
+    with qtbot.waitSignal(dialog.verified):
+        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
 
 
 def test_a_scanned_valid_badge_shows_photo_and_name(qtbot, inspector: AppContext, printed) -> None:  # noqa: ANN001
@@ -93,17 +99,17 @@ def test_pasted_junk_of_every_kind_is_forged_or_not_a_badge(qtbot, inspector: Ap
     unknown = sign_claim(BadgeClaim("MT-0999/2020", cpf_digest("52998224725"), TODAY + timedelta(days=90), 1,
                                     "titular"), private_pem)
     dialog.scan.setText(DEFAULT_VERIFIER_BASE_URL + "#" + unknown)
-    qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+    _enter(qtbot, dialog)
     assert dialog.verdict.text() == "CRACHÁ FALSIFICADO" and "não consta do cadastro" in dialog.message.text()
     for text in forged:  # claims to be a badge; the signature fails
         dialog.scan.setText(text)
-        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+        _enter(qtbot, dialog)
         assert dialog.verdict.text() == "CRACHÁ FALSIFICADO", text[:30]
         assert "Crachá falsificado ou ilegível." in dialog.message.text()
     for text in ("X" * 10_240, bytes(range(1, 256)).decode("latin-1"), "7891000100103", DEFAULT_VERIFIER_BASE_URL,
                  DEFAULT_VERIFIER_BASE_URL + "#PREVIA-SEM-VALOR-PREVIA"):
         dialog.scan.setText(text)
-        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+        _enter(qtbot, dialog)
         assert dialog.verdict.text() == "NÃO É UM CRACHÁ", text[:30]
         assert "Este código não é um crachá do MotoDesk." in dialog.message.text()
         assert "#455a64" in dialog.verdict.styleSheet()
@@ -119,7 +125,8 @@ def test_suspended_and_superseded(qtbot, supervisor: AppContext, printed) -> Non
     assert dialog.photo.pixmap() is None or dialog.photo.pixmap().isNull()
     suspend_through_process(supervisor, permit_id, TODAY + timedelta(days=15))
     dialog.scan.setText(token)
-    dialog.verify()
+    with qtbot.waitSignal(dialog.verified):
+        dialog.verify()
     assert dialog.verdict.text() == "PERMISSÃO SUSPENSA"
     assert f"até {TODAY + timedelta(days=15):%d/%m/%Y}" in dialog.message.text()
     dialog.grab().save(str(SCREENSHOTS / "badge_verify_suspended.png"))

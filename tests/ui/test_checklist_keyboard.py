@@ -27,7 +27,8 @@ def dialog(qtbot, clerk: AppContext, inspector: AppContext, monkeypatch: pytest.
         year_manufacture=2024, year_model=2025, engine_cc=162, colour="Amarela", category="aluguel",
         crlv_year=2026, crlv_municipality="Patrocínio", crlv_uf="MG", owner_cpf=cpf)).id
     create_application()
-    shown = ChecklistDialog(inspector, inspections.start_inspection(inspector, vehicle_id=vid))
+    iid = inspections.start_inspection(inspector, vehicle_id=vid)
+    shown = ChecklistDialog(inspector, iid, loaded=inspections.checklist_view(inspector, iid))
     qtbot.addWidget(shown)
     shown.show()
     qtbot.waitExposed(shown)

@@ -494,7 +494,7 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
 
     # -- the inspector: the checklist --------------------------------------------------------
     inspection_id = inspections.start_inspection(inspector, vehicle_id=form.saved_id)  # the inspections page
-    checklist = ChecklistDialog(inspector, inspection_id)
+    checklist = ChecklistDialog(inspector, inspection_id, loaded=inspections.checklist_view(inspector, inspection_id))
     qtbot.addWidget(checklist)
     checklist.show()
     qtbot.waitExposed(checklist)

@@ -264,7 +264,8 @@ def test_the_inspector_sees_whose_badge_it_is(qtbot, monkeypatch, ctx: AppContex
     for token, role in ((holder_token, "Titular"), (deputy_token, "Preposto de Tomás Ribeiro Gonçalves")):
         dialog.scan.clear()
         qtbot.keyClicks(dialog.scan, token)
-        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+        with qtbot.waitSignal(dialog.verified):  # the check runs off the GUI thread
+            qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
         assert dialog.verdict.text() == "CRACHÁ VÁLIDO"
         assert dialog.bearer_role.text() == role
     assert dialog.name.text() == "Paulo Henrique Nunes"
@@ -274,7 +275,8 @@ def test_the_inspector_sees_whose_badge_it_is(qtbot, monkeypatch, ctx: AppContex
     deputies.end_deputy_link(clerk, nominated.link_id, TODAY, "Fim do contrato")
     dialog.scan.clear()
     qtbot.keyClicks(dialog.scan, deputy_token)
-    qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
+    with qtbot.waitSignal(dialog.verified):
+        qtbot.keyClick(dialog.scan, Qt.Key.Key_Return)
     assert dialog.verdict.text() == "PREPOSTO DESVINCULADO"
     assert "Art. 14" in dialog.message.text() and dialog.bearer_role.text() == "Preposto de Tomás Ribeiro Gonçalves"
 
@@ -307,7 +309,8 @@ def test_the_deputy_badge_is_printed_from_the_dialog(qtbot, monkeypatch, ctx: Ap
 
     def print_now(self: BadgePrintDialog) -> int:
         assert self.deputy.isChecked() and not self.deputy.isEnabled()  # always the deputy's badge here
-        printed.append(self._sign())
+        self._sign(printed.append)  # signed off the GUI thread: the dialog waits for it as exec() would
+        qtbot.waitUntil(lambda: bool(printed))
         return 1
 
     monkeypatch.setattr(BadgePrintDialog, "exec", print_now)

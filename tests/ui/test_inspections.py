@@ -166,7 +166,7 @@ def test_a_half_filled_checklist_is_saved_as_draft_but_not_concluded(
         qtbot, monkeypatch, inspector: AppContext, vehicle_id: int) -> None:  # noqa: ANN001
     create_application()
     iid = inspections.start_inspection(inspector, vehicle_id=vehicle_id)
-    dialog = ChecklistDialog(inspector, iid)
+    dialog = ChecklistDialog(inspector, iid, loaded=inspections.checklist_view(inspector, iid))
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitExposed(dialog)
@@ -187,7 +187,7 @@ def test_a_half_filled_checklist_is_saved_as_draft_but_not_concluded(
     assert dialog.isEnabled() and "Rascunho salvo" in dialog.message.text() and not dialog.dirty
     dialog.reject()
 
-    reopened = ChecklistDialog(inspector, iid)
+    reopened = ChecklistDialog(inspector, iid, loaded=inspections.checklist_view(inspector, iid))
     qtbot.addWidget(reopened)
     reopened.show()
     assert reopened.view.status is InspectionStatus.DRAFT
@@ -199,7 +199,7 @@ def test_closing_with_unsaved_answers_offers_to_save(qtbot, monkeypatch, inspect
                                                       vehicle_id: int) -> None:
     create_application()
     iid = inspections.start_inspection(inspector, vehicle_id=vehicle_id)
-    dialog = ChecklistDialog(inspector, iid)
+    dialog = ChecklistDialog(inspector, iid, loaded=inspections.checklist_view(inspector, iid))
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.mouseClick(dialog.rows[FAILING].buttons[checklist_module.ItemResult.NOT_OK], Qt.MouseButton.LeftButton)
@@ -271,7 +271,7 @@ def test_item_photos_are_added_from_a_file(qtbot, monkeypatch, tmp_path: Path,  
                                            inspector: AppContext, vehicle_id: int) -> None:
     create_application()
     iid = inspections.start_inspection(inspector, vehicle_id=vehicle_id)
-    dialog = ChecklistDialog(inspector, iid)
+    dialog = ChecklistDialog(inspector, iid, loaded=inspections.checklist_view(inspector, iid))
     qtbot.addWidget(dialog)
     dialog.show()
     photo = tmp_path / "retrovisor.png"

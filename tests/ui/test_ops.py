@@ -185,3 +185,55 @@ def test_a_page_load_delivers_only_the_newest_result(qtbot, wait_ops) -> None:  
     load_into(page, lambda: "again", shown.append)
     wait_ops()
     assert shown == ["new query", "again"]
+
+
+def test_long_work_reports_progress_on_the_gui_thread_and_stops_when_cancelled(qtbot, wait_ops) -> None:  # noqa: ANN001
+    """What BackgroundOp did, now ServiceOp's: progress=True hands fn (report, cancelled)."""
+    widget, _name, _day = form(qtbot)
+    steps: list[tuple[int, int, bool]] = []
+    refused: list[BaseException] = []
+    done: list[object] = []
+    started = threading.Event()
+
+    class Stopped(Exception):
+        pass
+
+    def work(report, cancelled) -> str:  # noqa: ANN001
+        for n in range(1, 1001):
+            report(n, 1000)
+            if n == 3:
+                started.set()
+            if cancelled():
+                raise Stopped(n)
+            time.sleep(0.005)
+        return "finished"
+
+    op = ServiceOp(widget, work, progress=True, lock=False, change="person") \
+        .progress(lambda d, t: steps.append((d, t, threading.current_thread() is threading.main_thread()))) \
+        .success(done.append).failure(lambda exc: refused.append(exc) or True)
+    changes: list[str] = []
+    change_bus().changed.connect(changes.append)
+    op.run()
+    qtbot.waitUntil(lambda: len(steps) >= 3)
+    assert not op.cancelled
+    op.cancel()
+    wait_ops()
+    assert op.cancelled and done == [] and len(refused) == 1 and isinstance(refused[0], Stopped)
+    assert steps[:3] == [(1, 1000, True), (2, 1000, True), (3, 1000, True)]
+    assert [d for d, _t, _g in steps] == sorted(d for d, _t, _g in steps) and len(steps) < 1000
+    assert changes == []  # nothing was written: nothing is announced
+
+    with pytest.raises(TypeError):
+        ServiceOp(widget, lambda: None).progress(lambda d, t: None)  # fn() takes no report
+
+
+def test_a_model_runs_its_reads_and_is_never_locked(qtbot, wait_ops) -> None:  # noqa: ANN001
+    from PySide6.QtCore import QObject
+
+    model = QObject()
+    got: list[int] = []
+    ServiceOp(model, lambda: 7, lock=False).success(got.append).run()
+    wait_ops()
+    assert got == [7]
+    with pytest.raises(TypeError):
+        ServiceOp(model, lambda: 7)  # a model has no window to lock

@@ -238,7 +238,7 @@ def test_the_window_start_path_loads_neither_sqlalchemy_nor_reportlab() -> None:
         "import sys\n"
         "from motodesk.cli import _parse\n"
         "_parse(['--database', 'sqlite:///x.sqlite3'])\n"
-        "import motodesk.logs, motodesk.ui.app, motodesk.ui.login, motodesk.ui.background\n"
+        "import motodesk.logs, motodesk.ui.app, motodesk.ui.login, motodesk.ui.ops\n"
         "heavy = sorted(m for m in ('sqlalchemy', 'reportlab', 'openpyxl', 'PIL', 'cv2', 'alembic') if m in sys.modules)\n"
         "print(','.join(heavy))\n"
     )

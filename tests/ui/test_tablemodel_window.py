@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -87,12 +88,35 @@ def test_a_lazy_model_scrolled_end_to_end_in_a_view_keeps_a_bounded_window(qtbot
         peak = max(peak, window.cached_rows())
     assert model.rowCount() == total
     assert peak <= 1000
-    # Back to the top: the rows come again, by position, and read as before.
+    # Back to the top: the rows come again, by position, off the GUI thread ("…" meanwhile), and
+    # read as before.
+    gui = threading.get_ident()
+    threads: list[int] = []
+    model._fetch = lambda *a: threads.append(threading.get_ident()) or fetch(*a)  # type: ignore[assignment]
     view.scrollToTop()
-    qtbot.wait(0)
-    assert model.data(model.index(0, 0)) == "pessoa 00000"
-    assert model.data(model.index(5, 1), Qt.ItemDataRole.DisplayRole) is not None
+    assert model.data(model.index(0, 0)) in ("…", "pessoa 00000")
+    qtbot.waitUntil(lambda: model.data(model.index(0, 0)) == "pessoa 00000")
+    assert model.data(model.index(5, 1), Qt.ItemDataRole.DisplayRole) == "5"
     assert window.fetches >= 1 and window.cached_rows() <= 1000
+    assert threads and gui not in threads
+
+
+def test_a_dropped_chunk_is_asked_for_once_and_a_reset_makes_its_answer_stale() -> None:
+    window: RowWindow[str] = RowWindow(fetch_range=lambda a, b: [f"row {i}" for i in range(a, b)],
+                                       capacity=20, chunk=10)
+    asked: list[tuple[int, int, int]] = []
+    reads: list[object] = []
+    window.on_missing = lambda n, a, b, read: (asked.append((n, a, b)), reads.append(read))  # type: ignore[func-returns-value]
+    window.extend(f"row {i}" for i in range(100))
+    assert window[0] is None and window.pending(0) and window[5] is None
+    assert asked == [(0, 0, 10)]  # once, though read twice
+    epoch = window.epoch
+    assert window.fill(0, epoch, reads[0]())  # type: ignore[operator]
+    assert window[5] == "row 5" and not window.pending(5)
+    assert window[10] is None and asked[-1] == (1, 10, 20)
+    window.reset(f"new {i}" for i in range(100))
+    assert not window.fill(1, epoch, ["stale"] * 10) and window[95] == "new 95"
+    assert window.fill(0, window.epoch, None) is False and not window.pending(0)  # failed: asked again later
 
 
 def test_a_small_table_still_holds_every_row() -> None:

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
 from motodesk.rules.validators import format_cpf

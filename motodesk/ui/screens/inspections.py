@@ -37,7 +37,6 @@ from motodesk.services.inspections import (
     QueueRow,
 )
 from motodesk.services.vehicles import VehicleRow
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.checklist import ChecklistDialog, read_checklist
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
@@ -229,7 +228,7 @@ class CampaignDialog(GuardedDialog):
         self.setWindowTitle("Convocar vistorias periódicas")
         self.ctx = ctx
         self.result_value: inspections.CampaignScheduled | None = None
-        self._op: BackgroundOp | None = None
+        self._op: ServiceOp | None = None
         today = vehicles.local_today()
         self.service = QComboBox()
         self.service.setObjectName("service")
@@ -277,8 +276,11 @@ class CampaignDialog(GuardedDialog):
         per_day = self.per_day.value()
         self.ok.setEnabled(False)
         self.message.setText("Agendando…")
-        self._op = (BackgroundOp(lambda: inspections.schedule_campaign(self.ctx, service, start, per_day))
-                    .on_success(self._done).on_failure(self._failed).run())
+        ctx = self.ctx
+        # The inspections' pages show the booked campaign at once.
+        self._op = (ServiceOp(self, lambda: inspections.schedule_campaign(ctx, service, start, per_day),
+                              lock=False, change="inspection")
+                    .success(self._done).failure(self._failed).run())
 
     def _done(self, result: inspections.CampaignScheduled) -> None:
         self.result_value = result
@@ -292,14 +294,15 @@ class CampaignDialog(GuardedDialog):
         QMessageBox.information(self, "Convocação registrada", text)
         self.accept()
 
-    def _failed(self, exc: BaseException) -> None:
+    def _failed(self, exc: BaseException) -> bool:
         self.ok.setEnabled(True)
         if isinstance(exc, InvalidInputError):
             self.message.setText(" ".join([exc.message, *exc.fields.values()]))
         elif isinstance(exc, MotodeskError):
             self.message.setText(str(exc))
         else:
-            raise exc
+            return False  # unexpected: the op logs it and shows the details
+        return True
 
 
 class RescheduleDialog(GuardedDialog):

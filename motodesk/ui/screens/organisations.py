@@ -30,7 +30,6 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.organisations import MemberRow, OrganisationInput, OrganisationKind, OrganisationRow
 from motodesk.ui import person_picker
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
@@ -210,7 +209,7 @@ class OrganisationsPage(ListPage):
                          parent)
         editors = frozenset(organisations.EDITORS)
         exporters = frozenset(organisations.EXPORTERS)
-        self._export: BackgroundOp | None = None
+        self._export: ServiceOp | None = None
         self.orgs: ListPanel[OrganisationRow] = ListPanel(ctx, ListSpec(
             name="organisations_table", columns=ORGANISATION_COLUMNS,
             load=lambda v: organisations.list_organisations(ctx, v["search"]),
@@ -369,7 +368,7 @@ class OrganisationsPage(ListPage):
             self.status.setText(f"{rows} filiação(ões) exportada(s) para {path}.")
             self.orgs.update_buttons()
 
-        def failed(exc: BaseException) -> None:
+        def failed(exc: BaseException) -> bool:
             progress.close()
             self._export = None
             self.orgs.update_buttons()
@@ -378,9 +377,10 @@ class OrganisationsPage(ListPage):
             elif isinstance(exc, MotodeskError):
                 show_error(self, exc)
             else:
-                raise exc  # the excepthook logs it and shows "Erro inesperado"
+                return False  # unexpected: the op logs it and shows "Erro inesperado" with the details
+            return True
 
-        self._export = BackgroundOp(work, progress=True).on_success(finished).on_failure(failed)
+        self._export = ServiceOp(self, work, progress=True, lock=False).success(finished).failure(failed)
         progress.canceled.connect(self._export.cancel)
         self.orgs.update_buttons()
         self._export.run()

@@ -28,17 +28,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role
 from motodesk.services import search
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.search import PersonHit, SearchCursor, SearchPage, SortKey
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.errors import show_error
 from motodesk.ui.mainwindow import MainWindow, register_page
-from motodesk.ui.tablemodel import Column, RowTableModel, RowWindow
+from motodesk.ui.ops import ServiceOp
+from motodesk.ui.tablemodel import Column, RowTableModel, RowWindow, read_dropped_rows_off_gui_thread
 
 if TYPE_CHECKING:  # imported when the first dossier opens, not with the page
     from motodesk.ui.dossier import DossierWindow
@@ -80,6 +80,7 @@ class PeopleSearchModel(RowTableModel[PersonHit]):
         self.last_page: SearchPage | None = None
         # Ids of every row listed, data of the last few thousand shown (a million rows scrolled: ids only).
         self._rows = RowWindow(key=lambda h: h.person_id, fetch_keys=lambda ids: search.people_by_ids(ctx, ids))  # type: ignore[assignment]
+        read_dropped_rows_off_gui_thread(self, self._rows)  # type: ignore[arg-type]
 
     # -- requests ----------------------------------------------------------------------------
     def set_query(self, text: str) -> None:
@@ -100,9 +101,9 @@ class PeopleSearchModel(RowTableModel[PersonHit]):
         def work() -> SearchPage:
             return search.search_people(ctx, query, sort=sort, descending=descending, after=after, limit=limit)
 
-        (BackgroundOp(work)
-         .on_success(lambda page: self._answer(generation, after, page))
-         .on_failure(lambda exc: self._failure(generation, exc))
+        (ServiceOp(self, work, lock=False)
+         .success(lambda page: self._answer(generation, after, page))
+         .failure(lambda exc: self._failure(generation, exc))
          .run())
 
     def _alive(self) -> bool:
@@ -127,14 +128,15 @@ class PeopleSearchModel(RowTableModel[PersonHit]):
                 self.endInsertRows()
         self.loaded.emit(len(self._rows), self._next is not None)
 
-    def _failure(self, generation: int, exc: BaseException) -> None:
+    def _failure(self, generation: int, exc: BaseException) -> bool:
         if not self._alive() or generation != self.generation:
-            return
+            return True
         self.busy = False
         self._fetching_more = False
         if not isinstance(exc, (MotodeskError, DatabaseError)):
             log.error("search failed", exc_info=exc)
         self.failed.emit(exc)
+        return True  # the page says why, in its own status line
 
     # -- Qt's lazy loading and sorting ------------------------------------------------------------
     def canFetchMore(self, parent: AnyIndex = QModelIndex()) -> bool:  # noqa: B008, N802

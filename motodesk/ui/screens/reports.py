@@ -26,16 +26,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from motodesk.models.db import DatabaseError
+from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role
 from motodesk.services import reports
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.reports import EXPORTERS, ExportCancelled, ExportKind, suggested_name
-from motodesk.ui.background import BackgroundOp
 from motodesk.ui.errors import show_error
 from motodesk.ui.listpage import save_file_name, with_access_key
 from motodesk.ui.mainwindow import MainWindow, register_page
+from motodesk.ui.ops import ServiceOp
 from motodesk.ui.widgets import keyboard_tabs
 
 EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
@@ -51,7 +51,7 @@ def _xlsx(path: str) -> str:
 def start_export(parent: QWidget, ctx: AppContext, kind: str, path: str, *, deadline_filter: Any = None,
                  on_done: Callable[[int], None] | None = None,
                  on_cancelled: Callable[[], None] | None = None,
-                 on_failed: Callable[[BaseException], None] | None = None) -> BackgroundOp:
+                 on_failed: Callable[[BaseException], None] | None = None) -> ServiceOp:
     """Export off the GUI thread with a progress dialog; "Cancelar" stops it and no file is left."""
     label = reports.export_kind(kind).label
     dialog = QProgressDialog(f"Exportando “{label}”…", "&Cancelar", 0, 0, parent)
@@ -62,8 +62,9 @@ def start_export(parent: QWidget, ctx: AppContext, kind: str, path: str, *, dead
     dialog.setAutoReset(False)
     dialog.setAutoClose(False)
 
-    op = BackgroundOp(lambda report, cancelled: reports.export(ctx, kind, path, report, cancelled,
-                                                               deadline_filter=deadline_filter), progress=True)
+    op = ServiceOp(parent, lambda report, cancelled: reports.export(ctx, kind, path, report, cancelled,
+                                                                    deadline_filter=deadline_filter),
+                   progress=True, lock=False)
 
     def progressed(done: int, total: int) -> None:
         if total and dialog.maximum() != total:
@@ -85,21 +86,21 @@ def start_export(parent: QWidget, ctx: AppContext, kind: str, path: str, *, dead
         if on_done is not None:
             on_done(count)
 
-    def failed(exc: BaseException) -> None:
+    def failed(exc: BaseException) -> bool:
         finish()
         if isinstance(exc, ExportCancelled):
             if on_cancelled is not None:
                 on_cancelled()
-            return
+            return True
         if on_failed is not None:
             on_failed(exc)
         if isinstance(exc, (MotodeskError, DatabaseError)):
             show_error(parent, exc)
-        else:
-            raise exc
+            return True
+        return False  # unexpected: the op logs it and shows the details
 
     dialog.canceled.connect(cancel)
-    op.on_progress(progressed).on_success(succeeded).on_failure(failed)
+    op.progress(progressed).success(succeeded).failure(failed)
     parent._export_progress = dialog  # type: ignore[attr-defined]  # for tests and for the page's state
     dialog.show()
     return op.run()
@@ -151,7 +152,7 @@ class ExportsTab(QWidget):
         layout.addWidget(public)
         layout.addWidget(self.status)
         layout.addStretch(1)
-        self.running: BackgroundOp | None = None
+        self.running: ServiceOp | None = None
 
     def export(self, kind: ExportKind) -> None:
         chosen = save_file_name(self, f"Exportar {kind.label}", suggested_name(kind.key), XLSX_FILTER, ".xlsx")

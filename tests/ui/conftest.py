@@ -1,0 +1,56 @@
+"""The GUI tests' own guard: no screen opens a database session on the GUI thread.
+
+Every session (``sqlalchemy.orm.Session``) and every connection (``Engine.connect``: the quick
+reads of :meth:`Database.run_read`, a wizard's probe) opened during a GUI test is checked: when it is
+opened on the GUI thread and the code that asked for it is MotoDesk's UI (a frame of ``motodesk/ui``
+on the stack), the test fails at teardown, naming the UI line. A test's own set-up (a service
+called from the test body) has no UI frame on its stack and passes; so does the login's password
+check, which waits for the database by design (``tests_helpers.GUI_DB_ALLOWED``).
+
+``MOTODESK_GUI_DB_LOG=FILE`` appends each offending UI line to ``FILE`` (to count them) and
+``MOTODESK_GUI_DB_RECORD_ONLY=1`` records without failing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+from tests_helpers import GuiThreadDatabase  # type: ignore[import-not-found]
+
+
+@pytest.fixture(autouse=True)
+def no_database_on_the_gui_thread(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+                                  ) -> Iterator[GuiThreadDatabase]:
+    """Fails a GUI test in which UI code opened a database session or connection on the GUI thread."""
+    seen = GuiThreadDatabase()
+    session_init = Session.__init__
+    engine_connect = Engine.connect
+
+    def init(self: Session, *args: object, **kwargs: object) -> None:
+        seen.check("session")
+        session_init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def connect(self: Engine):  # noqa: ANN202 - Engine.connect's own return
+        seen.check("connection")
+        return engine_connect(self)
+
+    monkeypatch.setattr(Session, "__init__", init)
+    monkeypatch.setattr(Engine, "connect", connect)
+    yield seen
+    monkeypatch.undo()
+    if not seen.sites:
+        return
+    log = os.environ.get("MOTODESK_GUI_DB_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as out:
+            for site, count in seen.sites.items():
+                out.write(f"{request.node.nodeid}\t{site}\t{count}\n")
+    if os.environ.get("MOTODESK_GUI_DB_RECORD_ONLY") == "1":
+        return
+    lines = "\n".join(f"  {site} ×{count}" for site, count in seen.sites.items())
+    pytest.fail(f"UI code opened the database on the GUI thread (use load_into / ServiceOp):\n{lines}",
+                pytrace=False)
