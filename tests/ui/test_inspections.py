@@ -317,7 +317,10 @@ def test_a_supervisor_calls_a_service_to_periodic_inspections(
     qtbot.mouseClick(dialog.ok, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.result_value is not None, timeout=10000)
     assert dialog.result_value.count == 1 and told and "1 vistoria(s) agendada(s)" in told[0]
-    page.reload()
+
+    def scheduled() -> list[str]:
+        return [r.plate for r in page.upcoming_model.rows() + [r for r in page.queue_model.rows() if r.inspection_id]]
+
+    # No reload asked: the campaign announced its change and the page, following it, shows the booking.
+    qtbot.waitUntil(lambda: scheduled() == ["PTC4B83"])
     settle(qtbot)
-    scheduled = page.upcoming_model.rows() + [r for r in page.queue_model.rows() if r.inspection_id]
-    assert [r.plate for r in scheduled] == ["PTC4B83"]

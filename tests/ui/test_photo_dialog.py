@@ -34,6 +34,7 @@ from motodesk.ui import camera as camera_module
 from motodesk.ui import photo_dialog as photo_dialog_module
 from motodesk.ui.app import create_application
 from motodesk.ui.camera import SETTINGS_KEY, CameraChoice, FakeFrameSource, FrameSource
+from motodesk.ui.changes import change_bus
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.photo_dialog import MSG_16_BIT, MSG_CMYK, MSG_GREY, PhotoDialog, pil_to_qimage
 
@@ -202,7 +203,10 @@ def test_capture_crop_and_accept_stores_the_badge_photo(qtbot, clerk: AppContext
     assert dialog.source_view.crop is not None  # the left view now shows the crop being edited
     assert dialog.warning_texts() == [] and not dialog.override.isVisible()
 
+    changes: list[str] = []
+    change_bus().changed.connect(changes.append)
     accept(qtbot, dialog)
+    assert changes == ["person"]  # the open dossier and the lists show the new photo
     stored = photos.newest_photo(clerk, person)
     assert stored is not None and dialog.stored is not None and stored.id == dialog.stored.id
     assert (stored.source, stored.captured_by, stored.width, stored.height) == ("camera", "clerk", 354, 472)

@@ -24,6 +24,7 @@ from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.imports import Outcome
 from motodesk.ui.app import create_application
+from motodesk.ui.changes import change_bus
 from motodesk.ui.import_dialog import ImportDialog
 from motodesk.ui.screens.reports import ReportsPage
 
@@ -194,9 +195,12 @@ def test_import_dialog_report_confirm_and_reimport(qtbot, qtmodeltester, monkeyp
     assert _people(clerk) == before  # the clerk said no
 
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    changes: list[str] = []
+    change_bus().changed.connect(changes.append)
     with qtbot.waitSignal(dialog.imported, timeout=20_000):
         qtbot.mouseClick(dialog.confirm_button, LEFT)
     assert _people(clerk) == before + 1
+    assert changes == ["*"]  # every built page (people, vehicles, permits) shows what went in
     assert "Importação concluída: 1 pessoa incluída" in dialog.summary_label.text()
     assert not dialog.confirm_button.isEnabled()
     assert dialog.model.index(0, status).data() == "será incluída" or dialog.model.rows()[0].outcome is Outcome.NEW
