@@ -71,3 +71,10 @@ def test_the_checker_sees_a_real_import(tmp_path: Path) -> None:
     sample = tmp_path / "x.py"
     sample.write_text("from PySide6.QtWidgets import QWidget\nimport sqlalchemy.orm\n")
     assert {"PySide6.QtWidgets", "sqlalchemy.orm"} <= _imports(sample)
+
+
+def test_the_plan_these_arrows_come_from_is_the_repositorys_own() -> None:
+    """The architecture these tests cite lives in the repository, and says what they check."""
+    plan = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    assert "only ui imports PySide6; ui imports no model" in plan
+    assert "`rules` imports nothing of\nthe database" in plan or "`rules` imports nothing of the database" in plan
