@@ -128,6 +128,56 @@ def scale_qtbot_waits() -> None:
     QtBot._motodesk_scaled = True  # type: ignore[attr-defined]
 
 
+# -- waiting on the GUI's own state, not on a guessed number of milliseconds ------------------------
+#: A single-shot timer of a window at most this long is work about to happen (a debounced search,
+#: a coalesced reload, a live re-check); longer ones (reminders, idle locks) are not waited for.
+SHORT_TIMER_MS = 1_000
+
+
+def drain_events() -> None:
+    """Deliver what is already posted to the GUI thread — queued results, due timers, layout and
+    paint requests: what a short ``qtbot.wait(N)`` was for, without guessing ``N``."""
+    from PySide6.QtCore import QCoreApplication, QEventLoop
+
+    for _ in range(3):
+        QCoreApplication.sendPostedEvents()
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents)
+
+
+def no_button_down() -> bool:
+    """No button is held down: an access key's animated click (Qt fires it 100 ms after Alt+letter)
+    has fired."""
+    from PySide6.QtWidgets import QAbstractButton, QApplication
+
+    return not any(b.isDown() for w in QApplication.topLevelWidgets() for b in w.findChildren(QAbstractButton))
+
+
+def gui_settled() -> bool:
+    """Nothing of the windows is still on its way: no animated click, no service call running, no
+    short single-shot timer (:data:`SHORT_TIMER_MS`) waiting to fire."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from motodesk.ui.ops import ServiceOp
+
+    if ServiceOp.running() or not no_button_down():
+        return False
+    return not any(t.isActive() and t.isSingleShot() and t.interval() <= SHORT_TIMER_MS
+                   for w in QApplication.topLevelWidgets() for t in w.findChildren(QTimer))
+
+
+def settle_gui(qtbot: object) -> None:
+    """Wait until :func:`gui_settled` holds twice in a row with the posted events delivered between
+    (a result that starts the next call — a save, then the list's reload — is waited for too)."""
+    def settled() -> bool:
+        if not gui_settled():
+            return False
+        drain_events()
+        return gui_settled()
+
+    qtbot.waitUntil(settled, timeout=10_000)  # type: ignore[attr-defined]
+
+
 # -- the GUI thread opens no database session (tests/ui/conftest.py) -----------------------------
 #: Where MotoDesk's UI code lives: a frame of a file under it is UI code.
 UI = str(Path(__file__).resolve().parents[1] / "motodesk" / "ui") + os.sep

@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
+from tests_helpers import drain_events  # type: ignore[import-not-found]
 
 from motodesk.rules.common import Role, ServiceType
 from motodesk.services import auth
@@ -57,7 +58,7 @@ def _shown(qtbot, widget: QWidget) -> QWidget:  # noqa: ANN001
 
 
 def _check(qtbot, widget: QWidget) -> list[str]:  # noqa: ANN001
-    qtbot.wait(10)
+    drain_events()
     return unnamed_inputs(widget) + undescribed_inputs(widget)
 
 
@@ -270,12 +271,12 @@ def test_a_larger_system_font_still_fits_the_counter_screen(qtbot, ctx: AppConte
         for key, _label in SECTIONS:
             window.show_section(key)
             wait_ops()
-            qtbot.wait(10)
+            drain_events()
             problems += [f"[{key}] {p}" for p in fits_screen(window) + clipped_buttons(window)]
         for build in (lambda: DossierWindow(user_ctx, dossier.person_id), lambda: VehicleForm(user_ctx)):
             dialog = _shown(qtbot, build())
             wait_ops()
-            qtbot.wait(10)
+            drain_events()
             problems += fits_screen(dialog) + clipped_buttons(dialog)
             dialog.close()
     finally:

@@ -74,14 +74,14 @@ def _window(qtbot, ctx: AppContext, role: Role, login: str):  # noqa: ANN001, AN
 
 
 def test_the_window_never_grows_past_the_screen_on_any_page(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
-    from tests_helpers import SCREENSHOTS, fits_screen  # type: ignore[import-not-found]
+    from tests_helpers import SCREENSHOTS, drain_events, fits_screen  # type: ignore[import-not-found]
 
     window = _window(qtbot, ctx, Role.ADMIN, "admin2")
     screen = window.screen().availableGeometry()
     for key, _label in SECTIONS:
         window.show_section(key)
         wait_ops()
-        qtbot.wait(20)
+        drain_events()
         assert fits_screen(window) == [], key
         assert window.frameGeometry().width() <= screen.width() and window.frameGeometry().height() <= screen.height()
         window.grab().save(str(SCREENSHOTS / f"main-{key}.png"))

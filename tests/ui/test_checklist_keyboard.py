@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
-from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, no_button_down, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.checklist import ItemResult
 from motodesk.rules.common import ServiceType
@@ -63,7 +63,7 @@ def test_the_count_of_items_left_follows_the_answers_and_goes_after_aprovado(qtb
     for code in codes[:-2]:
         dialog.rows[code].buttons[ItemResult.OK].setChecked(True)
     qtbot.keyPress(dialog, Qt.Key.Key_C, Qt.KeyboardModifier.AltModifier)  # Concluir: 2 items left
-    qtbot.wait(150)
+    qtbot.waitUntil(no_button_down)  # the access key's animated click
     assert "Faltam responder 2 itens" in dialog.message.text()
     dialog.rows[codes[-2]].buttons[ItemResult.OK].setChecked(True)
     assert "Falta responder 1 item" in dialog.message.text()  # not still "2"

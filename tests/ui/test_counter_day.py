@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, no_button_down, settle_gui, valid_cpf  # type: ignore[import-not-found]
 from validate_docbr import CNH, PIS, RENAVAM, TituloEleitoral
 
 from motodesk.clock import local_today
@@ -58,7 +58,6 @@ from motodesk.services.context import AppContext
 from motodesk.ui.app import create_application
 from motodesk.ui.checklist import ChecklistDialog
 from motodesk.ui.dossier import DossierWindow
-from motodesk.ui.ops import ServiceOp
 from motodesk.ui.vehicle_form import VehicleForm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -141,7 +140,7 @@ class KeyRecorder:
 
     def shot(self, name: str, widget: QWidget | None = None) -> None:
         self.shots += 1
-        self.qtbot.wait(200)  # the live re-check (120 ms after the last key) shows in the picture
+        settle_gui(self.qtbot)  # the live re-check (120 ms after the last key) shows in the picture
         target = widget or QApplication.activeModalWidget() or QApplication.activeWindow()
         if target is not None:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -168,8 +167,7 @@ def _key_name(key: Qt.Key, modifier: Qt.KeyboardModifier) -> str:
 
 def settle(qtbot, wait_ms: int = 150) -> None:  # noqa: ANN001
     """Let an access key's animated click fire (100 ms) and every background call deliver."""
-    qtbot.wait(wait_ms)
-    qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=20_000)
+    settle_gui(qtbot)
 
 
 def activate(widget: QWidget) -> None:
@@ -473,7 +471,7 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
             keys.tab()
         keys.type(value)
     keys.alt(access_key(form.copy_holder.text()))  # Mesmo do titular: owner and insured filled
-    qtbot.wait(150)  # the access key's animated click
+    qtbot.waitUntil(no_button_down)  # the access key's animated click
     keys.alt(access_key(label_of(form, form.insurance)))
     keys.type(date_text(TODAY + timedelta(days=300)))  # mandatory insurance valid until
     keys.tab()
@@ -503,7 +501,7 @@ def _play_the_day(qtbot, keys: KeyRecorder, modals: Modals, clerk: AppContext, s
     assert fits_screen(checklist) == [] and missing_access_keys(checklist) == []
     keys.start("vistoriador")
     keys.alt("m")  # every item Conforme
-    qtbot.wait(150)
+    qtbot.waitUntil(no_button_down)
     keys.shot("inspector-checklist", checklist)
     modals.expect(lambda w: isinstance(w, QMessageBox), lambda box: press_button(keys, box, "Yes")
                   if any(b.text().replace("&", "") == "Yes" for b in box.findChildren(QAbstractButton))

@@ -9,7 +9,7 @@ import pytest
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from reports_factory import holder, notice  # type: ignore[import-not-found]
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, drain_events  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services.clock import local_today
@@ -83,7 +83,7 @@ def test_the_charts_and_printing(qtbot, monkeypatch: pytest.MonkeyPatch, supervi
 
     if backend == "sqlite":  # one picture is enough
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        qtbot.wait(50)
+        drain_events()
         widget.grab().save(str(SCREENSHOTS / "dashboard.png"))
 
 
@@ -126,7 +126,7 @@ def test_readable_at_1366x768_with_the_campaign_progress(qtbot, supervisor: AppC
     page.tabs.setCurrentWidget(widget)
     wait_ops()
     qtbot.waitUntil(lambda: widget.data is not None, timeout=20_000)
-    qtbot.wait(50)
+    drain_events()
     assert fits_screen(window) == []
 
     assert widget.campaign_bar.isVisible()

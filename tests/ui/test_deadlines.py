@@ -14,7 +14,7 @@ from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog
 from reports_factory import holder, notice  # type: ignore[import-not-found]
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, drain_events  # type: ignore[import-not-found]
 
 from motodesk.rules.common import ServiceType
 from motodesk.rules.deadlines import DeadlineKind
@@ -175,7 +175,7 @@ def test_screenshot(qtbot, clerk: AppContext, backend: str) -> None:  # noqa: AN
     page.table.selectRow(0)
     if backend == "sqlite":  # one picture is enough
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        qtbot.wait(50)
+        drain_events()
         page.grab().save(str(SCREENSHOTS / "deadlines.png"))
 
 

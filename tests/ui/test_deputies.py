@@ -11,7 +11,7 @@ import pytest
 from permit_factory import add_person, make_dossier, requirement_count  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QFileDialog, QPushButton, QTimeEdit
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, drain_events  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.periods import add_years
@@ -163,7 +163,7 @@ def test_a_clerk_nominates_keeps_the_schedule_prints_it_and_ends_the_link(
     assert [(s.weekday, s.driver) for s in saved.schedule] == [(0, "titular"), (0, "preposto"), (2, "titular"),
                                                                (5, "preposto")]
     qtmodeltester.check(editor.table.model())
-    qtbot.wait(50)  # let the layout take the new texts
+    drain_events()  # let the layout take the new texts
     dialog.grab().save(str(SCREENSHOTS / "deputy_dialog.png"))
 
     shown: list[tuple[bytes, str]] = []

@@ -14,6 +14,7 @@ from enforcement_factory import add_holder, an_hour_ago  # type: ignore[import-n
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QPushButton
+from tests_helpers import drain_events, settle_gui  # type: ignore[import-not-found]
 
 from motodesk.models import Permit
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
@@ -130,9 +131,7 @@ def wait_for_calls() -> None:
 
 def settle(qtbot) -> None:  # noqa: ANN001
     """Every service call of the page delivered: a write, the list's reload, the selected notice."""
-    for _ in range(4):
-        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
-        qtbot.wait(5)
+    settle_gui(qtbot)
 
 
 def _pdf_text(pdf: bytes) -> tuple[int, str]:
@@ -148,7 +147,7 @@ def _fill_notice(qtbot, form: NoticeForm, holder, query: str = "troco", *,  # no
     qtbot.keyClicks(form.offender_search, holder.cpf)
     qtbot.keyClick(form.offender_search, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
-    qtbot.wait(5)
+    drain_events()
     _type(qtbot, form.description, "Passageira pagou com R$ 50,00 e não recebeu o troco de R$ 38,00.")
     if refused:
         form.signature_radios[Signature.REFUSED].click()

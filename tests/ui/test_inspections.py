@@ -10,7 +10,7 @@ from PIL import Image
 from pypdf import PdfReader
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import settle_gui, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.checklist import checklist_for
 from motodesk.rules.common import ServiceType
@@ -22,7 +22,6 @@ from motodesk.services.vehicles import VehicleInput
 from motodesk.ui import checklist as checklist_module
 from motodesk.ui.app import create_application
 from motodesk.ui.checklist import ChecklistDialog, ItemPhotosDialog
-from motodesk.ui.ops import ServiceOp
 from motodesk.ui.screens import inspections as screen
 from motodesk.ui.screens.inspections import InspectionsPage, ScheduleDialog
 from motodesk.ui.widgets import field_error
@@ -77,9 +76,7 @@ def _page(qtbot, qtmodeltester, ctx: AppContext) -> InspectionsPage:  # noqa: AN
 
 def settle(qtbot) -> None:  # noqa: ANN001
     """Every service call of the page delivered (a write, then the lists' reloads)."""
-    for _ in range(3):
-        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
-        qtbot.wait(5)
+    settle_gui(qtbot)
 
 
 def _select(view, row: int) -> None:  # noqa: ANN001

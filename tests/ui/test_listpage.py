@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
-from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, drain_events, fits_screen, missing_access_keys  # type: ignore[import-not-found]
 
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
@@ -141,7 +141,7 @@ def test_a_change_reloads_a_visible_list(qtbot, wait_ops) -> None:  # noqa: ANN0
     wait_ops()
     assert len(loads) == 1
     notify_changed("something else")
-    qtbot.wait(20)
+    drain_events()  # the coalescing 0 ms timer, had it been started
     wait_ops()
     assert len(loads) == 1
     notify_changed("item")
@@ -161,7 +161,7 @@ def test_load_into_delivers_the_newest_answer_only(qtbot, wait_ops) -> None:  # 
     load_into(widget, slow, got.append)
     load_into(widget, lambda: "new", got.append)
     wait_ops()
-    qtbot.wait(50)
+    drain_events()
     assert got == ["new"]  # delivered (it was not, before), and the older answer dropped
 
 
@@ -267,7 +267,7 @@ def test_a_big_list_reads_its_next_page_off_the_gui_thread(qtbot, wait_ops) -> N
     painted = panel.grab()  # the window still paints while the page is on its way
     assert not painted.isNull() and panel.model.rowCount() == 10
     panel.model.fetchMore(panel.model.index(-1, -1))  # asked again while waiting: still one request
-    qtbot.wait(200)
+    drain_events()
     assert len(threads) == asked + 1
     gate.set()
     wait_ops()

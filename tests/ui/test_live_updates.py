@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from conftest import _truncate_all, user_ctx  # type: ignore[import-not-found]
 from PySide6.QtWidgets import QMessageBox, QWidget
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import slowdown, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models.db import Database
 from motodesk.rules.common import Role
@@ -72,7 +72,7 @@ def test_a_shown_page_refreshes_within_a_second_and_a_hidden_one_when_shown(
     committed = time.monotonic()
     qtbot.waitUntil(lambda: "João da Silva" in _names(shown), timeout=3000)
     delay = time.monotonic() - committed
-    assert delay < 1.0, f"the shown page took {delay:.2f} s"
+    assert delay < 1.0 * slowdown(), f"the shown page took {delay:.2f} s"
     assert updates.received == 2
     qtbot.wait(300)
     assert _names(hidden) == ["Maria Aparecida Souza"]  # a hidden page waits for its next show
@@ -188,8 +188,9 @@ def test_the_window_says_when_live_updates_reconnect_and_never_waits_for_them(qt
         proxy.cut()
         qtbot.waitUntil(lambda: not updates.online, timeout=5000)
         assert state.text() == OFFLINE_TEXT
-        qtbot.wait(1000)
-        assert ticks["n"] >= 15, "the GUI thread must not wait for the reconnection"
+        ticks["n"] = 0
+        qtbot.waitUntil(lambda: ticks["n"] >= 15)  # the GUI thread does not wait for the reconnection
+        assert not updates.online
         proxy.restore()
         qtbot.waitUntil(lambda: updates.online, timeout=10_000)
         assert state.text() == ""

@@ -9,6 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QPushButton, QVBoxLayout, QWidget
+from tests_helpers import drain_events  # type: ignore[import-not-found]
 
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.ui.changes import change_bus, follow_changes, notify_changed
@@ -115,7 +116,7 @@ def test_pages_follow_changes_now_if_shown_and_on_show_if_hidden(qtbot) -> None:
     notify_changed("permit")
     notify_changed("permit")  # coalesced into one reload
     notify_changed("vehicle")  # not a kind the first page shows
-    qtbot.wait(20)
+    drain_events()
     assert reloads == {"shown": 1, "hidden": 0}
     hidden_page.show()
     qtbot.waitUntil(lambda: reloads["hidden"] == 1)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import threading
-import time
 from datetime import date
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from tests_helpers import (  # type: ignore[import-not-found]
-    SCREENSHOTS,  # noqa: E402  # type: ignore[import-not-found]
+    SCREENSHOTS,
+    drain_events,
     existing_register,
-    valid_cpf,  # type: ignore[import-not-found]
+    valid_cpf,
 )
 
 from motodesk.models import Permit, Vehicle
@@ -124,8 +124,10 @@ def test_a_stale_answer_never_overwrites_a_newer_one(qtbot, clerk: AppContext, m
     qtbot.waitUntil(lambda: not model.busy, timeout=5000)
     assert names(model) == ["Beatriz Rápida"]
     release.set()  # the older answer arrives now…
-    time.sleep(0.2)
-    qtbot.wait(100)
+    from motodesk.ui.ops import ServiceOp
+
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)
+    drain_events()
     assert names(model) == ["Beatriz Rápida"]  # …and is dropped
 
 

@@ -13,9 +13,11 @@ from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog, QMessageBox
-from tests_helpers import (
-    SCREENSHOTS,  # type: ignore[import-not-found]
-    valid_cpf,  # type: ignore[import-not-found]
+from tests_helpers import (  # type: ignore[import-not-found]
+    SCREENSHOTS,
+    drain_events,
+    settle_gui,
+    valid_cpf,
 )
 
 from motodesk.rules.common import PermitState, ServiceType
@@ -24,7 +26,6 @@ from motodesk.services.context import AppContext
 from motodesk.services.settings import update_settings
 from motodesk.ui import ops
 from motodesk.ui.app import create_application
-from motodesk.ui.ops import ServiceOp
 from motodesk.ui.screens import permits as screen
 from motodesk.ui.screens.permits import PermitsPage, StepInput
 
@@ -47,9 +48,7 @@ def _page(qtbot, qtmodeltester, ctx: AppContext) -> PermitsPage:  # noqa: ANN001
 
 def settle(qtbot) -> None:  # noqa: ANN001
     """Every service call of the page delivered: the write, the reload, then the selected row's detail."""
-    for _ in range(4):
-        qtbot.waitUntil(lambda: ServiceOp.running() == 0, timeout=10_000)
-        qtbot.wait(5)
+    settle_gui(qtbot)
 
 
 def _click(qtbot, button) -> None:  # noqa: ANN001
@@ -262,7 +261,7 @@ def test_tender_tab_quota_import_and_call(qtbot, qtmodeltester, monkeypatch, tmp
     settle(qtbot)
     assert page.permits_tab.select("permit", shown)
     settle(qtbot)
-    qtbot.wait(50)
+    drain_events()
     page.grab().save(str(SCREENSHOTS / "permits_page.png"))
     page.tabs.setCurrentIndex(1)
     tab.reload()

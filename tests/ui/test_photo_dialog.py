@@ -19,9 +19,10 @@ from PIL import Image
 from PySide6.QtCore import QPoint, QPointF, QSettings, Qt, QThreadPool
 from PySide6.QtGui import QImage, QWheelEvent
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog
-from tests_helpers import (
-    SCREENSHOTS,  # type: ignore[import-not-found]
-    valid_cpf,  # type: ignore[import-not-found]
+from tests_helpers import (  # type: ignore[import-not-found]
+    SCREENSHOTS,
+    drain_events,
+    valid_cpf,
 )
 
 from motodesk.imaging import Box, centred_crop
@@ -635,7 +636,8 @@ def test_an_abandoned_analysis_is_ignored(qtbot, monkeypatch, clerk: AppContext,
     assert dialog.mode == "analysing" and dialog.retake_button.isEnabled()
     dialog.retake()  # the clerk changed their mind before the analysis finished
     QThreadPool.globalInstance().waitForDone(30_000)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # the result delivered (and dropped)
+    drain_events()
     assert dialog.mode == "live" and dialog.analysis is None and dialog.crop_view.image.isNull()
 
 
@@ -646,7 +648,8 @@ def test_closing_during_analysis_is_harmless(qtbot, monkeypatch, clerk: AppConte
     dialog.import_file()
     dialog.reject()
     QThreadPool.globalInstance().waitForDone(30_000)
-    qtbot.wait(50)
+    qtbot.waitUntil(lambda: ServiceOp.running() == 0)  # the result delivered (and dropped)
+    drain_events()
     assert dialog.analysis is None and dialog.stored is None
 
 

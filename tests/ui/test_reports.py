@@ -13,9 +13,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QProgressDialog, QPushButton
 from reports_factory import fill_register, holder, register_row  # type: ignore[import-not-found]
 from sqlalchemy import func, select
-from tests_helpers import (
-    SCREENSHOTS,  # noqa: E402  # type: ignore[import-not-found]
-    valid_cpf,  # type: ignore[import-not-found]
+from tests_helpers import (  # type: ignore[import-not-found]
+    SCREENSHOTS,
+    drain_events,
+    fits_screen,
+    missing_access_keys,
+    valid_cpf,
 )
 
 from motodesk.models import Person
@@ -180,7 +183,7 @@ def test_import_dialog_report_confirm_and_reimport(qtbot, qtmodeltester, monkeyp
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         dialog.resize(1180, 420)
         dialog.path.setText("C:/Users/sestran/Documentos/cadastro-mototaxistas.xlsx")
-        qtbot.wait(50)
+        drain_events()
         dialog.grab().save(str(SCREENSHOTS / "import_report.png"))
 
     asked: list[str] = []
@@ -223,12 +226,24 @@ def test_import_dialog_bad_file(qtbot, monkeypatch: pytest.MonkeyPatch, clerk: A
     assert dialog.model.rowCount() == 0 and not dialog.confirm_button.isEnabled()
 
 
-def test_screenshot(qtbot, supervisor: AppContext, backend: str) -> None:  # noqa: ANN001
+def test_the_exports_tab_shows_every_spreadsheet_apart_from_the_public_ones_and_the_last_result(
+        qtbot, supervisor: AppContext, backend: str) -> None:  # noqa: ANN001
+    """What the screenshot shows, asserted: a button per spreadsheet (enabled, with its own access
+    key), the transparency files in their own box, the last result, all within the counter's screen."""
     page = _page(qtbot, supervisor)
     page.tabs.setCurrentWidget(page.exports)
     page.exports.status.setText("Planilha gravada: C:/Users/sestran/Documentos/permissoes-2026-03-02.xlsx "
                                 "(1.248 linhas).")
+    buttons = page.exports.buttons
+    assert list(buttons) == [k.key for k in reports_service.EXPORTERS]
+    assert all(b.isVisible() and b.isEnabled() for b in buttons.values())
+    keys = [b.text().lower().split("&", 1)[1][0] for b in buttons.values()]
+    assert len(set(keys)) == len(keys), keys  # each reachable with its own Alt+letter
+    boxes = {k.key: buttons[k.key].parentWidget().title() for k in reports_service.EXPORTERS}
+    assert {k for k, title in boxes.items() if "transparência" in title} == {
+        k.key for k in reports_service.EXPORTERS if k.public}
+    assert page.exports.status.isVisible() and "1.248 linhas" in page.exports.status.text()
+    assert fits_screen(page) == [] and missing_access_keys(page.exports) == []
     if backend == "sqlite":  # one picture is enough
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        qtbot.wait(50)
         page.grab().save(str(SCREENSHOTS / "reports.png"))

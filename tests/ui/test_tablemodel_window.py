@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QTableView
+from tests_helpers import drain_events  # type: ignore[import-not-found]
 
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel, RowWindow
 
@@ -84,7 +85,7 @@ def test_a_lazy_model_scrolled_end_to_end_in_a_view_keeps_a_bounded_window(qtbot
     while model.canFetchMore(QModelIndex()):
         model.fetchMore(QModelIndex())
         view.scrollToBottom()
-        qtbot.wait(0)
+        drain_events()
         peak = max(peak, window.cached_rows())
     assert model.rowCount() == total
     assert peak <= 1000

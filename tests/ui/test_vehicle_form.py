@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QComboBox
-from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, no_button_down, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.services import people
 from motodesk.services.context import AppContext
@@ -85,7 +85,7 @@ def test_the_status_line_follows_the_fields(qtbot, clerk: AppContext, asked: lis
     hid = people.save_person(clerk, PersonInput(full_name="Status Teste Rocha", cpf=valid_cpf())).id
     form = _form(qtbot, clerk, holder_id=hid)
     qtbot.keyPress(form, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
-    qtbot.wait(150)  # the access key's animated click
+    qtbot.waitUntil(no_button_down)  # the access key's animated click
     qtbot.waitUntil(lambda: ServiceOp.running() == 0 and not form.saving)
     assert "Informe a placa" in form.message.text()
     form.plate.setFocus()

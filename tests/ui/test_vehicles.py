@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import no_button_down, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.common import ServiceType, Status
 from motodesk.services import people, vehicles
@@ -78,7 +78,7 @@ def _fill_valid(qtbot, form: VehicleForm, plate: str = "PTC4B83") -> None:  # no
 def _save(qtbot, form: VehicleForm) -> None:  # noqa: ANN001
     """Alt+S, as the clerk saves; the save runs in the background."""
     qtbot.keyPress(form, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)
-    qtbot.wait(150)  # an access key "animates" the click: the button fires 100 ms later
+    qtbot.waitUntil(no_button_down)  # an access key "animates" the click: the button fires 100 ms later
     qtbot.waitUntil(lambda: ServiceOp.running() == 0 and not form.saving, timeout=10_000)
 
 
