@@ -74,7 +74,7 @@ def test_a_shown_page_refreshes_within_a_second_and_a_hidden_one_when_shown(
     delay = time.monotonic() - committed
     assert delay < 1.0 * slowdown(), f"the shown page took {delay:.2f} s"
     assert updates.received == 2
-    qtbot.wait(300)
+    qtbot.wait(300)  # a fixed wait on purpose: time for a wrong reload of the hidden page to show
     assert _names(hidden) == ["Maria Aparecida Souza"]  # a hidden page waits for its next show
     hidden.show()
     qtbot.waitUntil(lambda: _names(hidden) == ["João da Silva", "Maria Aparecida Souza"], timeout=3000)
@@ -116,7 +116,7 @@ def test_an_open_dossier_says_who_changed_it_elsewhere_and_reloads(
 
     people.save_person(a, PersonInput(full_name="Outra Pessoa Qualquer", cpf=people.get_dossier(a, other).person.cpf,
                                       district="Enéas"), person_id=other)
-    qtbot.wait(700)
+    qtbot.wait(700)  # a fixed wait on purpose: time for a wrong banner to show, had it been raised
     assert banner.isHidden(), "another person's change is not this dossier's"
 
     stored = people.get_dossier(a, pid)
