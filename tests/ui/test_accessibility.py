@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
@@ -483,6 +484,126 @@ def test_requirements_differ_by_symbol_and_word_not_only_colour(qtbot) -> None: 
     assert "Pendente" in texts[2]
     from PySide6.QtCore import Qt
     assert "Não atendido" in panel.item(1).data(Qt.ItemDataRole.AccessibleTextRole)
+
+
+def _is_symbol(ch: str) -> bool:
+    return not ch.isalnum() and not ch.isspace()
+
+
+def colour_only_cells(model) -> list[str]:  # noqa: ANN001
+    """Where a table says a state by colour alone: a coloured row with no cell of it starting with a
+    symbol followed by words, or one column where two colours (or a colour and none) share a symbol."""
+    from PySide6.QtCore import Qt
+
+    problems = []
+    symbols: dict[tuple[int, str], set[str]] = {}  # (column, colour) -> leading symbols
+    for row in range(model.rowCount()):
+        said = False
+        coloured = False
+        for column in range(model.columnCount()):
+            index = model.index(row, column)
+            colour = index.data(Qt.ItemDataRole.ForegroundRole) or index.data(Qt.ItemDataRole.BackgroundRole)
+            text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+            if colour is not None and hasattr(colour, "color"):  # a QBrush
+                colour = colour.color()
+            name = colour.name() if colour is not None else ""
+            lead = text[:1] if text and _is_symbol(text[0]) else ""
+            symbols.setdefault((column, name), set()).add(lead)
+            if colour is not None:
+                coloured = True
+                said = said or bool(lead and any(ch.isalpha() for ch in text))
+        if coloured and not said:
+            texts = [str(model.index(row, c).data() or "") for c in range(model.columnCount())]
+            problems.append(f"row {row} coloured, no symbol and word: {texts}")
+    for (column, name), leads in symbols.items():
+        for (other_column, other), other_leads in symbols.items():
+            if other_column == column and other != name and leads & other_leads - {""}:
+                problems.append(f"column {column}: {name or 'no colour'} and {other or 'no colour'} share "
+                                f"{sorted(leads & other_leads)}")
+    return sorted(set(problems))
+
+
+def test_the_colour_check_can_fail() -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QColor, QStandardItem, QStandardItemModel
+
+    model = QStandardItemModel()
+    red = QStandardItem("Vencido")
+    red.setForeground(QColor("#b00020"))
+    model.appendRow([red, QStandardItem("Maria")])
+    model.appendRow([QStandardItem("Em dia"), QStandardItem("João")])
+    assert colour_only_cells(model) != []
+    red.setText("✖ Vencido")
+    assert colour_only_cells(model) == []
+    model.item(1, 0).setText("✖ Em dia")  # the same symbol without the colour says nothing
+    assert colour_only_cells(model) != []
+    assert model.item(0, 0).data(Qt.ItemDataRole.DisplayRole) == "✖ Vencido"
+
+
+def test_deadlines_overdue_and_soon_carry_a_symbol_and_words() -> None:
+    from datetime import date
+
+    from motodesk.rules.deadlines import Deadline, DeadlineKind
+    from motodesk.services.deadlines import DeadlineRow
+    from motodesk.ui.screens.deadlines import DeadlinesModel
+
+    model = DeadlinesModel()
+    kind = next(iter(DeadlineKind))
+    model.set_rows([DeadlineRow(Deadline(kind, "Art. 10", date.today(), "Vistoria anual"), days, 1, "Ana", None,
+                                None, "MT-0001/2026") for days in (-3, -1, 0, 2, 7, 8, 30)])
+    assert colour_only_cells(model) == []
+    column = [c.key for c in model.columns].index("days_left")
+    texts = [model.index(r, column).data() for r in range(model.rowCount())]
+    assert texts[0] == "✖ Vencido há 3 dias" and texts[2] == "⚠ Vence hoje" and texts[4] == "⚠ Faltam 7 dias"
+    assert texts[-1] == "Faltam 30 dias"  # no colour, no symbol
+
+
+def test_import_rows_say_their_outcome_with_a_symbol_and_words() -> None:
+    from motodesk.services.imports import ImportLine, Outcome
+    from motodesk.ui.import_dialog import ImportLinesModel
+
+    model = ImportLinesModel()
+    model.set_rows([ImportLine(n, "Ana", None, outcome) for n, outcome in enumerate(Outcome, 1)])
+    assert colour_only_cells(model) == []
+    column = [c.key for c in model.columns].index("status")
+    assert len({model.index(r, column).data()[0] for r in range(model.rowCount())}) == len(Outcome)
+
+
+@SQLITE_ONLY
+def test_notices_overdue_and_repeat_offences_carry_a_symbol_and_words(qtbot, ctx: AppContext,  # noqa: ANN001
+                                                                       wait_ops) -> None:
+    from dataclasses import replace
+
+    from enforcement_factory import add_holder, an_hour_ago  # type: ignore[import-not-found]
+
+    from motodesk.services import enforcement
+    from motodesk.services.enforcement import NoticeInput, OffenderKind
+    from motodesk.ui.screens.infractions import HISTORY_COLUMNS, HistoryModel, InfractionsPage
+
+    auth.create_user(ctx, "fiscal", "Fábio Fiscal", Role.INSPECTOR, "senha-certa-9")
+    auth.create_user(ctx, "chefe", "Sara Chefe", Role.SUPERVISOR, "senha-certa-9")
+    inspector = ctx.as_user(auth.authenticate(ctx, "fiscal", "senha-certa-9"))
+    supervisor = ctx.as_user(auth.authenticate(ctx, "chefe", "senha-certa-9"))
+    holder = add_holder(ctx)
+    for text in ("primeira", "segunda"):
+        enforcement.create_notice(inspector, NoticeInput("30.2.VI", an_hour_ago(), "Centro", OffenderKind.HOLDER,
+                                                         person_id=holder.person_id, description=text))
+    page = _shown(qtbot, InfractionsPage(supervisor))
+    wait_ops()
+    model = page.panel.model
+    assert model.rowCount() == 2
+    due = next(r.next_due for r in model.rows() if r.next_due)
+    assert colour_only_cells(model) == []  # nothing overdue yet
+    page.today = lambda: due + timedelta(days=1)
+    page.reload()
+    wait_ops()
+    column = [c.key for c in model.columns].index("defence_due")
+    assert model.index(0, column).data(Qt.ItemDataRole.ForegroundRole) is not None  # now red …
+    assert model.index(0, column).data().startswith("✖") and "vencido" in model.index(0, column).data()  # … and said
+    assert colour_only_cells(model) == []
+    history = HistoryModel(HISTORY_COLUMNS)
+    history.set_rows([replace(model.rows()[0], repeat=True), replace(model.rows()[1], repeat=False)])
+    assert colour_only_cells(history) == []
 
 
 # --- text scales with the system font size ---------------------------------------------------------
