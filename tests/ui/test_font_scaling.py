@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QRadioButton,
     QStyle,
     QStyleOptionComboBox,
+    QTabWidget,
     QWidget,
 )
 from tests_helpers import SCREENSHOTS, fits_screen  # type: ignore[import-not-found]
@@ -197,12 +198,23 @@ def test_every_page_of_the_main_window_fits_with_a_larger_font(qtbot, ctx: AppCo
     assert window.font().pointSizeF() == QApplication.font().pointSizeF()
     problems: list[str] = []
     for key, _label in SECTIONS:
-        window.show_section(key)
+        page = window.show_section(key)
         wait_ops()
         qtbot.wait(20)
         problems += [f"[{key}] {p}" for p in outside_screen(window) + clipped_text(window)]
         if larger_font == max(SCALES):
             window.grab().save(str(SCREENSHOTS / f"font-{larger_font}x-{key}.png"))
+        for tabs in page.findChildren(QTabWidget):  # every tab of the page (Administração's four)
+            for index in range(1, tabs.count()):
+                if not tabs.isVisibleTo(window):
+                    continue
+                tabs.setCurrentIndex(index)
+                wait_ops()
+                qtbot.wait(20)
+                problems += [f"[{key} › {tabs.tabText(index)}] {p}"
+                             for p in outside_screen(window) + clipped_text(window)]
+                if larger_font == max(SCALES):
+                    window.grab().save(str(SCREENSHOTS / f"font-{larger_font}x-{key}-tab{index}.png"))
     assert problems == [], "\n".join(problems)
 
 
