@@ -62,6 +62,8 @@ def is_input(widget: QWidget) -> bool:
     if not isinstance(widget, INPUT_TYPES) or isinstance(widget, QHeaderView):
         return False
     parent = widget.parentWidget()
+    if isinstance(parent, QAbstractItemView):  # the table's corner button; a cell's input is in the viewport
+        return False
     while parent is not None and not parent.isWindow():
         if isinstance(parent, (QComboBox, QAbstractSpinBox, QCalendarWidget, QLineEdit)):
             return False

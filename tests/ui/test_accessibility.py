@@ -111,6 +111,31 @@ def test_a_dialog_names_its_inputs_from_buddies_form_rows_and_placeholders(qtbot
     assert name_inputs(dialog) == 0  # a second pass changes nothing
 
 
+def test_an_input_a_screen_adds_after_show_is_named_too(qtbot) -> None:  # noqa: ANN001
+    """A form built once its data is read (Administração › Configurações): its inputs appear after the
+    window was shown, and are named on the next turn of the event loop."""
+    from PySide6.QtWidgets import QCheckBox, QFormLayout, QTableWidget, QTableWidgetItem
+
+    window = QWidget()
+    window.setWindowTitle("Revisar as duas versões")
+    form = QFormLayout(window)
+    _shown(qtbot, window)
+    late = QLineEdit()
+    late.setToolTip("Art. 10, I")
+    form.addRow("&População do município:", late)
+    table = QTableWidget(1, 2)
+    table.setHorizontalHeaderLabels(["Campo", "Usar a gravada"])
+    table.setItem(0, 0, QTableWidgetItem("Nome completo"))
+    check = QCheckBox()
+    table.setCellWidget(0, 1, check)
+    form.addRow(table)
+    qtbot.waitUntil(lambda: late.accessibleName() == "População do município")
+    assert late.accessibleDescription() == "Art. 10, I"
+    assert check.accessibleName() == "Usar a gravada: Nome completo"
+    assert table.accessibleName() == "Revisar as duas versões"
+    assert unnamed_inputs(window) == []
+
+
 # --- every window and dialog -----------------------------------------------------------------------
 
 
