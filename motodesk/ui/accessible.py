@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QSlider,
     QStackedWidget,
+    QTableWidget,
     QTabWidget,
     QTextEdit,
     QWidget,
@@ -61,6 +62,8 @@ def is_input(widget: QWidget) -> bool:
     if not isinstance(widget, INPUT_TYPES) or isinstance(widget, QHeaderView):
         return False
     parent = widget.parentWidget()
+    if isinstance(parent, QAbstractItemView):  # the table's corner button; a cell's input is in the viewport
+        return False
     while parent is not None and not parent.isWindow():
         if isinstance(parent, (QComboBox, QAbstractSpinBox, QCalendarWidget, QLineEdit)):
             return False
@@ -148,12 +151,22 @@ def _labels(root: QWidget) -> dict[int, tuple[QWidget, str]]:
     return found
 
 
-def _description(widget: QWidget) -> str:
+def _own_description(widget: QWidget) -> str:
     for text in (widget.toolTip(), widget.statusTip(), widget.whatsThis()):
         cleaned = " ".join(_TAG.sub(" ", text or "").split())
         if cleaned:
             return cleaned
     return ""
+
+
+def _description(widget: QWidget) -> str:
+    """Its own tool tip; for one of a set of check boxes or radio buttons (named by their text), the tool
+    tip of the set's container, which explains them all (a setting's article)."""
+    own = _own_description(widget)
+    parent = widget.parentWidget()
+    if own or not isinstance(widget, QAbstractButton) or parent is None or parent.isWindow():
+        return own
+    return _own_description(parent)
 
 
 def _fallback_name(widget: QWidget) -> str:
@@ -171,7 +184,28 @@ def _fallback_name(widget: QWidget) -> str:
             return clean_label(parent.title())
     if isinstance(widget, QAbstractItemView):
         return _context_title(widget)
+    cell = _cell_name(widget)
+    if cell:
+        return cell
     return clean_label(widget.toolTip()) if widget.toolTip() and len(widget.toolTip()) <= 60 else ""
+
+
+def _cell_name(widget: QWidget) -> str:
+    """An input placed in a table cell (setCellWidget): its column's header and what the row is about
+    (the first column's text), e.g. "Usar a gravada: Nome completo"."""
+    viewport = widget.parentWidget()
+    table = viewport.parentWidget() if viewport is not None else None
+    if not isinstance(table, QTableWidget) or table.viewport() is not viewport:
+        return ""
+    for row in range(table.rowCount()):
+        for column in range(table.columnCount()):
+            if table.cellWidget(row, column) is not widget:
+                continue
+            header = table.horizontalHeaderItem(column)
+            first = table.item(row, 0) if column != 0 else None
+            parts = [clean_label(header.text()) if header is not None else "", first.text() if first is not None else ""]
+            return ": ".join(p for p in parts if p)
+    return ""
 
 
 def _context_title(widget: QWidget) -> str:
@@ -203,6 +237,8 @@ def name_inputs(root: QWidget) -> int:
     widgets = [root, *root.findChildren(QWidget)]
     for widget in widgets:
         if not is_input(widget):
+            if isinstance(widget, QAbstractButton) and widget.parentWidget() is not None:
+                describe(widget)  # a named check box of a set: the set's explanation
             continue
         if not widget.accessibleName():
             labelled = labels.get(id(widget))
@@ -232,19 +268,42 @@ def describe(widget: QWidget) -> None:
 
 
 class AccessibilityFilter(QObject):
-    """Application-wide: names the inputs of each window, dialog and stacked page when it is shown."""
+    """Application-wide: names the inputs of each window, dialog and stacked page when it is shown,
+    and those a screen adds later (a form filled once its data is read): an unnamed input being shown
+    schedules one more pass over its window, after the event loop has built the rest of the form."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pending: list[QWidget] = []
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         kind = event.type()
         if kind == QEvent.Type.ToolTipChange and isinstance(watched, QWidget) and is_input(watched):
             describe(watched)
-        elif kind == QEvent.Type.Show and isinstance(watched, QWidget) and (
-                watched.isWindow() or isinstance(watched.parentWidget(), QStackedWidget)):
-            try:
-                name_inputs(watched)
-            except RuntimeError:  # a widget deleted while being shown
-                log.debug("accessibility pass skipped", exc_info=True)
+        elif kind == QEvent.Type.Show and isinstance(watched, QWidget):
+            if watched.isWindow() or isinstance(watched.parentWidget(), QStackedWidget):
+                self._pass(watched)
+            elif not watched.accessibleName() and is_input(watched):
+                self._later(watched.window())
         return False
+
+    def _pass(self, widget: QWidget) -> None:
+        try:
+            name_inputs(widget)
+        except RuntimeError:  # a widget deleted while being shown
+            log.debug("accessibility pass skipped", exc_info=True)
+
+    def _later(self, window: QWidget) -> None:
+        if any(w is window for w in self._pending):
+            return
+        self._pending.append(window)
+        if len(self._pending) == 1:
+            QTimer.singleShot(0, self._run_pending)
+
+    def _run_pending(self) -> None:
+        pending, self._pending = self._pending, []
+        for window in pending:
+            self._pass(window)
 
 
 def install(app: QApplication) -> None:

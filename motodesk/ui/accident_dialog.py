@@ -63,7 +63,7 @@ class AccidentDialog(GuardedDialog):
         form = QFormLayout()
         form.addRow("&Data do acidente:", self.happened_on)
         form.addRow("Co&municado pelo titular em:", self.reported_on)
-        form.addRow("", self.safety)
+        form.addRow(self.safety)  # the whole row: a larger system font does not clip it
         form.addRow("D&escrição:", self.description)
         note = QLabel("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
         note.setWordWrap(True)

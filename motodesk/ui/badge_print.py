@@ -164,17 +164,18 @@ class BadgePrintDialog(GuardedDialog):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a larger system font: field below its label
         who = ", ".join(labels[:6]) + ("…" if len(labels) > 6 else "")
         if who:
             shown = QLabel(who)
             shown.setWordWrap(True)
             form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
         form.addRow("Im&pressão:", self.layout_box)
-        form.addRow("", self.deputy)
+        form.addRow(self.deputy)  # the whole row: a larger system font does not clip it
         form.addRow("&Motivo da reimpressão:" if reprint else "&Motivo:", self.reason)
         form.addRow("&Número do cartão:" if len(self.permit_ids) == 1 else "&Números dos cartões\n(um por linha):",
                     self.serial)
-        form.addRow("", self.card_note)
+        form.addRow(self.card_note)  # the whole row, its wrapped height followed when the text changes
         form.addRow("Ajuste &horizontal:", self.offset_x)
         form.addRow("Ajuste &vertical (para baixo):", self.offset_y)
 

@@ -72,6 +72,7 @@ def choice_header() -> QFrame:
         title = QLabel(f"<b>{label}</b><br><small>tecla {number}</small>")
         title.setAlignment(Qt.AlignmentFlag.AlignCenter)
         title.setFixedWidth(CHOICE_WIDTH)
+        title.setWordWrap(True)  # a larger system font wraps it within the radio buttons' column
         layout.addWidget(title)
     return frame
 IMAGE_FILTER = "Imagens (*.jpg *.jpeg *.png *.webp *.bmp *.tif *.tiff)"

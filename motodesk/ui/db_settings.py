@@ -349,6 +349,7 @@ class BackupReminderBar(QToolBar):
         self.setStyleSheet("QToolBar#backup_reminder { background: #fff4ce; border-bottom: 1px solid #e0c060; }")
         self.label = QLabel(text)
         self.label.setObjectName("backup_reminder_text")
+        self.label.setWordWrap(True)  # a larger system font wraps it instead of widening the window
         self.label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         now = QPushButton("Fazer cópia ag&ora…")
         now.setObjectName("backup_reminder_open")

@@ -50,11 +50,12 @@ from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
 
 COLOURS = {Outcome.NEW: QColor("#1b5e20"), Outcome.UPDATE: QColor("#0d47a1"), Outcome.UNCHANGED: QColor("#616161"),
            Outcome.REFUSED: QColor("#b00020")}
+SYMBOLS = {Outcome.NEW: "✚", Outcome.UPDATE: "✎", Outcome.UNCHANGED: "=", Outcome.REFUSED: "✖"}  # with the colour
 SHOW = (("all", "Todas as linhas"), ("refused", "Só as recusadas"), ("importable", "Só as que serão gravadas"))
 
 COLUMNS: list[Column[ImportLine]] = [
     Column("line", "Linha", lambda r: r.line, Qt.AlignmentFlag.AlignRight),
-    Column("status", "Situação", lambda r: r.outcome.label),
+    Column("status", "Situação", lambda r: f"{SYMBOLS[r.outcome]} {r.outcome.label}"),
     Column("name", "Nome", lambda r: r.name),
     Column("cpf", "CPF", lambda r: format_cpf(r.cpf) if r.cpf else ""),
     Column("reason", "Motivo ou o que muda", lambda r: r.reason, tooltip=lambda r: r.reason or None),

@@ -127,7 +127,10 @@ class ListSpec(Generic[Row]):
 
 # -- the pieces -----------------------------------------------------------------------------------------
 DECORATED_ROLES = (Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole, Qt.ItemDataRole.ToolTipRole,
-                   Qt.ItemDataRole.FontRole)
+                   Qt.ItemDataRole.FontRole, Qt.ItemDataRole.DisplayRole)
+# a decoration that may be absent (the column's own value then): a cell coloured by its state says the
+# state in words too (colour is never the only signal)
+_OPTIONAL_ROLES = (Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.DisplayRole)
 
 
 def _decorated(model: RowTableModel[Any], decorate: Callable[[Any, str, int], Any] | None, index: Any,
@@ -136,7 +139,7 @@ def _decorated(model: RowTableModel[Any], decorate: Callable[[Any, str, int], An
             or not 0 <= index.row() < model.rowCount():
         return False, None
     value = decorate(model.row_at(index.row()), model.columns[index.column()].key, role)
-    return value is not None or role != Qt.ItemDataRole.ToolTipRole, value
+    return value is not None or role not in _OPTIONAL_ROLES, value
 
 
 class _Rows(RowTableModel[Row]):

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
-from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimeZone
+from PySide6.QtCore import QDate, QDateTime, Qt, QTime, QTimer, QTimeZone
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -77,7 +78,6 @@ class NoticeForm(GuardedDialog):
         super().__init__(parent)
         self.setObjectName("notice_form")
         self.setWindowTitle("Novo auto de infração")
-        fit_to_screen(self, 980, 760)
         self.ctx = ctx
         self._now = now or (lambda: datetime.now(UTC))
         self.created: NoticeCreated | None = None
@@ -234,7 +234,18 @@ class NoticeForm(GuardedDialog):
         cancel.clicked.connect(self.reject)
         self._kind_changed()
         self._choice_changed()
+        fit_to_screen(self, 980, 760)
+        self._fitted = False
         self.mark_clean()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        """Fitted again once laid out on the screen: with a larger system font the first show widens the
+        form to what its rows need, and the height the wrapped texts had at the narrower width would
+        otherwise stay, past the bottom of a 1366×768 screen."""
+        super().showEvent(event)
+        if not self._fitted:
+            self._fitted = True
+            QTimer.singleShot(0, lambda: fit_to_screen(self, self.width(), 760))  # after the layout's pass
 
     # --- state -------------------------------------------------------------------------------------
     def infraction(self) -> Infraction | None:

@@ -669,7 +669,9 @@ class PhotoDialog(QDialog):
         self.override_reason.hide()
         self.override_reason_label.hide()
         right = QVBoxLayout()
-        right.addWidget(QLabel("<b>Foto 3x4 do crachá</b> (354 × 472 px, 3 × 4 cm)"))
+        crop_title = QLabel("<b>Foto 3x4 do crachá</b> (354 × 472 px, 3 × 4 cm)")
+        crop_title.setWordWrap(True)  # a larger system font wraps it in the fixed-width column
+        right.addWidget(crop_title)
         right.addWidget(self.crop_view, 0, Qt.AlignmentFlag.AlignHCenter)
         right.addLayout(zoom)
         right.addWidget(self.reset_button, 0, Qt.AlignmentFlag.AlignRight)

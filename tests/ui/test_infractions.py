@@ -514,7 +514,7 @@ def test_history_highlights_repeat_offences(qtbot, qtmodeltester, ctx: AppContex
     assert [model.row_at(r).number for r in range(model.rowCount())] == [second.number, first.number]
     assert model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole) == screen.REPEAT_BACKGROUND
     assert model.index(1, 0).data(Qt.ItemDataRole.BackgroundRole) is None
-    assert model.index(0, 5).data() == "Sim"
+    assert model.index(0, 5).data() == "⚠ Sim"
     page.search.setText("troco")
     page.reload()
     settle(qtbot)

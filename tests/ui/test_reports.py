@@ -166,8 +166,8 @@ def test_import_dialog_report_confirm_and_reimport(qtbot, qtmodeltester, monkeyp
     assert outcomes == [Outcome.NEW, Outcome.REFUSED, Outcome.REFUSED, Outcome.REFUSED]
     status = [c.key for c in dialog.model.columns].index("status")
     reason = [c.key for c in dialog.model.columns].index("reason")
-    assert dialog.model.index(0, status).data() == "será incluída"
-    assert dialog.model.index(1, status).data() == "recusada"
+    assert dialog.model.index(0, status).data() == "✚ será incluída"
+    assert dialog.model.index(1, status).data() == "✖ recusada"
     assert "Art. 5º, I" in dialog.model.index(1, reason).data()
     assert "CPF" in dialog.model.index(2, reason).data()
     assert "categoria A" in dialog.model.index(3, reason).data()
@@ -206,12 +206,12 @@ def test_import_dialog_report_confirm_and_reimport(qtbot, qtmodeltester, monkeyp
     assert changes == ["*"]  # every built page (people, vehicles, permits) shows what went in
     assert "Importação concluída: 1 pessoa incluída" in dialog.summary_label.text()
     assert not dialog.confirm_button.isEnabled()
-    assert dialog.model.index(0, status).data() == "será incluída" or dialog.model.rows()[0].outcome is Outcome.NEW
+    assert dialog.model.index(0, status).data() == "✚ será incluída" or dialog.model.rows()[0].outcome is Outcome.NEW
 
     again = _dialog(qtbot, clerk)
     _choose(qtbot, monkeypatch, again, path)
     assert again.model.rows()[0].outcome is Outcome.UNCHANGED
-    assert again.model.index(0, status).data() == "já existe, sem alterações"
+    assert again.model.index(0, status).data() == "= já existe, sem alterações"
     assert not again.confirm_button.isEnabled()
     assert _people(clerk) == before + 1
 

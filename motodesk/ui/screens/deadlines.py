@@ -49,17 +49,21 @@ EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
 OVERDUE_COLOUR = QColor("#b00020")
 SOON_COLOUR = QColor("#b35c00")
 SOON_DAYS = 7
+OVERDUE_SYMBOL = "✖"
+SOON_SYMBOL = "⚠"
 #: Kinds the view offers in its filter (accident reports: those flagged as late, Art. 31, Grupo 2, II).
 KINDS = tuple(DeadlineKind)
 
 
 def situation(row: DeadlineRow) -> str:
+    """In words and with a symbol, beside the colour of the row (colour is never the only signal)."""
     days = row.days_left
     if days < 0:
-        return f"Vencido há {-days} dia{'s' if days < -1 else ''}"
+        return f"{OVERDUE_SYMBOL} Vencido há {-days} dia{'s' if days < -1 else ''}"
     if days == 0:
-        return "Vence hoje"
-    return f"Falta{'m' if days > 1 else ''} {days} dia{'s' if days > 1 else ''}"
+        return f"{SOON_SYMBOL} Vence hoje"
+    soon = f"{SOON_SYMBOL} " if days <= SOON_DAYS else ""
+    return f"{soon}Falta{'m' if days > 1 else ''} {days} dia{'s' if days > 1 else ''}"
 
 
 def phone(value: str | None) -> str:

@@ -37,6 +37,8 @@ from motodesk.ui.tablemodel import Column, RowTableModel
 
 REPEAT_BACKGROUND = QColor("#ffe0b2")
 OVERDUE_COLOUR = QColor("#b00020")
+REPEAT_SYMBOL = "⚠"  # beside the highlight: colour is never the only signal
+OVERDUE_SYMBOL = "✖"
 
 
 def _due(row: NoticeRow) -> str:
@@ -62,7 +64,7 @@ HISTORY_COLUMNS: list[Column[NoticeRow]] = [
     Column("article", "Enquadramento", lambda r: r.article, tooltip=lambda r: r.infraction_text),
     Column("status", "Situação", lambda r: r.status.label),
     Column("penalty", "Decisão", lambda r: r.penalty_summary),
-    Column("repeat", "Reincidência", lambda r: "Sim" if r.repeat else ""),
+    Column("repeat", "Reincidência", lambda r: f"{REPEAT_SYMBOL} Sim" if r.repeat else ""),
 ]
 
 
@@ -163,9 +165,11 @@ class InfractionsPage(ListPage):
                                         offset=offset, limit=limit, sort_key=key, descending=descending)
 
     def _decorate(self, row: NoticeRow, column: str, role: int) -> Any:
+        overdue = column == "defence_due" and row.next_due is not None and row.next_due < self.today()
         if role == Qt.ItemDataRole.ForegroundRole:  # an overdue deadline in red
-            return OVERDUE_COLOUR if column == "defence_due" and row.next_due and row.next_due < self.today() \
-                else None
+            return OVERDUE_COLOUR if overdue else None
+        if role == Qt.ItemDataRole.DisplayRole and overdue:  # and in words
+            return f"{OVERDUE_SYMBOL} {_due(row)} (vencido)"
         return None
 
     def _awaiting_notification(self, row: NoticeRow) -> bool:
