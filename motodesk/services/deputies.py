@@ -60,9 +60,8 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.evidence import notice_evidence
+from motodesk.services.facts import person_facts
 from motodesk.services.judged import judged
-from motodesk.services.people import applicant_facts, get_dossier
-from motodesk.services.photos import newest_photo
 from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
@@ -277,11 +276,11 @@ def deputy_verdicts(ctx: AppContext, person_id: int, service: ServiceType, *, on
     The same evidence :func:`motodesk.services.people.check_dossier` reads — the stored dossier and
     the newest photo — judged by :func:`~motodesk.rules.eligibility.check_deputy`.
     """
-    dossier = get_dossier(ctx, person_id)
-    photo = newest_photo(ctx, person_id, with_bytes=False)
-    facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
-                            photo_date=photo.local_date if photo else None)
-    return check_deputy(facts, service, on or local_today(), law_settings(ctx))
+    with ctx.read() as s:
+        if s.get(Person, person_id) is None:
+            raise NotFoundError("Pessoa não encontrada: ela pode ter sido removida por outra estação.")
+        facts = person_facts(s, person_id)
+    return check_deputy(facts.dossier, service, on or local_today(), law_settings(ctx))
 
 
 # --- nomination -------------------------------------------------------------------------------
@@ -385,12 +384,9 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
             raise _refuse_second(*current)
         revoked = _revoked_links(s, deputy_person_id)
         # Art. 14, § 2º is judged again here, in the transaction that writes the link.
-        from motodesk.services.permits import applicant_facts as stored_facts
-
-        deputy = s.get(Person, deputy_person_id)
-        assert deputy is not None
+        deputy = person_facts(s, deputy_person_id)
         accepted = [*check_no_deputy_cassation(revoked),
-                    *blocking(check_deputy(stored_facts(s, deputy), service, on, law_settings(ctx)))]
+                    *blocking(check_deputy(deputy.dossier, service, on, law_settings(ctx)))]
         with judged(s, accepted, DeputyLink, intro="O preposto não pode ser aceito:"):
             link = DeputyLink(permit_id=permit_id, deputy_person_id=deputy_person_id, start_on=on,
                               schedule=_schedule_json(shifts), badge_issue_no=0)

@@ -10,6 +10,7 @@ import pytest
 from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents, report_is_late
 from motodesk.rules.common import PermitState, ServiceType, Status
 from motodesk.rules.deadlines import inspection_valid_until
+from motodesk.rules.eligibility import ApplicantFacts
 from motodesk.rules.document_gate import (
     Document,
     DocumentFacts,
@@ -27,8 +28,8 @@ SETTINGS = LawSettings()
 
 
 @pytest.fixture
-def facts(vehicle: VehicleFacts) -> DocumentFacts:
-    holder = PersonOnDocument(1, "João da Silva", date(2026, 2, 2), date(2026, 1, 20), "negative")
+def facts(vehicle: VehicleFacts, applicant: ApplicantFacts) -> DocumentFacts:
+    holder = PersonOnDocument(1, "João da Silva", date(2026, 2, 2), date(2026, 1, 20), "negative", dossier=applicant)
     return DocumentFacts(Document.BADGE, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE,
                          date(2027, 1, 5), date(2031, 1, 5), holder, HOLDER_CPF, granted_person_id=1,
                          vehicle=vehicle, vehicle_holder_id=1, last_inspection=InspectionFacts(date(2026, 1, 12), True))
@@ -50,7 +51,8 @@ def test_every_failing_article_is_listed(facts: DocumentFacts) -> None:
 
 
 def test_the_deputy_badge_judges_the_linked_deputy(facts: DocumentFacts) -> None:
-    deputy = PersonOnDocument(3, "Pedro Preposto", date(2025, 3, 9), date(2026, 1, 1), "negative")
+    deputy = PersonOnDocument(3, "Pedro Preposto", date(2025, 3, 9), date(2026, 1, 1), "negative",
+                              dossier=facts.holder.dossier)
     badge = replace(facts, document=Document.DEPUTY_BADGE, deputy=deputy)
     assert [v.rule_id for v in check_document(badge, ON, SETTINGS)] == ["document_medical"]
     assert "do preposto Pedro Preposto" in check_document(badge, ON, SETTINGS)[0].message
