@@ -15,20 +15,17 @@ from sqlalchemy import select
 from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.fees import FeeAct
+from motodesk.rules.text import application_number
 from motodesk.services import fees
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
+from motodesk.services.people import check_dossier, get_dossier
 from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 OPEN_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
-
-
-def application_number(application_id: int, opened_on: date) -> str:
-    """The number printed on letters: sequence and year, ``"00042/2026"``."""
-    return f"{application_id:05d}/{opened_on.year}"
 
 
 @dataclass(frozen=True)
@@ -154,7 +151,6 @@ def pending_letter(ctx: AppContext, person_id: int, service: ServiceType, *, on:
                    deadline: date | None = None) -> bytes:
     """The A4 letter to the applicant listing what the stored dossier still lacks, by article."""
     from motodesk.printing.documents import PendingItem, PendingLetterData, render_pending_letter
-    from motodesk.services.people import check_dossier, get_dossier
 
     on = on or local_today()
     dossier = get_dossier(ctx, person_id)

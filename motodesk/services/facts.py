@@ -20,12 +20,12 @@ the demo seed judge what these return, so the checks of every act read the same 
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable, Sequence
-from dataclasses import fields
 from datetime import date
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import (
@@ -41,6 +41,7 @@ from motodesk.models import (
     Person,
     PersonDocument,
     Photo,
+    QuotaCounter,
     Vehicle,
     VehicleAccident,
 )
@@ -54,17 +55,15 @@ from motodesk.rules.facts import (
     PermitFacts,
     PersonFacts,
     VehicleOnPermit,
+    dossier_facts,
+    register_vehicle_facts,
 )
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.penalty_evidence import ConvictionEvidence
 from motodesk.services.clock import LOCAL_TZ
-from motodesk.services.people import DocumentInput, PersonInput, applicant_facts
-from motodesk.services.vehicles import VehicleInput, vehicle_facts
 
-_PERSON_FIELDS = tuple(f.name for f in fields(PersonInput))
-_DOCUMENT_FIELDS = tuple(f.name for f in fields(DocumentInput))
-_VEHICLE_FIELDS = tuple(f.name for f in fields(VehicleInput))
 _CHUNK = 500
+_QUOTA_TABLE = typing.cast(Table, QuotaCounter.__table__)
 _IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 #: Accident inspections that passed: approved, or approved and later superseded by another one.
 _PASSED = ("approved", "superseded")
@@ -99,13 +98,13 @@ def people_facts(s: Session, person_ids: Iterable[int], *,
     """
     ids = set(person_ids)
     people: dict[int, Person] = _by_id(s, Person, ids)
-    documents: dict[int, dict[DocumentKind, DocumentInput]] = {pid: {} for pid in people}
+    documents: dict[int, dict[DocumentKind, PersonDocument]] = {pid: {} for pid in people}
     photos: dict[int, date] = {}
     convictions: dict[int, list[ConvictionEvidence]] = {pid: [] for pid in people}
     penalties: dict[int, list[PenaltyFacts]] = {pid: [] for pid in people}
     for chunk in _chunks(people):
         for row in s.scalars(select(PersonDocument).where(PersonDocument.person_id.in_(chunk))):
-            documents[row.person_id][row.kind] = DocumentInput(**{f: getattr(row, f) for f in _DOCUMENT_FIELDS})
+            documents[row.person_id][DocumentKind(row.kind)] = row
         for person_id, newest in s.execute(select(Photo.person_id, func.max(Photo.captured_at))
                                            .where(Photo.person_id.in_(chunk)).group_by(Photo.person_id)):
             photos[person_id] = _local(newest)
@@ -120,16 +119,17 @@ def people_facts(s: Session, person_ids: Iterable[int], *,
             .where(InfractionNotice.person_id.in_(chunk), Decision.outcome == "upheld")
             .order_by(InfractionNotice.id, Decision.id))
         last: dict[tuple[int, str], PenaltyFacts] = {}
-        for row in decided:  # the latest decision of each notice is the one in force
-            last[(row.person_id, row.number)] = PenaltyFacts(row.number, row.status, row.penalty, row.permit_id,
-                                                             row.suspension_end)
+        for d in decided:  # the latest decision of each notice is the one in force
+            if d.person_id is not None:
+                last[(d.person_id, d.number)] = PenaltyFacts(d.number, d.status, d.penalty, d.permit_id,
+                                                             d.suspension_end)
         for (person_id, _number), penalty in last.items():
             penalties[person_id].append(penalty)
     homologation = tender_homologation or {}
     out = {}
     for pid, person in people.items():
-        dossier = applicant_facts(PersonInput(**{f: getattr(person, f) for f in _PERSON_FIELDS}), documents[pid],
-                                  photo_date=photos.get(pid), tender_homologation_date=homologation.get(pid))
+        dossier = dossier_facts(person, documents[pid], photo_date=photos.get(pid),
+                                tender_homologation_date=homologation.get(pid))
         out[pid] = PersonFacts(pid, person.full_name, person.cpf, dossier, tuple(convictions[pid]),
                                tuple(penalties[pid]))
     return out
@@ -172,7 +172,7 @@ def vehicles_facts(s: Session, wanted: Iterable[tuple[int, ServiceType]]) -> dic
         successor = successors.get(vehicle.replaced_by_id) if not vehicle.active and vehicle.replaced_by_id else None
         out[vid] = VehicleOnPermit(
             vehicle_id=vid, plate=vehicle.plate, holder_id=vehicle.holder_id, active=vehicle.active,
-            facts=vehicle_facts(VehicleInput(**{f: getattr(vehicle, f) for f in _VEHICLE_FIELDS})),
+            facts=register_vehicle_facts(vehicle),
             last_inspection=last,
             open_inspections=sum(1 for i in done if i.status in _OPEN_INSPECTION),
             accidents=tuple(accidents[vid]), approved_accident_inspections=passed,
@@ -238,3 +238,18 @@ def permits_facts(s: Session, permit_ids: Sequence[int]) -> dict[int, PermitFact
 def permit_facts(s: Session, permit_id: int) -> PermitFacts:
     """One permit's facts (the permit must be stored)."""
     return permits_facts(s, [permit_id])[permit_id]
+
+
+# --- the quota ---------------------------------------------------------------------------------
+
+
+def quota_counts(s: Session) -> tuple[int, int, int] | None:
+    """(places, in force, open places) of the mototáxi quota, read fresh from the database."""
+    row = s.execute(
+        select(_QUOTA_TABLE.c.places, _QUOTA_TABLE.c.in_force)
+        .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI)
+    ).first()
+    if row is None:
+        return None
+    places, in_force = int(row.places), int(row.in_force)
+    return places, in_force, max(0, places - in_force)

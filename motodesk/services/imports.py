@@ -64,7 +64,9 @@ from motodesk.rules.vehicle import check_vehicle
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.facts import quota_counts
 from motodesk.services.judged import judged
+from motodesk.services.maintenance import analyze
 from motodesk.services.people import (
     DocumentInput,
     PersonInput,
@@ -73,7 +75,6 @@ from motodesk.services.people import (
     validate_document,
     validate_person,
 )
-from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold
 from motodesk.services.vehicles import VehicleInput, plate_forms, validate_vehicle, vehicle_facts
@@ -762,8 +763,6 @@ def _refuse_changed(lines: Sequence[ImportLine]) -> None:
 def _refresh_statistics(ctx: AppContext) -> None:
     """Fresh planner statistics after a bulk write (issue 20: a fresh register must not wait for
     autovacuum). Outside the import's transaction: statistics are no part of the all-or-nothing."""
-    from motodesk.services.maintenance import analyze
-
     analyze(ctx)
 
 

@@ -94,7 +94,7 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.evidence import conviction_evidence, conviction_of_person, notice_evidence
-from motodesk.services.facts import permit_facts, person_facts, vehicle_facts_of
+from motodesk.services.facts import permit_facts, person_facts, quota_counts, vehicle_facts_of
 from motodesk.services.judged import judged
 from motodesk.services.people import DocumentInput, PersonInput
 from motodesk.services.settings import law_settings
@@ -404,18 +404,6 @@ def _vehicle_id_for(s: Session, app: Application) -> int | None:
         return app.vehicle_id
     return s.scalar(select(Vehicle.id).where(Vehicle.holder_id == app.person_id, Vehicle.active.is_(True))
                     .order_by(Vehicle.id.desc()).limit(1))
-
-
-def quota_counts(s: Session) -> tuple[int, int, int] | None:
-    """(places, in force, open places) of the mototáxi quota, read fresh from the database."""
-    row = s.execute(
-        select(_QUOTA_TABLE.c.places, _QUOTA_TABLE.c.in_force)
-        .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI)
-    ).first()
-    if row is None:
-        return None
-    places, in_force = int(row.places), int(row.in_force)
-    return places, in_force, max(0, places - in_force)
 
 
 def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date | None]:

@@ -39,8 +39,8 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.facts import quota_counts
 from motodesk.services.judged import judged
-from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import clean_name, name_problem
 

@@ -25,7 +25,9 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import Inspection, Permit, PermitEvent, Person, Vehicle
+from motodesk.rules.checklist import InspectionKind, InspectionStatus
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.facts import register_vehicle_facts
 from motodesk.rules.replacement import (
     CHARACTERISTICS,
     FIELD_WORDS,
@@ -47,10 +49,10 @@ from motodesk.rules.validators import (
 )
 from motodesk.rules.vehicle import (
     EARLIEST_PLAUSIBLE_YEAR,
-    REQUIRED_USE,
     VehicleFacts,
     check_vehicle,
 )
+from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
@@ -298,19 +300,9 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
 
 
 def vehicle_facts(data: VehicleInput) -> VehicleFacts:
-    """The rules' view of the register: the service says whether it carries passengers or cargo."""
-    return VehicleFacts(
-        plate=data.plate, renavam=data.renavam, vin=data.vin, year_manufacture=data.year_manufacture,
-        year_model=data.year_model, engine_cc=data.engine_cc, colour=data.colour, category=data.category,
-        crlv_year=data.crlv_year, crlv_municipality=data.crlv_municipality, crlv_uf=data.crlv_uf,
-        owner_cpf=data.owner_cpf, owner_name=data.owner_name,
-        insurance_valid_until=data.passenger_insurance_valid_until,
-        authorised_for=REQUIRED_USE[data.service_type] if data.service_type else None,
-        mandatory_insurance_valid_until=data.insurance_valid_until,
-        mandatory_insurance_number=data.insurance_number,
-        mandatory_insurance_insured_cpf=data.insurance_insured_cpf,
-        mandatory_insurance_insured_name=data.insurance_insured_name,
-    )
+    """The rules' view of the register (:func:`motodesk.rules.facts.register_vehicle_facts`, the one
+    mapping the stored facts are read through too): the service says whether it carries passengers or cargo."""
+    return register_vehicle_facts(data)
 
 
 def vehicle_verdicts(data: VehicleInput, settings: LawSettings, holder_cpf: str | None,
@@ -590,8 +582,6 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
     and prints no document, until the new one passes that inspection (:func:`apply_replacement`, called
     when an inspection is concluded).
     """
-    from motodesk.services.inspections import InspectionKind, InspectionStatus
-
     today = today or local_today()
     settings = law_settings(ctx)
     with ctx.write(_INTEGRITY) as s:
@@ -703,8 +693,6 @@ def correct_identifier(ctx: AppContext, vehicle_id: int, field_name: str, value:
     correction (:func:`motodesk.rules.replacement.check_identifier_correction`) and the new identifier;
     the CRLV is kept with the vehicle and the correction shows in the history of each permit naming it.
     """
-    from motodesk.services.attachments import check_content, store_attachment
-
     today = today or local_today()
     settings = law_settings(ctx)
     media_type = check_content(crlv_file[1], crlv_file[0]) if crlv_file and crlv_file[0] else None
@@ -811,8 +799,6 @@ def _accident_rows(s: Session, vehicle_id: int, settings: LawSettings) -> list[A
 @requires(*READERS)
 def list_accidents(ctx: AppContext, vehicle_id: int) -> list[AccidentRow]:
     """The vehicle's accidents, newest first, with their flags."""
-    from motodesk.services.settings import law_settings
-
     settings = law_settings(ctx)
     with ctx.read() as s:
         return _accident_rows(s, vehicle_id, settings)
@@ -830,8 +816,6 @@ def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, 
     """
     from motodesk.models import VehicleAccident
     from motodesk.rules.accidents import AccidentFacts, check_accident_report
-    from motodesk.services.inspections import InspectionKind, InspectionStatus
-    from motodesk.services.settings import law_settings
 
     today = today or local_today()
     text = " ".join((description or "").split()) or None

@@ -10,7 +10,6 @@ import pytest
 from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents, report_is_late
 from motodesk.rules.common import PermitState, ServiceType, Status
 from motodesk.rules.deadlines import inspection_valid_until
-from motodesk.rules.eligibility import ApplicantFacts
 from motodesk.rules.document_gate import (
     Document,
     DocumentFacts,
@@ -19,6 +18,7 @@ from motodesk.rules.document_gate import (
     check_document,
     check_inspection_valid,
 )
+from motodesk.rules.eligibility import ApplicantFacts
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import VehicleFacts, mandatory_insurance_verdict
 
