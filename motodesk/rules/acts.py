@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from motodesk.rules.common import ServiceType, Verdict, not_met
+from motodesk.rules.common import PermitState, ServiceType, Verdict, not_met
 from motodesk.rules.deputies import deputy_requirements
 from motodesk.rules.document_gate import check_inspection_valid
 from motodesk.rules.eligibility import check_applicant, check_deputy
@@ -86,3 +86,24 @@ def quota_full(places: int, in_force: int, population: int) -> Verdict:
         f"não há vaga de mototáxi — {plural(places, 'permissão', 'permissões')} para "
         f"{format_int(population)} habitantes, {format_int(in_force)} em vigor (a última vaga pode "
         "ter sido ocupada por outra estação neste instante).")
+
+
+def one_open_application(name: str, number: str, service: ServiceType, state: PermitState) -> Verdict:
+    """Art. 6º, §§ 1º e 2º: one application at a time per person."""
+    return not_met("one_open_application", "Art. 6º, §§ 1º e 2º",
+                   f"{name} já tem o requerimento nº {number} ({service.label}, {state.label.lower()}) em aberto; "
+                   "conclua-o ou cancele-o antes de abrir outro.")
+
+
+def one_permit_in_force(name: str, number: str, service: ServiceType, state: PermitState) -> Verdict:
+    """Art. 6º, § 2º: one vehicle and one permit or authorization per holder."""
+    return not_met("one_permit_in_force", "Art. 6º, § 2º",
+                   f"{name} já detém a {service.instrument} {number} ({service.label}, {state.label.lower()}); "
+                   "cada detentor tem um único veículo e uma única permissão ou autorização.")
+
+
+def affiliate_without_permit(name: str) -> Verdict:
+    """Art. 9º: the organisations gather holders of permits or authorizations in force."""
+    return not_met("art9_holder", "Art. 9º",
+                   f"organizam-se os permissionários e autorizatários; {name} não tem permissão ou autorização "
+                   "em vigor.")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import Status, Verdict, not_met
 
 ARTICLE = "Art. 14, § 2º"
 SCHEDULE_ARTICLE = "Art. 14 e Art. 31, Grupo 4, III"
@@ -53,7 +53,7 @@ def holder_keeps_hours(holder_minutes: int, deputy_minutes: int) -> Verdict | No
 
 
 def _link_no(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")
+    return not_met(rule, article, sentence)
 
 
 def check_no_deputy_cassation(revoked_permit_numbers: Sequence[str]) -> list[Verdict]:
@@ -94,3 +94,10 @@ def check_link_end(start_text: str, end_text: str, end_after_start: bool) -> lis
         return [_link_no("deputy_link_end", "Art. 14",
                          f"o fim do vínculo ({end_text}) é anterior ao seu início ({start_text}).")]
     return []
+
+
+def suspension_runs_until(until_text: str) -> Verdict:
+    """Art. 34, III: a deputy's suspension ends before its last day only by a decision of the process."""
+    return not_met("deputy_suspension_end", "Art. 34, III",
+                   f"a suspensão do preposto vai até {until_text}; só uma decisão do processo (recurso provido) a "
+                   "encerra antes.")

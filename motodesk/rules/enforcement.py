@@ -38,7 +38,7 @@ from datetime import date, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import Verdict, not_met
 from motodesk.rules.deadlines import appeal_due, defence_due
 from motodesk.rules.infractions import Penalty
 from motodesk.rules.text import format_date
@@ -204,7 +204,7 @@ def target_of(kind: OffenderKind) -> Target:
 
 
 def _refusal(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(f"enforcement_{rule}", article, Status.NOT_MET, f"{article}: {sentence}")
+    return not_met(f"enforcement_{rule}", article, sentence)
 
 
 # --- notification and the periods -------------------------------------------------------------------

@@ -31,13 +31,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from motodesk.models import DeputyLink, InfractionNotice, Permit, PermitEvent, Person, Vehicle
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict, not_met
 from motodesk.rules.deadlines import deputy_deregistration_due
 from motodesk.rules.deputies import (
     check_deputy_step,
     check_link_end,
     check_no_deputy_cassation,
     holder_keeps_hours,
+    suspension_runs_until,
 )
 from motodesk.rules.eligibility import blocking, check_deputy
 from motodesk.rules.penalty_evidence import check_notice_basis
@@ -295,7 +296,7 @@ class Nominated:
 
 
 def _refuse(rule_id: str, article: str, message: str, intro: str | None = None) -> RuleViolationError:
-    return RuleViolationError([Verdict(rule_id, article, Status.NOT_MET, message)], intro)
+    return RuleViolationError([not_met(rule_id, article, message.removeprefix(f"{article}: "))], intro)
 
 
 def _check_permit(permit: Permit | None, deputy_person_id: int, on: date, today: date) -> Permit:
@@ -545,9 +546,7 @@ def _deputy_verdicts(s: Session, step: str, link: DeputyLink, on: date, *, until
     early = step == "reinstate" and link.suspended_until is not None and on < link.suspended_until
     if step in ("suspend", "revoke") or early:
         if early and notice is None and link.suspended_until is not None:
-            return [Verdict("deputy_suspension_end", "Art. 34, III", Status.NOT_MET,
-                            f"Art. 34, III: a suspensão do preposto vai até {format_date(link.suspended_until)}; "
-                            "só uma decisão do processo (recurso provido) a encerra antes.")]
+            return [suspension_runs_until(format_date(link.suspended_until))]
         found = check_notice_basis(step, notice_evidence(s, notice), permit_id=link.permit_id,
                                    offender_kind="deputy", person_id=link.deputy_person_id)
     return found

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Inspection, Permit, PermitEvent, Person, Vehicle
 from motodesk.rules.checklist import InspectionKind, InspectionStatus
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.facts import register_vehicle_facts
 from motodesk.rules.replacement import (
     CHARACTERISTICS,
@@ -36,6 +36,7 @@ from motodesk.rules.replacement import (
     check_vehicle_edit_in_service,
     new_vehicle_refusals,
     permit_may_name,
+    replacement_not_authorised,
 )
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import (
@@ -51,6 +52,7 @@ from motodesk.rules.vehicle import (
     EARLIEST_PLAUSIBLE_YEAR,
     VehicleFacts,
     check_vehicle,
+    service_missing,
 )
 from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import LOCAL_TZ, local_today
@@ -310,9 +312,7 @@ def vehicle_verdicts(data: VehicleInput, settings: LawSettings, holder_cpf: str 
     """The vehicle's own verdicts (Art. 3º, 5º § 1º, § 5º, § 8º, 19), as the form shows them live."""
     on = on or local_today()
     if data.service_type is None:
-        return [Verdict("vehicle_service", "Art. 5º, § 8º", Status.PENDING,
-                        "Art. 5º, § 8º: pendente — falta o serviço para o qual o veículo é autorizado.",
-                        ("service_type",))]
+        return [service_missing()]
     return check_vehicle(vehicle_facts(data), ServiceType(data.service_type), on, settings, holder_cpf)
 
 
@@ -593,11 +593,7 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         if not old.active:
             raise MotodeskError("Este veículo já foi substituído.")
         if old.replacement_authorised_at is None:
-            raise RuleViolationError([Verdict(
-                "art31_g3_ii_replacement", ART_REPLACEMENT, Status.NOT_MET,
-                f"{ART_REPLACEMENT}: permutar o veículo exige autorização prévia da Secretaria. "
-                "Peça ao supervisor que registre a autorização da substituição antes de cadastrar o novo veículo.",
-            )])
+            raise RuleViolationError([replacement_not_authorised()])
         data = dataclasses.replace(data, holder_id=old.holder_id,
                                    service_type=data.service_type or old.service_type)
         clean, errors = validate_vehicle(data, today)

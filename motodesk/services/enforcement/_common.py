@@ -16,7 +16,7 @@ from motodesk.models import (
     Permit,
 )
 from motodesk.models.base import utcnow
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict, not_met
 from motodesk.rules.deadlines import Deadline
 from motodesk.rules.enforcement import (
     NoticeStatus,
@@ -447,7 +447,7 @@ def _text(value: str | None, limit: int, key: str, label: str, errors: dict[str,
 
 
 def _verdict(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")
+    return not_met(rule, article, sentence)
 
 
 def _refuse(rule: str, article: str, sentence: str, intro: str | None = None) -> RuleViolationError:
