@@ -21,12 +21,12 @@ from datetime import date
 
 from motodesk.rules.common import PermitState, ServiceType, Verdict, not_met
 from motodesk.rules.deputies import deputy_requirements
-from motodesk.rules.document_gate import check_inspection_valid
+from motodesk.rules.document_gate import Document, check_document, check_inspection_valid, document_facts_of
 from motodesk.rules.eligibility import check_applicant, check_deputy
-from motodesk.rules.facts import DeputyOnPermit, PersonFacts, VehicleOnPermit
+from motodesk.rules.facts import DeputyOnPermit, PermitFacts, PersonFacts, VehicleOnPermit
 from motodesk.rules.quota import ARTICLE as ART_QUOTA
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import format_int, plural
+from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.vehicle import check_vehicle
 
 ART_VEHICLE = "Art. 5º, § 1º"
@@ -107,3 +107,29 @@ def affiliate_without_permit(name: str) -> Verdict:
     return not_met("art9_holder", "Art. 9º",
                    f"organizam-se os permissionários e autorizatários; {name} não tem permissão ou autorização "
                    "em vigor.")
+
+
+# --- the import of the existing register ----------------------------------------------------------------
+
+ART_GRANTED_BEFORE = "Art. 6º"
+
+
+def imported_permit_date(number: str, issued: date, today: date) -> Verdict | None:
+    """The import records permits *granted before* (their original number and dates); a permit dated
+    today or later was not granted before — it is issued here, by application, Decree, inspection and
+    fee (Art. 6º)."""
+    if issued < today:
+        return None
+    return not_met("import_granted_before", ART_GRANTED_BEFORE,
+                   f"a permissão {number} tem emissão em {format_date(issued)}; a importação registra só "
+                   "permissões outorgadas antes de hoje, com a data original. Uma permissão nova segue o "
+                   "requerimento, o Decreto, a vistoria e a taxa.")
+
+
+def imported_permit_findings(permit: PermitFacts, on: date, settings: LawSettings) -> list[Verdict]:
+    """What today's facts say of a permit recorded from the earlier register: every article its
+    documents could not vouch for today (the document gate's own verdicts on the registration
+    certificate), so the import lists each non-conformity per holder instead of accepting it silently."""
+    if not permit.state.in_force:
+        return []
+    return check_document(document_facts_of(permit, Document.REGISTRATION_CERTIFICATE, on, settings), on, settings)
