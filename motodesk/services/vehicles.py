@@ -25,6 +25,7 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import Inspection, Permit, PermitEvent, Person, Vehicle
+from motodesk.rules.accidents import BECOMES_ACCIDENT, REPLACED, accident_inspection_way
 from motodesk.rules.checklist import InspectionKind, InspectionStatus
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.facts import register_vehicle_facts
@@ -849,12 +850,22 @@ def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, 
             open_one = s.scalar(select(Inspection).where(
                 Inspection.vehicle_id == vehicle.id,
                 Inspection.status.in_((InspectionStatus.SCHEDULED, InspectionStatus.DRAFT))))
-            if open_one is None:
+            note = f"Vistoria após o acidente de {happened_on:%d/%m/%Y} (Art. 31, Grupo 4, I)."
+            way = accident_inspection_way(open_one.kind if open_one is not None else None)
+            if way == BECOMES_ACCIDENT and open_one is not None:
+                # the open full inspection looks at the whole vehicle after the accident: it is the way out
+                open_one.kind = InspectionKind.ACCIDENT
+                open_one.notes = "\n".join(n for n in (open_one.notes, note) if n)
+                inspection_id = open_one.id
+            else:
+                if way == REPLACED and open_one is not None:
+                    open_one.status = InspectionStatus.CANCELLED
+                    open_one.notes = "\n".join(n for n in (open_one.notes, "Substituída pela vistoria completa após "
+                                                           f"o acidente de {happened_on:%d/%m/%Y}.") if n)
+                    s.flush()
                 scheduled = Inspection(vehicle_id=vehicle.id, service_type=vehicle.service_type,
                                        kind=InspectionKind.ACCIDENT, status=InspectionStatus.SCHEDULED,
-                                       scheduled_for=today,
-                                       notes=f"Vistoria após o acidente de {happened_on:%d/%m/%Y} "
-                                             "(Art. 31, Grupo 4, I).")
+                                       scheduled_for=today, notes=note)
                 s.add(scheduled)
                 s.flush()
                 inspection_id = scheduled.id
