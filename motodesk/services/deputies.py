@@ -31,13 +31,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from motodesk.models import DeputyLink, InfractionNotice, Permit, PermitEvent, Person, Vehicle
-from motodesk.rules.common import PermitState, Role, ServiceType, Verdict, not_met
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
 from motodesk.rules.deputies import (
     check_deputy_step,
     check_link_end,
     check_no_deputy_cassation,
+    check_nomination,
     holder_keeps_hours,
+    one_deputy_at_a_time,
     suspension_runs_until,
 )
 from motodesk.rules.eligibility import blocking, check_deputy
@@ -295,25 +297,13 @@ class Nominated:
     nomination: AttachmentInfo
 
 
-def _refuse(rule_id: str, article: str, message: str, intro: str | None = None) -> RuleViolationError:
-    return RuleViolationError([not_met(rule_id, article, message.removeprefix(f"{article}: "))], intro)
-
-
 def _check_permit(permit: Permit | None, deputy_person_id: int, on: date, today: date) -> Permit:
     if permit is None:
         raise NotFoundError("Permissão não encontrada: ela pode ter sido removida por outra estação.")
-    instrument = permit.service_type.instrument
-    if permit.state is PermitState.SUSPENDED:
-        raise _refuse("art14_permit", "Art. 34, III",
-                      f"Art. 34, III: a {instrument} {permit.number} está suspensa; durante a suspensão o "
-                      "serviço não é prestado, nem pelo titular nem por preposto.")
-    if permit.state is not PermitState.ACTIVE:
-        raise _refuse("art14_permit", "Art. 14",
-                      f"Art. 14: só o titular de {instrument} em vigor indica preposto; {permit.number} está "
-                      f"“{permit.state.label}”.")
-    if permit.person_id == deputy_person_id:
-        raise _refuse("art14_self", "Art. 14",
-                      "Art. 14: o preposto auxilia o titular; o titular não pode ser preposto de si mesmo.")
+    refused = check_nomination(permit.service_type, permit.number, permit.state,
+                               holder_is_deputy=permit.person_id == deputy_person_id)
+    if refused:
+        raise RuleViolationError(refused)
     if on > today:
         raise InvalidInputError(f"A data da indicação ({format_date(on)}) é posterior a hoje.",
                                 {"start_on": "Data no futuro."})
@@ -337,9 +327,7 @@ def _revoked_links(s: Session, deputy_person_id: int) -> list[str]:
 
 
 def _refuse_second(link: DeputyLink, name: str) -> RuleViolationError:
-    return _refuse("art14_one_deputy", "Art. 14",
-                   f"Art. 14: o titular indica um preposto, e {name} é o preposto desde "
-                   f"{format_date(link.start_on)}. Encerre esse vínculo antes de indicar outro.")
+    return RuleViolationError([one_deputy_at_a_time(name, format_date(link.start_on))])
 
 
 @requires(*EDITORS)

@@ -23,10 +23,6 @@ ALLOWED = {
     "campaigns.py": (0, 1),
     # the seed's judged step of the tender call, a MET verdict that names the law it followed
     "demo.py": (1, 0),
-    # wraps not_met for the nomination's refusals (their sentences still written in the service)
-    "deputies.py": (0, 1),
-    # the enforcement process's refusals (defence, appeal, offender kinds): sentences still in services
-    "enforcement/_common.py": (0, 2),
     # the reclassification rule raises ValueError with its pt_BR sentence; the service wraps it
     "enforcement/decisions.py": (1, 0),
     # one refused line of the import sheet, as its line number and the reasons the rules gave
