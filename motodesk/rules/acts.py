@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from motodesk.rules.common import PermitState, ServiceType, Verdict, not_met
+from motodesk.rules.common import PermitState, ServiceType, Status, Verdict, not_met
 from motodesk.rules.deputies import deputy_requirements
 from motodesk.rules.document_gate import Document, check_document, check_inspection_valid, document_facts_of
 from motodesk.rules.eligibility import check_applicant, check_deputy
@@ -133,3 +133,8 @@ def imported_permit_findings(permit: PermitFacts, on: date, settings: LawSetting
     if not permit.state.in_force:
         return []
     return check_document(document_facts_of(permit, Document.REGISTRATION_CERTIFICATE, on, settings), on, settings)
+
+
+def import_line_refused(line: int, reason: str) -> Verdict:
+    """A line of the register's sheet the rules refused (Art. 4º; Art. 5º), with the reasons they gave."""
+    return Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line}: {reason}")

@@ -38,7 +38,7 @@ from datetime import date, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from motodesk.rules.common import Verdict, not_met
+from motodesk.rules.common import Status, Verdict, not_met
 from motodesk.rules.deadlines import appeal_due, defence_due
 from motodesk.rules.infractions import Penalty
 from motodesk.rules.text import format_date
@@ -552,3 +552,7 @@ def unlicensed_but_holder(article: str, name: str, permit_number: str) -> Verdic
                    f"{name} tem permissão de mototáxi em vigor ({permit_number}); o Art. 32 é para quem exerce o "
                    "serviço sem permissão — use o item cabível dos Arts. 30 ou 31.")
 
+
+def reclassification_refused(error: Exception) -> Verdict:
+    """Art. 33, parágrafo único: the reason :func:`reclassify` refused another classification."""
+    return Verdict("reclassification", ART_RECLASSIFY, Status.NOT_MET, str(error))

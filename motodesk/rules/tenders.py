@@ -188,3 +188,8 @@ def candidate_not_called(rank: int, status_label: str | None) -> Verdict:
     """Art. 6º: only a called candidate applies for the permit."""
     return not_met("tender", "Art. 6º",
                    f"o candidato {rank}º está “{status_label}”; só um candidato convocado pode requerer a permissão.")
+
+
+def called_candidate() -> Verdict:
+    """Art. 6º: the permission follows the tender, and the applicant is its called candidate."""
+    return Verdict("tender", ARTICLE, Status.MET, f"{ARTICLE}: candidato convocado da licitação.")

@@ -772,8 +772,7 @@ def _findings(ctx: AppContext, numbers: Sequence[str], settings: LawSettings,
 
 def _line_verdicts(lines: Sequence[ImportLine]) -> list[Verdict]:
     """The import's judgement of its lines as verdicts: one refusal per line the rules refused."""
-    return [Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line.line}: {line.reason}")
-            for line in lines if line.outcome is Outcome.REFUSED]
+    return [acts.import_line_refused(line.line, line.reason) for line in lines if line.outcome is Outcome.REFUSED]
 
 
 def _refuse_changed(lines: Sequence[ImportLine]) -> None:

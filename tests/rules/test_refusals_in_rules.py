@@ -19,14 +19,8 @@ HELPER_NAMES = {"_refuse", "_not_met", "_verdict", "_no", "_link_no"}
 
 #: file -> (Verdict constructions, local refusal helpers) still in services, each with its reason.
 ALLOWED = {
-    # wraps a rule's verdict into the error (no text of its own)
+    # wraps a rule's verdict into the error (no text, no article of its own)
     "campaigns.py": (0, 1),
-    # the seed's judged step of the tender call, a MET verdict that names the law it followed
-    "demo.py": (1, 0),
-    # the reclassification rule raises ValueError with its pt_BR sentence; the service wraps it
-    "enforcement/decisions.py": (1, 0),
-    # one refused line of the import sheet, as its line number and the reasons the rules gave
-    "imports.py": (1, 0),
 }
 
 

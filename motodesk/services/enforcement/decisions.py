@@ -16,9 +16,8 @@ from motodesk.models import (
 )
 from motodesk.models.base import utcnow
 from motodesk.rules import enforcement as law
-from motodesk.rules.common import PermitState, Status, Verdict
+from motodesk.rules.common import PermitState
 from motodesk.rules.enforcement import (
-    ART_RECLASSIFY,
     DecisionFacts,
     EarlierDecision,
     EffectPlan,
@@ -84,7 +83,7 @@ def _severity_for(infraction: Infraction, data: DecisionInput) -> tuple[Severity
         return (reclassify(infraction, data.severity, data.reclassification_reason),
                 data.reclassification_reason.strip())
     except ReclassificationError as exc:
-        raise RuleViolationError([Verdict("reclassification", ART_RECLASSIFY, Status.NOT_MET, str(exc))]) from None
+        raise RuleViolationError([law.reclassification_refused(exc)]) from None
 
 
 def _options(infraction: Infraction, severity: Severity, settings: LawSettings,
