@@ -80,3 +80,23 @@ def check_accidents(
                 "veículo; nenhum documento é emitido até a vistoria após acidente ser aprovada.")
         for a in accidents_awaiting_inspection(accidents, approved_accident_inspections)
     ]
+
+
+#: What to do with the vehicle's open inspection when a safety-compromising accident is recorded.
+SCHEDULE, BECOMES_ACCIDENT, REPLACED = "schedule", "becomes_accident", "replaced"
+
+
+def accident_inspection_way(open_kind: str | None) -> str:
+    """The way out of Art. 31, Grupo 4, I when an inspection is already open (one open at a time).
+
+    * none open: an accident inspection is scheduled (``SCHEDULE``);
+    * a full inspection open (regular, semestral, annual) or already an accident one: it checks every
+      item of the vehicle after the accident, so it becomes the accident inspection (``BECOMES_ACCIDENT``);
+    * a re-inspection of pending items only: it does not look at the whole vehicle, so it is cancelled
+      and a full accident inspection takes its place (``REPLACED``) — it covers the pending items too.
+    """
+    if open_kind is None:
+        return SCHEDULE
+    if open_kind == "reinspection":
+        return REPLACED
+    return BECOMES_ACCIDENT

@@ -41,6 +41,53 @@ from motodesk.rules.common import ServiceType
 from motodesk.rules.periods import add_days, add_months, add_years
 from motodesk.rules.settings import LawSettings
 
+
+class InspectionKind(StrEnum):
+    REGULAR = "regular"
+    SEMESTRAL = "semestral"
+    ANNUAL = "annual"
+    REINSPECTION = "reinspection"
+    ACCIDENT = "accident"
+
+    @property
+    def label(self) -> str:
+        return {
+            "regular": "Vistoria",
+            "semestral": "Vistoria semestral (Art. 5º, § 6º)",
+            "annual": "Inspeção anual (Art. 23)",
+            "reinspection": "Nova vistoria dos itens pendentes",
+            "accident": "Vistoria após acidente (Art. 31, Grupo 4, I)",
+        }[self.value]
+
+
+class InspectionStatus(StrEnum):
+    SCHEDULED = "scheduled"
+    DRAFT = "draft"
+    APPROVED = "approved"
+    FAILED = "failed"
+    SUPERSEDED = "superseded"
+    CANCELLED = "cancelled"
+
+    @property
+    def label(self) -> str:
+        return {
+            "scheduled": "Agendada",
+            "draft": "Em preenchimento",
+            "approved": "Aprovada",
+            "failed": "Reprovada",
+            "superseded": "Substituída",
+            "cancelled": "Cancelada",
+        }[self.value]
+
+    @property
+    def open(self) -> bool:
+        return self in (InspectionStatus.SCHEDULED, InspectionStatus.DRAFT)
+
+    @property
+    def concluded(self) -> bool:
+        return self in (InspectionStatus.APPROVED, InspectionStatus.FAILED, InspectionStatus.SUPERSEDED)
+
+
 #: Art. 23: moto-frete "inspeção anual".
 MOTOFRETE_INSPECTION_YEARS = 1
 

@@ -71,6 +71,14 @@ class Verdict:
         return self.status is Status.MET
 
 
+def not_met(rule_id: str, article: str, sentence: str, missing: tuple[str, ...] = ()) -> Verdict:
+    """The law's refusal: ``rule_id`` not met, the sentence introduced by its article.
+
+    The one helper every rule module uses to write a refusal (``"Art. 14: o titular …"``).
+    """
+    return Verdict(rule_id, article, Status.NOT_MET, f"{article}: {sentence}", missing)
+
+
 class PermitState(StrEnum):
     """States of an application and the permit it becomes (SPEC §4)."""
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import PermitState, ServiceType, Status, Verdict, not_met
 
 ARTICLE = "Art. 14, § 2º"
 SCHEDULE_ARTICLE = "Art. 14 e Art. 31, Grupo 4, III"
@@ -53,7 +53,7 @@ def holder_keeps_hours(holder_minutes: int, deputy_minutes: int) -> Verdict | No
 
 
 def _link_no(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")
+    return not_met(rule, article, sentence)
 
 
 def check_no_deputy_cassation(revoked_permit_numbers: Sequence[str]) -> list[Verdict]:
@@ -94,3 +94,37 @@ def check_link_end(start_text: str, end_text: str, end_after_start: bool) -> lis
         return [_link_no("deputy_link_end", "Art. 14",
                          f"o fim do vínculo ({end_text}) é anterior ao seu início ({start_text}).")]
     return []
+
+
+def suspension_runs_until(until_text: str) -> Verdict:
+    """Art. 34, III: a deputy's suspension ends before its last day only by a decision of the process."""
+    return not_met("deputy_suspension_end", "Art. 34, III",
+                   f"a suspensão do preposto vai até {until_text}; só uma decisão do processo (recurso provido) a "
+                   "encerra antes.")
+
+
+def check_nomination(service: ServiceType, permit_number: str, state: PermitState, *,
+                     holder_is_deputy: bool) -> list[Verdict]:
+    """Art. 14: only the holder of a permit in force nominates a deputy, never himself; a suspended
+    permit's service is not provided by anyone (Art. 34, III)."""
+    instrument = service.instrument
+    if state is PermitState.SUSPENDED:
+        return [not_met("art14_permit", "Art. 34, III",
+                        f"a {instrument} {permit_number} está suspensa; durante a suspensão o serviço não é "
+                        "prestado, nem pelo titular nem por preposto.")]
+    if state is not PermitState.ACTIVE:
+        return [not_met("art14_permit", "Art. 14",
+                        f"só o titular de {instrument} em vigor indica preposto; {permit_number} está "
+                        f"“{state.label}”.")]
+    if holder_is_deputy:
+        return [not_met("art14_self", "Art. 14",
+                        "o preposto auxilia o titular; o titular não pode ser preposto de si mesmo.")]
+    return []
+
+
+def one_deputy_at_a_time(current_name: str, since_text: str) -> Verdict:
+    """Art. 14: the holder nominates one deputy; the current link ends before another begins."""
+    return not_met("art14_one_deputy", "Art. 14",
+                   f"o titular indica um preposto, e {current_name} é o preposto desde {since_text}. Encerre esse "
+                   "vínculo antes de indicar outro.")
+

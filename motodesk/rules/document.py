@@ -767,7 +767,9 @@ def _documents_section(settings: LawSettings) -> str:
     )
 
     holder = PersonOnDocument(1, "João da Silva", medical_date=date(2026, 2, 2),
-                              criminal_certificates_date=date(2026, 1, 20), criminal_result="negative")
+                              criminal_certificates_date=date(2026, 1, 20), criminal_result="negative",
+                              dossier=EXAMPLE_APPLICANT)
+    deputy = replace(holder, person_id=3, name="Pedro Preposto")
     good = DocumentFacts(
         document=Document.BADGE, permit_number="MT-0007/2026", service=ServiceType.MOTOTAXI,
         state=PermitState.ACTIVE, certificate_valid_until=date(2027, 1, 5), term_end=date(2031, 1, 5),
@@ -786,9 +788,19 @@ def _documents_section(settings: LawSettings) -> str:
         ("Vistoria vencida (mototáxi: 6 meses)", replace(good, last_inspection=InspectionFacts(date(2025, 9, 9), True))),
         ("Acidente sem vistoria", replace(good, accidents=(accident,))),
         ("Atestado médico vencido", replace(good, holder=replace(holder, medical_date=date(2025, 3, 9)))),
+        ("CNH vencida", replace(good, holder=replace(holder, dossier=replace(EXAMPLE_APPLICANT,
+                                                                             cnh_expiry=date(2026, 3, 9))))),
+        ("CNH sem a categoria A", replace(good, holder=replace(holder, dossier=replace(EXAMPLE_APPLICANT,
+                                                                                       cnh_categories="B")))),
+        ("Seguro de passageiros vencido (Art. 19)", replace(good, vehicle=replace(
+            EXAMPLE_VEHICLE, insurance_valid_until=date(2026, 3, 9)))),
+        ("Cilindrada acima de 250 cc", replace(good, vehicle=replace(EXAMPLE_VEHICLE, engine_cc=300))),
+        ("Cor diferente da do serviço", replace(good, vehicle=replace(EXAMPLE_VEHICLE, colour="PRETA"))),
         ("Crachá de preposto para quem não é o preposto", replace(
-            good, document=Document.DEPUTY_BADGE, deputy=replace(holder, person_id=3, name="Pedro Preposto"),
-            requested_person_id=4)),
+            good, document=Document.DEPUTY_BADGE, deputy=deputy, requested_person_id=4)),
+        ("Autorização de trânsito que nomeia um preposto suspenso", replace(
+            good, document=Document.TRANSIT_AUTHORIZATION, deputy=deputy,
+            deputy_suspended_until=date(2026, 3, 20))),
     ]
     rows = [(label, "<br>".join(v.message for v in check_document(facts, EXAMPLE_DAY, settings)))
             for label, facts in cases]
@@ -797,11 +809,16 @@ def _documents_section(settings: LawSettings) -> str:
     late = check_accident_report(accident, settings)[0]
     return (
         "## Documentos (certificado, autorização de trânsito, crachá)\n\n"
-        "`check_document` só deixa imprimir o que é verdade no dia: permissão em vigor, para a pessoa a quem "
-        "foi outorgada (Art. 6º, § 1º; Art. 7º), veículo dentro da vida útil, com CRLV e seguro obrigatório "
-        "em dia, vistoria válida para o serviço, nenhum acidente que comprometeu a segurança sem vistoria, "
-        "atestado médico e certidões criminais do titular (e do preposto, no crachá dele) em dia. A recusa "
-        f"lista todos os artigos: com acidente e sem atestado, {len(several)} motivos.\n\n"
+        "`check_document` só deixa imprimir o que é verdade no dia, julgado sobre os fatos completos da "
+        "permissão carregados uma vez (`motodesk.rules.facts`): permissão em vigor, para a pessoa a quem foi "
+        "outorgada (Art. 6º, § 1º; Art. 7º); o veículo com todas as suas características — identificação, "
+        "cilindrada, vida útil, categoria aluguel, CRLV, seguro obrigatório, proprietário, cor, uso e, no "
+        "mototáxi, o seguro de passageiros (Art. 19) —, vistoria válida para o serviço, nenhum acidente que "
+        "comprometeu a segurança sem vistoria; a CNH (validade, categoria A, EAR), o atestado médico e as "
+        "certidões criminais do titular em dia; e, no certificado, na autorização de trânsito e no crachá do "
+        "preposto, o preposto que eles nomeiam: não suspenso nem cassado e com as mesmas exigências do "
+        "titular (Art. 14, § 2º). A recusa lista todos os artigos: com acidente e sem atestado, "
+        f"{len(several)} motivos.\n\n"
         + _table(("Situação", "Parecer"), rows)
         + "\nAcidentes (Art. 31, Grupo 2, II e Grupo 4, I): comunicação após 5 dias é sinalizada para auto "
         f"(“{late.message}”); {check_accidents([accident], [])[0].message}\n"

@@ -32,10 +32,18 @@ from enum import StrEnum
 
 from motodesk.rules import documents_declared
 from motodesk.rules.accidents import AccidentFacts, check_accidents
-from motodesk.rules.common import PermitState, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, ServiceType, Status, Verdict, not_met
 from motodesk.rules.deadlines import inspection_valid_until
+from motodesk.rules.deputies import deputy_requirements
 from motodesk.rules.documents_declared import DEPUTY, HOLDER, DocumentEvidence
-from motodesk.rules.eligibility import criminal_certificates_valid_until, medical_valid_until
+from motodesk.rules.eligibility import (
+    ApplicantFacts,
+    check_cnh,
+    check_deputy,
+    criminal_certificates_valid_until,
+    medical_valid_until,
+)
+from motodesk.rules.facts import InspectionFacts, PermitFacts, PersonFacts
 from motodesk.rules.replacement import documents_wait_for_replacement
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, plural
@@ -45,8 +53,10 @@ ART_PERSONAL = "Art. 6º, § 1º; Art. 7º"
 ART_INSPECTION = "Art. 5º, § 6º; Art. 23"
 ART_MEDICAL = "Art. 5º, VII e § 2º"
 ART_CRIMINAL = "Art. 5º, XI"
-#: The vehicle rules a printed document vouches for (Art. 3º, II; Art. 5º, § 1º, I and § 5º).
-VEHICLE_RULES_ON_DOCUMENTS = ("art3_ii_useful_life", "art5_1_i_crlv", "art5_1_i_insurance")
+ART_CNH = "Art. 5º, II"
+#: The documents that name the linked deputy besides the deputy's own badge (the registration
+#: certificate and the transit authorization list who may drive the vehicle, Art. 14).
+NAME_THE_DEPUTY = frozenset({"registration_certificate", "transit_authorization", "deputy_badge"})
 
 
 class Document(StrEnum):
@@ -94,14 +104,8 @@ class PersonOnDocument:
     criminal_result: str | None = None  # "negative" / "positive"
     #: The documents of the declarations judged by their generic rule (``documents_declared``), by kind.
     declared: tuple[tuple[str, DocumentEvidence], ...] = ()
-
-
-@dataclass(frozen=True)
-class InspectionFacts:
-    """The vehicle's last concluded inspection for the permit's service."""
-
-    performed_on: date
-    approved: bool
+    #: The whole dossier, for the CNH (validity, category A, EAR — Art. 5º, II); None: not loaded, refused.
+    dossier: ApplicantFacts | None = None
 
 
 @dataclass(frozen=True)
@@ -126,11 +130,14 @@ class DocumentFacts:
     last_inspection: InspectionFacts | None = None
     accidents: tuple[AccidentFacts, ...] = ()
     approved_accident_inspections: tuple[date, ...] = ()
-    #: Deputy badge: the deputy linked to the permit now (None: no deputy linked).
+    #: The deputy linked to the permit now (None: no deputy linked); judged on the documents that
+    #: name the deputy (:data:`NAME_THE_DEPUTY`).
     deputy: PersonOnDocument | None = None
-    #: Deputy badge: the link's suspension by a decided notice runs until this day (Art. 34, III).
+    #: The link's suspension by a decided notice runs until this day (Art. 34, III).
     deputy_suspended_until: date | None = None
-    #: Deputy badge: the deputy judged again by the holder's rules today (Art. 14, § 2º), as
+    #: The link ended in the deputy's cassação (Art. 34, IV).
+    deputy_revoked: bool = False
+    #: The deputy judged again by the holder's rules today (Art. 14, § 2º), as
     #: :func:`motodesk.rules.deputies.deputy_requirements` gives them.
     deputy_requirements: tuple[Verdict, ...] = ()
     #: The permit's vehicle left service for a replacement: (its plate, the new vehicle's plate or None)
@@ -139,7 +146,50 @@ class DocumentFacts:
 
 
 def _not_met(rule_id: str, article: str, sentence: str) -> Verdict:
-    return Verdict(rule_id, article, Status.NOT_MET, f"{article}: {sentence}.")
+    return not_met(rule_id, article, f"{sentence}.")
+
+
+def person_on_document(person: PersonFacts) -> PersonOnDocument:
+    """The person as a document vouches for them, from the facts loaded once (:mod:`motodesk.rules.facts`)."""
+    d = person.dossier
+    return PersonOnDocument(person.person_id, person.name, medical_date=d.medical_date,
+                            criminal_certificates_date=d.criminal_certificates_date,
+                            criminal_result=d.criminal_result, declared=d.declared, dossier=d)
+
+
+def document_facts_of(permit: PermitFacts, document: Document, on: date, settings: LawSettings,
+                      requested_person_id: int | None = None) -> DocumentFacts:
+    """What :func:`check_document` looks at for ``document`` of ``permit``, from the permit's complete facts."""
+    vehicle = permit.vehicle
+    deputy = permit.deputy
+    requirements: tuple[Verdict, ...] = ()
+    if deputy is not None and document.value in NAME_THE_DEPUTY:
+        requirements = tuple(deputy_requirements(check_deputy(deputy.person.dossier, permit.service, on, settings),
+                                                 deputy.person.name))
+    return DocumentFacts(
+        document=document,
+        permit_number=permit.number,
+        service=permit.service,
+        state=permit.state,
+        certificate_valid_until=permit.certificate_valid_until,
+        term_end=permit.term_end,
+        holder=person_on_document(permit.holder),
+        holder_cpf=permit.holder.cpf,
+        suspended_until=permit.suspended_until,
+        granted_person_id=permit.granted_person_id,
+        requested_person_id=requested_person_id,
+        vehicle=vehicle.facts if vehicle else None,
+        vehicle_holder_id=vehicle.holder_id if vehicle else None,
+        last_inspection=vehicle.last_inspection if vehicle else None,
+        accidents=vehicle.accidents if vehicle else (),
+        approved_accident_inspections=vehicle.approved_accident_inspections if vehicle else (),
+        deputy=person_on_document(deputy.person) if deputy else None,
+        deputy_suspended_until=deputy.suspended_until if deputy else None,
+        deputy_revoked=deputy.revoked if deputy else False,
+        deputy_requirements=requirements,
+        replaced_vehicle=((vehicle.plate, vehicle.successor_plate) if vehicle is not None and not vehicle.active
+                          else None),
+    )
 
 
 def _in_force(facts: DocumentFacts, on: date) -> list[Verdict]:
@@ -194,8 +244,17 @@ def _vehicle(facts: DocumentFacts, on: date, settings: LawSettings) -> list[Verd
     if facts.vehicle is None:
         return [_not_met("document_vehicle", "Art. 5º, § 1º",
                          f"{facts.permit_number} não tem veículo vinculado")]
+    # Every fact of the vehicle the document states: identification, engine size, useful life, rental
+    # category, CRLV, mandatory insurance, owner, colour, use and the Art. 19 passenger policy.
     verdicts = check_vehicle(facts.vehicle, facts.service, on, settings, facts.holder_cpf)
-    return [v for v in verdicts if v.rule_id in VEHICLE_RULES_ON_DOCUMENTS and v.status is not Status.MET]
+    return [v if v.status is Status.NOT_MET else _not_met(v.rule_id, v.article, _pending_sentence(v))
+            for v in verdicts if v.status is not Status.MET]
+
+
+def _pending_sentence(verdict: Verdict) -> str:
+    """A pending verdict refuses the document: what it still lacks, as a refusal."""
+    text = verdict.message.removeprefix(f"{verdict.article}: ").rstrip(".")
+    return f"{text} — não se imprime documento com esse fato em aberto"
 
 
 def check_inspection_valid(service: ServiceType, last: InspectionFacts | None, on: date,
@@ -242,6 +301,16 @@ def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings
             service: ServiceType | None = None) -> list[Verdict]:
     found = []
     who = f"{role} {person.name}"
+    if person.dossier is None:
+        found.append(_not_met("document_cnh", ART_CNH, f"não há CNH {who}"))
+    else:
+        cnh = check_cnh(person.dossier, on, "o preposto" if role == "do preposto" else "o titular")
+        if cnh.status is not Status.MET:
+            said = cnh.message.removeprefix(f"{cnh.article}: ").rstrip(".")
+            if cnh.status is Status.PENDING:
+                said = f"{said} — não se imprime documento com esse fato em aberto"
+            bound = " (Art. 14, § 2º: as mesmas exigências do titular)" if role == "do preposto" else ""
+            found.append(_not_met("document_cnh", ART_CNH, f"CNH {who}{bound}: {said}"))
     if person.medical_date is None:
         found.append(_not_met("document_medical", ART_MEDICAL, f"não há atestado médico {who}"))
     else:
@@ -275,12 +344,17 @@ def check_document(facts: DocumentFacts, on: date, settings: LawSettings) -> lis
              *_person(facts.holder, "do titular", on, settings, facts.service)]
     if facts.replaced_vehicle is not None:
         found.append(documents_wait_for_replacement(*facts.replaced_vehicle))
-    if facts.document is Document.DEPUTY_BADGE and facts.deputy is not None:
+    if facts.document.value in NAME_THE_DEPUTY and facts.deputy is not None:
+        # Every document that names the deputy vouches for the deputy too (Art. 14, § 2º).
+        if facts.deputy_revoked:
+            found.append(_not_met("document_deputy_revoked", "Art. 34, IV",
+                                  f"o registro do preposto {facts.deputy.name} foi cassado; "
+                                  f"{facts.document.noun} não pode nomeá-lo"))
         if facts.deputy_suspended_until is not None and facts.deputy_suspended_until >= on:
             found.append(_not_met("document_deputy_suspended", "Art. 34, III",
                                   f"o preposto {facts.deputy.name} está suspenso até "
-                                  f"{format_date(facts.deputy_suspended_until)}; não se imprime o crachá dele "
-                                  "durante a suspensão"))
+                                  f"{format_date(facts.deputy_suspended_until)}; não se imprime "
+                                  f"{facts.document.noun} que o nomeia durante a suspensão"))
         found += _person(facts.deputy, "do preposto", on, settings, facts.service)
         # The rest of the holder's requirements (Art. 14, § 2º): what the certificates above did not say.
         said = {v.article for v in found}

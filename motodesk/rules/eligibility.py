@@ -281,6 +281,12 @@ def parse_cnh_categories(raw: str) -> tuple[str, ...] | None:
     return tokens
 
 
+def check_cnh(facts: ApplicantFacts, on: date, subject: str = "o requerente") -> Verdict:
+    """Art. 5º, II alone: CNH of category A for 2 years, valid on ``on``, with the EAR remark (the
+    document gate judges it on every document's day, :mod:`motodesk.rules.document_gate`)."""
+    return _cnh(facts, on, subject)
+
+
 def _cnh(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
     found = Findings("art5_ii_cnh", "Art. 5º, II", FIELD_LABELS)
     said: list[str] = []

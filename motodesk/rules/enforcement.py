@@ -38,7 +38,7 @@ from datetime import date, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import Status, Verdict, not_met
 from motodesk.rules.deadlines import appeal_due, defence_due
 from motodesk.rules.infractions import Penalty
 from motodesk.rules.text import format_date
@@ -204,7 +204,7 @@ def target_of(kind: OffenderKind) -> Target:
 
 
 def _refusal(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(f"enforcement_{rule}", article, Status.NOT_MET, f"{article}: {sentence}")
+    return not_met(f"enforcement_{rule}", article, sentence)
 
 
 # --- notification and the periods -------------------------------------------------------------------
@@ -480,3 +480,79 @@ def format_case_number(case_number: str) -> str:
     if len(digits) == 20:
         return f"{digits[:7]}-{digits[7:9]}.{digits[9:13]}.{digits[13]}.{digits[14:16]}.{digits[16:]}"
     return " ".join(case_number.split())
+
+
+# --- the process's refusals, each with its article (the services load, call these and write) ---------
+
+
+def penalty_fixed_by_law(article: str, admitted: str, penalty_label: str) -> Verdict:
+    return not_met("penalty_fixed", article,
+                   f"a penalidade é fixada pela própria lei: {admitted}; “{penalty_label}” não se aplica.")
+
+
+def penalty_not_admitted(penalty_article: str, penalty_label: str, severity_label: str, severity_article: str,
+                         admitted: str) -> Verdict:
+    return not_met("penalty_not_allowed", penalty_article,
+                   f"a penalidade “{penalty_label}” não é admitida para infração {severity_label.lower()} "
+                   f"({severity_article}); admitidas: {admitted} (Art. 34, parágrafo único; configurações).")
+
+
+def no_signature_refusal(notice_number: str) -> Verdict:
+    """Art. 29, § 2º: the certificate of refusal exists only for a notice the offender refused to sign."""
+    return not_met("no_refusal", "Art. 29, § 2º",
+                   f"no auto {notice_number} não consta recusa de assinatura; não há certidão a emitir.")
+
+
+def defence_after_decision(article: str, notice_number: str) -> Verdict:
+    return not_met("defence_after_decision", article,
+                   f"o auto {notice_number} já foi decidido; a defesa não pode mais ser registrada — registre um "
+                   "recurso.")
+
+
+def appeal_not_open(article: str, notice_number: str, reason: str) -> Verdict:
+    return not_met("appeal_state", article, f"auto {notice_number}: {reason}.")
+
+
+def appeal_late(article: str, notice_number: str, due_text: str, received_text: str) -> Verdict:
+    return not_met("appeal_late", article,
+                   f"o prazo de recurso do auto {notice_number} terminou em {due_text}; o recurso recebido em "
+                   f"{received_text} é intempestivo.")
+
+
+def unlicensed_offender_kind(article: str) -> Verdict:
+    """Art. 32 is for whoever works as mototáxi without a permit."""
+    return not_met("art32_kind", article, "o Art. 32 trata de quem exerce o mototáxi sem permissão; marque o "
+                                          "autuado como “sem permissão”.")
+
+
+def registered_offender_only(article: str) -> Verdict:
+    return not_met("unregistered_kind", article,
+                   "as infrações dos Arts. 15, 30 e 31 são de permissionários, autorizatários e seus prepostos; "
+                   "quem exerce o mototáxi sem permissão responde pelo Art. 32.")
+
+
+def holder_offence_only(article: str) -> Verdict:
+    return not_met("holder_only", article,
+                   "esta infração é do permissionário ou autorizatário (o titular), não do preposto.")
+
+
+def offender_without_permit(article: str, name: str) -> Verdict:
+    return not_met("no_permit", article,
+                   f"{name} não é titular de permissão ou autorização em vigor; se exercia o mototáxi sem "
+                   "permissão, o enquadramento é o Art. 32.")
+
+
+def offender_not_deputy(name: str) -> Verdict:
+    return not_met("no_link", "Art. 14",
+                   f"{name} não é preposto vinculado a uma permissão ou autorização em vigor.")
+
+
+def unlicensed_but_holder(article: str, name: str, permit_number: str) -> Verdict:
+    return not_met("art32_has_permit", article,
+                   f"{name} tem permissão de mototáxi em vigor ({permit_number}); o Art. 32 é para quem exerce o "
+                   "serviço sem permissão — use o item cabível dos Arts. 30 ou 31.")
+
+
+def reclassification_refused(error: Exception) -> Verdict:
+    """Art. 33, parágrafo único: the reason :func:`reclassify` refused another classification."""
+    return Verdict("reclassification", ART_RECLASSIFY, Status.NOT_MET, str(error))

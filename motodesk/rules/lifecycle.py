@@ -57,7 +57,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict, not_met
 from motodesk.rules.penalty_evidence import (
     ConvictionEvidence,
     NoticeEvidence,
@@ -306,7 +306,7 @@ def is_allowed(verdicts: Sequence[Verdict]) -> bool:
 
 
 def _not_met(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(f"transition_{rule}", article, Status.NOT_MET, f"{article}: {sentence}.")
+    return not_met(f"transition_{rule}", article, f"{sentence}.")
 
 
 def _pending(rule: str, article: str, sentence: str, missing: str) -> Verdict:

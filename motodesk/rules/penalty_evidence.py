@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import Verdict, not_met
 
 ART_PROCESS = "Art. 29, § 3º"
 ART_35 = "Art. 35"
@@ -59,7 +59,7 @@ class ConvictionEvidence:
 
 
 def _no(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(f"evidence_{rule}", article, Status.NOT_MET, f"{article}: {sentence}.")
+    return not_met(f"evidence_{rule}", article, f"{sentence}.")
 
 
 def check_notice_basis(step: str, notice: NoticeEvidence | None, *, permit_id: int | None,

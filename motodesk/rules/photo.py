@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import Status, Verdict, not_met
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, plural
 
@@ -57,7 +57,7 @@ class PhotoJudgement:
 
 
 def _refuse(rule_id: str, sentence: str) -> Verdict:
-    return Verdict(rule_id, ARTICLE, Status.NOT_MET, f"{ARTICLE}: {sentence}.")
+    return not_met(rule_id, ARTICLE, f"{sentence}.")
 
 
 def check_photo(facts: PhotoFacts, on: date, settings: LawSettings) -> PhotoJudgement:

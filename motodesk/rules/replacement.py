@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from motodesk.rules.common import Status, Verdict
+from motodesk.rules.common import Status, Verdict, not_met
 
 ARTICLE = "Art. 31, Grupo 3, II"
 INSPECTION_ARTICLE = "Art. 5º, § 1º, II e III"
@@ -122,3 +122,10 @@ def check_identifier_correction(field: str, old: str | None, new: str | None, *,
     if identification is not None and identification.status is Status.NOT_MET:
         found.append(identification)
     return found
+
+
+def replacement_not_authorised() -> Verdict:
+    """Art. 31, Grupo 3, II: a new vehicle replaces the old one only after the Secretariat's authorisation."""
+    return not_met("art31_g3_ii_replacement", ARTICLE,
+                   "permutar o veículo exige autorização prévia da Secretaria. Peça ao supervisor que registre a "
+                   "autorização da substituição antes de cadastrar o novo veículo.")

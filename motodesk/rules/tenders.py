@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from motodesk.rules.common import ServiceType, Status, Verdict
+from motodesk.rules.common import ServiceType, Status, Verdict, not_met
 from motodesk.rules.text import format_date, join_words
 
 ARTICLE = "Art. 6º"
@@ -93,7 +93,7 @@ def check_tender(linked: bool, candidate: TenderCandidateFacts | None) -> list[V
 
 
 def _not_met(sentence: str) -> Verdict:
-    return Verdict("tender", ARTICLE, Status.NOT_MET, f"{ARTICLE}: {sentence}.")
+    return not_met("tender", ARTICLE, f"{sentence}.")
 
 
 #: pt_BR name of each candidate status, as the sentences say it.
@@ -162,3 +162,34 @@ def check_candidacy_status_change(current: str, new: str) -> list[Verdict]:
     if new not in ("declined", "eliminated", "waiting"):
         return [_not_met(f"situação de candidato inválida: {new!r}")]
     return []
+
+
+def not_homologated(tender_number: str) -> Verdict:
+    """Art. 6º: candidates are called only from a homologated tender."""
+    return not_met("tender_homologation", "Art. 6º",
+                   f"a licitação {tender_number} ainda não foi homologada; registre a data de homologação antes "
+                   "de convocar.")
+
+
+def no_place_to_call(open_places: int, pending: int) -> Verdict:
+    """Art. 10, I: a candidate is called only into an open place not already promised to another."""
+    return not_met("art10_i_quota", "Art. 10, I",
+                   f"não há vaga de mototáxi para convocar — {open_places} vaga(s) aberta(s) e {pending} "
+                   "candidato(s) já convocado(s) aguardando a emissão.")
+
+
+def place_to_call(open_places: int, pending: int) -> Verdict:
+    """Art. 10, I: the place the call is judged on (the judged step of the call)."""
+    return Verdict("art10_i_quota", "Art. 10, I", Status.MET,
+                   f"Art. 10, I: {open_places - pending} vaga(s) de mototáxi para convocar.")
+
+
+def candidate_not_called(rank: int, status_label: str | None) -> Verdict:
+    """Art. 6º: only a called candidate applies for the permit."""
+    return not_met("tender", "Art. 6º",
+                   f"o candidato {rank}º está “{status_label}”; só um candidato convocado pode requerer a permissão.")
+
+
+def called_candidate() -> Verdict:
+    """Art. 6º: the permission follows the tender, and the applicant is its called candidate."""
+    return Verdict("tender", ARTICLE, Status.MET, f"{ARTICLE}: candidato convocado da licitação.")

@@ -145,3 +145,8 @@ def name_problem(name: str) -> str | None:
     """The one check of a person's name on every path (typed, register import, tender import):
     :func:`text_problem`, then :func:`mark_problem`. ``name`` is :func:`clean_name`'s result."""
     return text_problem(name) or mark_problem(name)
+
+
+def application_number(application_id: int, opened_on: date) -> str:
+    """The number printed on letters: sequence and year, ``"00042/2026"``."""
+    return f"{application_id:05d}/{opened_on.year}"

@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from motodesk.rules.common import ServiceType, Verdict
+from motodesk.rules.common import ServiceType, Status, Verdict
 from motodesk.rules.evidence import Findings, as_clause
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import fold, format_date, join_words
@@ -369,3 +369,9 @@ def _passenger_insurance(facts: VehicleFacts, on: date) -> Verdict:
     if not found.clear or until is None:
         return found.verdict()
     return found.verdict(f"seguro de acidentes dos passageiros válido até {format_date(until)}")
+
+
+def service_missing() -> Verdict:
+    """Art. 5º, § 8º: what the vehicle carries follows the service it is registered for; none yet."""
+    return Verdict("vehicle_service", "Art. 5º, § 8º", Status.PENDING,
+                   "Art. 5º, § 8º: pendente — falta o serviço para o qual o veículo é autorizado.", ("service_type",))

@@ -13,22 +13,20 @@ from datetime import date, datetime
 from sqlalchemy import select
 
 from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
+from motodesk.rules import acts
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.fees import FeeAct
+from motodesk.rules.text import application_number
 from motodesk.services import fees
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
+from motodesk.services.people import check_dossier, get_dossier
 from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 OPEN_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
-
-
-def application_number(application_id: int, opened_on: date) -> str:
-    """The number printed on letters: sequence and year, ``"00042/2026"``."""
-    return f"{application_id:05d}/{opened_on.year}"
 
 
 @dataclass(frozen=True)
@@ -86,18 +84,12 @@ def open_application(ctx: AppContext, person_id: int, service: ServiceType | str
         blocking: list[Verdict] = []
         for app in s.scalars(select(Application).where(Application.person_id == person_id,
                                                        Application.state.in_(OPEN_STATES))):
-            blocking.append(Verdict(
-                "one_open_application", "Art. 6º, §§ 1º e 2º", Status.NOT_MET,
-                f"Art. 6º, §§ 1º e 2º: {person.full_name} já tem o requerimento nº "
-                f"{application_number(app.id, app.opened_on)} ({app.service_type.label}, "
-                f"{app.state.label.lower()}) em aberto; conclua-o ou cancele-o antes de abrir outro."))
+            blocking.append(acts.one_open_application(person.full_name, application_number(app.id, app.opened_on),
+                                                      app.service_type, app.state))
         for permit in s.scalars(select(Permit).where(Permit.person_id == person_id,
                                                      Permit.state.in_([PermitState.ACTIVE, PermitState.SUSPENDED]))):
-            blocking.append(Verdict(
-                "one_permit_in_force", "Art. 6º, § 2º", Status.NOT_MET,
-                f"Art. 6º, § 2º: {person.full_name} já detém a {permit.service_type.instrument} "
-                f"{permit.number} ({permit.service_type.label}, {permit.state.label.lower()}); "
-                "cada detentor tem um único veículo e uma única permissão ou autorização."))
+            blocking.append(acts.one_permit_in_force(person.full_name, permit.number, permit.service_type,
+                                                     permit.state))
         if blocking:
             raise RuleViolationError(blocking, "Não é possível abrir o requerimento:")
         fees.require_payment(s, settings, FeeAct.APPLICATION, person_id)  # Art. 6º, § 6º
@@ -154,7 +146,6 @@ def pending_letter(ctx: AppContext, person_id: int, service: ServiceType, *, on:
                    deadline: date | None = None) -> bytes:
     """The A4 letter to the applicant listing what the stored dossier still lacks, by article."""
     from motodesk.printing.documents import PendingItem, PendingLetterData, render_pending_letter
-    from motodesk.services.people import check_dossier, get_dossier
 
     on = on or local_today()
     dossier = get_dossier(ctx, person_id)

@@ -40,10 +40,12 @@ from motodesk.rules.common import Role
 from motodesk.services.context import AppContext, CurrentUser, requires
 from motodesk.services.errors import (
     AuthenticationError,
+    DatabaseUnavailableError,
     InvalidInputError,
     NotFoundError,
     PermissionDeniedError,
 )
+from motodesk.services.text import clean_text
 
 # argon2-cffi's defaults are argon2id with RFC 9106's low-memory profile.
 _hasher = PasswordHasher()
@@ -143,7 +145,6 @@ def _connect_as(ctx: AppContext, login: str, password: str) -> Database | None:
     """The user's own connection, or None when the server refused the password (or the login)."""
     from sqlalchemy.exc import DBAPIError
 
-    from motodesk.services.errors import DatabaseUnavailableError
 
     own = ctx.db.for_role(roles.user_role(ctx.db.role_prefix, login), password)
     try:
@@ -194,8 +195,6 @@ def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, p
                 temporary: bool = False) -> CurrentUser:
     """A new user; ``temporary``: the password is the administrator's, its owner replaces it at the
     first login (:func:`change_own_password`)."""
-    from motodesk.services.text import clean_text
-
     try:
         role = Role(role)
     except ValueError:
@@ -220,8 +219,6 @@ def create_first_admin(ctx: AppContext, login: str, full_name: str, password: st
     Needs no login, so it refuses as soon as any user exists: the check and the insert are one
     transaction.
     """
-    from motodesk.services.text import clean_text
-
     _check_password_policy(password)
     with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
                     "cols:users.login": "Já existe um usuário com este login."}) as s:

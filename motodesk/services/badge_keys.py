@@ -29,6 +29,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from motodesk.services.backup_keys import key_dir, write_private
 from motodesk.services.errors import MotodeskError
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,6 @@ def _folder() -> Path | None:
 
     if keyring_available():
         return None
-    from motodesk.services.backup_keys import key_dir
 
     return key_dir()
 
@@ -145,8 +145,6 @@ def save(private_pem: bytes) -> str:
             raise StationKeyError(f"O cofre de senhas deste computador recusou a chave dos crachás: {exc}.") \
                 from None
     else:
-        from motodesk.services.backup_keys import write_private
-
         path = _path(folder, kid)
         try:
             folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -71,9 +71,12 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_plate, mask_cpf
 from motodesk.services import badge_keys, card_stock, fees
+from motodesk.services.audit import publish_checkpoint
+from motodesk.services.backup_keys import write_private
 from motodesk.services.badge_keys import StationKeyError, key_id
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.document_checks import DocumentRequest, require_documents
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -299,8 +302,6 @@ def export_signing_key(ctx: AppContext, path: Path) -> str:
 
     The file is the key itself: carry it to the other workstation, run ``register-printer-station
     --key-file`` there, then delete it. Returns the key id."""
-    from motodesk.services.backup_keys import write_private
-
     key = current_signing_key(ctx)
     path = Path(path).expanduser()
     if path.exists():
@@ -424,8 +425,6 @@ def _gate(s: Session, requests: Sequence[BadgeRequest], on: date, settings: LawS
     The permit in force, the bearer the one it was granted to, the vehicle's documents, inspection
     and accidents, the holder's (and the deputy's) certificates: every failing article is listed.
     """
-    from motodesk.services.document_checks import DocumentRequest, require_documents
-
     require_documents(s, [DocumentRequest(r.permit_id, Document.DEPUTY_BADGE if r.deputy else Document.BADGE,
                                           r.person_id) for r in requests],
                       on, settings, "Crachá não impresso:")
@@ -1023,7 +1022,6 @@ def publish_status(ctx: AppContext, out_dir: Path, *, now: datetime | None = Non
     except OSError as exc:
         raise MotodeskError(f"Não foi possível gravar {path}: {exc.strerror or exc}.") from None
     copies = typing.cast(dict[str, int], body["copies"])
-    from motodesk.services.audit import publish_checkpoint
 
     checkpoint = publish_checkpoint(ctx, out)  # beside it, signed with the same key
     return PublishedStatus(path, datetime.strptime(str(body["issued_at"]), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC),

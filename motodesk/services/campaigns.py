@@ -44,8 +44,11 @@ from motodesk.rules.enforcement import OffenderKind, Signature
 from motodesk.rules.settings import LawSettings, opening_windows
 from motodesk.rules.text import format_date, join_words
 from motodesk.rules.validators import mask_cpf
+from motodesk.services import enforcement
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.deadlines import _address_line
+from motodesk.services.enforcement import NoticeInput
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -561,8 +564,6 @@ def absent_list(ctx: AppContext, campaign_id: int, *, on: date | None = None) ->
 
 def notice_input(row: AbsentRow, code: str, settings: LawSettings) -> NoticeInput:
     """What the notice form needs for this absent person and this infraction code (a NoticeInput)."""
-    from motodesk.services.enforcement import NoticeInput
-
     a = row.appointment
     no_show = next((n for n in row.no_shows if n.infraction.code == code and n.supports_notice), None)
     if no_show is None:
@@ -587,8 +588,6 @@ def notice_input(row: AbsentRow, code: str, settings: LawSettings) -> NoticeInpu
 def open_notice_for_absence(ctx: AppContext, appointment_id: int, code: str) -> NoticeCreated:
     """Lavrar the notice of infraction this absence supports (through the enforcement service, which
     numbers it and leaves the defence period to the later notification: the person is absent)."""
-    from motodesk.services import enforcement
-
     with ctx.read() as s:
         campaign_id = s.scalar(select(CampaignAppointment.campaign_id).where(CampaignAppointment.id == appointment_id))
     if campaign_id is None:
@@ -655,7 +654,6 @@ def call_letters(ctx: AppContext, campaign_id: int, appointment_ids: Sequence[in
                  today: date | None = None) -> bytes:
     """The call letters (one A4 page each, one PDF) of the campaign, or of the chosen appointments."""
     from motodesk.printing.documents import RenewalItem, RenewalLetterData, render_renewal_letters
-    from motodesk.services.deadlines import _address_line
 
     today = today or local_today()
     settings = law_settings(ctx)

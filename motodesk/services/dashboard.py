@@ -22,6 +22,7 @@ from motodesk.services.campaigns import CampaignProgress
 from motodesk.services.campaigns import progress as campaign_progress
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.deadlines import DeadlineFilter, collect
 from motodesk.services.settings import law_settings
 
 VIEWERS = (Role.SUPERVISOR, Role.ADMIN)
@@ -82,7 +83,6 @@ def group_label(group: int) -> str:
 @requires(*VIEWERS)
 def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
     from motodesk.rules.quota import mototaxi_quota
-    from motodesk.services.deadlines import DeadlineFilter, collect
 
     today = today or local_today()
     settings = law_settings(ctx)

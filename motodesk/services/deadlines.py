@@ -24,6 +24,8 @@ from motodesk.rules.periods import add_months, add_years
 from motodesk.rules.settings import LawSettings
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.enforcement import open_process_deadlines
+from motodesk.services.errors import InvalidInputError
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold, search_text
 
@@ -276,8 +278,6 @@ def _process_rows(ctx: AppContext, s: Session, today: date, horizon: date, wante
                   person_id: int | None) -> list[DeadlineRow]:
     """Defence and appeal periods of open processes, with the offender's permit in force when there is one
     (so the service filter and the renewal letters see them like any other row)."""
-    from motodesk.services.enforcement import open_process_deadlines
-
     wanted = set(wanted)
     found = [p for p in open_process_deadlines(ctx, today)
              if p.deadline.kind in wanted and p.deadline.due <= horizon
@@ -384,7 +384,6 @@ def renewal_letters(ctx: AppContext, rows: Sequence[DeadlineRow], campaign: Camp
     letter: the letter names the permit. Raises InvalidInputError when no row has a holder.
     """
     from motodesk.printing.documents import RenewalItem, RenewalLetterData, render_renewal_letters
-    from motodesk.services.errors import InvalidInputError
 
     today = today or local_today()
     if campaign.deadline < today:

@@ -35,12 +35,12 @@ from motodesk.models import (
     User,
     Vehicle,
 )
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, blocking, check_applicant
 from motodesk.rules.periods import add_years, completed_years
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required
+from motodesk.rules.tenders import TenderCandidateFacts, called_candidate, check_tender, tender_required
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services.auth import hash_password
 from motodesk.services.clock import local_today
@@ -104,8 +104,7 @@ def seeded_permit_verdicts(birth: date, criminal_result: str, criminal_date: dat
     found += [v for v in on_file if v.rule_id == "art5_xi_criminal"]
     found += [v for v in vehicle if v.rule_id == "art3_i_engine"]
     if tender_required(service):
-        found += check_tender(candidacy is not None, candidacy) or [
-            Verdict("tender", "Art. 6º", Status.MET, "Art. 6º: candidato convocado da licitação.")]
+        found += check_tender(candidacy is not None, candidacy) or [called_candidate()]
     return found
 
 

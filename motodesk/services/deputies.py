@@ -31,13 +31,16 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from motodesk.models import DeputyLink, InfractionNotice, Permit, PermitEvent, Person, Vehicle
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
 from motodesk.rules.deputies import (
     check_deputy_step,
     check_link_end,
     check_no_deputy_cassation,
+    check_nomination,
     holder_keeps_hours,
+    one_deputy_at_a_time,
+    suspension_runs_until,
 )
 from motodesk.rules.eligibility import blocking, check_deputy
 from motodesk.rules.penalty_evidence import check_notice_basis
@@ -60,9 +63,8 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.evidence import notice_evidence
+from motodesk.services.facts import person_facts
 from motodesk.services.judged import judged
-from motodesk.services.people import applicant_facts, get_dossier
-from motodesk.services.photos import newest_photo
 from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
@@ -277,11 +279,11 @@ def deputy_verdicts(ctx: AppContext, person_id: int, service: ServiceType, *, on
     The same evidence :func:`motodesk.services.people.check_dossier` reads — the stored dossier and
     the newest photo — judged by :func:`~motodesk.rules.eligibility.check_deputy`.
     """
-    dossier = get_dossier(ctx, person_id)
-    photo = newest_photo(ctx, person_id, with_bytes=False)
-    facts = applicant_facts(dossier.person, {k: r.data for k, r in dossier.documents.items()},
-                            photo_date=photo.local_date if photo else None)
-    return check_deputy(facts, service, on or local_today(), law_settings(ctx))
+    with ctx.read() as s:
+        if s.get(Person, person_id) is None:
+            raise NotFoundError("Pessoa não encontrada: ela pode ter sido removida por outra estação.")
+        facts = person_facts(s, person_id)
+    return check_deputy(facts.dossier, service, on or local_today(), law_settings(ctx))
 
 
 # --- nomination -------------------------------------------------------------------------------
@@ -295,25 +297,13 @@ class Nominated:
     nomination: AttachmentInfo
 
 
-def _refuse(rule_id: str, article: str, message: str, intro: str | None = None) -> RuleViolationError:
-    return RuleViolationError([Verdict(rule_id, article, Status.NOT_MET, message)], intro)
-
-
 def _check_permit(permit: Permit | None, deputy_person_id: int, on: date, today: date) -> Permit:
     if permit is None:
         raise NotFoundError("Permissão não encontrada: ela pode ter sido removida por outra estação.")
-    instrument = permit.service_type.instrument
-    if permit.state is PermitState.SUSPENDED:
-        raise _refuse("art14_permit", "Art. 34, III",
-                      f"Art. 34, III: a {instrument} {permit.number} está suspensa; durante a suspensão o "
-                      "serviço não é prestado, nem pelo titular nem por preposto.")
-    if permit.state is not PermitState.ACTIVE:
-        raise _refuse("art14_permit", "Art. 14",
-                      f"Art. 14: só o titular de {instrument} em vigor indica preposto; {permit.number} está "
-                      f"“{permit.state.label}”.")
-    if permit.person_id == deputy_person_id:
-        raise _refuse("art14_self", "Art. 14",
-                      "Art. 14: o preposto auxilia o titular; o titular não pode ser preposto de si mesmo.")
+    refused = check_nomination(permit.service_type, permit.number, permit.state,
+                               holder_is_deputy=permit.person_id == deputy_person_id)
+    if refused:
+        raise RuleViolationError(refused)
     if on > today:
         raise InvalidInputError(f"A data da indicação ({format_date(on)}) é posterior a hoje.",
                                 {"start_on": "Data no futuro."})
@@ -337,9 +327,7 @@ def _revoked_links(s: Session, deputy_person_id: int) -> list[str]:
 
 
 def _refuse_second(link: DeputyLink, name: str) -> RuleViolationError:
-    return _refuse("art14_one_deputy", "Art. 14",
-                   f"Art. 14: o titular indica um preposto, e {name} é o preposto desde "
-                   f"{format_date(link.start_on)}. Encerre esse vínculo antes de indicar outro.")
+    return RuleViolationError([one_deputy_at_a_time(name, format_date(link.start_on))])
 
 
 @requires(*EDITORS)
@@ -385,12 +373,9 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
             raise _refuse_second(*current)
         revoked = _revoked_links(s, deputy_person_id)
         # Art. 14, § 2º is judged again here, in the transaction that writes the link.
-        from motodesk.services.permits import applicant_facts as stored_facts
-
-        deputy = s.get(Person, deputy_person_id)
-        assert deputy is not None
+        deputy = person_facts(s, deputy_person_id)
         accepted = [*check_no_deputy_cassation(revoked),
-                    *blocking(check_deputy(stored_facts(s, deputy), service, on, law_settings(ctx)))]
+                    *blocking(check_deputy(deputy.dossier, service, on, law_settings(ctx)))]
         with judged(s, accepted, DeputyLink, intro="O preposto não pode ser aceito:"):
             link = DeputyLink(permit_id=permit_id, deputy_person_id=deputy_person_id, start_on=on,
                               schedule=_schedule_json(shifts), badge_issue_no=0)
@@ -549,9 +534,7 @@ def _deputy_verdicts(s: Session, step: str, link: DeputyLink, on: date, *, until
     early = step == "reinstate" and link.suspended_until is not None and on < link.suspended_until
     if step in ("suspend", "revoke") or early:
         if early and notice is None and link.suspended_until is not None:
-            return [Verdict("deputy_suspension_end", "Art. 34, III", Status.NOT_MET,
-                            f"Art. 34, III: a suspensão do preposto vai até {format_date(link.suspended_until)}; "
-                            "só uma decisão do processo (recurso provido) a encerra antes.")]
+            return [suspension_runs_until(format_date(link.suspended_until))]
         found = check_notice_basis(step, notice_evidence(s, notice), permit_id=link.permit_id,
                                    offender_kind="deputy", person_id=link.deputy_person_id)
     return found

@@ -25,7 +25,7 @@ from motodesk.models import Application, FeePayment, Permit, PermitEvent, Person
 from motodesk.rules.common import Role
 from motodesk.rules.fees import Fee, FeeAct, PaymentFacts, check_fee_paid, fee_problems, payment_problems
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import format_date
+from motodesk.rules.text import application_number, format_date
 from motodesk.rules.validators import format_plate
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
@@ -242,8 +242,6 @@ def certificate_payment(s: Session, permit: Permit) -> PaidFee | None:
 
 def subject_labels(s: Session, payments: list[tuple[FeeAct, int]]) -> dict[tuple[FeeAct, int], str]:
     """What each payment refers to, as a clerk reads it: the person, application, permit or plate."""
-    from motodesk.services.applications import application_number  # applications calls this module
-
     wanted: dict[type[Any], set[int]] = {}
     for act, subject in payments:
         wanted.setdefault(_SUBJECTS[act][0], set()).add(subject)

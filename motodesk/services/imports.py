@@ -52,7 +52,7 @@ from sqlalchemy.orm import Session
 from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
 from motodesk.models.audit import bulk_insert, reserve_ids
-from motodesk.rules import documents_declared
+from motodesk.rules import acts, documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant
@@ -64,7 +64,9 @@ from motodesk.rules.vehicle import check_vehicle
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.facts import permits_facts, quota_counts
 from motodesk.services.judged import judged
+from motodesk.services.maintenance import analyze
 from motodesk.services.people import (
     DocumentInput,
     PersonInput,
@@ -73,7 +75,6 @@ from motodesk.services.people import (
     validate_document,
     validate_person,
 )
-from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold
 from motodesk.services.vehicles import VehicleInput, plate_forms, validate_vehicle, vehicle_facts
@@ -222,6 +223,9 @@ class ImportSummary:
     lines: tuple[ImportLine, ...]
     #: Seconds spent inside the one write transaction (on SQLite: the write lock held).
     write_seconds: float = 0.0
+    #: Today's facts of each permit recorded from the register, judged by the same rules as every act:
+    #: (holder, permit number, the articles not met), one entry per holder with a non-conformity.
+    findings: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     @property
     def written(self) -> int:
@@ -576,6 +580,10 @@ class _Planner:
         if issued is None:
             line.errors.append("Data de emissão: obrigatória quando a permissão é informada (Art. 6º).")
             return None
+        too_new = acts.imported_permit_date(number, issued, self.today)
+        if too_new is not None:
+            line.errors.append(too_new.message)
+            return None
         if issued.year != year:
             line.warnings.append(f"Permissão {number} emitida em {issued:%d/%m/%Y}: o ano do número é {year}; confira.")
         earlier = self.numbers.get(number)
@@ -742,13 +750,29 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         updated=sum(1 for line in lines if line.outcome is Outcome.UPDATE),
         unchanged=sum(1 for line in lines if line.outcome is Outcome.UNCHANGED),
         vehicles=vehicles, permits=permits, lines=tuple(lines), write_seconds=written,
+        findings=_findings(ctx, [line.permit.number for line in lines if line.permit is not None], settings, today),
     )
+
+
+def _findings(ctx: AppContext, numbers: Sequence[str], settings: LawSettings,
+              today: date) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+    """Every permit of the sheet judged on today's complete facts (:mod:`motodesk.services.facts`)."""
+    out = []
+    with ctx.read() as s:
+        ids: list[int] = []
+        for among in _among(s, Permit.number, sorted(set(numbers))):
+            ids += list(s.scalars(select(Permit.id).where(among)))
+        loaded = permits_facts(s, ids)
+    for permit in sorted(loaded.values(), key=lambda p: p.number):
+        verdicts = acts.imported_permit_findings(permit, today, settings)
+        if verdicts:
+            out.append((permit.holder.name, permit.number, tuple(v.message for v in verdicts)))
+    return tuple(out)
 
 
 def _line_verdicts(lines: Sequence[ImportLine]) -> list[Verdict]:
     """The import's judgement of its lines as verdicts: one refusal per line the rules refused."""
-    return [Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line.line}: {line.reason}")
-            for line in lines if line.outcome is Outcome.REFUSED]
+    return [acts.import_line_refused(line.line, line.reason) for line in lines if line.outcome is Outcome.REFUSED]
 
 
 def _refuse_changed(lines: Sequence[ImportLine]) -> None:
@@ -762,8 +786,6 @@ def _refuse_changed(lines: Sequence[ImportLine]) -> None:
 def _refresh_statistics(ctx: AppContext) -> None:
     """Fresh planner statistics after a bulk write (issue 20: a fresh register must not wait for
     autovacuum). Outside the import's transaction: statistics are no part of the all-or-nothing."""
-    from motodesk.services.maintenance import analyze
-
     analyze(ctx)
 
 
@@ -1012,4 +1034,10 @@ def render_summary(summary: ImportSummary) -> str:
     for line in summary.lines:
         out.append(f"Linha {line.line}: {line.outcome.done_label} — {_who(line)}"
                    + (": " + ", ".join(line.changes) if line.outcome is Outcome.UPDATE and line.changes else ""))
+    if summary.findings:
+        out.append(f"Não conformidades de hoje ({_plural(len(summary.findings), 'titular', 'titulares')}); "
+                   "os documentos dessas permissões não são emitidos até que sejam sanadas:")
+        for holder, number, messages in summary.findings:
+            out.append(f"{holder} — {number}:")
+            out += [f"  • {message}" for message in messages]
     return "\n".join(out) + "\n"

@@ -24,7 +24,6 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from enum import StrEnum
 
 from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
@@ -42,6 +41,8 @@ from motodesk.printing.documents import (
 from motodesk.rules.checklist import (
     ChecklistItem,
     ChecklistOutcome,
+    InspectionKind,
+    InspectionStatus,
     ItemResult,
     checklist_for,
     evaluate_checklist,
@@ -74,50 +75,6 @@ PHOTO_LONG_SIDE = 1600
 ITEM_OWNER = "inspection_items"
 
 
-class InspectionKind(StrEnum):
-    REGULAR = "regular"
-    SEMESTRAL = "semestral"
-    ANNUAL = "annual"
-    REINSPECTION = "reinspection"
-    ACCIDENT = "accident"
-
-    @property
-    def label(self) -> str:
-        return {
-            "regular": "Vistoria",
-            "semestral": "Vistoria semestral (Art. 5º, § 6º)",
-            "annual": "Inspeção anual (Art. 23)",
-            "reinspection": "Nova vistoria dos itens pendentes",
-            "accident": "Vistoria após acidente (Art. 31, Grupo 4, I)",
-        }[self.value]
-
-
-class InspectionStatus(StrEnum):
-    SCHEDULED = "scheduled"
-    DRAFT = "draft"
-    APPROVED = "approved"
-    FAILED = "failed"
-    SUPERSEDED = "superseded"
-    CANCELLED = "cancelled"
-
-    @property
-    def label(self) -> str:
-        return {
-            "scheduled": "Agendada",
-            "draft": "Em preenchimento",
-            "approved": "Aprovada",
-            "failed": "Reprovada",
-            "superseded": "Substituída",
-            "cancelled": "Cancelada",
-        }[self.value]
-
-    @property
-    def open(self) -> bool:
-        return self in (InspectionStatus.SCHEDULED, InspectionStatus.DRAFT)
-
-    @property
-    def concluded(self) -> bool:
-        return self in (InspectionStatus.APPROVED, InspectionStatus.FAILED, InspectionStatus.SUPERSEDED)
 
 
 OPEN = (InspectionStatus.SCHEDULED.value, InspectionStatus.DRAFT.value)

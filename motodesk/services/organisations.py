@@ -30,7 +30,8 @@ from sqlalchemy.orm import Session
 from motodesk.exports.kinds import ORGANISATION_MEMBERS
 from motodesk.exports.xlsx import write_workbook
 from motodesk.models import Affiliation, Organisation, Permit, Person
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules import acts
+from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cnpj, validate_cnpj
 from motodesk.services.clock import local_today
@@ -323,10 +324,7 @@ def join_organisation(ctx: AppContext, organisation_id: int, person_id: int, *, 
         in_force = s.scalar(select(func.count(Permit.id)).where(
             Permit.person_id == person_id, Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED))))
         if not in_force:
-            raise RuleViolationError([Verdict(
-                "art9_holder", "Art. 9º", Status.NOT_MET,
-                f"Art. 9º: organizam-se os permissionários e autorizatários; {person.full_name} não tem "
-                "permissão ou autorização em vigor.")])
+            raise RuleViolationError([acts.affiliate_without_permit(person.full_name)])
         current = s.scalar(select(Affiliation).where(Affiliation.organisation_id == organisation_id,
                                                      Affiliation.person_id == person_id,
                                                      Affiliation.end_on.is_(None)))

@@ -38,9 +38,9 @@ from motodesk.models import (
 from motodesk.models.base import utcnow
 from motodesk.rules import documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
-from motodesk.rules.documents_declared import DocumentEvidence
 from motodesk.rules.dossier import DocumentKind, check_certificate_change
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
+from motodesk.rules.facts import dossier_facts
 from motodesk.rules.validators import (
     validate_cnh,
     validate_cpf,
@@ -49,10 +49,14 @@ from motodesk.rules.validators import (
 )
 from motodesk.services import access_log
 from motodesk.services.access_log import record_access
+from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.services.judged import judged
+from motodesk.services.photos import newest_photo
+from motodesk.services.settings import law_settings
+from motodesk.services.tenders import tender_standing
 from motodesk.services.text import clean_name, fold, name_problem, text_problem
 
 MAX_NAME = 200
@@ -442,8 +446,6 @@ def change_name(ctx: AppContext, person_id: int, new_name: str, reason: str, doc
     and every open application of the person (Art. 6º, § 1º; Art. 7º: the permit stays with the
     same person, now under the new name).
     """
-    from motodesk.services.attachments import check_content, store_attachment
-
     name = clean_name(new_name)
     errors: dict[str, str] = {}
     if not name or len(name.split(" ")) < 2:
@@ -668,53 +670,9 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
 def applicant_facts(person: PersonInput, documents: Mapping[DocumentKind, DocumentInput], *,
                     photo_date: date | None = None,
                     tender_homologation_date: date | None = None) -> ApplicantFacts:
-    """The evidence of a dossier as the rules of Art. 5º, 6º § 1º and 8º read it."""
-
-    def doc(kind: DocumentKind) -> DocumentInput:
-        return documents.get(kind) or DocumentInput(kind)
-
-    cnh, course, rg = doc(DocumentKind.CNH), doc(DocumentKind.COURSE), doc(DocumentKind.IDENTITY)
-    electoral, criminal = doc(DocumentKind.ELECTORAL), doc(DocumentKind.CRIMINAL)
-    address = ", ".join(part for part in (person.address, person.district, person.city) if part) or None
-    declares = person.declares_no_other_permit
-    return ApplicantFacts(
-        birth_date=person.birth_date,
-        sex=person.sex or None,
-        cpf=person.cpf or None,
-        cnh_number=cnh.number,
-        cnh_categories=cnh.categories,
-        cnh_first_a_date=cnh.reference_date,
-        cnh_expiry=cnh.valid_until,
-        cnh_ear=cnh.flag,
-        course_certificate_number=course.number,
-        course_school=course.school or course.issuer,
-        course_date=course.reference_date or course.issue_date,
-        rg_number=rg.number,
-        rg_issuer=rg.issuer,
-        rg_uf=rg.issuer_uf,
-        reservist_number=doc(DocumentKind.MILITARY).number,
-        voter_title=electoral.number,
-        electoral_quitacao=electoral.flag,
-        medical_date=doc(DocumentKind.MEDICAL).issue_date,
-        medical_presented_date=doc(DocumentKind.MEDICAL).presented_on,
-        nit=doc(DocumentKind.INSS).number,
-        photo_date=photo_date,
-        residence_proof_date=doc(DocumentKind.RESIDENCE).issue_date,
-        address=address,
-        criminal_certificates_date=criminal.issue_date,
-        criminal_result=criminal.result,
-        holds_other_municipal_permit=None if declares is None else not declares,
-        is_natural_person=True,  # Art. 6º, § 1º: the register holds natural persons only
-        tender_homologation_date=tender_homologation_date,
-        declared=tuple((d.kind, _evidence(documents.get(DocumentKind(d.kind)))) for d in documents_declared.generic()),
-    )
-
-
-def _evidence(doc: DocumentInput | None) -> DocumentEvidence:
-    if doc is None:
-        return DocumentEvidence()
-    return DocumentEvidence(number=doc.number, issue_date=doc.issue_date, valid_until=doc.valid_until,
-                            result=doc.result, flag=doc.flag)
+    """The evidence of a dossier as the rules of Art. 5º, 6º § 1º and 8º read it — the one mapping
+    (:func:`motodesk.rules.facts.dossier_facts`) the stored facts are read through too."""
+    return dossier_facts(person, documents, photo_date=photo_date, tender_homologation_date=tender_homologation_date)
 
 
 def rule_of_document() -> dict[DocumentKind, str]:
@@ -730,10 +688,6 @@ def check_dossier(ctx: AppContext, person_id: int, service: ServiceType, *, on: 
     For mototáxi the list ends with the tender requirement (``art6_tender``, Art. 6º; Art. 10, I):
     whether a tender is under way and the applicant a called candidate of it.
     """
-    from motodesk.services.photos import newest_photo
-    from motodesk.services.settings import law_settings
-    from motodesk.services.tenders import tender_standing
-
     dossier = get_dossier(ctx, person_id, screen="people.check_dossier")
     photo = newest_photo(ctx, person_id, with_bytes=False)
     standing = tender_standing(ctx, person_id) if service is ServiceType.MOTOTAXI else None

@@ -50,22 +50,19 @@ from motodesk.models import (
     Decree,
     DeputyLink,
     InfractionNotice,
-    Inspection,
     Permit,
     PermitEvent,
     Person,
     PersonDocument,
-    Photo,
     QuotaCounter,
     Tender,
     TenderCandidate,
     Vehicle,
 )
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
-from motodesk.rules.deputies import deputy_requirements
+from motodesk.rules import acts
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.document_gate import Document
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.lifecycle import (
     TRANSITIONS,
@@ -81,14 +78,14 @@ from motodesk.rules.lifecycle import (
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.tenders import TenderCandidateFacts, check_candidacy_tie, check_tender, tender_required
-from motodesk.rules.text import format_date, format_int, plural
+from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
-from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services import fees
-from motodesk.services.clock import LOCAL_TZ, local_today
+from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
-from motodesk.services.document_checks import DocumentRequest, inspection_verdicts, require_documents
+from motodesk.services.deputies import lift_ended_deputy_suspensions
+from motodesk.services.document_checks import DocumentRequest, require_documents
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -97,14 +94,13 @@ from motodesk.services.errors import (
     RuleViolationError,
 )
 from motodesk.services.evidence import conviction_evidence, conviction_of_person, notice_evidence
+from motodesk.services.facts import permit_facts, person_facts, quota_counts, vehicle_facts_of
 from motodesk.services.judged import judged
 from motodesk.services.people import DocumentInput, PersonInput
-from motodesk.services.people import applicant_facts as dossier_facts
 from motodesk.services.settings import law_settings
 from motodesk.services.stands import release_stand_of_permit
 from motodesk.services.text import LIKE_ESCAPE, contains_pattern, fold, search_text
 from motodesk.services.vehicles import VehicleInput
-from motodesk.services.vehicles import vehicle_facts as register_facts
 
 if TYPE_CHECKING:  # reportlab loads with the first document printed, not with the window
     from motodesk.printing.documents import PersonInfo, VehicleInfo
@@ -402,98 +398,12 @@ def actions_for(row: PermitRow, role: Role) -> list[Transition]:
 # --- facts the rules look at ----------------------------------------------------------------
 
 
-def _local_date(moment: datetime) -> date:
-    return moment.astimezone(LOCAL_TZ).date()
-
-
-def newest_photo(s: Session, person_id: int) -> Photo | None:
-    """The person's newest 3x4 photo: the one that goes on the badge (Art. 5º, IX)."""
-    return s.scalar(
-        select(Photo).where(Photo.person_id == person_id).order_by(Photo.captured_at.desc(), Photo.id.desc())
-        .limit(1)
-    )
-
-
-def applicant_facts(s: Session, person: Person, *, tender_homologation: date | None = None) -> ApplicantFacts:
-    """The stored dossier as the eligibility rules read it (Art. 5º, 6º § 1º, 8º), in this transaction.
-
-    The mapping of fields to facts is the dossier's own (:func:`motodesk.services.people.applicant_facts`),
-    so the eligibility panel of the dossier and the checks at approval and issue never disagree.
-    """
-    rows = s.scalars(select(PersonDocument).where(PersonDocument.person_id == person.id))
-    documents = {row.kind: DocumentInput(**{f: getattr(row, f) for f in _DOCUMENT_FIELDS}) for row in rows}
-    photo = newest_photo(s, person.id)
-    return dossier_facts(
-        PersonInput(**{f: getattr(person, f) for f in _PERSON_FIELDS}),
-        documents,
-        photo_date=_local_date(photo.captured_at) if photo else None,
-        tender_homologation_date=tender_homologation,
-    )
-
-
-def vehicle_facts(vehicle: Vehicle) -> VehicleFacts:
-    """The vehicle's documents as the rules read them, through the vehicle register's own mapping
-    (:func:`motodesk.services.vehicles.vehicle_facts`: its use follows the service it is registered for)."""
-    return register_facts(VehicleInput(**{f: getattr(vehicle, f) for f in _VEHICLE_FIELDS}))
-
-
 def _vehicle_id_for(s: Session, app: Application) -> int | None:
     """The application's vehicle, or else the applicant's one active vehicle (Art. 6º, § 2º)."""
     if app.vehicle_id is not None:
         return app.vehicle_id
     return s.scalar(select(Vehicle.id).where(Vehicle.holder_id == app.person_id, Vehicle.active.is_(True))
                     .order_by(Vehicle.id.desc()).limit(1))
-
-
-def deputy_requirements_of(s: Session, permit: Permit, on: date, settings: LawSettings) -> list[Verdict]:
-    """The linked deputy judged again on ``on`` by the holder's rules (Art. 14, § 2º), as refusals;
-    empty when the permit has no deputy."""
-    found = s.execute(select(DeputyLink, Person).join(Person, Person.id == DeputyLink.deputy_person_id)
-                      .where(DeputyLink.permit_id == permit.id, DeputyLink.end_on.is_(None))).first()
-    if found is None:
-        return []
-    _, deputy = found
-    verdicts = check_deputy(applicant_facts(s, deputy), permit.service_type, on, settings)
-    return deputy_requirements(verdicts, deputy.full_name)
-
-
-def _no_vehicle() -> list[Verdict]:
-    return [Verdict("vehicle_missing", "Art. 5º, § 1º", Status.NOT_MET,
-                    "Art. 5º, § 1º: nenhum veículo está vinculado; cadastre a motocicleta do requerente.")]
-
-
-def _vehicle_verdicts(s: Session, vehicle_id: int | None, service: ServiceType, on: date,
-                      settings: LawSettings, holder_cpf: str) -> list[Verdict]:
-    vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
-    if vehicle is None:
-        return _no_vehicle()
-    return check_vehicle(vehicle_facts(vehicle), service, on, settings, holder_cpf)
-
-
-def _inspection_approved(s: Session, vehicle_id: int | None, service: ServiceType) -> bool | None:
-    """The outcome of the vehicle's last finished inspection for this service (None: never inspected)."""
-    if vehicle_id is None:
-        return None
-    status = s.scalar(
-        select(Inspection.status)
-        .where(Inspection.vehicle_id == vehicle_id, Inspection.service_type == service,
-               Inspection.status.in_(("approved", "failed")))
-        .order_by(Inspection.performed_at.desc().nulls_last(), Inspection.id.desc())
-        .limit(1)
-    )
-    return None if status is None else status == "approved"
-
-
-def quota_counts(s: Session) -> tuple[int, int, int] | None:
-    """(places, in force, open places) of the mototáxi quota, read fresh from the database."""
-    row = s.execute(
-        select(_QUOTA_TABLE.c.places, _QUOTA_TABLE.c.in_force)
-        .where(_QUOTA_TABLE.c.service_type == ServiceType.MOTOTAXI)
-    ).first()
-    if row is None:
-        return None
-    places, in_force = int(row.places), int(row.in_force)
-    return places, in_force, max(0, places - in_force)
 
 
 def _tender_verdicts(s: Session, app: Application) -> tuple[list[Verdict], date | None]:
@@ -577,12 +487,6 @@ def _today(on: date | None) -> date:
     return on or local_today()
 
 
-def _eligibility(s: Session, person: Person, service: ServiceType, on: date, settings: LawSettings,
-                 tender_homologation: date | None = None) -> list[Verdict]:
-    return check_applicant(applicant_facts(s, person, tender_homologation=tender_homologation), service, on,
-                           settings)
-
-
 # --- applications ----------------------------------------------------------------------------
 
 
@@ -617,13 +521,15 @@ def approve(ctx: AppContext, application_id: int, decree_number: str, decree_dat
         tender, homologation = _tender_verdicts(s, app)
         quota = quota_counts(s) if app.service_type is ServiceType.MOTOTAXI else None
         vehicle_id = _vehicle_id_for(s, app)
+        holder = person_facts(s, person.id, tender_homologation=homologation)
+        vehicle = vehicle_facts_of(s, vehicle_id, app.service_type)
         tctx = TransitionContext(
             on=on,
             service=app.service_type,
             decree_number=decree_number,
-            eligibility=[*tender, *_eligibility(s, person, app.service_type, on, settings, homologation)],
-            vehicle=_vehicle_verdicts(s, vehicle_id, app.service_type, on, settings, person.cpf),
-            inspection_approved=_inspection_approved(s, vehicle_id, app.service_type),
+            eligibility=[*tender, *acts.holder_verdicts(holder, app.service_type, on, settings)],
+            vehicle=acts.vehicle_verdicts(vehicle, app.service_type, on, settings, person.cpf),
+            inspection_approved=acts.inspection_approved(vehicle),
             quota_open_places=quota[2] if quota else None,
         )
         _check(ctx, "approve", app.state, tctx, "O requerimento não pode ser aprovado:")
@@ -685,17 +591,6 @@ def _release_quota_place(s: Session) -> None:
     )
 
 
-def _quota_full(s: Session, settings: LawSettings) -> Verdict:
-    quota = quota_counts(s)
-    places, in_force = (quota[0], quota[1]) if quota else (0, 0)
-    return Verdict(
-        "art10_i_quota", "Art. 10, I", Status.NOT_MET,
-        f"Art. 10, I: não há vaga de mototáxi — {plural(places, 'permissão', 'permissões')} para "
-        f"{format_int(settings.population)} habitantes, {format_int(in_force)} em vigor (a última vaga pode "
-        "ter sido ocupada por outra estação neste instante).",
-    )
-
-
 def _next_seq(s: Session, service: ServiceType, year: int) -> int:
     if s.get_bind().dialect.name == "postgresql":
         index = list(ServiceType).index(service)
@@ -728,23 +623,25 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
         tender, homologation = _tender_verdicts(s, app)
         quota = quota_counts(s) if service is ServiceType.MOTOTAXI else None
         vehicle_id = _vehicle_id_for(s, app)
+        holder = person_facts(s, person.id, tender_homologation=homologation)
+        vehicle = vehicle_facts_of(s, vehicle_id, service)
         tctx = TransitionContext(
             on=on,
             service=service,
-            eligibility=[*tender, *_eligibility(s, person, service, on, settings, homologation)],
-            vehicle=[*_vehicle_verdicts(s, vehicle_id, service, on, settings, person.cpf),
-                     *inspection_verdicts(s, vehicle_id, service, on, settings, expiry_only=True)],
-            inspection_approved=_inspection_approved(s, vehicle_id, service),
+            eligibility=[*tender, *acts.holder_verdicts(holder, service, on, settings)],
+            vehicle=acts.vehicle_verdicts(vehicle, service, on, settings, person.cpf, inspection="expiry"),
+            inspection_approved=acts.inspection_approved(vehicle),
             quota_open_places=quota[2] if quota else None,
             holder_permits_in_force=_holder_permits_in_force(s, person.id),
-            conviction=conviction_of_person(s, person.id),  # Art. 35: a cassação is not undone by a new issue
+            conviction=holder.conviction,  # Art. 35: a cassação is not undone by a new issue
         )
         intro = "A permissão não pode ser emitida:" if service is ServiceType.MOTOTAXI else \
             "A autorização não pode ser emitida:"
         accepted = _check(ctx, "issue", app.state, tctx, intro)
         fees.require_payment(s, settings, FeeAct.ISSUE, app.id)  # Art. 6º, § 6º
         if service is ServiceType.MOTOTAXI and not _claim_quota_place(s):
-            raise RuleViolationError([_quota_full(s, settings)], intro)
+            places, in_force, _open = quota_counts(s) or (0, 0, 0)
+            raise RuleViolationError([acts.quota_full(places, in_force, settings.population)], intro)
         seq = _next_seq(s, service, on.year)
         with judged(s, accepted, Permit, TenderCandidate.status):
             permit = Permit(
@@ -820,14 +717,15 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
         permit = _permit(s, permit_id, expected_version)
         person = s.get(Person, permit.person_id)
         assert person is not None
+        facts = permit_facts(s, permit.id)  # everything the act asks, loaded once
         tctx = TransitionContext(
             on=on,
             service=permit.service_type,
-            eligibility=_eligibility(s, person, permit.service_type, on, settings),
-            vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
-                     *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
-            deputy_requirements=deputy_requirements_of(s, permit, on, settings),
-            conviction=conviction_of_person(s, person.id),
+            eligibility=acts.holder_verdicts(facts.holder, permit.service_type, on, settings),
+            vehicle=acts.vehicle_verdicts(facts.vehicle, permit.service_type, on, settings, person.cpf,
+                                          inspection="valid"),
+            deputy_requirements=acts.deputy_verdicts(facts.deputy, permit.service_type, on, settings),
+            conviction=facts.holder.conviction,
         )
         accepted = _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
@@ -854,17 +752,18 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
         permit = _permit(s, permit_id, expected_version)
         person = s.get(Person, permit.person_id)
         assert person is not None
+        facts = permit_facts(s, permit.id)  # everything the act asks, loaded once
         tctx = TransitionContext(
             on=on,
             service=permit.service_type,
             term_start=permit.issued_on,
             term_end=permit.term_end,
             extensions_used=1 if permit.extended else 0,
-            eligibility=_eligibility(s, person, permit.service_type, on, settings),
-            vehicle=[*_vehicle_verdicts(s, permit.vehicle_id, permit.service_type, on, settings, person.cpf),
-                     *inspection_verdicts(s, permit.vehicle_id, permit.service_type, on, settings)],
-            deputy_requirements=deputy_requirements_of(s, permit, on, settings),
-            conviction=conviction_of_person(s, person.id),
+            eligibility=acts.holder_verdicts(facts.holder, permit.service_type, on, settings),
+            vehicle=acts.vehicle_verdicts(facts.vehicle, permit.service_type, on, settings, person.cpf,
+                                          inspection="valid"),
+            deputy_requirements=acts.deputy_verdicts(facts.deputy, permit.service_type, on, settings),
+            conviction=facts.holder.conviction,
         )
         accepted = _check(ctx, "extend", permit.state, tctx, "A prorrogação não é possível:")
         fees.require_payment(s, settings, FeeAct.EXTENSION, permit.id)  # Art. 6º, § 6º
@@ -1000,8 +899,6 @@ def run_calendar(ctx: AppContext, *, on: date | None = None) -> CalendarRun:
     ended is recorded as expired (Art. 6º). Each step goes through the state machine and is recorded as
     done by "sistema", one transaction per permit.
     """
-    from motodesk.services.deputies import lift_ended_deputy_suspensions
-
     on = _today(on)
     system = ctx.as_user(CALENDAR_USER)
     with ctx.read() as s:

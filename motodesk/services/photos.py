@@ -23,9 +23,11 @@ from motodesk.models import Blob, Person, Photo
 from motodesk.rules.common import Role, Verdict
 from motodesk.rules.photo import PhotoFacts, check_photo
 from motodesk.rules.settings import LawSettings
+from motodesk.services.attachments import megabytes
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
+from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -69,8 +71,6 @@ def check_jpeg(data: bytes) -> tuple[int, int, str]:
     if not data:
         raise InvalidInputError("A foto está vazia.")
     if len(data) > MAX_PHOTO_BYTES:
-        from motodesk.services.attachments import megabytes
-
         raise InvalidInputError(f"A foto tem {megabytes(len(data))}; o limite é {megabytes(MAX_PHOTO_BYTES)}.")
     if not data.startswith(b"\xff\xd8\xff"):
         raise InvalidInputError("A foto não é um arquivo JPEG.")
@@ -125,8 +125,6 @@ def store_photo(ctx: AppContext, person_id: int, jpeg_bytes: bytes, source: str,
     unless ``override_reason`` says why the photo is used anyway. ``taken_on`` is the day an
     imported photo was taken (the camera and a file are today's).
     """
-    from motodesk.services.settings import law_settings
-
     if source not in SOURCES:
         raise InvalidInputError(f"Origem da foto desconhecida: {source!r}.")
     if taken_on is not None and source in RENDERED_SOURCES:

@@ -53,9 +53,12 @@ from motodesk.rules.infractions import UNLICENSED_CODE, Penalty, Severity, infra
 from motodesk.rules.quota import INHABITANTS_PER_PERMIT, mototaxi_quota
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import vehicle_useful_life_end
+from motodesk.services import access_log
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import AppContext, requires
+from motodesk.services.deadlines import DeadlineFilter, collect
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.services.fees import collected, subject_labels
 from motodesk.services.settings import law_settings
 
 __all__ = ["EXPORTERS", "ExportCancelled", "ExportKind", "Progress", "export", "export_kind", "suggested_name"]
@@ -382,8 +385,6 @@ def _infractions(s: Session, ctx: AppContext) -> tuple[Sheets, int]:
 
 def _deadlines(s: Session, ctx: AppContext, today: date, deadline_filter: Any) -> tuple[Sheets, int]:
     from motodesk.rules.deadlines import DeadlineKind
-    from motodesk.services import access_log
-    from motodesk.services.deadlines import DeadlineFilter, collect
 
     flt = deadline_filter or DeadlineFilter(horizon_days=90)
     found = collect(ctx, flt, today)
@@ -452,8 +453,6 @@ def _quota_study(s: Session, settings: LawSettings) -> tuple[Sheets, int]:
 
 
 def _fees(s: Session, period: tuple[date | None, date | None] | None) -> tuple[Sheets, int]:
-    from motodesk.services.fees import collected, subject_labels
-
     start, end = period or (None, None)
     payments = collected(s, start, end)
     labels = subject_labels(s, [(p.act, p.subject_id) for p in payments])

@@ -32,8 +32,10 @@ from sqlalchemy import CursorResult, Table, and_, case, func, select, update
 from sqlalchemy.orm import Session
 
 from motodesk.models import Decree, Permit, Person, Stand, StandAssignment
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
-from motodesk.rules.text import format_date, plural
+from motodesk.rules import stands as stand_rules
+from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.stands import services_text
+from motodesk.rules.text import format_date
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.decrees import find_or_record_decree
@@ -69,14 +71,6 @@ _INTEGRITY = {
     "uq_decrees_number": "Outra estação cadastrou este Decreto agora; tente novamente.",
     "cols:decrees.number": "Outra estação cadastrou este Decreto agora; tente novamente.",
 }
-
-
-def _refuse(rule_id: str, article: str, message: str, intro: str | None = None) -> RuleViolationError:
-    return RuleViolationError([Verdict(rule_id, article, Status.NOT_MET, message)], intro)
-
-
-def services_text(services: Sequence[ServiceType]) -> str:
-    return ", ".join(s.label for s in services)
 
 
 def _parse_services(raw: str) -> tuple[ServiceType, ...]:
@@ -186,9 +180,7 @@ def _stand_row(stand: Stand, decree: Decree, occupied: int) -> StandRow:
 def create_stand(ctx: AppContext, data: StandInput) -> StandRow:
     """Register a stand set by Decree (Art. 17); a bus or taxi stop is refused (Art. 18)."""
     if data.is_bus_or_taxi_stop:
-        raise _refuse("art18_stop", "Art. 18",
-                      "Art. 18: é proibido exercer os serviços de mototáxi, motoboy e moto-frete nos pontos de "
-                      "ônibus e de táxi; um ponto de ônibus ou de táxi não pode ser cadastrado como ponto.")
+        raise RuleViolationError([stand_rules.bus_or_taxi_stop(registered=False)])
     name, address, services, errors = _validate(data)
     if errors:
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
@@ -209,9 +201,7 @@ def update_stand(ctx: AppContext, stand_id: int, data: StandInput, *,
     """Change a stand by a (new) Decree: its places never below the holders already there (Art. 17), and
     no service taken away from holders assigned to it."""
     if data.is_bus_or_taxi_stop:
-        raise _refuse("art18_stop", "Art. 18",
-                      "Art. 18: é proibido exercer os serviços nos pontos de ônibus e de táxi; o ponto não pode "
-                      "continuar cadastrado nesse local.")
+        raise RuleViolationError([stand_rules.bus_or_taxi_stop(registered=True)])
     name, address, services, errors = _validate(data)
     if errors:
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
@@ -225,17 +215,13 @@ def update_stand(ctx: AppContext, stand_id: int, data: StandInput, *,
         _release_out_of_force(s, stand.id, today)
         s.refresh(stand)
         if data.max_places < stand.occupied:
-            raise _refuse("art17_places", "Art. 17",
-                          f"Art. 17: o ponto {stand.name} tem {plural(stand.occupied, 'titular designado', 'titulares designados')}; "
-                          f"retire-os antes de reduzir as vagas para {data.max_places}.")
+            raise RuleViolationError([stand_rules.places_below_assigned(stand.name, stand.occupied, data.max_places)])
         assigned = set(s.scalars(select(Permit.service_type).join(
             StandAssignment, and_(StandAssignment.permit_id == Permit.id, StandAssignment.end_on.is_(None)))
             .where(StandAssignment.stand_id == stand.id)))
         removed = sorted(assigned - set(services), key=list(ServiceType).index)
         if removed:
-            raise _refuse("art17_services", "Art. 17",
-                          f"Art. 17: há titulares de {services_text(removed)} designados ao ponto {stand.name}; "
-                          "retire-os antes de deixar de permitir o serviço.")
+            raise RuleViolationError([stand_rules.services_still_assigned(stand.name, removed)])
         decree = _decree(s, data.decree_number, data.decree_date, today)
         changes = {"name": name, "address": address, "services": ",".join(sv.value for sv in services),
                    "max_places": data.max_places, "decree_id": decree.id}
@@ -386,16 +372,13 @@ def assign_to_stand(ctx: AppContext, stand_id: int, permit_id: int, *, on: date 
             raise NotFoundError("Permissão não encontrada.")
         instrument = permit.service_type.instrument
         if not stand.active:
-            raise _refuse("art17_inactive", "Art. 17", f"Art. 17: o ponto {stand.name} não está mais em uso.")
+            raise RuleViolationError([stand_rules.stand_inactive(stand.name)])
         if permit.state is not PermitState.ACTIVE:
-            raise _refuse("art17_permit", "Art. 17",
-                          f"Art. 17: só o titular de {instrument} em vigor ocupa vaga em ponto; {permit.number} "
-                          f"está “{permit.state.label}”.")
+            raise RuleViolationError([stand_rules.permit_not_in_force(instrument, permit.number,
+                                                                      permit.state.label)])
         allowed = _parse_services(stand.services)
         if permit.service_type not in allowed:
-            raise _refuse("art17_service", "Art. 17",
-                          f"Art. 17: o ponto {stand.name} é destinado a {services_text(allowed)}, não a "
-                          f"{permit.service_type.label}.")
+            raise RuleViolationError([stand_rules.service_not_served(stand.name, allowed, permit.service_type)])
         if on < permit.issued_on:
             raise InvalidInputError(f"A data da designação ({format_date(on)}) é anterior à emissão de "
                                     f"{permit.number}.", {"start_on": "Data inválida."})
@@ -412,11 +395,7 @@ def assign_to_stand(ctx: AppContext, stand_id: int, permit_id: int, *, on: date 
         if not _claim_place(s, stand_id):
             max_places, occupied = s.execute(select(_STANDS.c.max_places, _STANDS.c.occupied)
                                               .where(_STANDS.c.id == stand_id)).one()
-            raise _refuse("art17_places", "Art. 17",
-                          f"Art. 17: o ponto {stand.name} tem {plural(max_places, 'vaga', 'vagas')}, "
-                          f"{'todas ocupadas' if occupied >= max_places else 'sem vaga livre'}; o limite de vagas "
-                          "do Decreto não pode ser excedido (a última vaga pode ter sido ocupada por outra "
-                          "estação neste instante).")
+            raise RuleViolationError([stand_rules.no_free_place(stand.name, max_places, occupied)])
         assignment = StandAssignment(stand_id=stand_id, permit_id=permit_id, start_on=on)
         s.add(assignment)
         s.flush()

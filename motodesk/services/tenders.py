@@ -21,7 +21,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import Application, Permit, Person, Tender, TenderCandidate
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules import tenders as tender_rules
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.eligibility import tender_medical_deadline
 from motodesk.rules.tenders import (
     TenderCandidateFacts,
@@ -39,8 +40,8 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.facts import quota_counts
 from motodesk.services.judged import judged
-from motodesk.services.permits import quota_counts
 from motodesk.services.settings import law_settings
 from motodesk.services.text import clean_name, name_problem
 
@@ -367,19 +368,13 @@ def call_next_candidate(ctx: AppContext, tender_id: int, *, on: date | None = No
         if tender is None:
             raise NotFoundError("A licitação não existe mais.")
         if tender.homologated_on is None:
-            raise RuleViolationError([Verdict(
-                "tender_homologation", "Art. 6º", Status.NOT_MET,
-                f"Art. 6º: a licitação {tender.number} ainda não foi homologada; registre a data de homologação "
-                "antes de convocar.")])
+            raise RuleViolationError([tender_rules.not_homologated(tender.number)])
         quota = quota_counts(s)
         open_places = quota[2] if quota else 0
         pending = int(s.scalar(select(func.count(TenderCandidate.id)).where(TenderCandidate.status == "called"))
                       or 0)
         if open_places - pending <= 0:
-            raise RuleViolationError([Verdict(
-                "art10_i_quota", "Art. 10, I", Status.NOT_MET,
-                f"Art. 10, I: não há vaga de mototáxi para convocar — {open_places} vaga(s) aberta(s) e "
-                f"{pending} candidato(s) já convocado(s) aguardando a emissão.")])
+            raise RuleViolationError([tender_rules.no_place_to_call(open_places, pending)])
         candidate = s.scalar(select(TenderCandidate).where(TenderCandidate.tender_id == tender_id,
                                                            TenderCandidate.status == "waiting")
                              .order_by(TenderCandidate.rank).limit(1))
@@ -387,8 +382,7 @@ def call_next_candidate(ctx: AppContext, tender_id: int, *, on: date | None = No
             raise InvalidInputError(f"Não há candidatos aguardando convocação na licitação {tender.number}.")
         # Judged above (homologation, Art. 6º; a place under the quota, Art. 10, I): the call, and the
         # candidacy tied to the person its CPF already names, are one judged step.
-        called = [Verdict("art10_i_quota", "Art. 10, I", Status.MET,
-                          f"Art. 10, I: {open_places - pending} vaga(s) de mototáxi para convocar.")]
+        called = [tender_rules.place_to_call(open_places, pending)]
         with judged(s, called, TenderCandidate.status, TenderCandidate.person_id):
             candidate.status = "called"
             candidate.called_on = on
@@ -433,10 +427,8 @@ def link_application(ctx: AppContext, application_id: int, candidate_id: int) ->
             raise InvalidInputError(
                 f"O CPF do requerente não é o do candidato {candidate.rank}º ({candidate.name}).")
         if candidate.status not in ("called",):
-            raise RuleViolationError([Verdict(
-                "tender", "Art. 6º", Status.NOT_MET,
-                f"Art. 6º: o candidato {candidate.rank}º está “{CANDIDATE_STATUSES.get(candidate.status)}”; "
-                "só um candidato convocado pode requerer a permissão.")])
+            raise RuleViolationError([tender_rules.candidate_not_called(candidate.rank,
+                                                                        CANDIDATE_STATUSES.get(candidate.status))])
         issued = s.scalar(select(Permit.id).where(Permit.application_id == app.id))
         if issued is not None:
             raise InvalidInputError("O requerimento já virou permissão.")

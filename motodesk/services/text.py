@@ -23,6 +23,7 @@ import unicodedata
 from motodesk.rules.text import BIDI_CONTROLS, INVISIBLE, clean_name, mark_problem, name_problem, text_problem
 from motodesk.rules.text import _hostile as _hostile
 from motodesk.rules.text import fold as rules_fold
+from motodesk.services.errors import InvalidInputError
 
 __all__ = [
     "BIDI_CONTROLS",
@@ -63,8 +64,6 @@ def clean_text(text: str | None, *, field: str, label: str, max_length: int | No
 
     Raises InvalidInputError naming ``label`` (and ``field`` in its fields).
     """
-    from motodesk.services.errors import InvalidInputError
-
     value = unicodedata.normalize("NFC", text or "") if not _has_surrogate(text or "") else (text or "")
     value = value.strip() if multiline else _SPACES.sub(" ", value).strip()
     problem = name_problem(value) if name else text_problem(value, multiline=multiline)

@@ -25,7 +25,10 @@ from sqlalchemy import Select, or_, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import Inspection, Permit, PermitEvent, Person, Vehicle
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.accidents import BECOMES_ACCIDENT, REPLACED, accident_inspection_way
+from motodesk.rules.checklist import InspectionKind, InspectionStatus
+from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.facts import register_vehicle_facts
 from motodesk.rules.replacement import (
     CHARACTERISTICS,
     FIELD_WORDS,
@@ -34,6 +37,7 @@ from motodesk.rules.replacement import (
     check_vehicle_edit_in_service,
     new_vehicle_refusals,
     permit_may_name,
+    replacement_not_authorised,
 )
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import (
@@ -47,10 +51,11 @@ from motodesk.rules.validators import (
 )
 from motodesk.rules.vehicle import (
     EARLIEST_PLAUSIBLE_YEAR,
-    REQUIRED_USE,
     VehicleFacts,
     check_vehicle,
+    service_missing,
 )
+from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
@@ -298,19 +303,9 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
 
 
 def vehicle_facts(data: VehicleInput) -> VehicleFacts:
-    """The rules' view of the register: the service says whether it carries passengers or cargo."""
-    return VehicleFacts(
-        plate=data.plate, renavam=data.renavam, vin=data.vin, year_manufacture=data.year_manufacture,
-        year_model=data.year_model, engine_cc=data.engine_cc, colour=data.colour, category=data.category,
-        crlv_year=data.crlv_year, crlv_municipality=data.crlv_municipality, crlv_uf=data.crlv_uf,
-        owner_cpf=data.owner_cpf, owner_name=data.owner_name,
-        insurance_valid_until=data.passenger_insurance_valid_until,
-        authorised_for=REQUIRED_USE[data.service_type] if data.service_type else None,
-        mandatory_insurance_valid_until=data.insurance_valid_until,
-        mandatory_insurance_number=data.insurance_number,
-        mandatory_insurance_insured_cpf=data.insurance_insured_cpf,
-        mandatory_insurance_insured_name=data.insurance_insured_name,
-    )
+    """The rules' view of the register (:func:`motodesk.rules.facts.register_vehicle_facts`, the one
+    mapping the stored facts are read through too): the service says whether it carries passengers or cargo."""
+    return register_vehicle_facts(data)
 
 
 def vehicle_verdicts(data: VehicleInput, settings: LawSettings, holder_cpf: str | None,
@@ -318,9 +313,7 @@ def vehicle_verdicts(data: VehicleInput, settings: LawSettings, holder_cpf: str 
     """The vehicle's own verdicts (Art. 3º, 5º § 1º, § 5º, § 8º, 19), as the form shows them live."""
     on = on or local_today()
     if data.service_type is None:
-        return [Verdict("vehicle_service", "Art. 5º, § 8º", Status.PENDING,
-                        "Art. 5º, § 8º: pendente — falta o serviço para o qual o veículo é autorizado.",
-                        ("service_type",))]
+        return [service_missing()]
     return check_vehicle(vehicle_facts(data), ServiceType(data.service_type), on, settings, holder_cpf)
 
 
@@ -590,8 +583,6 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
     and prints no document, until the new one passes that inspection (:func:`apply_replacement`, called
     when an inspection is concluded).
     """
-    from motodesk.services.inspections import InspectionKind, InspectionStatus
-
     today = today or local_today()
     settings = law_settings(ctx)
     with ctx.write(_INTEGRITY) as s:
@@ -603,11 +594,7 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         if not old.active:
             raise MotodeskError("Este veículo já foi substituído.")
         if old.replacement_authorised_at is None:
-            raise RuleViolationError([Verdict(
-                "art31_g3_ii_replacement", ART_REPLACEMENT, Status.NOT_MET,
-                f"{ART_REPLACEMENT}: permutar o veículo exige autorização prévia da Secretaria. "
-                "Peça ao supervisor que registre a autorização da substituição antes de cadastrar o novo veículo.",
-            )])
+            raise RuleViolationError([replacement_not_authorised()])
         data = dataclasses.replace(data, holder_id=old.holder_id,
                                    service_type=data.service_type or old.service_type)
         clean, errors = validate_vehicle(data, today)
@@ -703,8 +690,6 @@ def correct_identifier(ctx: AppContext, vehicle_id: int, field_name: str, value:
     correction (:func:`motodesk.rules.replacement.check_identifier_correction`) and the new identifier;
     the CRLV is kept with the vehicle and the correction shows in the history of each permit naming it.
     """
-    from motodesk.services.attachments import check_content, store_attachment
-
     today = today or local_today()
     settings = law_settings(ctx)
     media_type = check_content(crlv_file[1], crlv_file[0]) if crlv_file and crlv_file[0] else None
@@ -811,8 +796,6 @@ def _accident_rows(s: Session, vehicle_id: int, settings: LawSettings) -> list[A
 @requires(*READERS)
 def list_accidents(ctx: AppContext, vehicle_id: int) -> list[AccidentRow]:
     """The vehicle's accidents, newest first, with their flags."""
-    from motodesk.services.settings import law_settings
-
     settings = law_settings(ctx)
     with ctx.read() as s:
         return _accident_rows(s, vehicle_id, settings)
@@ -830,8 +813,6 @@ def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, 
     """
     from motodesk.models import VehicleAccident
     from motodesk.rules.accidents import AccidentFacts, check_accident_report
-    from motodesk.services.inspections import InspectionKind, InspectionStatus
-    from motodesk.services.settings import law_settings
 
     today = today or local_today()
     text = " ".join((description or "").split()) or None
@@ -869,12 +850,22 @@ def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, 
             open_one = s.scalar(select(Inspection).where(
                 Inspection.vehicle_id == vehicle.id,
                 Inspection.status.in_((InspectionStatus.SCHEDULED, InspectionStatus.DRAFT))))
-            if open_one is None:
+            note = f"Vistoria após o acidente de {happened_on:%d/%m/%Y} (Art. 31, Grupo 4, I)."
+            way = accident_inspection_way(open_one.kind if open_one is not None else None)
+            if way == BECOMES_ACCIDENT and open_one is not None:
+                # the open full inspection looks at the whole vehicle after the accident: it is the way out
+                open_one.kind = InspectionKind.ACCIDENT
+                open_one.notes = "\n".join(n for n in (open_one.notes, note) if n)
+                inspection_id = open_one.id
+            else:
+                if way == REPLACED and open_one is not None:
+                    open_one.status = InspectionStatus.CANCELLED
+                    open_one.notes = "\n".join(n for n in (open_one.notes, "Substituída pela vistoria completa após "
+                                                           f"o acidente de {happened_on:%d/%m/%Y}.") if n)
+                    s.flush()
                 scheduled = Inspection(vehicle_id=vehicle.id, service_type=vehicle.service_type,
                                        kind=InspectionKind.ACCIDENT, status=InspectionStatus.SCHEDULED,
-                                       scheduled_for=today,
-                                       notes=f"Vistoria após o acidente de {happened_on:%d/%m/%Y} "
-                                             "(Art. 31, Grupo 4, I).")
+                                       scheduled_for=today, notes=note)
                 s.add(scheduled)
                 s.flush()
                 inspection_id = scheduled.id

@@ -18,6 +18,7 @@ from motodesk.rules.document_gate import (
     check_document,
     check_inspection_valid,
 )
+from motodesk.rules.eligibility import ApplicantFacts
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import VehicleFacts, mandatory_insurance_verdict
 
@@ -27,8 +28,8 @@ SETTINGS = LawSettings()
 
 
 @pytest.fixture
-def facts(vehicle: VehicleFacts) -> DocumentFacts:
-    holder = PersonOnDocument(1, "João da Silva", date(2026, 2, 2), date(2026, 1, 20), "negative")
+def facts(vehicle: VehicleFacts, applicant: ApplicantFacts) -> DocumentFacts:
+    holder = PersonOnDocument(1, "João da Silva", date(2026, 2, 2), date(2026, 1, 20), "negative", dossier=applicant)
     return DocumentFacts(Document.BADGE, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE,
                          date(2027, 1, 5), date(2031, 1, 5), holder, HOLDER_CPF, granted_person_id=1,
                          vehicle=vehicle, vehicle_holder_id=1, last_inspection=InspectionFacts(date(2026, 1, 12), True))
@@ -50,7 +51,8 @@ def test_every_failing_article_is_listed(facts: DocumentFacts) -> None:
 
 
 def test_the_deputy_badge_judges_the_linked_deputy(facts: DocumentFacts) -> None:
-    deputy = PersonOnDocument(3, "Pedro Preposto", date(2025, 3, 9), date(2026, 1, 1), "negative")
+    deputy = PersonOnDocument(3, "Pedro Preposto", date(2025, 3, 9), date(2026, 1, 1), "negative",
+                              dossier=facts.holder.dossier)
     badge = replace(facts, document=Document.DEPUTY_BADGE, deputy=deputy)
     assert [v.rule_id for v in check_document(badge, ON, SETTINGS)] == ["document_medical"]
     assert "do preposto Pedro Preposto" in check_document(badge, ON, SETTINGS)[0].message
@@ -139,3 +141,49 @@ def test_a_declared_gate_document_refuses_only_after_its_transition(facts: Docum
         assert check_document(brought, ON, started) == []
     finally:
         documents_declared.undeclare("tax_clearance")
+
+
+# --- issue 24: every fact of everyone and everything the document names -----------------------------
+
+
+def test_the_holders_cnh_is_judged_on_the_day_of_the_document(facts: DocumentFacts) -> None:
+    assert facts.holder.dossier is not None
+    expired = replace(facts, holder=replace(facts.holder, dossier=replace(facts.holder.dossier,
+                                                                          cnh_expiry=date(2026, 3, 9))))
+    no_a = replace(facts, holder=replace(facts.holder, dossier=replace(facts.holder.dossier, cnh_categories="B")))
+    unknown = replace(facts, holder=replace(facts.holder, dossier=None))
+    for bad in (expired, no_a, unknown):
+        found = check_document(bad, ON, SETTINGS)
+        assert [(v.rule_id, v.article) for v in found] == [("document_cnh", "Art. 5º, II")]
+        assert "do titular João da Silva" in found[0].message
+
+
+@pytest.mark.parametrize(("change", "rule_id"), [
+    ({"engine_cc": 300}, "art3_i_engine"),
+    ({"colour": "PRETA"}, "art5_1_iv_colour"),
+    ({"category": "particular"}, "art3_rental_category"),
+    ({"owner_cpf": "11144477735"}, "art5_5_holder_name"),
+    ({"insurance_valid_until": date(2026, 3, 9)}, "art19_1_insurance"),
+    ({"insurance_valid_until": None}, "art19_1_insurance"),
+])
+def test_every_vehicle_characteristic_is_vouched_for(facts: DocumentFacts, change: dict[str, object],
+                                                     rule_id: str) -> None:
+    assert facts.vehicle is not None
+    found = check_document(replace(facts, vehicle=replace(facts.vehicle, **change)), ON, SETTINGS)
+    assert rule_id in {v.rule_id for v in found}
+    assert all(v.status is Status.NOT_MET for v in found)
+
+
+def test_the_certificate_and_authorization_vouch_for_the_deputy_they_name(facts: DocumentFacts) -> None:
+    deputy = replace(facts.holder, person_id=3, name="Pedro Preposto")
+    for document in (Document.REGISTRATION_CERTIFICATE, Document.TRANSIT_AUTHORIZATION):
+        named = replace(facts, document=document, deputy=deputy)
+        assert check_document(named, ON, SETTINGS) == []
+        suspended = check_document(replace(named, deputy_suspended_until=ON), ON, SETTINGS)
+        assert [v.article for v in suspended] == ["Art. 34, III"]
+        assert [v.article for v in check_document(replace(named, deputy_revoked=True), ON, SETTINGS)] == \
+            ["Art. 34, IV"]
+        stale = check_document(replace(named, deputy=replace(deputy, medical_date=date(2025, 3, 9))), ON, SETTINGS)
+        assert [v.rule_id for v in stale] == ["document_medical"] and "Pedro Preposto" in stale[0].message
+    # the holder's own badge does not name the deputy
+    assert check_document(replace(facts, deputy=deputy, deputy_revoked=True), ON, SETTINGS) == []

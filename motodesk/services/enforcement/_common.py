@@ -16,7 +16,7 @@ from motodesk.models import (
     Permit,
 )
 from motodesk.models.base import utcnow
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.deadlines import Deadline
 from motodesk.rules.enforcement import (
     NoticeStatus,
@@ -41,7 +41,6 @@ from motodesk.services.context import CONFLICT_MESSAGE
 from motodesk.services.errors import (
     ConflictError,
     NotFoundError,
-    RuleViolationError,
 )
 from motodesk.services.text import text_problem
 
@@ -444,14 +443,6 @@ def _text(value: str | None, limit: int, key: str, label: str, errors: dict[str,
     elif problem := text_problem(cleaned, multiline=True):
         errors[key] = problem
     return cleaned or None
-
-
-def _verdict(rule: str, article: str, sentence: str) -> Verdict:
-    return Verdict(rule, article, Status.NOT_MET, f"{article}: {sentence}")
-
-
-def _refuse(rule: str, article: str, sentence: str, intro: str | None = None) -> RuleViolationError:
-    return RuleViolationError([_verdict(rule, article, sentence)], intro)
 
 
 def _load_notice(s: Session, notice_id: int, expected_version: int | None = None) -> InfractionNotice:

@@ -15,9 +15,9 @@ from motodesk.models import (
     Permit,
 )
 from motodesk.models.base import utcnow
-from motodesk.rules.common import PermitState, Status, Verdict
+from motodesk.rules import enforcement as law
+from motodesk.rules.common import PermitState
 from motodesk.rules.enforcement import (
-    ART_RECLASSIFY,
     DecisionFacts,
     EarlierDecision,
     EffectPlan,
@@ -61,7 +61,6 @@ from motodesk.services.enforcement._common import (
     DecisionOptions,
     DecisionResult,
     _load_notice,
-    _refuse,
     _text,
     _touch,
     describe_penalty,
@@ -84,7 +83,7 @@ def _severity_for(infraction: Infraction, data: DecisionInput) -> tuple[Severity
         return (reclassify(infraction, data.severity, data.reclassification_reason),
                 data.reclassification_reason.strip())
     except ReclassificationError as exc:
-        raise RuleViolationError([Verdict("reclassification", ART_RECLASSIFY, Status.NOT_MET, str(exc))]) from None
+        raise RuleViolationError([law.reclassification_refused(exc)]) from None
 
 
 def _options(infraction: Infraction, severity: Severity, settings: LawSettings,
@@ -127,11 +126,9 @@ def _check_penalty(infraction: Infraction, severity: Severity, penalty: Penalty 
         return penalty
     names = join_words([p.label.lower() for p in allowed])
     if infraction.penalty_fixed_by_law:
-        raise _refuse("penalty_fixed", infraction.article,
-                      f"a penalidade é fixada pela própria lei: {names}; “{penalty.label}” não se aplica.")
-    raise _refuse("penalty_not_allowed", penalty.article,
-                  f"a penalidade “{penalty.label}” não é admitida para infração {severity.label.lower()} "
-                  f"({severity.article}); admitidas: {names} (Art. 34, parágrafo único; configurações).")
+        raise RuleViolationError([law.penalty_fixed_by_law(infraction.article, names, penalty.label)])
+    raise RuleViolationError([law.penalty_not_admitted(penalty.article, penalty.label, severity.label,
+                                                       severity.article, names)])
 
 
 def _process_facts(notice: InfractionNotice) -> ProcessFacts:

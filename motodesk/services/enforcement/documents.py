@@ -20,6 +20,7 @@ from motodesk.printing.documents import (
     render_infraction_notice,
     render_refusal_certificate,
 )
+from motodesk.rules import enforcement as law
 from motodesk.rules.common import ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.enforcement import (
@@ -37,10 +38,10 @@ from motodesk.services.enforcement._common import (
     DEFENCE_OWNER,
     READERS,
     _load_notice,
-    _refuse,
 )
 from motodesk.services.errors import (
     NotFoundError,
+    RuleViolationError,
 )
 
 # --- printing --------------------------------------------------------------------------------------
@@ -118,8 +119,7 @@ def refusal_certificate_pdf(ctx: AppContext, notice_id: int) -> bytes:
     with ctx.read() as s:
         notice = _load_notice(s, notice_id)
         if not notice.refused_to_sign:
-            raise _refuse("no_refusal", "Art. 29, § 2º",
-                          f"no auto {notice.number} não consta recusa de assinatura; não há certidão a emitir.")
+            raise RuleViolationError([law.no_signature_refusal(notice.number)])
         data = RefusalCertificateData(
             notice_number=notice.number,
             offender_name=notice.offender_name,

@@ -11,6 +11,7 @@ from motodesk.models import (
     Defence,
     InfractionNotice,
 )
+from motodesk.rules import enforcement as law
 from motodesk.rules.enforcement import (
     ART_APPEAL,
     ART_DEFENCE,
@@ -27,12 +28,12 @@ from motodesk.services.enforcement._common import (
     FiledDocument,
     FiledRecorded,
     _load_notice,
-    _refuse,
     _text,
     _touch,
 )
 from motodesk.services.errors import (
     InvalidInputError,
+    RuleViolationError,
 )
 
 # --- defence and appeal at the counter -------------------------------------------------------------
@@ -72,9 +73,7 @@ def record_defence(ctx: AppContext, notice_id: int, data: FiledDocument, *, toda
     with ctx.write() as s:
         notice = _load_notice(s, notice_id, expected_version)
         if notice.status != NoticeStatus.OPEN:
-            raise _refuse("defence_after_decision", ART_DEFENCE,
-                          f"o auto {notice.number} já foi decidido; a defesa não pode mais ser registrada — "
-                          "registre um recurso.")
+            raise RuleViolationError([law.defence_after_decision(ART_DEFENCE, notice.number)])
         received_on, text = _check_filed(data, notice, today, "da defesa")
         defence = Defence(notice_id=notice.id, stage="defence", received_on=received_on, text=text,
                           waived=data.waived, received_by=ctx.user.login)
@@ -102,13 +101,12 @@ def record_appeal(ctx: AppContext, notice_id: int, data: FiledDocument, *, today
                 NoticeStatus.APPEALED: "já há recurso registrado, aguardando decisão",
                 NoticeStatus.CLOSED: "o processo está encerrado",
             }[state]
-            raise _refuse("appeal_state", ART_APPEAL, f"auto {notice.number}: {reason}.")
+            raise RuleViolationError([law.appeal_not_open(ART_APPEAL, notice.number, reason)])
         first = notice.decisions[-1]
         received_on, text = _check_filed(data, notice, today, "do recurso")
         if first.appeal_due is not None and received_on > first.appeal_due and not data.waived:
-            raise _refuse("appeal_late", ART_APPEAL,
-                          f"o prazo de recurso do auto {notice.number} terminou em {format_date(first.appeal_due)}; "
-                          f"o recurso recebido em {format_date(received_on)} é intempestivo.")
+            raise RuleViolationError([law.appeal_late(ART_APPEAL, notice.number, format_date(first.appeal_due),
+                                                      format_date(received_on))])
         appeal = Defence(notice_id=notice.id, stage="appeal", received_on=received_on, text=text,
                          waived=data.waived, received_by=ctx.user.login)
         s.add(appeal)

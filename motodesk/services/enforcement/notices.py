@@ -16,6 +16,7 @@ from motodesk.models import (
     Person,
     Vehicle,
 )
+from motodesk.rules import enforcement as law
 from motodesk.rules.common import ServiceType
 from motodesk.rules.enforcement import (
     ART_NOTICE,
@@ -52,7 +53,6 @@ from motodesk.services.enforcement._common import (
     _in_force_permit_of,
     _load_notice,
     _plate_forms,
-    _refuse,
     _text,
     _touch,
     notice_number,
@@ -154,16 +154,11 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     unlicensed = infraction.code == "32"
     kind = OffenderKind(data.offender_kind)
     if unlicensed and kind is not OffenderKind.UNREGISTERED:
-        raise _refuse("art32_kind", ART_UNLICENSED,
-                      "o Art. 32 trata de quem exerce o mototáxi sem permissão; marque o autuado como "
-                      "“sem permissão”.")
+        raise RuleViolationError([law.unlicensed_offender_kind(ART_UNLICENSED)])
     if not unlicensed and kind is OffenderKind.UNREGISTERED:
-        raise _refuse("unregistered_kind", infraction.article,
-                      "as infrações dos Arts. 15, 30 e 31 são de permissionários, autorizatários e seus "
-                      "prepostos; quem exerce o mototáxi sem permissão responde pelo Art. 32.")
+        raise RuleViolationError([law.registered_offender_only(infraction.article)])
     if infraction.article.startswith(("Art. 31", "Art. 15")) and kind is OffenderKind.DEPUTY:
-        raise _refuse("holder_only", infraction.article.split(",")[0],
-                      "esta infração é do permissionário ou autorizatário (o titular), não do preposto.")
+        raise RuleViolationError([law.holder_offence_only(infraction.article.split(",")[0])])
 
     if kind is OffenderKind.UNREGISTERED:
         return _unregistered(s, data, errors)
@@ -177,14 +172,12 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     if kind is OffenderKind.HOLDER:
         permit = _in_force_permit_of(s, person.id)
         if permit is None:
-            raise _refuse("no_permit", infraction.article.split(",")[0],
-                          f"{person.full_name} não é titular de permissão ou autorização em vigor; se exercia o "
-                          "mototáxi sem permissão, o enquadramento é o Art. 32.")
+            raise RuleViolationError([law.offender_without_permit(infraction.article.split(",")[0],
+                                                                  person.full_name)])
     else:
         link = _deputy_link_of(s, person.id)
         if link is None:
-            raise _refuse("no_link", "Art. 14",
-                          f"{person.full_name} não é preposto vinculado a uma permissão ou autorização em vigor.")
+            raise RuleViolationError([law.offender_not_deputy(person.full_name)])
         permit = link[1]
     if data.permit_id is not None and data.permit_id != permit.id:
         raise ConflictError("A permissão do autuado mudou depois que o formulário foi aberto; escolha o autuado "
@@ -223,9 +216,7 @@ def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
         name, cpf = person.full_name, person.cpf
         permit = _in_force_permit_of(s, person.id)
         if permit is not None and permit.service_type is ServiceType.MOTOTAXI:
-            raise _refuse("art32_has_permit", ART_UNLICENSED,
-                          f"{person.full_name} tem permissão de mototáxi em vigor ({permit.number}); o Art. 32 é "
-                          "para quem exerce o serviço sem permissão — use o item cabível dos Arts. 30 ou 31.")
+            raise RuleViolationError([law.unlicensed_but_holder(ART_UNLICENSED, person.full_name, permit.number)])
     else:
         name = clean_name(data.offender_name)
         if not name:

@@ -1,0 +1,140 @@
+"""What issue, renewal and extension ask of the facts loaded once (:mod:`motodesk.rules.facts`).
+
+The services load a permit's (or an application's) complete facts in the act's transaction and give
+them here; these functions turn them into the verdicts :func:`motodesk.rules.lifecycle.check_transition`
+judges, so the three acts and the document gate read the same facts:
+
+* :func:`holder_verdicts` — Art. 5º, 6º § 1º and 8º on the holder's dossier (CNH validity and
+  category A included);
+* :func:`vehicle_verdicts` — the vehicle's documents and characteristics (Art. 3º, 5º § 1º, § 5º,
+  § 8º, Art. 19 passenger policy) and, when asked, the validity of its inspection (Art. 5º, § 6º;
+  Art. 23); a permit or application with no vehicle is refused (Art. 5º, § 1º);
+* :func:`deputy_verdicts` — the linked deputy judged again by the holder's rules (Art. 14, § 2º) and
+  the link's state: a deputy whose registration was cassado is not carried into a renewed term
+  (Art. 34, IV);
+* :func:`quota_full` — no mototáxi place left at the instant of the claim (Art. 10, I).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from motodesk.rules.common import PermitState, ServiceType, Status, Verdict, not_met
+from motodesk.rules.deputies import deputy_requirements
+from motodesk.rules.document_gate import Document, check_document, check_inspection_valid, document_facts_of
+from motodesk.rules.eligibility import check_applicant, check_deputy
+from motodesk.rules.facts import DeputyOnPermit, PermitFacts, PersonFacts, VehicleOnPermit
+from motodesk.rules.quota import ARTICLE as ART_QUOTA
+from motodesk.rules.settings import LawSettings
+from motodesk.rules.text import format_date, format_int, plural
+from motodesk.rules.vehicle import check_vehicle
+
+ART_VEHICLE = "Art. 5º, § 1º"
+
+
+def holder_verdicts(holder: PersonFacts, service: ServiceType, on: date, settings: LawSettings) -> list[Verdict]:
+    """Every requirement of the holder on ``on`` (Art. 5º, 6º § 1º, 8º), from the dossier loaded once."""
+    return check_applicant(holder.dossier, service, on, settings)
+
+
+def no_vehicle() -> Verdict:
+    return not_met("vehicle_missing", ART_VEHICLE,
+                   "nenhum veículo está vinculado; cadastre a motocicleta do requerente.")
+
+
+def vehicle_verdicts(vehicle: VehicleOnPermit | None, service: ServiceType, on: date, settings: LawSettings,
+                     holder_cpf: str | None, *, inspection: str = "none") -> list[Verdict]:
+    """The vehicle's own verdicts and, by ``inspection``, its inspection's validity.
+
+    ``inspection``: ``"none"`` (the transition's own rule judges it), ``"valid"`` (the last concluded
+    inspection approved the vehicle and still runs) or ``"expiry"`` (only an approved inspection
+    whose validity ran out — for the acts whose rule already refuses a vehicle never inspected).
+    """
+    if vehicle is None:
+        return [no_vehicle()]
+    verdicts = check_vehicle(vehicle.facts, service, on, settings, holder_cpf)
+    last = vehicle.last_inspection
+    if inspection == "valid" or (inspection == "expiry" and last is not None and last.approved):
+        verdicts += check_inspection_valid(service, last, on, settings)
+    return verdicts
+
+
+def inspection_approved(vehicle: VehicleOnPermit | None) -> bool | None:
+    """The outcome of the vehicle's last concluded inspection for the service (None: never inspected)."""
+    if vehicle is None or vehicle.last_inspection is None:
+        return None
+    return vehicle.last_inspection.approved
+
+
+def deputy_verdicts(deputy: DeputyOnPermit | None, service: ServiceType, on: date,
+                    settings: LawSettings) -> list[Verdict]:
+    """The linked deputy on ``on``: the holder's requirements (Art. 14, § 2º) and the link's state."""
+    if deputy is None:
+        return []
+    found = deputy_requirements(check_deputy(deputy.person.dossier, service, on, settings), deputy.person.name)
+    if deputy.revoked:
+        found.append(not_met("deputy_link_revoked", "Art. 34, IV",
+                             f"o registro do preposto {deputy.person.name} foi cassado; encerre o vínculo antes "
+                             "de renovar."))
+    return found
+
+
+def quota_full(places: int, in_force: int, population: int) -> Verdict:
+    """Art. 10, I: the claim of a place found none left (another workstation may have taken the last)."""
+    return not_met(
+        "art10_i_quota", ART_QUOTA,
+        f"não há vaga de mototáxi — {plural(places, 'permissão', 'permissões')} para "
+        f"{format_int(population)} habitantes, {format_int(in_force)} em vigor (a última vaga pode "
+        "ter sido ocupada por outra estação neste instante).")
+
+
+def one_open_application(name: str, number: str, service: ServiceType, state: PermitState) -> Verdict:
+    """Art. 6º, §§ 1º e 2º: one application at a time per person."""
+    return not_met("one_open_application", "Art. 6º, §§ 1º e 2º",
+                   f"{name} já tem o requerimento nº {number} ({service.label}, {state.label.lower()}) em aberto; "
+                   "conclua-o ou cancele-o antes de abrir outro.")
+
+
+def one_permit_in_force(name: str, number: str, service: ServiceType, state: PermitState) -> Verdict:
+    """Art. 6º, § 2º: one vehicle and one permit or authorization per holder."""
+    return not_met("one_permit_in_force", "Art. 6º, § 2º",
+                   f"{name} já detém a {service.instrument} {number} ({service.label}, {state.label.lower()}); "
+                   "cada detentor tem um único veículo e uma única permissão ou autorização.")
+
+
+def affiliate_without_permit(name: str) -> Verdict:
+    """Art. 9º: the organisations gather holders of permits or authorizations in force."""
+    return not_met("art9_holder", "Art. 9º",
+                   f"organizam-se os permissionários e autorizatários; {name} não tem permissão ou autorização "
+                   "em vigor.")
+
+
+# --- the import of the existing register ----------------------------------------------------------------
+
+ART_GRANTED_BEFORE = "Art. 6º"
+
+
+def imported_permit_date(number: str, issued: date, today: date) -> Verdict | None:
+    """The import records permits *granted before* (their original number and dates); a permit dated
+    today or later was not granted before — it is issued here, by application, Decree, inspection and
+    fee (Art. 6º)."""
+    if issued < today:
+        return None
+    return not_met("import_granted_before", ART_GRANTED_BEFORE,
+                   f"a permissão {number} tem emissão em {format_date(issued)}; a importação registra só "
+                   "permissões outorgadas antes de hoje, com a data original. Uma permissão nova segue o "
+                   "requerimento, o Decreto, a vistoria e a taxa.")
+
+
+def imported_permit_findings(permit: PermitFacts, on: date, settings: LawSettings) -> list[Verdict]:
+    """What today's facts say of a permit recorded from the earlier register: every article its
+    documents could not vouch for today (the document gate's own verdicts on the registration
+    certificate), so the import lists each non-conformity per holder instead of accepting it silently."""
+    if not permit.state.in_force:
+        return []
+    return check_document(document_facts_of(permit, Document.REGISTRATION_CERTIFICATE, on, settings), on, settings)
+
+
+def import_line_refused(line: int, reason: str) -> Verdict:
+    """A line of the register's sheet the rules refused (Art. 4º; Art. 5º), with the reasons they gave."""
+    return Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line}: {reason}")
