@@ -23,8 +23,11 @@ could rewrite the triggers anyway) and databases without per-user roles keep the
 
 **What the server does for the application.**  The owner's ``SECURITY DEFINER`` functions do the
 few writes a user may not do himself: count a failed login and lock at the limit (``ALTER ROLE …
-NOLOGIN``), clear the counter on a login, clear "temporary password" after ``ALTER ROLE CURRENT_USER
-PASSWORD``, and (administrators only) create, enable, disable and re-password a user's role from
+NOLOGIN``), clear the counter on a login, set a user's new password and end "temporary password"
+in one step (``motodesk_change_own_password(verifier)``; ``motodesk_own_password_changed()`` clears
+the flag only when ``pg_authid`` shows a verifier other than the one the administrator set, whose
+digest ``role_password_marks`` keeps; a trigger on ``users`` refuses clearing one's own flag by
+writing the row), and (administrators only) create, enable, disable and re-password a user's role from
 the ``users`` row (``motodesk_sync_role``). Passwords reach the server as SCRAM verifiers computed by
 the client (libpq's ``PQencryptPasswordConn``), never in clear text.
 """
@@ -51,6 +54,9 @@ RESTRICTED_TABLES: dict[str, frozenset[Role]] = {
     "users": frozenset({Role.ADMIN}),
     "settings": frozenset({Role.ADMIN, Role.SUPERVISOR}),
 }
+#: Tables the owner's functions write and no profile does: the digest of the verifier an
+#: administrator set (a temporary password), read by nobody but the administrators' backups.
+OWNER_TABLES: dict[str, str] = {"role_password_marks": "SELECT"}
 #: The marker stored as ``users.password_hash`` of a user whose password the server checks.
 SERVER_PASSWORD = "!postgresql-scram"
 GATE = "gate"
@@ -137,13 +143,90 @@ BEGIN
   RETURN coalesce(done, false);
 END $$;
 
+CREATE OR REPLACE FUNCTION motodesk_verifier_digest(verifier text) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$
+  SELECT encode(sha256(convert_to(verifier, 'UTF8')), 'hex')
+$$;
+
+-- The session's user says he replaced his password. A temporary password ("must change") is
+-- cleared only when the role's verifier now differs from the one the administrator set (its
+-- digest kept in role_password_marks by motodesk_sync_role): read from pg_authid, which only a
+-- superuser owner may read; an owner that cannot read it refuses (fail closed) and the user
+-- goes through motodesk_change_own_password(verifier), which sets the password itself.
 CREATE OR REPLACE FUNCTION motodesk_own_password_changed() RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
-DECLARE done boolean;
+DECLARE
+  me text := motodesk_session_login();
+  temporary boolean;
+  current_verifier text;
+  mark text;
+  done boolean;
 BEGIN
+  SELECT must_change_password INTO temporary FROM users WHERE login = me AND active AND NOT locked FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  IF temporary THEN
+    BEGIN
+      SELECT rolpassword INTO current_verifier FROM pg_authid WHERE rolname = motodesk_role_prefix() || 'u_' || me;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE EXCEPTION 'permission denied: this server cannot tell whether the temporary password was changed; '
+                      'use motodesk_change_own_password(verifier)' USING ERRCODE = '42501';
+    END;
+    SELECT verifier_sha256 INTO mark FROM role_password_marks WHERE login = me;
+    IF mark IS NULL OR current_verifier IS NULL OR motodesk_verifier_digest(current_verifier) = mark THEN
+      RAISE EXCEPTION 'permission denied: the temporary password was not changed' USING ERRCODE = '42501';
+    END IF;
+    DELETE FROM role_password_marks WHERE login = me;
+  END IF;
   UPDATE users SET must_change_password = false, failed_logins = 0
-   WHERE login = motodesk_session_login() AND active AND NOT locked RETURNING true INTO done;
+   WHERE login = me AND active AND NOT locked RETURNING true INTO done;
   RETURN coalesce(done, false);
+END $$;
+
+-- The session's user replaces his own password with `verifier` (a SCRAM verifier computed by the
+-- client): the password and the end of "temporary password" are one step, so the flag cannot
+-- be cleared without a new password. The administrator's own verifier is refused.
+CREATE OR REPLACE FUNCTION motodesk_change_own_password(verifier text) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  me text := motodesk_session_login();
+  mark text;
+  done boolean;
+BEGIN
+  IF me IS NULL THEN
+    RAISE EXCEPTION 'permission denied: only a MotoDesk user''s own role changes its password'
+      USING ERRCODE = '42501';
+  END IF;
+  IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$' THEN
+    RAISE EXCEPTION 'not a SCRAM-SHA-256 verifier' USING ERRCODE = '22023';
+  END IF;
+  PERFORM 1 FROM users WHERE login = me AND active AND NOT locked FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  SELECT verifier_sha256 INTO mark FROM role_password_marks WHERE login = me;
+  IF mark IS NOT NULL AND motodesk_verifier_digest(verifier) = mark THEN
+    RAISE EXCEPTION 'permission denied: the temporary password was not changed' USING ERRCODE = '42501';
+  END IF;
+  EXECUTE format('ALTER ROLE %I PASSWORD %L', motodesk_role_prefix() || 'u_' || me, verifier);
+  DELETE FROM role_password_marks WHERE login = me;
+  UPDATE users SET must_change_password = false, failed_logins = 0
+   WHERE login = me RETURNING true INTO done;
+  RETURN coalesce(done, false);
+END $$;
+
+-- Nobody clears his own "temporary password" by writing the users row (an administrator could):
+-- only the owner's functions above do it, or the owner himself.
+CREATE OR REPLACE FUNCTION motodesk_users_guard() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+  IF OLD.must_change_password AND NOT NEW.must_change_password
+     AND OLD.login = motodesk_session_login() AND current_user = session_user THEN
+    RAISE EXCEPTION 'permission denied: a temporary password is cleared only by changing it'
+      USING ERRCODE = '42501';
+  END IF;
+  RETURN NEW;
 END $$;
 
 -- The user's role follows the users row: created when missing, member of its profile's group only,
@@ -177,6 +260,11 @@ BEGIN
   END IF;
   IF verifier IS NOT NULL THEN
     EXECUTE format('ALTER ROLE %I PASSWORD %L', r, verifier);
+    IF to_regclass('public.role_password_marks') IS NOT NULL THEN  -- the password the administrator knows
+      INSERT INTO role_password_marks (login, verifier_sha256, set_at)
+      VALUES (who, motodesk_verifier_digest(verifier), now() AT TIME ZONE 'UTC')
+      ON CONFLICT (login) DO UPDATE SET verifier_sha256 = EXCLUDED.verifier_sha256, set_at = EXCLUDED.set_at;
+    END IF;
   END IF;
   IF u.active AND NOT u.locked THEN
     EXECUTE format('ALTER ROLE %I LOGIN', r);
@@ -196,6 +284,7 @@ END $$;
 REVOKE EXECUTE ON FUNCTION motodesk_login_failed(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_login_succeeded() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_own_password_changed() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_change_own_password(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_sync_role(text, text) FROM PUBLIC;
 """.replace("@MAX@", str(MAX_FAILED_LOGINS))
 
@@ -212,6 +301,10 @@ def install_functions(conn: Any, tables: set[str]) -> None:
         conn.exec_driver_sql("DROP TRIGGER IF EXISTS access_log_author ON access_log")
         conn.exec_driver_sql("CREATE TRIGGER access_log_author BEFORE INSERT ON access_log "
                              "FOR EACH ROW EXECUTE FUNCTION motodesk_access_log_author()")
+    if "users" in tables:
+        conn.exec_driver_sql("DROP TRIGGER IF EXISTS users_temporary_password ON users")
+        conn.exec_driver_sql("CREATE TRIGGER users_temporary_password BEFORE UPDATE ON users "
+                             "FOR EACH ROW EXECUTE FUNCTION motodesk_users_guard()")
     if enabled(conn):
         grant_profiles(conn)
 
@@ -270,10 +363,13 @@ def grant_profiles(conn: Any) -> None:
         profile = Role(name)
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_login_succeeded() TO {role}")
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_own_password_changed() TO {role}")
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_change_own_password(text) TO {role}")
         if profile is Role.ADMIN:
             conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_sync_role(text, text) TO {role}")
         for table in tables:
-            conn.exec_driver_sql(f'GRANT {table_privileges(profile, table, APPEND_ONLY_TABLES)} ON "{table}" TO {role}')
+            privileges = table_privileges(profile, table, APPEND_ONLY_TABLES)
+            if privileges:
+                conn.exec_driver_sql(f'GRANT {privileges} ON "{table}" TO {role}')
         conn.exec_driver_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
 
 
@@ -282,6 +378,8 @@ def table_privileges(profile: Role, table: str, append_only: dict[str, bool]) ->
     tables but those withheld from it (:data:`PROFILE_DENIED_WRITES`, :data:`RESTRICTED_TABLES`)."""
     if table == "alembic_version":
         return "SELECT"
+    if table in OWNER_TABLES:
+        return OWNER_TABLES[table] if profile is Role.ADMIN else ""
     if table in append_only:
         return "SELECT, INSERT" if append_only[table] else "SELECT"
     if table in RESTRICTED_TABLES and profile not in RESTRICTED_TABLES[table]:

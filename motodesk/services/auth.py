@@ -350,7 +350,7 @@ def change_own_password(ctx: AppContext, current_password: str, new_password: st
 
 def _change_own_password_on_server(ctx: AppContext, current_password: str, new_password: str) -> CurrentUser:
     """Per-user roles: the server checks the current password (a new connection with it), then the
-    user's own connection sets the new one (``ALTER ROLE CURRENT_USER``, a SCRAM verifier)."""
+    user's own connection sets the new one (``motodesk_change_own_password``, a SCRAM verifier)."""
     login = ctx.user.login
     check = _connect_as(ctx, login, current_password)
     if check is None:
@@ -364,8 +364,8 @@ def _change_own_password_on_server(ctx: AppContext, current_password: str, new_p
         if role != roles.user_role(ctx.db.role_prefix, login):
             raise PermissionDeniedError("Só o próprio usuário, conectado com a sua senha, troca a própria senha.")
         verifier = roles.scram_verifier(conn, role, new_password)
-        conn.exec_driver_sql(f"ALTER ROLE CURRENT_USER PASSWORD '{verifier}'")
-        if not conn.exec_driver_sql("SELECT motodesk_own_password_changed()").scalar():
+        # The new password and the end of "temporary password" are one server step.
+        if not conn.exec_driver_sql("SELECT motodesk_change_own_password(%s)", (verifier,)).scalar():
             raise AuthenticationError(WRONG_CREDENTIALS)
         user = s.scalar(select(User).where(User.login == login))
     own.change_secret(new_password)
