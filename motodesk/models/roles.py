@@ -216,6 +216,35 @@ BEGIN
   RETURN coalesce(done, false);
 END $$;
 
+-- A backup's reference schema (services.backup_schema) is built by running the migrations in a
+-- scratch schema and rolled back. An administrator's own role may not create schemas: the owner
+-- creates one for him (CREATE granted to him on it alone), with a guard that makes COMMIT fail, so
+-- the scratch schema can only ever be rolled back.
+CREATE OR REPLACE FUNCTION motodesk_rollback_only() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  RAISE EXCEPTION 'a reference schema is never committed: roll the transaction back' USING ERRCODE = '25000';
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_reference_schema() RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  s text := 'motodesk_referencia_' || substr(md5(random()::text || clock_timestamp()::text), 1, 12);
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator backs up' USING ERRCODE = '42501';
+  END IF;
+  EXECUTE format('CREATE SCHEMA %I', s);
+  -- The guard is a temporary table of the owner's (outside every schema a backup describes).
+  EXECUTE format('CREATE TEMPORARY TABLE %I (id integer)', s || '_guarda');
+  EXECUTE format('CREATE CONSTRAINT TRIGGER guarda AFTER INSERT ON pg_temp.%I '
+                 'DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.motodesk_rollback_only()',
+                 s || '_guarda');
+  EXECUTE format('INSERT INTO pg_temp.%I VALUES (1)', s || '_guarda');
+  EXECUTE format('GRANT USAGE, CREATE ON SCHEMA %I TO %I', s, session_user);
+  RETURN s;
+END $$;
+
 -- Nobody clears his own "temporary password" by writing the users row (an administrator could):
 -- only the owner's functions above do it, or the owner himself.
 CREATE OR REPLACE FUNCTION motodesk_users_guard() RETURNS trigger
@@ -285,6 +314,7 @@ REVOKE EXECUTE ON FUNCTION motodesk_login_failed(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_login_succeeded() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_own_password_changed() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_change_own_password(text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_reference_schema() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_sync_role(text, text) FROM PUBLIC;
 """.replace("@MAX@", str(MAX_FAILED_LOGINS))
 
@@ -305,7 +335,8 @@ def install_functions(conn: Any, tables: set[str]) -> None:
         conn.exec_driver_sql("DROP TRIGGER IF EXISTS users_temporary_password ON users")
         conn.exec_driver_sql("CREATE TRIGGER users_temporary_password BEFORE UPDATE ON users "
                              "FOR EACH ROW EXECUTE FUNCTION motodesk_users_guard()")
-    if enabled(conn):
+    # Not in a backup's scratch schema (services.backup_schema): the grants are the live schema's.
+    if enabled(conn) and conn.exec_driver_sql("SELECT current_schema()").scalar() == "public":
         grant_profiles(conn)
 
 
@@ -366,6 +397,7 @@ def grant_profiles(conn: Any) -> None:
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_change_own_password(text) TO {role}")
         if profile is Role.ADMIN:
             conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_sync_role(text, text) TO {role}")
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_reference_schema() TO {role}")
         for table in tables:
             privileges = table_privileges(profile, table, APPEND_ONLY_TABLES)
             if privileges:
