@@ -48,6 +48,12 @@ PROFILE_DENIED_WRITES: dict[Role, frozenset[str]] = {
     Role.SUPERVISOR: frozenset(),
     Role.ADMIN: frozenset(),
 }
+#: Narrower rights of a profile on one table: permits are issued (INSERT) by supervisors only
+#: (services.permits.issue); a clerk still updates them (cancel, renewal, badge copies, the calendar).
+PROFILE_TABLE_PRIVILEGES: dict[tuple[Role, str], str] = {
+    (Role.CLERK, "permits"): "SELECT, UPDATE",
+    (Role.INSPECTOR, "permits"): "SELECT, UPDATE",
+}
 #: Tables only some profiles write: ``users`` is the administrators'; ``settings`` the
 #: administrators' and supervisors' (law settings and the card-serial switch, services.settings).
 RESTRICTED_TABLES: dict[str, frozenset[Role]] = {
@@ -114,8 +120,9 @@ $$;
 CREATE OR REPLACE FUNCTION motodesk_access_log_author() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
 BEGIN
-  IF NOT motodesk_setting_trusted() THEN
+  IF NOT motodesk_setting_trusted() THEN  -- who and when are the server's, never the session's
     NEW.user_login := left(motodesk_actor(), 64);
+    NEW.at := now() AT TIME ZONE 'UTC';
   END IF;
   RETURN NEW;
 END $$;
@@ -418,6 +425,8 @@ def table_privileges(profile: Role, table: str, append_only: dict[str, bool]) ->
         return "SELECT"
     if table in PROFILE_DENIED_WRITES[profile]:
         return "SELECT"
+    if (profile, table) in PROFILE_TABLE_PRIVILEGES:
+        return PROFILE_TABLE_PRIVILEGES[profile, table]
     return "SELECT, INSERT, UPDATE, DELETE"
 
 
