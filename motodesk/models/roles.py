@@ -48,10 +48,12 @@ PROFILE_DENIED_WRITES: dict[Role, frozenset[str]] = {
     Role.SUPERVISOR: frozenset(),
     Role.ADMIN: frozenset(),
 }
-#: Narrower rights of a profile on one table: permits are issued (INSERT) by supervisors only
-#: (services.permits.issue); a clerk still updates them (cancel, renewal, badge copies, the calendar).
+#: Narrower rights of a profile on one table. Nobody deletes a permit; an inspector never adds one.
+#: A clerk adds permits only through the register import (services.imports, IMPORTERS: clerk and
+#: supervisor, as the README says), which the server cannot tell from a permit added by hand: the
+#: grant is the import's, and the trail names the clerk's own role for either.
 PROFILE_TABLE_PRIVILEGES: dict[tuple[Role, str], str] = {
-    (Role.CLERK, "permits"): "SELECT, UPDATE",
+    (Role.CLERK, "permits"): "SELECT, INSERT, UPDATE",
     (Role.INSPECTOR, "permits"): "SELECT, UPDATE",
 }
 #: Tables only some profiles write: ``users`` is the administrators'; ``settings`` the
@@ -60,9 +62,9 @@ RESTRICTED_TABLES: dict[str, frozenset[Role]] = {
     "users": frozenset({Role.ADMIN}),
     "settings": frozenset({Role.ADMIN, Role.SUPERVISOR}),
 }
-#: Tables the owner's functions write and no profile does: the digest of the verifier an
-#: administrator set (a temporary password), read by nobody but the administrators' backups.
-OWNER_TABLES: dict[str, str] = {"role_password_marks": "SELECT"}
+#: Tables only the owner's functions read and write (no profile has any privilege): the digest of
+#: the verifier an administrator set (a temporary password). Backups leave it out.
+OWNER_TABLES: frozenset[str] = frozenset({"role_password_marks"})
 #: The marker stored as ``users.password_hash`` of a user whose password the server checks.
 SERVER_PASSWORD = "!postgresql-scram"
 GATE = "gate"
@@ -252,6 +254,24 @@ BEGIN
   RETURN s;
 END $$;
 
+-- LGPD retention (services.retention, administrators): the one audit row per anonymised person
+-- saying why. Nobody inserts audit rows himself; this writes exactly that row, for people that
+-- exist, naming the session's own login, at the server's time.
+CREATE OR REPLACE FUNCTION motodesk_audit_anonymisation(person_ids bigint[], reason text) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE n integer;
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator anonymises' USING ERRCODE = '42501';
+  END IF;
+  INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes)
+  SELECT now() AT TIME ZONE 'UTC', left(motodesk_actor(), 64), 'people', p.id::text, 'update',
+         format('{"anonimizacao": [null, %s]}', to_json(reason)::text)
+    FROM people p WHERE p.id = ANY(person_ids) ORDER BY p.id;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END $$;
+
 -- Nobody clears his own "temporary password" by writing the users row (an administrator could):
 -- only the owner's functions above do it, or the owner himself.
 CREATE OR REPLACE FUNCTION motodesk_users_guard() RETURNS trigger
@@ -322,6 +342,7 @@ REVOKE EXECUTE ON FUNCTION motodesk_login_succeeded() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_own_password_changed() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_change_own_password(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_reference_schema() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_audit_anonymisation(bigint[], text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_sync_role(text, text) FROM PUBLIC;
 """.replace("@MAX@", str(MAX_FAILED_LOGINS))
 
@@ -405,6 +426,7 @@ def grant_profiles(conn: Any) -> None:
         if profile is Role.ADMIN:
             conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_sync_role(text, text) TO {role}")
             conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_reference_schema() TO {role}")
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_audit_anonymisation(bigint[], text) TO {role}")
         for table in tables:
             privileges = table_privileges(profile, table, APPEND_ONLY_TABLES)
             if privileges:
@@ -418,7 +440,7 @@ def table_privileges(profile: Role, table: str, append_only: dict[str, bool]) ->
     if table == "alembic_version":
         return "SELECT"
     if table in OWNER_TABLES:
-        return OWNER_TABLES[table] if profile is Role.ADMIN else ""
+        return ""
     if table in append_only:
         return "SELECT, INSERT" if append_only[table] else "SELECT"
     if table in RESTRICTED_TABLES and profile not in RESTRICTED_TABLES[table]:

@@ -175,7 +175,7 @@ PERMIT_INSERT = ("INSERT INTO permits (number, service_type, year, seq, person_i
 AUDIT_INSERT = ("INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes) "
                 "VALUES (now(), 'chefe', 'permits', '1', 'insert', '{}')")
 REFUSED: list[tuple[Role, str]] = [
-    (Role.CLERK, PERMIT_INSERT),
+    (Role.CLERK, "DELETE FROM permits"),
     (Role.CLERK, "INSERT INTO decisions (id) VALUES (1)"),
     (Role.CLERK, "UPDATE settings SET value = value"),
     (Role.CLERK, "UPDATE users SET role = 'admin'"),
@@ -191,7 +191,7 @@ REFUSED: list[tuple[Role, str]] = [
         "UPDATE access_log SET user_login = 'outro'", "DELETE FROM access_log",
         "UPDATE audit_checkpoints SET reason = 'x'", "DELETE FROM audit_checkpoints",
         "TRUNCATE access_log", "CREATE TABLE planta (id integer)", "ALTER TABLE people DISABLE TRIGGER ALL",
-        "SELECT * FROM role_password_marks" if role is not Role.ADMIN else "DELETE FROM role_password_marks")],
+        "SELECT * FROM role_password_marks", "DELETE FROM role_password_marks")],
 ]
 
 

@@ -10,7 +10,7 @@ set (a reset or a new user's temporary password): ``motodesk_sync_role`` writes 
 now differs from it. ``motodesk_change_own_password(verifier)`` sets the new password and clears
 the flag in one step (the application's way: it works for an owner that cannot read
 ``pg_authid``), and a trigger on ``users`` refuses a user clearing his own flag by writing the row.
-No profile reads or writes the marks but the administrators' backups (SELECT). SQLite: nothing
+No profile reads or writes the marks, and backups leave them out (roles are the server's). SQLite: nothing
 (one workstation, no server roles).
 """
 
