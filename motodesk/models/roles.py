@@ -254,6 +254,36 @@ BEGIN
   RETURN s;
 END $$;
 
+-- The first administrator of a database with per-user roles, from a workstation that has only its
+-- pre-login role (the set-up wizard, `create-user` through the workstation's URL): refused as soon
+-- as any user exists (the users table locked while that is checked). The owner creates the role,
+-- which is why the database owner needs CREATEROLE, given once by the DBA.
+CREATE OR REPLACE FUNCTION motodesk_has_users() RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+  SELECT EXISTS (SELECT 1 FROM users)
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_create_first_admin(who text, full_name text, verifier text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE;
+  IF EXISTS (SELECT 1 FROM users) THEN
+    RAISE EXCEPTION 'permission denied: the database already has users' USING ERRCODE = '42501';
+  END IF;
+  IF who IS NULL OR who !~ '^[a-z0-9][a-z0-9._-]{1,31}$' OR full_name IS NULL OR length(btrim(full_name)) = 0
+     OR length(full_name) > 200 THEN
+    RAISE EXCEPTION 'invalid login or name' USING ERRCODE = '22023';
+  END IF;
+  IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$' THEN
+    RAISE EXCEPTION 'not a SCRAM-SHA-256 verifier' USING ERRCODE = '22023';
+  END IF;
+  INSERT INTO users (login, full_name, role, password_hash, failed_logins, locked, active, must_change_password,
+                     version, created_at, updated_at)
+  VALUES (who, full_name, 'admin', '@SERVER_PASSWORD@', 0, false, true, false, 1,
+          now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC');
+  PERFORM motodesk_apply_role(who, verifier);
+END $$;
+
 -- LGPD retention (services.retention, administrators): the one audit row per anonymised person
 -- saying why. Nobody inserts audit rows himself; this writes exactly that row, for people that
 -- exist, naming the session's own login, at the server's time.
@@ -289,15 +319,22 @@ END $$;
 -- LOGIN while active and not locked; `verifier` (a SCRAM verifier, or NULL) becomes its password.
 CREATE OR REPLACE FUNCTION motodesk_sync_role(who text, verifier text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator manages users' USING ERRCODE = '42501';
+  END IF;
+  PERFORM motodesk_apply_role(who, verifier);
+END $$;
+
+-- motodesk_sync_role's work, for the owner's functions only (no EXECUTE granted to anyone).
+CREATE OR REPLACE FUNCTION motodesk_apply_role(who text, verifier text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
   p text := motodesk_role_prefix();
   r text := motodesk_role_prefix() || 'u_' || who;
   u record;
   g text;
 BEGIN
-  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, p || 'admin')) THEN
-    RAISE EXCEPTION 'permission denied: only an administrator manages users' USING ERRCODE = '42501';
-  END IF;
   SELECT login, role, active, locked INTO u FROM users WHERE login = who;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'no MotoDesk user %', who USING ERRCODE = 'P0002';
@@ -344,7 +381,10 @@ REVOKE EXECUTE ON FUNCTION motodesk_change_own_password(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_reference_schema() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_audit_anonymisation(bigint[], text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_sync_role(text, text) FROM PUBLIC;
-""".replace("@MAX@", str(MAX_FAILED_LOGINS))
+REVOKE EXECUTE ON FUNCTION motodesk_apply_role(text, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_has_users() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_create_first_admin(text, text, text) FROM PUBLIC;
+""".replace("@MAX@", str(MAX_FAILED_LOGINS)).replace("@SERVER_PASSWORD@", SERVER_PASSWORD)
 
 
 def install_functions(conn: Any, tables: set[str]) -> None:
@@ -415,7 +455,9 @@ def grant_profiles(conn: Any) -> None:
         conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
         conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_login_failed(text) TO {role}")
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_has_users() TO {role}")
         if name == GATE:
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_create_first_admin(text, text, text) TO {role}")
             if "alembic_version" in tables:
                 conn.exec_driver_sql(f"GRANT SELECT ON alembic_version TO {role}")
             continue
