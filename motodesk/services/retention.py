@@ -49,8 +49,8 @@ from motodesk.models import (
     Photo,
     TenderCandidate,
     Vehicle,
+    roles,
 )
-from motodesk.models import roles
 from motodesk.models.audit import redact_values
 from motodesk.models.base import utcnow
 from motodesk.rules.common import PermitState, Role

@@ -220,3 +220,13 @@ def test_an_access_log_row_written_by_hand_carries_the_servers_author_and_time(s
         now = conn.exec_driver_sql("SELECT now() AT TIME ZONE 'UTC'").scalar()
     assert who == LOGINS[profile]
     assert abs((now - at).total_seconds()) < 120  # not the back-dated time the session gave
+
+
+@pytest.mark.parametrize("profile", list(Role), ids=lambda r: r.value)
+def test_no_profile_reads_a_badge_private_key_from_the_database(staff: Staff, profile: Role) -> None:
+    """Issue 25, item 2: the database keeps public keys only (the site registered a printing station)."""
+    with staff.raw(profile) as conn:
+        keys = dict(conn.execute("SELECT key, value FROM settings WHERE key LIKE 'badge%%'").fetchall())
+        assert keys, "the badges' public key is in settings"
+        assert not any("PRIVATE" in value for value in keys.values())
+        assert conn.execute("SELECT count(*) FROM settings WHERE value LIKE '%%PRIVATE KEY%%'").fetchone() == (0,)

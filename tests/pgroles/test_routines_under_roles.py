@@ -88,10 +88,9 @@ def test_the_register_import_runs_as_the_clerks_own_role(roles_site: RolesSite, 
 
 
 def test_retention_runs_as_the_administrators_own_role(roles_site: RolesSite, admin: Any) -> None:
+    from motodesk.models import Attachment, Person, Photo
     from tests.faults.test_lgpd_retention import LONG_AGO, _permit, _person
     from tests.tests_helpers import existing_register
-
-    from motodesk.models import Attachment, Person, Photo
 
     with roles_site.owner.write() as s:
         existing_register(s)
