@@ -303,6 +303,8 @@ GUARANTEES += [
      "25.1 LGPD anonymisation by an administrator's own role", "survived"),
     (f"{FIRST_ADMIN}::test_the_wizards_step_creates_the_first_administrator_as_his_own_role",
      "25.1 first administrator from the pre-login role (wizard step); a second refused", "survived"),
+    (f"{FIRST_ADMIN}::test_the_set_up_wizard_creates_the_first_administrator_through_the_pre_login_role",
+     "25.1 the set-up wizard's first administrator on a new per-user-roles installation", "survived"),
     (f"{FIRST_ADMIN}::test_create_user_through_the_workstations_url_makes_the_first_administrator",
      "25.1 `create-user` through the workstation's URL on a new installation", "survived"),
 ]

@@ -104,3 +104,47 @@ def test_create_user_through_the_workstations_url_makes_the_first_administrator(
             "admin", False)
     again = _cli("create-user", "outro", "--role", "admin", "--database", gate_url, stdin="outro-senha-123\n")
     assert again.returncode == 1 and "--user" in again.stderr, again.stderr  # then an administrator logs in
+
+
+def test_the_set_up_wizard_creates_the_first_administrator_through_the_pre_login_role(
+        qtbot: Any, fresh: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QWizard
+
+    import motodesk.ui.wizard as wizard_module
+    from motodesk.ui.app import create_application
+    from motodesk.ui.guard import Answer
+    from motodesk.ui.wizard import FirstRunWizard
+
+    name, gate_url = fresh
+    create_application()
+    monkeypatch.setattr(wizard_module, "ask_unsaved", lambda *a, **k: Answer.DISCARD)
+    gate_db = Database.open(gate_url)
+    gate = AppContext(gate_db)
+    opened: list[Database] = []
+    try:
+        assert auth.count_users(gate) == 0  # what open_configured_context asks before the wizard
+        wizard = FirstRunWizard(ctx=gate)
+        qtbot.addWidget(wizard)
+        wizard.show()
+        qtbot.waitExposed(wizard)
+        assert wizard.currentId() == FirstRunWizard.PAGE_ADMIN and wizard.admin_page.form_widget.isVisible()
+        page = wizard.admin_page
+        for field in (page.full_name, page.login, page.password, page.repeat):
+            field.clear()
+        page.full_name.insert("Rita de Cássia Nogueira")
+        qtbot.keyClicks(page.login, "rita")
+        qtbot.keyClicks(page.password, "senha-do-admin")
+        qtbot.keyClicks(page.repeat, "senha-do-admin")
+        qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton), Qt.MouseButton.LeftButton)
+        assert wizard.result() == QWizard.DialogCode.Accepted, page.message.text()
+        assert wizard.admin_login == "rita"
+        rita = auth.authenticate(gate, "rita", "senha-do-admin")
+        assert rita.role is Role.ADMIN and rita.database is not None
+        opened.append(rita.database)
+        with rita.database.engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT session_user").scalar() == f"md_{name}_u_rita"
+    finally:
+        for db in opened:
+            db.dispose()
+        gate_db.dispose()
