@@ -28,8 +28,12 @@ in one step (``motodesk_change_own_password(verifier)``; ``motodesk_own_password
 the flag only when ``pg_authid`` shows a verifier other than the one the administrator set, whose
 digest ``role_password_marks`` keeps; a trigger on ``users`` refuses clearing one's own flag by
 writing the row), and (administrators only) create, enable, disable and re-password a user's role from
-the ``users`` row (``motodesk_sync_role``). Passwords reach the server as SCRAM verifiers computed by
-the client (libpq's ``PQencryptPasswordConn``), never in clear text.
+the ``users`` row (``motodesk_sync_role``), give a backup's reference schema a scratch schema that
+can only be rolled back (``motodesk_reference_schema``), and write anonymisation's "why" audit rows
+(``motodesk_audit_anonymisation``); from the pre-login role, create the first administrator of a
+database without users (``motodesk_create_first_admin``, which is what the owner's CREATEROLE is
+for). Passwords reach the server as SCRAM verifiers computed by the client (libpq's
+``PQencryptPasswordConn``), never in clear text.
 """
 
 from __future__ import annotations
