@@ -259,6 +259,56 @@ GUARANTEES += [
 ]
 
 
+# Issue 25, item 1 closed (and its list of attacks, one row each): the temporary password, every
+# profile's work and refusals, backups/routines/first administrator under the users' own roles.
+TEMP = "tests/pgroles/test_temporary_password.py"
+WORKFLOWS = "tests/pgroles/test_profile_workflows.py"
+ADMIN_BACKUP = "tests/pgroles/test_admin_backup.py"
+ROUTINES = "tests/pgroles/test_routines_under_roles.py"
+FIRST_ADMIN = "tests/pgroles/test_first_admin.py"
+GUARANTEES += [
+    (f"{PGROLES}::test_only_an_administrators_session_redacts_values",
+     "25.1 motodesk.redact=on: obeyed only in an administrator's own session", "refused"),
+    (f"{WORKFLOWS}::test_an_access_log_row_written_by_hand_carries_the_servers_author_and_time",
+     "25.1 access_log INSERT naming chefe, back-dated to 2001, by each profile: real author, server time",
+     "refused"),
+    (f"{WORKFLOWS}::test_no_profile_reads_a_badge_private_key_from_the_database",
+     "25.2 key read: each profile's role searches settings for a private key", "refused"),
+    (f"{TEMP}::test_saying_the_password_changed_without_changing_it_is_refused_and_the_flag_stays",
+     "25.1 temp-password flag: motodesk_own_password_changed() without a new password (new user, reset)",
+     "refused"),
+    (f"{TEMP}::test_after_alter_role_password_the_server_clears_the_flag",
+     "25.1 temp-password flag: ALTER ROLE … PASSWORD, then the function clears it", "survived"),
+    (f"{TEMP}::test_a_user_cannot_write_the_flag_nor_the_marks",
+     "25.1 temp-password flag: UPDATE users / role_password_marks by the user", "refused"),
+    (f"{TEMP}::test_an_administrator_with_a_temporary_password_cannot_clear_his_own_flag",
+     "25.1 temp-password flag: an administrator's own UPDATE, the set verifier re-sent, a self reset", "refused"),
+    (f"{TEMP}::test_the_application_changes_the_password_and_ends_the_flag_in_one_server_step",
+     "25.1 temp-password flag: the program's change (one server step); a clear-text password refused",
+     "survived"),
+    (f"{WORKFLOWS}::test_each_profiles_typical_work_succeeds_under_its_own_role_and_names_it",
+     "25.1 each profile's typical work under its own role (clerk, inspector, supervisor, admin)", "survived"),
+    (f"{WORKFLOWS}::test_what_a_profile_may_not_do_the_server_refuses",
+     "25.1 out-of-profile SQL per profile (permits, decisions, settings, users, roles, trail, access log, "
+     "checkpoints, DDL): permission denied", "refused"),
+    (f"{ADMIN_BACKUP}::test_an_administrators_own_role_backs_up_and_the_copy_restores",
+     "25.1 PostgreSQL backup by an administrator's own role (no CREATE on the database), restored", "survived"),
+    (f"{ADMIN_BACKUP}::test_the_scratch_schema_given_to_an_administrator_can_never_be_committed",
+     "25.1 the backup's scratch schema committed by hand", "refused"),
+    (f"{ROUTINES}::test_daily_from_the_command_line_runs_as_the_clerks_own_role",
+     "25.1 `daily` by a clerk through the pre-login role: suspension lifted, term ended, checkpoint", "survived"),
+    (f"{ROUTINES}::test_the_register_import_runs_as_the_clerks_own_role",
+     "25.1 the register import by a clerk's own role", "survived"),
+    (f"{ROUTINES}::test_retention_runs_as_the_administrators_own_role",
+     "25.1 LGPD anonymisation by an administrator's own role", "survived"),
+    (f"{FIRST_ADMIN}::test_the_wizards_step_creates_the_first_administrator_as_his_own_role",
+     "25.1 first administrator from the pre-login role (wizard step); a second refused", "survived"),
+    (f"{FIRST_ADMIN}::test_the_set_up_wizard_creates_the_first_administrator_through_the_pre_login_role",
+     "25.1 the set-up wizard's first administrator on a new per-user-roles installation", "survived"),
+    (f"{FIRST_ADMIN}::test_create_user_through_the_workstations_url_makes_the_first_administrator",
+     "25.1 `create-user` through the workstation's URL on a new installation", "survived"),
+]
+
 # Issue 31: one guarded reader for every spreadsheet, one name cleaner for every path.
 GUARD = "tests/faults/test_spreadsheet_guard.py"
 GUARANTEES += [

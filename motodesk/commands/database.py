@@ -137,8 +137,9 @@ def cmd_create_user(args: argparse.Namespace) -> int:
 
     ctx = open_context(args, authenticate=False)
     # A workstation's pre-login role (per-user roles) reads no users: there, an administrator logs in.
+    # The first administrator is the exception: the owner's function creates him (and his role).
     through_gate = not ctx.db.is_sqlite and ctx.db.is_gate
-    if not through_gate and count_users(ctx) == 0:
+    if count_users(ctx) == 0 and (not through_gate or not args.user):
         if args.role != Role.ADMIN.value:
             raise InvalidInputError("O banco ainda não tem usuários: o primeiro deve ser um administrador "
                                     "(--role admin), que depois cria os demais.", {"role": "Use admin."})

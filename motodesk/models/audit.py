@@ -639,7 +639,9 @@ def install_guards(conn: Connection) -> None:
     Idempotent; run by the migration that introduced them and after every upgrade to the head, so a
     table added by a later migration is audited, and an append-only one guarded, without more code.
     """
-    tables = set(inspect(conn).get_table_names())
+    # The tables of the schema being built (a backup's scratch schema too), not the default one's.
+    schema = conn.exec_driver_sql("SELECT current_schema()").scalar() if conn.dialect.name == "postgresql" else None
+    tables = set(inspect(conn).get_table_names(schema=schema))
     if "audit_events" not in tables:
         return
     if conn.dialect.name == "postgresql":

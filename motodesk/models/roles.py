@@ -23,10 +23,17 @@ could rewrite the triggers anyway) and databases without per-user roles keep the
 
 **What the server does for the application.**  The owner's ``SECURITY DEFINER`` functions do the
 few writes a user may not do himself: count a failed login and lock at the limit (``ALTER ROLE …
-NOLOGIN``), clear the counter on a login, clear "temporary password" after ``ALTER ROLE CURRENT_USER
-PASSWORD``, and (administrators only) create, enable, disable and re-password a user's role from
-the ``users`` row (``motodesk_sync_role``). Passwords reach the server as SCRAM verifiers computed by
-the client (libpq's ``PQencryptPasswordConn``), never in clear text.
+NOLOGIN``), clear the counter on a login, set a user's new password and end "temporary password"
+in one step (``motodesk_change_own_password(verifier)``; ``motodesk_own_password_changed()`` clears
+the flag only when ``pg_authid`` shows a verifier other than the one the administrator set, whose
+digest ``role_password_marks`` keeps; a trigger on ``users`` refuses clearing one's own flag by
+writing the row), and (administrators only) create, enable, disable and re-password a user's role from
+the ``users`` row (``motodesk_sync_role``), give a backup's reference schema a scratch schema that
+can only be rolled back (``motodesk_reference_schema``), and write anonymisation's "why" audit rows
+(``motodesk_audit_anonymisation``); from the pre-login role, create the first administrator of a
+database without users (``motodesk_create_first_admin``, which is what the owner's CREATEROLE is
+for). Passwords reach the server as SCRAM verifiers computed by the client (libpq's
+``PQencryptPasswordConn``), never in clear text.
 """
 
 from __future__ import annotations
@@ -45,12 +52,23 @@ PROFILE_DENIED_WRITES: dict[Role, frozenset[str]] = {
     Role.SUPERVISOR: frozenset(),
     Role.ADMIN: frozenset(),
 }
+#: Narrower rights of a profile on one table. Nobody deletes a permit; an inspector never adds one.
+#: A clerk adds permits only through the register import (services.imports, IMPORTERS: clerk and
+#: supervisor, as the README says), which the server cannot tell from a permit added by hand: the
+#: grant is the import's, and the trail names the clerk's own role for either.
+PROFILE_TABLE_PRIVILEGES: dict[tuple[Role, str], str] = {
+    (Role.CLERK, "permits"): "SELECT, INSERT, UPDATE",
+    (Role.INSPECTOR, "permits"): "SELECT, UPDATE",
+}
 #: Tables only some profiles write: ``users`` is the administrators'; ``settings`` the
 #: administrators' and supervisors' (law settings and the card-serial switch, services.settings).
 RESTRICTED_TABLES: dict[str, frozenset[Role]] = {
     "users": frozenset({Role.ADMIN}),
     "settings": frozenset({Role.ADMIN, Role.SUPERVISOR}),
 }
+#: Tables only the owner's functions read and write (no profile has any privilege): the digest of
+#: the verifier an administrator set (a temporary password). Backups leave it out.
+OWNER_TABLES: frozenset[str] = frozenset({"role_password_marks"})
 #: The marker stored as ``users.password_hash`` of a user whose password the server checks.
 SERVER_PASSWORD = "!postgresql-scram"
 GATE = "gate"
@@ -108,8 +126,9 @@ $$;
 CREATE OR REPLACE FUNCTION motodesk_access_log_author() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
 BEGIN
-  IF NOT motodesk_setting_trusted() THEN
+  IF NOT motodesk_setting_trusted() THEN  -- who and when are the server's, never the session's
     NEW.user_login := left(motodesk_actor(), 64);
+    NEW.at := now() AT TIME ZONE 'UTC';
   END IF;
   RETURN NEW;
 END $$;
@@ -137,18 +156,182 @@ BEGIN
   RETURN coalesce(done, false);
 END $$;
 
+CREATE OR REPLACE FUNCTION motodesk_verifier_digest(verifier text) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$
+  SELECT encode(sha256(convert_to(verifier, 'UTF8')), 'hex')
+$$;
+
+-- The session's user says he replaced his password. A temporary password ("must change") is
+-- cleared only when the role's verifier now differs from the one the administrator set (its
+-- digest kept in role_password_marks by motodesk_sync_role): read from pg_authid, which only a
+-- superuser owner may read; an owner that cannot read it refuses (fail closed) and the user
+-- goes through motodesk_change_own_password(verifier), which sets the password itself.
 CREATE OR REPLACE FUNCTION motodesk_own_password_changed() RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
-DECLARE done boolean;
+DECLARE
+  me text := motodesk_session_login();
+  temporary boolean;
+  current_verifier text;
+  mark text;
+  done boolean;
 BEGIN
+  SELECT must_change_password INTO temporary FROM users WHERE login = me AND active AND NOT locked FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  IF temporary THEN
+    BEGIN
+      SELECT rolpassword INTO current_verifier FROM pg_authid WHERE rolname = motodesk_role_prefix() || 'u_' || me;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE EXCEPTION 'permission denied: this server cannot tell whether the temporary password was changed; '
+                      'use motodesk_change_own_password(verifier)' USING ERRCODE = '42501';
+    END;
+    SELECT verifier_sha256 INTO mark FROM role_password_marks WHERE login = me;
+    IF mark IS NULL OR current_verifier IS NULL OR motodesk_verifier_digest(current_verifier) = mark THEN
+      RAISE EXCEPTION 'permission denied: the temporary password was not changed' USING ERRCODE = '42501';
+    END IF;
+    DELETE FROM role_password_marks WHERE login = me;
+  END IF;
   UPDATE users SET must_change_password = false, failed_logins = 0
-   WHERE login = motodesk_session_login() AND active AND NOT locked RETURNING true INTO done;
+   WHERE login = me AND active AND NOT locked RETURNING true INTO done;
   RETURN coalesce(done, false);
+END $$;
+
+-- The session's user replaces his own password with `verifier` (a SCRAM verifier computed by the
+-- client): the password and the end of "temporary password" are one step, so the flag cannot
+-- be cleared without a new password. The administrator's own verifier is refused.
+CREATE OR REPLACE FUNCTION motodesk_change_own_password(verifier text) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  me text := motodesk_session_login();
+  mark text;
+  done boolean;
+BEGIN
+  IF me IS NULL THEN
+    RAISE EXCEPTION 'permission denied: only a MotoDesk user''s own role changes its password'
+      USING ERRCODE = '42501';
+  END IF;
+  IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$' THEN
+    RAISE EXCEPTION 'not a SCRAM-SHA-256 verifier' USING ERRCODE = '22023';
+  END IF;
+  PERFORM 1 FROM users WHERE login = me AND active AND NOT locked FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  SELECT verifier_sha256 INTO mark FROM role_password_marks WHERE login = me;
+  IF mark IS NOT NULL AND motodesk_verifier_digest(verifier) = mark THEN
+    RAISE EXCEPTION 'permission denied: the temporary password was not changed' USING ERRCODE = '42501';
+  END IF;
+  EXECUTE format('ALTER ROLE %I PASSWORD %L', motodesk_role_prefix() || 'u_' || me, verifier);
+  DELETE FROM role_password_marks WHERE login = me;
+  UPDATE users SET must_change_password = false, failed_logins = 0
+   WHERE login = me RETURNING true INTO done;
+  RETURN coalesce(done, false);
+END $$;
+
+-- A backup's reference schema (services.backup_schema) is built by running the migrations in a
+-- scratch schema and rolled back. An administrator's own role may not create schemas: the owner
+-- creates one for him (CREATE granted to him on it alone), with a guard that makes COMMIT fail, so
+-- the scratch schema can only ever be rolled back.
+CREATE OR REPLACE FUNCTION motodesk_rollback_only() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+BEGIN
+  RAISE EXCEPTION 'a reference schema is never committed: roll the transaction back' USING ERRCODE = '25000';
+END $$;
+
+CREATE OR REPLACE FUNCTION motodesk_reference_schema() RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE
+  s text := 'motodesk_referencia_' || substr(md5(random()::text || clock_timestamp()::text), 1, 12);
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator backs up' USING ERRCODE = '42501';
+  END IF;
+  EXECUTE format('CREATE SCHEMA %I', s);
+  -- The guard is a temporary table of the owner's (outside every schema a backup describes).
+  EXECUTE format('CREATE TEMPORARY TABLE %I (id integer)', s || '_guarda');
+  EXECUTE format('CREATE CONSTRAINT TRIGGER guarda AFTER INSERT ON pg_temp.%I '
+                 'DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.motodesk_rollback_only()',
+                 s || '_guarda');
+  EXECUTE format('INSERT INTO pg_temp.%I VALUES (1)', s || '_guarda');
+  EXECUTE format('GRANT USAGE, CREATE ON SCHEMA %I TO %I', s, session_user);
+  RETURN s;
+END $$;
+
+-- The first administrator of a database with per-user roles, from a workstation that has only its
+-- pre-login role (the set-up wizard, `create-user` through the workstation's URL): refused as soon
+-- as any user exists (the users table locked while that is checked). The owner creates the role,
+-- which is why the database owner needs CREATEROLE, given once by the DBA.
+CREATE OR REPLACE FUNCTION motodesk_has_users() RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+  SELECT EXISTS (SELECT 1 FROM users)
+$$;
+
+CREATE OR REPLACE FUNCTION motodesk_create_first_admin(who text, full_name text, verifier text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE;
+  IF EXISTS (SELECT 1 FROM users) THEN
+    RAISE EXCEPTION 'permission denied: the database already has users' USING ERRCODE = '42501';
+  END IF;
+  IF who IS NULL OR who !~ '^[a-z0-9][a-z0-9._-]{1,31}$' OR full_name IS NULL OR length(btrim(full_name)) = 0
+     OR length(full_name) > 200 THEN
+    RAISE EXCEPTION 'invalid login or name' USING ERRCODE = '22023';
+  END IF;
+  IF verifier IS NULL OR verifier !~ '^SCRAM-SHA-256\$[0-9]+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$' THEN
+    RAISE EXCEPTION 'not a SCRAM-SHA-256 verifier' USING ERRCODE = '22023';
+  END IF;
+  INSERT INTO users (login, full_name, role, password_hash, failed_logins, locked, active, must_change_password,
+                     version, created_at, updated_at)
+  VALUES (who, full_name, 'admin', '@SERVER_PASSWORD@', 0, false, true, false, 1,
+          now() AT TIME ZONE 'UTC', now() AT TIME ZONE 'UTC');
+  PERFORM motodesk_apply_role(who, verifier);
+END $$;
+
+-- LGPD retention (services.retention, administrators): the one audit row per anonymised person
+-- saying why. Nobody inserts audit rows himself; this writes exactly that row, for people that
+-- exist, naming the session's own login, at the server's time.
+CREATE OR REPLACE FUNCTION motodesk_audit_anonymisation(person_ids bigint[], reason text) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+DECLARE n integer;
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator anonymises' USING ERRCODE = '42501';
+  END IF;
+  INSERT INTO audit_events (at, user_login, table_name, row_key, action, changes)
+  SELECT now() AT TIME ZONE 'UTC', left(motodesk_actor(), 64), 'people', p.id::text, 'update',
+         format('{"anonimizacao": [null, %s]}', to_json(reason)::text)
+    FROM people p WHERE p.id = ANY(person_ids) ORDER BY p.id;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END $$;
+
+-- Nobody clears his own "temporary password" by writing the users row (an administrator could):
+-- only the owner's functions above do it, or the owner himself.
+CREATE OR REPLACE FUNCTION motodesk_users_guard() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+BEGIN
+  IF OLD.must_change_password AND NOT NEW.must_change_password
+     AND OLD.login = motodesk_session_login() AND current_user = session_user THEN
+    RAISE EXCEPTION 'permission denied: a temporary password is cleared only by changing it'
+      USING ERRCODE = '42501';
+  END IF;
+  RETURN NEW;
 END $$;
 
 -- The user's role follows the users row: created when missing, member of its profile's group only,
 -- LOGIN while active and not locked; `verifier` (a SCRAM verifier, or NULL) becomes its password.
 CREATE OR REPLACE FUNCTION motodesk_sync_role(who text, verifier text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
+    RAISE EXCEPTION 'permission denied: only an administrator manages users' USING ERRCODE = '42501';
+  END IF;
+  PERFORM motodesk_apply_role(who, verifier);
+END $$;
+
+-- motodesk_sync_role's work, for the owner's functions only (no EXECUTE granted to anyone).
+CREATE OR REPLACE FUNCTION motodesk_apply_role(who text, verifier text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 DECLARE
   p text := motodesk_role_prefix();
@@ -156,9 +339,6 @@ DECLARE
   u record;
   g text;
 BEGIN
-  IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, p || 'admin')) THEN
-    RAISE EXCEPTION 'permission denied: only an administrator manages users' USING ERRCODE = '42501';
-  END IF;
   SELECT login, role, active, locked INTO u FROM users WHERE login = who;
   IF NOT FOUND THEN
     RAISE EXCEPTION 'no MotoDesk user %', who USING ERRCODE = 'P0002';
@@ -177,6 +357,11 @@ BEGIN
   END IF;
   IF verifier IS NOT NULL THEN
     EXECUTE format('ALTER ROLE %I PASSWORD %L', r, verifier);
+    IF to_regclass('public.role_password_marks') IS NOT NULL THEN  -- the password the administrator knows
+      INSERT INTO role_password_marks (login, verifier_sha256, set_at)
+      VALUES (who, motodesk_verifier_digest(verifier), now() AT TIME ZONE 'UTC')
+      ON CONFLICT (login) DO UPDATE SET verifier_sha256 = EXCLUDED.verifier_sha256, set_at = EXCLUDED.set_at;
+    END IF;
   END IF;
   IF u.active AND NOT u.locked THEN
     EXECUTE format('ALTER ROLE %I LOGIN', r);
@@ -196,8 +381,14 @@ END $$;
 REVOKE EXECUTE ON FUNCTION motodesk_login_failed(text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_login_succeeded() FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_own_password_changed() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_change_own_password(text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_reference_schema() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_audit_anonymisation(bigint[], text) FROM PUBLIC;
 REVOKE EXECUTE ON FUNCTION motodesk_sync_role(text, text) FROM PUBLIC;
-""".replace("@MAX@", str(MAX_FAILED_LOGINS))
+REVOKE EXECUTE ON FUNCTION motodesk_apply_role(text, text) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_has_users() FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION motodesk_create_first_admin(text, text, text) FROM PUBLIC;
+""".replace("@MAX@", str(MAX_FAILED_LOGINS)).replace("@SERVER_PASSWORD@", SERVER_PASSWORD)
 
 
 def install_functions(conn: Any, tables: set[str]) -> None:
@@ -212,7 +403,12 @@ def install_functions(conn: Any, tables: set[str]) -> None:
         conn.exec_driver_sql("DROP TRIGGER IF EXISTS access_log_author ON access_log")
         conn.exec_driver_sql("CREATE TRIGGER access_log_author BEFORE INSERT ON access_log "
                              "FOR EACH ROW EXECUTE FUNCTION motodesk_access_log_author()")
-    if enabled(conn):
+    if "users" in tables:
+        conn.exec_driver_sql("DROP TRIGGER IF EXISTS users_temporary_password ON users")
+        conn.exec_driver_sql("CREATE TRIGGER users_temporary_password BEFORE UPDATE ON users "
+                             "FOR EACH ROW EXECUTE FUNCTION motodesk_users_guard()")
+    # Not in a backup's scratch schema (services.backup_schema): the grants are the live schema's.
+    if enabled(conn) and conn.exec_driver_sql("SELECT current_schema()").scalar() == "public":
         grant_profiles(conn)
 
 
@@ -263,17 +459,24 @@ def grant_profiles(conn: Any) -> None:
         conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
         conn.exec_driver_sql(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_login_failed(text) TO {role}")
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_has_users() TO {role}")
         if name == GATE:
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_create_first_admin(text, text, text) TO {role}")
             if "alembic_version" in tables:
                 conn.exec_driver_sql(f"GRANT SELECT ON alembic_version TO {role}")
             continue
         profile = Role(name)
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_login_succeeded() TO {role}")
         conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_own_password_changed() TO {role}")
+        conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_change_own_password(text) TO {role}")
         if profile is Role.ADMIN:
             conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_sync_role(text, text) TO {role}")
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_reference_schema() TO {role}")
+            conn.exec_driver_sql(f"GRANT EXECUTE ON FUNCTION motodesk_audit_anonymisation(bigint[], text) TO {role}")
         for table in tables:
-            conn.exec_driver_sql(f'GRANT {table_privileges(profile, table, APPEND_ONLY_TABLES)} ON "{table}" TO {role}')
+            privileges = table_privileges(profile, table, APPEND_ONLY_TABLES)
+            if privileges:
+                conn.exec_driver_sql(f'GRANT {privileges} ON "{table}" TO {role}')
         conn.exec_driver_sql(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}")
 
 
@@ -282,12 +485,16 @@ def table_privileges(profile: Role, table: str, append_only: dict[str, bool]) ->
     tables but those withheld from it (:data:`PROFILE_DENIED_WRITES`, :data:`RESTRICTED_TABLES`)."""
     if table == "alembic_version":
         return "SELECT"
+    if table in OWNER_TABLES:
+        return ""
     if table in append_only:
         return "SELECT, INSERT" if append_only[table] else "SELECT"
     if table in RESTRICTED_TABLES and profile not in RESTRICTED_TABLES[table]:
         return "SELECT"
     if table in PROFILE_DENIED_WRITES[profile]:
         return "SELECT"
+    if (profile, table) in PROFILE_TABLE_PRIVILEGES:
+        return PROFILE_TABLE_PRIVILEGES[profile, table]
     return "SELECT, INSERT, UPDATE, DELETE"
 
 

@@ -186,8 +186,47 @@ def _authenticate_on_server(ctx: AppContext, login: str, password: str) -> Curre
 
 
 def count_users(ctx: AppContext) -> int:
+    """How many users; through a workstation's pre-login role (which reads no users) 1 or 0."""
+    if _through_gate(ctx):
+        with ctx.read() as s:
+            return 1 if s.connection().exec_driver_sql("SELECT motodesk_has_users()").scalar() else 0
     with ctx.read() as s:
         return s.scalar(select(func.count(User.id))) or 0
+
+
+def _through_gate(ctx: AppContext) -> bool:
+    return _server_checks(ctx) and ctx.db.is_gate
+
+
+ALREADY_HAS_USERS = "O banco já tem usuários: só um administrador (--user) cria outros."
+
+
+def _first_admin_through_gate(ctx: AppContext, login: str, full_name: str, password: str) -> CurrentUser:
+    """Per-user roles, from a workstation's pre-login role (the set-up wizard on a new installation):
+    the owner's ``motodesk_create_first_admin`` writes the users row and creates the role, refused
+    once any user exists. Returns the new administrator logged in as his own role."""
+    from sqlalchemy.exc import DBAPIError
+
+    from motodesk.services.text import clean_text
+
+    _check_password_policy(password)
+    login = normalise_login(login)
+    if not LOGIN_PATTERN.fullmatch(login):
+        raise InvalidInputError("Login inválido: use de 2 a 32 letras minúsculas, números, ponto, hífen ou "
+                                "sublinhado, começando por letra ou número.", {"login": "Login inválido."})
+    name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
+    if count_users(ctx):
+        raise PermissionDeniedError(ALREADY_HAS_USERS)
+    try:
+        with ctx.write() as s:
+            conn = s.connection()
+            verifier = roles.scram_verifier(conn, roles.user_role(ctx.db.role_prefix, login), password)
+            conn.exec_driver_sql("SELECT motodesk_create_first_admin(%s, %s, %s)", (login, name, verifier))
+    except DBAPIError as exc:
+        if getattr(exc.orig, "sqlstate", None) == "42501":
+            raise PermissionDeniedError(ALREADY_HAS_USERS) from None
+        raise
+    return _authenticate_on_server(ctx, login, password)
 
 
 @requires(Role.ADMIN)
@@ -201,6 +240,8 @@ def create_user(ctx: AppContext, login: str, full_name: str, role: Role | str, p
         valid = ", ".join(r.value for r in Role)
         raise InvalidInputError(f"Perfil desconhecido: {role!r}. Use um destes: {valid}.", {"role": "Perfil inválido."}) from None
     _check_password_policy(password)
+    if _through_gate(ctx) and role is Role.ADMIN:  # the first administrator, from the set-up wizard
+        return _first_admin_through_gate(ctx, login, full_name, password)
     with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
                     "cols:users.login": "Já existe um usuário com este login."}) as s:
         login = check_login_name(s, login)
@@ -220,10 +261,12 @@ def create_first_admin(ctx: AppContext, login: str, full_name: str, password: st
     transaction.
     """
     _check_password_policy(password)
+    if _through_gate(ctx):
+        return _first_admin_through_gate(ctx, login, full_name, password)
     with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
                     "cols:users.login": "Já existe um usuário com este login."}) as s:
         if s.scalar(select(func.count(User.id))):
-            raise PermissionDeniedError("O banco já tem usuários: só um administrador (--user) cria outros.")
+            raise PermissionDeniedError(ALREADY_HAS_USERS)
         login = check_login_name(s, login)
         name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
         user = User(login=login, full_name=name, role=Role.ADMIN, password_hash=_stored_hash(ctx, password))
@@ -347,7 +390,7 @@ def change_own_password(ctx: AppContext, current_password: str, new_password: st
 
 def _change_own_password_on_server(ctx: AppContext, current_password: str, new_password: str) -> CurrentUser:
     """Per-user roles: the server checks the current password (a new connection with it), then the
-    user's own connection sets the new one (``ALTER ROLE CURRENT_USER``, a SCRAM verifier)."""
+    user's own connection sets the new one (``motodesk_change_own_password``, a SCRAM verifier)."""
     login = ctx.user.login
     check = _connect_as(ctx, login, current_password)
     if check is None:
@@ -361,8 +404,8 @@ def _change_own_password_on_server(ctx: AppContext, current_password: str, new_p
         if role != roles.user_role(ctx.db.role_prefix, login):
             raise PermissionDeniedError("Só o próprio usuário, conectado com a sua senha, troca a própria senha.")
         verifier = roles.scram_verifier(conn, role, new_password)
-        conn.exec_driver_sql(f"ALTER ROLE CURRENT_USER PASSWORD '{verifier}'")
-        if not conn.exec_driver_sql("SELECT motodesk_own_password_changed()").scalar():
+        # The new password and the end of "temporary password" are one server step.
+        if not conn.exec_driver_sql("SELECT motodesk_change_own_password(%s)", (verifier,)).scalar():
             raise AuthenticationError(WRONG_CREDENTIALS)
         user = s.scalar(select(User).where(User.login == login))
     own.change_secret(new_password)

@@ -89,7 +89,9 @@ TABLE_SUFFIX = ".jsonl"
 HASH_METHOD = "motodesk-rows-1"
 SUFFIX = ".zip"
 PRIVATE_MODE = 0o600
-SKIPPED_TABLES = frozenset({"alembic_version"})  # the revision is in the manifest; migrations stamp it
+#: The revision is in the manifest (migrations stamp it); role_password_marks (PostgreSQL, 0019) is the
+#: server's state of its roles' passwords, which a backup does not carry either.
+SKIPPED_TABLES = frozenset({"alembic_version", "role_password_marks"})
 #: SQLite full-text index of names (revision 0012) and its shadow tables: derived from `people`, rebuilt there.
 SKIPPED_PREFIXES = ("people_fts",)
 

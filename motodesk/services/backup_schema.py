@@ -194,6 +194,20 @@ _CREATE_EXTENSION = re.compile(r"CREATE\s+EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?\
 _BUILTIN_EXTENSIONS = ("plpgsql",)
 
 
+def _scratch_schema(conn: Connection) -> str:
+    """A new scratch schema in this transaction: created directly when the role may create schemas
+    (the database owner), else by the owner's ``motodesk_reference_schema()`` (per-user roles: an
+    administrator's own role has no CREATE on the database; the schema it gets cannot be
+    committed)."""
+    may_create = conn.exec_driver_sql("SELECT has_database_privilege(current_database(), 'CREATE')").scalar()
+    helper = conn.exec_driver_sql("SELECT to_regprocedure('motodesk_reference_schema()') IS NOT NULL").scalar()
+    if not may_create and helper:
+        return str(conn.exec_driver_sql("SELECT motodesk_reference_schema()").scalar_one())
+    scratch = f"motodesk_referencia_{uuid.uuid4().hex[:12]}"
+    conn.exec_driver_sql(f'CREATE SCHEMA "{scratch}"')
+    return scratch
+
+
 def postgresql_reference(db: Database, revision: str) -> SchemaDescription:
     """The schema the shipped migrations build on PostgreSQL at `revision`, as a new restore target
     would have it, built on this server without touching the live schema.
@@ -202,9 +216,9 @@ def postgresql_reference(db: Database, revision: str) -> SchemaDescription:
     the live schema, where the extensions' operators live) inside ONE transaction that is rolled
     back: nothing stays, even if the process is killed (the server rolls it back). The scratch
     objects are then named as the live schema's. Needs the right to create a schema in the
-    database (the database owner has it).
+    database (the database owner has it), or an administrator's role on a database with per-user
+    roles (the owner's function makes the scratch schema, :func:`_scratch_schema`).
     """
-    scratch = f"motodesk_referencia_{uuid.uuid4().hex[:12]}"
     created: set[str] = set()
 
     def watch(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
@@ -214,7 +228,7 @@ def postgresql_reference(db: Database, revision: str) -> SchemaDescription:
         try:
             live = str(conn.exec_driver_sql("SELECT current_schema()").scalar_one())
             before = describe_postgresql(conn)
-            conn.exec_driver_sql(f'CREATE SCHEMA "{scratch}"')
+            scratch = _scratch_schema(conn)
             conn.exec_driver_sql(f'SET LOCAL search_path TO "{scratch}", "{live}"')
             event.listen(conn, "before_cursor_execute", watch)
             try:

@@ -49,6 +49,7 @@ from motodesk.models import (
     Photo,
     TenderCandidate,
     Vehicle,
+    roles,
 )
 from motodesk.models.audit import redact_values
 from motodesk.models.base import utcnow
@@ -217,13 +218,18 @@ def anonymise_inactive(ctx: AppContext, *, dry_run: bool = False, today: date | 
                     setattr(person, attr, None)
             s.flush()
             deleted["Arquivos guardados"] += _delete_unused_blobs(s, shas)
+            why = (f"sem permissão, requerimento ou processo desde {cutoff:%d/%m/%Y} ({years} anos); "
+                   f"{LEGAL_BASIS}")
+            bind = s.connection()
+            if bind.dialect.name == "postgresql" and roles.enabled(bind):
+                # Per-user roles: no user inserts audit rows; the owner's function writes these.
+                bind.exec_driver_sql("SELECT motodesk_audit_anonymisation(%s, %s)", (list(chunk), why))
+                continue
             now = utcnow()
             s.execute(insert(AuditEvent), [{
                 "at": now, "user_login": ctx.user.login, "table_name": "people", "row_key": str(pid),
                 "action": "update",
-                "changes": json.dumps({"anonimizacao": [None, f"sem permissão, requerimento ou processo desde "
-                                                              f"{cutoff:%d/%m/%Y} ({years} anos); {LEGAL_BASIS}"]},
-                                      ensure_ascii=False, sort_keys=True),
+                "changes": json.dumps({"anonimizacao": [None, why]}, ensure_ascii=False, sort_keys=True),
             } for pid in chunk])
         report.deleted = deleted  # a dry run changed nothing: its commit writes nothing
         if chosen and not dry_run and s.get_bind().dialect.name == "sqlite":

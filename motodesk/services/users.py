@@ -31,6 +31,8 @@ from motodesk.services.errors import InvalidInputError, NotFoundError, Permissio
 LAST_ADMIN = ("{login!r} é o último administrador ativo: crie ou ative outro administrador antes de "
               "{what}.")
 SELF_DISABLE = "Você não pode desativar o seu próprio usuário: peça a outro administrador."
+SELF_TEMPORARY = ("A sua senha é provisória: troque-a você mesmo (Trocar senha, com a senha atual); um "
+                  "administrador não a torna definitiva para si próprio.")
 SELF_DEMOTE = "Você não pode tirar o perfil de administrador do seu próprio usuário: peça a outro administrador."
 
 
@@ -148,6 +150,8 @@ def reset_password(ctx: AppContext, login: str, password: str, *, temporary: boo
     auth._check_password_policy(password)
     with ctx.write() as s:
         user = _user(s, login)
+        if _is_self(ctx, user) and user.must_change_password and not temporary:
+            raise PermissionDeniedError(SELF_TEMPORARY)  # the server refuses it too (motodesk_users_guard)
         user.password_hash = auth._stored_hash(ctx, password)
         user.must_change_password = temporary
         if not user.locked:
