@@ -207,8 +207,6 @@ def _first_admin_through_gate(ctx: AppContext, login: str, full_name: str, passw
     once any user exists. Returns the new administrator logged in as his own role."""
     from sqlalchemy.exc import DBAPIError
 
-    from motodesk.services.text import clean_text
-
     _check_password_policy(password)
     login = normalise_login(login)
     if not LOGIN_PATTERN.fullmatch(login):

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from motodesk.models.db import Database
+from motodesk.services.auth import count_users
 from motodesk.services.context import AppContext
+from motodesk.services.settings import ensure_defaults
 
 if TYPE_CHECKING:
     from motodesk.config import DatabaseChoice
@@ -19,9 +21,6 @@ if TYPE_CHECKING:
 def open_context(url: str | None, *, demo_people: int = 0) -> AppContext:
     """Open and prepare the database at ``url`` (created when empty), with the default settings;
     with ``demo_people`` an empty register is seeded with that many demo people."""
-    from motodesk.services.auth import count_users
-    from motodesk.services.settings import ensure_defaults
-
     db = Database.open(url)
     try:
         db.prepare()
