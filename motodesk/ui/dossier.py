@@ -1200,12 +1200,16 @@ class DossierWindow(QWidget):
         if mototaxi and not as_deputy and self.tender is not None:
             # Whether a tender is under way and the applicant a called candidate (Art. 6º; Art. 10, I).
             self.verdicts.append(self.tender.verdict)
+        self.verdicts = self._invalid_dates_named(self.verdicts)
         self.verdict_list.set_verdicts(self.verdicts)
         share = completeness(self.verdicts)
-        self.meter.setValue(round(share * 100))
         met = sum(v.status is Status.MET for v in self.verdicts)
         missing = sum(v.status is Status.PENDING for v in self.verdicts)
         failed = sum(v.status is Status.NOT_MET for v in self.verdicts)
+        self.meter.setValue(round(share * 100))
+        # Complete means every requirement met: with one red, the bar says what is informed and what fails.
+        self.meter.setFormat("Dossiê %p% completo" if not failed else
+                             f"Dossiê %p% informado · {failed} requisito(s) não atendido(s)")
         self.summary.setText(f"{met} de {len(self.verdicts)} requisitos atendidos · {missing} pendentes · "
                              f"{failed} não atendidos")
         where = f"data do requerimento nº {application.number}" if application else "hoje"
@@ -1216,6 +1220,37 @@ class DossierWindow(QWidget):
         rules_of = people.rule_of_document()
         for kind, row in self.documents.items():
             self._mark_box(row, by_rule.get(rules_of.get(kind, "")))
+
+    def _invalid_dates(self) -> dict[str, list[str]]:
+        """By rule: the date fields holding something that is not a date, and why (what the field says)."""
+        found: dict[str, list[str]] = {}
+        birth = self.person_inputs.get("birth_date")
+        if isinstance(birth, DateField) and birth.problem():
+            found.setdefault("art5_i_age", []).append(f"{PERSON_LABELS['birth_date']}: {birth.problem()}")
+        rules_of = people.rule_of_document()
+        specs = document_fields()
+        for kind, row in self.documents.items():
+            labels = {spec.name: spec.label for spec in specs.get(kind, ())}
+            for name, widget in row.inputs.items():
+                problem = widget.problem() if isinstance(widget, DateField) else None
+                if problem and kind in rules_of:
+                    label = labels.get(name, name).rstrip(":")
+                    found.setdefault(rules_of[kind], []).append(f"{kind.label}, {label}: {problem}")
+        return found
+
+    def _invalid_dates_named(self, verdicts: list[Verdict]) -> list[Verdict]:
+        """A requirement whose date was typed wrong says "data inválida" and why — never that it is missing."""
+        invalid = self._invalid_dates()
+        if not invalid:
+            return verdicts
+        named = []
+        for verdict in verdicts:
+            problems = invalid.get(verdict.rule_id)
+            if problems and verdict.status is not Status.MET:
+                verdict = dataclasses.replace(verdict, status=Status.PENDING,
+                                              message="data inválida — " + "; ".join(problems))
+            named.append(verdict)
+        return named
 
     def _mark_box(self, row: _DocumentRow, verdict: Verdict | None) -> None:
         """The document box's title mark and colour — touched only when they change (issue #20: a
