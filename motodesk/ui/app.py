@@ -36,8 +36,20 @@ DEMO_PEOPLE = 300
 
 #: The focus is plainly visible on every input, button, list and table (keyboard-only work).
 FOCUS_COLOUR = "#1565c0"
+#: A button has the same box (border + padding) with and without the focus, so the focus never
+#: clips its label: Qt sizes a button once, for the unfocused state.
 FOCUS_STYLE = f"""
-QPushButton:focus, QToolButton:focus {{
+QPushButton {{
+    border: 1px solid #8c8c8c; border-radius: 4px; padding: 5px 11px; background: #f6f6f6; min-height: 14px;
+}}
+QPushButton:default {{ border-color: #4d4d4d; }}
+QPushButton:hover {{ background: #eef4fb; }}
+QPushButton:pressed, QPushButton:checked {{ background: #cfe3f8; }}
+QPushButton:disabled {{ color: #8a8a8a; background: #efefef; border-color: #c4c4c4; }}
+QPushButton:focus {{
+    border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 4px 10px; background: #e3f2fd;
+}}
+QToolButton:focus {{
     border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 4px 10px; background: #e3f2fd;
 }}
 QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus, QPlainTextEdit:focus, QTextEdit:focus {{

@@ -192,3 +192,141 @@ def test_a_period_typed_before_the_stored_one_arrives_is_kept_and_saved(qtbot, c
     _settle(qtbot)
     assert backups.reminder_days(admin) == 12  # ... and saved, as typed
     assert QApplication.instance() is not None
+
+
+# -- item 6: a focused button's label is whole ------------------------------------------------------------
+def clipped_when_focused(root) -> list[str]:  # noqa: ANN001
+    """Visible push buttons whose label does not fit their content box once they have the focus."""
+    from PySide6.QtWidgets import QPushButton, QStyle, QStyleOptionButton
+
+    clipped = []
+    for button in root.findChildren(QPushButton):
+        if not button.isVisibleTo(root) or not button.text() or not button.isEnabled():
+            continue
+        button.setFocus(Qt.FocusReason.TabFocusReason)
+        QApplication.processEvents()
+        option = QStyleOptionButton()
+        button.initStyleOption(option)
+        room = button.style().subElementRect(QStyle.SubElement.SE_PushButtonContents, option, button).width()
+        label = button.text().replace("&&", "\0").replace("&", "").replace("\0", "&")
+        needed = button.fontMetrics().horizontalAdvance(label)
+        if not option.icon.isNull():
+            needed += option.iconSize.width() + 4
+        if needed > room:
+            clipped.append(f"{label!r}: {needed} > {room}")
+    return clipped
+
+
+def test_no_button_label_is_clipped_when_focused(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
+    from motodesk.ui.app import build_main_window
+
+    create_application()
+    admin = _admin(ctx)
+    window = build_main_window(admin)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    seen = 0
+    for name in ("people", "vehicles", "permits", "inspections", "infractions", "campaign", "stands",
+                 "organisations", "deadlines", "reports", "admin"):
+        page = window.show_section(name)
+        wait_ops()
+        tabs = getattr(page, "tabs", None)
+        for index in range(tabs.count() if tabs is not None else 1):
+            if tabs is not None:
+                tabs.setCurrentIndex(index)
+                wait_ops()
+            problems = clipped_when_focused(window)
+            assert problems == [], (name, index, problems)
+            seen += 1
+    assert seen > 11
+    dialog = BackupDialog(admin)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+    wait_ops()
+    assert clipped_when_focused(dialog) == []
+
+
+# -- item 6: the campaign's close asks what it does; its bar counts who came ---------------------------------
+def test_the_campaign_close_confirmation_says_what_close_does(qtbot, supervisor: AppContext,  # noqa: ANN001
+                                                             clerk: AppContext, wait_ops,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    from reports_factory import holder  # type: ignore[import-not-found]
+
+    from motodesk.services import campaigns
+    from motodesk.ui.mainwindow import MainWindow
+    from motodesk.ui.screens import campaign as screen
+
+    asked: list[str] = []
+    errors: list[str] = []
+    monkeypatch.setattr(screen, "confirm", lambda _p, _title, text: asked.append(text) or True)
+    monkeypatch.setattr(screen, "inform", lambda *_a: None)
+    monkeypatch.setattr("motodesk.ui.ops.show_error", lambda _p, exc, *a: errors.append(str(exc)))
+    t = TODAY - timedelta(days=70)
+    for name in ("Ana Paula Vieira", "Bruno Souza Lima", "Carla Mendes Rocha"):
+        holder(supervisor, name, today=t, issued_on=t - timedelta(days=340))
+    opened = campaigns.open_campaign(supervisor, t + timedelta(days=1), t + timedelta(days=45), today=t)
+    rows = campaigns.list_appointments(clerk, opened.campaign.id)
+    assert len(rows) == 3
+    campaigns.mark_attendance(clerk, rows[0].id, True)
+    campaigns.mark_attendance(clerk, rows[1].id, False)
+
+    create_application()
+    window = MainWindow(supervisor)
+    qtbot.addWidget(window)
+    window.showMaximized()
+    qtbot.waitExposed(window)
+    page = window.show_section("campaign")
+    assert isinstance(page, screen.CampaignPage)
+    wait_ops()
+    # one came, one did not, one is pending: "1 de 3", never "2 de 3 concluídos"
+    assert (page.progress_bar.value(), page.progress_bar.maximum()) == (1, 3)
+    assert page.progress_bar.text().startswith("1 de 3 compareceram") and "1 falta(s)" in page.progress_bar.text()
+    assert "concluídos" not in page.progress_bar.text()
+
+    page.close_button.click()
+    wait_ops()
+    assert errors == [] and len(asked) == 1
+    promised = int(re.search(r"(\d+) atendimento\(s\) pendente", asked[0]).group(1))
+    closed = page.closed_result
+    assert closed is not None and promised == closed.marked_absent == 1
+    assert "nenhum atendimento pode ser marcado ou reagendado" in asked[0]
+    assert "só quando o certificado está vencido" in asked[0]
+    assert not page.attended_button.isEnabled() and not page.reschedule_button.isEnabled()
+    assert sorted(r.appointment.name for r in page.absent_model.rows()) == sorted(
+        r.name for r in rows[1:])
+
+
+def test_a_close_refused_for_appointments_ahead_asks_nothing(qtbot, supervisor: AppContext, wait_ops,  # noqa: ANN001
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from reports_factory import holder  # type: ignore[import-not-found]
+
+    from motodesk.services import campaigns
+    from motodesk.ui.mainwindow import MainWindow
+    from motodesk.ui.screens import campaign as screen
+
+    asked: list[str] = []
+    errors: list[str] = []
+    monkeypatch.setattr(screen, "confirm", lambda _p, _title, text: asked.append(text) or True)
+    monkeypatch.setattr("motodesk.ui.ops.show_error", lambda _p, exc, *a: errors.append(str(exc)))
+    holder(supervisor, "Ana Paula Vieira", today=TODAY, issued_on=TODAY - timedelta(days=340))
+    campaigns.open_campaign(supervisor, TODAY + timedelta(days=1), TODAY + timedelta(days=30))
+    create_application()
+    window = MainWindow(supervisor)
+    qtbot.addWidget(window)
+    window.showMaximized()
+    qtbot.waitExposed(window)
+    page = window.show_section("campaign")
+    wait_ops()
+    page.close_button.click()
+    wait_ops()
+    assert asked == []  # no promise that pending people become absences: the close will not happen
+    assert errors and "por vir" in errors[-1]
+    assert page.close_button.isEnabled()
