@@ -264,11 +264,9 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
     warmed = threading.Event()
     if open_fn is None:
         warmed.set()
-    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_when_warmed(warmed))
+    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_when_warmed(warmed),
+                         login_name=login_name, remember=True)
     dialog.warmed = warmed  # type: ignore[attr-defined]  # read by bench/bench_startup.py
-    if login_name:
-        dialog.login_edit.setText(login_name)
-        dialog.password_edit.setFocus()
     opened: list[AppContext] = [ctx] if ctx is not None else []
     if open_fn is not None:
         def ready(ctx: AppContext) -> None:
@@ -301,6 +299,10 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     opening = "Abrindo o banco de dados…"
     configured: DatabaseChoice | None = None
     open_fn: Callable[[], AppContext] | None = None
+    if not demo:  # a restarted window: the user who last entered here
+        from motodesk import config as workstation
+
+        login_name = workstation.load_last_login()
     if database or demo or os.environ.get(ENV_URL):
         def open_fn() -> AppContext:
             return open_context(database, demo=demo)

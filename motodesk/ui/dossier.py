@@ -452,6 +452,24 @@ class DossierWindow(QWidget):
         # Another workstation saved this person while the dossier is open: say so before Salvar.
         live.follow_record(self, "person", lambda: self.person_id, self.changed_elsewhere.show_change)
 
+    def prefill(self, *, full_name: str | None = None, cpf: str | None = None) -> None:
+        """A new person's name or CPF as the clerk searched it (carried forward from the search box); the
+        cursor goes to the first field still empty. Only a new dossier's empty fields are filled."""
+        if self.person_id is not None:
+            return
+        for key, value in (("full_name", full_name), ("cpf", cpf)):
+            widget = self.person_inputs[key]
+            if value and isinstance(widget, QLineEdit) and not widget.text().strip("._- "):
+                widget.setText(format_cpf(value) if key == "cpf" else value)
+        self._set_base()  # carried forward, not typed: closing untouched asks nothing
+        self._refresh_header()
+        self.recheck()
+        for key in ("full_name", "cpf", "birth_date"):
+            widget = self.person_inputs[key]
+            if isinstance(widget, QLineEdit) and not widget.text().strip("._-/ "):
+                widget.setFocus(Qt.FocusReason.OtherFocusReason)
+                break
+
     # -- building ---------------------------------------------------------------------------
     def _build(self) -> None:
         self.banner = QLabel()

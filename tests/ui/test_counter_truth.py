@@ -330,3 +330,169 @@ def test_a_close_refused_for_appointments_ahead_asks_nothing(qtbot, supervisor: 
     assert asked == []  # no promise that pending people become absences: the close will not happen
     assert errors and "por vir" in errors[-1]
     assert page.close_button.isEnabled()
+
+
+# -- item 5: what is known is carried forward -------------------------------------------------------------
+@pytest.mark.parametrize("searched", ["maria  das dores", "cpf"])
+def test_the_searched_name_or_cpf_fills_nova_pessoa(qtbot, clerk: AppContext, wait_ops, searched: str) -> None:  # noqa: ANN001
+    from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+    from motodesk.rules.validators import format_cpf
+    from motodesk.ui.mainwindow import MainWindow
+    from motodesk.ui.screens.people import PeoplePage
+
+    create_application()
+    window = MainWindow(clerk)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    page = window.show_section("people")
+    assert isinstance(page, PeoplePage)
+    cpf = valid_cpf()
+    typed = format_cpf(cpf) if searched == "cpf" else searched
+    qtbot.keyClicks(page.search_box, typed)
+    wait_ops()
+    dossier = page.new_person()
+    assert dossier is not None
+    qtbot.waitExposed(dossier)
+    name_edit, cpf_edit = dossier.person_inputs["full_name"], dossier.person_inputs["cpf"]
+    if searched == "cpf":
+        assert "".join(ch for ch in cpf_edit.text() if ch.isdigit()) == cpf and name_edit.text() == ""
+        assert dossier.focusWidget() is name_edit  # the cursor where the clerk types next
+    else:
+        assert name_edit.text() == "maria das dores" and not cpf_edit.text().strip("._- ")
+        assert dossier.focusWidget() is cpf_edit
+    assert not dossier.is_dirty()  # carried, not typed: closing it untouched asks nothing
+    # a search that is neither (a plate) carries nothing
+    page.search_box.setText("ABC1D23")
+    other = page.open_dossier(None)
+    assert other is not None and other.person_inputs["full_name"].text() == ""
+
+
+def test_the_vehicle_form_knows_the_holder_and_the_service_of_the_open_application(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                                                    wait_ops) -> None:
+    from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+    from motodesk.rules.common import ServiceType
+    from motodesk.rules.validators import format_cpf
+    from motodesk.services import applications, people
+    from motodesk.ui.vehicle_form import VehicleForm
+
+    cpf = valid_cpf()
+    pid = people.save_person(clerk, people.PersonInput(full_name="Rafael Frete Costa", cpf=cpf)).id
+    applications.open_application(clerk, pid, ServiceType.MOTOFRETE)
+    create_application()
+    by_id = VehicleForm(clerk, None, holder_id=pid)
+    qtbot.addWidget(by_id)
+    by_id.show()
+    wait_ops()
+    assert by_id.holder is not None and by_id.holder_name.text() == "Rafael Frete Costa"
+    assert by_id.service.currentData() == ServiceType.MOTOFRETE.value
+    assert not by_id.has_changes()
+
+    typed = VehicleForm(clerk, None)
+    qtbot.addWidget(typed)
+    typed.show()
+    qtbot.waitExposed(typed)
+    wait_ops()
+    assert typed.service.currentData() is None
+    typed.holder_cpf.setFocus()
+    qtbot.keyClicks(typed.holder_cpf, format_cpf(cpf))
+    typed.holder_cpf.editingFinished.emit()
+    wait_ops()
+    qtbot.waitUntil(lambda: typed.service.currentData() == ServiceType.MOTOFRETE.value, timeout=5000)
+    assert typed.holder_name.text() == "Rafael Frete Costa"
+    # a service the clerk chose is never replaced
+    typed.service.setCurrentIndex(typed.service.findData(ServiceType.MOTOBOY.value))
+    typed.holder_cpf.editingFinished.emit()
+    wait_ops()
+    assert typed.service.currentData() == ServiceType.MOTOBOY.value
+
+
+def test_a_candidate_added_by_a_registered_cpf_gets_the_name(qtbot, supervisor: AppContext, wait_ops) -> None:  # noqa: ANN001
+    from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+    from motodesk.rules.validators import format_cpf
+    from motodesk.services import people
+    from motodesk.ui.screens.permits import CandidateDialog
+
+    known = valid_cpf()
+    people.save_person(supervisor, people.PersonInput(full_name="Sônia Candidata Reis", cpf=known))
+    create_application()
+    dialog = CandidateDialog(None, supervisor)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.keyClicks(dialog.cpf, format_cpf(known))
+    wait_ops()
+    assert dialog.name.text() == "Sônia Candidata Reis" and "Cadastrado" in dialog.registered.text()
+    # another CPF, unknown: the name it brought goes, and the dialog says so
+    dialog.cpf.clear()
+    qtbot.keyClicks(dialog.cpf, format_cpf(valid_cpf()))
+    wait_ops()
+    assert "sem cadastro" in dialog.registered.text()
+    assert dialog.name.text() == "Sônia Candidata Reis"  # kept until replaced: nothing typed is lost
+    # a name the clerk typed is never overwritten
+    dialog.name.setText("Nome Digitado")
+    dialog.cpf.clear()
+    qtbot.keyClicks(dialog.cpf, format_cpf(known))
+    wait_ops()
+    assert dialog.name.text() == "Nome Digitado"
+
+
+def test_the_login_of_a_restarted_app_prefills_the_last_user_and_counts_only_the_typed_one(  # noqa: ANN001
+        qtbot, ctx: AppContext, monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    from sqlalchemy import select
+
+    from motodesk import config
+    from motodesk.models.admin import User
+    from motodesk.ui import app as app_module
+    from motodesk.ui.login import LoginDialog
+
+    create_application()
+    users.create_user(ctx, "rita", "Rita Nogueira", Role.ADMIN, "senha-forte-1")
+    users.create_user(ctx, "maria", "Maria Lima", Role.CLERK, "senha-forte-2")
+    monkeypatch.setattr(config, "config_dir", lambda: tmp_path / "config")  # this test's own
+    first = LoginDialog(ctx, remember=True)
+    qtbot.addWidget(first)
+    qtbot.keyClicks(first.login_edit, "rita")
+    qtbot.keyClicks(first.password_edit, "senha-forte-1")
+    first.try_login()
+    assert first.user is not None and config.load_last_login() == "rita"
+
+    tries: list[str] = []
+    after_wrong: dict[str, int] = {}
+
+    def drive(dialog: LoginDialog) -> int:
+        dialog.show()
+        qtbot.waitExposed(dialog)
+        dialog.activateWindow()
+        qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+        tries.append(dialog.login_edit.text())
+        assert QApplication.focusWidget() is dialog.password_edit  # the user is known: the password next
+        qtbot.keyClick(dialog.password_edit, Qt.Key.Key_Backtab)
+        assert QApplication.focusWidget() is dialog.login_edit
+        qtbot.keyClicks(dialog.login_edit, "MARIA")  # another user, typed over the pre-filled one
+        qtbot.keyClick(dialog.login_edit, Qt.Key.Key_Tab)
+        qtbot.keyClicks(dialog.password_edit, "errada")
+        dialog.try_login()
+        tries.append(dialog.message.text())
+        with ctx.read() as s:
+            after_wrong.update(dict(s.execute(select(User.login, User.failed_logins)).all()))
+        dialog.password_edit.clear()
+        qtbot.keyClicks(dialog.password_edit, "senha-forte-2")
+        dialog.try_login()
+        return 1
+
+    monkeypatch.setattr(LoginDialog, "exec", drive)
+    monkeypatch.setattr(app_module, "_prepare_when_warmed", lambda _w: None)
+    _ctx, dialog, _error = app_module.login(ctx, login_name=config.load_last_login())
+    assert tries[0] == "rita" and tries[1]  # pre-filled; the wrong password said so
+    assert after_wrong == {"rita": 0, "maria": 1}  # the wrong try is the typed user's, never the pre-filled
+    assert dialog.user is not None and dialog.user.login == "maria"
+    with ctx.read() as s:
+        failed = dict(s.execute(select(User.login, User.failed_logins)).all())
+    assert failed["rita"] == 0  # the pre-filled user was not counted against
+    assert failed["maria"] == 0  # her own wrong try, then her right one (which clears it)
+    assert config.load_last_login() == "maria"
+
