@@ -49,6 +49,7 @@ from motodesk.rules.validators import (
 )
 from motodesk.services import access_log
 from motodesk.services.access_log import record_access
+from motodesk.services.applications import application_number
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
@@ -349,7 +350,7 @@ def locks_of(s: Session, person_id: int) -> list[str]:
                                        .where(Application.person_id == person_id,
                                               Application.state.in_(OPEN_APPLICATION_STATES))
                                        .order_by(Application.id)):
-        found.append(f"o requerimento nº {app_id:05d}/{opened_on.year} em aberto")
+        found.append(f"o requerimento nº {application_number(app_id, opened_on)} em aberto")
     for number in s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
                             .where(DeputyLink.deputy_person_id == person_id, DeputyLink.end_on.is_(None))
                             .order_by(Permit.number)):

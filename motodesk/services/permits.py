@@ -85,6 +85,7 @@ from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.rules.vehicle import VehicleFacts, check_vehicle
 from motodesk.services import fees
+from motodesk.services.applications import application_number
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
 from motodesk.services.decrees import find_or_record_decree
@@ -298,7 +299,7 @@ def count_permits(ctx: AppContext, *, state_filter: str = "all", service: Servic
 
 def _permit_row(r: Any) -> PermitRow:
     kind = r["kind"]
-    number = r["number"] if kind == "permit" else f"Requerimento nº {r['id']}"
+    number = r["number"] if kind == "permit" else f"Requerimento nº {application_number(int(r['id']), r['start'])}"
     return PermitRow(
         kind=kind,
         id=int(r["id"]),
@@ -336,7 +337,8 @@ def get_row(ctx: AppContext, kind: str, row_id: int) -> PermitRow:
         assert person is not None
         vehicle_id = _vehicle_id_for(s, app)
         vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
-        return PermitRow("application", app.id, f"Requerimento nº {app.id}", app.service_type,
+        return PermitRow("application", app.id, f"Requerimento nº {application_number(app.id, app.opened_on)}",
+                         app.service_type,
                          person.full_name, person.cpf, format_plate(vehicle.plate) if vehicle else None,
                          app.state, app.opened_on, None, None, None, 0, app.version)
 

@@ -56,7 +56,13 @@ from motodesk.models.db import DatabaseError
 from motodesk.rules import documents_declared
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import BRAZILIAN_UFS, check_applicant, check_deputy, completeness
+from motodesk.rules.eligibility import (
+    BRAZILIAN_UFS,
+    MILITARY_OBLIGATION_LAST_AGE,
+    check_applicant,
+    check_deputy,
+    completeness,
+)
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, fees, people, photos, tenders
@@ -119,6 +125,8 @@ def document_note(kind: DocumentKind, settings: LawSettings) -> str | None:
 
 
 BOOL_CHOICES = (("—", None), ("Sim", True), ("Não", False))
+#: Document numbers typed grouped, like the CPF (FormattedLineEdit kinds).
+FORMATTED_NUMBERS = {(DocumentKind.INSS, "number"): "nit", (DocumentKind.ELECTORAL, "number"): "titulo"}
 RESULT_CHOICES = (("—", None), ("Negativas", "negative"), ("Positivas", "positive"))
 SEX_CHOICES = (("—", None), ("Masculino", "M"), ("Feminino", "F"))
 
@@ -788,7 +796,8 @@ class DossierWindow(QWidget):
         elif spec.kind == "uf":
             widget = self._uf_combo(name)
         else:
-            widget = QLineEdit()
+            formatted = FORMATTED_NUMBERS.get((kind, spec.name))
+            widget = FormattedLineEdit(formatted) if formatted else QLineEdit()
             widget.textChanged.connect(self._changed)
             widget.editingFinished.connect(lambda n=name: self._validate_document_field(n))
         widget.setObjectName(name)
@@ -1067,6 +1076,11 @@ class DossierWindow(QWidget):
     def _get(widget: QWidget) -> Any:
         if isinstance(widget, DateField):
             return widget.value()
+        if isinstance(widget, FormattedLineEdit) and widget.kind in FORMATTED_NUMBERS.values():
+            # Shown grouped like a CPF, kept as its digits (what was stored, imported and is searched)
+            text = widget.text().strip()
+            digits = "".join(ch for ch in text if ch.isdigit())
+            return (digits if text and all(ch.isdigit() or ch in ". -" for ch in text) else text) or None
         if isinstance(widget, QComboBox):
             return _combo_value(widget)
         if isinstance(widget, (QLineEdit, QPlainTextEdit)):
@@ -1110,6 +1124,35 @@ class DossierWindow(QWidget):
         self._recheck_timer.start()
         if self._tried_save:
             self._validate_all(show=True)
+        else:
+            self._clear_if_fixed(self.sender())
+
+    def _key_of(self, widget: object) -> str | None:
+        for key, candidate in self.person_inputs.items():
+            if candidate is widget:
+                return key
+        for kind, row in self.documents.items():
+            for name, candidate in row.inputs.items():
+                if candidate is widget:
+                    return f"{kind.value}.{name}"
+        return None
+
+    def _clear_if_fixed(self, widget: object) -> None:
+        """A field that says it is wrong stops saying so the moment it is right (new messages wait
+        until the field is left)."""
+        key = self._key_of(widget) if widget is not None else None
+        if key is None or not self.field_message(key):
+            return
+        if "." in key:
+            kind_value, name = key.split(".", 1)
+            doc = self.document_inputs()[DocumentKind(kind_value)]
+            wrong = people.validate_document(doc)[1].get(name) or people.document_warnings(doc).get(name)
+        else:
+            wrong = people.validate_person(self.person_input())[1].get(key)
+            if wrong and self._get(self.person_inputs[key]) is None:
+                wrong = None  # emptied: an empty required field waits for the save
+        if not wrong:
+            self._mark(key, None)
 
     def _in_teardown(self) -> bool:
         """Qt may report a field's "editing finished" while the window is being destroyed."""
@@ -1238,6 +1281,29 @@ class DossierWindow(QWidget):
         rules_of = people.rule_of_document()
         for kind, row in self.documents.items():
             self._mark_box(row, by_rule.get(rules_of.get(kind, "")))
+        self._show_military_box(on)
+
+    def military_required(self, on: date) -> bool:
+        """Whether the law asks this person for the reservist certificate (Art. 5º, VI; Lei 4.375/1964,
+        art. 5º): men until the year they turn 45. Unknown sex or birth date: asked (the rule says what
+        is missing)."""
+        person = self.person_input()
+        sex = (person.sex or "").strip().upper()
+        if sex == "F":
+            return False
+        birth = person.birth_date
+        return not (sex == "M" and birth is not None and on.year > birth.year + MILITARY_OBLIGATION_LAST_AGE)
+
+    def _show_military_box(self, on: date) -> None:
+        """The reservist box only for those the law asks it of — or when something is already in it."""
+        row = self.documents.get(DocumentKind.MILITARY)
+        if row is None:
+            return
+        filled = any(self._get(widget) not in (None, "") for widget in row.inputs.values()) \
+            or bool(getattr(row.attachments, "items", None))
+        shown = self.military_required(on) or filled
+        if row.box.isHidden() == shown:
+            row.box.setVisible(shown)
 
     def _invalid_dates(self) -> dict[str, list[str]]:
         """By rule: the date fields holding something that is not a date, and why (what the field says)."""

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 from permit_factory import add_person  # type: ignore[import-not-found]
@@ -363,10 +363,12 @@ def test_the_searched_name_or_cpf_fills_nova_pessoa(qtbot, clerk: AppContext, wa
         assert name_edit.text() == "maria das dores" and not cpf_edit.text().strip("._- ")
         assert dossier.focusWidget() is cpf_edit
     assert not dossier.is_dirty()  # carried, not typed: closing it untouched asks nothing
-    # a search that is neither (a plate) carries nothing
-    page.search_box.setText("ABC1D23")
-    other = page.open_dossier(None)
-    assert other is not None and other.person_inputs["full_name"].text() == ""
+    # a search that is neither (a plate, or one word: a fragment) carries nothing
+    for fragment in ("ABC1D23", "ana"):
+        page.search_box.setText(fragment)
+        other = page.new_person()
+        assert other is not None and other.person_inputs["full_name"].text() == "", fragment
+        other.close()
 
 
 def test_the_vehicle_form_knows_the_holder_and_the_service_of_the_open_application(qtbot, clerk: AppContext,  # noqa: ANN001
@@ -496,3 +498,89 @@ def test_the_login_of_a_restarted_app_prefills_the_last_user_and_counts_only_the
     assert failed["maria"] == 0  # her own wrong try, then her right one (which clears it)
     assert config.load_last_login() == "maria"
 
+
+
+# -- item 10: smaller ones ---------------------------------------------------------------------------------
+def _choose(combo, value) -> None:  # noqa: ANN001
+    index = combo.findData(value)
+    assert index >= 0, value
+    combo.setCurrentIndex(index)
+
+
+def test_the_reservist_box_only_for_those_the_law_asks_it_of(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    window = _dossier(qtbot, clerk)
+    window.tabs.setCurrentIndex(1)
+    box = window.documents[DocumentKind.MILITARY].box
+    sex, birth = window.person_inputs["sex"], window.person_inputs["birth_date"]
+    assert isinstance(birth, DateField)
+    window.recheck()
+    assert box.isVisibleTo(window)  # sex unknown: asked
+    _choose(sex, "F")
+    window.recheck()
+    assert not box.isVisibleTo(window)  # women: Art. 5º, VI asks no reservist certificate
+    assert "reservist_number" not in _verdict(window, "art5_vi_military_elect").missing  # the rule agrees
+    _choose(sex, "M")
+    birth.set_value(date(TODAY.year - 30, 3, 1))
+    window.recheck()
+    assert box.isVisibleTo(window)  # a man of 30
+    birth.set_value(date(TODAY.year - 50, 3, 1))
+    window.recheck()
+    assert not box.isVisibleTo(window)  # past the year he turned 45
+    # something already typed in it is never hidden away
+    box.setVisible(True)
+    number = window.documents[DocumentKind.MILITARY].inputs["number"]
+    number.setText("123456")
+    window.recheck()
+    assert box.isVisibleTo(window)
+
+
+def test_nit_and_titulo_are_typed_like_a_cpf_and_kept_as_digits(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    from motodesk.ui.widgets import FormattedLineEdit
+
+    window = _dossier(qtbot, clerk)
+    nit = window.documents[DocumentKind.INSS].inputs["number"]
+    title = window.documents[DocumentKind.ELECTORAL].inputs["number"]
+    assert isinstance(nit, FormattedLineEdit) and isinstance(title, FormattedLineEdit)
+    qtbot.keyClicks(nit, "12054646786")
+    qtbot.keyClicks(title, "123456780191")
+    assert nit.text() == "120.5464.678-6" and title.text() == "1234 5678 0191"
+    documents = window.document_inputs()
+    assert documents[DocumentKind.INSS].number == "12054646786"
+    assert documents[DocumentKind.ELECTORAL].number == "123456780191"
+    nit.setText("12054646786")  # a stored number is shown grouped too
+    assert nit.text() == "120.5464.678-6"
+
+
+def test_a_field_message_goes_the_moment_the_field_is_fixed(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    window = _dossier(qtbot, clerk)
+    cpf = window.person_inputs["cpf"]
+    cpf.setFocus()
+    qtbot.keyClicks(cpf, "11111111111")
+    window._validate_person_field("cpf")  # leaving the field marks it
+    assert window.field_message("cpf")
+    from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+
+    cpf.selectAll()
+    qtbot.keyClicks(cpf, valid_cpf())  # fixed: no need to leave the field to see it is right
+    assert window.field_message("cpf") == "" and field_error(cpf) is None
+    # a wrong value typed does not nag until the field is left
+    cpf.selectAll()
+    qtbot.keyClicks(cpf, "22222222222")
+    assert window.field_message("cpf") == ""
+
+
+def test_a_login_typed_in_capitals_says_how_it_is_kept(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+    from motodesk.ui.screens.admin import UserDialog
+
+    create_application()
+    dialog = UserDialog(_admin(ctx))
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.keyClicks(dialog.login, "maria")
+    assert not dialog.login_note.isVisible()
+    dialog.login.clear()
+    qtbot.keyClicks(dialog.login, "Maria.Lima")
+    assert dialog.login_note.isVisible() and "“maria.lima”" in dialog.login_note.text()
+    row = users.create_user(ctx, dialog.login.text(), "Maria Lima", Role.CLERK, "senha-forte-3")
+    assert row.login == "maria.lima"  # what the note said

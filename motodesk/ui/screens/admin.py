@@ -148,8 +148,16 @@ class UserDialog(GuardedDialog):
         self.role.setCurrentIndex(self.role.findData((existing.role if existing else Role.CLERK).value))
         self.password = password_field("password")
         self.repeat = password_field("repeat")
+        # A login is kept as it is typed in (NFKC, lower case): said on the field, never silently.
+        self.login_note = QLabel()
+        self.login_note.setObjectName("login_note")
+        self.login_note.setWordWrap(True)
+        self.login_note.setStyleSheet(NOTE_STYLE)
+        self.login_note.hide()
+        self.login.textChanged.connect(self._login_changed)
         form = QFormLayout()
         form.addRow("&Login:", self.login)
+        form.addRow("", self.login_note)
         form.addRow("&Nome completo:", self.full_name)
         form.addRow("&Perfil:", self.role)
         if existing is None:
@@ -180,6 +188,15 @@ class UserDialog(GuardedDialog):
 
     def fields(self) -> dict[str, QWidget]:
         return {"login": self.login, "full_name": self.full_name, "role": self.role, "password": self.password}
+
+    def _login_changed(self, text: str) -> None:
+        from motodesk.services.auth import normalise_login
+
+        kept = normalise_login(text)
+        differs = self.existing is None and bool(kept) and kept != text.strip()
+        self.login_note.setText(f"Será gravado como “{kept}”: o login não distingue maiúsculas de minúsculas."
+                                if differs else "")
+        self.login_note.setVisible(differs)
 
     def save_and_close(self) -> None:
         self.message.clear()

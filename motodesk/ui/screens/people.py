@@ -392,11 +392,12 @@ class PeoplePage(QWidget):
 
 
 def searched_identity(text: str) -> tuple[str | None, str | None]:
-    """(name, CPF) the search box names: a name as typed (spaces tidied), or a valid CPF's digits."""
+    """(name, CPF) the search box names: a name as typed (spaces tidied) when it has a surname too (one
+    word is a fragment being looked for, not a name), or a valid CPF's digits."""
     from motodesk.rules.validators import validate_cpf
 
     parsed = search.classify(text)
-    if parsed.kind is search.QueryKind.NAME and len(parsed.words) >= 1:
+    if parsed.kind is search.QueryKind.NAME and len(parsed.words) >= 2:
         return " ".join(text.split()), None
     if parsed.kind is search.QueryKind.DIGITS and len(parsed.text) == 11 and validate_cpf(parsed.text).ok:
         return None, parsed.text
