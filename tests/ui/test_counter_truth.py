@@ -584,3 +584,62 @@ def test_a_login_typed_in_capitals_says_how_it_is_kept(qtbot, ctx: AppContext) -
     assert dialog.login_note.isVisible() and "“maria.lima”" in dialog.login_note.text()
     row = users.create_user(ctx, dialog.login.text(), "Maria Lima", Role.CLERK, "senha-forte-3")
     assert row.login == "maria.lima"  # what the note said
+
+
+# -- item 9: a page answers at once; keys typed while it loads are not lost -------------------------------
+def _main(qtbot, ctx: AppContext):  # noqa: ANN001, ANN202
+    from motodesk.ui.mainwindow import MainWindow
+
+    create_application()
+    window = MainWindow(ctx)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    return window
+
+
+@pytest.mark.parametrize("key", ["vehicles", "permits", "infractions", "organisations"])
+def test_keys_typed_right_after_choosing_a_page_land_in_its_search_field(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                                        wait_ops, key: str) -> None:
+    from motodesk.ui.mainwindow import SECTIONS, LoadingPage, typing_target
+
+    window = _main(qtbot, clerk)
+    window.page_by_key["people"].search_box.setFocus()
+    assert not window.page_by_key.is_built(key)
+    window.nav.setCurrentRow([k for k, _ in SECTIONS].index(key))  # chosen (a shortcut, a click)
+    # answered at once: the page's loading state shows, before the page exists, and holds the keys
+    placeholder = window.loading[key]
+    assert isinstance(placeholder, LoadingPage) and placeholder.isVisible()
+    assert "Carregando" in placeholder.text() and not window.page_by_key.is_built(key)
+    assert QApplication.focusWidget() is placeholder
+    qtbot.keyClicks(placeholder, "ABC1")
+    qtbot.keyClick(placeholder, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(placeholder, "2")
+    qtbot.waitUntil(lambda: window.page_by_key.is_built(key), timeout=10_000)
+    page = window.page_by_key[key]
+    target = typing_target(page)
+    assert isinstance(target, type(window.page_by_key["people"].search_box))
+    assert target.text() == "ABC2"  # every key, in order, in the page's search field
+    assert window.focusWidget() is target
+    assert key not in window.loading and not placeholder.isVisible()
+    wait_ops()
+
+
+def test_enter_in_the_navigation_goes_into_the_loading_page(qtbot, clerk: AppContext, wait_ops) -> None:  # noqa: ANN001
+    window = _main(qtbot, clerk)
+    window.nav.setFocus()
+    qtbot.keyClick(window.nav, Qt.Key.Key_Down)  # browsing the sections keeps the focus in the list
+    assert window.nav.hasFocus() and "vehicles" in window.loading
+    qtbot.keyClick(window.nav, Qt.Key.Key_Return)
+    if "vehicles" in window.loading:
+        assert QApplication.focusWidget() is window.loading["vehicles"]
+        qtbot.keyClicks(QApplication.focusWidget(), "XYZ")
+    else:  # built already: straight into its search field
+        qtbot.keyClicks(QApplication.focusWidget(), "XYZ")
+    qtbot.waitUntil(lambda: window.page_by_key.is_built("vehicles"), timeout=10_000)
+    from motodesk.ui.mainwindow import typing_target
+
+    assert typing_target(window.page_by_key["vehicles"]).text() == "XYZ"
+    wait_ops()
