@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QKeyEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
@@ -50,6 +50,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 SECTION_ROLES: dict[str, frozenset[Role]] = {"admin": frozenset({Role.ADMIN})}
 #: The size the window opens at, when the screen has room for it (the counter's screen is 1366x768).
 PREFERRED_SIZE = QSize(1280, 720)
+#: A page chosen is built after its loading state is painted, or after this long at the latest.
+LOADING_FALLBACK_MS = 120
 
 PageFactory = Callable[[AppContext, "MainWindow"], QWidget]
 PAGE_FACTORIES: dict[str, PageFactory] = {}
@@ -89,6 +91,13 @@ class LoadingPage(QLabel):
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.typed: list[tuple[int, Qt.KeyboardModifier, str]] = []
+        self.after_paint: Callable[[], None] | None = None  # the page's build, once this is on screen
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        then, self.after_paint = self.after_paint, None
+        if then is not None:
+            QTimer.singleShot(0, then)  # after this frame reaches the screen
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         if event.text() and event.text().isprintable() or event.key() == Qt.Key.Key_Backspace:
@@ -328,7 +337,10 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentIndex(row)
         if typing_elsewhere:
             placeholder.setFocus(Qt.FocusReason.OtherFocusReason)
-        QTimer.singleShot(0, lambda: self._build_chosen(key))
+        # Built once the loading state is painted (the clerk sees the page answer first); the timer
+        # builds it anyway should no paint come (a window not exposed).
+        placeholder.after_paint = lambda: self._build_chosen(key)
+        QTimer.singleShot(LOADING_FALLBACK_MS, lambda: self._build_chosen(key))
 
     def _build_chosen(self, key: str) -> None:
         if key in self.loading:

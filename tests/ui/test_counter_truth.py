@@ -623,7 +623,9 @@ def test_keys_typed_right_after_choosing_a_page_land_in_its_search_field(qtbot, 
     assert isinstance(target, type(window.page_by_key["people"].search_box))
     assert target.text() == "ABC2"  # every key, in order, in the page's search field
     assert window.focusWidget() is target
-    assert key not in window.loading and not placeholder.isVisible()
+    import shiboken6
+
+    assert key not in window.loading and (not shiboken6.isValid(placeholder) or not placeholder.isVisible())
     wait_ops()
 
 
