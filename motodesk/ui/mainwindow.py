@@ -354,6 +354,10 @@ class MainWindow(QMainWindow):
         had_focus = placeholder.hasFocus() or bool(placeholder.typed)
         page.show()  # the layout would show it on the next turn of the loop: the focus needs it now
         placeholder.hide()
+        # The page came after its stacked area was shown: the screen reader pass it would have had then.
+        from motodesk.ui.accessible import name_inputs
+
+        name_inputs(self.pages.widget([k for k, _ in SECTIONS].index(key)))
         if had_focus:
             target = typing_target(page)
             target.setFocus(Qt.FocusReason.OtherFocusReason)

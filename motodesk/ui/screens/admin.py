@@ -1062,7 +1062,7 @@ AUDIT_COLUMNS: list[Column[audit.AuditEntry]] = [
     Column("what", "O quê", lambda e: e.table_label),
     Column("action", "Operação", lambda e: e.action_label),
     Column("row_key", "Registro", lambda e: e.row_key),
-    Column("changes", "Alterações", lambda e: e.summary),
+    Column("changes", "Alterações", lambda e: e.summary, tooltip=lambda e: e.summary.replace("; ", "\n")),
 ]
 
 
@@ -1160,7 +1160,7 @@ class AuditTab(QWidget):
         def loaded(entries: list[audit.AuditEntry]) -> None:
             self._shown_filter = where
             self.model.set_rows(entries)
-            fit_columns(self.table, 320)
+            fit_columns(self.table, 200)  # the changes (the last column) take the rest; the tooltip all
             self._count(len(entries) >= audit.AUDIT_PAGE)
 
         ServiceOp(self, lambda: audit.list_audit(ctx, where), lock=False, key="audit",
