@@ -357,7 +357,9 @@ class MainWindow(QMainWindow):
         # The page came after its stacked area was shown: the screen reader pass it would have had then.
         from motodesk.ui.accessible import name_inputs
 
-        name_inputs(self.pages.widget([k for k, _ in SECTIONS].index(key)))
+        area = self.pages.widget([k for k, _ in SECTIONS].index(key))
+        if area is not None:
+            name_inputs(area)
         if had_focus:
             target = typing_target(page)
             target.setFocus(Qt.FocusReason.OtherFocusReason)
