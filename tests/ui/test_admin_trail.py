@@ -192,3 +192,25 @@ def test_the_access_log_shows_filters_and_exports_the_reads(qtbot, admin_ctx: Ap
     # the service's filters are the tab's
     assert len(access_log.list_access(admin_ctx, user_login="rita")) == 1
     assert audit.list_audit(admin_ctx, audit.AuditFilter(user_login="nobody")) == []
+
+
+def test_the_trail_is_read_a_page_at_a_time(qtbot, admin_ctx: AppContext, clerk: AppContext, wait_ops,  # noqa: ANN001
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    _day_of_work(clerk)
+    monkeypatch.setattr(audit, "AUDIT_PAGE", 2)
+    window, page = _open(qtbot, admin_ctx, wait_ops)
+    tab = page.audit
+    page.tabs.setCurrentWidget(tab)
+    wait_ops()
+    tab.who.setText("clerk")
+    tab.filter_button.click()
+    wait_ops()
+    assert tab.model.rowCount() == 2 and tab.more_button.isEnabled() and "há mais antigos" in tab.count.text()
+    first = [e.id for e in tab.model.rows()]
+    tab.more_button.click()
+    wait_ops()
+    ids = [e.id for e in tab.model.rows()]
+    assert ids[:2] == first and len(ids) == 3  # the clerk's three rows, none twice, newest first
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == 3
+    assert not tab.more_button.isEnabled()
+    assert {e.user_login for e in tab.model.rows()} == {"clerk"}  # the next page keeps the filter

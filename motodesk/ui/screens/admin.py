@@ -1163,7 +1163,7 @@ class AuditTab(QWidget):
             fit_columns(self.table, 200)  # the changes (the last column) take the rest; the tooltip all
             self._count(len(entries) >= audit.AUDIT_PAGE)
 
-        ServiceOp(self, lambda: audit.list_audit(ctx, where), lock=False, key="audit",
+        ServiceOp(self, lambda: audit.list_audit(ctx, where, limit=audit.AUDIT_PAGE), lock=False, key="audit",
                   fields={"until": self.until}).success(loaded).run()
 
     def load_more(self) -> None:
@@ -1176,7 +1176,8 @@ class AuditTab(QWidget):
             self.model.set_rows([*self.model.rows(), *entries])
             self._count(len(entries) >= audit.AUDIT_PAGE)
 
-        load_into(self, lambda: audit.list_audit(ctx, where, before_id=oldest), loaded, key="audit")
+        load_into(self, lambda: audit.list_audit(ctx, where, limit=audit.AUDIT_PAGE, before_id=oldest), loaded,
+                  key="audit")
 
     def _count(self, more: bool) -> None:
         shown = self.model.rowCount()
