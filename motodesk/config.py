@@ -165,6 +165,25 @@ def forget_choice() -> None:
         _write(data)
 
 
+def load_last_login() -> str | None:
+    """The user who last entered on this workstation (the login dialog pre-fills it), or None."""
+    value = _read().get("last_login")
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def save_last_login(login: str) -> None:
+    """Remember who entered (no password, nothing else); a configuration that cannot be written only
+    loses the convenience."""
+    data = _read()
+    if data.get("last_login") == login:
+        return
+    data["last_login"] = login
+    try:
+        _write(data)
+    except OSError as exc:
+        log.warning("last login not remembered: %s", exc)
+
+
 # --- the keyring -------------------------------------------------------------------------------
 
 def keyring_available() -> bool:

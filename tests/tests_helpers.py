@@ -181,6 +181,7 @@ def settle_gui(qtbot: object) -> None:
 # -- the GUI thread opens no database session (tests/ui/conftest.py) -----------------------------
 #: Where MotoDesk's UI code lives: a frame of a file under it is UI code.
 UI = str(Path(__file__).resolve().parents[1] / "motodesk" / "ui") + os.sep
+TESTS = str(Path(__file__).resolve().parent) + os.sep
 #: (module file under motodesk/ui, function) of the UI code allowed to wait for the database on the
 #: GUI thread: the login's check of the typed user (the clerk waits for it to enter anyway).
 GUI_DB_ALLOWED = {("login.py", "try_login")}
@@ -196,9 +197,12 @@ def _on_gui_thread() -> bool:
 
 
 def _ui_caller(frame: FrameType | None) -> tuple[str, int, str] | None:
-    """The innermost frame of motodesk/ui on the stack: (file, line, function)."""
+    """The innermost frame of motodesk/ui on the stack: (file, line, function); None when test code
+    is nearer (a test's timer that checks the database while a dialog runs its own event loop)."""
     while frame is not None:
         filename = frame.f_code.co_filename
+        if filename.startswith(TESTS) and not filename.endswith(os.sep + "tests_helpers.py"):
+            return None
         if filename.startswith(UI):
             return filename[len(UI):], frame.f_lineno, frame.f_code.co_name
         frame = frame.f_back

@@ -18,10 +18,10 @@ import os
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from motodesk.exports.xlsx import Column, ExportTargetLocked, SheetSpec, write_workbook
@@ -100,8 +100,10 @@ def parse_day(text: str) -> date:
 
 @requires(Role.ADMIN)
 def list_access(ctx: AppContext, *, person_cpf: str | None = None, since: date | None = None,
-                limit: int | None = None) -> list[AccessEntry]:
-    """The access log, newest first; ``person_cpf`` narrows it to one person, ``since`` to a local day on."""
+                limit: int | None = None, user_login: str | None = None,
+                until: date | None = None) -> list[AccessEntry]:
+    """The access log, newest first; ``person_cpf`` narrows it to one person, ``user_login`` to whoever
+    read, ``since``/``until`` to local days (both included)."""
     stmt = (select(AccessRecord, Person.full_name, Person.cpf)
             .outerjoin(Person, Person.id == AccessRecord.person_id)
             .order_by(AccessRecord.id.desc()))
@@ -112,6 +114,10 @@ def list_access(ctx: AppContext, *, person_cpf: str | None = None, since: date |
         stmt = stmt.where(Person.cpf == cpf.value)
     if since is not None:
         stmt = stmt.where(AccessRecord.at >= datetime.combine(since, time(), tzinfo=LOCAL_TZ))
+    if until is not None:
+        stmt = stmt.where(AccessRecord.at < datetime.combine(until + timedelta(days=1), time(), tzinfo=LOCAL_TZ))
+    if user_login:
+        stmt = stmt.where(func.lower(AccessRecord.user_login) == user_login.strip().lower())
     if limit is not None:
         stmt = stmt.limit(limit)
     with ctx.read() as s:
@@ -137,14 +143,15 @@ ACCESS_LOG_SHEET = SheetSpec(
 
 @requires(Role.ADMIN)
 def export_access_log(ctx: AppContext, path: str | os.PathLike[str], *, person_cpf: str | None = None,
-                      since: date | None = None) -> int:
+                      since: date | None = None, user_login: str | None = None,
+                      until: date | None = None) -> int:
     """Write the (filtered) access log to an xlsx file; returns the number of rows."""
     target = Path(path)
     if target.suffix.lower() != ".xlsx":
         raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.")
     if not target.parent.is_dir():
         raise InvalidInputError(f"A pasta não existe: {target.parent}.")
-    entries = list_access(ctx, person_cpf=person_cpf, since=since)
+    entries = list_access(ctx, person_cpf=person_cpf, since=since, user_login=user_login, until=until)
     rows = [{"at": e.at.astimezone(LOCAL_TZ).replace(tzinfo=None), "user_login": e.user_login,
              "person_name": e.person_name, "person_cpf": e.person_cpf, "kind": e.kind_label,
              "record_key": e.record_key, "screen": e.screen, "workstation": e.workstation} for e in entries]

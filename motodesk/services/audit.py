@@ -32,22 +32,26 @@ import logging
 import typing
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as clock_time
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from sqlalchemy import Connection, Table, func, insert, select, text
+from sqlalchemy import Connection, Select, Table, and_, func, insert, or_, select, text
+from sqlalchemy.orm import Session
 
+from motodesk.models import Person, PersonDocument
 from motodesk.models.admin import AuditEvent
 from motodesk.models.audit import ChainBreak, _link_break
 from motodesk.models.checkpoints import AuditCheckpoint
 from motodesk.rules.common import Role
 from motodesk.rules.text import format_int
-from motodesk.services.clock import local_time
+from motodesk.rules.validators import validate_cpf
+from motodesk.services.clock import LOCAL_TZ, local_time
 from motodesk.services.context import AppContext, requires
-from motodesk.services.errors import MotodeskError
+from motodesk.services.errors import InvalidInputError, MotodeskError
 
 log = logging.getLogger(__name__)
 
@@ -481,3 +485,183 @@ def verify_audit_trail(ctx: AppContext, *, published: Path | None = None) -> Aud
     return AuditVerification(walk.rows, walk.breaks[0] if walk.breaks else None, tuple(walk.breaks), walk.more,
                              tuple(findings), missing, newest_anchor, len(stored))
 
+
+
+# --- reading the trail (Administração) --------------------------------------------------------------
+
+#: What each audited table holds, as the administrator reads it.
+TABLE_LABELS = {
+    "affiliations": "Filiação a entidade", "applications": "Requerimento", "attachments": "Anexo",
+    "badge_prints": "Impressão de crachá", "campaign_appointment_events": "Atendimento do recadastramento",
+    "campaign_appointments": "Agendamento do recadastramento", "campaigns": "Recadastramento",
+    "card_batches": "Lote de cartões", "card_uses": "Uso de cartão", "criminal_judgments": "Condenação criminal",
+    "decisions": "Decisão", "decrees": "Decreto", "defences": "Defesa", "deputy_links": "Preposto",
+    "fee_payments": "Pagamento de taxa", "infraction_notices": "Auto de infração",
+    "inspection_items": "Item de vistoria", "inspections": "Vistoria", "organisations": "Entidade",
+    "people": "Pessoa", "permit_events": "Evento da permissão", "permits": "Permissão",
+    "person_documents": "Documento da pessoa", "person_name_changes": "Mudança de nome", "photos": "Foto",
+    "quota_counters": "Contador de vagas", "settings": "Configuração", "spoiled_cards": "Cartão inutilizado",
+    "stand_assignments": "Ponto atribuído", "stands": "Ponto de estacionamento",
+    "tender_candidates": "Candidato do chamamento", "tenders": "Chamamento", "users": "Usuário",
+    "vehicle_accidents": "Sinistro do veículo", "vehicles": "Veículo",
+}
+ACTION_LABELS = {"insert": "inclusão", "update": "alteração", "delete": "exclusão"}
+#: The most rows one read of the trail returns (the newest); the export has no limit.
+AUDIT_PAGE = 500
+
+
+def table_label(name: str) -> str:
+    return TABLE_LABELS.get(name, name)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    id: int
+    at: datetime
+    user_login: str
+    table_name: str
+    row_key: str
+    action: str
+    changes: str  # the stored JSON diff {field: [old, new]}
+
+    @property
+    def table_label(self) -> str:
+        return table_label(self.table_name)
+
+    @property
+    def action_label(self) -> str:
+        return ACTION_LABELS.get(self.action, self.action)
+
+    @property
+    def summary(self) -> str:
+        """``campo: antes → depois; …`` (the values the trail keeps; secrets only say they changed)."""
+        try:
+            diff = json.loads(self.changes or "{}")
+        except ValueError:
+            return self.changes
+        if not isinstance(diff, dict):
+            return str(diff)
+        parts = []
+        for field, value in diff.items():
+            if isinstance(value, list) and len(value) == 2:
+                old, new = ("" if v is None else str(v) for v in value)
+                if self.action == "insert" or not old:
+                    parts.append(f"{field}: {new}")
+                elif self.action == "delete":
+                    parts.append(f"{field}: {old}")
+                else:
+                    parts.append(f"{field}: {old} → {new}")
+            else:
+                parts.append(f"{field}: {value}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class AuditFilter:
+    """Who (login), when (local days, both ends included), what (table, action) and which record (its key;
+    a CPF names the person's own rows and their documents')."""
+
+    user_login: str | None = None
+    since: date | None = None
+    until: date | None = None
+    table_name: str | None = None
+    action: str | None = None
+    record: str | None = None
+
+
+def _audit_query(s: Session, f: AuditFilter) -> Select[typing.Any]:
+    a = _AUDIT
+    stmt = select(a.c.id, a.c.at, a.c.user_login, a.c.table_name, a.c.row_key, a.c.action, a.c.changes)
+    if f.user_login:
+        stmt = stmt.where(func.lower(a.c.user_login) == f.user_login.strip().lower())
+    if f.since is not None:
+        stmt = stmt.where(a.c.at >= datetime.combine(f.since, clock_time(), tzinfo=LOCAL_TZ))
+    if f.until is not None:
+        stmt = stmt.where(a.c.at < datetime.combine(f.until + timedelta(days=1), clock_time(), tzinfo=LOCAL_TZ))
+    if f.table_name:
+        stmt = stmt.where(a.c.table_name == f.table_name)
+    if f.action:
+        stmt = stmt.where(a.c.action == f.action)
+    record = (f.record or "").strip()
+    if record:
+        clauses = [a.c.row_key == record]
+        digits = "".join(ch for ch in record if ch.isdigit())
+        cpf = validate_cpf(digits) if len(digits) == 11 else None
+        if cpf is not None and cpf.ok:
+            person_id = s.scalar(select(Person.id).where(Person.cpf == cpf.value))
+            if person_id is not None:
+                doc_ids = [str(i) for i in s.scalars(select(PersonDocument.id)
+                                                      .where(PersonDocument.person_id == person_id))]
+                clauses.append(and_(a.c.table_name == "people", a.c.row_key == str(person_id)))
+                if doc_ids:
+                    clauses.append(and_(a.c.table_name == "person_documents", a.c.row_key.in_(doc_ids)))
+        stmt = stmt.where(or_(*clauses))
+    return stmt.order_by(a.c.id.desc())
+
+
+@requires(Role.ADMIN)
+def list_audit(ctx: AppContext, where: AuditFilter | None = None, *, limit: int | None = AUDIT_PAGE,
+               before_id: int | None = None) -> list[AuditEntry]:
+    """The audit trail, newest first, filtered; ``limit`` rows at most, older than ``before_id`` (the
+    next page) when given."""
+    f = where or AuditFilter()
+    if f.since is not None and f.until is not None and f.until < f.since:
+        raise InvalidInputError("A data final é anterior à inicial.", {"until": "Anterior à data inicial."})
+    with ctx.read() as s:
+        stmt = _audit_query(s, f)
+        if before_id is not None:
+            stmt = stmt.where(_AUDIT.c.id < before_id)
+        if limit is not None:
+            stmt = stmt.limit(limit)
+        return [AuditEntry(r.id, r.at, r.user_login, r.table_name, r.row_key, r.action, r.changes or "")
+                for r in s.execute(stmt)]
+
+
+@requires(Role.ADMIN)
+def audit_users(ctx: AppContext) -> list[str]:
+    """Every login that wrote to the trail (for the filter's list)."""
+    with ctx.read() as s:
+        return sorted(set(s.scalars(select(_AUDIT.c.user_login).distinct())), key=str.lower)
+
+
+def _audit_sheet() -> typing.Any:
+    from motodesk.exports.xlsx import Column, SheetSpec
+
+    return SheetSpec(
+        title="Trilha de auditoria",
+        sheet_name="Auditoria",
+        columns=(
+            Column("id", "Nº", "int", 9),
+            Column("at", "Data e hora", "datetime", 17),
+            Column("user_login", "Usuário", "text", 16),
+            Column("what", "O quê", "text", 26),
+            Column("action", "Operação", "text", 12),
+            Column("row_key", "Registro", "text", 14),
+            Column("changes", "Alterações", "text", 80),
+        ),
+    )
+
+
+@requires(Role.ADMIN)
+def export_audit(ctx: AppContext, path: str | Path, where: AuditFilter | None = None) -> int:
+    """Write the (filtered) trail to an xlsx file (owner-only, :func:`motodesk.exports.xlsx.save_private`
+    through ``write_workbook``); returns the number of rows."""
+    from motodesk.exports.xlsx import ExportTargetLocked, write_workbook
+
+    target = Path(path)
+    if target.suffix.lower() != ".xlsx":
+        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.")
+    if not target.parent.is_dir():
+        raise InvalidInputError(f"A pasta não existe: {target.parent}.")
+    entries = list_audit(ctx, where, limit=None)
+    rows = [{"id": e.id, "at": e.at.astimezone(LOCAL_TZ).replace(tzinfo=None), "user_login": e.user_login,
+             "what": e.table_label, "action": e.action_label, "row_key": e.row_key, "changes": e.summary}
+            for e in entries]
+    exported_at = datetime.now(LOCAL_TZ).replace(tzinfo=None, microsecond=0)
+    try:
+        return write_workbook(target, [(_audit_sheet(), rows)],
+                              exported_by=f"{ctx.user.full_name} ({ctx.user.login})", exported_at=exported_at)
+    except ExportTargetLocked as exc:
+        raise MotodeskError(str(exc)) from exc
+    except OSError as exc:
+        raise MotodeskError(f"Não foi possível gravar “{target.name}”: {exc.strerror or exc}.") from exc

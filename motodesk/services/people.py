@@ -41,6 +41,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind, check_certificate_change
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
 from motodesk.rules.facts import dossier_facts
+from motodesk.rules.text import application_number
 from motodesk.rules.validators import (
     validate_cnh,
     validate_cpf,
@@ -353,7 +354,7 @@ def locks_of(s: Session, person_id: int) -> list[str]:
                                        .where(Application.person_id == person_id,
                                               Application.state.in_(OPEN_APPLICATION_STATES))
                                        .order_by(Application.id)):
-        found.append(f"o requerimento nº {app_id:05d}/{opened_on.year} em aberto")
+        found.append(f"o requerimento nº {application_number(app_id, opened_on)} em aberto")
     for number in s.scalars(select(Permit.number).join(DeputyLink, DeputyLink.permit_id == Permit.id)
                             .where(DeputyLink.deputy_person_id == person_id, DeputyLink.end_on.is_(None))
                             .order_by(Permit.number)):

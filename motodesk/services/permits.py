@@ -78,7 +78,7 @@ from motodesk.rules.lifecycle import (
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.tenders import TenderCandidateFacts, check_candidacy_tie, check_tender, tender_required
-from motodesk.rules.text import format_date
+from motodesk.rules.text import application_number, format_date
 from motodesk.rules.validators import format_cpf, format_plate, mask_cpf
 from motodesk.services import fees
 from motodesk.services.clock import local_today
@@ -294,7 +294,7 @@ def count_permits(ctx: AppContext, *, state_filter: str = "all", service: Servic
 
 def _permit_row(r: Any) -> PermitRow:
     kind = r["kind"]
-    number = r["number"] if kind == "permit" else f"Requerimento nº {r['id']}"
+    number = r["number"] if kind == "permit" else f"Requerimento nº {application_number(int(r['id']), r['start'])}"
     return PermitRow(
         kind=kind,
         id=int(r["id"]),
@@ -332,7 +332,8 @@ def get_row(ctx: AppContext, kind: str, row_id: int) -> PermitRow:
         assert person is not None
         vehicle_id = _vehicle_id_for(s, app)
         vehicle = s.get(Vehicle, vehicle_id) if vehicle_id else None
-        return PermitRow("application", app.id, f"Requerimento nº {app.id}", app.service_type,
+        return PermitRow("application", app.id, f"Requerimento nº {application_number(app.id, app.opened_on)}",
+                         app.service_type,
                          person.full_name, person.cpf, format_plate(vehicle.plate) if vehicle else None,
                          app.state, app.opened_on, None, None, None, 0, app.version)
 

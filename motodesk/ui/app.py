@@ -36,8 +36,20 @@ DEMO_PEOPLE = 300
 
 #: The focus is plainly visible on every input, button, list and table (keyboard-only work).
 FOCUS_COLOUR = "#1565c0"
+#: A button has the same box (border + padding) with and without the focus, so the focus never
+#: clips its label: Qt sizes a button once, for the unfocused state.
 FOCUS_STYLE = f"""
-QPushButton:focus, QToolButton:focus {{
+QPushButton {{
+    border: 1px solid #8c8c8c; border-radius: 4px; padding: 5px 11px; background: #f6f6f6; min-height: 14px;
+}}
+QPushButton:default {{ border-color: #4d4d4d; }}
+QPushButton:hover {{ background: #eef4fb; }}
+QPushButton:pressed, QPushButton:checked {{ background: #cfe3f8; }}
+QPushButton:disabled {{ color: #8a8a8a; background: #efefef; border-color: #c4c4c4; }}
+QPushButton:focus {{
+    border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 4px 10px; background: #e3f2fd;
+}}
+QToolButton:focus {{
     border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 4px 10px; background: #e3f2fd;
 }}
 QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus, QPlainTextEdit:focus, QTextEdit:focus {{
@@ -237,11 +249,9 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
     warmed = threading.Event()
     if open_fn is None:
         warmed.set()
-    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_when_warmed(warmed))
+    dialog = LoginDialog(ctx, hint=hint, opening=opening, prepare=_prepare_when_warmed(warmed),
+                         login_name=login_name, remember=True)
     dialog.warmed = warmed  # type: ignore[attr-defined]  # read by bench/bench_startup.py
-    if login_name:
-        dialog.login_edit.setText(login_name)
-        dialog.password_edit.setFocus()
     opened: list[AppContext] = [ctx] if ctx is not None else []
     if open_fn is not None:
         def ready(ctx: AppContext) -> None:
@@ -278,6 +288,10 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
     opening = "Abrindo o banco de dados…"
     configured: DatabaseChoice | None = None
     open_fn: Callable[[], AppContext] | None = None
+    if not demo:  # a restarted window: the user who last entered here
+        from motodesk import config as workstation
+
+        login_name = workstation.load_last_login()
     if database or demo or os.environ.get(ENV_URL):
         def open_fn() -> AppContext:
             return open_context(database, demo=demo)

@@ -241,7 +241,7 @@ class DashboardWidget(QWidget):
         self.campaign_label.setTextFormat(Qt.TextFormat.RichText)
         self.campaign_bar = QProgressBar()
         self.campaign_bar.setObjectName("campaign_bar")
-        self.campaign_bar.setFormat("%v de %m atendimentos concluídos")
+        self.campaign_bar.setFormat("%v de %m compareceram")
         self.campaign_bar.setMinimumWidth(280)
         campaign_row = QHBoxLayout()
         campaign_row.addWidget(self.campaign_label, 1)
@@ -335,7 +335,7 @@ class DashboardWidget(QWidget):
             f"{p.scheduled} agendados · compareceram {p.attended} · faltaram {p.missed} · pendentes {p.pending}"
             + (f" · hoje {p.today}" if c.is_open else ""))
         self.campaign_bar.setMaximum(max(1, p.scheduled))
-        self.campaign_bar.setValue(p.attended + p.missed)
+        self.campaign_bar.setValue(p.attended)  # who came: an absence concludes nothing
 
     def pdf_bytes(self) -> bytes:
         """The dashboard on one landscape A4 page (vector charts)."""

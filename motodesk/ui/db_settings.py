@@ -268,6 +268,12 @@ class BackupDialog(QDialog):
         self.days.setSpecialValueText("nunca lembrar")
         self.days.setSuffix(" dia(s)")
         self._stored_days: int | None = None
+        # Saved only once the administrator changed it: the field may hold the focus before the stored
+        # period arrives, and leaving it then must not write the 0 it was born with.
+        self._typed_days = False
+        self._showing_days = False
+        self._saving_days: int | None = None
+        self.days.valueChanged.connect(self._days_changed)
         self.days.editingFinished.connect(self.save_days)
         self.make = QPushButton("&Fazer cópia de segurança…")
         self.make.setObjectName("make_backup")
@@ -306,20 +312,34 @@ class BackupDialog(QDialog):
         self.contents.setText(contents)
         days = summary.reminder_days
         self._stored_days = days
-        if not self.days.hasFocus():
-            self.days.setValue(days)
+        if not self._typed_days:  # never over what the administrator is typing
+            self._showing_days = True
+            try:
+                self.days.setValue(days)
+            finally:
+                self._showing_days = False
+        elif not self.days.hasFocus():
+            self.save_days()  # typed and left before the stored period arrived
+
+    def _days_changed(self, _value: int) -> None:
+        if not self._showing_days:
+            self._typed_days = True
 
     def save_days(self) -> None:
         days = self.days.value()
-        if self._stored_days is None or days == self._stored_days:
-            return
+        if not self._typed_days or self._stored_days is None or days in (self._stored_days, self._saving_days):
+            return  # Enter then the dialog closing both finish the editing: one save
         ctx = self.ctx
+        self._saving_days = days
 
         def saved(_r: object) -> None:
             self._stored_days = days
 
+        def over() -> None:
+            self._saving_days = None
+
         ServiceOp(self, lambda: backups.set_reminder_days(ctx, days), busy="Salvando o lembrete…",
-                  fields={"days": self.days}, change="settings", lock=False).success(saved).run()
+                  fields={"days": self.days}, change="settings", lock=False).success(saved).finally_(over).run()
 
     def suggested_path(self) -> Path:
         return suggested_backup_path()

@@ -56,7 +56,13 @@ from motodesk.errors import DatabaseError
 from motodesk.rules import documents_declared
 from motodesk.rules.common import Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import BRAZILIAN_UFS, check_applicant, check_deputy, completeness
+from motodesk.rules.eligibility import (
+    BRAZILIAN_UFS,
+    MILITARY_OBLIGATION_LAST_AGE,
+    check_applicant,
+    check_deputy,
+    completeness,
+)
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf
 from motodesk.services import applications, attachments, fees, people, photos, tenders
@@ -119,6 +125,8 @@ def document_note(kind: DocumentKind, settings: LawSettings) -> str | None:
 
 
 BOOL_CHOICES = (("—", None), ("Sim", True), ("Não", False))
+#: Document numbers typed grouped, like the CPF (FormattedLineEdit kinds).
+FORMATTED_NUMBERS = {(DocumentKind.INSS, "number"): "nit", (DocumentKind.ELECTORAL, "number"): "titulo"}
 RESULT_CHOICES = (("—", None), ("Negativas", "negative"), ("Positivas", "positive"))
 SEX_CHOICES = (("—", None), ("Masculino", "M"), ("Feminino", "F"))
 
@@ -452,6 +460,24 @@ class DossierWindow(QWidget):
         # Another workstation saved this person while the dossier is open: say so before Salvar.
         live.follow_record(self, "person", lambda: self.person_id, self.changed_elsewhere.show_change)
 
+    def prefill(self, *, full_name: str | None = None, cpf: str | None = None) -> None:
+        """A new person's name or CPF as the clerk searched it (carried forward from the search box); the
+        cursor goes to the first field still empty. Only a new dossier's empty fields are filled."""
+        if self.person_id is not None:
+            return
+        for key, value in (("full_name", full_name), ("cpf", cpf)):
+            widget = self.person_inputs[key]
+            if value and isinstance(widget, QLineEdit) and not widget.text().strip("._- "):
+                widget.setText(format_cpf(value) if key == "cpf" else value)
+        self._set_base()  # carried forward, not typed: closing untouched asks nothing
+        self._refresh_header()
+        self.recheck()
+        for key in ("full_name", "cpf", "birth_date"):
+            widget = self.person_inputs[key]
+            if isinstance(widget, QLineEdit) and not widget.text().strip("._-/ "):
+                widget.setFocus(Qt.FocusReason.OtherFocusReason)
+                break
+
     # -- building ---------------------------------------------------------------------------
     def _build(self) -> None:
         self.banner = QLabel()
@@ -770,7 +796,8 @@ class DossierWindow(QWidget):
         elif spec.kind == "uf":
             widget = self._uf_combo(name)
         else:
-            widget = QLineEdit()
+            formatted = FORMATTED_NUMBERS.get((kind, spec.name))
+            widget = FormattedLineEdit(formatted) if formatted else QLineEdit()
             widget.textChanged.connect(self._changed)
             widget.editingFinished.connect(lambda n=name: self._validate_document_field(n))
         widget.setObjectName(name)
@@ -1049,6 +1076,11 @@ class DossierWindow(QWidget):
     def _get(widget: QWidget) -> Any:
         if isinstance(widget, DateField):
             return widget.value()
+        if isinstance(widget, FormattedLineEdit) and widget.kind in FORMATTED_NUMBERS.values():
+            # Shown grouped like a CPF, kept as its digits (what was stored, imported and is searched)
+            text = widget.text().strip()
+            digits = "".join(ch for ch in text if ch.isdigit())
+            return (digits if text and all(ch.isdigit() or ch in ". -" for ch in text) else text) or None
         if isinstance(widget, QComboBox):
             return _combo_value(widget)
         if isinstance(widget, (QLineEdit, QPlainTextEdit)):
@@ -1092,6 +1124,35 @@ class DossierWindow(QWidget):
         self._recheck_timer.start()
         if self._tried_save:
             self._validate_all(show=True)
+        else:
+            self._clear_if_fixed(self.sender())
+
+    def _key_of(self, widget: object) -> str | None:
+        for key, candidate in self.person_inputs.items():
+            if candidate is widget:
+                return key
+        for kind, row in self.documents.items():
+            for name, candidate in row.inputs.items():
+                if candidate is widget:
+                    return f"{kind.value}.{name}"
+        return None
+
+    def _clear_if_fixed(self, widget: object) -> None:
+        """A field that says it is wrong stops saying so the moment it is right (new messages wait
+        until the field is left)."""
+        key = self._key_of(widget) if widget is not None else None
+        if key is None or not self.field_message(key):
+            return
+        if "." in key:
+            kind_value, name = key.split(".", 1)
+            doc = self.document_inputs()[DocumentKind(kind_value)]
+            wrong = people.validate_document(doc)[1].get(name) or people.document_warnings(doc).get(name)
+        else:
+            wrong = people.validate_person(self.person_input())[1].get(key)
+            if wrong and self._get(self.person_inputs[key]) is None:
+                wrong = None  # emptied: an empty required field waits for the save
+        if not wrong:
+            self._mark(key, None)
 
     def _in_teardown(self) -> bool:
         """Qt may report a field's "editing finished" while the window is being destroyed."""
@@ -1200,12 +1261,16 @@ class DossierWindow(QWidget):
         if mototaxi and not as_deputy and self.tender is not None:
             # Whether a tender is under way and the applicant a called candidate (Art. 6º; Art. 10, I).
             self.verdicts.append(self.tender.verdict)
+        self.verdicts = self._invalid_dates_named(self.verdicts)
         self.verdict_list.set_verdicts(self.verdicts)
         share = completeness(self.verdicts)
-        self.meter.setValue(round(share * 100))
         met = sum(v.status is Status.MET for v in self.verdicts)
         missing = sum(v.status is Status.PENDING for v in self.verdicts)
         failed = sum(v.status is Status.NOT_MET for v in self.verdicts)
+        self.meter.setValue(round(share * 100))
+        # Complete means every requirement met: with one red, the bar says what is informed and what fails.
+        self.meter.setFormat("Dossiê %p% completo" if not failed else
+                             f"Dossiê %p% informado · {failed} requisito(s) não atendido(s)")
         self.summary.setText(f"{met} de {len(self.verdicts)} requisitos atendidos · {missing} pendentes · "
                              f"{failed} não atendidos")
         where = f"data do requerimento nº {application.number}" if application else "hoje"
@@ -1216,6 +1281,60 @@ class DossierWindow(QWidget):
         rules_of = people.rule_of_document()
         for kind, row in self.documents.items():
             self._mark_box(row, by_rule.get(rules_of.get(kind, "")))
+        self._show_military_box(on)
+
+    def military_required(self, on: date) -> bool:
+        """Whether the law asks this person for the reservist certificate (Art. 5º, VI; Lei 4.375/1964,
+        art. 5º): men until the year they turn 45. Unknown sex or birth date: asked (the rule says what
+        is missing)."""
+        person = self.person_input()
+        sex = (person.sex or "").strip().upper()
+        if sex == "F":
+            return False
+        birth = person.birth_date
+        return not (sex == "M" and birth is not None and on.year > birth.year + MILITARY_OBLIGATION_LAST_AGE)
+
+    def _show_military_box(self, on: date) -> None:
+        """The reservist box only for those the law asks it of — or when something is already in it."""
+        row = self.documents.get(DocumentKind.MILITARY)
+        if row is None:
+            return
+        filled = any(self._get(widget) not in (None, "") for widget in row.inputs.values()) \
+            or bool(getattr(row.attachments, "items", None))
+        shown = self.military_required(on) or filled
+        if row.box.isHidden() == shown:
+            row.box.setVisible(shown)
+
+    def _invalid_dates(self) -> dict[str, list[str]]:
+        """By rule: the date fields holding something that is not a date, and why (what the field says)."""
+        found: dict[str, list[str]] = {}
+        birth = self.person_inputs.get("birth_date")
+        if isinstance(birth, DateField) and birth.problem():
+            found.setdefault("art5_i_age", []).append(f"{PERSON_LABELS['birth_date']}: {birth.problem()}")
+        rules_of = people.rule_of_document()
+        specs = document_fields()
+        for kind, row in self.documents.items():
+            labels = {spec.name: spec.label for spec in specs.get(kind, ())}
+            for name, widget in row.inputs.items():
+                problem = widget.problem() if isinstance(widget, DateField) else None
+                if problem and kind in rules_of:
+                    label = labels.get(name, name).rstrip(":")
+                    found.setdefault(rules_of[kind], []).append(f"{kind.label}, {label}: {problem}")
+        return found
+
+    def _invalid_dates_named(self, verdicts: list[Verdict]) -> list[Verdict]:
+        """A requirement whose date was typed wrong says "data inválida" and why — never that it is missing."""
+        invalid = self._invalid_dates()
+        if not invalid:
+            return verdicts
+        named = []
+        for verdict in verdicts:
+            problems = invalid.get(verdict.rule_id)
+            if problems and verdict.status is not Status.MET:
+                verdict = dataclasses.replace(verdict, status=Status.PENDING,
+                                              message="data inválida — " + "; ".join(problems))
+            named.append(verdict)
+        return named
 
     def _mark_box(self, row: _DocumentRow, verdict: Verdict | None) -> None:
         """The document box's title mark and colour — touched only when they change (issue #20: a

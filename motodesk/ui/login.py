@@ -36,9 +36,14 @@ class LoginDialog(QDialog):
 
     def __init__(self, ctx: AppContext | None, parent: QWidget | None = None, *, hint: str | None = None,
                  opening: str = "Abrindo o banco de dados…",
-                 prepare: Callable[[AppContext, CurrentUser], QWidget] | None = None) -> None:
+                 prepare: Callable[[AppContext, CurrentUser], QWidget] | None = None,
+                 login_name: str | None = None, remember: bool = False) -> None:
         """`prepare(ctx, user)` builds, hidden, what opens after the login (the main window) while
-        the password is checked; it is kept in `prepared` only when the check names that user."""
+        the password is checked; it is kept in `prepared` only when the check names that user.
+
+        `login_name` pre-fills the user (the last one to enter, or the demo's): selected, so another
+        user typed there replaces it — and the check, and any failed try, is always that typed user's.
+        With `remember`, the user who enters is remembered for the next start."""
         super().__init__(parent)
         self.ctx = ctx
         self.user: CurrentUser | None = None
@@ -57,6 +62,8 @@ class LoginDialog(QDialog):
                        'Trânsito e Transportes<br>Patrocínio – MG</p>')
         self.login_edit = QLineEdit()
         self.login_edit.setObjectName("login")
+        self.login_edit.setToolTip("Maiúsculas e minúsculas não fazem diferença no usuário.")
+        self._remember = remember
         self.password_edit = QLineEdit()
         self.password_edit.setObjectName("password")
         self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -87,6 +94,10 @@ class LoginDialog(QDialog):
         layout.addWidget(self.message)
         layout.addWidget(buttons)
         self.login_edit.setFocus()
+        if login_name:
+            self.login_edit.setText(login_name)
+            self.login_edit.selectAll()
+            self.password_edit.setFocus()
         self._painted = False
         self.installEventFilter(self)
 
@@ -166,9 +177,16 @@ class LoginDialog(QDialog):
         if user.must_change_password:
             self._ask_new_password(ctx, user, password, prepared)
             return
-        self.user = user
+        self._entered(user)
         self.prepared = prepared
         self.accept()
+
+    def _entered(self, user: CurrentUser) -> None:
+        self.user = user
+        if self._remember:
+            from motodesk import config
+
+            config.save_last_login(user.login)
 
     def _ask_new_password(self, ctx: AppContext, user: CurrentUser, password: str,
                           prepared: QWidget | None) -> None:
@@ -181,7 +199,7 @@ class LoginDialog(QDialog):
         def finished(_result: int) -> None:
             self.password_dialog = None
             if dialog.changed is not None:
-                self.user = dialog.changed
+                self._entered(dialog.changed)
                 self.prepared = prepared
                 self.accept()
                 return

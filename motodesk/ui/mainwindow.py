@@ -5,13 +5,16 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator, Mapping
 
-from PySide6.QtCore import QSize, Qt, QTimer
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QAbstractSpinBox,
     QApplication,
+    QComboBox,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMainWindow,
@@ -47,6 +50,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 SECTION_ROLES: dict[str, frozenset[Role]] = {"admin": frozenset({Role.ADMIN})}
 #: The size the window opens at, when the screen has room for it (the counter's screen is 1366x768).
 PREFERRED_SIZE = QSize(1280, 720)
+#: A page chosen is built after its loading state is painted, or after this long at the latest.
+LOADING_FALLBACK_MS = 120
 
 PageFactory = Callable[[AppContext, "MainWindow"], QWidget]
 PAGE_FACTORIES: dict[str, PageFactory] = {}
@@ -72,6 +77,56 @@ def _section_placeholder(label: str) -> QWidget:
     layout.addWidget(note)
     layout.addStretch(1)
     return page
+
+
+class LoadingPage(QLabel):
+    """What a page chosen for the first time shows at once, while it is built: its name and that it
+    is loading. It holds the keyboard meanwhile and keeps every key typed, for the page to receive
+    when it is ready (:meth:`replay`) — a search typed straight after choosing the page is not lost."""
+
+    def __init__(self, label: str) -> None:
+        super().__init__(f"<h2>{label}</h2><p>⏳ Carregando…</p>")
+        self.setObjectName("loading_page")
+        self.setAccessibleName(f"{label}: carregando")
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.typed: list[tuple[int, Qt.KeyboardModifier, str]] = []
+        self.after_paint: Callable[[], None] | None = None  # the page's build, once this is on screen
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        super().paintEvent(event)
+        then, self.after_paint = self.after_paint, None
+        if then is not None:
+            QTimer.singleShot(0, then)  # after this frame reaches the screen
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
+        if event.text() and event.text().isprintable() or event.key() == Qt.Key.Key_Backspace:
+            self.typed.append((event.key(), event.modifiers(), event.text()))
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def replay(self, target: QWidget) -> None:
+        """Send the keys typed here to ``target``, in order, as if typed there."""
+        for key, modifiers, text in self.typed:
+            for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+                QApplication.sendEvent(target, QKeyEvent(kind, key, modifiers, text))
+        self.typed.clear()
+
+
+def typing_target(page: QWidget) -> QWidget:
+    """Where keys typed for a page go: its focus proxy, else its first visible editable search field
+    (else any editable line), else the page."""
+    proxy = page.focusProxy()
+    if proxy is not None:
+        return proxy
+    lines = [w for w in page.findChildren(QLineEdit)
+             if w.isVisibleTo(page) and w.isEnabled() and not w.isReadOnly()
+             and isinstance(w.parentWidget(), QWidget) and not isinstance(w.parentWidget(), (QComboBox,
+                                                                                          QAbstractSpinBox))]
+    searches = [w for w in lines if "search" in w.objectName().lower() or "busca" in w.placeholderText().lower()]
+    found: list[QWidget] = [*searches, *lines]
+    return found[0] if found else page
 
 
 def load_page_module(key: str) -> bool:
@@ -118,6 +173,7 @@ class LazyPages(Mapping[str, QWidget]):
             page.setObjectName(f"page_{key}")
             self._window.page_holders[key].addWidget(page)
             self._built[key] = page
+            self._window._page_built(key, page)
         return self._built[key]
 
     def __iter__(self) -> Iterator[str]:
@@ -163,8 +219,11 @@ class MainWindow(QMainWindow):
             scroll.setFrameShape(QFrame.Shape.NoFrame)
             scroll.setWidget(holder)
             self.pages.addWidget(scroll)
+        self.loading: dict[str, LoadingPage] = {}  # pages chosen and not built yet
         self.nav.currentRowChanged.connect(self._show_row)
+        self.nav.itemActivated.connect(lambda _item: self.focus_current_page())  # Enter: into the page
         self.nav.setCurrentRow(0)
+        self.page_by_key[SECTIONS[0][0]]  # the first page, at once: it is the window's own
         self._first_show = True
         self.switch_user_requested = False
 
@@ -262,9 +321,59 @@ class MainWindow(QMainWindow):
             self.page_by_key[SECTIONS[0][0]].setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _show_row(self, row: int) -> None:
-        if 0 <= row < len(SECTIONS):
-            self.page_by_key[SECTIONS[row][0]]  # built on first visit
+        """A page chosen answers at once: built, it shows; chosen for the first time, its loading
+        state shows (and keeps the keys typed) while it is built just after this paint."""
+        if not 0 <= row < len(SECTIONS):
+            return
+        key, label = SECTIONS[row]
+        if self.page_by_key.is_built(key) or not hasattr(self, "loading"):
             self.pages.setCurrentIndex(row)
+            return
+        typing_elsewhere = not self.nav.hasFocus()  # chosen by a shortcut, a menu or a click
+        placeholder = self.loading.get(key)
+        if placeholder is None:
+            placeholder = self.loading[key] = LoadingPage(label)
+            self.page_holders[key].addWidget(placeholder)
+        self.pages.setCurrentIndex(row)
+        if typing_elsewhere:
+            placeholder.setFocus(Qt.FocusReason.OtherFocusReason)
+        # Built once the loading state is painted (the clerk sees the page answer first); the timer
+        # builds it anyway should no paint come (a window not exposed).
+        placeholder.after_paint = lambda: self._build_chosen(key)
+        QTimer.singleShot(LOADING_FALLBACK_MS, lambda: self._build_chosen(key))
+
+    def _build_chosen(self, key: str) -> None:
+        if key in self.loading:
+            self.page_by_key[key]
+
+    def _page_built(self, key: str, page: QWidget) -> None:
+        """The page of a loading state is ready: it takes the place, the focus and the keys typed."""
+        placeholder = self.loading.pop(key, None)
+        if placeholder is None:
+            return
+        had_focus = placeholder.hasFocus() or bool(placeholder.typed)
+        page.show()  # the layout would show it on the next turn of the loop: the focus needs it now
+        placeholder.hide()
+        # The page came after its stacked area was shown: the screen reader pass it would have had then.
+        from motodesk.ui.accessible import name_inputs
+
+        area = self.pages.widget([k for k, _ in SECTIONS].index(key))
+        if area is not None:
+            name_inputs(area)
+        if had_focus:
+            target = typing_target(page)
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
+            placeholder.replay(target)
+        placeholder.deleteLater()
+
+    def focus_current_page(self) -> None:
+        """Into the shown page (Enter in the navigation): its loading state while it builds."""
+        key = SECTIONS[self.nav.currentRow()][0]
+        placeholder = self.loading.get(key)
+        if placeholder is not None:
+            placeholder.setFocus(Qt.FocusReason.OtherFocusReason)
+        elif self.page_by_key.is_built(key):
+            typing_target(self.page_by_key[key]).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def show_section(self, key: str) -> QWidget:
         if not section_visible(key, self.ctx.user.role):

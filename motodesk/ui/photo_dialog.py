@@ -886,6 +886,7 @@ class PhotoDialog(QDialog):
         self.analysis = analysis
         self.mode = "review"
         self._set_busy("")
+        self._show_camera_message("")  # a photo is in: "Nenhuma câmera" no longer says anything true
         self.quality = list(analysis.warnings)
         notes = list(analysis.notes)
         if analysis.proposal.message:

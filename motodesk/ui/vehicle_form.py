@@ -88,6 +88,7 @@ class VehicleForm(GuardedDialog):
         self.settings = LawSettings()  # the law's defaults until the settings in force are read
         self.vehicle_id = vehicle_id
         self.replacing: VehicleRecord | None = None
+        self.service_carried: ServiceType | None = None  # taken from the holder's open application
         self.record: VehicleRecord | None = None
         self.holder: HolderRef | None = None
         self.saved_id: int | None = None
@@ -371,6 +372,8 @@ class VehicleForm(GuardedDialog):
             self.holder = holder
             self.holder_cpf.setText(format_cpf(self.holder.cpf))
             self.holder_name.setText(self.holder.name)
+        if holder is not None and record is None and replacing is None:
+            self._service_of_holder(holder)
         if record is not None or replacing is not None or holder is not None:
             self.holder_cpf.setReadOnly(True)
             self.holder_cpf.setFocusPolicy(Qt.FocusPolicy.ClickFocus)  # read, not a Tab stop
@@ -517,7 +520,34 @@ class VehicleForm(GuardedDialog):
             self.holder_name.setText(f"{self.holder.name} – já tem o veículo ativo {self.holder.active_plate}")
         else:
             self.holder_name.setText(self.holder.name)
+        if self.holder is not None and self.record is None and self.replacing is None:
+            self._service_of_holder(self.holder)
         self.refresh()
+
+    def _service_of_holder(self, holder: HolderRef) -> None:
+        """The service of the holder's open application (else of the permit in force) is the vehicle's,
+        unless one was chosen already: read off the GUI thread."""
+        from motodesk.services import applications
+
+        ctx = self.ctx
+
+        def read() -> ServiceType | None:
+            open_apps = [a for a in applications.list_applications(ctx, holder.id) if a.is_open]
+            if len({a.service for a in open_apps}) == 1:
+                return open_apps[0].service
+            in_force = [p for p in applications.list_permits(ctx, holder.id) if p.state.in_force]
+            return in_force[0].service if len(in_force) == 1 and not open_apps else None
+
+        def known(service: ServiceType | None) -> None:
+            if service is not None and self.service.currentData() is None and self.holder is not None \
+                    and self.holder.id == holder.id:
+                untouched = not self.has_changes()
+                self._set_service(service)
+                self.service_carried = service
+                if untouched:  # carried forward, not typed: closing the form untouched asks nothing
+                    self.mark_clean()
+
+        load_into(self, read, known, key="holder_service")
 
     def _copy_holder(self) -> None:
         if self.holder is None:

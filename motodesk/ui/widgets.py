@@ -263,7 +263,7 @@ def _group(digits: str, pattern: str) -> str:
 
 
 def format_partial(kind: str, text: str) -> str:
-    """The text as it should look while being typed (CPF, CNPJ, phone, CEP, plate)."""
+    """The text as it should look while being typed (CPF, CNPJ, phone, CEP, NIT, título, plate)."""
     if kind == "plate":
         clean = "".join(ch for ch in text.upper() if ch.isalnum())[:7]
         if len(clean) >= 5 and clean[:3].isalpha() and clean[3:].isdigit():
@@ -276,6 +276,10 @@ def format_partial(kind: str, text: str) -> str:
         return _group(digits[:14], "00.000.000/0000-00")
     if kind == "cep":
         return _group(digits[:8], "00000-000")
+    if kind == "nit":  # NIT/PIS/PASEP, as the INSS prints it
+        return _group(digits[:11], "000.0000.000-0")
+    if kind == "titulo":  # título de eleitor, as the TSE prints it
+        return _group(digits[:12], "0000 0000 0000")
     if kind == "phone":
         digits = digits[:11]
         if len(digits) <= 10:
@@ -285,10 +289,11 @@ def format_partial(kind: str, text: str) -> str:
 
 
 class FormattedLineEdit(QLineEdit):
-    """A line edit that formats a CPF, CNPJ, phone, CEP or plate while it is typed (or pasted)."""
+    """A line edit that formats a CPF, CNPJ, phone, CEP, NIT, título or plate while it is typed (or pasted)."""
 
     PLACEHOLDERS = {"cpf": "000.000.000-00", "cnpj": "00.000.000/0000-00", "cep": "00000-000",
-                    "phone": "(34) 99999-9999", "plate": "ABC1D23 ou ABC-1234"}
+                    "phone": "(34) 99999-9999", "plate": "ABC1D23 ou ABC-1234", "nit": "000.0000.000-0",
+                    "titulo": "0000 0000 0000"}
 
     def __init__(self, kind: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)

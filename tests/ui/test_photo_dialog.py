@@ -562,6 +562,7 @@ def test_without_a_camera_the_dialog_says_so_and_import_still_works(qtbot, monke
     assert dialog.import_button.isEnabled() and made[0].frames_sent == 0
     import_file(qtbot, monkeypatch, dialog, ASTRONAUT)
     assert dialog.analysis is not None and not dialog.retake_button.isEnabled()
+    assert not dialog.camera_message.isVisible()  # the photo is in: the warning is gone (#26 item 10)
 
 
 @SQLITE_ONLY

@@ -1,4 +1,4 @@
-"""Administração (administrators only): users, the law's settings, backups, the access log.
+"""Administração (administrators only): users, the law's settings, backups, the access log, the audit trail.
 
 * **Usuários**: create, edit (name and role), reset the password, unlock, disable/enable — through
   :mod:`motodesk.services.users` (never the last administrator, never oneself).
@@ -9,7 +9,9 @@
   placed on the fields it concerns.
 * **Cópias de segurança**: the last backup, a backup now, the reminder, how to restore, the check of
   the audit trail.
-* **Registro de acessos**: the LGPD access log, filtered by person and day (read only).
+* **Registro de acessos**: the LGPD access log, filtered by person, reader and days; exported to xlsx.
+* **Trilha de auditoria**: the audit trail, filtered by who, when, what and which record, a page
+  (:data:`~motodesk.services.audit.AUDIT_PAGE` rows) at a time; exported to xlsx.
 
 Every service call runs through :class:`~motodesk.ui.ops.ServiceOp` (off the GUI thread).
 """
@@ -47,7 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.common import Role
-from motodesk.services import access_log, administration, users
+from motodesk.services import access_log, administration, audit, users
 from motodesk.services import backup as backups
 from motodesk.services.administration import SettingField
 from motodesk.services.audit import verify_audit_trail
@@ -82,7 +84,7 @@ WARN_STYLE = "color: #8a5a00"
 ACCESS_LIMIT = 500
 #: Keys the settings tab's labels never take: its buttons, the page's tabs, the window's menus and
 #: the backup reminder's buttons.
-SETTINGS_RESERVED = "sdglucrafjom"
+SETTINGS_RESERVED = "sdglucrafjomi"
 
 USER_COLUMNS: list[Column[users.UserRow]] = [
     Column("login", "Login", lambda r: r.login),
@@ -146,8 +148,16 @@ class UserDialog(GuardedDialog):
         self.role.setCurrentIndex(self.role.findData((existing.role if existing else Role.CLERK).value))
         self.password = password_field("password")
         self.repeat = password_field("repeat")
+        # A login is kept as it is typed in (NFKC, lower case): said on the field, never silently.
+        self.login_note = QLabel()
+        self.login_note.setObjectName("login_note")
+        self.login_note.setWordWrap(True)
+        self.login_note.setStyleSheet(NOTE_STYLE)
+        self.login_note.hide()
+        self.login.textChanged.connect(self._login_changed)
         form = QFormLayout()
         form.addRow("&Login:", self.login)
+        form.addRow("", self.login_note)
         form.addRow("&Nome completo:", self.full_name)
         form.addRow("&Perfil:", self.role)
         if existing is None:
@@ -178,6 +188,15 @@ class UserDialog(GuardedDialog):
 
     def fields(self) -> dict[str, QWidget]:
         return {"login": self.login, "full_name": self.full_name, "role": self.role, "password": self.password}
+
+    def _login_changed(self, text: str) -> None:
+        from motodesk.services.auth import normalise_login
+
+        kept = normalise_login(text)
+        differs = self.existing is None and bool(kept) and kept != text.strip()
+        self.login_note.setText(f"Será gravado como “{kept}”: o login não distingue maiúsculas de minúsculas."
+                                if differs else "")
+        self.login_note.setVisible(differs)
 
     def save_and_close(self) -> None:
         self.message.clear()
@@ -918,6 +937,27 @@ class BackupsTab(QWidget):
 
 
 # -- Registro de acessos -------------------------------------------------------------------------------
+def _export_path(widget: QWidget, title: str, stem: str) -> Path | None:
+    """Where to write a spreadsheet (Qt's dialog, Documentos); None when cancelled."""
+    from motodesk.services.clock import local_today
+    from motodesk.ui.listpage import save_file_name
+
+    return save_file_name(widget, title, f"{stem}-{local_today().isoformat()}.xlsx", "Planilhas (*.xlsx)",
+                          suffix=".xlsx")
+
+
+def _day_filters(widget: QWidget, since: DateField, until: DateField) -> bool:
+    """Mark an impossible date on its field; True when both are dates or empty."""
+    for field in (since, until):
+        problem = field.problem()
+        if problem:
+            mark_field(field, problem)
+            field.setFocus()
+            return False
+        mark_field(field, None)
+    return True
+
+
 class AccessLogTab(QWidget):
     def __init__(self, ctx: AppContext) -> None:
         super().__init__()
@@ -926,14 +966,24 @@ class AccessLogTab(QWidget):
         self.cpf = FormattedLineEdit("cpf")
         self.cpf.setObjectName("access_cpf")
         self.cpf.setMaximumWidth(180)
+        self.who = QLineEdit()
+        self.who.setObjectName("access_user")
+        self.who.setPlaceholderText("todos")
+        self.who.setMaximumWidth(160)
         self.since = DateField()
         self.since.setObjectName("access_since")
-        self.filter_button = QPushButton("Fil&trar")
+        self.until = DateField()
+        self.until.setObjectName("access_until")
+        self.filter_button = QPushButton("&Buscar")
         self.filter_button.setObjectName("access_filter")
         self.filter_button.setAutoDefault(False)
         self.filter_button.clicked.connect(self.reload)
-        self.cpf.returnPressed.connect(self.reload)
-        self.since.returnPressed.connect(self.reload)
+        self.export_button = QPushButton("E&xportar…")
+        self.export_button.setObjectName("access_export")
+        self.export_button.setAutoDefault(False)
+        self.export_button.clicked.connect(self.choose_and_export)
+        for edit in (self.cpf, self.who, self.since, self.until):
+            edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[access_log.AccessEntry] = RowTableModel(ACCESS_COLUMNS)
         self.table = table_view("access_table")
         self.table.setModel(self.model)
@@ -941,19 +991,18 @@ class AccessLogTab(QWidget):
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("access_count")
-        cpf_label = QLabel("CPF da &pessoa:")
-        cpf_label.setBuddy(self.cpf)
-        since_label = QLabel("De&sde:")
-        since_label.setBuddy(self.since)
         filters = QHBoxLayout()
-        filters.addWidget(cpf_label)
-        filters.addWidget(self.cpf)
-        filters.addWidget(since_label)
-        filters.addWidget(self.since)
+        for text, field in (("CPF da &pessoa:", self.cpf), ("&Quem (login):", self.who), ("De&sde:", self.since),
+                            ("A&té:", self.until)):
+            label = QLabel(text)
+            label.setBuddy(field)
+            filters.addWidget(label)
+            filters.addWidget(field)
         filters.addWidget(self.filter_button)
+        filters.addWidget(self.export_button)
         filters.addStretch(1)
         note = QLabel("Cada leitura de certidões criminais, atestados médicos, das suas digitalizações e de um "
-                      "dossiê completo (LGPD). Somente leitura; exportação: 'motodesk access-log'.")
+                      "dossiê completo (LGPD). Somente leitura; a exportação leva todos os acessos do filtro.")
         note.setWordWrap(True)
         note.setStyleSheet(NOTE_STYLE)
         layout = QVBoxLayout(self)
@@ -961,16 +1010,19 @@ class AccessLogTab(QWidget):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count)
         layout.addWidget(note)
+        self._op: object | None = None
+
+    def _filters(self) -> dict[str, Any] | None:
+        if not _day_filters(self, self.since, self.until):
+            return None
+        cpf = "".join(ch for ch in self.cpf.text() if ch.isdigit()) or None
+        return {"person_cpf": cpf, "since": self.since.value(), "until": self.until.value(),
+                "user_login": self.who.text().strip() or None}
 
     def reload(self) -> None:
-        ctx = self.ctx
-        cpf = "".join(ch for ch in self.cpf.text() if ch.isdigit()) or None
-        problem = self.since.problem()
-        if problem:
-            mark_field(self.since, problem)
-            self.since.setFocus()
+        ctx, where = self.ctx, self._filters()
+        if where is None:
             return
-        since = self.since.value()
 
         def loaded(entries: list[access_log.AccessEntry]) -> None:
             self.model.set_rows(entries)
@@ -978,9 +1030,180 @@ class AccessLogTab(QWidget):
             more = f" (os {ACCESS_LIMIT} mais recentes)" if len(entries) >= ACCESS_LIMIT else ""
             self.count.setText(f"{len(entries)} acesso(s){more}.")
 
-        op = ServiceOp(self, lambda: access_log.list_access(ctx, person_cpf=cpf, since=since, limit=ACCESS_LIMIT),
+        op = ServiceOp(self, lambda: access_log.list_access(ctx, limit=ACCESS_LIMIT, **where),
                        lock=False, key="access", fields={"cpf": self.cpf})
         op.success(loaded).run()
+
+    def choose_and_export(self) -> None:
+        if self._filters() is None:
+            return
+        path = _export_path(self, "Exportar o registro de acessos", "registro-de-acessos")
+        if path is not None:
+            self.export_to(path)
+
+    def export_to(self, path: Path) -> object:
+        ctx, where = self.ctx, self._filters()
+        if where is None:
+            return None
+
+        def done(count: int) -> None:
+            self.count.setText(f"{count} acesso(s) exportado(s) para {path}.")
+
+        self._op = ServiceOp(self, lambda: access_log.export_access_log(ctx, path, **where),
+                             busy="Exportando o registro de acessos…", fields={"cpf": self.cpf}).success(done).run()
+        return self._op
+
+
+# -- Trilha de auditoria -------------------------------------------------------------------------------
+AUDIT_COLUMNS: list[Column[audit.AuditEntry]] = [
+    Column("id", "Nº", lambda e: str(e.id)),
+    Column("at", "Data e hora", lambda e: format_datetime(e.at)),
+    Column("user_login", "Usuário", lambda e: e.user_login),
+    Column("what", "O quê", lambda e: e.table_label),
+    Column("action", "Operação", lambda e: e.action_label),
+    Column("row_key", "Registro", lambda e: e.row_key),
+    Column("changes", "Alterações", lambda e: e.summary, tooltip=lambda e: e.summary.replace("; ", "\n")),
+]
+
+
+class AuditTab(QWidget):
+    """The audit trail, newest first: who, when (from and to), what (the kind of record and the
+    operation), which record (its number, or a person's CPF); a page at a time, read off the GUI thread;
+    the whole filtered trail exported to xlsx."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setObjectName("audit_tab")
+        self.who = QLineEdit()
+        self.who.setObjectName("audit_user")
+        self.who.setPlaceholderText("todos")
+        self.who.setMaximumWidth(140)
+        self.since = DateField()
+        self.since.setObjectName("audit_since")
+        self.until = DateField()
+        self.until.setObjectName("audit_until")
+        self.what = QComboBox()
+        self.what.setObjectName("audit_table")
+        self.what.addItem("Todos", None)
+        for name, label in sorted(audit.TABLE_LABELS.items(), key=lambda item: item[1]):
+            self.what.addItem(label, name)
+        self.action = QComboBox()
+        self.action.setObjectName("audit_action")
+        self.action.addItem("Todas", None)
+        for key, label in audit.ACTION_LABELS.items():
+            self.action.addItem(label, key)
+        self.record = QLineEdit()
+        self.record.setObjectName("audit_record")
+        self.record.setPlaceholderText("nº ou CPF")
+        self.record.setMaximumWidth(150)
+        self.filter_button = QPushButton("&Buscar")
+        self.filter_button.setObjectName("audit_filter")
+        self.filter_button.setAutoDefault(False)
+        self.filter_button.clicked.connect(self.reload)
+        self.more_button = QPushButton("&Ver mais antigos")
+        self.more_button.setObjectName("audit_more")
+        self.more_button.setAutoDefault(False)
+        self.more_button.setEnabled(False)
+        self.more_button.clicked.connect(self.load_more)
+        self.export_button = QPushButton("E&xportar…")
+        self.export_button.setObjectName("audit_export")
+        self.export_button.setAutoDefault(False)
+        self.export_button.clicked.connect(self.choose_and_export)
+        for edit in (self.who, self.since, self.until, self.record):
+            edit.returnPressed.connect(self.reload)
+        self.model: RowTableModel[audit.AuditEntry] = RowTableModel(AUDIT_COLUMNS)
+        self.table = table_view("audit_table")
+        self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.count = QLabel()
+        self.count.setObjectName("audit_count")
+        first, second = QHBoxLayout(), QHBoxLayout()
+        for row, caption, field in ((first, "&Quem (login):", self.who), (first, "De&sde:", self.since),
+                                 (first, "A&té:", self.until), (second, "O qu&e:", self.what),
+                                 (second, "O&peração:", self.action), (second, "Re&gistro:", self.record)):
+            caption_label = QLabel(caption)
+            caption_label.setBuddy(field)
+            row.addWidget(caption_label)
+            row.addWidget(field)
+        first.addStretch(1)
+        second.addWidget(self.filter_button)
+        second.addWidget(self.more_button)
+        second.addWidget(self.export_button)
+        second.addStretch(1)
+        note = QLabel("Cada inclusão, alteração e exclusão de dados, com quem a fez e quando (somente leitura). "
+                      "Senhas e chaves aparecem só como alteradas. A exportação leva toda a trilha do filtro.")
+        note.setWordWrap(True)
+        note.setStyleSheet(NOTE_STYLE)
+        layout = QVBoxLayout(self)
+        layout.addLayout(first)
+        layout.addLayout(second)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count)
+        layout.addWidget(note)
+        self._shown_filter: audit.AuditFilter | None = None
+        self._op: object | None = None
+
+    def current_filter(self) -> audit.AuditFilter | None:
+        if not _day_filters(self, self.since, self.until):
+            return None
+        return audit.AuditFilter(user_login=self.who.text().strip() or None, since=self.since.value(),
+                                 until=self.until.value(), table_name=self.what.currentData(),
+                                 action=self.action.currentData(), record=self.record.text().strip() or None)
+
+    def reload(self) -> None:
+        ctx, where = self.ctx, self.current_filter()
+        if where is None:
+            return
+
+        def loaded(entries: list[audit.AuditEntry]) -> None:
+            self._shown_filter = where
+            self.model.set_rows(entries)
+            fit_columns(self.table, 200)  # the changes (the last column) take the rest; the tooltip all
+            self._count(len(entries) >= audit.AUDIT_PAGE)
+
+        ServiceOp(self, lambda: audit.list_audit(ctx, where, limit=audit.AUDIT_PAGE), lock=False, key="audit",
+                  fields={"until": self.until}).success(loaded).run()
+
+    def load_more(self) -> None:
+        if self._shown_filter is None or not self.model.rowCount():
+            return
+        ctx, where = self.ctx, self._shown_filter
+        oldest = self.model.row_at(self.model.rowCount() - 1).id
+
+        def loaded(entries: list[audit.AuditEntry]) -> None:
+            self.model.set_rows([*self.model.rows(), *entries])
+            self._count(len(entries) >= audit.AUDIT_PAGE)
+
+        load_into(self, lambda: audit.list_audit(ctx, where, limit=audit.AUDIT_PAGE, before_id=oldest), loaded,
+                  key="audit")
+
+    def _count(self, more: bool) -> None:
+        shown = self.model.rowCount()
+        self.more_button.setEnabled(more)
+        tail = " (há mais antigos: Ver mais antigos)" if more else ""
+        self.count.setText(f"{shown} registro(s) da trilha{tail}.")
+
+    def choose_and_export(self) -> None:
+        if self.current_filter() is None:
+            return
+        path = _export_path(self, "Exportar a trilha de auditoria", "trilha-de-auditoria")
+        if path is not None:
+            self.export_to(path)
+
+    def export_to(self, path: Path) -> object:
+        ctx, where = self.ctx, self.current_filter()
+        if where is None:
+            return None
+
+        def done(count: int) -> None:
+            self.count.setText(f"{count} registro(s) da trilha exportado(s) para {path}.")
+
+        self._op = ServiceOp(self, lambda: audit.export_audit(ctx, path, where),
+                             busy="Exportando a trilha de auditoria…",
+                             fields={"until": self.until}).success(done).run()
+        return self._op
 
 
 # -- the page ------------------------------------------------------------------------------------------
@@ -1001,16 +1224,19 @@ class AdminPage(QWidget):
         self.settings = SettingsTab(ctx)
         self.backups = BackupsTab(ctx)
         self.access = AccessLogTab(ctx)
+        self.audit = AuditTab(ctx)
         self.tabs.addTab(self.users, "&Usuários")
         self.tabs.addTab(self.settings, "Configurações da &lei")
         self.tabs.addTab(self.backups, "&Cópias de segurança")
         self.tabs.addTab(self.access, "&Registro de acessos")
+        self.tabs.addTab(self.audit, "Tr&ilha de auditoria")
         layout = QVBoxLayout(self)
         layout.addWidget(heading("Administração"))
         layout.addWidget(self.tabs, 1)
         follow_changes(self.users, self.users.reload, kinds={"user"})
         follow_changes(self.settings, self.settings.reload, kinds={"settings"})
         follow_changes(self.backups, self.backups.reload, kinds={"settings", "backup"})
+        follow_changes(self.audit, self._reload_audit_if_loaded)
         self._loaded: set[int] = set()
         self.tabs.currentChanged.connect(self._first_load)
         self._first_load(0)
@@ -1023,6 +1249,10 @@ class AdminPage(QWidget):
         reload = getattr(tab, "reload", None)
         if reload is not None:
             reload()
+
+    def _reload_audit_if_loaded(self) -> None:
+        if self.tabs.indexOf(self.audit) in self._loaded:
+            self.audit.reload()
 
     def confirm_close(self) -> bool:
         """The window closes only after the settings typed and not saved are saved or discarded."""

@@ -39,10 +39,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from motodesk.rules.campaign import AppointmentState
 from motodesk.rules.common import Role
 from motodesk.services import campaigns
 from motodesk.services.campaigns import AbsentRow, AppointmentRow, CampaignInfo, CampaignProgress
-from motodesk.services.clock import local_today
+from motodesk.services.clock import local_now, local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.formatting import format_date
@@ -238,6 +239,7 @@ class CampaignPage(QWidget):
         self.counter = role in campaigns.COUNTER
         self.notice_writer = role in (Role.INSPECTOR, Role.SUPERVISOR)
         self.campaign: CampaignInfo | None = None
+        self.closed_result: campaigns.CampaignClosed | None = None
         self.showing_absent = False
         self._generations: dict[str, int] = {}
 
@@ -247,8 +249,8 @@ class CampaignPage(QWidget):
         self.summary.setWordWrap(True)
         self.progress_bar = QProgressBar()
         self.progress_bar.setObjectName("progress")
-        self.progress_bar.setFormat("%v de %m atendimentos concluídos")
-        self.progress_bar.setMinimumWidth(300)
+        self.progress_bar.setFormat("%v de %m compareceram")
+        self.progress_bar.setMinimumWidth(380)
 
         self.open_box = QGroupBox("Abrir recadastramento (supervisor)")
         self.open_box.setObjectName("open_box")
@@ -387,8 +389,10 @@ class CampaignPage(QWidget):
                 f"<b>{c.label}</b> · aberto por {c.opened_by} em {c.opened_at:%d/%m/%Y}. "
                 f"Agendados: <b>{prog.scheduled}</b> · compareceram: <b>{prog.attended}</b> · "
                 f"faltaram: <b>{prog.missed}</b> · pendentes: <b>{prog.pending}</b> · hoje: {prog.today}.")
+            # Who came, out of who was called: an absence is not an atendimento concluded.
             self.progress_bar.setMaximum(max(1, prog.scheduled))
-            self.progress_bar.setValue(prog.attended + prog.missed)
+            self.progress_bar.setValue(prog.attended)
+            self.progress_bar.setFormat(f"%v de %m compareceram · {prog.missed} falta(s) · {prog.pending} pendente(s)")
         self.open_box.setVisible(self.supervisor and (self.campaign is None or not self.campaign.is_open))
         self.model.set_rows(rows)
         self.absent_model.set_rows(absent)
@@ -460,17 +464,33 @@ class CampaignPage(QWidget):
                f"{opened.last_slot:%d/%m/%Y %H:%M}. Imprima as cartas de convocação.")
 
     def close_campaign(self) -> None:
+        """Ask with what closing will do — how many pending become absences, and what the list of the
+        absent says — after reading the pending appointments off the GUI thread. With one still ahead
+        nothing is asked: the service refuses and says why."""
         if self.campaign is None:
             return
-        c = self.campaign
-        if not confirm(self, "Encerrar recadastramento",
-                       "Encerrar o recadastramento? Quem ainda estiver pendente será marcado como falta, e a "
-                       "lista dos ausentes indicará a infração (Art. 30, Grupo 1) que cada falta sustenta."):
-            return
+        c, ctx = self.campaign, self.ctx
+        pending = [AppointmentState.SCHEDULED, AppointmentState.RESCHEDULED]
+        self._load(lambda: campaigns.list_appointments(ctx, c.id, states=pending),
+                   lambda rows: self._confirm_close(c, rows), key="close")
+
+    def _confirm_close(self, c: CampaignInfo, pending: list[AppointmentRow]) -> None:
+        ahead = [r for r in pending if r.slot > local_now().replace(tzinfo=None)]
+        if not ahead:
+            n = len(pending)
+            what = ("Nenhum atendimento está pendente: ninguém será marcado como falta."
+                    if n == 0 else
+                    f"{n} atendimento(s) pendente(s), já passado(s), será(ão) marcado(s) como falta.")
+            if not confirm(self, "Encerrar recadastramento",
+                           f"Encerrar o recadastramento? {what} Depois de encerrado, nenhum atendimento pode ser "
+                           "marcado ou reagendado. A lista dos ausentes mostra, para cada falta, a infração do "
+                           "Art. 30, Grupo 1 que ela sustenta — só quando o certificado está vencido."):
+                return
         ServiceOp(self, lambda: campaigns.close_campaign(self.ctx, c.id, version=c.version), busy="Encerrando…",
                   change=CHANGE, on_conflict=self.reload).success(self._closed).run()
 
     def _closed(self, closed: campaigns.CampaignClosed) -> None:
+        self.closed_result = closed
         self.showing_absent = True
         self.absent_model.set_rows(closed.absent)
         self._show_list()

@@ -341,9 +341,15 @@ class PeoplePage(QWidget):
         return window
 
     def new_person(self) -> DossierWindow | None:
+        """A new dossier, with the name or the CPF the clerk has just searched for already in it."""
         if self.ctx.user.role not in EDITOR_ROLES:
             return None
-        return self.open_dossier(None)
+        window = self.open_dossier(None)
+        if window is not None:
+            name, cpf = searched_identity(self.search_box.text())
+            if name or cpf:
+                window.prefill(full_name=name, cpf=cpf)
+        return window
 
     def _find_from_dossier(self) -> None:
         main = self.window()
@@ -385,6 +391,19 @@ class PeoplePage(QWidget):
             if not window.close():
                 return False
         return True
+
+
+def searched_identity(text: str) -> tuple[str | None, str | None]:
+    """(name, CPF) the search box names: a name as typed (spaces tidied) when it has a surname too (one
+    word is a fragment being looked for, not a name), or a valid CPF's digits."""
+    from motodesk.rules.validators import validate_cpf
+
+    parsed = search.classify(text)
+    if parsed.kind is search.QueryKind.NAME and len(parsed.words) >= 2:
+        return " ".join(text.split()), None
+    if parsed.kind is search.QueryKind.DIGITS and len(parsed.text) == 11 and validate_cpf(parsed.text).ok:
+        return None, parsed.text
+    return None, None
 
 
 @register_page("people")

@@ -625,8 +625,12 @@ class PermitsTab(QWidget):
 
 
 class CandidateDialog(GuardedDialog):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    """Rank, CPF and name of a candidate; a CPF already registered brings its name (read off the GUI
+    thread), unless the clerk typed a name of their own."""
+
+    def __init__(self, parent: QWidget | None = None, ctx: AppContext | None = None) -> None:
         super().__init__(parent)
+        self.ctx = ctx
         self.setWindowTitle("Adicionar candidato")
         self.setMinimumWidth(420)
         self.rank = QSpinBox()
@@ -636,17 +640,47 @@ class CandidateDialog(GuardedDialog):
         self.cpf.setObjectName("cpf")
         self.name = QLineEdit()
         self.name.setObjectName("name")
+        self.registered = QLabel()
+        self.registered.setObjectName("registered")
+        self.registered.setWordWrap(True)
+        self._carried_name = ""  # the name the CPF brought (replaced when another CPF brings another)
         form = QFormLayout(self)
         form.addRow("C&lassificação:", self.rank)
         form.addRow("C&PF:", self.cpf)
         form.addRow("&Nome completo:", self.name)
+        form.addRow(self.registered)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Adicionar")
         buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form.addRow(buttons)
+        self.cpf.textChanged.connect(self._cpf_changed)
         self.mark_clean()
+
+    def _cpf_changed(self) -> None:
+        from motodesk.rules.validators import validate_cpf
+        from motodesk.services import people
+
+        digits = "".join(ch for ch in self.cpf.text() if ch.isdigit())
+        if self.ctx is None or len(digits) != 11 or not validate_cpf(digits).ok:
+            self.registered.clear()
+            return
+        ctx = self.ctx
+
+        def found(owner: tuple[int, str] | None) -> None:
+            if "".join(ch for ch in self.cpf.text() if ch.isdigit()) != digits:
+                return  # another CPF typed meanwhile
+            if owner is None:
+                self.registered.setText("CPF sem cadastro: informe o nome.")
+                return
+            name = owner[1]
+            self.registered.setText(f"Cadastrado: {name}.")
+            if not self.name.text().strip() or self.name.text() == self._carried_name:
+                self.name.setText(name)
+                self._carried_name = name
+
+        load_into(self, lambda: people.cpf_owner(ctx, digits), found, key="cpf_owner")
 
 
 class TenderDialog(GuardedDialog):
@@ -685,8 +719,8 @@ def ask_tender(parent: QWidget) -> tuple[str, str, date | None] | None:
         dialog.deleteLater()
 
 
-def ask_candidate(parent: QWidget) -> tuple[int, str, str] | None:
-    dialog = CandidateDialog(parent)
+def ask_candidate(parent: QWidget, ctx: AppContext | None = None) -> tuple[int, str, str] | None:
+    dialog = CandidateDialog(parent, ctx)
     try:
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return None
@@ -852,7 +886,7 @@ class TenderTab(QWidget):
 
     def add_candidate(self) -> None:
         tender = self.selected_tender()
-        answer = ask_candidate(self) if tender else None
+        answer = ask_candidate(self, self.ctx) if tender else None
         if tender is None or answer is None:
             return
         rank, cpf, name = answer
