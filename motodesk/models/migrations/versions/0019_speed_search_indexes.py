@@ -1,0 +1,81 @@
+"""Covering indexes for the search box's probes (issue 28, server side).
+
+Revision ID: 0019_speed
+Revises: 0018
+Create Date: 2026-12-02
+
+A plate, RENAVAM or permit-number prefix is a range on the linked table's index that yields person
+ids; before this revision each entry of that range read its table row for the id (``permits`` has
+17 columns), and each person found read the ``people`` row for the sort key. At a million people
+"MB-1" gathers 11,000 permits: 11,000 table rows, then 11,000 people rows, before the sort.
+
+PostgreSQL
+    ``permits (number COLLATE "C", person_id)``, ``vehicles (plate COLLATE "C", holder_id) WHERE
+    active`` and ``vehicles (renavam COLLATE "C", holder_id)`` replace 0002's single-column
+    ``"C"`` indexes (same leading column, so every query those served is served the same way), and
+    ``people (id) INCLUDE (name_search, cpf)`` gives the sort key of a person found by id from the
+    index alone: the probe, the lookup and the sort read no table row (index-only scans; the
+    visibility map is kept by autovacuum and the search's ``analyze``).
+
+SQLite
+    ``people (cpf, name_search)``: a CPF probe returns the name (the sort key) from the index;
+    ``permits (number, person_id)``, ``vehicles (plate, holder_id) WHERE active = 1`` and
+    ``vehicles (renavam, holder_id)``: the linked probes read only their index (rowid look-ups of
+    ``people`` remain, by primary key).
+
+Names start with ``ix_search_`` (the migration environment's ``include_object`` skips them: they
+are not declared in the models).
+"""
+
+from __future__ import annotations
+
+from alembic import op
+
+revision = "0019_speed"
+down_revision = "0018"
+branch_labels = None
+depends_on = None
+
+PG_INDEXES = (
+    'CREATE INDEX ix_search_permits_number_person_c ON permits (number COLLATE "C", person_id)',
+    'CREATE INDEX ix_search_vehicles_plate_holder_c ON vehicles (plate COLLATE "C", holder_id) WHERE active',
+    'CREATE INDEX ix_search_vehicles_renavam_holder_c ON vehicles (renavam COLLATE "C", holder_id)',
+    "CREATE INDEX ix_search_people_id_keys ON people (id) INCLUDE (name_search, cpf)",
+)
+PG_INDEX_NAMES = tuple(statement.split()[2] for statement in PG_INDEXES)
+#: 0002's indexes these replace (a prefix of their columns), and how to build them again.
+PG_REPLACED = {
+    "ix_search_permits_number_c": 'CREATE INDEX ix_search_permits_number_c ON permits (number COLLATE "C")',
+    "ix_search_vehicles_plate_c": 'CREATE INDEX ix_search_vehicles_plate_c ON vehicles (plate COLLATE "C") WHERE active',
+    "ix_search_vehicles_renavam_c": 'CREATE INDEX ix_search_vehicles_renavam_c ON vehicles (renavam COLLATE "C")',
+}
+
+SQLITE_INDEXES = (
+    "CREATE INDEX ix_search_people_cpf_name ON people (cpf, name_search)",
+    "CREATE INDEX ix_search_permits_number_person ON permits (number, person_id)",
+    "CREATE INDEX ix_search_vehicles_plate_holder ON vehicles (plate, holder_id) WHERE active = 1",
+    "CREATE INDEX ix_search_vehicles_renavam_holder ON vehicles (renavam, holder_id)",
+)
+SQLITE_INDEX_NAMES = tuple(statement.split()[2] for statement in SQLITE_INDEXES)
+
+
+def upgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        for statement in PG_INDEXES:
+            op.execute(statement)
+        for name in PG_REPLACED:
+            op.execute(f"DROP INDEX IF EXISTS {name}")
+    else:
+        for statement in SQLITE_INDEXES:
+            op.execute(statement)
+
+
+def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        for statement in PG_REPLACED.values():
+            op.execute(statement)
+        for name in reversed(PG_INDEX_NAMES):
+            op.execute(f"DROP INDEX IF EXISTS {name}")
+    else:
+        for name in reversed(SQLITE_INDEX_NAMES):
+            op.execute(f"DROP INDEX IF EXISTS {name}")
