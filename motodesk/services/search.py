@@ -80,6 +80,8 @@ FEW_MATCHES_SEVERAL_WORDS = 20000
 #: PostgreSQL infix: the names in sort order (from the page's start) read first, index only; when
 #: they hold a page of matches, that is the page, else the trigram index finds every match.
 DENSITY_WINDOW = 20000
+#: PostgreSQL infix: up to this many trigram matches are sorted whole, before any window is read.
+FEW_INFIX = 500
 #: PostgreSQL: people linked to matching vehicles or permits taken whole and sorted, up to this many
 #: (at a million people, "MF-5" — 11,000 permits — costs 36 ms so, 62 ms walked).
 FEW_LINKED = 20000
@@ -315,7 +317,8 @@ class _Dialect:
         self.sort = sort
         self.q = q
         self.params = params
-        self.key = (self.pg, sort, _shape(q), FEW_MATCHES, FEW_MATCHES_SEVERAL_WORDS, DENSITY_WINDOW, FEW_LINKED, FEW_LINKED_ALWAYS)
+        self.key = (self.pg, sort, _shape(q), FEW_MATCHES, FEW_MATCHES_SEVERAL_WORDS, DENSITY_WINDOW, FEW_LINKED,
+                    FEW_LINKED_ALWAYS, FEW_INFIX)
         #: SQLite: where the page being read starts (cursor, descending, rows wanted), for the infix window.
         self.page_start: tuple[SearchCursor | None, bool, int] | None = None
 
@@ -702,28 +705,34 @@ def _pg_branch(d: _Dialect, part: Segment, segment: int, resumed: bool, descendi
 
 def _pg_infix(d: _Dialect, part: _Infix, seg: ColumnElement[Any], after: list[ColumnElement[bool]],
               gates: list[ColumnElement[bool]], descending: bool, count: int) -> Select[Any]:
-    """Names containing the words: from a window of the sort order when matches are dense there,
-    else from the trigram index.
+    """Names containing the words: the trigram index's matches sorted whole when they are few,
+    else a window of the sort order when matches are dense there, else every match sorted.
 
-    The window is the next :data:`DENSITY_WINDOW` names in sort order (an index-only read of a few
-    milliseconds); if it holds ``count`` matches, they are the page ("silva": a common piece). If
-    not, the matches are rare enough to take them all through pg_trgm's GIN index (a materialised
-    part that cannot walk the name index, which would read the whole table when nothing matches)
-    and sort them. Exactly one of the two answers; the other does not run.
+    ``matches`` is every match through pg_trgm's GIN index, as a materialised part: planned alone
+    (no LIMIT to tempt the planner into walking the name index, which reads the whole table when
+    nothing matches) and read lazily, so counting its first :data:`FEW_INFIX` + 1 rows costs the
+    bitmap and that many rows. When that is all of them (a rare word: "Maria Apar", a surname
+    being typed), they are sorted and the density window is not read: it used to walk 20,000
+    names finding nothing before the trigram index answered. Otherwise the window is the next
+    :data:`DENSITY_WINDOW` names in sort order (an index-only read of a few milliseconds); if it
+    holds ``count`` matches, they are the page ("silva": a common piece), else the rest of
+    ``matches`` is read and sorted. Exactly one answer runs.
     """
     sort_col = d.sort_column()
+    matches = (select(Person.id.label("id"), sort_col.label("k")).where(part.likes(Person.name_search), *after, *gates)
+               .cte("matches").prefix_with("MATERIALIZED", dialect="postgresql"))
+    first = select(matches.c.id).limit(FEW_INFIX + 1).subquery("first_matches")
+    probed = select(func.count()).select_from(first).scalar_subquery()
     window = (select(Person.id.label("id"), sort_col.label("k"), Person.name_search.label("n"))
-              .where(*after, *gates).order_by(*_order(sort_col, Person.id, descending))
+              .where(*after, *gates, probed > FEW_INFIX).order_by(*_order(sort_col, Person.id, descending))
               .limit(DENSITY_WINDOW).subquery("win"))
     dense = (select(window.c.id, window.c.k).where(part.likes(window.c.n))
              .order_by(*_order(window.c.k, window.c.id, descending)).limit(count).cte("dense"))
     found = select(func.count()).select_from(dense).scalar_subquery()
-    rare = (select(Person.id.label("id"), sort_col.label("k")).where(part.likes(Person.name_search), *after, *gates,
-                                                                     found < count)
-            .cte("rare").prefix_with("MATERIALIZED", dialect="postgresql"))
     answers = union_all(
-        select(dense.c.id, dense.c.k).where(found >= count),
-        select(rare.c.id, rare.c.k).order_by(*_order(rare.c.k, rare.c.id, descending)).limit(count),
+        select(dense.c.id, dense.c.k).where(probed > FEW_INFIX, found >= count),
+        select(matches.c.id, matches.c.k).where(or_(probed <= FEW_INFIX, found < count))
+        .order_by(*_order(matches.c.k, matches.c.id, descending)).limit(count),
     ).subquery("infix")
     return select(answers.c.id, answers.c.k, seg)
 

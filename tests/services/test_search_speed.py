@@ -107,3 +107,29 @@ def test_the_covering_indexes_exist(db: Database) -> None:
         assert not names & {"ix_search_permits_number_c", "ix_search_vehicles_plate_c",
                             "ix_search_vehicles_renavam_c"}  # replaced
     assert wanted <= names
+
+
+def test_the_three_infix_answers_agree(clerk: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL: trigram matches sorted whole when few, the density window when it holds a page,
+    else every match sorted; SQLite: its window, its trigram table or the walk. Same pages."""
+    for i in range(12):
+        _person(clerk, f"{'Gil' if i % 2 else 'Ivo'} {i:02d} Queiroz Nunes")
+    _person(clerk, "Queiroz Primeiro Nome")  # the prefix part, listed first
+
+    def collect(descending: bool) -> list[str]:
+        found: list[str] = []
+        page = search.search_people(clerk, "queiroz", limit=5, descending=descending)
+        while True:
+            found += _names(page)
+            if page.next is None:
+                return found
+            page = search.search_people(clerk, "queiroz", limit=5, descending=descending, after=page.next)
+
+    infix = sorted(f"{'Gil' if i % 2 else 'Ivo'} {i:02d} Queiroz Nunes" for i in range(12))
+    for strategy, few_infix, window, few in (("sorted whole", 500, 20000, 2000), ("window", 0, 5000, 2000),
+                                             ("every match", 0, 3, 5)):
+        monkeypatch.setattr(search, "FEW_INFIX", few_infix)
+        monkeypatch.setattr(search, "DENSITY_WINDOW", window)
+        monkeypatch.setattr(search, "FEW_MATCHES", few)
+        assert collect(False) == ["Queiroz Primeiro Nome", *infix], strategy
+        assert collect(True) == ["Queiroz Primeiro Nome", *infix[::-1]], strategy
