@@ -58,6 +58,7 @@ from sqlalchemy import column as sql_column
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import QueryableAttribute
+from sqlalchemy.sql.base import Executable
 from sqlalchemy.sql.elements import BindParameter
 
 from motodesk.models import Application, Permit, Person, Vehicle
@@ -80,7 +81,7 @@ FEW_MATCHES_SEVERAL_WORDS = 20000
 #: PostgreSQL infix: the names in sort order (from the page's start) read first, index only; when
 #: they hold a page of matches, that is the page, else the trigram index finds every match.
 DENSITY_WINDOW = 20000
-#: PostgreSQL infix: up to this many trigram matches are sorted whole, before any window is read.
+#: Infix: up to this many trigram matches are sorted whole, before any window is read.
 FEW_INFIX = 500
 #: PostgreSQL: people linked to matching vehicles or permits taken whole and sorted, up to this many
 #: (at a million people, "MF-5" — 11,000 permits — costs 36 ms so, 62 ms walked).
@@ -248,9 +249,14 @@ _MAX_STATEMENTS = 2048
 
 
 def _cached(key: tuple[Any, ...], build: Callable[[], _Built]) -> _Built:
-    found = _STATEMENTS.get(key)
+    found: Any = _STATEMENTS.get(key)
     if found is None:
         found = build()
+        if isinstance(found, Executable):
+            # Rows are read by name or position, never by Column object: SQLAlchemy need not adapt
+            # a cached compiled form's result columns to this statement (another shape may share
+            # that compiled form), which costs more than the rest of the execution.
+            found = found.execution_options(_result_disable_adapt_to_context=True)
         if len(_STATEMENTS) >= _MAX_STATEMENTS:
             _STATEMENTS.clear()
         _STATEMENTS[key] = found
@@ -372,15 +378,32 @@ class _Dialect:
         """Names with every word somewhere, other than those starting with the text.
 
         SQLite: the trigram table finds the names holding the words of three letters or more (a
-        shorter one is tested on the name); up to :data:`FEW_MATCHES` are sorted whole. More means
-        common text ("silva"): walking the name index in order (name and rowid, no table row per
-        entry) finds a page in a few thousand entries.
+        shorter one is tested on the name); up to :data:`FEW_INFIX` are sorted whole at once. More:
+        a window of the next :data:`DENSITY_WINDOW` names in order, when it holds the page; else up
+        to :data:`FEW_MATCHES` trigram matches sorted whole. More means common text ("silva"):
+        walking the name index in order (name and rowid, no table row per entry) finds a page in a
+        few thousand entries.
         """
         if self.pg:
             return _Infix(self.likes)
+
+        def probe(limit: int) -> list[tuple[str, int]]:
+            return [(key, pid) for key, pid in self.run(("fts", limit), lambda: (
+                select(self.sort_column(), Person.id).select_from(FTS_TABLE)
+                .join(Person, Person.id == FTS_TABLE.c.rowid)
+                .where(text("people_fts MATCH :m").bindparams(_text_param("m")), self.likes(Person.name_search))
+                .limit(limit + 1)))]
+
+        few = FEW_MATCHES if len(self.q.words) == 1 else FEW_MATCHES_SEVERAL_WORDS
+        if FEW_INFIX < few:
+            # A rare word ("Maria Apar", a surname being typed) first: its few matches sorted whole,
+            # and the density window (20,000 names that hold none of them) is not read.
+            found = probe(FEW_INFIX)
+            if len(found) <= FEW_INFIX:
+                return _Listed(sorted(found))
         if self.page_start is not None:
-            # The next names in order first (the name index alone, a few ms): when they hold the
-            # page, it is the page ("monteiro", common everywhere), and the trigram table is not read.
+            # The next names in order (the name index alone, a few ms): when they hold the page,
+            # it is the page ("monteiro", common everywhere), and the trigram table is not read further.
             resume, descending, wanted = self.page_start
 
             def window_page() -> Select[Any]:
@@ -395,15 +418,10 @@ class _Dialect:
             dense = self.run(("window", resume is not None, descending), window_page, lim=wanted + 1).all()
             if len(dense) > wanted:
                 return _Listed(sorted((key, pid) for key, pid in dense))
-        few = FEW_MATCHES if len(self.q.words) == 1 else FEW_MATCHES_SEVERAL_WORDS
-        found = self.run(("fts",), lambda: (
-            select(self.sort_column(), Person.id).select_from(FTS_TABLE)
-            .join(Person, Person.id == FTS_TABLE.c.rowid)
-            .where(text("people_fts MATCH :m").bindparams(_text_param("m")), self.likes(Person.name_search))
-            .limit(few + 1))).all()
+        found = probe(few)
         if len(found) <= few:
             # Python orders str by code point: the byte order of "C" and BINARY for UTF-8.
-            return _Listed(sorted((key, pid) for key, pid in found))
+            return _Listed(sorted(found))
         return self.made(("likes",), lambda: self.likes(Person.name_search))
 
     def people_with(self, link: QueryableAttribute[int | None],
@@ -539,7 +557,7 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
         else:
             found, next_cursor = _sqlite_page(d, parsed, descending, after, limit)
             order = [pid for pid, _key in found]
-            hits = _hits(s.execute(_describe_ids(), {"ids": order}).all(), order) if order else []
+            hits = _hits(s.execute(_describe_ids(False), {"ids": _id_list(order)}).all(), order) if order else []
         return SearchPage(parsed, hits, next_cursor)
 
     try:
@@ -559,7 +577,9 @@ def people_by_ids(ctx: AppContext, ids: Sequence[int]) -> list[PersonHit]:
         return []
 
     def read(s: Connection) -> list[PersonHit]:
-        return _hits(s.execute(_describe_ids(), {"ids": wanted}).all(), wanted)
+        sqlite = s.dialect.name == "sqlite"
+        return _hits(s.execute(_describe_ids(not sqlite), {"ids": wanted if not sqlite else _id_list(wanted)}).all(),
+                     wanted)
 
     try:
         return ctx.db.run_read(read)
@@ -569,9 +589,21 @@ def people_by_ids(ctx: AppContext, ids: Sequence[int]) -> list[PersonHit]:
         raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
 
 
-def _describe_ids() -> Any:
-    """:func:`_describe_parts` of the list of ids ``ids`` (a bound, expanding parameter), built once."""
-    return _cached(("describe-ids",), lambda: union_all(*_describe_parts(bindparam("ids", expanding=True))))
+def _describe_ids(pg: bool) -> Any:
+    """:func:`_describe_parts` of the list of ids ``ids``, built once: on PostgreSQL an expanding
+    parameter; on SQLite one JSON text read by ``json_each`` (rendering and binding 4 × 200
+    placeholders cost more than the query)."""
+    return _cached(("describe-ids", pg), lambda: union_all(*_describe_parts(
+        bindparam("ids", expanding=True) if pg else _sqlite_ids())))
+
+
+def _sqlite_ids() -> Select[Any]:
+    """SQLite: the ids of the bound JSON array ``ids`` (see :func:`_id_list`)."""
+    return select(literal_column("value", Integer)).select_from(func.json_each(bindparam("ids", type_=String)))
+
+
+def _id_list(ids: Sequence[int]) -> str:
+    return "[" + ",".join(map(str, ids)) + "]"
 
 
 def _order(sort_col: SQLColumnExpression[str], pid: SQLColumnExpression[int], descending: bool
@@ -598,7 +630,7 @@ def _sqlite_page(d: _Dialect, parsed: ParsedQuery, descending: bool, after: Sear
             # Only what the sort index holds, so a walk reads the index and not the table.
             stmt: Any = select(Person.id, label("k", sort_col))
             if isinstance(part, _Listed):
-                stmt = stmt.where(Person.id.in_(bindparam("ids", expanding=True)))
+                stmt = stmt.where(Person.id.in_(_sqlite_ids()))
             else:
                 assert not isinstance(part, _Infix | _Linked)
                 stmt = stmt.where(part.condition if isinstance(part, _Walk) else part)
@@ -608,7 +640,7 @@ def _sqlite_page(d: _Dialect, parsed: ParsedQuery, descending: bool, after: Sear
 
         extra: dict[str, Any] = {"lim": wanted + 1}
         if isinstance(part, _Listed):
-            extra["ids"] = part.page(resume, descending, wanted + 1)
+            extra["ids"] = _id_list(part.page(resume, descending, wanted + 1))
         rows = d.run(("page", segment, listed, resume is not None and not listed, descending), page_statement,
                      **extra).all()
         found.extend((r.id, r.k) for r in rows[:wanted])
@@ -741,23 +773,27 @@ def _pg_linked(d: _Dialect, part: _Linked, seg: ColumnElement[Any], after: list[
                gates: list[ColumnElement[bool]], descending: bool, count: int) -> Select[Any]:
     """People linked to matching plates, RENAVAMs or permit numbers: a few sorted whole, many walked.
 
-    The linked table's covering index gives up to :data:`FEW_LINKED` + 1 person ids (materialised:
-    read once). Sorting ``n`` people found by id costs ``n`` index probes; walking the names in
-    order, testing each person against the linked table's index, costs about ``count × N / n``
-    probes (``N`` people, from the planner's statistics). So the matches are sorted whole when that
-    is cheaper (``n² ≤ count × N``, or ``n`` ≤ :data:`FEW_LINKED_ALWAYS`: a statistic that says "empty"
-    must not walk a million names for a RENAVAM nobody else has), else walked: "MB-1" at 100,000
-    people (11,000 permits) walks about 1,800 names instead of sorting 11,000. Both answers are
-    exact; only the cost differs. Asked as ``id IN (…) ORDER BY name LIMIT``, PostgreSQL walks the
+    Sorting ``n`` people found by id costs ``n`` index probes; walking the names in order, testing
+    each person against the linked table's index, costs about ``count × N / n`` probes (``N``
+    people, from the planner's statistics). So the linked table's covering index gives up to
+    ``cap + 1`` person ids, ``cap`` = √(count × N) kept within [:data:`FEW_LINKED_ALWAYS`,
+    :data:`FEW_LINKED`] (a statistic that says "empty" must not walk a million names for a RENAVAM
+    nobody else has); if that is all of them they are sorted whole, else the names are walked:
+    "MB-1" at 100,000 people (11,000 permits) walks about 1,800 names instead of sorting 11,000,
+    and "MB-" reads 4,500 ids to know it is dense, not 20,000. Both answers are exact; only the
+    cost differs. Asked as ``id IN (…) ORDER BY name LIMIT``, PostgreSQL walks the
     names even for a RENAVAM nobody has (a million index probes, seconds).
     """
     sort_col = d.sort_column()
+    # The most people worth sorting whole: √(count × N), within [FEW_LINKED_ALWAYS, FEW_LINKED]
+    # (FEW_LINKED when the statistics are missing). Reading one more than that says "walk".
+    cap = literal_column(
+        f"(SELECT CASE WHEN reltuples < 0 THEN {FEW_LINKED:d} ELSE least({FEW_LINKED:d}, greatest("
+        f"{FEW_LINKED_ALWAYS:d}, floor(sqrt({count:d}::float8 * reltuples))::int)) END "
+        "FROM pg_class WHERE oid = 'people'::regclass)", Integer)
     linked = (union_all(*(select(part.link.label("pid")).where(c) for c in part.conditions))
-              .limit(FEW_LINKED + 1).cte("linked").prefix_with("MATERIALIZED", dialect="postgresql"))
-    n = func.count()
-    people = literal_column("(SELECT reltuples FROM pg_class WHERE oid = 'people'::regclass)")
-    sort_whole = and_(n <= FEW_LINKED, or_(n <= FEW_LINKED_ALWAYS, people < 0, n * n <= people * count))
-    counted = select(sort_whole.label("whole")).select_from(linked).cte("linked_count")  # decided once
+              .limit(cap + 1).cte("linked").prefix_with("MATERIALIZED", dialect="postgresql"))
+    counted = select((func.count() <= cap).label("whole")).select_from(linked).cte("linked_count")  # decided once
     whole = select(counted.c.whole).scalar_subquery()
     few = (select(Person.id.label("id"), sort_col.label("k"))
            .where(Person.id.in_(select(linked.c.pid)), whole, *part.extras, *after, *gates)

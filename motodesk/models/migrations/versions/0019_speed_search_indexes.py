@@ -14,7 +14,8 @@ PostgreSQL
     active`` and ``vehicles (renavam COLLATE "C", holder_id)`` replace 0002's single-column
     ``"C"`` indexes (same leading column, so every query those served is served the same way), and
     ``people (id) INCLUDE (name_search, cpf)`` gives the sort key of a person found by id from the
-    index alone: the probe, the lookup and the sort read no table row (index-only scans; the
+    index alone, and 0002's ``permits (person_id)`` becomes ``(person_id) INCLUDE (number)`` (same
+    name) for the walk in name order that tests each person's permit numbers: the probe, the lookup and the sort read no table row (index-only scans; the
     visibility map is kept by autovacuum and the search's ``analyze``).
 
 SQLite
@@ -41,10 +42,13 @@ PG_INDEXES = (
     'CREATE INDEX ix_search_vehicles_plate_holder_c ON vehicles (plate COLLATE "C", holder_id) WHERE active',
     'CREATE INDEX ix_search_vehicles_renavam_holder_c ON vehicles (renavam COLLATE "C", holder_id)',
     "CREATE INDEX ix_search_people_id_keys ON people (id) INCLUDE (name_search, cpf)",
+    # the walk in name order tests each person's permits: the number rides along (index only)
+    "CREATE INDEX ix_search_permits_person ON permits (person_id) INCLUDE (number)",
 )
 PG_INDEX_NAMES = tuple(statement.split()[2] for statement in PG_INDEXES)
 #: 0002's indexes these replace (a prefix of their columns), and how to build them again.
 PG_REPLACED = {
+    "ix_search_permits_person": "CREATE INDEX ix_search_permits_person ON permits (person_id)",
     "ix_search_permits_number_c": 'CREATE INDEX ix_search_permits_number_c ON permits (number COLLATE "C")',
     "ix_search_vehicles_plate_c": 'CREATE INDEX ix_search_vehicles_plate_c ON vehicles (plate COLLATE "C") WHERE active',
     "ix_search_vehicles_renavam_c": 'CREATE INDEX ix_search_vehicles_renavam_c ON vehicles (renavam COLLATE "C")',
@@ -61,10 +65,10 @@ SQLITE_INDEX_NAMES = tuple(statement.split()[2] for statement in SQLITE_INDEXES)
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        for statement in PG_INDEXES:
-            op.execute(statement)
         for name in PG_REPLACED:
             op.execute(f"DROP INDEX IF EXISTS {name}")
+        for statement in PG_INDEXES:
+            op.execute(statement)
     else:
         for statement in SQLITE_INDEXES:
             op.execute(statement)
@@ -72,10 +76,10 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "postgresql":
-        for statement in PG_REPLACED.values():
-            op.execute(statement)
         for name in reversed(PG_INDEX_NAMES):
             op.execute(f"DROP INDEX IF EXISTS {name}")
+        for statement in PG_REPLACED.values():
+            op.execute(statement)
     else:
         for name in reversed(SQLITE_INDEX_NAMES):
             op.execute(f"DROP INDEX IF EXISTS {name}")
