@@ -100,7 +100,9 @@ def test_the_covering_indexes_exist(db: Database) -> None:
     names = _index_names(db)
     if db.is_sqlite:
         wanted = {"ix_search_people_cpf_name", "ix_search_permits_number_person", "ix_search_vehicles_plate_holder",
-                  "ix_search_vehicles_renavam_holder"}
+                  "ix_search_vehicles_renavam_holder", "ix_search_people_name_id_cpf",
+                  "ix_search_permits_person_number"}
+        assert "ix_search_people_name_cpf" not in names  # replaced
     else:
         wanted = {"ix_search_permits_number_person_c", "ix_search_vehicles_plate_holder_c",
                   "ix_search_vehicles_renavam_holder_c", "ix_search_people_id_keys"}
