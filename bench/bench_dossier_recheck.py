@@ -12,6 +12,14 @@ the document boxes). The keys alternate between a document field (the CNH number
 changes between met and pending) and the name, so both "nothing changed" and "one mark changed"
 are in the figure.
 
+What a person sees (issue 28: the figure measured from outside was 4× this bench's): the same
+keystroke and re-check *followed by the event loop until it is idle* — the field's echo, the
+style repolish of a box whose mark changed, the live panel's relayout (verdict list, meter,
+summary) and the paint of every region they dirtied, in the order Qt runs them. That figure
+(``… + estilos, relayout e pintura``) is the one held to the target: ≤ 2 ms p95. The older figure
+(the calls alone, the event loop not run) is printed beside it, so what the bench used to leave
+out is the difference.
+
 Baseline, measured in the same run on the same form: the bare rules call the re-check makes
 (``people.applicant_facts`` + ``check_applicant`` for the chosen service). The report gives the
 median and p95 per keystroke, the ratio to the baseline, and the target.
@@ -109,7 +117,7 @@ def main() -> int:
     cnh = window.documents[DocumentKind.CNH].inputs["number"]
     name = window.person_inputs["full_name"]
 
-    def keystroke(n: int) -> None:
+    def keystroke(n: int, seen: bool = False) -> None:
         # Odd keys: the CNH number loses / regains its last digit (its box's mark flips);
         # even keys: a letter added to / removed from the name (no mark changes).
         field = cnh if n % 4 in (0, 1) else name
@@ -119,7 +127,17 @@ def main() -> int:
             QTest.keyClick(field, Qt.Key.Key_Backspace)
         else:
             QTest.keyClick(field, "1" if field is cnh else "s")
+        if seen:
+            QApplication.processEvents()  # the field's own echo painted, as between keys
         window.recheck()
+        window._recheck_timer.stop()  # the re-check ran: its debounce timer would run it again
+        if seen:
+            QApplication.processEvents()  # polish, layout, paint of what the re-check changed
+
+    def settle() -> None:
+        """Let the loop go idle (nothing timed): the next key starts from a painted window."""
+        for _ in range(3):
+            QApplication.processEvents()
 
     def bare_rules() -> None:
         on, _application = window._reference()
@@ -129,7 +147,22 @@ def main() -> int:
 
     for n in range(20):  # warm up
         keystroke(n)
+        keystroke(n, seen=True)
         bare_rules()
+    settle()
+    per_seen: list[float] = []
+    seen_flip: list[float] = []
+    per_seen_cpu: list[float] = []
+    seen_same: list[float] = []
+    for n in range(args.keys):
+        settle()
+        before = window.documents[DocumentKind.CNH].shown
+        start, cpu = time.perf_counter(), time.process_time()
+        keystroke(n, seen=True)
+        per_seen.append((time.perf_counter() - start) * 1000)
+        per_seen_cpu.append((time.process_time() - cpu) * 1000)
+        (seen_flip if window.documents[DocumentKind.CNH].shown != before else seen_same).append(per_seen[-1])
+    settle()
     per_key: list[float] = []
     per_rules: list[float] = []
     flips = 0
@@ -163,15 +196,27 @@ def main() -> int:
               f"{percentile(per_flip, 0.95):>8.3f}ms")
         print(f"{'  teclas sem mudança de marca':32} {statistics.median(per_same):>8.3f}ms "
               f"{percentile(per_same, 0.95):>8.3f}ms")
+    seen_median, seen_p95 = statistics.median(per_seen), percentile(per_seen, 0.95)
+    print(f"{'… + estilos, relayout e pintura':32} {seen_median:>8.3f}ms {seen_p95:>8.3f}ms   (o que a pessoa vê)")
+    print(f"{'  (CPU deste processo)':32} {statistics.median(per_seen_cpu):>8.3f}ms "
+          f"{percentile(per_seen_cpu, 0.95):>8.3f}ms")
+    if seen_flip and seen_same:
+        print(f"{'  teclas que mudam uma marca':32} {statistics.median(seen_flip):>8.3f}ms "
+              f"{percentile(seen_flip, 0.95):>8.3f}ms")
+        print(f"{'  teclas sem mudança de marca':32} {statistics.median(seen_same):>8.3f}ms "
+              f"{percentile(seen_same, 0.95):>8.3f}ms")
     print(f"{'regras sozinhas (linha de base)':32} {rules_median:>8.3f}ms {percentile(per_rules, 0.95):>8.3f}ms")
     print(f"marca da caixa da CNH mudou em {flips} das {args.keys} teclas")
-    print(f"razão tecla / regras: {key_median / rules_median:.1f}×   meta: ≤ 2 ms por tecla (mediana) — "
-          f"{'atendida' if key_median <= 2.0 else 'NÃO atendida'}; p95 {key_p95:.2f} ms (máquina compartilhada)")
+    met = seen_p95 <= 2.0
+    print(f"razão (o que a pessoa vê) / regras: {seen_median / rules_median:.1f}× na mediana; "
+          f"sem o laço de eventos {key_median / rules_median:.1f}×")
+    print(f"meta: ≤ 2 ms p95 por tecla, com estilos, relayout e pintura — {'atendida' if met else 'NÃO atendida'} "
+          f"({seen_p95:.2f} ms; máquina compartilhada)")
     window._tried_save = False
     window.base = window.values()  # nothing to ask on close
     window.close()
     db.dispose()
-    return 0
+    return 0 if met else 1
 
 
 if __name__ == "__main__":

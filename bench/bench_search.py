@@ -109,15 +109,27 @@ def prepare(db: Database, people: int) -> AppContext:
 
 
 def search_indexes() -> dict[str, str]:
-    """name -> CREATE INDEX of migration 0002's PostgreSQL indexes (the same statements)."""
+    """name -> CREATE INDEX of the PostgreSQL search indexes the migrations leave (0002's, less
+    those 0020 replaced, and 0020's): the same statements, built after the bulk load."""
     import importlib.util
 
-    path = ROOT / "motodesk/models/migrations/versions/0002_search_indexes.py"
-    spec = importlib.util.spec_from_file_location("search_indexes_0002", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return dict(zip(module.PG_INDEX_NAMES, module.PG_INDEXES, strict=True))
+    def load(filename: str):  # noqa: ANN202
+        path = ROOT / "motodesk/models/migrations/versions" / filename
+        spec = importlib.util.spec_from_file_location(f"search_indexes_{path.stem}", path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    first = load("0002_search_indexes.py")
+    found = dict(zip(first.PG_INDEX_NAMES, first.PG_INDEXES, strict=True))
+    covering = ROOT / "motodesk/models/migrations/versions/0020_speed_search_indexes.py"
+    if covering.exists():
+        later = load(covering.name)
+        for name in later.PG_REPLACED:
+            found.pop(name, None)
+        found.update(zip(later.PG_INDEX_NAMES, later.PG_INDEXES, strict=True))
+    return found
 
 
 def keystrokes(text: str) -> list[str]:

@@ -91,7 +91,7 @@ def child_motodesk(start: float, url: str, scroll: bool, typing_cps: float) -> N
     def poll() -> None:
         now = time.time()
         if "t_ready" not in st and st.get("dialog") is not None and st["dialog"].ctx is not None:
-            st["t_ready"] = now  # the database opened, prepared and the day's calendar run behind the dialog
+            st["t_ready"] = now  # the database opened and checked behind the dialog (the calendar runs after)
         warmed = getattr(st.get("dialog"), "warmed", None)
         if "t_warm" not in st and warmed is not None and warmed.is_set():
             st["t_warm"] = now  # the start-up worker also imported the window's first page
@@ -282,7 +282,7 @@ def main() -> int:
           f"| – | – | – | – |")
     ready = med(typed, "DB_READY")
     ready_ratio = ready / b
-    print(f"| launch to the database ready (opened, prepared, day's calendar run) (s) | {ready:.2f} | "
+    print(f"| launch to the database ready (opened and checked; the day's calendar runs after, before the window) (s) | {ready:.2f} | "
           f"{b:.2f} | {ready_ratio:.2f} | ≤ {TARGET_READY_RATIO} | {'yes' if ready_ratio <= TARGET_READY_RATIO else 'NO'} |")
     warm = med(typed, "WARMED")
     print(f"| launch to the window's first page imported too (worker done; Entrar before it waits) (s) | "

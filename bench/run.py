@@ -3,6 +3,10 @@
     .venv/bin/python bench/run.py                 # the full set (about 20–40 minutes; seeds cached)
     .venv/bin/python bench/run.py --quick         # smaller sizes, a few minutes: every figure of issue 20 runs
     .venv/bin/python bench/run.py --with-million  # adds 1,000,000 people: search (both databases), start-up, memory
+    .venv/bin/python bench/run.py --issue28 [--with-million]  # only the figures of issue 28's table
+
+Every run ends with issue 28's table: each of its figures beside the baseline measured in the same run
+(the step that measures it, parsed from its own output), the target and whether it is met.
 
 Every figure is measured beside its baseline in the same run (see each script's docstring); the
 machine is shared, so each script also prints CPU time or load where it matters. Seeded databases
@@ -14,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -43,6 +48,14 @@ def machine() -> str:
             f"{mem} RAM · Python {platform.python_version()} · load average at start {load}")
 
 
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
 def calibrate() -> float:
     """Milliseconds for a fixed pure-Python loop, best of 5: how fast this shared machine is right
     now. Figures of runs on different days compare only after this (a slower machine slows them all)."""
@@ -54,6 +67,20 @@ def calibrate() -> float:
             acc[i % 1000] = acc.get(i % 1000, 0) + i * 3 // 7
         best = min(best, time.perf_counter() - t0)
     return best * 1000
+
+
+def issue28_plan(million: bool) -> list[tuple[str, list[str]]]:
+    """Only the steps behind issue 28's table (a shared 2-core machine: the full set takes an hour)."""
+    people = "1000000" if million else "100000"
+    return [
+        ("Busca por tecla – PostgreSQL", ["bench_search.py", "--backend", "postgresql", "--people", people]),
+        ("Busca por tecla – SQLite", ["bench_search.py", "--backend", "sqlite", "--people", people]),
+        ("Dossiê: reconferência por tecla, como a pessoa vê (estilos, relayout, pintura)",
+         ["bench_dossier_recheck.py"]),
+        ("Início a frio e memória (SQLite)", ["bench_startup.py", "--people", "100000", "--runs", "5"]),
+        ("Importação: prévia + gravação (SQLite e PostgreSQL), trava de escrita, memória",
+         ["bench_import.py", "--repeat", "1"]),
+    ]
 
 
 def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
@@ -85,8 +112,9 @@ def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
     if (HERE / "bench_list_memory.py").exists():
         steps.insert(4, ("Lista de pessoas rolada até o fim: memória", ["bench_list_memory.py"]
                          + (["--people", "100000"] if quick else [])))
-    if (HERE / "bench_dossier.py").exists():
-        steps.append(("Dossiê: reconferência por tecla", ["bench_dossier.py"]))
+    if (HERE / "bench_dossier_recheck.py").exists():
+        steps.append(("Dossiê: reconferência por tecla, como a pessoa vê (estilos, relayout, pintura)",
+                      ["bench_dossier_recheck.py"] + (["--keys", "200"] if quick else [])))
     if (HERE / "bench_export_service.py").exists():
         steps.insert(8, ("Exportação pelo serviço (banco → xlsx)", ["bench_export_service.py"]
                          + (["--people", "10000", "--repeat", "1"] if quick else [])))
@@ -119,12 +147,129 @@ def plan(quick: bool, million: bool) -> list[tuple[str, list[str]]]:
     return steps
 
 
+# --- issue 28's table: each row beside its baseline, from the steps' own output ---------------------
+
+_SEARCH_ROW = re.compile(r"^(nome \(prefixo\)|nome \(meio\)|CPF|placa|permissão|RENAVAM)\s+\d+\s+([\d.]+)\s+"
+                         r"([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", re.M)
+
+
+def _people(cmd: list[str]) -> int:
+    return int(cmd[cmd.index("--people") + 1]) if "--people" in cmd else 100_000
+
+
+def _search(outputs: list[tuple[list[str], str]], backend: str) -> tuple[int, dict[str, tuple[float, float]]] | None:
+    """(people, kind -> (p95, floor p95)) of the largest search run on ``backend``."""
+    runs = [(cmd, out) for cmd, out in outputs if cmd[0] == "bench_search.py" and backend in cmd]
+    if not runs:
+        return None
+    cmd, out = max(runs, key=lambda r: _people(r[0]))
+    kinds = {m.group(1): (float(m.group(3)), float(m.group(6))) for m in _SEARCH_ROW.finditer(out)}
+    return (_people(cmd), kinds) if kinds else None
+
+
+def _first(pattern: str, text: str) -> re.Match[str] | None:
+    return re.search(pattern, text, re.M)
+
+
+def issue_table(outputs: list[tuple[list[str], str]]) -> str:
+    """Issue 28's table (figure | MotoDesk | baseline in the same run | target | met), from what
+    the steps printed; a figure whose step did not run says so."""
+    rows: list[tuple[str, str, str, str, str]] = []
+
+    def verdict(ok: bool | None) -> str:
+        return "–" if ok is None else ("sim" if ok else "NÃO")
+
+    kinds = (("nome (prefixo)", "name prefix"), ("nome (meio)", "surname infix"), ("CPF", "CPF"),
+             ("placa", "plate"), ("permissão", "permit"))
+    pg = _search(outputs, "postgresql")
+    if pg:
+        people, found = pg
+        for kind, english in kinds:
+            if kind in found:
+                p95, floor = found[kind]
+                rows.append((f"PG search p95, {english} ({people:,} people)", f"{p95:.1f} ms",
+                             f"one indexed statement: {floor:.1f} ms", "≤ 20 ms, ≤ 1.5× the statement",
+                             verdict(p95 <= 20 and p95 <= 1.5 * floor)))
+    else:
+        rows.append(("PG search p95", "not run", "", "≤ 20 ms, ≤ 1.5×", "–"))
+    lite = _search(outputs, "sqlite")
+    if lite:
+        people, found = lite
+        for kind, english in (("CPF", "CPF"), ("permissão", "permit")):
+            if kind in found:
+                p95, floor = found[kind]
+                rows.append((f"SQLite search p95, {english} ({people:,} people)", f"{p95:.1f} ms",
+                             f"one statement: {floor:.1f} ms", "≤ 50 ms", verdict(p95 <= 50)))
+    else:
+        rows.append(("SQLite search p95", "not run", "", "≤ 50 ms", "–"))
+    imports = [out for cmd, out in outputs if cmd[0] == "bench_import.py" and "--existing" not in cmd
+               and "--load" not in cmd]
+    if imports:
+        out = imports[0]
+        size = _first(r"^Import of ([\d,]+) valid new rows", out)
+        base = _first(r"^baseline: openpyxl read-only pass.*?\s([\d.]+)\s+1\.00", out)
+        total = _first(r"^sqlite: preview \+ apply\s+([\d.]+)\s+([\d.]+)", out)
+        if base and total:
+            rows.append((f"import {size.group(1) if size else '?'} rows (SQLite, preview + apply)",
+                         f"{float(total.group(1)):.2f} s ({float(total.group(2)):.2f}×)",
+                         f"openpyxl read-only: {float(base.group(1)):.2f} s", "≤ 3× openpyxl",
+                         verdict(float(total.group(2)) <= 3)))
+        held = _first(r"^sqlite: write transaction held\s+([\d.]+)", out)
+        if held:
+            rows.append((f"SQLite write lock held during the {size.group(1) if size else '?'}-row import",
+                         f"{float(held.group(1)):.2f} s", "—", "≤ 3 s", verdict(float(held.group(1)) <= 3)))
+        wait = _first(r"^sqlite: longest wait of another writer meanwhile\s+([\d.]+)", out)
+        if wait:
+            rows.append(("SQLite write lock: longest wait of another writer during the import",
+                         f"{float(wait.group(1)):.2f} s", "—", "≤ 3 s", verdict(float(wait.group(1)) <= 3)))
+        peak = _first(r"^preview \+ apply\s+(\d+) MB", out)
+        peak_rows = _first(r"^Peak RSS of a fresh process, ([\d,]+) rows", out)
+        peak_base = _first(r"^openpyxl read-only pass \(baseline\)\s+(\d+) MB", out)
+        if peak:
+            rows.append((f"import {peak_rows.group(1) if peak_rows else '?'} rows, peak RSS",
+                         f"{peak.group(1)} MB", f"openpyxl: {peak_base.group(1)} MB" if peak_base else "—",
+                         "≤ 300 MB", verdict(int(peak.group(1)) <= 300)))
+    else:
+        rows.append(("import", "not run", "", "≤ 3× openpyxl; lock ≤ 3 s; ≤ 300 MB", "–"))
+    starts = [(cmd, out) for cmd, out in outputs if cmd[0] == "bench_startup.py" and "--load" not in cmd]
+    if starts:
+        cmd, out = starts[0]
+        wait_row = _first(r"^\| cold start: the clerk's wait[^|]*\| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", out)
+        ready = _first(r"^\| launch to the database ready[^|]*\| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|", out)
+        if wait_row:
+            rows.append((f"clerk's wait (Entrar → list painted; {_people(cmd):,} people, SQLite)",
+                         f"{wait_row.group(1)} s ({wait_row.group(3)}×)", f"bare window + table: {wait_row.group(2)} s",
+                         "≤ 2.0×", verdict(float(wait_row.group(3)) <= 2.0)))
+        if ready:
+            rows.append(("launch → database ready", f"{ready.group(1)} s ({ready.group(3)}×)",
+                         f"bare window: {ready.group(2)} s", "≤ 4×", verdict(float(ready.group(3)) <= 4.0)))
+    else:
+        rows.append(("start-up", "not run", "", "≤ 2.0×; ≤ 4×", "–"))
+    dossier = [out for cmd, out in outputs if cmd[0] == "bench_dossier_recheck.py"]
+    if dossier:
+        seen = _first(r"^… \+ estilos, relayout e pintura\s+([\d.]+)ms\s+([\d.]+)ms", dossier[0])
+        bare = _first(r"^regras sozinhas \(linha de base\)\s+([\d.]+)ms\s+([\d.]+)ms", dossier[0])
+        if seen and bare:
+            rows.append(("dossier re-check per keystroke, as seen (styles, relayout, paint)",
+                         f"{float(seen.group(1)):.2f} ms median, {float(seen.group(2)):.2f} ms p95",
+                         f"bare rules: {float(bare.group(1)):.2f} ms median", "≤ 2 ms p95",
+                         verdict(float(seen.group(2)) <= 2.0)))
+    else:
+        rows.append(("dossier re-check", "not run", "", "≤ 2 ms p95", "–"))
+    lines = ["| figure | MotoDesk | baseline (same run) | target | met |", "|---|---|---|---|---|"]
+    lines += [f"| {' | '.join(row)} |" for row in rows]
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Runs every MotoDesk benchmark and writes bench/results.md")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--with-million", action="store_true")
+    parser.add_argument("--issue28", action="store_true",
+                        help="only the steps behind issue 28's table (search at 100,000, or 1,000,000 with "
+                             "--with-million; dossier; start-up; import)")
     parser.add_argument("--out", default=str(HERE / "results.md"))
-    parser.add_argument("--only", default="", help="run only steps whose script name contains this text")
+    parser.add_argument("--only", default="", help="run only steps whose script name contains this text (several: comma-separated)")
     args = parser.parse_args()
 
     started = datetime.now()
@@ -134,8 +279,9 @@ def main() -> int:
     speed_before = calibrate()
     print(f"CPU calibration before: {speed_before:.1f} ms", flush=True)
     print(header, flush=True)
-    for title, cmd in plan(args.quick, args.with_million):
-        if args.only and args.only not in cmd[0]:
+    outputs: list[tuple[list[str], str]] = []
+    for title, cmd in (issue28_plan(args.with_million) if args.issue28 else plan(args.quick, args.with_million)):
+        if args.only and not any(part and part in cmd[0] for part in args.only.split(",")):
             continue
         print(f"\n=== {title}: {' '.join(cmd)}", flush=True)
         t0 = time.perf_counter()
@@ -143,6 +289,7 @@ def main() -> int:
                               env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
         elapsed = time.perf_counter() - t0
         out = proc.stdout.strip()
+        outputs.append((cmd, out))
         print(out, flush=True)
         status = "ok" if proc.returncode == 0 else f"exit {proc.returncode} (a target missed or an error)"
         if proc.returncode != 0:
@@ -150,9 +297,14 @@ def main() -> int:
             print(proc.stderr[-2000:], file=sys.stderr, flush=True)
         sections.append(f"## {title}\n\n`python bench/{' '.join(cmd)}` — {elapsed:,.0f} s, {status}\n\n"
                         f"```text\n{out}\n```\n")
+    table = issue_table(outputs)
+    print("\n=== Issue 28: each figure beside its baseline (same run)\n" + table, flush=True)
     body = (f"# MotoDesk benchmark results\n\nRun on {started:%d/%m/%Y %H:%M} with `python bench/run.py"
-            f"{' --quick' if args.quick else ''}{' --with-million' if args.with_million else ''}`.\n\n"
+            f"{' --quick' if args.quick else ''}{' --issue28' if args.issue28 else ''}"
+            f"{' --with-million' if args.with_million else ''}"
+            f"{' --only ' + args.only if args.only else ''}` at commit {commit()}.\n\n"
             f"Machine: {header}\n\n"
+            f"## Issue 28: each figure beside its baseline (same run)\n\n{table}\n\n"
             f"Machine speed while it ran: a fixed Python loop took {speed_before:.1f} ms before and "
             f"{calibrate():.1f} ms after (lower is faster; compare runs of different days by it).\n\n"
             + "\n".join(sections))

@@ -32,7 +32,10 @@ T = TypeVar("T")
 #: PostgreSQL settings of the quick-read connections (:meth:`Database.run_read`), sent with the
 #: connection's start-up packet: a keystroke's query reads a few hundred index entries, where a
 #: parallel plan spends ~8 ms starting workers and JIT compiles for longer than the query runs.
-QUICK_READ_OPTIONS = "-c max_parallel_workers_per_gather=0 -c jit=off"
+#: Custom plans always (issue 28): psycopg prepares a statement run five times, and PostgreSQL then
+#: moved the search's statements to a generic plan that ignores the prefix typed — a dense CPF
+#: prefix ("0") went from 5 to 20 ms once prepared; planning it each time costs under a millisecond.
+QUICK_READ_OPTIONS = "-c max_parallel_workers_per_gather=0 -c jit=off -c plan_cache_mode=force_custom_plan"
 
 
 def default_sqlite_path() -> Path:

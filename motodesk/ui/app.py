@@ -185,10 +185,11 @@ def warm_up(first_page: str = "people") -> None:
 
 def _start_up_work(open_fn: Callable[[], AppContext],
                    warmed: threading.Event | None = None) -> Callable[..., AppContext]:
-    """The worker's start-up: open the database and run the day's calendar, then warm the window's
-    modules. Run with ``report`` (a ``progress=True`` ServiceOp's callback) it says "database ready" between
-    the two, so the login does not wait for imports that are the window's, not the database's
-    (issue 20: launch to database ready). ``warmed`` is set once the work is over (done or failed):
+    """The worker's start-up: open and check the database, run the day's calendar, then warm the
+    window's modules. Run with ``report`` (a ``progress=True`` ServiceOp's callback) it says "database
+    ready" as soon as the database is open and checked, so the login waits neither for the calendar
+    nor for imports that are the window's, not the database's (issues 20 and 28: launch to database
+    ready); the window is still built only after both (``warmed``). ``warmed`` is set once the work is over (done or failed):
     the GUI thread builds no window before that (see `login`), so it never makes widgets while this
     thread is still importing the same PySide6 modules (the segfault reverted in a0da068). A warm-up
     that fails after "ready" only logs: the window imports the same modules itself and reports a
@@ -199,20 +200,27 @@ def _start_up_work(open_fn: Callable[[], AppContext],
              cancelled: Callable[[], bool] | None = None) -> AppContext:
         try:
             ctx = open_fn()
-            try:
-                _run_calendar(ctx)
-                if report is None:
-                    warm_up()
-            except BaseException:
-                ctx.db.dispose()
-                raise
-            if report is not None:
-                shared.append(ctx)
-                report(1, 2)  # the database is ready: the GUI thread takes the context from ``shared``
+            if report is None:
                 try:
+                    _run_calendar(ctx)
                     warm_up()
-                except Exception:  # noqa: BLE001 - an optimisation only
-                    log.exception("start-up warm-up failed")
+                except BaseException:
+                    ctx.db.dispose()
+                    raise
+                return ctx
+            shared.append(ctx)
+            # The database is open and checked: the GUI thread takes the context from ``shared`` and
+            # the password check may start. The day's calendar (issue 28: a third of the wait for
+            # "ready") runs next, still before any window is built (the window waits for ``warmed``).
+            report(1, 2)
+            try:
+                _run_calendar(ctx)  # logs the database's refusals itself
+            except Exception:  # noqa: BLE001 - the calendar never blocks the start
+                log.exception("daily calendar run failed")
+            try:
+                warm_up()
+            except Exception:  # noqa: BLE001 - an optimisation only
+                log.exception("start-up warm-up failed")
             return ctx
         finally:
             if warmed is not None:

@@ -1,4 +1,5 @@
-"""The start-up worker says "database ready" after open and calendar, before its warm-up; the window
+"""The start-up worker says "database ready" once the database is open, before the day's calendar and its
+warm-up (issue 28); the window
 is built only once the warm-up is over, so no widget is made while the worker imports PySide6
 (the segfault undone in a0da068)."""
 
@@ -25,7 +26,7 @@ class FakeCtx:
         self.db = FakeDb()
 
 
-def test_ready_is_reported_after_the_calendar_and_before_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ready_is_reported_before_the_calendar_and_the_warm_up(monkeypatch: pytest.MonkeyPatch) -> None:
     events: list[str] = []
     warmed = threading.Event()
     ctx = FakeCtx()
@@ -37,7 +38,7 @@ def test_ready_is_reported_after_the_calendar_and_before_the_warm_up(monkeypatch
         events.append(f"ready {done}/{total} (shared={work.shared == [ctx]}, warmed={warmed.is_set()})")  # type: ignore[attr-defined]
 
     assert work(report, lambda: False) is ctx
-    assert events == ["open", "calendar", "ready 1/2 (shared=True, warmed=False)", "warm-up (warmed=False)"]
+    assert events == ["open", "ready 1/2 (shared=True, warmed=False)", "calendar", "warm-up (warmed=False)"]
     assert warmed.is_set() and not ctx.db.disposed
 
 
