@@ -26,6 +26,7 @@ from motodesk.rules.eligibility import check_applicant, check_deputy
 from motodesk.rules.facts import DeputyOnPermit, PermitFacts, PersonFacts, VehicleOnPermit
 from motodesk.rules.quota import ARTICLE as ART_QUOTA
 from motodesk.rules.settings import LawSettings
+from motodesk.rules.tenders import TenderCandidateFacts, called_candidate, check_tender, tender_required
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.vehicle import check_vehicle
 
@@ -138,3 +139,31 @@ def imported_permit_findings(permit: PermitFacts, on: date, settings: LawSetting
 def import_line_refused(line: int, reason: str) -> Verdict:
     """A line of the register's sheet the rules refused (Art. 4º; Art. 5º), with the reasons they gave."""
     return Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line}: {reason}")
+
+
+# --- the demo seed --------------------------------------------------------------------------------------
+
+
+#: What a seeded permit must satisfy, by rule: the grant's lasting conditions — the holder was 21 on the
+#: issue date (Art. 5º, I), the criminal certificates on file are negative (Art. 5º, XI), the engine is
+#: of 125 to 250 cc (Art. 3º, I) — and, while the permit is in force, the holder's CNH today (Art. 5º, II).
+#: Evidence the demo does not generate (course, photo, identity, VIN) is pending on the dossier, as on a
+#: real one, and is not judged here.
+SEED_AT_ISSUE = frozenset({"art5_i_age", "art3_i_engine"})
+SEED_TODAY = frozenset({"art5_xi_criminal"})
+SEED_IN_FORCE = frozenset({"art5_ii_cnh"})
+
+
+def seeded_permit_verdicts(permit: PermitFacts, today: date, settings: LawSettings,
+                           candidacy: TenderCandidateFacts | None) -> list[Verdict]:
+    """The rules a seeded permit passes, judged on its complete facts (built in memory by the mappers of
+    :mod:`motodesk.rules.facts`) by the functions issue and the document gate use: :func:`holder_verdicts`,
+    :func:`vehicle_verdicts` and, for a mototáxi, the tender (Art. 6º; Art. 10, I)."""
+    at_issue = [*holder_verdicts(permit.holder, permit.service, permit.issued_on, settings),
+                *vehicle_verdicts(permit.vehicle, permit.service, permit.issued_on, settings, permit.holder.cpf)]
+    found = [v for v in at_issue if v.rule_id in SEED_AT_ISSUE]
+    judged_today = SEED_TODAY | (SEED_IN_FORCE if permit.state.in_force else frozenset())
+    found += [v for v in holder_verdicts(permit.holder, permit.service, today, settings) if v.rule_id in judged_today]
+    if tender_required(permit.service):
+        found += check_tender(candidacy is not None, candidacy) or [called_candidate()]
+    return found
