@@ -167,3 +167,30 @@ def seeded_permit_verdicts(permit: PermitFacts, today: date, settings: LawSettin
     if tender_required(permit.service):
         found += check_tender(candidacy is not None, candidacy) or [called_candidate()]
     return found
+
+
+# --- Art. 31, Grupo 4, II: the vehicle's baixa after the permit ends ---------------------------------------
+
+ART_RELEASE = "Art. 31, Grupo 4, II"
+#: The permit's end that obliges the holder to take the vehicle out of the service (Art. 31, Grupo 4, II:
+#: "cancelamento da permissão ou da autorização, cassação"; the end of the term ends it too, Art. 6º).
+RELEASE_AFTER = (PermitState.CANCELLED, PermitState.REVOKED, PermitState.EXPIRED)
+
+
+def vehicle_release_due(plate: str, number: str, state: PermitState, ended_on: date | None) -> Verdict:
+    """Art. 31, Grupo 4, II: the vehicle of a permit that ended is still registered in the service — the
+    holder has to give it baixa (a gravíssima infraction while it is not)."""
+    since = f" em {format_date(ended_on)}" if ended_on else ""
+    return not_met("art31_g4_ii_vehicle_release", ART_RELEASE,
+                   f"o veículo {plate} continua cadastrado no serviço, mas a permissão {number} terminou{since} "
+                   f"({state.label.lower()}); registre a baixa do veículo.")
+
+
+def vehicle_release_verdicts(plate: str, permits_in_force: list[str]) -> list[Verdict]:
+    """The baixa of a vehicle from the service: refused while a permit in force names it — taking that
+    vehicle out is a replacement, authorised and inspected (Art. 31, Grupo 3, II)."""
+    if not permits_in_force:
+        return []
+    return [not_met("vehicle_release_in_force", "Art. 31, Grupo 3, II",
+                    f"o veículo {plate} serve a permissão em vigor {', '.join(permits_in_force)}; a troca do "
+                    "veículo é a substituição autorizada, com nova vistoria, não uma baixa.")]
