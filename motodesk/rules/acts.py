@@ -13,6 +13,10 @@ judges, so the three acts and the document gate read the same facts:
   the link's state: a deputy whose registration was cassado is not carried into a renewed term
   (Art. 34, IV);
 * :func:`quota_full` — no mototáxi place left at the instant of the claim (Art. 10, I).
+* :func:`seeded_permit_verdicts` — what a demo-seeded permit passes, on facts built in memory by the
+  same mappers (Art. 3º, I; Art. 5º, I, II and XI; Art. 6º; Art. 10, I);
+* :func:`vehicle_release_due` and :func:`vehicle_release_verdicts` — the vehicle's baixa after its
+  permit ends (Art. 31, Grupo 4, II), refused while a permit in force names it (Art. 31, Grupo 3, II).
 """
 
 from __future__ import annotations
