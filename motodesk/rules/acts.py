@@ -13,6 +13,10 @@ judges, so the three acts and the document gate read the same facts:
   the link's state: a deputy whose registration was cassado is not carried into a renewed term
   (Art. 34, IV);
 * :func:`quota_full` — no mototáxi place left at the instant of the claim (Art. 10, I).
+* :func:`seeded_permit_verdicts` — what a demo-seeded permit passes, on facts built in memory by the
+  same mappers (Art. 3º, I; Art. 5º, I, II and XI; Art. 6º; Art. 10, I);
+* :func:`vehicle_release_due` and :func:`vehicle_release_verdicts` — the vehicle's baixa after its
+  permit ends (Art. 31, Grupo 4, II), refused while a permit in force names it (Art. 31, Grupo 3, II).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from motodesk.rules.eligibility import check_applicant, check_deputy
 from motodesk.rules.facts import DeputyOnPermit, PermitFacts, PersonFacts, VehicleOnPermit
 from motodesk.rules.quota import ARTICLE as ART_QUOTA
 from motodesk.rules.settings import LawSettings
+from motodesk.rules.tenders import TenderCandidateFacts, called_candidate, check_tender, tender_required
 from motodesk.rules.text import format_date, format_int, plural
 from motodesk.rules.vehicle import check_vehicle
 
@@ -138,3 +143,58 @@ def imported_permit_findings(permit: PermitFacts, on: date, settings: LawSetting
 def import_line_refused(line: int, reason: str) -> Verdict:
     """A line of the register's sheet the rules refused (Art. 4º; Art. 5º), with the reasons they gave."""
     return Verdict("import_line", "Art. 4º; Art. 5º", Status.NOT_MET, f"Linha {line}: {reason}")
+
+
+# --- the demo seed --------------------------------------------------------------------------------------
+
+
+#: What a seeded permit must satisfy, by rule: the grant's lasting conditions — the holder was 21 on the
+#: issue date (Art. 5º, I), the criminal certificates on file are negative (Art. 5º, XI), the engine is
+#: of 125 to 250 cc (Art. 3º, I) — and, while the permit is in force, the holder's CNH today (Art. 5º, II).
+#: Evidence the demo does not generate (course, photo, identity, VIN) is pending on the dossier, as on a
+#: real one, and is not judged here.
+SEED_AT_ISSUE = frozenset({"art5_i_age", "art3_i_engine"})
+SEED_TODAY = frozenset({"art5_xi_criminal"})
+SEED_IN_FORCE = frozenset({"art5_ii_cnh"})
+
+
+def seeded_permit_verdicts(permit: PermitFacts, today: date, settings: LawSettings,
+                           candidacy: TenderCandidateFacts | None) -> list[Verdict]:
+    """The rules a seeded permit passes, judged on its complete facts (built in memory by the mappers of
+    :mod:`motodesk.rules.facts`) by the functions issue and the document gate use: :func:`holder_verdicts`,
+    :func:`vehicle_verdicts` and, for a mototáxi, the tender (Art. 6º; Art. 10, I)."""
+    at_issue = [*holder_verdicts(permit.holder, permit.service, permit.issued_on, settings),
+                *vehicle_verdicts(permit.vehicle, permit.service, permit.issued_on, settings, permit.holder.cpf)]
+    found = [v for v in at_issue if v.rule_id in SEED_AT_ISSUE]
+    judged_today = SEED_TODAY | (SEED_IN_FORCE if permit.state.in_force else frozenset())
+    found += [v for v in holder_verdicts(permit.holder, permit.service, today, settings) if v.rule_id in judged_today]
+    if tender_required(permit.service):
+        found += check_tender(candidacy is not None, candidacy) or [called_candidate()]
+    return found
+
+
+# --- Art. 31, Grupo 4, II: the vehicle's baixa after the permit ends ---------------------------------------
+
+ART_RELEASE = "Art. 31, Grupo 4, II"
+#: The permit's end that obliges the holder to take the vehicle out of the service (Art. 31, Grupo 4, II:
+#: "cancelamento da permissão ou da autorização, cassação"; the end of the term ends it too, Art. 6º).
+RELEASE_AFTER = (PermitState.CANCELLED, PermitState.REVOKED, PermitState.EXPIRED)
+
+
+def vehicle_release_due(plate: str, number: str, state: PermitState, ended_on: date | None) -> Verdict:
+    """Art. 31, Grupo 4, II: the vehicle of a permit that ended is still registered in the service — the
+    holder has to give it baixa (a gravíssima infraction while it is not)."""
+    since = f" em {format_date(ended_on)}" if ended_on else ""
+    return not_met("art31_g4_ii_vehicle_release", ART_RELEASE,
+                   f"o veículo {plate} continua cadastrado no serviço, mas a permissão {number} terminou{since} "
+                   f"({state.label.lower()}); registre a baixa do veículo.")
+
+
+def vehicle_release_verdicts(plate: str, permits_in_force: list[str]) -> list[Verdict]:
+    """The baixa of a vehicle from the service: refused while a permit in force names it — taking that
+    vehicle out is a replacement, authorised and inspected (Art. 31, Grupo 3, II)."""
+    if not permits_in_force:
+        return []
+    return [not_met("vehicle_release_in_force", "Art. 31, Grupo 3, II",
+                    f"o veículo {plate} serve a permissão em vigor {', '.join(permits_in_force)}; a troca do "
+                    "veículo é a substituição autorizada, com nova vistoria, não uma baixa.")]

@@ -722,6 +722,8 @@ def _door_section() -> str:
 
 
 def _deputy_and_replacement_section() -> str:
+    from motodesk.rules import acts
+
     sample = Verdict("art5_ii_cnh", "Art. 5º, II", Status.NOT_MET, "Art. 5º, II: a CNH venceu em 31/05/2026.")
     schedule = deputies.holder_keeps_hours(0, 16 * 60)
     assert schedule is not None
@@ -748,9 +750,16 @@ def _deputy_and_replacement_section() -> str:
                                                    by_supervisor=True, identification=None)[0].message),
         ("Art. 34, IV", "`check_no_deputy_cassation`",
          deputies.check_no_deputy_cassation(["MT-0007/2026"])[0].message),
+        (acts.ART_RELEASE, "`vehicle_release_due`",
+         "O veículo de permissão cancelada, cassada ou com prazo encerrado que continua cadastrado no serviço "
+         "fica na lista de baixas pendentes até a baixa ser registrada. Por exemplo: "
+         + acts.vehicle_release_due("ABC1234", "MT-0007/2026", PermitState.CANCELLED, date(2026, 3, 9)).message),
+        ("Art. 31, Grupo 3, II", "`vehicle_release_verdicts`",
+         acts.vehicle_release_verdicts("ABC1234", ["MT-0007/2026"])[0].message),
     ]
     return (
-        "## Preposto durante o vínculo e substituição do veículo (Art. 14; Art. 31, Grupo 3, II e Grupo 4, III)\n\n"
+        "## Preposto durante o vínculo e substituição do veículo (Art. 14; Art. 31, Grupo 3, II e Grupo 4, II e III)"
+        "\n\n"
         + _table(("Artigo", "Regra", "O que diz"), rows)
     )
 

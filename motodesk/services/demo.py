@@ -3,9 +3,12 @@
 Rows go in through bulk Core inserts (no per-row audit), so 100,000 people take about a minute.
 
 Only into an empty register (never the live one: :func:`seed_demo` refuses a database that holds people
-or permits), and every seeded permit is judged by the rules a real one passes — the holder's age and
-criminal certificates (Art. 5º, I and XI), the engine (Art. 3º, I), the tender of the mototáxi (Art. 6º;
-Art. 10, I) — and written through the judged step; a person the rules refuse gets no permit.
+or permits), and every seeded permit is judged, on its complete facts built in memory by the same mappers
+that read a stored permit (:mod:`motodesk.rules.facts`), by the rule functions issue and the document gate
+use (:func:`motodesk.rules.acts.seeded_permit_verdicts`: the holder's age and criminal certificates,
+Art. 5º, I and XI; the CNH of a permit in force, Art. 5º, II; the engine, Art. 3º, I; the tender of the
+mototáxi, Art. 6º; Art. 10, I) and written through the judged step; a person the rules refuse gets no
+permit and stays an applicant (``counts["refused"]``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
 
 from sqlalchemy import func, insert, select, text
@@ -35,13 +39,19 @@ from motodesk.models import (
     User,
     Vehicle,
 )
+from motodesk.rules.acts import seeded_permit_verdicts
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import ApplicantFacts, blocking, check_applicant
+from motodesk.rules.eligibility import blocking
+from motodesk.rules.facts import (
+    PermitFacts,
+    PersonFacts,
+    VehicleOnPermit,
+    dossier_facts,
+    register_vehicle_facts,
+)
 from motodesk.rules.periods import add_years, completed_years
-from motodesk.rules.settings import LawSettings
-from motodesk.rules.tenders import TenderCandidateFacts, called_candidate, check_tender, tender_required
-from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+from motodesk.rules.tenders import TenderCandidateFacts
 from motodesk.services.auth import hash_password
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
@@ -90,22 +100,31 @@ def _unique(gen: Callable[[], str]) -> Iterator[str]:
             yield value
 
 
-def seeded_permit_verdicts(birth: date, criminal_result: str, criminal_date: date, engine_cc: int,
-                           service: ServiceType, issued: date, today: date, settings: LawSettings,
-                           candidacy: TenderCandidateFacts | None) -> list[Verdict]:
-    """The rules a seeded permit passes, as a real one does: the holder was 21 when it was issued
-    (Art. 5º, I), the criminal certificates on file are negative (Art. 5º, XI), the engine is of
-    125 to 250 cc (Art. 3º, I) and a mototáxi permission follows a tender (Art. 6º; Art. 10, I)."""
-    at_issue = check_applicant(ApplicantFacts(birth_date=birth), service, issued, settings)
-    on_file = check_applicant(ApplicantFacts(criminal_result=criminal_result,
-                                             criminal_certificates_date=criminal_date), service, today, settings)
-    vehicle = check_vehicle(VehicleFacts(engine_cc=engine_cc), service, issued, settings, None)
-    found = [v for v in at_issue if v.rule_id == "art5_i_age"]
-    found += [v for v in on_file if v.rule_id == "art5_xi_criminal"]
-    found += [v for v in vehicle if v.rule_id == "art3_i_engine"]
-    if tender_required(service):
-        found += check_tender(candidacy is not None, candidacy) or [called_candidate()]
-    return found
+_DOCUMENT_FIELDS = ("number", "issuer", "issuer_uf", "issue_date", "presented_on", "valid_until", "reference_date",
+                   "categories", "flag", "result", "school")
+_VEHICLE_FIELDS = ("vin", "passenger_insurance_valid_until", "insurance_number")
+
+
+def _row(data: dict[str, Any], fields: tuple[str, ...]) -> SimpleNamespace:
+    """An in-memory row read by attribute, as the mappers of :mod:`motodesk.rules.facts` read a stored one."""
+    return SimpleNamespace(**{**dict.fromkeys(fields), **data})
+
+
+def seeded_permit_facts(person: dict[str, Any], documents: list[dict[str, Any]], vehicle: dict[str, Any],
+                        permit: dict[str, Any]) -> PermitFacts:
+    """The complete facts of a seeded permit from its rows before they are written, by the same mappers
+    (:func:`~motodesk.rules.facts.dossier_facts`, :func:`~motodesk.rules.facts.register_vehicle_facts`)
+    that read a stored one — so the seed is judged from memory, with no query per person."""
+    docs = {DocumentKind(d["kind"]): _row(d, _DOCUMENT_FIELDS) for d in documents}
+    holder_row = _row(person, ())
+    holder = PersonFacts(person["id"], person["full_name"], person["cpf"], dossier_facts(holder_row, docs))
+    car = VehicleOnPermit(vehicle["id"], vehicle["plate"], vehicle["holder_id"], vehicle["active"],
+                          register_vehicle_facts(_row(vehicle, _VEHICLE_FIELDS)))
+    return PermitFacts(
+        permit_id=permit["id"], number=permit["number"], service=ServiceType(permit["service_type"]),
+        state=PermitState(permit["state"]), issued_on=permit["issued_on"], term_end=permit["term_end"],
+        extended=permit["extended"], certificate_valid_until=permit["certificate_valid_until"], holder=holder,
+        suspended_until=permit["suspended_until"], vehicle=car, imported=True)
 
 
 def _advance_sequences(session: Session) -> None:
@@ -139,7 +158,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
     titulo = TituloEleitoral()
     plates = _plates(rng)
     now = datetime.now(UTC)
-    counts = {"people": 0, "vehicles": 0, "permits": 0, "applications": 0, "inspections": 0, "notices": 0}
+    counts = {"people": 0, "vehicles": 0, "permits": 0, "applications": 0, "inspections": 0, "notices": 0,
+              "refused": 0}
 
     with ctx.write() as s:
         held = (s.scalar(select(func.count(Person.id))) or 0, s.scalar(select(func.count(Permit.id))) or 0)
@@ -224,7 +244,6 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 {"person_id": pid, "kind": DocumentKind.CRIMINAL.value, "issue_date": today - timedelta(days=rng.randint(0, 1500)),
                  "result": "negative" if rng.random() < 0.98 else "positive", "version": 1},
             ]
-            criminal = rows_docs[-1]
             roll = rng.random()
             if roll < 0.15:
                 continue  # a person with only a dossier
@@ -271,9 +290,21 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             candidacy = (TenderCandidateFacts(rank=rank + 1, status="called", tender_number=tender_number,
                                               homologated_on=homologated)
                          if service is ServiceType.MOTOTAXI else None)
-            verdicts = seeded_permit_verdicts(birth, criminal["result"], criminal["issue_date"], cc, service, issued,
-                                              today, settings, candidacy)
+            number = f"{service.code}-{seq[service] + 1:04d}/{issued.year}"
+            permit_row = {
+                "id": next_permit_id, "number": number, "service_type": service.value,
+                "year": issued.year, "seq": seq[service] + 1, "person_id": pid, "vehicle_id": vid,
+                "decree_id": decree.id, "state": state.value, "issued_on": issued,
+                "term_end": add_years(issued, 5),
+                "extended": False, "certificate_valid_until": add_years(issued, completed_years(issued, today) + 1),
+                "suspended_until": today + timedelta(days=rng.randint(5, 60)) if state is PermitState.SUSPENDED else None,
+                "badge_issue_no": 1, "ended_on": today - timedelta(days=rng.randint(1, 300)) if not state.in_force else None,
+                "version": 1, "created_at": now, "updated_at": now,
+            }
+            facts = seeded_permit_facts(rows_people[-1], rows_docs[-6:], rows_vehicles[-1], permit_row)
+            verdicts = seeded_permit_verdicts(facts, today, settings, candidacy)
             if blocking(verdicts):  # the rules refuse this permit: the person stays an applicant
+                counts["refused"] += 1
                 rows_apps.append({"person_id": pid, "service_type": service.value, "vehicle_id": vid,
                                   "state": PermitState.REQUESTED.value, "opened_on": today, "opened_by": "atendente",
                                   "version": 1, "created_at": now, "updated_at": now})
@@ -282,6 +313,9 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             accepted += verdicts
             if service is ServiceType.MOTOTAXI and state.in_force:
                 if mototaxi_in_force >= mototaxi_places:
+                    permit_row["state"] = PermitState.EXPIRED.value
+                    permit_row["ended_on"] = today - timedelta(days=rng.randint(1, 300))
+                    permit_row["suspended_until"] = None
                     state = PermitState.EXPIRED
                 else:
                     mototaxi_in_force += 1
@@ -292,16 +326,7 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             seq[service] += 1
             permit_id = next_permit_id
             next_permit_id += 1
-            rows_permits.append({
-                "id": permit_id, "number": f"{service.code}-{seq[service]:04d}/{issued.year}", "service_type": service.value,
-                "year": issued.year, "seq": seq[service], "person_id": pid, "vehicle_id": vid,
-                "decree_id": decree.id, "state": state.value, "issued_on": issued,
-                "term_end": add_years(issued, 5),
-                "extended": False, "certificate_valid_until": add_years(issued, completed_years(issued, today) + 1),
-                "suspended_until": today + timedelta(days=rng.randint(5, 60)) if state is PermitState.SUSPENDED else None,
-                "badge_issue_no": 1, "ended_on": today - timedelta(days=rng.randint(1, 300)) if not state.in_force else None,
-                "version": 1, "created_at": now, "updated_at": now,
-            })
+            rows_permits.append(permit_row)
             counts["permits"] += 1
             if state in (PermitState.SUSPENDED, PermitState.REVOKED):
                 # No penalty without its process (Art. 29, § 3º; Art. 34): the decided notice behind it.
