@@ -91,9 +91,10 @@ def create_application(argv: list[str] | None = None) -> QApplication:
             app._motodesk_translator = (translator, supplement)  # type: ignore[attr-defined]
         else:
             log.warning("qtbase_pt_BR translation not found")
-    from motodesk.ui import accessible
+    from motodesk.ui import accessible, keyboard
 
     accessible.install(app)
+    keyboard.install(app)  # Tab stops, first focus, access keys, Enter (issue #26)
     if FOCUS_STYLE not in (app.styleSheet() or ""):
         app.setStyleSheet((app.styleSheet() or "") + FOCUS_STYLE)
     from motodesk.resources import resource_path

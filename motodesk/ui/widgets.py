@@ -415,6 +415,7 @@ def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTa
     view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multi
                           else QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move inside it
     view.setAlternatingRowColors(True)
     view.setSortingEnabled(sortable)
     view.verticalHeader().hide()

@@ -1,0 +1,532 @@
+"""The keyboard, the same in every window, by construction (issue #26 items 1, 2, 3 and 7).
+
+One application-wide filter (:class:`KeyboardFilter`, installed by ``create_application``) applies
+these rules to every window, dialog and page when it is shown, instead of each screen doing it:
+
+* **Tab stops** (:func:`tidy_tab_stops`): a table or list never keeps Tab inside itself (Tab leaves
+  it: ``tabKeyNavigation`` off), a scroll area is never a stop (its contents are), and an empty list or
+  table is skipped by Tab until it has rows.
+* **Where the focus starts** (:func:`initial_focus`): a window or dialog opens with the focus in its
+  first empty field (a line edit, text box, spin box, editable combo box, or a group of radio buttons
+  none of which is chosen); with none, where the screen put it, or on its first stop. After a dialog,
+  a preview or a picker closes, the focus goes back to a visible widget (:func:`restore_focus`).
+* **Access keys** (:func:`deconflict_access_keys`): within one window the menu bar, the page shown and
+  its buttons never share an underlined letter — a clash is moved to the next free letter of the
+  later widget's text (the menu bar keeps its letters); a letter that could do nothing (a label
+  without a visible buddy, a button whose shortcut was replaced by Ctrl+P) is either made to work or
+  no longer underlined.
+* **Enter and Home/End**: Enter on a focused push or tool button clicks it (in dialogs and in plain
+  windows alike, whatever its ``autoDefault``); Home and End in a table of rows go to the first and
+  last row, not the first and last column.
+
+The focused widget is marked by the application style sheet (``motodesk.ui.app.FOCUS_STYLE``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMenuBar,
+    QPlainTextEdit,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QStackedWidget,
+    QTabBar,
+    QTableView,
+    QTextEdit,
+    QToolButton,
+    QWidget,
+)
+
+log = logging.getLogger(__name__)
+
+#: A window may set this property to keep the focus where its own code put it.
+KEEP_FOCUS = "keyboard_keep_focus"
+_EMPTY_SKIP = "_keyboard_empty_skip"  # an empty view whose Tab focus was taken away (its policy is kept here)
+_ALT_HELPER = "_keyboard_alt_helper"
+
+_MNEMONIC = re.compile(r"(?<!&)&(?!&)(.)")
+
+
+# -- access keys ------------------------------------------------------------------------------------
+def mnemonic(text: str | None) -> str | None:
+    """The underlined letter of ``text`` ("Sa&lvar" → "l"), lower-case; None without one."""
+    if not text:
+        return None
+    match = _MNEMONIC.search(text.replace("&&", "\0\0"))
+    return match.group(1).lower() if match else None
+
+
+def without_mnemonic(text: str) -> str:
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&&")
+
+
+def with_mnemonic(text: str, used: set[str]) -> str | None:
+    """``text`` with its access key moved to a letter not in ``used``: the first letter of a word
+    first, then any letter (ASCII letters and digits only, so that every keyboard types it).
+    None when every letter of the text is taken."""
+    plain = without_mnemonic(text)
+    chars = plain.replace("&&", "\0\0")
+    starts = [i for i, ch in enumerate(chars) if ch.isascii() and ch.isalnum() and (i == 0 or not chars[i - 1].isalnum())]
+    others = [i for i, ch in enumerate(chars) if ch.isascii() and ch.isalnum() and i not in starts]
+    for index in starts + others:
+        if chars[index].lower() not in used:
+            return f"{plain[:index]}&{plain[index:]}"
+    return None
+
+
+@dataclass
+class Owner:
+    """Something in a window that owns an underlined letter."""
+
+    what: str  # for messages: "QPushButton 'save' '&Salvar'"
+    text: str
+    fixed: bool  # the menu bar's titles and shortcuts keep their letter
+    widget: QWidget | None = None
+    action: QAction | None = None
+    tab: tuple[QTabBar, int] | None = None
+
+    @property
+    def letter(self) -> str | None:
+        return mnemonic(self.text)
+
+    def set_text(self, text: str) -> None:
+        if self.action is not None:
+            self.action.setText(text)
+        elif self.tab is not None:
+            self.tab[0].setTabText(self.tab[1], text)
+        elif isinstance(self.widget, (QAbstractButton, QLabel)):
+            self.widget.setText(text)
+        elif isinstance(self.widget, QGroupBox):
+            self.widget.setTitle(text)
+        self.text = text
+
+
+def _shown_in(widget: QWidget, window: QWidget) -> bool:
+    return widget.window() is window and widget.isVisibleTo(window)
+
+
+def _alt_letter(sequence: QKeySequence) -> str | None:
+    """"Alt+S" → "s" (a shortcut that takes an access key's place)."""
+    if sequence.count() != 1:
+        return None
+    combo = sequence[0]
+    if combo.keyboardModifiers() != Qt.KeyboardModifier.AltModifier:
+        return None
+    text = QKeySequence(combo.key()).toString()
+    return text.lower() if len(text) == 1 and text.isalnum() else None
+
+
+def access_key_owners(window: QWidget) -> list[Owner]:
+    """Every underlined letter the window answers to now (what is shown), the menu bar first."""
+    owners: list[Owner] = []
+    bars = [window.menuBar()] if isinstance(window, QMainWindow) and window.menuWidget() is not None else []
+    for bar in bars:
+        for action in bar.actions():
+            if action.isVisible() and mnemonic(action.text()):
+                owners.append(Owner(f"menu {action.text()!r}", action.text(), True, action=action))
+    for shortcut in window.findChildren(QShortcut):
+        parent = shortcut.parent()
+        if not shortcut.isEnabled() or (isinstance(parent, QWidget) and not _shown_in(parent, window)):
+            continue
+        for sequence in shortcut.keys():
+            letter = _alt_letter(sequence)
+            if letter and not shortcut.property(_ALT_HELPER):
+                owners.append(Owner(f"QShortcut {sequence.toString()}", f"&{letter}", True))
+    for widget in _focus_order(window):
+        if not _shown_in(widget, window) or isinstance(widget, QMenuBar):
+            continue
+        if isinstance(widget, QTabBar):
+            for index in range(widget.count()):
+                if widget.isTabVisible(index) and mnemonic(widget.tabText(index)):
+                    owners.append(Owner(f"tab {widget.tabText(index)!r}", widget.tabText(index), False,
+                                        widget=widget, tab=(widget, index)))
+            continue
+        text = ""
+        if isinstance(widget, (QAbstractButton, QLabel)):
+            text = widget.text()
+        elif isinstance(widget, QGroupBox):
+            text = widget.title()
+        if isinstance(widget, QLabel) and widget.textFormat() == Qt.TextFormat.RichText:
+            continue  # rich text shows '&' as is: no access key
+        if mnemonic(text):
+            owners.append(Owner(f"{type(widget).__name__} {widget.objectName()!r} {text!r}", text, False, widget=widget))
+    return owners
+
+
+def _focus_order(window: QWidget) -> list[QWidget]:
+    """Every widget of the window, those in the Tab chain in its order first, then the rest (labels)."""
+    ordered: list[QWidget] = []
+    seen: set[int] = set()
+    widget = window.nextInFocusChain()
+    while widget is not None and widget is not window and id(widget) not in seen:
+        seen.add(id(widget))
+        ordered.append(widget)
+        widget = widget.nextInFocusChain()
+    rest = [w for w in window.findChildren(QWidget) if id(w) not in seen]
+    # a label goes just before its buddy, so that the pair keeps the letter the screen gave it
+    position = {id(w): i for i, w in enumerate(ordered)}
+    labels = sorted((w for w in rest if isinstance(w, QLabel) and w.buddy() is not None),
+                    key=lambda w: position.get(id(w.buddy()), len(ordered)))
+    result: list[QWidget] = []
+    by_buddy: dict[int, list[QWidget]] = {}
+    for label in labels:
+        assert isinstance(label, QLabel)
+        by_buddy.setdefault(id(label.buddy()), []).append(label)
+    for widget in ordered:
+        result.extend(by_buddy.pop(id(widget), []))
+        result.append(widget)
+    for group in by_buddy.values():
+        result.extend(group)
+    result.extend(w for w in rest if not (isinstance(w, QLabel) and w.buddy() is not None))
+    return result
+
+
+def does_nothing(owner: Owner, window: QWidget) -> bool:
+    """An underlined letter that Alt+letter would not act on."""
+    widget = owner.widget
+    if isinstance(widget, QLabel):
+        buddy = widget.buddy()
+        return buddy is None or not _shown_in(buddy, window)
+    if isinstance(widget, QAbstractButton) and owner.letter:
+        own = widget.shortcut()
+        if own.matches(QKeySequence.mnemonic(owner.text)) == QKeySequence.SequenceMatch.ExactMatch:
+            return False
+        return not any(isinstance(s, QShortcut) and s.property(_ALT_HELPER) == owner.letter
+                       for s in widget.children())
+    return False
+
+
+def _make_work(owner: Owner) -> None:
+    """A button whose own shortcut replaced its access key (``setShortcut("Ctrl+P")``): Alt+letter
+    clicks it too."""
+    widget = owner.widget
+    assert isinstance(widget, QAbstractButton) and owner.letter
+    for old in widget.children():
+        if isinstance(old, QShortcut) and old.property(_ALT_HELPER):
+            old.setParent(None)
+            old.deleteLater()
+    helper = QShortcut(QKeySequence(f"Alt+{owner.letter.upper()}"), widget)
+    helper.setProperty(_ALT_HELPER, owner.letter)
+    helper.setContext(Qt.ShortcutContext.WindowShortcut)
+    helper.activated.connect(lambda: widget.animateClick() if widget.isVisible() and widget.isEnabled() else None)
+
+
+def clashes(window: QWidget) -> list[str]:
+    """Letters the window's shown owners share ("s: menu '&Sobre' / QPushButton 'save' '&Salvar'")."""
+    by_letter: dict[str, list[Owner]] = {}
+    for owner in access_key_owners(window):
+        if owner.letter:
+            by_letter.setdefault(owner.letter, []).append(owner)
+    return [f"{letter}: " + " / ".join(o.what for o in owners) for letter, owners in by_letter.items()
+            if len(owners) > 1]
+
+
+def idle_letters(window: QWidget) -> list[str]:
+    return [owner.what for owner in access_key_owners(window) if does_nothing(owner, window)]
+
+
+def deconflict_access_keys(window: QWidget) -> int:
+    """Give every shown owner of the window a letter of its own; returns how many texts changed."""
+    changed = 0
+    used: set[str] = set()
+    owners = access_key_owners(window)
+    for owner in [o for o in owners if o.fixed] + [o for o in owners if not o.fixed]:
+        letter = owner.letter
+        if letter is None:
+            continue
+        if owner.fixed:
+            used.add(letter)
+            continue
+        if isinstance(owner.widget, QLabel) and does_nothing(owner, window):
+            owner.set_text(without_mnemonic(owner.text))  # no underline that promises nothing
+            changed += 1
+            continue
+        if letter in used:
+            moved = with_mnemonic(owner.text, used)
+            owner.set_text(moved if moved is not None else without_mnemonic(owner.text))
+            changed += 1
+            letter = owner.letter
+            if letter is None:
+                continue
+        used.add(letter)
+        if isinstance(owner.widget, QAbstractButton) and does_nothing(owner, window):
+            _make_work(owner)
+    return changed
+
+
+# -- Tab stops --------------------------------------------------------------------------------------
+def _is_empty_view(view: QAbstractItemView) -> bool:
+    model = view.model()
+    return model is None or model.rowCount(view.rootIndex()) == 0
+
+
+def tidy_tab_stops(root: QWidget) -> None:
+    """Tables and lists let Tab out; scroll areas are no stops; empty views are skipped by Tab."""
+    for view in [root, *root.findChildren(QWidget)]:
+        if isinstance(view, QAbstractItemView):
+            view.setTabKeyNavigation(False)
+        elif isinstance(view, QScrollArea) and view.focusPolicy() != Qt.FocusPolicy.NoFocus:
+            view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    skip_empty_views(root.window())
+
+
+def skip_empty_views(window: QWidget) -> None:
+    """An empty list or table takes no Tab focus (a click still focuses it); one with rows takes it back."""
+    for view in window.findChildren(QAbstractItemView):
+        if view.parentWidget() is not None and isinstance(view.parentWidget(), QComboBox):
+            continue
+        kept = view.property(_EMPTY_SKIP)
+        if _is_empty_view(view) and not view.hasFocus():
+            if kept is None and view.focusPolicy() & Qt.FocusPolicy.TabFocus:
+                view.setProperty(_EMPTY_SKIP, int(view.focusPolicy().value))
+                view.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        elif kept is not None and not _is_empty_view(view):
+            view.setFocusPolicy(Qt.FocusPolicy(kept))
+            view.setProperty(_EMPTY_SKIP, None)
+
+
+def tab_stops(window: QWidget) -> list[QWidget]:
+    """The widgets Tab visits in the window, in order."""
+    stops: list[QWidget] = []
+    for widget in _focus_order(window):
+        if widget.focusProxy() is not None or not isinstance(widget, QWidget):
+            continue
+        if not (widget.focusPolicy() & Qt.FocusPolicy.TabFocus) or not widget.isEnabled():
+            continue
+        if not _shown_in(widget, window) or isinstance(widget, QMenu):
+            continue
+        stops.append(widget)
+    return stops
+
+
+# -- where the focus starts -------------------------------------------------------------------------
+def _radio_group_unanswered(button: QRadioButton) -> bool:
+    group = button.group()
+    if group is not None:
+        return group.exclusive() and group.checkedButton() is None
+    if not button.autoExclusive():
+        return False
+    parent = button.parentWidget()
+    siblings = [b for b in (parent.findChildren(QRadioButton, options=Qt.FindChildOption.FindDirectChildrenOnly)
+                            if parent else []) if b.group() is None]
+    return not any(b.isChecked() for b in siblings)
+
+
+def is_empty_input(widget: QWidget) -> bool:
+    """A field waiting to be typed into (or a question still unanswered)."""
+    if isinstance(widget, QLineEdit):
+        return not widget.isReadOnly() and not any(ch.isalnum() for ch in widget.text())
+    if isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        return not widget.isReadOnly() and not widget.toPlainText().strip()
+    if isinstance(widget, QAbstractSpinBox):
+        return not widget.isReadOnly() and not any(ch.isalnum() for ch in widget.text())
+    if isinstance(widget, QComboBox):
+        return widget.isEditable() and not widget.currentText().strip()
+    if isinstance(widget, QRadioButton):
+        return _radio_group_unanswered(widget)
+    return False
+
+
+def first_empty_input(window: QWidget) -> QWidget | None:
+    return next((w for w in tab_stops(window) if is_empty_input(w)), None)
+
+
+def initial_focus(window: QWidget) -> QWidget | None:
+    """Put the focus where typing starts: the first empty field; without one, where the screen put it
+    (when that is a visible stop) or the first stop. Returns the widget focused."""
+    if not window.isVisible():
+        return None
+    current = window.focusWidget()
+    stops = tab_stops(window)
+    usable = current is not None and current in stops
+    if usable and current is not None and is_empty_input(current):
+        return current
+    target = first_empty_input(window)
+    if target is None:
+        target = current if usable else (stops[0] if stops else None)
+    if target is not None and target is not current:
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
+    return target
+
+
+def focus_is_lost(widget: QWidget | None) -> bool:
+    return widget is None or not widget.isVisible() or not widget.isEnabled()
+
+
+def restore_focus(closed: QWidget | None = None) -> QWidget | None:
+    """After a window closes, the focus is on a visible, enabled widget of the window that is left."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return None
+    current = QApplication.focusWidget()
+    if not focus_is_lost(current) and (closed is None or current is None or current.window() is not closed):
+        return current
+    window = QApplication.activeWindow()
+    if (window is None or window is closed or not window.isVisible()) and closed is not None:
+        parent = closed.parentWidget()
+        window = parent.window() if parent is not None else None
+    if window is None or not window.isVisible():
+        return None
+    target = window.focusWidget()
+    if focus_is_lost(target):
+        stops = tab_stops(window)
+        target = first_empty_input(window) or (stops[0] if stops else None)
+    if target is None:
+        return None
+    window.activateWindow()
+    target.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
+    return target
+
+
+# -- Enter, Home and End ----------------------------------------------------------------------------
+_ENTER = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+
+
+def _press_button(button: QAbstractButton) -> None:
+    if isinstance(button, QPushButton) and button.menu() is not None:
+        button.showMenu()
+    elif isinstance(button, QToolButton) and button.menu() is not None \
+            and button.popupMode() != QToolButton.ToolButtonPopupMode.DelayedPopup:
+        button.showMenu()
+    else:
+        button.animateClick()
+
+
+def _row_end(view: QTableView, last: bool) -> bool:
+    model = view.model()
+    if model is None or view.selectionBehavior() != QAbstractItemView.SelectionBehavior.SelectRows:
+        return False
+    rows = model.rowCount(view.rootIndex())
+    if not rows:
+        return True
+    column = max(view.currentIndex().column(), 0)
+    index = model.index(rows - 1 if last else 0, column, view.rootIndex())
+    view.setCurrentIndex(index)
+    view.scrollTo(index)
+    return True
+
+
+def _is_window(widget: QObject) -> bool:
+    return isinstance(widget, QWidget) and widget.isWindow() and not (
+        widget.windowType() in (Qt.WindowType.Popup, Qt.WindowType.ToolTip, Qt.WindowType.SplashScreen)
+        or isinstance(widget, QMenu))
+
+
+class KeyboardFilter(QObject):
+    """Application-wide: applies the module's rules to what is shown, and Enter/Home/End."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._opened: set[int] = set()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        kind = event.type()
+        try:
+            if kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+                return self._key(watched, event)
+            if kind == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
+                    and event.modifiers() & Qt.KeyboardModifier.AltModifier and isinstance(watched, QWidget):
+                deconflict_access_keys(watched.window())  # texts changed since the window was shown
+            elif kind == QEvent.Type.Show and isinstance(watched, QWidget):
+                self._shown(watched)
+            elif kind == QEvent.Type.Hide and _is_window(watched):
+                assert isinstance(watched, QWidget)
+                self._opened.discard(id(watched))
+                QTimer.singleShot(0, lambda: restore_focus(watched) if _alive(watched) else restore_focus())
+        except RuntimeError:  # a widget deleted meanwhile
+            log.debug("keyboard pass skipped", exc_info=True)
+        return False
+
+    def _shown(self, widget: QWidget) -> None:
+        if not (_is_window(widget) or isinstance(widget.parentWidget(), QStackedWidget)):
+            return
+        tidy_tab_stops(widget)
+        window = widget.window()
+        deconflict_access_keys(window)
+        if not _is_window(widget):  # a page of a stack: the page it replaces may still be shown now
+            QTimer.singleShot(0, window, lambda: deconflict_access_keys(window))
+        if _is_window(widget) and id(widget) not in self._opened and not widget.property(KEEP_FOCUS):
+            self._opened.add(id(widget))
+            if isinstance(widget, (QDialog, QMainWindow)) or widget.isWindow():
+                QTimer.singleShot(0, widget, lambda: initial_focus(widget))
+
+    def _key(self, watched: QObject, event: QKeyEvent) -> bool:
+        key, mods = event.key(), event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) and isinstance(watched, QWidget):
+            skip_empty_views(watched.window())
+            return False
+        if key in _ENTER and mods == Qt.KeyboardModifier.NoModifier and isinstance(watched, (QPushButton, QToolButton)) \
+                and watched.isEnabled() and watched.hasFocus():
+            _press_button(watched)
+            return True
+        if key in (Qt.Key.Key_Home, Qt.Key.Key_End) and mods == Qt.KeyboardModifier.NoModifier \
+                and isinstance(watched, QTableView):
+            return _row_end(watched, key == Qt.Key.Key_End)
+        return False
+
+
+def _alive(widget: QWidget) -> bool:
+    try:
+        widget.objectName()
+    except RuntimeError:
+        return False
+    return True
+
+
+def install(app: QApplication) -> None:
+    """Install the filter once per application."""
+    if getattr(app, "_motodesk_keyboard", None) is None:
+        keyboard = KeyboardFilter(app)
+        app.installEventFilter(keyboard)
+        app._motodesk_keyboard = keyboard  # type: ignore[attr-defined]
+
+
+# -- the main window's pages ------------------------------------------------------------------------
+NAVIGATION_TIP = ("Ctrl+1 … Ctrl+9 e Ctrl+0 vão direto às seções, na ordem da lista. "
+                  "Com a lista em foco, digite as primeiras letras de uma seção para ir até ela.")
+
+
+def page_shortcuts(window: QMainWindow, keys: list[str], show: object) -> list[QShortcut]:
+    """Ctrl+1…Ctrl+9 and Ctrl+0 choose the window's visible sections in order; ``show(key)`` shows one."""
+    made: list[QShortcut] = []
+    for number, key in zip([*"123456789", "0"], keys, strict=False):
+        shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), window)
+        shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+        shortcut.activated.connect(lambda k=key: show(k))  # type: ignore[operator]
+        made.append(shortcut)
+    return made
+
+
+def focus_page(page: QWidget) -> QWidget | None:
+    """The focus to a page just chosen from the keyboard: its first empty field, or its first stop."""
+    window = page.window()
+    stops = [w for w in tab_stops(window) if page.isAncestorOf(w)]
+    target = next((w for w in stops if is_empty_input(w)), stops[0] if stops else None)
+    if target is not None:
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+    return target
+
+
+def iter_windows() -> Iterator[QWidget]:
+    for widget in QApplication.topLevelWidgets():
+        if _is_window(widget) and widget.isVisible():
+            yield widget
