@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QApplication,
     QComboBox,
+    QDateTimeEdit,
     QDialog,
     QGroupBox,
     QLabel,
@@ -284,6 +285,8 @@ def tidy_tab_stops(root: QWidget) -> None:
     for view in [root, *root.findChildren(QWidget)]:
         if isinstance(view, QAbstractItemView):
             view.setTabKeyNavigation(False)
+        elif isinstance(view, (QPlainTextEdit, QTextEdit)):
+            view.setTabChangesFocus(True)  # a Tab typed into a note is never what the clerk meant
         elif isinstance(view, QScrollArea) and view.focusPolicy() != Qt.FocusPolicy.NoFocus:
             view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
     skip_empty_views(root.window())
@@ -446,6 +449,9 @@ class KeyboardFilter(QObject):
             if kind == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
                     and event.modifiers() & Qt.KeyboardModifier.AltModifier and isinstance(watched, QWidget):
                 deconflict_access_keys(watched.window())  # texts changed since the window was shown
+            elif kind == QEvent.Type.EnabledChange and isinstance(watched, QWidget) and watched.isEnabled():
+                window = watched.window()  # a form unlocked after a load or a save: the focus is back in it
+                QTimer.singleShot(0, window, lambda: _recover(window))
             elif kind == QEvent.Type.Show and isinstance(watched, QWidget):
                 self._shown(watched)
             elif kind == QEvent.Type.Hide and _is_window(watched):
@@ -473,6 +479,8 @@ class KeyboardFilter(QObject):
         key, mods = event.key(), event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
         if key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) and isinstance(watched, QWidget):
             skip_empty_views(watched.window())
+            if _in_date_time(watched):  # Tab leaves a date-and-time field, it does not walk its sections
+                return _leave(watched, forward=key == Qt.Key.Key_Tab and not mods & Qt.KeyboardModifier.ShiftModifier)
             return False
         if key in _ENTER and mods == Qt.KeyboardModifier.NoModifier and isinstance(watched, (QPushButton, QToolButton)) \
                 and watched.isEnabled() and watched.hasFocus():
@@ -482,6 +490,29 @@ class KeyboardFilter(QObject):
                 and isinstance(watched, QTableView):
             return _row_end(watched, key == Qt.Key.Key_End)
         return False
+
+
+def _in_date_time(widget: QWidget) -> bool:
+    return isinstance(widget, QDateTimeEdit) or isinstance(widget.parentWidget(), QDateTimeEdit)
+
+
+def _leave(widget: QWidget, *, forward: bool) -> bool:
+    """Move the focus to the next (previous) stop of the window after ``widget``."""
+    field = widget if isinstance(widget, QDateTimeEdit) else widget.parentWidget()
+    stops = tab_stops(widget.window())
+    if field not in stops or len(stops) < 2:
+        return False
+    index = stops.index(field)
+    stops[(index + (1 if forward else -1)) % len(stops)].setFocus(
+        Qt.FocusReason.TabFocusReason if forward else Qt.FocusReason.BacktabFocusReason)
+    return True
+
+
+def _recover(window: QWidget) -> None:
+    """The active window whose focus is on nothing (or on a hidden or disabled widget) gets it back."""
+    if _alive(window) and window.isVisible() and QApplication.activeWindow() is window \
+            and focus_is_lost(QApplication.focusWidget()):
+        initial_focus(window)
 
 
 def _alive(widget: QWidget) -> bool:

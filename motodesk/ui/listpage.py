@@ -306,10 +306,14 @@ class ListPanel(QWidget, Generic[Row]):
             visible = allowed(flt.roles, self.role)
             if flt.label and flt.kind != "check":
                 label = labelled(flt.label, widget)
-                label.setVisible(visible)
                 self.filter_row.addWidget(label)
-            widget.setVisible(visible)
+                if not visible:
+                    label.hide()
+            # only ever hidden here: setVisible(True) on a widget that has no parent yet opens it as a
+            # window of its own for a moment, which takes the activation (and the focus) away
             self.filter_row.addWidget(widget, 1 if flt.stretch else 0)
+            if not visible:
+                widget.hide()
             self.filters[flt.key] = widget
         if not any(f.stretch for f in spec.filters):
             self.filter_row.addStretch(1)
@@ -348,10 +352,11 @@ class ListPanel(QWidget, Generic[Row]):
                 button.setToolTip(tip)
             elif action.tooltip:
                 button.setToolTip(action.tooltip)
-            button.setVisible(allowed(action.roles, self.role))
             button.clicked.connect(lambda _checked=False, a=action: self.run_action(a))
             self.buttons[action.key] = button
             self.actions_row.addWidget(button)
+            if not allowed(action.roles, self.role):
+                button.hide()  # never setVisible(True) on a button without a parent yet: a window of its own
         self.actions_row.addStretch(1)
         self.count = QLabel()
         self.count.setObjectName(f"{spec.name}_count")
@@ -368,7 +373,8 @@ class ListPanel(QWidget, Generic[Row]):
         self.title = QLabel(spec.title)
         self.title.setObjectName(f"{spec.name}_title")
         self.title.setWordWrap(True)
-        self.title.setVisible(bool(spec.title))
+        if not spec.title:
+            self.title.hide()  # not setVisible(True): without a parent yet it would open as a window
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)
