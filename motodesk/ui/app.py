@@ -47,7 +47,10 @@ QTableView:focus, QListView:focus, QTreeView:focus, QScrollArea:focus {{
     border: 2px solid {FOCUS_COLOUR};
 }}
 QCheckBox:focus, QRadioButton:focus {{
-    background: #e3f2fd; border-radius: 3px;
+    background: #bbdefb; border: 1px solid {FOCUS_COLOUR}; border-radius: 3px;
+}}
+QTabBar::tab:focus {{
+    background: #bbdefb;
 }}
 """
 

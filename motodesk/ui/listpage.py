@@ -268,6 +268,16 @@ def with_access_key(text: str, used: set[str]) -> str:
     return text
 
 
+def enter_hint(actions: Sequence[Action], role: Role) -> str:
+    """The table's tip: what Enter on a row does (the default action this role sees), Home and End."""
+    default = next((a for a in actions if a.default and allowed(a.roles, role)), None)
+    keys = "Home/End: primeira/última linha"
+    if default is None:
+        return f"Setas: escolher a linha · {keys}"
+    name = default.label.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…. ")
+    return f"Enter: {name} · {keys}"
+
+
 def labelled(label: str, widget: QWidget) -> QLabel:
     """A label with its access key pointing at ``widget``."""
     text = QLabel(label)
@@ -358,6 +368,7 @@ class ListPanel(QWidget, Generic[Row]):
             if not allowed(action.roles, self.role):
                 button.hide()  # never setVisible(True) on a button without a parent yet: a window of its own
         self.actions_row.addStretch(1)
+        self.table.setToolTip(enter_hint(spec.actions, self.role))  # what Enter on a row will do, said first
         self.count = QLabel()
         self.count.setObjectName(f"{spec.name}_count")
         self.actions_row.addWidget(self.count)

@@ -36,6 +36,7 @@ from motodesk.rules.common import Role, ServiceType
 from motodesk.services.context import AppContext
 from motodesk.ui import keyboard
 from motodesk.ui.app import FOCUS_STYLE, create_application
+from motodesk.ui.listpage import ListPanel, allowed
 
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])  # the keys do not depend on the database
 MAX_STOPS = 70  # a long checklist: the first stops are enough to see a trap
@@ -129,6 +130,22 @@ def check_window(qtbot, window: QWidget, label: str, expected: str | None = None
         first_empty.setFocus()
     problems += walk(qtbot, window, Qt.Key.Key_Backtab)
     return [f"[{label}] {p}" for p in problems]
+
+
+def enter_presses_a_focused_button(qtbot, window: QWidget, label: str) -> list[str]:  # noqa: ANN001
+    """Enter on the window's first button that is not its Enter-by-default one clicks it (Space was
+    needed before). The button is disconnected first: nothing is recorded."""
+    buttons = [b for b in keyboard.tab_stops(window) if isinstance(b, QPushButton) and not b.isDefault()]
+    if not buttons:
+        return []
+    button = buttons[0]
+    pressed: list[bool] = []
+    button.clicked.disconnect()
+    button.clicked.connect(lambda _c=False: pressed.append(True))
+    button.setFocus()
+    qtbot.keyClick(button, Qt.Key.Key_Return)
+    qtbot.wait(150)
+    return [] if pressed else [f"[{label}] Enter em {_name(button)} não o aciona"]
 
 
 # --- the building blocks -------------------------------------------------------------------------------
@@ -335,6 +352,11 @@ def test_every_page_of_the_main_window_is_walked_with_tab(qtbot, ctx: AppContext
             problems += [f"{where} {p}" for p in walk(qtbot, window, Qt.Key.Key_Backtab)]
             problems += [f"{where} {_name(v)} prende o Tab" for v in page.findChildren(QAbstractItemView)
                          if v.tabKeyNavigation()]
+        for panel in page.findChildren(ListPanel):  # Enter on a row says what it does before it does it
+            default = next((a for a in panel.spec.actions if a.default and allowed(a.roles, Role.ADMIN)), None)
+            tip = panel.table.toolTip()
+            if default is not None and not tip.startswith(f"Enter: {keyboard.without_mnemonic(default.label).rstrip('…. ')}"):
+                problems.append(f"[{key}] a tabela {panel.spec.name} não diz o que o Enter faz ({tip!r})")
     problems += [f"{what} abriu como janela própria (setVisible(True) sem pai)" for what in stray]
     assert "Ctrl+" in window.nav.toolTip() and "digite" in window.nav.toolTip()
     assert window.nav.item(0).toolTip() == "Pessoas (Ctrl+1)"
@@ -368,6 +390,7 @@ def test_every_dialog_opens_in_its_first_empty_field_and_is_walked_with_tab(qtbo
                 wait_ops()
                 qtbot.wait(10)
                 problems += check_window(qtbot, dialog, f"{label} p{dialog.currentId()}")
+        problems += enter_presses_a_focused_button(qtbot, dialog, label)
         if isinstance(dialog, QDialog):
             dialog.done(0)  # no question about unsaved changes
         else:
@@ -376,8 +399,8 @@ def test_every_dialog_opens_in_its_first_empty_field_and_is_walked_with_tab(qtbo
 
 
 @SQLITE_ONLY
-def test_enter_on_the_decision_dialogs_focused_button_presses_it(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
-    """The decision dialog and the dossier needed Space: Enter on their focused button now works."""
+def test_enter_on_the_dossiers_focused_button_presses_it(qtbot, ctx: AppContext) -> None:  # noqa: ANN001
+    """The dossier needed Space: Enter on its focused button now presses it."""
     from permit_factory import make_dossier  # type: ignore[import-not-found]
 
     from motodesk.ui.dossier import DossierWindow
@@ -394,3 +417,55 @@ def test_enter_on_the_decision_dialogs_focused_button_presses_it(qtbot, ctx: App
     button.setFocus()
     qtbot.keyClick(button, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: pressed == [button.objectName()], timeout=1000)
+
+
+@SQLITE_ONLY
+def test_screenshots_of_the_focus_marking(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
+    """docs/screenshots/focus-*.png: where each window opens, and a button and a table in focus."""
+    from pathlib import Path
+
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+
+    from motodesk.services import inspections
+    from motodesk.ui.app import build_main_window
+    from motodesk.ui.checklist import ChecklistDialog
+    from motodesk.ui.vehicle_form import VehicleForm
+
+    folder = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    clerk = _user(ctx, Role.CLERK, "foto")
+    inspector = _user(ctx, Role.INSPECTOR, "fotofis")
+    dossier = make_dossier(ctx, ServiceType.MOTOTAXI)
+
+    form = _shown(qtbot, VehicleForm(clerk))
+    wait_ops()
+    qtbot.wait(20)
+    assert QApplication.focusWidget() is form.findChild(QWidget, "holder_cpf")
+    form.grab().save(str(folder / "focus-novo-veiculo.png"))
+    form.done(0)
+
+    checklist = _shown(qtbot, ChecklistDialog(inspector, inspections.start_inspection(
+        inspector, vehicle_id=dossier.vehicle_id)))
+    wait_ops()
+    qtbot.wait(20)
+    focused = QApplication.focusWidget()
+    assert focused is not None and focused.objectName().startswith("ok_")  # the first item's first answer
+    checklist.grab().save(str(folder / "focus-checklist.png"))
+    checklist.save_button.setFocus()
+    qtbot.wait(20)
+    checklist.grab().save(str(folder / "focus-checklist-botao.png"))
+    checklist.done(0)
+
+    window = _shown(qtbot, build_main_window(clerk))
+    wait_ops()
+    qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    wait_ops()
+    qtbot.wait(20)
+    window.grab().save(str(folder / "focus-veiculos-busca.png"))
+    table = window.page_by_key["vehicles"].findChild(QTableView, "vehicles_table")
+    table.setFocus()
+    qtbot.wait(20)
+    window.grab().save(str(folder / "focus-veiculos-tabela.png"))
+    window.nav.setFocus()
+    qtbot.wait(20)
+    window.grab().save(str(folder / "focus-navegacao.png"))
