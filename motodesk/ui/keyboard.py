@@ -94,7 +94,7 @@ def with_mnemonic(text: str, used: set[str]) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(eq=False)
 class Owner:
     """Something in a window that owns an underlined letter."""
 
@@ -250,7 +250,11 @@ def deconflict_access_keys(window: QWidget) -> int:
     changed = 0
     used: set[str] = set()
     owners = access_key_owners(window)
-    for owner in [o for o in owners if o.fixed] + [o for o in owners if not o.fixed]:
+    # the menu bar first, then the push buttons (Salvar, Fechar keep the letters a clerk's hands know),
+    # then tabs, labels, check boxes and group boxes, each in Tab order
+    buttons = [o for o in owners if not o.fixed and isinstance(o.widget, (QPushButton, QToolButton))]
+    rest = [o for o in owners if not o.fixed and o not in buttons]
+    for owner in [o for o in owners if o.fixed] + buttons + rest:
         letter = owner.letter
         if letter is None:
             continue
