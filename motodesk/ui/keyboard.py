@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -174,30 +175,39 @@ def access_key_owners(window: QWidget) -> list[Owner]:
 
 
 def _focus_order(window: QWidget) -> list[QWidget]:
-    """Every widget of the window, those in the Tab chain in its order first, then the rest (labels)."""
+    """Every widget of the window in the order Tab visits them, labels just before their buddies.
+
+    The order is that of the window's children, depth first: the order in which they were put in the
+    window, which is the order Qt links them into the Tab chain (the screens here do not reorder it
+    but for a few ``setTabOrder`` calls that follow it). The chain itself (``nextInFocusChain``) is
+    not walked: after widgets are moved between parents it may still point at deleted ones, and
+    following such a link crashed the application.
+    """
     ordered: list[QWidget] = []
-    seen: set[int] = set()
-    widget = window.nextInFocusChain()
-    while widget is not None and widget is not window and id(widget) not in seen:
-        seen.add(id(widget))
-        ordered.append(widget)
-        widget = widget.nextInFocusChain()
-    rest = [w for w in window.findChildren(QWidget) if id(w) not in seen]
+
+    def visit(parent: QWidget) -> None:
+        for child in parent.findChildren(QWidget, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            if child.isWindow():
+                continue  # a dialog or popup owned by the window: a window of its own
+            ordered.append(child)
+            visit(child)
+
+    visit(window)
     # a label goes just before its buddy, so that the pair keeps the letter the screen gave it
-    position = {id(w): i for i, w in enumerate(ordered)}
-    labels = sorted((w for w in rest if isinstance(w, QLabel) and w.buddy() is not None),
-                    key=lambda w: position.get(id(w.buddy()), len(ordered)))
-    result: list[QWidget] = []
+    labels = [w for w in ordered if isinstance(w, QLabel) and w.buddy() is not None]
+    label_ids = {id(w) for w in labels}
     by_buddy: dict[int, list[QWidget]] = {}
     for label in labels:
         assert isinstance(label, QLabel)
         by_buddy.setdefault(id(label.buddy()), []).append(label)
+    result: list[QWidget] = []
     for widget in ordered:
+        if id(widget) in label_ids:
+            continue
         result.extend(by_buddy.pop(id(widget), []))
         result.append(widget)
     for group in by_buddy.values():
         result.extend(group)
-    result.extend(w for w in rest if not (isinstance(w, QLabel) and w.buddy() is not None))
     return result
 
 
@@ -223,12 +233,35 @@ def _make_work(owner: Owner) -> None:
     assert isinstance(widget, QAbstractButton) and owner.letter
     for old in widget.children():
         if isinstance(old, QShortcut) and old.property(_ALT_HELPER):
-            old.setParent(None)
-            old.deleteLater()
+            if old.property(_ALT_HELPER) == owner.letter:
+                return
+            old.setEnabled(False)
+            old.setProperty(_ALT_HELPER, None)
+            old.deleteLater()  # Qt deletes it (never setParent(None): Python would delete it a second time)
     helper = QShortcut(QKeySequence(f"Alt+{owner.letter.upper()}"), widget)
     helper.setProperty(_ALT_HELPER, owner.letter)
     helper.setContext(Qt.ShortcutContext.WindowShortcut)
-    helper.activated.connect(lambda: widget.animateClick() if widget.isVisible() and widget.isEnabled() else None)
+    helper.activated.connect(lambda: _click_enabled(helper))
+
+
+def _click_enabled(helper: QShortcut) -> None:
+    button = helper.parent()  # never a lambda holding the button: it would outlive (and delete) it
+    if isinstance(button, QAbstractButton) and button.isVisible() and button.isEnabled():
+        button.animateClick()
+
+
+def later(context: QWidget, call: Callable[[QWidget], object]) -> None:
+    """``call(context)`` once the event loop is back, unless ``context`` is gone by then. The timer holds
+    only a weak reference: a lambda holding the widget itself would, when Qt deletes the widget and
+    the timer with it, drop the last Python reference in the middle of the deletion and delete it twice."""
+    ref = weakref.ref(context)
+
+    def run() -> None:
+        widget = ref()
+        if widget is not None and _alive(widget):
+            call(widget)
+
+    QTimer.singleShot(0, context, run)
 
 
 def clashes(window: QWidget) -> list[str]:
@@ -261,7 +294,7 @@ def deconflict_access_keys(window: QWidget) -> int:
         if owner.fixed:
             used.add(letter)
             continue
-        if isinstance(owner.widget, QLabel) and does_nothing(owner, window):
+        if isinstance(owner.widget, QLabel) and owner.widget.buddy() is None:
             owner.set_text(without_mnemonic(owner.text))  # no underline that promises nothing
             changed += 1
             continue
@@ -315,10 +348,11 @@ def tab_stops(window: QWidget) -> list[QWidget]:
     """The widgets Tab visits in the window, in order."""
     stops: list[QWidget] = []
     for widget in _focus_order(window):
-        if widget.focusProxy() is not None or not isinstance(widget, QWidget):
-            continue
         if not (widget.focusPolicy() & Qt.FocusPolicy.TabFocus) or not widget.isEnabled():
             continue
+        if isinstance(widget.parentWidget(), (QAbstractSpinBox, QComboBox)):
+            continue  # their line edit: the spin box or combo box is the stop (never ask focusProxy():
+            #           a proxy deleted before the widget is a dangling pointer, and reading it crashed)
         if not _shown_in(widget, window) or isinstance(widget, QMenu):
             continue
         stops.append(widget)
@@ -379,18 +413,15 @@ def focus_is_lost(widget: QWidget | None) -> bool:
     return widget is None or not widget.isVisible() or not widget.isEnabled()
 
 
-def restore_focus(closed: QWidget | None = None) -> QWidget | None:
-    """After a window closes, the focus is on a visible, enabled widget of the window that is left."""
-    app = QApplication.instance()
-    if not isinstance(app, QApplication):
-        return None
+def restore_focus(back_to: QWidget | None = None) -> QWidget | None:
+    """After a window closes, the focus is on a visible, enabled widget of the window that is left
+    (the active one, or ``back_to``: the window the closed one belonged to)."""
     current = QApplication.focusWidget()
-    if not focus_is_lost(current) and (closed is None or current is None or current.window() is not closed):
+    if not focus_is_lost(current):
         return current
     window = QApplication.activeWindow()
-    if (window is None or window is closed or not window.isVisible()) and closed is not None:
-        parent = closed.parentWidget()
-        window = parent.window() if parent is not None else None
+    if window is None or not window.isVisible():
+        window = back_to
     if window is None or not window.isVisible():
         return None
     target = window.focusWidget()
@@ -452,16 +483,22 @@ class KeyboardFilter(QObject):
                 return self._key(watched, event)
             if kind == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent) \
                     and event.modifiers() & Qt.KeyboardModifier.AltModifier and isinstance(watched, QWidget):
-                deconflict_access_keys(watched.window())  # texts changed since the window was shown
+                # texts changed since the window was shown: sorted out for the next key. Never now:
+                # Qt is looking this key up among the shortcuts, and changing a text re-registers one
+                # (that corrupted memory and crashed the application later)
+                later(watched.window(), deconflict_access_keys)
             elif kind == QEvent.Type.EnabledChange and isinstance(watched, QWidget) and watched.isEnabled():
-                window = watched.window()  # a form unlocked after a load or a save: the focus is back in it
-                QTimer.singleShot(0, window, lambda: _recover(window))
+                later(watched.window(), _recover)  # a form unlocked after a load or a save: the focus is back in it
             elif kind == QEvent.Type.Show and isinstance(watched, QWidget):
                 self._shown(watched)
             elif kind == QEvent.Type.Hide and _is_window(watched):
                 assert isinstance(watched, QWidget)
                 self._opened.discard(id(watched))
-                QTimer.singleShot(0, lambda: restore_focus(watched) if _alive(watched) else restore_focus())
+                parent = watched.parentWidget()
+                if parent is not None:  # the window left behind gets the focus back
+                    later(parent.window(), restore_focus)
+                else:
+                    QTimer.singleShot(0, self, restore_focus)
         except RuntimeError:  # a widget deleted meanwhile
             log.debug("keyboard pass skipped", exc_info=True)
         return False
@@ -473,14 +510,17 @@ class KeyboardFilter(QObject):
         window = widget.window()
         deconflict_access_keys(window)
         if not _is_window(widget):  # a page of a stack: the page it replaces may still be shown now
-            QTimer.singleShot(0, window, lambda: deconflict_access_keys(window))
+            later(window, deconflict_access_keys)
         if _is_window(widget) and id(widget) not in self._opened and not widget.property(KEEP_FOCUS):
             self._opened.add(id(widget))
             if isinstance(widget, (QDialog, QMainWindow)) or widget.isWindow():
-                QTimer.singleShot(0, widget, lambda: initial_focus(widget))
+                initial_focus(widget)  # now: its children are shown already, and typing starts there
 
     def _key(self, watched: QObject, event: QKeyEvent) -> bool:
         key, mods = event.key(), event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if key in (Qt.Key.Key_Alt, Qt.Key.Key_AltGr) and isinstance(watched, QWidget):
+            deconflict_access_keys(watched.window())  # Alt pressed alone: the letters are sorted out first
+            return False
         if key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab) and isinstance(watched, QWidget):
             skip_empty_views(watched.window())
             if _in_date_time(watched):  # Tab leaves a date-and-time field, it does not walk its sections

@@ -46,6 +46,13 @@ def _shown(qtbot, widget: QWidget) -> QWidget:  # noqa: ANN001
 
 
 def _problems(window: QWidget, where: str) -> list[str]:
+    """After Alt is pressed (the letters of widgets added since the window was shown are sorted then,
+    as a clerk's hand always presses Alt before the letter)."""
+    from PySide6.QtTest import QTest
+
+    target = QApplication.focusWidget() or window
+    QTest.keyPress(target, Qt.Key.Key_Alt)
+    QTest.keyRelease(target, Qt.Key.Key_Alt)
     return ([f"[{where}] letra repetida {c}" for c in keyboard.clashes(window)]
             + [f"[{where}] letra que não faz nada: {w}" for w in keyboard.idle_letters(window)])
 
@@ -103,8 +110,8 @@ def test_a_letter_that_appears_later_is_moved_when_alt_is_pressed(qtbot) -> None
     assert keyboard.clashes(dialog)
     pressed: list[bool] = []
     record.clicked.connect(lambda: pressed.append(True))
-    qtbot.keyClick(record, Qt.Key.Key_Tab)  # any key pressed with Alt sorts the letters out first
-    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Shift, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyPress(QApplication.focusWidget(), Qt.Key.Key_Alt)  # Alt pressed: the letters are sorted out first
+    qtbot.keyRelease(QApplication.focusWidget(), Qt.Key.Key_Alt)
     assert keyboard.clashes(dialog) == []
     assert record.text() == "&Lavrar auto"  # the button keeps its letter, the label shows its new one
     letter = keyboard.mnemonic(label.text())

@@ -284,6 +284,31 @@ def test_the_focus_is_marked_by_the_style_sheet() -> None:
         assert selector in sheet
 
 
+def test_a_field_marked_with_an_error_still_shows_the_focus(qtbot) -> None:  # noqa: ANN001
+    from motodesk.ui.widgets import DateField, mark_field
+
+    host = QWidget()
+    layout = QVBoxLayout(host)
+    field = DateField()
+    other = QLineEdit()
+    layout.addWidget(field)
+    layout.addWidget(other)
+    _shown(qtbot, host)
+    mark_field(field, "Data inexistente")
+    other.setFocus()
+    qtbot.wait(10)
+    unfocused = field.grab().toImage()
+    field.setFocus()
+    qtbot.wait(10)
+    focused = field.grab().toImage()
+    assert "QLineEdit:focus" in field.styleSheet()
+    left = [focused.pixelColor(1, y).name() for y in range(4, focused.height() - 4)]
+    assert "#1565c0" in left and "#1565c0" not in [unfocused.pixelColor(1, y).name()
+                                                    for y in range(4, unfocused.height() - 4)]
+    mark_field(field, None)
+    assert field.styleSheet() == ""
+
+
 # --- every page of the main window ----------------------------------------------------------------
 
 
