@@ -130,7 +130,7 @@ def _alt_letter(sequence: QKeySequence) -> str | None:
     """"Alt+S" → "s" (a shortcut that takes an access key's place)."""
     if sequence.count() != 1:
         return None
-    combo = sequence[0]
+    combo = sequence[0]  # type: ignore[index]
     if combo.keyboardModifiers() != Qt.KeyboardModifier.AltModifier:
         return None
     text = QKeySequence(combo.key()).toString()
@@ -264,48 +264,120 @@ def later(context: QWidget, call: Callable[[QWidget], object]) -> None:
     QTimer.singleShot(0, context, run)
 
 
-def clashes(window: QWidget) -> list[str]:
-    """Letters the window's shown owners share ("s: menu '&Sobre' / QPushButton 'save' '&Salvar'")."""
+def acts(owner: Owner) -> bool:
+    """Alt+letter does something (a menu, a shortcut, a button or box pressed), not only moves the focus."""
+    return owner.fixed or isinstance(owner.widget, QAbstractButton)
+
+
+def clashes(window: QWidget, *, focus_only: bool = False) -> list[str]:
+    """Letters the window's shown owners share where one of them acts ("s: menu '&Sobre' / QPushButton
+    'save' '&Salvar'"); with ``focus_only``, the letters only labels and tabs share instead."""
     by_letter: dict[str, list[Owner]] = {}
     for owner in access_key_owners(window):
         if owner.letter:
             by_letter.setdefault(owner.letter, []).append(owner)
     return [f"{letter}: " + " / ".join(o.what for o in owners) for letter, owners in by_letter.items()
-            if len(owners) > 1]
+            if len(owners) > 1 and any(acts(o) for o in owners) != focus_only]
 
 
 def idle_letters(window: QWidget) -> list[str]:
     return [owner.what for owner in access_key_owners(window) if does_nothing(owner, window)]
 
 
+def candidate_letters(text: str, current: str | None) -> list[str]:
+    """The letters ``text`` could underline, best first: its current one, word starts, the others."""
+    plain = without_mnemonic(text).replace("&&", "\0\0")
+    starts = [ch.lower() for i, ch in enumerate(plain)
+              if ch.isascii() and ch.isalnum() and (i == 0 or not plain[i - 1].isalnum())]
+    others = [ch.lower() for ch in plain if ch.isascii() and ch.isalnum()]
+    ordered = ([current] if current else []) + starts + others
+    return list(dict.fromkeys(ordered))
+
+
+def _underline(text: str, letter: str) -> str:
+    """``text`` with ``letter`` underlined: the first word starting with it, else its first occurrence."""
+    plain = without_mnemonic(text)
+    chars = plain.replace("&&", "\0\0")
+    spots = [i for i, ch in enumerate(chars) if ch.lower() == letter]
+    start = next((i for i in spots if i == 0 or not chars[i - 1].isalnum()), spots[0])
+    return f"{plain[:start]}&{plain[start:]}"
+
+
+def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
+    """A letter for as many owners as possible, none twice (a bipartite matching).
+
+    The fixed owners (the menu bar) keep theirs. Then, in order (push buttons first), each owner gets
+    its current letter or another free one of its text; one still without a letter takes one from an
+    owner that can move to another free letter of its own (push buttons move only for another button
+    or box: Alt+S stays Salvar). Returns the letter of each owner by index; None where none could be found.
+    """
+    taken: dict[str, int] = {}
+    letter_of: dict[int, str | None] = {}
+    options = {i: candidate_letters(o.text, o.letter) for i, o in enumerate(owners)}
+    locked = {i for i, o in enumerate(owners) if o.fixed or isinstance(o.widget, (QPushButton, QToolButton))}
+    for i, owner in enumerate(owners):
+        if owner.fixed and owner.letter:
+            taken.setdefault(owner.letter, i)
+            letter_of[i] = owner.letter
+    free_order = [i for i in range(len(owners)) if i not in letter_of]
+    for i in free_order:
+        letter = next((c for c in options[i] if c not in taken), None)
+        letter_of[i] = letter
+        if letter is not None:
+            taken[letter] = i
+
+    def augment(i: int, seen: set[str]) -> bool:
+        for c in options[i]:
+            if c in seen:
+                continue
+            seen.add(c)
+            holder = taken.get(c)
+            if holder is None or (holder not in locked and augment(holder, seen)):
+                taken[c] = i
+                letter_of[i] = c
+                return True
+        return False
+
+    for i in free_order:
+        if letter_of[i] is None and not augment(i, set()) and acts(owners[i]):
+            pinned = set(locked)
+            locked.difference_update(j for j in pinned if not owners[j].fixed)  # crowded: a button moves too
+            augment(i, set())
+            locked.update(pinned)
+    return letter_of
+
+
 def deconflict_access_keys(window: QWidget) -> int:
     """Give every shown owner of the window a letter of its own; returns how many texts changed."""
     changed = 0
-    used: set[str] = set()
-    owners = access_key_owners(window)
+    owners = [o for o in access_key_owners(window) if o.letter]
+    idle = [o for o in owners if isinstance(o.widget, QLabel) and o.widget.buddy() is None]
+    for owner in idle:
+        owner.set_text(without_mnemonic(owner.text))  # no underline that promises nothing
+        changed += 1
     # the menu bar first, then the push buttons (Salvar, Fechar keep the letters a clerk's hands know),
     # then tabs, labels, check boxes and group boxes, each in Tab order
-    buttons = [o for o in owners if not o.fixed and isinstance(o.widget, (QPushButton, QToolButton))]
-    rest = [o for o in owners if not o.fixed and o not in buttons]
-    for owner in [o for o in owners if o.fixed] + buttons + rest:
-        letter = owner.letter
-        if letter is None:
-            continue
+    live = [o for o in owners if all(o is not i for i in idle)]
+    buttons = [o for o in live if not o.fixed and isinstance(o.widget, (QPushButton, QToolButton))]
+    ordered = [o for o in live if o.fixed] + buttons + [o for o in live if not o.fixed and all(o is not b for b in buttons)]
+    letters = assign_letters(ordered)
+    holders = {letter: ordered[i] for i, letter in letters.items() if letter is not None}
+    for index, owner in enumerate(ordered):
         if owner.fixed:
-            used.add(letter)
             continue
-        if isinstance(owner.widget, QLabel) and owner.widget.buddy() is None:
-            owner.set_text(without_mnemonic(owner.text))  # no underline that promises nothing
-            changed += 1
+        letter = letters.get(index)
+        if letter is None:
+            # every letter of its text is taken (a window with more fields than letters): a label or a tab
+            # may share one with other labels (Alt+letter then moves the focus to each in turn), never with
+            # something that acts; a button without a free letter keeps Enter and Space
+            holder = holders.get(owner.letter or "")
+            if acts(owner) or (holder is not None and acts(holder)):
+                owner.set_text(without_mnemonic(owner.text))
+                changed += 1
             continue
-        if letter in used:
-            moved = with_mnemonic(owner.text, used)
-            owner.set_text(moved if moved is not None else without_mnemonic(owner.text))
+        if letter != owner.letter:
+            owner.set_text(_underline(owner.text, letter))
             changed += 1
-            letter = owner.letter
-            if letter is None:
-                continue
-        used.add(letter)
         if isinstance(owner.widget, QAbstractButton) and does_nothing(owner, window):
             _make_work(owner)
     return changed
@@ -419,12 +491,12 @@ def restore_focus(back_to: QWidget | None = None) -> QWidget | None:
     current = QApplication.focusWidget()
     if not focus_is_lost(current):
         return current
-    window = QApplication.activeWindow()
+    window: QWidget | None = QApplication.activeWindow()
     if window is None or not window.isVisible():
         window = back_to
     if window is None or not window.isVisible():
         return None
-    target = window.focusWidget()
+    target: QWidget | None = window.focusWidget()
     if focus_is_lost(target):
         stops = tab_stops(window)
         target = first_empty_input(window) or (stops[0] if stops else None)

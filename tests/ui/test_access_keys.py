@@ -233,3 +233,27 @@ def test_no_dialog_repeats_a_letter(qtbot, ctx: AppContext, wait_ops, monkeypatc
         else:
             dialog.hide()
     assert problems == [], "\n".join(problems)
+
+
+def test_a_crowded_window_never_shares_a_letter_with_a_button(qtbot) -> None:  # noqa: ANN001
+    """More fields than letters: two labels may share one (Alt moves the focus to each in turn), a label
+    never shares the letter of a button (Alt+S once recorded a notice instead of reaching a field)."""
+    dialog = QDialog()
+    layout = QVBoxLayout(dialog)
+    save = QPushButton("&Salvar")
+    fields = []
+    for text in ("&S:", "&X:", "&X:", "&Sexo:"):
+        label = QLabel(text)
+        field = QLineEdit()
+        label.setBuddy(field)
+        layout.addWidget(label)
+        layout.addWidget(field)
+        fields.append(label)
+    layout.addWidget(save)
+    _shown(qtbot, dialog)
+    assert save.text() == "&Salvar"
+    assert fields[0].text() == "S:"  # its only letter is the button's
+    assert keyboard.mnemonic(fields[1].text()) == keyboard.mnemonic(fields[2].text()) == "x"
+    assert keyboard.mnemonic(fields[3].text()) in {"e", "o"}  # moved to a free letter of its own
+    assert keyboard.clashes(dialog) == []
+    assert keyboard.clashes(dialog, focus_only=True) == ["x: QLabel '' '&X:' / QLabel '' '&X:'"]
