@@ -11,10 +11,13 @@ these rules to every window, dialog and page when it is shown, instead of each s
   none of which is chosen); with none, where the screen put it, or on its first stop. After a dialog,
   a preview or a picker closes, the focus goes back to a visible widget (:func:`restore_focus`).
 * **Access keys** (:func:`deconflict_access_keys`): within one window the menu bar, the page shown and
-  its buttons never share an underlined letter — a clash is moved to the next free letter of the
-  later widget's text (the menu bar keeps its letters); a letter that could do nothing (a label
-  without a visible buddy, a button whose shortcut was replaced by Ctrl+P) is either made to work or
-  no longer underlined.
+  its buttons never share an underlined letter — the letters are assigned by a matching over the
+  letters of each text (the menu bar keeps its letters, push buttons keep theirs, a field with few
+  letters is served first), again whenever Alt is pressed (texts set after the window was shown).
+  Only in a window with more fields than letters may two labels share one (Alt+letter then moves
+  the focus to each in turn); never a label and something that acts. A letter that could do nothing
+  (a label without a buddy, a button whose shortcut was replaced by Ctrl+P) is either made to work
+  or no longer underlined.
 * **Enter and Home/End**: Enter on a focused push or tool button clicks it (in dialogs and in plain
   windows alike, whatever its ``autoDefault``); Home and End in a table of rows go to the first and
   last row, not the first and last column.
@@ -304,23 +307,24 @@ def _underline(text: str, letter: str) -> str:
 
 
 def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
-    """A letter for as many owners as possible, none twice (a bipartite matching).
+    """A letter for as many owners as possible, none twice, moving as few as possible.
 
-    The fixed owners (the menu bar) keep theirs. Then, in order (push buttons first), each owner gets
-    its current letter or another free one of its text; one still without a letter takes one from an
-    owner that can move to another free letter of its own (push buttons move only for another button
-    or box: Alt+S stays Salvar). Returns the letter of each owner by index; None where none could be found.
+    Every owner whose letter is still free when its turn comes keeps it (in order: the menu bar, then
+    push buttons, then the rest in Tab order), so a letter a screen gave and a clerk learnt never
+    moves because of another widget. Only those that shared a letter move, to a free letter of their
+    own text; one left without takes a letter from another mover that can move again (a matching).
+    Returns the letter of each owner by index; None where none could be found.
     """
     taken: dict[str, int] = {}
     letter_of: dict[int, str | None] = {}
-    options = {i: candidate_letters(o.text, o.letter) for i, o in enumerate(owners)}
-    locked = {i for i, o in enumerate(owners) if o.fixed or isinstance(o.widget, (QPushButton, QToolButton))}
     for i, owner in enumerate(owners):
-        if owner.fixed and owner.letter:
-            taken.setdefault(owner.letter, i)
+        if owner.letter and owner.letter not in taken:
+            taken[owner.letter] = i
             letter_of[i] = owner.letter
-    free_order = [i for i in range(len(owners)) if i not in letter_of]
-    for i in free_order:
+    kept = set(letter_of)
+    movers = [i for i in range(len(owners)) if i not in kept]
+    options = {i: candidate_letters(owners[i].text, None) for i in movers}
+    for i in movers:
         letter = next((c for c in options[i] if c not in taken), None)
         letter_of[i] = letter
         if letter is not None:
@@ -332,18 +336,15 @@ def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
                 continue
             seen.add(c)
             holder = taken.get(c)
-            if holder is None or (holder not in locked and augment(holder, seen)):
+            if holder is None or (holder not in kept and augment(holder, seen)):
                 taken[c] = i
                 letter_of[i] = c
                 return True
         return False
 
-    for i in free_order:
-        if letter_of[i] is None and not augment(i, set()) and acts(owners[i]):
-            pinned = set(locked)
-            locked.difference_update(j for j in pinned if not owners[j].fixed)  # crowded: a button moves too
+    for i in movers:
+        if letter_of[i] is None:
             augment(i, set())
-            locked.update(pinned)
     return letter_of
 
 
