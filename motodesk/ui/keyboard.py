@@ -312,7 +312,8 @@ def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
     Every owner whose letter is still free when its turn comes keeps it (in order: the menu bar, then
     push buttons, then the rest in Tab order), so a letter a screen gave and a clerk learnt never
     moves because of another widget. Only those that shared a letter move, to a free letter of their
-    own text; one left without takes a letter from another mover that can move again (a matching).
+    own text; one left without takes a letter from another mover that can move again (a matching),
+    and a button still without one from a label, then from another button (never from the menu bar).
     Returns the letter of each owner by index; None where none could be found.
     """
     taken: dict[str, int] = {}
@@ -330,21 +331,24 @@ def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
         if letter is not None:
             taken[letter] = i
 
-    def augment(i: int, seen: set[str]) -> bool:
-        for c in options[i]:
+    def augment(i: int, seen: set[str], pinned: set[int]) -> bool:
+        for c in options.setdefault(i, candidate_letters(owners[i].text, None)):
             if c in seen:
                 continue
             seen.add(c)
             holder = taken.get(c)
-            if holder is None or (holder not in kept and augment(holder, seen)):
+            if holder is None or (holder not in pinned and augment(holder, seen, pinned)):
                 taken[c] = i
                 letter_of[i] = c
                 return True
         return False
 
     for i in movers:
-        if letter_of[i] is None:
-            augment(i, set())
+        if letter_of[i] is None and not augment(i, set(), kept) and acts(owners[i]):
+            # a button left without a letter may take one from a label or a tab (they only move the
+            # focus), and failing that from another button that can move to a free letter of its own
+            if not augment(i, set(), {j for j in kept if acts(owners[j])}):
+                augment(i, set(), {j for j in kept if owners[j].fixed})
     return letter_of
 
 
