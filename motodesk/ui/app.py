@@ -38,7 +38,7 @@ DEMO_PEOPLE = 300
 FOCUS_COLOUR = "#1565c0"
 FOCUS_STYLE = f"""
 QPushButton:focus, QToolButton:focus {{
-    border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 4px 10px; background: #e3f2fd;
+    border: 2px solid {FOCUS_COLOUR}; border-radius: 4px; padding: 2px 4px; background: #e3f2fd;
 }}
 QLineEdit:focus, QComboBox:focus, QAbstractSpinBox:focus, QPlainTextEdit:focus, QTextEdit:focus {{
     border: 2px solid {FOCUS_COLOUR}; border-radius: 3px;

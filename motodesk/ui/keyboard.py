@@ -113,7 +113,26 @@ class Owner:
     def letter(self) -> str | None:
         return mnemonic(self.text)
 
+    def _memo(self) -> tuple[QObject | None, str]:
+        if self.tab is not None:
+            return self.tab[0], f"_keyboard_tab_{self.tab[1]}"
+        return self.widget, "_keyboard_text"
+
+    @property
+    def original(self) -> str:
+        """The text the screen gave (before this module moved its letter); a text the screen set since
+        is the screen's again."""
+        holder, key = self._memo()
+        memo = holder.property(key) if holder is not None else None
+        if isinstance(memo, list) and len(memo) == 2 and memo[1] == self.text:
+            return str(memo[0])
+        return self.text
+
     def set_text(self, text: str) -> None:
+        holder, key = self._memo()
+        original = self.original
+        if holder is not None:
+            holder.setProperty(key, [original, text])
         if self.action is not None:
             self.action.setText(text)
         elif self.tab is not None:
@@ -161,9 +180,10 @@ def access_key_owners(window: QWidget) -> list[Owner]:
             continue
         if isinstance(widget, QTabBar):
             for index in range(widget.count()):
-                if widget.isTabVisible(index) and mnemonic(widget.tabText(index)):
-                    owners.append(Owner(f"tab {widget.tabText(index)!r}", widget.tabText(index), False,
-                                        widget=widget, tab=(widget, index)))
+                tab = Owner(f"tab {widget.tabText(index)!r}", widget.tabText(index), False,
+                            widget=widget, tab=(widget, index))
+                if widget.isTabVisible(index) and mnemonic(tab.original):
+                    owners.append(tab)
             continue
         text = ""
         if isinstance(widget, (QAbstractButton, QLabel)):
@@ -172,8 +192,9 @@ def access_key_owners(window: QWidget) -> list[Owner]:
             text = widget.title()
         if isinstance(widget, QLabel) and widget.textFormat() == Qt.TextFormat.RichText:
             continue  # rich text shows '&' as is: no access key
-        if mnemonic(text):
-            owners.append(Owner(f"{type(widget).__name__} {widget.objectName()!r} {text!r}", text, False, widget=widget))
+        owner = Owner(f"{type(widget).__name__} {widget.objectName()!r} {text!r}", text, False, widget=widget)
+        if text and mnemonic(owner.original):  # its letter, or one this module took away and may give back
+            owners.append(owner)
     return owners
 
 
@@ -284,7 +305,7 @@ def clashes(window: QWidget, *, focus_only: bool = False) -> list[str]:
 
 
 def idle_letters(window: QWidget) -> list[str]:
-    return [owner.what for owner in access_key_owners(window) if does_nothing(owner, window)]
+    return [owner.what for owner in access_key_owners(window) if owner.letter and does_nothing(owner, window)]
 
 
 def candidate_letters(text: str, current: str | None) -> list[str]:
@@ -318,13 +339,14 @@ def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
     """
     taken: dict[str, int] = {}
     letter_of: dict[int, str | None] = {}
-    for i, owner in enumerate(owners):
-        if owner.letter and owner.letter not in taken:
-            taken[owner.letter] = i
-            letter_of[i] = owner.letter
+    for i, owner in enumerate(owners):  # the letter the screen gave, when it is free
+        first = mnemonic(owner.original)
+        if first and first not in taken:
+            taken[first] = i
+            letter_of[i] = first
     kept = set(letter_of)
     movers = [i for i in range(len(owners)) if i not in kept]
-    options = {i: candidate_letters(owners[i].text, None) for i in movers}
+    options = {i: candidate_letters(owners[i].original, owners[i].letter) for i in movers}
     for i in movers:
         letter = next((c for c in options[i] if c not in taken), None)
         letter_of[i] = letter
@@ -332,7 +354,7 @@ def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
             taken[letter] = i
 
     def augment(i: int, seen: set[str], pinned: set[int]) -> bool:
-        for c in options.setdefault(i, candidate_letters(owners[i].text, None)):
+        for c in options.setdefault(i, candidate_letters(owners[i].original, None)):
             if c in seen:
                 continue
             seen.add(c)
@@ -355,11 +377,12 @@ def assign_letters(owners: list[Owner]) -> dict[int, str | None]:
 def deconflict_access_keys(window: QWidget) -> int:
     """Give every shown owner of the window a letter of its own; returns how many texts changed."""
     changed = 0
-    owners = [o for o in access_key_owners(window) if o.letter]
+    owners = access_key_owners(window)
     idle = [o for o in owners if isinstance(o.widget, QLabel) and o.widget.buddy() is None]
     for owner in idle:
-        owner.set_text(without_mnemonic(owner.text))  # no underline that promises nothing
-        changed += 1
+        if owner.letter:
+            owner.set_text(without_mnemonic(owner.text))  # no underline that promises nothing
+            changed += 1
     # the menu bar first, then the push buttons (Salvar, Fechar keep the letters a clerk's hands know),
     # then tabs, labels, check boxes and group boxes, each in Tab order
     live = [o for o in owners if all(o is not i for i in idle)]
@@ -376,12 +399,13 @@ def deconflict_access_keys(window: QWidget) -> int:
             # may share one with other labels (Alt+letter then moves the focus to each in turn), never with
             # something that acts; a button without a free letter keeps Enter and Space
             holder = holders.get(owner.letter or "")
-            if acts(owner) or (holder is not None and acts(holder)):
+            if owner.letter and (acts(owner) or (holder is not None and acts(holder))):
                 owner.set_text(without_mnemonic(owner.text))
                 changed += 1
             continue
         if letter != owner.letter:
-            owner.set_text(_underline(owner.text, letter))
+            original = owner.original
+            owner.set_text(original if mnemonic(original) == letter else _underline(original, letter))
             changed += 1
         if isinstance(owner.widget, QAbstractButton) and does_nothing(owner, window):
             _make_work(owner)
