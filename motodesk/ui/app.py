@@ -59,7 +59,10 @@ QTableView:focus, QListView:focus, QTreeView:focus, QScrollArea:focus {{
     border: 2px solid {FOCUS_COLOUR};
 }}
 QCheckBox:focus, QRadioButton:focus {{
-    background: #e3f2fd; border-radius: 3px;
+    background: #bbdefb; border: 1px solid {FOCUS_COLOUR}; border-radius: 3px;
+}}
+QTabBar::tab:focus {{
+    background: #bbdefb;
 }}
 """
 
@@ -103,9 +106,10 @@ def create_application(argv: list[str] | None = None) -> QApplication:
             app._motodesk_translator = (translator, supplement)  # type: ignore[attr-defined]
         else:
             log.warning("qtbase_pt_BR translation not found")
-    from motodesk.ui import accessible
+    from motodesk.ui import accessible, keyboard
 
     accessible.install(app)
+    keyboard.install(app)  # Tab stops, first focus, access keys, Enter (issue #26)
     if FOCUS_STYLE not in (app.styleSheet() or ""):
         app.setStyleSheet((app.styleSheet() or "") + FOCUS_STYLE)
     from motodesk.resources import resource_path

@@ -271,6 +271,16 @@ def with_access_key(text: str, used: set[str]) -> str:
     return text
 
 
+def enter_hint(actions: Sequence[Action], role: Role) -> str:
+    """The table's tip: what Enter on a row does (the default action this role sees), Home and End."""
+    default = next((a for a in actions if a.default and allowed(a.roles, role)), None)
+    keys = "Home/End: primeira/última linha"
+    if default is None:
+        return f"Setas: escolher a linha · {keys}"
+    name = default.label.replace("&&", "\0").replace("&", "").replace("\0", "&").rstrip("…. ")
+    return f"Enter: {name} · {keys}"
+
+
 def labelled(label: str, widget: QWidget) -> QLabel:
     """A label with its access key pointing at ``widget``."""
     text = QLabel(label)
@@ -309,10 +319,14 @@ class ListPanel(QWidget, Generic[Row]):
             visible = allowed(flt.roles, self.role)
             if flt.label and flt.kind != "check":
                 label = labelled(flt.label, widget)
-                label.setVisible(visible)
                 self.filter_row.addWidget(label)
-            widget.setVisible(visible)
+                if not visible:
+                    label.hide()
+            # only ever hidden here: setVisible(True) on a widget that has no parent yet opens it as a
+            # window of its own for a moment, which takes the activation (and the focus) away
             self.filter_row.addWidget(widget, 1 if flt.stretch else 0)
+            if not visible:
+                widget.hide()
             self.filters[flt.key] = widget
         if not any(f.stretch for f in spec.filters):
             self.filter_row.addStretch(1)
@@ -351,11 +365,13 @@ class ListPanel(QWidget, Generic[Row]):
                 button.setToolTip(tip)
             elif action.tooltip:
                 button.setToolTip(action.tooltip)
-            button.setVisible(allowed(action.roles, self.role))
             button.clicked.connect(lambda _checked=False, a=action: self.run_action(a))
             self.buttons[action.key] = button
             self.actions_row.addWidget(button)
+            if not allowed(action.roles, self.role):
+                button.hide()  # never setVisible(True) on a button without a parent yet: a window of its own
         self.actions_row.addStretch(1)
+        self.table.setToolTip(enter_hint(spec.actions, self.role))  # what Enter on a row will do, said first
         self.count = QLabel()
         self.count.setObjectName(f"{spec.name}_count")
         self.actions_row.addWidget(self.count)
@@ -371,7 +387,8 @@ class ListPanel(QWidget, Generic[Row]):
         self.title = QLabel(spec.title)
         self.title.setObjectName(f"{spec.name}_title")
         self.title.setWordWrap(True)
-        self.title.setVisible(bool(spec.title))
+        if not spec.title:
+            self.title.hide()  # not setVisible(True): without a parent yet it would open as a window
         top = QWidget()
         top_layout = QVBoxLayout(top)
         top_layout.setContentsMargins(0, 0, 0, 0)

@@ -224,6 +224,15 @@ class MainWindow(QMainWindow):
         self.nav.itemActivated.connect(lambda _item: self.focus_current_page())  # Enter: into the page
         self.nav.setCurrentRow(0)
         self.page_by_key[SECTIONS[0][0]]  # the first page, at once: it is the window's own
+        from motodesk.ui.keyboard import NAVIGATION_TIP, page_shortcuts
+
+        self.nav.setToolTip(NAVIGATION_TIP)  # type-to-find and Ctrl+1…, said where the clerk looks
+        self.nav.setStatusTip(NAVIGATION_TIP)
+        visible = [key for key, _ in SECTIONS if section_visible(key, ctx.user.role)]
+        self.page_keys = page_shortcuts(self, visible, self.choose_section)
+        for number, key in zip([*"123456789", "0"], visible, strict=False):
+            item = self.nav.item([k for k, _ in SECTIONS].index(key))
+            item.setToolTip(f"{item.text()} (Ctrl+{number})")
         self._first_show = True
         self.switch_user_requested = False
 
@@ -381,6 +390,14 @@ class MainWindow(QMainWindow):
         index = [k for k, _ in SECTIONS].index(key)
         self.nav.setCurrentRow(index)
         return self.page_by_key[key]
+
+    def choose_section(self, key: str) -> QWidget:
+        """Ctrl+1…: the section shown and the focus in it (its first empty field or first stop)."""
+        from motodesk.ui.keyboard import focus_page
+
+        page = self.show_section(key)
+        focus_page(page)
+        return page
 
     def show_about(self) -> None:
         QMessageBox.about(

@@ -329,13 +329,20 @@ def mark_field(widget: QWidget, message: str | None) -> None:
         base = widget.styleSheet()
         widget.setProperty("_base_style", base)
     if message:
-        widget.setStyleSheet(ERROR_STYLE)
+        widget.setStyleSheet(error_style(widget))
         widget.setToolTip(message)
         widget.setProperty("error", message)
     else:
         widget.setStyleSheet(base)
         widget.setToolTip("")
         widget.setProperty("error", None)
+
+
+def error_style(widget: QWidget) -> str:
+    """The red mark for ``widget``, which keeps the focus mark when the field has the focus (a rule
+    without selector on the widget would hide the application's ``:focus`` rule)."""
+    qt_class = next((c.__name__ for c in type(widget).__mro__ if c.__module__.startswith("PySide6")), "QWidget")
+    return f"{qt_class} {{ {ERROR_STYLE} }} {qt_class}:focus {{ border: 2px solid #1565c0; }}"
 
 
 def field_error(widget: QWidget) -> str | None:
@@ -420,6 +427,7 @@ def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTa
     view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multi
                           else QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move inside it
     view.setAlternatingRowColors(True)
     view.setSortingEnabled(sortable)
     view.verticalHeader().hide()

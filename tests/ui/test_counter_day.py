@@ -363,7 +363,7 @@ def _fill_dossier(keys: KeyRecorder, qtbot, window: DossierWindow, cpf: str) -> 
         if n:
             keys.tab()
         keys.type(value)
-    keys.tab(2)  # past the CPF copy's attachment list (a box with no field of its own)
+    keys.tab()  # the CPF copy's attachment list is empty: no Tab stop (issue #26 item 1)
     keys.type(date_text(TODAY))  # declaration of Art. 8
     keys.tab()
     keys.type("S")  # declares no other permit

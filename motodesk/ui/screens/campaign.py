@@ -269,7 +269,8 @@ class CampaignPage(QWidget):
         for w in (start_label, self.period_start, end_label, self.period_end, self.open_button):
             open_row.addWidget(w)
         open_row.addStretch(1)
-        self.open_box.setVisible(self.supervisor)
+        if not self.supervisor:  # only hidden here: setVisible(True) without a parent opens a window
+            self.open_box.hide()
 
         # --- the day's appointments -------------------------------------------------------------
         self.day = DateField(optional=False)
@@ -317,7 +318,8 @@ class CampaignPage(QWidget):
             b = QPushButton(text)
             b.setObjectName(name)
             b.clicked.connect(slot)
-            b.setVisible(visible)
+            if not visible:  # only hidden here: setVisible(True) without a parent opens a window
+                b.hide()
             return b
 
         self.attended_button = button("attended", "&Compareceu", lambda: self.mark(True), self.counter)

@@ -756,7 +756,8 @@ class TenderTab(QWidget):
         self.quota_warning.setWordWrap(True)
         self.recount_button = QPushButton("Re&contar")
         self.recount_button.setObjectName("recount")
-        self.recount_button.setVisible(ctx.user.role in (Role.SUPERVISOR, Role.ADMIN))
+        if ctx.user.role not in (Role.SUPERVISOR, Role.ADMIN):
+            self.recount_button.hide()  # never setVisible(True) before it has a parent: a window of its own
         self.recount_button.clicked.connect(self.recount)
         quota_layout.addWidget(self.quota_warning, 1)
         quota_layout.addWidget(self.recount_button)
