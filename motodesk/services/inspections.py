@@ -709,6 +709,7 @@ def get_inspection(ctx: AppContext, inspection_id: int) -> InspectionView:
         )
 
 
+@requires(*READERS)
 def checklist_view(ctx: AppContext, inspection_id: int) -> tuple[InspectionView, LawSettings]:
     """What a checklist shows: the inspection with its items, and the settings in force."""
     return get_inspection(ctx, inspection_id), law_settings(ctx)

@@ -38,6 +38,7 @@ class ReleaseDue:
     verdict: Verdict
 
 
+@requires(Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 def vehicles_awaiting_release(ctx: AppContext) -> list[ReleaseDue]:
     """Every vehicle still registered in the service whose last permit ended (cancelled, cassada or
     expired) and that no permit in force names, oldest end first (Art. 31, Grupo 4, II)."""

@@ -386,7 +386,11 @@ class AdminPage(QWizardPage):
             self.message.setText(str(exc))
             return False
         self.wizard_.admin_login = user.login
-        self._register_printing_station(ctx.as_user(user))
+        try:
+            self._register_printing_station(ctx.as_user(user))
+        finally:
+            if user.database is not None:  # per-user roles: the administrator's own login, used once here
+                user.database.dispose()
         return True
 
     def _register_printing_station(self, admin: AppContext) -> None:
