@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from motodesk.rules.common import Status, Verdict, not_met
 from motodesk.rules.deadlines import appeal_due, defence_due
-from motodesk.rules.infractions import Penalty
+from motodesk.rules.infractions import EMPLOYER_CATALOGUE, Infraction, Penalty
 from motodesk.rules.text import format_date
 
 if TYPE_CHECKING:
@@ -69,14 +69,17 @@ class OffenderKind(StrEnum):
     HOLDER = "holder"
     DEPUTY = "deputy"
     UNREGISTERED = "unregistered"
+    ORGANISATION = "organisation"  # the employer or contractor of a continued moto-frete service (Art. 25)
 
     @property
     def label(self) -> str:
-        return {"holder": "Titular", "deputy": "Preposto", "unregistered": "Sem permissão (Art. 32)"}[self.value]
+        return {"holder": "Titular", "deputy": "Preposto", "unregistered": "Sem permissão (Art. 32)",
+                "organisation": "Empregador/contratante (Art. 25)"}[self.value]
 
     @property
     def printed(self) -> str:
-        return {"holder": "titular", "deputy": "preposto", "unregistered": "não permissionário"}[self.value]
+        return {"holder": "titular", "deputy": "preposto", "unregistered": "não permissionário",
+                "organisation": "empregador ou contratante de moto-frete"}[self.value]
 
 
 class Signature(StrEnum):
@@ -556,3 +559,47 @@ def unlicensed_but_holder(article: str, name: str, permit_number: str) -> Verdic
 def reclassification_refused(error: Exception) -> Verdict:
     """Art. 33, parágrafo único: the reason :func:`reclassify` refused another classification."""
     return Verdict("reclassification", ART_RECLASSIFY, Status.NOT_MET, str(error))
+
+
+# --- Art. 25: the employer (an organisation) as offender ------------------------------------------
+
+ART_EMPLOYER = "Art. 25, parágrafo único"
+#: The penalties of Art. 34 that do not presuppose a permit or a deputy's link: an organisation has neither,
+#: so suspension (Art. 34, III) and cassação (Art. 34, IV) cannot reach it.
+ORGANISATION_PENALTIES: tuple[Penalty, ...] = (Penalty.WARNING, Penalty.FINE)
+
+
+def is_employer_infraction(infraction: Infraction) -> bool:
+    """Art. 25, I–II: the items whose offender is the employer or contractor, not a holder."""
+    return infraction.code in {item.code for item in EMPLOYER_CATALOGUE}
+
+
+def check_offender_kind(infraction: Infraction, kind: OffenderKind) -> list[Verdict]:
+    """Art. 25, parágrafo único: an organisation answers for Art. 25 only, and Art. 25 only an organisation."""
+    if kind is OffenderKind.ORGANISATION and not is_employer_infraction(infraction):
+        return [_refusal("organisation_kind", ART_EMPLOYER,
+                         f"uma empresa (empregador ou contratante de moto-frete) responde apenas pelas infrações "
+                         f"do Art. 25 (I e II); “{infraction.article}” é infração do permissionário, do "
+                         "autorizatário ou do seu preposto.")]
+    if kind is not OffenderKind.ORGANISATION and is_employer_infraction(infraction):
+        return [_refusal("employer_only", ART_EMPLOYER,
+                         f"pela infração do {infraction.article} responde o empregador ou aquele que contrata "
+                         "serviço continuado de moto-frete; autue a empresa, não o condutor.")]
+    return []
+
+
+def penalties_for_offender(kind: OffenderKind, allowed: list[Penalty]) -> list[Penalty]:
+    """The admitted penalties that can reach this offender: an organisation has no permit to suspend or revoke."""
+    if kind is OffenderKind.ORGANISATION:
+        return [penalty for penalty in allowed if penalty in ORGANISATION_PENALTIES]
+    return allowed
+
+
+def check_offender_penalty(kind: OffenderKind, penalty: Penalty | None) -> list[Verdict]:
+    """Art. 25, parágrafo único and Art. 34, III–IV: suspension and cassação are of a permit or a deputy."""
+    if kind is OffenderKind.ORGANISATION and penalty is not None and penalty not in ORGANISATION_PENALTIES:
+        return [_refusal("organisation_penalty", penalty.article,
+                         f"a penalidade “{penalty.label}” atinge a permissão ou o vínculo do preposto; a empresa "
+                         f"autuada pelo Art. 25 não os tem — só advertência por escrito ou multa a alcançam "
+                         f"({ART_EMPLOYER}).")]
+    return []

@@ -25,9 +25,11 @@ of Art. 32 (5 UFM and seizure), of Art. 15 (revocation) and of Art. 35 (final
 criminal conviction → revocation, see :mod:`motodesk.rules.lifecycle`); those
 do not depend on the settings and cannot be reclassified.
 
-Art. 25 (employers of moto-frete riders) is not in the catalogue: the law
-sends its offenders to "sanção relativa à segurança do trabalho", not to the
-penalties of Art. 34.
+Art. 25 (employers of moto-frete riders) is kept apart from the catalogue of
+holders' infractions (:data:`EMPLOYER_CATALOGUE`): its offender is the employer
+or whoever contracts a continued moto-frete service (Art. 25, parágrafo único),
+an organisation, never a holder or a deputy; which penalties reach it is judged
+in :mod:`motodesk.rules.enforcement`.
 """
 
 from __future__ import annotations
@@ -278,7 +280,28 @@ CATALOGUE: tuple[Infraction, ...] = (
     ),
 )
 
-_BY_CODE: dict[str, Infraction] = {item.code: item for item in CATALOGUE}
+#: Art. 25: infractions of the employer (or contractor of a continued moto-frete service), not of a holder.
+#: The law gives no group of Art. 33; they are shown as *grave* for ordering and for the fine's amount.
+EMPLOYER_CATALOGUE: tuple[Infraction, ...] = (
+    Infraction(
+        code="25.I",
+        article="Art. 25, I",
+        text="empregar ou manter contrato de prestação continuada de serviço com condutor de moto-frete "
+        "inabilitado legalmente",
+        group=0,
+        severity=Severity.GRAVE,
+    ),
+    Infraction(
+        code="25.II",
+        article="Art. 25, II",
+        text="fornecer ou admitir o uso de motocicleta ou motoneta para o transporte remunerado de mercadorias, "
+        "que esteja em desconformidade com as exigências legais",
+        group=0,
+        severity=Severity.GRAVE,
+    ),
+)
+
+_BY_CODE: dict[str, Infraction] = {item.code: item for item in CATALOGUE + EMPLOYER_CATALOGUE}
 
 
 def infraction_by_code(code: str) -> Infraction:

@@ -93,6 +93,7 @@ class NoticeInput:
     vehicle_description: str = ""
     description: str = ""
     signature: Signature = Signature.SIGNED
+    organisation_id: int | None = None  # the employer or contractor named by an Art. 25 notice
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ def _options(infraction: Infraction, severity: Severity, settings: LawSettings,
         severity=severity,
         reclassifiable=not infraction.penalty_fixed_by_law,
         penalty_fixed_by_law=infraction.penalty_fixed_by_law,
-        allowed=allowed_penalties_for(infraction, settings, severity),
+        allowed=law.penalties_for_offender(offender_kind, allowed_penalties_for(infraction, settings, severity)),
         fine_ufm=fine[0] if fine else None,
         fine_brl=fine[1] if fine else None,
         ufm_value_brl=settings.ufm_value_brl,
@@ -232,6 +232,8 @@ def decide(ctx: AppContext, notice_id: int, data: DecisionInput, *, today: date 
         if outcome is Outcome.UPHELD:
             severity, reason_ = _severity_for(infraction, data)
             options = _options(infraction, severity, settings, kind)
+            if wrong := law.check_offender_penalty(kind, data.penalty):
+                raise RuleViolationError(wrong)
             penalty = _check_penalty(infraction, severity, data.penalty, options.allowed)
             if penalty is Penalty.FINE:
                 fine_ufm, fine_brl, ufm_value = options.fine_ufm, options.fine_brl, settings.ufm_value_brl

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import (
     InfractionNotice,
+    Organisation,
     Person,
     Vehicle,
 )
@@ -34,7 +35,7 @@ from motodesk.rules.infractions import (
     Infraction,
     infraction_by_code,
 )
-from motodesk.rules.validators import format_plate, validate_cpf, validate_plate
+from motodesk.rules.validators import format_cnpj, format_plate, validate_cpf, validate_plate
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.enforcement._common import (
@@ -153,6 +154,10 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     """Who is named on the notice, with the permit and vehicle; refusals name their article."""
     unlicensed = infraction.code == "32"
     kind = OffenderKind(data.offender_kind)
+    if wrong := law.check_offender_kind(infraction, kind):
+        raise RuleViolationError(wrong)
+    if kind is OffenderKind.ORGANISATION:
+        return _organisation(s, data, errors)
     if unlicensed and kind is not OffenderKind.UNREGISTERED:
         raise RuleViolationError([law.unlicensed_offender_kind(ART_UNLICENSED)])
     if not unlicensed and kind is OffenderKind.UNREGISTERED:
@@ -195,6 +200,27 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
             errors["plate"] = result.message or "Placa inválida."
         plate = result.value
     return _Offender(kind, person.id, permit.id, person.full_name, person.cpf, vehicle_id, plate)
+
+
+def _organisation(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Offender | None:
+    """Art. 25, parágrafo único: the employer or contractor, from the register of organisations.
+
+    The notice keeps its name and CNPJ as printed (the CPF column holds a person's CPF only).
+    """
+    if data.organisation_id is None:
+        errors["organisation"] = "Escolha a empresa autuada (empregador ou contratante) no cadastro."
+        return None
+    organisation = s.get(Organisation, data.organisation_id)
+    if organisation is None:
+        raise NotFoundError("A empresa escolhida não existe mais no cadastro.")
+    name = f"{organisation.name} (CNPJ {format_cnpj(organisation.cnpj)})"[:MAX_NAME]
+    plate: str | None = None
+    if data.plate.strip():
+        result = validate_plate(data.plate)
+        if not result.ok:
+            errors["plate"] = result.message or "Placa inválida."
+        plate = result.value
+    return _Offender(OffenderKind.ORGANISATION, None, None, name, None, data.vehicle_id, plate)
 
 
 def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Offender | None:
@@ -273,7 +299,7 @@ def create_notice(ctx: AppContext, data: NoticeInput, *, now: datetime | None = 
     try:
         infraction = infraction_by_code(data.infraction_code or "")
     except KeyError:
-        raise InvalidInputError("Escolha a infração no catálogo (Arts. 15, 30, 31 ou 32).",
+        raise InvalidInputError("Escolha a infração no catálogo (Arts. 15, 25, 30, 31 ou 32).",
                                 {"infraction": "Escolha a infração."}) from None
     _check_occurred_at(data.occurred_at, now, errors)
     place = _text(data.place, MAX_PLACE, "place", "o local da infração", errors, required=True)
