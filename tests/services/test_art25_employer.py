@@ -3,10 +3,12 @@ on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
 from enforcement_factory import add_holder, an_hour_ago  # type: ignore[import-not-found]
+from pypdf import PdfReader
 from sqlalchemy import select
 
 from motodesk.models import Decision, InfractionNotice
@@ -55,6 +57,11 @@ def test_an_employer_notice_is_recorded_and_decided_with_a_fine(ctx: AppContext,
         assert row.person_id is None and row.permit_id is None
     view = enforcement.get_notice(inspector, created.id)
     assert view.offender_kind is OffenderKind.ORGANISATION and view.status is NoticeStatus.OPEN
+    # The copy handed to the offender (Art. 29, § 2º) names the company, its CNPJ and the article.
+    reader = PdfReader(io.BytesIO(enforcement.notice_pdf(inspector, created.id)))
+    printed = " ".join(" ".join(page.extract_text() for page in reader.pages).split())
+    assert "Entregas Rápidas Patrocínio Ltda" in printed and "11.222.333/0001-81" in printed
+    assert "Art. 25, I" in printed
 
     # Suspension and cassação reach a permit or a deputy's link; the company has neither.
     options = enforcement.decision_options(supervisor, created.id)
