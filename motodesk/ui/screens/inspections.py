@@ -39,7 +39,7 @@ from motodesk.services.inspections import (
 from motodesk.services.vehicles import VehicleRow
 from motodesk.ui.checklist import ChecklistDialog, read_checklist
 from motodesk.ui.formatting import format_date
-from motodesk.ui.guard import GuardedDialog
+from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
@@ -335,6 +335,26 @@ class RescheduleDialog(GuardedDialog):
         super().accept()
 
 
+def start_question(plate: str) -> str:
+    return f"Iniciar a vistoria do veículo {plate} agora?"
+
+
+class _QueuePanel(ListPanel[QueueRow]):
+    """The queue: Enter (or a double click) on a row opens it; when that would start an inspection
+    (a booked, due or failed one) it asks first, "Não" the default. The button says what it does."""
+
+    def __init__(self, ctx: AppContext, spec: ListSpec[QueueRow], page: InspectionsPage) -> None:
+        super().__init__(ctx, spec, autoload=False)
+        self.page = page
+
+    def run_default(self) -> bool:
+        row = self.selected()
+        if row is None or not self.page.can_record:
+            return super().run_default()
+        self.page.start_selected(ask=row.status is not InspectionStatus.DRAFT)
+        return True
+
+
 class InspectionsPage(ListPage):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(ctx, "Vistorias", parent=parent)
@@ -348,7 +368,7 @@ class InspectionsPage(ListPage):
         keyboard_tabs(self.tabs)
         self.tabs.setObjectName("tabs")
 
-        self.queue_panel: ListPanel[QueueRow] = ListPanel(ctx, ListSpec(
+        self.queue_panel: ListPanel[QueueRow] = _QueuePanel(ctx, ListSpec(
             name="queue", columns=QUEUE_COLUMNS, sortable=True,
             load=lambda _v: inspections.inspector_queue(ctx, vehicles.local_today()),
             identity=lambda r: (r.vehicle_id, r.inspection_id, r.kind),
@@ -364,7 +384,7 @@ class InspectionsPage(ListPage):
                        frozenset({Role.SUPERVISOR}), needs_row=False),
                 Action("refresh", "A&tualizar", lambda _r: self.reload(), needs_row=False, shortcut="F5"),
             ],
-            kinds=kinds, count=lambda n, _m: "", on_loaded=lambda _rows: self._queue_title()), autoload=False)
+            kinds=kinds, count=lambda n, _m: "", on_loaded=lambda _rows: self._queue_title()), self)
         self.queue_panel.title.show()
         self.tabs.addTab(self.queue_panel, "&Fila de hoje")
 
@@ -451,9 +471,12 @@ class InspectionsPage(ListPage):
     def _then_checklist(self, panel: ListPanel[Any], work: Callable[[], int], busy: str) -> None:
         ServiceOp(panel, work, busy=busy, change="inspection").success(self.open_checklist).run()
 
-    def start_selected(self) -> None:
+    def start_selected(self, *, ask: bool = False) -> None:
+        """Start (or open) the queue row's inspection; ``ask``: first ask, naming the vehicle."""
         row = self.queue_row()
         if row is None or not self.can_record:
+            return
+        if ask and not confirm(self, "Iniciar vistoria", start_question(row.plate)):
             return
         ctx = self.ctx
 
@@ -533,6 +556,9 @@ class InspectionsPage(ListPage):
         if row is None:
             return
         if row.status is InspectionStatus.SCHEDULED and self.can_record:
+            # "Abrir" on a booked inspection starts it: that is said and asked first.
+            if not confirm(self, "Iniciar vistoria", start_question(row.plate)):
+                return
             ctx = self.ctx
             self._then_checklist(self.history_panel, lambda: inspections.start_inspection(ctx, inspection_id=row.id),
                                  "Abrindo a vistoria…")
