@@ -377,6 +377,27 @@ def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDia
     return buttons, save_button
 
 
+def ok_cancel_buttons(
+    dialog: QDialog,
+    ok_text: str | None,
+    on_ok: Callable[[], object] | None = None,
+    cancel_text: str | None = "&Cancelar",
+) -> tuple[QDialogButtonBox, QPushButton]:
+    """Qt's standard Ok/Cancel pair (so Enter and Esc behave as in every dialog), Ok renamed ``ok_text``
+    and running ``on_ok`` (by default ``dialog.accept``), Cancel renamed ``cancel_text`` and rejecting
+    ``dialog``; a text of None keeps Qt's own (translated) one. Returns the box and its Ok button."""
+    buttons = QDialogButtonBox()  # buttons set apart: the constructor's overloads load the `Qt` enums
+    buttons.setStandardButtons(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    if ok_text is not None:
+        ok.setText(ok_text)
+    if cancel_text is not None:
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(cancel_text)
+    buttons.accepted.connect(on_ok if on_ok is not None else dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons, ok
+
+
 def passwords_differ(first: QLineEdit, repeat: QLineEdit, message: QLabel) -> bool:
     """True when a password typed twice differs: said on the repeat field and the message line,
     and the repeat selected to be typed again."""

@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
     QGroupBox,
@@ -60,7 +59,14 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, FormattedLineEdit, fit_columns, heading, keyboard_tabs
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    fit_columns,
+    heading,
+    keyboard_tabs,
+    ok_cancel_buttons,
+)
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -166,11 +172,7 @@ class StepDialog(GuardedDialog):
             form.addRow(_with_key(reason, "M"), self.reason)
         if express_request:
             form.addRow(self.express_request)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Confirmar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Ca&ncelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Confirmar", cancel_text="Ca&ncelar")
         layout = QVBoxLayout(self)
         layout.addWidget(text)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
@@ -236,12 +238,7 @@ class ConvictionDialog(GuardedDialog):
         form.addRow("Nº do &processo:", self.case_number)
         form.addRow("&Trânsito em julgado em:", self.final_on)
         form.addRow("&Observações:", self.notes)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Re&gistrar e cassar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, ok = ok_cancel_buttons(self, "Re&gistrar e cassar")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
@@ -649,11 +646,7 @@ class CandidateDialog(GuardedDialog):
         form.addRow("C&PF:", self.cpf)
         form.addRow("&Nome completo:", self.name)
         form.addRow(self.registered)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Adicionar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Adicionar")
         form.addRow(buttons)
         self.cpf.textChanged.connect(self._cpf_changed)
         self.mark_clean()
@@ -700,11 +693,7 @@ class TenderDialog(GuardedDialog):
         form.addRow("&Número:", self.number)
         form.addRow("&Descrição:", self.description)
         form.addRow("&Homologada em:", self.homologated_on)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Registrar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Registrar")
         form.addRow(buttons)
         self.mark_clean()
 
