@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import transition
+from motodesk.rules.text import format_int
 from motodesk.rules.validators import format_cpf
 from motodesk.services import badges, enforcement, fees, permits, tenders
 from motodesk.services.badges import BadgePrintRow
@@ -813,7 +814,7 @@ class TenderTab(QWidget):
         load_into(self, lambda: permits.quota_overview(self.ctx), self._show_quota, key="quota")
 
     def _show_quota(self, overview: permits.QuotaOverview) -> None:
-        values = {"population": f"{overview.population:,}".replace(",", "."),
+        values = {"population": format_int(overview.population),
                   "year": str(overview.population_year), "quota": str(overview.quota),
                   "in_force": str(overview.in_force), "open": str(overview.open_places)}
         for key, text in values.items():
