@@ -11,23 +11,22 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from motodesk.commands import add_login_args, open_context
+from motodesk.rules.text import parse_day
 
 EXIT_OK = 0
 EXIT_ERROR = 1
 
 
 def _day(text: str) -> date:
-    for fmt in ("%d/%m/%Y", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(text, fmt).date()
-        except ValueError:
-            continue
-    raise argparse.ArgumentTypeError(f"data inválida: {text!r} (use DD/MM/AAAA)")
+    try:
+        return parse_day(text, iso=True)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"data inválida: {text!r} (use DD/MM/AAAA)") from None
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from motodesk.commands import add_login_args, authenticated, login, open_context, open_database, stdin_line
+from motodesk.rules.text import format_int
 
 EXIT_OK = 0
 
@@ -172,7 +173,7 @@ def cmd_seed_demo(args: argparse.Namespace) -> int:
     ctx = open_context(args)
 
     def progress(done: int, total: int) -> None:
-        print(f"\r{done:,}/{total:,} pessoas".replace(",", "."), end="", file=sys.stderr, flush=True)
+        print(f"\r{format_int(done)}/{format_int(total)} pessoas", end="", file=sys.stderr, flush=True)
 
     counts = seed_demo(ctx, args.people, progress=progress)
     print(file=sys.stderr)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from motodesk.commands import add_login_args, open_context
+from motodesk.rules.text import format_int
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -67,7 +68,7 @@ def _progress(label: str) -> Callable[[int, int], None] | None:
         return None
 
     def show(done: int, total: int) -> None:
-        text = f"{done:,}/{total:,}".replace(",", ".")
+        text = f"{format_int(done)}/{format_int(total)}"
         print(f"\r{label}: {text} linhas", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
     return show
@@ -80,7 +81,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     out = Path(args.out)
     kind = export_kind(args.kind)
     count = export(ctx, kind.key, out, progress=_progress(kind.label))
-    rows = f"{count:,}".replace(",", ".") + (" linha" if count == 1 else " linhas")
+    rows = format_int(count) + (" linha" if count == 1 else " linhas")
     print(f"Planilha gravada: {out} ({kind.label}, {rows}).")
     return EXIT_OK
 

@@ -69,7 +69,7 @@ from motodesk.exports.spreadsheet import (
 from motodesk.exports.xlsx import DATE_FORMAT, unescape_text
 from motodesk.rules import documents_declared
 from motodesk.rules.common import ServiceType
-from motodesk.rules.text import clean_name, name_problem
+from motodesk.rules.text import clean_name, format_int, name_problem
 from motodesk.rules.validators import (
     Validation,
     validate_cnh,
@@ -413,10 +413,6 @@ def _join(items: Sequence[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " e " + items[-1]
-
-
-def _thousands(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
 
 
 # ----------------------------------------------------------------------- dates
@@ -825,7 +821,7 @@ def _read_workbook(
         read += 1
         if read > max_rows:
             return ImportReport(
-                file_errors=[MSG_TOO_MANY.format(limit=_thousands(max_rows))],
+                file_errors=[MSG_TOO_MANY.format(limit=format_int(max_rows))],
                 sheet_name=ws.title,
                 header_row=header_row,
             )
@@ -834,7 +830,7 @@ def _read_workbook(
             progress(read)
     if stopped_at is not None and report.rows:
         report.file_warnings.append(
-            f"A leitura parou na linha {_thousands(stopped_at)} depois de {_thousands(EMPTY_ROWS_STOP)} "
+            f"A leitura parou na linha {format_int(stopped_at)} depois de {format_int(EMPTY_ROWS_STOP)} "
             "linhas vazias seguidas; se houver dados mais abaixo, apague as linhas vazias e importe de novo."
         )
     if not report.rows:
@@ -868,7 +864,7 @@ def _read_row(
             continue
         if isinstance(raw, str) and len(raw) > MAX_CELL_CHARS:
             row.errors.append(MSG_CELL_TOO_LONG.format(cell=f"{get_column_letter(col_idx)}{line}",
-                                                       size=_thousands(len(raw)), limit=_thousands(MAX_CELL_CHARS)))
+                                                       size=format_int(len(raw)), limit=format_int(MAX_CELL_CHARS)))
             row.values[col.key] = None
             continue
         value, error, warning = _parse_field(col, raw, today)

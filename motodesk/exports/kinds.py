@@ -22,6 +22,7 @@ from typing import Any
 
 from motodesk.exports.xlsx import Column, SheetSpec
 from motodesk.rules import documents_declared
+from motodesk.rules.text import format_int
 from motodesk.rules.validators import format_cpf, mask_cpf
 
 __all__ = [
@@ -347,7 +348,7 @@ def quota_study_sheets(
         {
             "indicator": "Vagas de mototáxi (Art. 10, I)",
             "value": study.quota,
-            "note": f"1 permissão para cada {study.inhabitants_per_permit:,} habitantes".replace(",", "."),
+            "note": f"1 permissão para cada {format_int(study.inhabitants_per_permit)} habitantes",
         },
         {"indicator": "Permissões de mototáxi em vigor", "value": study.permits_in_force},
         {"indicator": "Vagas abertas", "value": study.open_places},

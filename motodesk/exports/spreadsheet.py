@@ -53,6 +53,8 @@ from openpyxl.reader.excel import ExcelReader
 from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 from openpyxl.xml.functions import iterparse  # defusedxml's when it is installed, as openpyxl's own
 
+from motodesk.rules.text import format_int
+
 __all__ = [
     "MAX_COMPRESSION_RATIO",
     "MAX_FILE_BYTES",
@@ -168,12 +170,8 @@ class SpreadsheetRefused(Exception):
         self.message = message
 
 
-def _thousands(n: int) -> str:
-    return f"{n:,}".replace(",", ".")
-
-
 def _mb(size: int) -> str:
-    return _thousands(size // MIB) if size >= MIB else f"{size / MIB:.1f}".replace(".", ",")
+    return format_int(size // MIB) if size >= MIB else f"{size / MIB:.1f}".replace(".", ",")
 
 
 # --- 1. what the file is ------------------------------------------------------------------------------
@@ -271,7 +269,7 @@ def _size_problem(name: str, member: str, size: int) -> str | None:
 
 def _ratio_problem(name: str, member: str, inflated: int, compressed: int) -> str | None:
     if inflated > MAX_COMPRESSION_RATIO * max(1, compressed):
-        return MSG_RATIO.format(name=name, member=member, ratio=_thousands(inflated // max(1, compressed)),
+        return MSG_RATIO.format(name=name, member=member, ratio=format_int(inflated // max(1, compressed)),
                                 limit=MAX_COMPRESSION_RATIO)
     return None
 
@@ -374,7 +372,7 @@ def _check_inflation(name: str, fh: IO[bytes], zf: zipfile.ZipFile, file_size: i
                 consumed -= len(inflater.unused_data)
                 break
         if lying:
-            return MSG_LYING_SIZE.format(name=name, member=info.filename, declared=_thousands(info.file_size))
+            return MSG_LYING_SIZE.format(name=name, member=info.filename, declared=format_int(info.file_size))
         problem = _ratio_problem(name, info.filename, produced, consumed)
         if problem:
             return problem
@@ -387,7 +385,7 @@ def _check_inflation(name: str, fh: IO[bytes], zf: zipfile.ZipFile, file_size: i
                                                  limit=_mb(MAX_SHARED_STRINGS_BYTES), what=_WHAT["strings"])
             strings += counter.strings
             if strings > MAX_SHARED_STRINGS:
-                return MSG_TOO_MANY_STRINGS.format(name=name, limit=_thousands(MAX_SHARED_STRINGS))
+                return MSG_TOO_MANY_STRINGS.format(name=name, limit=format_int(MAX_SHARED_STRINGS))
         total += produced
         if total > MAX_TOTAL_INFLATED:
             return MSG_TOTAL_TOO_BIG.format(name=name, size=_mb(total), limit=_mb(MAX_TOTAL_INFLATED))

@@ -28,6 +28,7 @@ from typing import Any
 
 from motodesk.rules.fees import DEFAULT_LEGAL_BASIS, Fee, FeeAct, fee_problems
 from motodesk.rules.infractions import Penalty, Severity
+from motodesk.rules.text import parse_day
 
 #: Until the secretariat publishes its page: an address on the prefeitura's domain, to be confirmed.
 DEFAULT_VERIFIER_BASE_URL = "https://verificar.patrocinio.mg.gov.br/cracha/"
@@ -299,11 +300,7 @@ class LawSettings:
 
 def _parse_day(text: str) -> date:
     """``dd/mm/aaaa`` or ``aaaa-mm-dd``; ValueError otherwise."""
-    text = text.strip()
-    if "/" in text:
-        day, month, year = (int(part) for part in text.split("/"))
-        return date(year, month, day)
-    return date.fromisoformat(text)
+    return parse_day(text, iso=True)
 
 
 def _document_problems(settings: LawSettings) -> list[str]:

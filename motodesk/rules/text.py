@@ -7,6 +7,7 @@ Brazilian thousands separator ("89.826").
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
@@ -15,6 +16,25 @@ from decimal import ROUND_HALF_UP, Decimal
 def format_date(value: date) -> str:
     """``date(2026, 3, 1)`` → ``"01/03/2026"``."""
     return value.strftime("%d/%m/%Y")
+
+
+_DMY = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})", re.ASCII)
+_ISO = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})", re.ASCII)
+
+
+def parse_day(text: str, *, iso: bool = False) -> date:
+    """``" 29/02/2024 "`` → ``date(2024, 2, 29)``: the one parser of a typed ``dd/mm/aaaa`` date
+    (one-digit day or month accepted, the year always with four digits); with ``iso`` also
+    ``aaaa-mm-dd``. ValueError for anything else, and for a day the calendar lacks (31/02)."""
+    text = text.strip()
+    m = _DMY.fullmatch(text)
+    if m is not None:
+        day, month, year = (int(g) for g in m.groups())
+    elif iso and (m := _ISO.fullmatch(text)) is not None:
+        year, month, day = (int(g) for g in m.groups())
+    else:
+        raise ValueError(f"not a dd/mm/aaaa date: {text!r}")
+    return date(year, month, day)
 
 
 def format_int(value: int) -> str:

@@ -28,6 +28,7 @@ from motodesk.exports.xlsx import Column, ExportTargetLocked, SheetSpec, write_w
 from motodesk.models import AccessRecord, Person
 from motodesk.models.base import utcnow
 from motodesk.rules.common import Role
+from motodesk.rules.text import parse_day as text_parse_day
 from motodesk.rules.validators import validate_cpf
 from motodesk.services.clock import LOCAL_TZ
 from motodesk.services.context import AppContext, CurrentUser, requires
@@ -93,7 +94,7 @@ class AccessEntry:
 def parse_day(text: str) -> date:
     """A dd/mm/aaaa date typed by an administrator."""
     try:
-        return datetime.strptime(text.strip(), "%d/%m/%Y").date()
+        return text_parse_day(text)
     except ValueError:
         raise InvalidInputError(f"Data inválida: “{text}”. Use dd/mm/aaaa.") from None
 

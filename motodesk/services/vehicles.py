@@ -40,6 +40,7 @@ from motodesk.rules.replacement import (
     replacement_not_authorised,
 )
 from motodesk.rules.settings import LawSettings
+from motodesk.rules.text import format_int
 from motodesk.rules.validators import (
     format_cpf,
     format_plate,
@@ -287,8 +288,8 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
         if cc <= 0:
             errors["engine_cc"] = f"Cilindrada impossível: {cc} cc. Informe a cilindrada do CRLV, em cc."
         elif cc > MAX_PLAUSIBLE_CC:
-            errors["engine_cc"] = (f"Cilindrada impossível para uma motocicleta: {cc:,} cc "
-                                   f"(o máximo plausível é {MAX_PLAUSIBLE_CC:,} cc).").replace(",", ".")
+            errors["engine_cc"] = (f"Cilindrada impossível para uma motocicleta: {format_int(cc)} cc "
+                                   f"(o máximo plausível é {format_int(MAX_PLAUSIBLE_CC)} cc).")
     if values["crlv_uf"]:
         values["crlv_uf"] = values["crlv_uf"].upper()
         if values["crlv_uf"] not in UFS:

@@ -41,6 +41,7 @@ from shiboken6 import isValid
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
+from motodesk.rules.text import format_int
 from motodesk.services.context import AppContext
 from motodesk.services.dashboard import STATES, DashboardData, dashboard, group_label
 from motodesk.ui.changes import follow_changes
@@ -147,7 +148,7 @@ def permits_chart(data: DashboardData) -> QChart:
 
 def quota_chart(data: DashboardData) -> QChart:
     q = data.quota
-    population = f"{q.population:,}".replace(",", ".")
+    population = format_int(q.population)
     chart = _chart(f"Mototáxi em vigor × vagas (Art. 10, I) – {population} hab. (IBGE {q.population_year})")
     series = QBarSeries()
     series.append(_bar_set("Vagas (1 por 2.000 habitantes)", [q.quota], "#1565c0"))

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -56,7 +55,7 @@ from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, VerdictList
+from motodesk.ui.widgets import DateField, VerdictList, ok_cancel_buttons
 
 HISTORY_COLUMNS: list[Column[DeputyInfo]] = [
     Column("deputy_name", "Preposto", lambda d: d.deputy_name),
@@ -221,12 +220,8 @@ class NominateDialog(GuardedDialog):
         self.summary.setWordWrap(True)
         self.verdict_list = VerdictList()
         self.verdict_list.setObjectName("verdicts")
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText("Indicar")
+        self.buttons, self.ok_button = ok_cancel_buttons(self, "Indicar", self.nominate, cancel_text=None)
         self.ok_button.setObjectName("nominate")
-        self.buttons.accepted.connect(self.nominate)
-        self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)
@@ -336,9 +331,7 @@ class EndLinkDialog(GuardedDialog):
         form.addRow(text)
         form.addRow("&Fim do vínculo em:", self.end_on)
         form.addRow("&Motivo:", self.reason)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, None, cancel_text=None)
         form.addRow(buttons)
         self.mark_clean()
 

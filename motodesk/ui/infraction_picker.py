@@ -6,7 +6,6 @@ from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QDialogButtonBox,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -18,6 +17,7 @@ from PySide6.QtWidgets import (
 from motodesk.rules.infractions import CATALOGUE, Infraction, find_infractions
 from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.widgets import ok_cancel_buttons
 
 CATALOGUE_COLUMNS: list[Column[Infraction]] = [
     Column("article", "Enquadramento", lambda i: i.article),
@@ -123,11 +123,7 @@ class InfractionPickerDialog(QDialog):
         fit_to_screen(self, 820, 520)
         self.infraction: Infraction | None = None
         self.picker = InfractionPicker(self)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Escolher")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self._accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Escolher", self._accept)
         self.picker.chosen.connect(lambda _item: self._accept())
         layout = QVBoxLayout(self)
         layout.addWidget(self.picker, 1)

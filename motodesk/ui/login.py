@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.services.errors import MotodeskError
+from motodesk.ui.widgets import ok_cancel_buttons
 
 if TYPE_CHECKING:
     from motodesk.services.context import AppContext, CurrentUser
@@ -75,13 +75,7 @@ class LoginDialog(QDialog):
         form = QFormLayout()
         form.addRow("&Usuário:", self.login_edit)
         form.addRow("&Senha:", self.password_edit)
-        buttons = QDialogButtonBox()  # buttons set apart: the constructor's overloads load the `Qt` enums
-        buttons.setStandardButtons(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.enter_button = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.enter_button.setText("&Entrar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.try_login)
-        buttons.rejected.connect(self.reject)
+        buttons, self.enter_button = ok_cancel_buttons(self, "&Entrar", self.try_login)
 
         layout = QVBoxLayout(self)
         layout.addWidget(title)

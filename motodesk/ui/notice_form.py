@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
     QDateTimeEdit,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -48,7 +47,7 @@ from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
 from motodesk.ui.listpage import fit_to_screen, with_access_key
 from motodesk.ui.ops import ServiceOp, errors_on, place_field_errors
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, mark_field, ok_cancel_buttons
 
 ERROR_COLOUR = "#b00020"
 
@@ -432,11 +431,7 @@ class NotificationDialog(GuardedDialog):
         form.addRow("&Data da notificação:", self.notified_on)
         form.addRow("&Referência:", self.reference)
         form.addRow(self.error)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Re&gistrar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.submit)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "Re&gistrar", self.submit)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)

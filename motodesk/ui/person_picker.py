@@ -32,6 +32,7 @@ from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.widgets import ok_cancel_buttons
 
 Row = TypeVar("Row")
 DEBOUNCE_MS = 200
@@ -81,10 +82,7 @@ class PickerDialog(QDialog, Generic[Row]):
         self.table.doubleClicked.connect(lambda _i: self.choose())
         self.count = QLabel("")
         self.count.setObjectName("count")
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Escolher")
-        self.buttons.accepted.connect(self.choose)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons, _ok = ok_cancel_buttons(self, "Escolher", self.choose, cancel_text=None)
         layout = QVBoxLayout(self)
         layout.addWidget(self.query)
         layout.addWidget(self.table, 1)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.clock import local_today
 from motodesk.rules.common import Status, Verdict
+from motodesk.rules.text import parse_day
 
 ERROR_STYLE = "border: 1px solid #c62828; background: #fff3f3;"
 MESSAGE_STYLE = "color: #b00020"  # a dialog's message line: why it refused
@@ -52,12 +53,12 @@ def parse_typed_date(text: str) -> tuple[date | None, str | None]:
         return None, None
     if len(digits) < 8:
         return None, "Data incompleta: use dd/mm/aaaa."
-    day, month, year = int(digits[:2]), int(digits[2:4]), int(digits[4:8])
+    day, month = int(digits[:2]), int(digits[2:4])
     shown = f"{digits[:2]}/{digits[2:4]}/{digits[4:8]}"
     if not 1 <= month <= 12:
         return None, f"Data inexistente: {shown} — o mês vai de 01 a 12."
     try:
-        value = date(year, month, day)
+        value = parse_day(shown)
     except ValueError:
         return None, f"Data inexistente: {shown} — esse mês não tem dia {day:02d}."
     if not MIN_DATE <= value <= MAX_DATE:
@@ -375,6 +376,27 @@ def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDia
     buttons.accepted.connect(save)
     buttons.rejected.connect(dialog.reject)
     return buttons, save_button
+
+
+def ok_cancel_buttons(
+    dialog: QDialog,
+    ok_text: str | None,
+    on_ok: Callable[[], object] | None = None,
+    cancel_text: str | None = "&Cancelar",
+) -> tuple[QDialogButtonBox, QPushButton]:
+    """Qt's standard Ok/Cancel pair (so Enter and Esc behave as in every dialog), Ok renamed ``ok_text``
+    and running ``on_ok`` (by default ``dialog.accept``), Cancel renamed ``cancel_text`` and rejecting
+    ``dialog``; a text of None keeps Qt's own (translated) one. Returns the box and its Ok button."""
+    buttons = QDialogButtonBox()  # buttons set apart: the constructor's overloads load the `Qt` enums
+    buttons.setStandardButtons(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+    ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
+    if ok_text is not None:
+        ok.setText(ok_text)
+    if cancel_text is not None:
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(cancel_text)
+    buttons.accepted.connect(on_ok if on_ok is not None else dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    return buttons, ok
 
 
 def passwords_differ(first: QLineEdit, repeat: QLineEdit, message: QLabel) -> bool:

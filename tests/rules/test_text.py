@@ -16,6 +16,7 @@ from motodesk.rules.text import (
     format_int,
     format_ufm,
     join_words,
+    parse_day,
     plural,
 )
 
@@ -59,3 +60,36 @@ def test_fold() -> None:
 )
 def test_as_clause(message: str, clause: str) -> None:
     assert as_clause(message) == clause
+
+
+# -- parse_day: the one dd/mm/aaaa parser (issue 27, item 3) ------------------------------------
+@pytest.mark.parametrize(("text", "iso", "expected"), [
+    ("01/03/2026", False, date(2026, 3, 1)),
+    (" 1/3/2026 ", False, date(2026, 3, 1)),  # strptime's %d/%m took one digit: the admin's fields did
+    ("29/02/2024", False, date(2024, 2, 29)),
+    ("29/02/2000", False, date(2000, 2, 29)),
+    ("2026-03-01", True, date(2026, 3, 1)),  # the commands and the settings also take ISO
+])
+def test_parse_day_reads_what_the_old_copies_read(text: str, iso: bool, expected: date) -> None:
+    assert parse_day(text, iso=iso) == expected
+
+
+@pytest.mark.parametrize(("text", "iso"), [
+    ("31/02/2026", True),
+    ("29/02/2026", True),
+    ("29/02/1900", True),  # not a leap year
+    ("00/01/2026", True),
+    ("01/13/2026", True),
+    ("1/3/26", True),  # a two-digit year: the settings' split("/") read it as the year 26
+    ("01/03/02026", True),
+    ("01-03-2026", True),
+    ("2026-03-01", False),  # ISO only where asked for
+    ("20260301", True),  # date.fromisoformat took it; nobody types it
+    ("2026-W09-7", True),
+    ("+1/3/2026", True),  # int() took the sign
+    ("٠١/٠٣/٢٠٢٦", True),  # other scripts' digits
+    ("", True),
+])
+def test_parse_day_refuses_what_is_no_typed_date(text: str, iso: bool) -> None:
+    with pytest.raises(ValueError):
+        parse_day(text, iso=iso)

@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules.common import Role
+from motodesk.rules.text import parse_day
 from motodesk.services import access_log, administration, audit, users
 from motodesk.services import backup as backups
 from motodesk.services.administration import SettingField
@@ -394,7 +395,7 @@ def _parse_dates(text: str) -> tuple[date, ...]:
         if not part:
             continue
         try:
-            days.append(datetime.strptime(part, "%d/%m/%Y").date())
+            days.append(parse_day(part))
         except ValueError:
             raise ValueError(f"Data inválida: “{part}”. Use dd/mm/aaaa, separadas por ponto e vírgula.") from None
     return tuple(sorted(set(days)))

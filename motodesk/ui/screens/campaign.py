@@ -52,7 +52,7 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, heading, run_dialog, table_view
+from motodesk.ui.widgets import DateField, fit_columns, heading, ok_cancel_buttons, run_dialog, table_view
 
 CHANGE = "campaign"
 WEEKDAYS = ("seg", "ter", "qua", "qui", "sex", "sáb", "dom")
@@ -160,14 +160,8 @@ class RescheduleDialog(QDialog):
         reason_label = QLabel("&Motivo:")
         reason_label.setBuddy(self.reason)
         form.addRow(reason_label, self.reason)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("&Reagendar")
-        cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        cancel.setText("Cancelar")
-        cancel.setShortcut("Esc")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, ok = ok_cancel_buttons(self, "&Reagendar", cancel_text="Cancelar")
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).setShortcut("Esc")
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(buttons)

@@ -15,7 +15,6 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QButtonGroup,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
     QLabel,
@@ -42,7 +41,7 @@ from motodesk.ui.mainwindow import MainWindow, register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
-from motodesk.ui.widgets import DateField
+from motodesk.ui.widgets import DateField, ok_cancel_buttons
 
 LETTER_ROLES = (Role.CLERK, Role.SUPERVISOR)
 EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
@@ -141,11 +140,7 @@ class RenewalDialog(GuardedDialog):
         form.addRow("&Horário:", self.hours)
         intro = QLabel(f"Uma carta por titular ({letters}), com os vencimentos listados na tela, em um só PDF A4.")
         intro.setWordWrap(True)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Gerar cartas")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Gerar cartas")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)

@@ -37,7 +37,7 @@ from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, 
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, FormattedLineEdit, mark_field, run_dialog
+from motodesk.ui.widgets import DateField, FormattedLineEdit, mark_field, ok_cancel_buttons, run_dialog
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -173,11 +173,7 @@ class DateDialog(GuardedDialog):
         self.date.setObjectName("date")
         form = QFormLayout()
         form.addRow(label, self.date)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Registrar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Registrar")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addLayout(form)

@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
     QGroupBox,
@@ -35,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import transition
+from motodesk.rules.text import format_int
 from motodesk.rules.validators import format_cpf
 from motodesk.services import badges, enforcement, fees, permits, tenders
 from motodesk.services.badges import BadgePrintRow
@@ -60,7 +60,14 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorded_message
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, FormattedLineEdit, fit_columns, heading, keyboard_tabs
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    fit_columns,
+    heading,
+    keyboard_tabs,
+    ok_cancel_buttons,
+)
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -166,11 +173,7 @@ class StepDialog(GuardedDialog):
             form.addRow(_with_key(reason, "M"), self.reason)
         if express_request:
             form.addRow(self.express_request)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Confirmar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Ca&ncelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Confirmar", cancel_text="Ca&ncelar")
         layout = QVBoxLayout(self)
         layout.addWidget(text)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
@@ -236,12 +239,7 @@ class ConvictionDialog(GuardedDialog):
         form.addRow("Nº do &processo:", self.case_number)
         form.addRow("&Trânsito em julgado em:", self.final_on)
         form.addRow("&Observações:", self.notes)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        ok = buttons.button(QDialogButtonBox.StandardButton.Ok)
-        ok.setText("Re&gistrar e cassar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, ok = ok_cancel_buttons(self, "Re&gistrar e cassar")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
@@ -649,11 +647,7 @@ class CandidateDialog(GuardedDialog):
         form.addRow("C&PF:", self.cpf)
         form.addRow("&Nome completo:", self.name)
         form.addRow(self.registered)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Adicionar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Adicionar")
         form.addRow(buttons)
         self.cpf.textChanged.connect(self._cpf_changed)
         self.mark_clean()
@@ -700,11 +694,7 @@ class TenderDialog(GuardedDialog):
         form.addRow("&Número:", self.number)
         form.addRow("&Descrição:", self.description)
         form.addRow("&Homologada em:", self.homologated_on)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Registrar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Registrar")
         form.addRow(buttons)
         self.mark_clean()
 
@@ -824,7 +814,7 @@ class TenderTab(QWidget):
         load_into(self, lambda: permits.quota_overview(self.ctx), self._show_quota, key="quota")
 
     def _show_quota(self, overview: permits.QuotaOverview) -> None:
-        values = {"population": f"{overview.population:,}".replace(",", "."),
+        values = {"population": format_int(overview.population),
                   "year": str(overview.population_year), "quota": str(overview.quota),
                   "in_force": str(overview.in_force), "open": str(overview.open_places)}
         for key, text in values.items():

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from motodesk.errors import DatabaseError
 from motodesk.rules.common import Role
+from motodesk.rules.text import format_int
 from motodesk.services import reports
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
@@ -70,7 +71,7 @@ def start_export(parent: QWidget, ctx: AppContext, kind: str, path: str, *, dead
         if total and dialog.maximum() != total:
             dialog.setMaximum(total)
         dialog.setValue(min(done, total) if total else 0)
-        dialog.setLabelText(f"Exportando “{label}”: {done:,} de {total:,} linhas…".replace(",", "."))
+        dialog.setLabelText(f"Exportando “{label}”: {format_int(done)} de {format_int(total)} linhas…")
 
     def cancel() -> None:
         dialog.setLabelText("Cancelando…")
@@ -166,7 +167,7 @@ class ExportsTab(QWidget):
 
         def done(count: int) -> None:
             self._enable()
-            rows = f"{count:,}".replace(",", ".")
+            rows = format_int(count)
             self.status.setText(f"Planilha gravada: {path} ({rows} linha{'s' if count != 1 else ''}).")
 
         def cancelled() -> None:
