@@ -36,7 +36,7 @@ from motodesk.models import (
     PersonNameChange,
 )
 from motodesk.models.base import utcnow
-from motodesk.rules import documents_declared
+from motodesk.rules import acts, documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind, check_certificate_change
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
@@ -54,6 +54,7 @@ from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
+from motodesk.services.facts import permits_facts
 from motodesk.services.judged import judged
 from motodesk.services.photos import newest_photo
 from motodesk.services.settings import law_settings
@@ -701,3 +702,34 @@ def check_dossier(ctx: AppContext, person_id: int, service: ServiceType, *, on: 
     if standing is not None:
         verdicts.append(standing.verdict)
     return verdicts
+
+
+@dataclass(frozen=True)
+class PermitPending:
+    """A permit in force of the person and what today's facts do not vouch for: its pending items."""
+
+    number: str
+    imported: bool
+    verdicts: tuple[Verdict, ...]
+
+
+@requires(*READERS)
+def permit_pending(ctx: AppContext, person_id: int, *, on: date | None = None) -> list[PermitPending]:
+    """The person's permits in force judged on ``on``'s complete facts (today by default) by the
+    document gate's rules on the registration certificate — the judgement the import lists per holder
+    (:func:`motodesk.rules.acts.imported_permit_findings`), so each non-conformity is pending on the
+    dossier, with its article, until the fact that clears it is recorded. Permits with none are left out."""
+    today = on or local_today()
+    settings = law_settings(ctx)
+    with ctx.read() as s:
+        ids = list(s.scalars(select(Permit.id).where(
+            Permit.person_id == person_id,
+            Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED))).order_by(Permit.id)))
+        loaded = permits_facts(s, ids)
+    out = []
+    for permit_id in ids:
+        permit = loaded[permit_id]
+        verdicts = acts.imported_permit_findings(permit, today, settings)
+        if verdicts:
+            out.append(PermitPending(permit.number, permit.imported, tuple(verdicts)))
+    return out
