@@ -403,6 +403,7 @@ class _Loaded:
     tender: TenderStanding | None
     name_changes: list[people.NameChangeRow]
     settings: LawSettings
+    pending: list[people.PermitPending] = dataclasses.field(default_factory=list)
 
 
 class DossierWindow(QWidget):
@@ -839,6 +840,12 @@ class DossierWindow(QWidget):
         layout.addWidget(self.applications_view, 1)
         layout.addWidget(QLabel("<b>Permissões e autorizações</b>"))
         layout.addWidget(self.permits_view, 1)
+        self.permit_pending_label = QLabel("")  # the permit in force judged on today's facts (gate's rules)
+        self.permit_pending_label.setObjectName("permit_pending")
+        self.permit_pending_label.setWordWrap(True)
+        self.permit_pending_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.permit_pending_label.hide()
+        layout.addWidget(self.permit_pending_label)
         self.name_history_label = QLabel("")
         self.name_history_label.setObjectName("name_history")
         self.name_history_label.setWordWrap(True)
@@ -846,6 +853,13 @@ class DossierWindow(QWidget):
         self.name_history_label.hide()
         layout.addWidget(self.name_history_label)
         return page
+
+    def _show_permit_pending(self, pending: list[people.PermitPending]) -> None:
+        """What today's facts do not vouch for of each permit in force, each item with its article."""
+        lines = [f"Pendências da permissão {p.number}{' (importada do cadastro anterior)' if p.imported else ''}:\n"
+                 + "\n".join(f"• {v.message}" for v in p.verdicts) for p in pending]
+        self.permit_pending_label.setText("\n".join(lines))
+        self.permit_pending_label.setVisible(bool(lines))
 
     def _show_name_history(self, changes: list[people.NameChangeRow]) -> None:
         """The person's name changes (Art. 6º, § 1º; Art. 7º), oldest first."""
@@ -976,7 +990,8 @@ class DossierWindow(QWidget):
                 locks=people.identity_locks(ctx, person_id),
                 tender=tenders.tender_standing(ctx, person_id),
                 name_changes=people.name_changes(ctx, person_id),
-                settings=law_settings(ctx))
+                settings=law_settings(ctx),
+                pending=people.permit_pending(ctx, person_id))
 
         def shown(loaded: _Loaded) -> None:
             self._show_loaded(person_id, loaded)
@@ -1009,6 +1024,7 @@ class DossierWindow(QWidget):
         self.locks = loaded.locks
         self.tender = loaded.tender
         self._show_name_history(loaded.name_changes)
+        self._show_permit_pending(loaded.pending)
         self.person_id = person_id
         self._choose_service()
         self._fill(loaded.dossier)
