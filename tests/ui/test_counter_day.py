@@ -734,6 +734,7 @@ def test_the_inspectors_notice_from_the_keyboard(qtbot, day: KeyRecorder, inspec
     from motodesk.ui.screens.infractions import InfractionsPage
 
     keys = day
+    keys.shots = 50  # its screenshot is numbered after the day's (counter-51-inspector-notice.png)
     holder_person = add_holder(supervisor)
     printed: list[str] = []
     monkeypatch.setattr(screen, "preview_pdf", lambda _parent, _pdf, title: printed.append(title))
