@@ -4,7 +4,8 @@ Run from the repository root (no display needed: Qt's offscreen platform at 1366
 
     PYTHONPATH=$PWD .venv/bin/python bench/bench_counter.py [--backend sqlite|postgresql] [--out table.md]
 
-It runs ``tests/ui/test_counter_day.py`` (pytest-qt, key events only to the focused widget) and
+It runs ``tests/ui/test_counter_day.py`` (pytest-qt, key events only to the focused widget) — the
+day, and the inspector's notice of infraction written from the Infrações page (the role ``auto``) — and
 prints, per role, the fields filled, the characters of data typed, the navigation keys (every other
 key: Tab, Enter, Alt+letter, arrows, Esc) and the wall time. The baseline is the floor of one
 navigation key per field filled (a Tab between fields): the target for the clerk's complete
@@ -109,7 +110,8 @@ def pytest_sessionfinish(session: Any, exitstatus: int) -> None:  # noqa: ANN401
         _focus["platform"] = QGuiApplication.platformName() if QGuiApplication.instance() else None
         Path(target).write_text(json.dumps(_focus, ensure_ascii=False), encoding="utf-8")
 ROLE_LABELS = {"atendente": "Atendente (dossiê, foto, requerimento, veículo)", "vistoriador": "Vistoriador (checklist)",
-               "supervisor": "Supervisor (convocação, decreto, emissão, crachá)"}
+               "supervisor": "Supervisor (convocação, decreto, emissão, crachá)",
+               "auto": "Fiscal (auto de infração: infração, data e hora, local, autuado por CPF, relato)"}
 
 
 def _verdict(name: str, value: float | None, target: float, unit: str) -> str:

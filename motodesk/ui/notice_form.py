@@ -119,6 +119,7 @@ class NoticeForm(GuardedDialog):
         self.offender_search.setPlaceholderText("CPF, nome ou placa do titular ou preposto")
         self.search_button = QPushButton("&Buscar")
         self.search_button.setObjectName("offender_find")
+        self.search_button.setAutoDefault(False)  # Enter in another field must not start an empty search
         self.offender_choice = QComboBox()
         self.offender_choice.setObjectName("offender_choice")
         self.offender_info = QLabel()
@@ -170,6 +171,7 @@ class NoticeForm(GuardedDialog):
         self.description.setObjectName("description")
         self.description.setPlaceholderText("Relato do fiscal: o que foi constatado, como e por quem.")
         self.description.setMaximumHeight(90)
+        self.description.setTabChangesFocus(True)  # Tab leaves the account; it is no tab character
         self.signature_radios: dict[Signature, QRadioButton] = {}
         signature_row = QHBoxLayout()
         self.signature_group = QButtonGroup(self)
@@ -231,8 +233,11 @@ class NoticeForm(GuardedDialog):
         self.offender_choice.currentIndexChanged.connect(lambda _i: self._choice_changed())
         self.save_button.clicked.connect(self.save)
         cancel.clicked.connect(self.reject)
+        self.picker.chosen.connect(lambda _item: self.occurred.setFocus())  # Enter in the search: next field
         self._kind_changed()
         self._choice_changed()
+        self._set_tab_order(cancel)
+        self.picker.search.setFocus()  # the first empty field (issue #26 item 1)
         fit_to_screen(self, 980, 760)
         self._fitted = False
         self.mark_clean()
@@ -245,6 +250,19 @@ class NoticeForm(GuardedDialog):
         if not self._fitted:
             self._fitted = True
             QTimer.singleShot(0, lambda: fit_to_screen(self, self.width(), 760))  # after the layout's pass
+
+    def _set_tab_order(self, cancel: QPushButton) -> None:
+        """Tab goes where the inspector types next: the infraction, when, where, who, the account.
+
+        The offender's kind follows the choice found (or Art. 32) and keeps its access keys (Alt+T, Alt+P,
+        Alt+M), so its radios come after the account instead of between the place and the search."""
+        chain: list[QWidget] = [
+            self.picker.search, self.picker.view, self.occurred, self.place, self.offender_search,
+            self.search_button, self.offender_choice, self.offender_name, self.offender_cpf, self.plate,
+            self.vehicle_description, self.description, self.holder_radio, self.deputy_radio,
+            self.unregistered_radio, *self.signature_radios.values(), self.save_button, cancel]
+        for before, after in zip(chain, chain[1:], strict=False):
+            QWidget.setTabOrder(before, after)
 
     # --- state -------------------------------------------------------------------------------------
     def infraction(self) -> Infraction | None:
@@ -325,6 +343,8 @@ class NoticeForm(GuardedDialog):
         self._choice_changed()
         if not self.choices:
             self.offender_info.setText("Ninguém encontrado com esse CPF, nome ou placa.")
+        else:  # Enter found them: the cursor goes to the choice, one Tab before the account
+            QTimer.singleShot(0, self.offender_choice.setFocus)  # after the search field is unlocked
 
     # --- saving ------------------------------------------------------------------------------------
     def notice_input(self) -> NoticeInput:

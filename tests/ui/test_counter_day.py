@@ -706,3 +706,110 @@ def _qr_of(pdf: Path) -> str:
                     return text
     assert text, "no QR code read from the printed badge"
     return text
+
+
+# -- the inspector's notice of infraction (issue #26: the notice ≤ 2.0 navigation keys per field) ----
+def _focus_to(keys: KeyRecorder, widget: QWidget, limit: int = 12) -> None:
+    """Tab as a person does until the cursor is in ``widget`` (every Tab counted)."""
+    for _ in range(limit):
+        focused = QApplication.focusWidget()
+        if focused is widget or (focused is not None and widget.isAncestorOf(focused)):
+            return
+        keys.tab()
+    assert QApplication.focusWidget() is widget, (f"Tab never reached {widget.objectName()}: "
+                                                  f"{QApplication.focusWidget()!r} after {keys.now.keys}")
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support grabbing the keyboard")
+def test_the_inspectors_notice_from_the_keyboard(qtbot, day: KeyRecorder, inspector: AppContext,  # noqa: ANN001
+                                                 supervisor: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the Infrações page: Ctrl+Shift+N (Novo auto), the infraction typed into the picker, date and
+    time, place, the offender by CPF (Enter searches), the account, Alt+L and "Sim"; the notice is
+    stored. Counted as the role ``auto``, one field per value typed."""
+    from enforcement_factory import add_holder  # type: ignore[import-not-found]
+
+    from motodesk.services import enforcement
+    from motodesk.ui.notice_form import NoticeForm
+    from motodesk.ui.screens import infractions as screen
+    from motodesk.ui.screens.infractions import InfractionsPage
+
+    keys = day
+    keys.shots = 50  # its screenshot is numbered after the day's (counter-51-inspector-notice.png)
+    holder_person = add_holder(supervisor)
+    printed: list[str] = []
+    monkeypatch.setattr(screen, "preview_pdf", lambda _parent, _pdf, title: printed.append(title))
+    modals = Modals()
+    when = TODAY - timedelta(days=1)
+    try:
+        window = QWidget()
+        window.setObjectName("infractions_window")
+        QVBoxLayout(window).addWidget(page := InfractionsPage(inspector))
+        qtbot.addWidget(window)
+        window.resize(1340, 700)
+        window.show()
+        qtbot.waitExposed(window)
+        activate(window)
+        settle(qtbot)
+        if not page.isAncestorOf(QApplication.focusWidget()):
+            page.search.setFocus()  # the page chosen in the navigation list: its search box has the cursor
+        qtbot.waitUntil(lambda: page.isAncestorOf(QApplication.focusWidget()))
+        forms: list[NoticeForm] = []
+
+        def write(form: QWidget) -> None:
+            assert isinstance(form, NoticeForm)
+            forms.append(form)
+            qtbot.waitExposed(form)
+            settle(qtbot)
+            assert fits_screen(form) == []
+            _focus_to(keys, form.picker.search)
+            keys.type("troco")  # the catalogue's one match is chosen
+            assert form.infraction() is not None and form.infraction().text == "sonegar troco"
+            keys.key(Qt.Key.Key_Return)  # Enter chooses it (and goes on to the next field)
+            _focus_to(keys, form.occurred)
+            keys.type(when.strftime("%d%m%Y") + "1430")  # dd/MM/aaaa HH:mm, sections advance by themselves
+            _focus_to(keys, form.place)
+            keys.type("Praca Santa Luzia, Centro")
+            _focus_to(keys, form.offender_search)
+            keys.type(holder_person.cpf)
+            keys.key(Qt.Key.Key_Return)  # Buscar
+            qtbot.waitUntil(lambda: form.current_choice() is not None, timeout=10_000)
+            _focus_to(keys, form.description)
+            keys.type("Passageira pagou com R$ 50,00 e nao recebeu o troco.")
+            keys.shot("inspector-notice", form)
+            modals.expect(lambda w: isinstance(w, QMessageBox), confirm_yes)
+            keys.alt(access_key(form.save_button.text()))  # Lavrar auto
+            qtbot.waitUntil(lambda: not form.isVisible(), timeout=20_000)
+
+        def confirm_yes(box: QWidget) -> None:  # irreversible: "Não" is the default, answered "Sim"
+            assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
+            labels = [b.text().replace("&", "") for b in box.findChildren(QAbstractButton)]
+            press_button(keys, box, "Yes" if "Yes" in labels else "Sim")
+
+        keys.start("auto")
+        modals.expect(lambda w: isinstance(w, NoticeForm), write)
+        keys.key(Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+                 "Ctrl+Shift+N")
+        settle(qtbot, 300)
+        modals.check()
+        keys.stop()
+    finally:
+        modals.stop()
+    modals.check()
+    [form] = forms
+    assert form.created is not None, form.message.text()
+    stored = enforcement.get_notice(inspector, form.created.id)
+    assert stored.infraction.text == "sonegar troco" and stored.place == "Praca Santa Luzia, Centro"
+    assert stored.person_id == holder_person.person_id and stored.permit_id == holder_person.permit_id
+    assert stored.description == "Passageira pagou com R$ 50,00 e nao recebeu o troco."
+    local = stored.occurred_at.astimezone(enforcement.LOCAL_TZ)
+    assert (local.date(), local.hour, local.minute) == (when, 14, 30)
+    assert printed == [f"Auto de Infração {form.created.number}"]
+
+    target = os.environ.get("MOTODESK_COUNTER_REPORT")
+    if target:  # beside the day's rows (the day's test runs first and writes the file)
+        path = Path(target)
+        rows = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
+        rows = [r for r in rows if r["role"] != "auto"] + [r for r in keys.table() if r["role"] == "auto"]
+        path.write_text(json.dumps(rows, ensure_ascii=False, indent=2), encoding="utf-8")
+    count = keys.counts["auto"]
+    assert count.fields == 5 and count.navigation <= 2.0 * count.fields, (count.navigation, count.keys)
