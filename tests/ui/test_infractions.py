@@ -421,8 +421,10 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
         "30.4.II", an_hour_ago(), "Centro", OffenderKind.HOLDER, person_id=holder.person_id,
         description="Arma no baú."))
     day = created.defence_due + timedelta(days=1)
-    result = enforcement.decide(supervisor, created.id, enforcement.DecisionInput(
+    enforcement.decide(supervisor, created.id, enforcement.DecisionInput(
         enforcement.Outcome.UPHELD, "Arma apreendida.", Penalty.REVOCATION), today=day)
+    due = enforcement.record_decision_notification(supervisor, created.id, enforcement.NotificationInput(
+        enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
     page = _page(qtbot, supervisor)
     page.select_notice(created.id)
     settle(qtbot)
@@ -434,7 +436,7 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
     qtbot.mouseClick(page.close_button, LEFT)
     settle(qtbot)
     assert errors and "Art. 34, parágrafo único: o prazo de recurso" in errors[0]
-    page.today = lambda: result.appeal_due + timedelta(days=1)
+    page.today = lambda: due + timedelta(days=1)
     qtbot.mouseClick(page.close_button, LEFT)
     settle(qtbot)
     with ctx.read() as s:
