@@ -57,13 +57,17 @@ def test_the_appeal_period_counts_from_the_decisions_notification(ctx: AppContex
                                                                   supervisor: AppContext) -> None:
     notice_id, permit_id, day = _decided(ctx, inspector, supervisor)
     settings = law_settings(ctx)
+    before = enforcement.get_notice(clerk, notice_id)
+    assert before.awaiting_decision_notification and "notificação da decisão" in before.next_step(day)
     reached = day + timedelta(days=20)  # the AR came back three weeks after the decision
     notified = enforcement.record_decision_notification(clerk, notice_id, NotificationInput(
         NotificationMethod.POST_AR, reached, reference="AR BR123456789"), today=reached)
     due = appeal_due(reached, settings).due
     assert notified.appeal_due == due and due > appeal_due(day, settings).due
     view = enforcement.get_notice(clerk, notice_id)
-    assert view.appeal_due == due
+    assert view.appeal_due == due and not view.awaiting_decision_notification
+    assert (view.decision_notified_on, view.decision_notification_method) == (reached, NotificationMethod.POST_AR)
+    assert view.next_step(reached) == f"Prazo de recurso até {due:%d/%m/%Y}."
     with ctx.read() as s:
         row = s.get(InfractionNotice, notice_id)
         assert row is not None

@@ -243,6 +243,10 @@ def get_notice(ctx: AppContext, notice_id: int) -> NoticeView:
                                  if notice.notification_method else None),
             notification_reference=notice.notification_reference,
             written_on=local_time(notice.created_at).date(),
+            decision_notified_on=notice.decision_notified_on,
+            decision_notification_method=(NotificationMethod(notice.decision_notification_method)
+                                          if notice.decision_notification_method else None),
+            decision_notification_reference=notice.decision_notification_reference,
         )
 
 
