@@ -279,7 +279,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
     assert result is not None and (result.fine_ufm, result.fine_brl) == (Decimal("2"), Decimal("246.90"))
     assert boss.model.index(0, 8).data() == "Multa de 2 UFM (R$ 246,90)"
     assert boss.model.index(0, 6).data() == "Decidido"
-    assert "Recurso até" in boss.model.index(0, 7).data()
+    assert boss.model.index(0, 7).data() == ""  # no appeal period before the decision's notification (Art. 34)
     assert boss.appeal_button.isEnabled() and boss.close_button.isEnabled() and not boss.decide_button.isEnabled()
     qtmodeltester.check(boss.history_model)
 
