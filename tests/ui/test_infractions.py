@@ -423,8 +423,8 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
     day = created.defence_due + timedelta(days=1)
     enforcement.decide(supervisor, created.id, enforcement.DecisionInput(
         enforcement.Outcome.UPHELD, "Arma apreendida.", Penalty.REVOCATION), today=day)
-    due = enforcement.record_decision_notification(supervisor, created.id, enforcement.NotificationInput(
-        enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
+    from motodesk.ui.notice_form import NotificationDialog
+
     page = _page(qtbot, supervisor)
     page.select_notice(created.id)
     settle(qtbot)
@@ -433,9 +433,26 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
     errors: list[str] = []
     monkeypatch.setattr(ops, "show_error", lambda _parent, exc, *_a: errors.append(str(exc)))
     page.today = lambda: day
+    qtbot.mouseClick(page.close_button, LEFT)  # the decision has not reached the offender yet
+    settle(qtbot)
+    assert errors and "ainda não foi notificado da decisão" in errors[0]
+
+    def notify(dialog: QDialog) -> None:
+        assert isinstance(dialog, NotificationDialog) and "Notificação da decisão" in dialog.windowTitle()
+        dialog.method.setCurrentIndex(dialog.method.findData(enforcement.NotificationMethod.IN_PERSON.value))
+        dialog.submit()
+        wait_for_calls()
+
+    _drive(monkeypatch, "NotificationDialog", NotificationDialog, notify)
+    button = page.panel.buttons["record_decision_notification"]
+    assert button.isEnabled()
+    qtbot.mouseClick(button, LEFT)
+    settle(qtbot)
+    due = enforcement.get_notice(supervisor, created.id).appeal_due
+    assert due is not None and not button.isEnabled()
     qtbot.mouseClick(page.close_button, LEFT)
     settle(qtbot)
-    assert errors and "Art. 34, parágrafo único: o prazo de recurso" in errors[0]
+    assert len(errors) == 2 and "Art. 34, parágrafo único: o prazo de recurso" in errors[1]
     page.today = lambda: due + timedelta(days=1)
     qtbot.mouseClick(page.close_button, LEFT)
     settle(qtbot)
