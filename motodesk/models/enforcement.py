@@ -51,6 +51,14 @@ class InfractionNotice(Versioned, Timestamps, Base):
     notification_method: Mapped[str | None] = mapped_column(String(16))  # on_the_spot / in_person / post_ar / edital
     notification_reference: Mapped[str | None] = mapped_column(String(120))  # AR number, edital's publication
     notification_recorded_by: Mapped[str | None] = mapped_column(String(64))
+    # The first decision reaches the offender the same ways (Art. 29, § 2º): the appeal period runs from that
+    # notification, not from the day of the decision (Art. 29, § 3º; Art. 34, §ún.). NULL until recorded; kept
+    # on the notice (the process), which the secretariat writes, not on the supervisor's decision row.
+    decision_notified_on: Mapped[date | None] = mapped_column(Date)
+    decision_notification_method: Mapped[str | None] = mapped_column(String(16))  # in_person / post_ar / edital
+    decision_notification_reference: Mapped[str | None] = mapped_column(String(120))
+    decision_notification_recorded_by: Mapped[str | None] = mapped_column(String(64))
+    appeal_due: Mapped[date | None] = mapped_column(Date)  # last day to appeal, counted from that notification
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_by: Mapped[str | None] = mapped_column(String(64))
 
@@ -94,7 +102,9 @@ class Decision(Base):
     suspension_start: Mapped[date | None] = mapped_column(Date)
     suspension_end: Mapped[date | None] = mapped_column(Date)
     grounds: Mapped[str | None] = mapped_column(Text)
-    appeal_due: Mapped[date | None] = mapped_column(Date)  # last day to appeal a first decision
+    # Before revision 0021: the last day to appeal counted from the decision. Now NULL: the appeal period runs
+    # from the decision's notification (InfractionNotice.appeal_due).
+    appeal_due: Mapped[date | None] = mapped_column(Date)
     # What it did to the permit (holder) or the deputy's link (deputy): suspended / revoked / reinstated /
     # pending_suspension / pending_revocation / not_applicable.
     permit_effect: Mapped[str | None] = mapped_column(String(24))

@@ -396,7 +396,7 @@ def _deadlines_section(settings: LawSettings) -> str:
         ),
         DeadlineKind.ACCIDENT_REPORT: ("acidente em", start, accident_report_due(start, settings).due),
         DeadlineKind.DEFENCE_PERIOD: ("notificação em", start, defence_due(start, settings).due),
-        DeadlineKind.APPEAL_PERIOD: ("decisão em", start, appeal_due(start, settings).due),
+        DeadlineKind.APPEAL_PERIOD: ("notificação da decisão em", start, appeal_due(start, settings).due),
         DeadlineKind.NEW_DOCUMENT: ("documento novo exigido a partir de", start,
                                     new_document_due("Apresentar o documento", "Art. 5º", start).due),
     }
@@ -569,7 +569,9 @@ def _enforcement_section(settings: LawSettings) -> str:
     day = EXAMPLE_DAY
     stages = [
         (NoticeStatus.OPEN.label, "Auto lavrado; corre o prazo de defesa a partir da notificação", "Art. 29, §§ 1º a 3º"),
-        (NoticeStatus.DECIDED.label, "Decisão de 1ª instância; corre o prazo de recurso", "Art. 34, parágrafo único"),
+        (NoticeStatus.DECIDED.label, "Decisão de 1ª instância; o prazo de recurso corre a partir da notificação da "
+                                     "decisão ao autuado (pessoalmente, por AR ou por edital), registrada depois",
+         "Art. 29, §§ 2º e 3º; Art. 34, parágrafo único"),
         (NoticeStatus.APPEALED.label, "Recurso registrado, aguardando decisão", "Art. 34, parágrafo único"),
         (NoticeStatus.CLOSED.label, "Decisão definitiva (improcedente, recurso julgado, ou prazo de recurso "
                                     "encerrado/renunciado)", "Art. 34, parágrafo único"),
@@ -595,11 +597,14 @@ def _enforcement_section(settings: LawSettings) -> str:
     unnotified = ProcessFacts("AI-0007/2026", NoticeStatus.OPEN, None, None, False)
     due = defence_period_end(day, settings)
     running = ProcessFacts("AI-0008/2026", NoticeStatus.OPEN, day, due, False)
-    decided = ProcessFacts("AI-0009/2026", NoticeStatus.DECIDED, day, due, False, due + timedelta(days=30))
+    decided = ProcessFacts("AI-0009/2026", NoticeStatus.DECIDED, day, due, False, due + timedelta(days=30),
+                           decision_notified_on=due)
+    not_told = ProcessFacts("AI-0010/2026", NoticeStatus.DECIDED, day, due, False)
     examples = [
         ("Decidir sem notificar o autuado ausente", check_decision(unnotified, day + timedelta(days=60))[0]),
         ("Decidir antes do fim do prazo de defesa", check_decision(running, due)[0]),
         ("Encerrar antes do fim do prazo de recurso", check_close(decided, due + timedelta(days=1))[0]),
+        ("Encerrar sem a notificação da decisão", check_close(not_told, due + timedelta(days=365))[0]),
         ("Notificação com data anterior ao auto", check_notification(NotificationFacts(
             "AI-0007/2026", NoticeStatus.OPEN, Signature.ABSENT, day, None, NotificationMethod.POST_AR,
             day - timedelta(days=1), day))[0]),
@@ -617,7 +622,8 @@ def _enforcement_section(settings: LawSettings) -> str:
         + "\nNotificação e início do prazo de defesa (Art. 29, § 2º):\n\n"
         + _table(("No ato da autuação", "Notificação"), notified)
         + f"\nPrazo de defesa: {settings.defence_period_days} dias da notificação; prazo de recurso: "
-        f"{settings.appeal_period_days} dias da decisão (configurações). A penalidade do titular atinge a "
+        f"{settings.appeal_period_days} dias da notificação da decisão, não da data da decisão (configurações); "
+        "sem essa notificação registrada o processo não se encerra, salvo renúncia ao recurso. A penalidade do titular atinge a "
         "permissão; a do preposto (“do condutor auxiliar”, Art. 34, III e IV) atinge o vínculo do preposto, não a "
         "permissão do titular; o autuado sem permissão (Art. 32) não tem o que suspender. Quando cada "
         "penalidade produz efeito é escolha do Decreto (Art. 34, parágrafo único; configurações "

@@ -15,8 +15,12 @@ Stages of a process::
   (:func:`defence_period_end`), never from the day the notice was written. No decision while the
   offender is not notified, nor before the period ends unless a defence or its waiver is on file
   (:func:`check_decision`).
-* **Appeal** (Art. 34, parágrafo único). It runs from the first decision (:func:`appeal_period_end`);
-  a process is closed once it is over or waived (:func:`check_close`).
+* **Appeal** (Art. 29, § 3º; Art. 34, parágrafo único). The first decision reaches the offender as the
+  notice did: an absent offender is notified later, in person, by post with AR or by edital
+  (:func:`check_decision_notification`), and the appeal period runs from that notification
+  (:func:`appeal_period_end`), never from the day of the decision. A process is closed once that
+  period is over, or the offender waived the appeal; without the decision's notification it does not
+  close, so no penalty waiting for a final decision is applied (:func:`check_close`).
 * **Penalties reach the offender** (Art. 34, III–IV). A holder's suspension or cassação reaches his
   permit; a deputy's (“do condutor auxiliar”) reaches the deputy's link to the permit, not the
   holder's permit; an unregistered offender (Art. 32) has nothing to suspend. Whether a suspension and
@@ -223,9 +227,10 @@ def defence_period_end(notified_on: date, settings: LawSettings) -> date:
     return defence_due(notified_on, settings).due
 
 
-def appeal_period_end(decided_on: date, settings: LawSettings) -> date:
-    """Last day of the appeal: the period of the Decree counted from the decision (Art. 34, §ún.)."""
-    return appeal_due(decided_on, settings).due
+def appeal_period_end(notified_on: date, settings: LawSettings) -> date:
+    """Last day of the appeal: the period of the Decree counted from the day the first decision reached
+    the offender (Art. 29, § 3º; Art. 34, §ún.), not from the day it was taken."""
+    return appeal_due(notified_on, settings).due
 
 
 @dataclass(frozen=True)
@@ -268,6 +273,51 @@ def check_notification(facts: NotificationFacts) -> list[Verdict]:
     return found
 
 
+@dataclass(frozen=True)
+class DecisionNotificationFacts:
+    """The notification of the first decision the secretariat wants to record."""
+
+    number: str
+    status: NoticeStatus
+    decided: bool  # a first decision is on file
+    notice_notified_on: date | None  # the notice's own notification, which the decision followed
+    already_notified_on: date | None
+    method: NotificationMethod | None
+    notified_on: date | None
+    today: date
+
+
+def check_decision_notification(facts: DecisionNotificationFacts) -> list[Verdict]:
+    """What blocks recording how the first decision reached the offender; empty = it may be recorded.
+
+    Art. 29, §§ 2º–3º and Art. 34, §ún.: the appeal period runs from this notification.
+    """
+    if facts.already_notified_on is not None:
+        return [_refusal("decision_already_notified", ART_APPEAL,
+                         f"o autuado do auto {facts.number} já foi notificado da decisão em "
+                         f"{format_date(facts.already_notified_on)}; o prazo de recurso corre desde então.")]
+    if facts.status is not NoticeStatus.DECIDED or not facts.decided:
+        return [_refusal("decision_notification_state", ART_APPEAL,
+                         f"o auto {facts.number} não tem decisão de 1ª instância aguardando recurso "
+                         f"(“{facts.status.label}”).")]
+    found: list[Verdict] = []
+    if facts.method is None or facts.method not in LATER_NOTIFICATION_METHODS:
+        found.append(_refusal("decision_notification_method", ART_NOTIFICATION,
+                              "informe como o autuado foi notificado da decisão: pessoalmente, por via postal "
+                              "com AR ou por edital."))
+    if facts.notified_on is None:
+        found.append(_refusal("decision_notification_date", ART_NOTIFICATION,
+                              "informe a data da notificação da decisão."))
+    elif facts.notified_on > facts.today:
+        found.append(_refusal("decision_notification_date", ART_NOTIFICATION,
+                              f"a data da notificação ({format_date(facts.notified_on)}) está no futuro."))
+    elif facts.notice_notified_on is not None and facts.notified_on < facts.notice_notified_on:
+        found.append(_refusal("decision_notification_date", ART_NOTIFICATION,
+                              f"a notificação da decisão ({format_date(facts.notified_on)}) não pode ser anterior à "
+                              f"notificação do auto ({format_date(facts.notice_notified_on)})."))
+    return found
+
+
 # --- when a decision and a closing may happen ---------------------------------------------------
 
 
@@ -280,8 +330,9 @@ class ProcessFacts:
     notified_on: date | None  # None: refused or absent, and the later notification not yet recorded
     defence_due: date | None
     defence_on_file: bool  # a defence, or its waiver
-    appeal_due: date | None = None  # of the first decision
+    appeal_due: date | None = None  # of the first decision, counted from its notification
     appeal_waived: bool = False
+    decision_notified_on: date | None = None  # when the first decision reached the offender
 
 
 def check_decision(facts: ProcessFacts, today: date) -> list[Verdict]:
@@ -311,7 +362,14 @@ def check_close(facts: ProcessFacts, today: date) -> list[Verdict]:
         return [_refusal("close_state", ART_APPEAL,
                          f"só se encerra por aqui um processo decidido e sem recurso pendente; o auto "
                          f"{facts.number} está “{facts.status.label}”.")]
-    if not facts.appeal_waived and facts.appeal_due is not None and today <= facts.appeal_due:
+    if facts.appeal_waived:
+        return []
+    if facts.decision_notified_on is None or facts.appeal_due is None:
+        return [_refusal("decision_not_notified", ART_APPEAL,
+                         f"o autuado do auto {facts.number} ainda não foi notificado da decisão; o prazo de "
+                         "recurso só começa com a notificação (Art. 29, §§ 2º–3º) — registre-a; o processo só "
+                         "se encerra depois do fim desse prazo.")]
+    if today <= facts.appeal_due:
         return [_refusal("appeal_period", ART_APPEAL,
                          f"o prazo de recurso do auto {facts.number} vai até {format_date(facts.appeal_due)} e "
                          "não há renúncia registrada; o processo só se encerra depois desse dia.")]

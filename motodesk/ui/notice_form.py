@@ -417,18 +417,25 @@ class NotificationDialog(GuardedDialog):
     """
 
     def __init__(self, ctx: AppContext, view: enforcement.NoticeView, parent: QWidget | None = None, *,
-                 today: date | None = None) -> None:
+                 today: date | None = None, decision: bool = False) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.view = view
         self.today = today or enforcement.local_today()
-        self.recorded: NoticeCreated | None = None
+        self.decision = decision  # the first decision's notification: the appeal period runs from it
+        self.recorded: object | None = None
         self.setObjectName("notification_dialog")
-        self.setWindowTitle(f"Notificação do autuado – {view.number}")
-        what = "recusou-se a assinar" if view.signature is Signature.REFUSED else "não estava presente"
-        intro = QLabel(f"{view.offender_name} {what} "
-                       "no ato da autuação. Registre como e quando foi notificado: o prazo de defesa começa nesse "
-                       "dia (Art. 29, §§ 2º e 3º).")
+        if decision:
+            self.setWindowTitle(f"Notificação da decisão – {view.number}")
+            intro = QLabel(f"Registre como e quando a decisão chegou a {view.offender_name}: o prazo de recurso "
+                           "começa nesse dia, e o processo só se encerra depois dele (Art. 29, §§ 2º e 3º; "
+                           "Art. 34, parágrafo único).")
+        else:
+            self.setWindowTitle(f"Notificação do autuado – {view.number}")
+            what = "recusou-se a assinar" if view.signature is Signature.REFUSED else "não estava presente"
+            intro = QLabel(f"{view.offender_name} {what} "
+                           "no ato da autuação. Registre como e quando foi notificado: o prazo de defesa começa "
+                           "nesse dia (Art. 29, §§ 2º e 3º).")
         intro.setWordWrap(True)
         self.method = QComboBox()
         self.method.setObjectName("method")
@@ -475,7 +482,7 @@ class NotificationDialog(GuardedDialog):
             mark_field(widget, None)
         self.error.setText("")
 
-        def recorded(result: NoticeCreated) -> None:
+        def recorded(result: object) -> None:
             self.recorded = result
             self.accept()
 
@@ -489,6 +496,6 @@ class NotificationDialog(GuardedDialog):
                 return True
             return False
 
-        ServiceOp(self, lambda: enforcement.record_notification(ctx, notice_id, data, today=today,
-                                                                expected_version=version),
+        step = enforcement.record_decision_notification if self.decision else enforcement.record_notification
+        ServiceOp(self, lambda: step(ctx, notice_id, data, today=today, expected_version=version),
                   busy="Registrando a notificação…", change="notice").success(recorded).failure(refused).run()

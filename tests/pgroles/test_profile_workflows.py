@@ -121,7 +121,10 @@ def supervisor_work(staff: Staff, tmp_path: Path) -> set[str]:
     day = created.defence_due + timedelta(days=1)
     first = enforcement.decide(supervisor, created.id, DecisionInput(
         Outcome.UPHELD, "Desacato presenciado por dois fiscais.", Penalty.SUSPENSION, suspension_days=10), today=day)
-    assert first.appeal_due is not None
+    assert first.appeal_due is None  # it runs from the decision's notification (Art. 34, §ún.)
+    notified = enforcement.record_decision_notification(supervisor, created.id, enforcement.NotificationInput(
+        enforcement.NotificationMethod.POST_AR, day, reference="AR BR000111222"), today=day)
+    assert notified.appeal_due > day
     with staff.site.owner.db.engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT state FROM permits WHERE id = %s",
                                     (holder.permit_id,)).scalar() == PermitState.SUSPENDED.value

@@ -240,7 +240,8 @@ def test_decision_waits_for_the_defence_period(ctx: AppContext, inspector: AppCo
     enforcement.record_defence(clerk, created.id, FiledDocument(waived=True))
     result = enforcement.decide(supervisor, created.id, decision, today=created.notified_on)
     assert result.outcome is Outcome.UPHELD and result.penalty is Penalty.WARNING
-    assert result.status is NoticeStatus.DECIDED and result.appeal_due is not None
+    assert result.status is NoticeStatus.DECIDED
+    assert result.appeal_due is None  # the appeal period runs from the decision's notification (Art. 34, §ún.)
 
 
 def test_decision_after_the_period_without_defence(ctx: AppContext, inspector: AppContext,
@@ -411,15 +412,16 @@ def test_a_failed_revocation_at_closing_leaves_the_process_decided(
     holder = add_holder(ctx)
     created = _notice(inspector, holder, ARMA)
     day = _after_defence(created)
-    result = enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "Arma.", Penalty.REVOCATION),
-                                today=day)
+    enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "Arma.", Penalty.REVOCATION), today=day)
+    due = enforcement.record_decision_notification(
+        supervisor, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
 
     def fails(*_args, **_kwargs) -> None:  # noqa: ANN002, ANN003
         raise RuntimeError("falha injetada entre o encerramento e a cassação")
 
     monkeypatch.setattr(enforcement.decisions.permits, "apply_revoke", fails)
     with pytest.raises(RuntimeError):
-        enforcement.close_process(supervisor, created.id, today=result.appeal_due + timedelta(days=1))
+        enforcement.close_process(supervisor, created.id, today=due + timedelta(days=1))
     view = enforcement.get_notice(supervisor, created.id)
     assert view.status is NoticeStatus.DECIDED and view.closed_at is None
     assert view.final_decision.permit_effect is PermitEffect.PENDING_REVOCATION
@@ -444,12 +446,14 @@ def test_a_revocation_takes_effect_when_the_decision_is_final(ctx: AppContext, i
     day = _after_defence(created)
     result = enforcement.decide(supervisor, created.id, DecisionInput(
         Outcome.UPHELD, "Revólver encontrado sob o banco.", Penalty.REVOCATION), today=day)
-    assert result.permit_effect is PermitEffect.PENDING_REVOCATION and result.appeal_due is not None
+    assert result.permit_effect is PermitEffect.PENDING_REVOCATION
+    due = enforcement.record_decision_notification(
+        clerk, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
     with ctx.read() as s:
         assert s.get(Permit, holder.permit_id).state is PermitState.ACTIVE
     with pytest.raises(RuleViolationError, match=r"Art\. 34, parágrafo único: o prazo de recurso"):
         enforcement.close_process(supervisor, created.id, today=day)
-    closed = enforcement.close_process(supervisor, created.id, today=result.appeal_due + timedelta(days=1))
+    closed = enforcement.close_process(supervisor, created.id, today=due + timedelta(days=1))
     assert closed.permit_effect is PermitEffect.REVOKED
     with ctx.read() as s:
         permit = s.get(Permit, holder.permit_id)
@@ -467,11 +471,13 @@ def test_an_appeal_against_a_suspension_granted_reinstates(ctx: AppContext, insp
         Outcome.UPHELD, "Desacato.", Penalty.SUSPENSION, suspension_days=30), today=day)
     with pytest.raises(RuleViolationError, match="já foi decidido"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "x"), today=day)
-    assert first.appeal_due is not None
+    assert first.appeal_due is None
+    due = enforcement.record_decision_notification(
+        clerk, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
     with pytest.raises(RuleViolationError, match="intempestivo"):
         enforcement.record_appeal(clerk, created.id, FiledDocument(
-            text="Recorro.", received_on=first.appeal_due + timedelta(days=1)),
-            today=first.appeal_due + timedelta(days=2))
+            text="Recorro.", received_on=due + timedelta(days=1)),
+            today=due + timedelta(days=2))
     enforcement.record_appeal(clerk, created.id, FiledDocument(text="Não houve desacato; há testemunhas.",
                                                               received_on=day), today=day)
     assert enforcement.get_notice(clerk, created.id).status is NoticeStatus.APPEALED
@@ -583,11 +589,14 @@ def test_open_process_deadlines_for_the_deadlines_view(ctx: AppContext, inspecto
     assert [(d.notice_number, d.deadline.kind, d.deadline.due, d.person_name) for d in found] == [
         (created.number, DeadlineKind.DEFENCE_PERIOD, created.defence_due, holder.name)]
     assert found[0].deadline.article == "Art. 29, § 3º" and found[0].days_left == (created.defence_due - today).days
-    result = enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "x", Penalty.WARNING),
-                                today=_after_defence(created))
+    day = _after_defence(created)
+    enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "x", Penalty.WARNING), today=day)
+    assert enforcement.open_process_deadlines(supervisor, today) == []  # no period before the notification
+    due = enforcement.record_decision_notification(
+        supervisor, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
     found = enforcement.open_process_deadlines(supervisor, today)
-    assert [(d.deadline.kind, d.deadline.due) for d in found] == [(DeadlineKind.APPEAL_PERIOD, result.appeal_due)]
-    enforcement.close_process(supervisor, created.id, today=result.appeal_due + timedelta(days=1))
+    assert [(d.deadline.kind, d.deadline.due) for d in found] == [(DeadlineKind.APPEAL_PERIOD, due)]
+    enforcement.close_process(supervisor, created.id, today=due + timedelta(days=1))
     assert enforcement.open_process_deadlines(supervisor, today) == []
 
 

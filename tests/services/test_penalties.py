@@ -173,14 +173,16 @@ def test_a_deputy_cassacao_ends_the_link_when_final_and_his_badge_verifies_as_re
         Outcome.UPHELD, "Revólver sob o banco.", Penalty.REVOCATION), today=day)
     assert result.permit_effect is PermitEffect.PENDING_REVOCATION
     assert badges.verify_badge(clerk, deputy_badge, today=day).valid  # not final yet
-    closed = enforcement.close_process(supervisor, created.id, today=result.appeal_due + timedelta(days=1))
+    due = enforcement.record_decision_notification(
+        clerk, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
+    closed = enforcement.close_process(supervisor, created.id, today=due + timedelta(days=1))
     assert closed.permit_effect is PermitEffect.REVOKED
     with ctx.read() as s:
         link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id))
-        assert link.revoked and link.end_on == result.appeal_due + timedelta(days=1)
+        assert link.revoked and link.end_on == due + timedelta(days=1)
         assert created.number in link.end_reason
         assert s.get(Permit, holder.permit_id).state is PermitState.ACTIVE
-    verdict = badges.verify_badge(clerk, deputy_badge, today=result.appeal_due + timedelta(days=1))
+    verdict = badges.verify_badge(clerk, deputy_badge, today=due + timedelta(days=1))
     assert verdict.status is badges.BadgeStatus.DEPUTY_REVOKED and verdict.status.label == "PREPOSTO CASSADO"
     assert "Art. 34, IV" in verdict.message
 

@@ -279,7 +279,7 @@ def test_inspector_writes_and_prints_then_supervisor_upholds_with_a_fine(
     assert result is not None and (result.fine_ufm, result.fine_brl) == (Decimal("2"), Decimal("246.90"))
     assert boss.model.index(0, 8).data() == "Multa de 2 UFM (R$ 246,90)"
     assert boss.model.index(0, 6).data() == "Decidido"
-    assert "Recurso até" in boss.model.index(0, 7).data()
+    assert boss.model.index(0, 7).data() == ""  # no appeal period before the decision's notification (Art. 34)
     assert boss.appeal_button.isEnabled() and boss.close_button.isEnabled() and not boss.decide_button.isEnabled()
     qtmodeltester.check(boss.history_model)
 
@@ -421,8 +421,10 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
         "30.4.II", an_hour_ago(), "Centro", OffenderKind.HOLDER, person_id=holder.person_id,
         description="Arma no baú."))
     day = created.defence_due + timedelta(days=1)
-    result = enforcement.decide(supervisor, created.id, enforcement.DecisionInput(
+    enforcement.decide(supervisor, created.id, enforcement.DecisionInput(
         enforcement.Outcome.UPHELD, "Arma apreendida.", Penalty.REVOCATION), today=day)
+    from motodesk.ui.notice_form import NotificationDialog
+
     page = _page(qtbot, supervisor)
     page.select_notice(created.id)
     settle(qtbot)
@@ -431,10 +433,27 @@ def test_appeal_then_closing_a_revocation(qtbot, monkeypatch, ctx: AppContext, i
     errors: list[str] = []
     monkeypatch.setattr(ops, "show_error", lambda _parent, exc, *_a: errors.append(str(exc)))
     page.today = lambda: day
+    qtbot.mouseClick(page.close_button, LEFT)  # the decision has not reached the offender yet
+    settle(qtbot)
+    assert errors and "ainda não foi notificado da decisão" in errors[0]
+
+    def notify(dialog: QDialog) -> None:
+        assert isinstance(dialog, NotificationDialog) and "Notificação da decisão" in dialog.windowTitle()
+        dialog.method.setCurrentIndex(dialog.method.findData(enforcement.NotificationMethod.IN_PERSON.value))
+        dialog.submit()
+        wait_for_calls()
+
+    _drive(monkeypatch, "NotificationDialog", NotificationDialog, notify)
+    button = page.panel.buttons["record_decision_notification"]
+    assert button.isEnabled()
+    qtbot.mouseClick(button, LEFT)
+    settle(qtbot)
+    due = enforcement.get_notice(supervisor, created.id).appeal_due
+    assert due is not None and not button.isEnabled()
     qtbot.mouseClick(page.close_button, LEFT)
     settle(qtbot)
-    assert errors and "Art. 34, parágrafo único: o prazo de recurso" in errors[0]
-    page.today = lambda: result.appeal_due + timedelta(days=1)
+    assert len(errors) == 2 and "Art. 34, parágrafo único: o prazo de recurso" in errors[1]
+    page.today = lambda: due + timedelta(days=1)
     qtbot.mouseClick(page.close_button, LEFT)
     settle(qtbot)
     with ctx.read() as s:

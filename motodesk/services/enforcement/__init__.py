@@ -4,8 +4,9 @@ The law of the process — its stages, when the defence and appeal periods run, 
 a permit or a deputy and when — is :mod:`motodesk.rules.enforcement`; this package loads, asks those
 rules and stores, one module per stage:
 
-* :mod:`.notices` — writing a notice (Art. 29, § 1º), whom it names, and the later notification of an
-  offender who refused to sign or was absent (§ 2º): the defence period starts then;
+* :mod:`.notices` — writing a notice (Art. 29, § 1º), whom it names, the later notification of an
+  offender who refused to sign or was absent (§ 2º): the defence period starts then; and the
+  notification of the first decision, from which the appeal period runs (Art. 34, §ún.);
 * :mod:`.filings` — the defence or its waiver (Art. 29, § 3º), the appeal or its waiver (Art. 34, §ún.);
 * :mod:`.decisions` — the supervisor's decision and the closing of a process; every permit or deputy
   change they cause is a session step (``permits.apply_suspend`` …, ``deputies.apply_deputy_suspend`` …)
@@ -85,9 +86,11 @@ from motodesk.services.enforcement.judgments import (
     record_final_conviction,
 )
 from motodesk.services.enforcement.notices import (
+    DecisionNotified,
     NotificationInput,
     create_notice,
     find_offenders,
+    record_decision_notification,
     record_notification,
 )
 from motodesk.services.enforcement.queries import (
@@ -110,5 +113,5 @@ __all__ = [
     "find_offenders", "get_notice", "judgments", "list_notices", "local_time", "local_today",
     "notice_documents", "notice_number", "notice_pdf", "notices", "offender_history",
     "open_process_deadlines", "queries", "record_appeal", "record_defence", "record_final_conviction",
-    "record_notification", "refusal_certificate_pdf",
+    "record_decision_notification", "record_notification", "refusal_certificate_pdf", "DecisionNotified",
 ]

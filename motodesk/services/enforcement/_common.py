@@ -333,6 +333,10 @@ class NoticeView:
     notification_method: NotificationMethod | None = None
     notification_reference: str | None = None
     written_on: date | None = None
+    # When and how the first decision reached the offender; the appeal period runs from it (Art. 34, §ún.).
+    decision_notified_on: date | None = None
+    decision_notification_method: NotificationMethod | None = None
+    decision_notification_reference: str | None = None
 
     @property
     def target(self) -> Target:
@@ -341,6 +345,11 @@ class NoticeView:
     @property
     def awaiting_notification(self) -> bool:
         return self.status is NoticeStatus.OPEN and self.notified_on is None
+
+    @property
+    def awaiting_decision_notification(self) -> bool:
+        """Decided, and the decision's notification not yet recorded: no appeal period runs yet."""
+        return self.status is NoticeStatus.DECIDED and self.decision_notified_on is None
 
     @property
     def defence_on_file(self) -> bool:
@@ -370,6 +379,9 @@ class NoticeView:
         if self.status is NoticeStatus.DECIDED:
             if self.appeal_waived:
                 return "Recurso renunciado: o processo pode ser encerrado."
+            if self.decision_notified_on is None or self.appeal_due is None:
+                return ("Aguardando a notificação da decisão ao autuado: o prazo de recurso começa quando ela for "
+                        "registrada (Art. 29, §§ 2º e 3º; Art. 34, parágrafo único).")
             if self.appeal_due and today <= self.appeal_due:
                 return f"Prazo de recurso até {format_date(self.appeal_due)}."
             return "Prazo de recurso encerrado: o processo pode ser encerrado."

@@ -30,7 +30,6 @@ from motodesk.rules.enforcement import (
     Step,
     Target,
     TargetFacts,
-    appeal_period_end,
     check_close,
     check_decision,
     check_suspension_days,
@@ -136,8 +135,9 @@ def _process_facts(notice: InfractionNotice) -> ProcessFacts:
     return ProcessFacts(
         number=notice.number, status=NoticeStatus(notice.status), notified_on=notice.notified_on,
         defence_due=notice.defence_due, defence_on_file=any(d.stage == "defence" for d in notice.defences),
-        appeal_due=first.appeal_due if first else None,
+        appeal_due=notice.appeal_due if first else None,
         appeal_waived=any(d.stage == "appeal" and d.waived for d in notice.defences),
+        decision_notified_on=notice.decision_notified_on if first else None,
     )
 
 
@@ -249,8 +249,9 @@ def decide(ctx: AppContext, notice_id: int, data: DecisionInput, *, today: date 
                                       previous.suspension_start, previous.suspension_end)
                       if previous is not None else None),
             today=today), settings)
-        appeal_until = (appeal_period_end(today, settings)
-                        if stage is Stage.FIRST and outcome is Outcome.UPHELD else None)
+        # The appeal period runs from the decision's notification (Art. 29, § 3º; Art. 34, §ún.), recorded
+        # later (enforcement.record_decision_notification): no deadline yet.
+        appeal_until = None
         closes = outcome is Outcome.DISMISSED or stage is Stage.APPEAL
         new_status = NoticeStatus.CLOSED if closes else NoticeStatus.DECIDED
         decision = Decision(
@@ -285,7 +286,8 @@ class ProcessClosed:
 @requires(*DECIDERS)
 def close_process(ctx: AppContext, notice_id: int, *, today: date | None = None,
                   expected_version: int | None = None) -> ProcessClosed:
-    """Close a decided process once the appeal period is over (or the appeal was waived).
+    """Close a decided process once the appeal period, counted from the decision's notification, is over
+    (or the appeal was waived); never while the offender has not been notified of the decision.
 
     The first decision becomes final: a penalty that waited for it (a cassação, by default) takes effect
     now, in this same transaction.

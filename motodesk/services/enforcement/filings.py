@@ -102,10 +102,10 @@ def record_appeal(ctx: AppContext, notice_id: int, data: FiledDocument, *, today
                 NoticeStatus.CLOSED: "o processo está encerrado",
             }[state]
             raise RuleViolationError([law.appeal_not_open(ART_APPEAL, notice.number, reason)])
-        first = notice.decisions[-1]
         received_on, text = _check_filed(data, notice, today, "do recurso")
-        if first.appeal_due is not None and received_on > first.appeal_due and not data.waived:
-            raise RuleViolationError([law.appeal_late(ART_APPEAL, notice.number, format_date(first.appeal_due),
+        # The period runs from the decision's notification (Art. 34, §ún.); none runs before it is recorded.
+        if notice.appeal_due is not None and received_on > notice.appeal_due and not data.waived:
+            raise RuleViolationError([law.appeal_late(ART_APPEAL, notice.number, format_date(notice.appeal_due),
                                                       format_date(received_on))])
         appeal = Defence(notice_id=notice.id, stage="appeal", received_on=received_on, text=text,
                          waived=data.waived, received_by=ctx.user.login)

@@ -22,11 +22,14 @@ from motodesk.rules.common import ServiceType
 from motodesk.rules.enforcement import (
     ART_NOTICE,
     ART_UNLICENSED,
+    DecisionNotificationFacts,
     NoticeStatus,
     NotificationFacts,
     NotificationMethod,
     OffenderKind,
     Signature,
+    appeal_period_end,
+    check_decision_notification,
     check_notification,
     defence_period_end,
     notified_when_written,
@@ -399,3 +402,52 @@ def record_notification(ctx: AppContext, notice_id: int, data: NotificationInput
         s.flush()
         return NoticeCreated(notice.id, notice.number, notice.notified_on, notice.defence_due,
                              notice.refused_to_sign, notice.vehicle_seized)
+
+
+# --- the decision's notification (Art. 29, § 2º; the appeal period, Art. 34, §ún.) -----------------------
+
+
+@dataclass(frozen=True)
+class DecisionNotified:
+    notice_id: int
+    number: str
+    notified_on: date
+    appeal_due: date
+
+
+@requires(*RECORDERS)
+def record_decision_notification(ctx: AppContext, notice_id: int, data: NotificationInput, *,
+                                 today: date | None = None,
+                                 expected_version: int | None = None) -> DecisionNotified:
+    """Record how and when the first decision reached the offender; the appeal period runs from it
+    (Art. 29, §§ 2º–3º; Art. 34, §ún.), and the process closes only after that period."""
+    today = today or local_today()
+    settings = law_settings(ctx)
+    errors: dict[str, str] = {}
+    reference = _text(data.reference, MAX_REFERENCE, "reference", "a referência", errors)
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", errors)
+    with ctx.write() as s:
+        notice = _load_notice(s, notice_id, expected_version)
+        method = NotificationMethod(data.method) if data.method else None
+        verdicts = check_decision_notification(DecisionNotificationFacts(
+            number=notice.number, status=NoticeStatus(notice.status),
+            decided=any(d.stage == "first" for d in notice.decisions),
+            notice_notified_on=notice.notified_on, already_notified_on=notice.decision_notified_on,
+            method=method, notified_on=data.notified_on, today=today))
+        if verdicts:
+            fields = {"decision_notification_method": "method", "decision_notification_date": "notified_on"}
+            keyed = {fields[v.rule_id.removeprefix("enforcement_")]: v.message for v in verdicts
+                     if v.rule_id.removeprefix("enforcement_") in fields}
+            if keyed and len(keyed) == len(verdicts):
+                raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", keyed)
+            raise RuleViolationError(verdicts)
+        assert data.notified_on is not None and method is not None
+        notice.decision_notified_on = data.notified_on
+        notice.appeal_due = appeal_period_end(data.notified_on, settings)
+        notice.decision_notification_method = method.value
+        notice.decision_notification_reference = reference
+        notice.decision_notification_recorded_by = ctx.user.login
+        _touch(notice)
+        s.flush()
+        return DecisionNotified(notice.id, notice.number, notice.decision_notified_on, notice.appeal_due)

@@ -77,7 +77,7 @@ def _row(notice: InfractionNotice, decisions: Sequence[Decision]) -> NoticeRow:
         offender_kind=OffenderKind(notice.offender_kind), offender_name=notice.offender_name,
         offender_cpf=notice.offender_cpf, person_id=notice.person_id,
         plate=format_plate(notice.plate) if notice.plate else None, status=NoticeStatus(notice.status),
-        defence_due=notice.defence_due, appeal_due=first.appeal_due if first else None,
+        defence_due=notice.defence_due, appeal_due=notice.appeal_due if first else None,
         penalty_summary=summary, inspector_name=notice.inspector_name, vehicle_seized=notice.vehicle_seized,
     )
 
@@ -236,13 +236,17 @@ def get_notice(ctx: AppContext, notice_id: int) -> NoticeView:
             vehicle_description=notice.vehicle_description, description=notice.description,
             inspector_login=notice.inspector_login, inspector_name=notice.inspector_name, signature=signature,
             vehicle_seized=notice.vehicle_seized, notified_on=notice.notified_on, defence_due=notice.defence_due,
-            appeal_due=first.appeal_due if first else None, closed_at=notice.closed_at, closed_by=notice.closed_by,
+            appeal_due=notice.appeal_due if first else None, closed_at=notice.closed_at, closed_by=notice.closed_by,
             filed=filed, decisions=[_decision_view(d, target_of(OffenderKind(notice.offender_kind))) for d in notice.decisions],
             repeat=_repeat(s, notice, settings),
             notification_method=(NotificationMethod(notice.notification_method)
                                  if notice.notification_method else None),
             notification_reference=notice.notification_reference,
             written_on=local_time(notice.created_at).date(),
+            decision_notified_on=notice.decision_notified_on,
+            decision_notification_method=(NotificationMethod(notice.decision_notification_method)
+                                          if notice.decision_notification_method else None),
+            decision_notification_reference=notice.decision_notification_reference,
         )
 
 
@@ -307,11 +311,10 @@ def open_process_deadlines(ctx: AppContext, today: date | None = None) -> list[P
                 deadline = Deadline(deadline.kind, deadline.article, n.defence_due, deadline.label)
             else:
                 first = next((d for d in decisions[n.id] if d.stage == Stage.FIRST), None)
-                if first is None or first.appeal_due is None:
-                    continue
-                decided_on = local_time(first.decided_at).date()
-                template = appeal_due(decided_on, settings)
-                deadline = Deadline(template.kind, template.article, first.appeal_due, template.label)
+                if first is None or n.appeal_due is None or n.decision_notified_on is None:
+                    continue  # no appeal period runs until the decision's notification (Art. 34, §ún.)
+                template = appeal_due(n.decision_notified_on, settings)
+                deadline = Deadline(template.kind, template.article, n.appeal_due, template.label)
             found.append(ProcessDeadline(deadline, n.id, n.number, n.person_id, n.offender_name, n.article,
                                          days_until_due(deadline, today)))
     return sorted(found, key=lambda d: (d.deadline.due, d.notice_number))

@@ -134,6 +134,11 @@ class InfractionsPage(ListPage):
                        enabled=on((NoticeStatus.OPEN,))),
                 Action("decide", "D&ecidir", lambda _r: self.decide(), deciders, default=True,
                        enabled=on((NoticeStatus.OPEN, NoticeStatus.APPEALED))),
+                Action("record_decision_notification", "N&otificação da decisão…",
+                       lambda _r: self.record_notification(decision=True), recorders,
+                       enabled=self._awaiting_decision_notification,
+                       tooltip="Como e quando a decisão chegou ao autuado: o prazo de recurso começa nesse dia "
+                               "(Art. 34, parágrafo único)"),
                 Action("appeal", "Rec&urso", lambda _r: self.record_appeal(), recorders,
                        enabled=on((NoticeStatus.DECIDED,))),
                 Action("close_process", "Encerrar &processo", lambda _r: self.close_process(), deciders,
@@ -175,6 +180,10 @@ class InfractionsPage(ListPage):
     def _awaiting_notification(self, row: NoticeRow) -> bool:
         view = self._view_of(row)
         return view is not None and view.awaiting_notification
+
+    def _awaiting_decision_notification(self, row: NoticeRow) -> bool:
+        view = self._view_of(row)
+        return view is not None and view.awaiting_decision_notification
 
     def _view_of(self, row: NoticeRow) -> NoticeView | None:
         view = self.current_view
@@ -286,11 +295,11 @@ class InfractionsPage(ListPage):
         self.reload(select_id=created.id)
         self.print_notice(created.id)
 
-    def record_notification(self) -> None:
+    def record_notification(self, decision: bool = False) -> None:
         view = self.current_view
         if view is None:
             return
-        if NotificationDialog(self.ctx, view, self, today=self.today()).exec():
+        if NotificationDialog(self.ctx, view, self, today=self.today(), decision=decision).exec():
             self.reload(select_id=view.id)
 
     def record_defence(self) -> None:
