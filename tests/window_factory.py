@@ -136,8 +136,8 @@ def _dialogs(ctx: AppContext) -> list[tuple[str, Callable[[], QWidget]]]:
         ("NameChangeDialog", lambda: NameChangeDialog(None, "João da Silva")),
         ("VehicleForm", lambda: VehicleForm(clerk)),
         ("VehicleForm (edição)", lambda: VehicleForm(clerk, vehicle_id=dossier.vehicle_id)),
-        ("ChecklistDialog", lambda: ChecklistDialog(inspector, inspections.start_inspection(
-            inspector, vehicle_id=dossier.vehicle_id))),
+        ("ChecklistDialog", lambda: ChecklistDialog(inspector, iid := inspections.start_inspection(
+            inspector, vehicle_id=dossier.vehicle_id), loaded=inspections.checklist_view(inspector, iid))),
         ("NoticeForm", lambda: NoticeForm(inspector)),
         ("DecisionDialog", decision),
         ("InfractionPickerDialog", lambda: InfractionPickerDialog(query="desacatar")),
