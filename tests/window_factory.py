@@ -54,6 +54,9 @@ NOT_BUILT = {
 EXPECTED_FOCUS = {
     # a stored vehicle is edited from its first field; its first empty one is the notes at the bottom
     "VehicleForm (edição)": "service_type",
+    # a notice is written in the order of the paper form: the infraction first, then when, where and
+    # who (the offender search comes after the description in its Tab order; bench_counter's walk)
+    "NoticeForm": "infraction_search",
 }
 
 

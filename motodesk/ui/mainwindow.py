@@ -364,11 +364,15 @@ class MainWindow(QMainWindow):
         page.show()  # the layout would show it on the next turn of the loop: the focus needs it now
         placeholder.hide()
         # The page came after its stacked area was shown: the screen reader pass it would have had then.
+        # ... and the keyboard's: its scroll areas and tables are tidied, its letters sorted out.
         from motodesk.ui.accessible import name_inputs
+        from motodesk.ui.keyboard import deconflict_access_keys, tidy_tab_stops
 
         area = self.pages.widget([k for k, _ in SECTIONS].index(key))
         if area is not None:
             name_inputs(area)
+            tidy_tab_stops(area)
+            deconflict_access_keys(self)
         if had_focus:
             target = typing_target(page)
             target.setFocus(Qt.FocusReason.OtherFocusReason)

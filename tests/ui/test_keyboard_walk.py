@@ -469,8 +469,8 @@ def test_screenshots_of_the_focus_marking(qtbot, ctx: AppContext, wait_ops) -> N
     form.grab().save(str(folder / "focus-novo-veiculo.png"))
     form.done(0)
 
-    checklist = _shown(qtbot, ChecklistDialog(inspector, inspections.start_inspection(
-        inspector, vehicle_id=dossier.vehicle_id)))
+    checklist = _shown(qtbot, ChecklistDialog(inspector, iid := inspections.start_inspection(
+        inspector, vehicle_id=dossier.vehicle_id), loaded=inspections.checklist_view(inspector, iid)))
     wait_ops()
     qtbot.wait(20)
     focused = QApplication.focusWidget()
