@@ -121,6 +121,7 @@ class ImportDialog(QDialog):
         self.table.setTabKeyNavigation(False)  # Tab leaves the table
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.resizeColumnsToContents()  # every heading whole before the first spreadsheet
 
         self.copy_button = QPushButton("&Copiar relatório")
         self.copy_button.setObjectName("copy")

@@ -221,6 +221,7 @@ class NoticeForm(GuardedDialog):
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 0)
         splitter.setChildrenCollapsible(False)
+        self._splitter, self._lower = splitter, lower
         layout = QVBoxLayout(self)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.message)
@@ -249,7 +250,14 @@ class NoticeForm(GuardedDialog):
         super().showEvent(event)
         if not self._fitted:
             self._fitted = True
-            QTimer.singleShot(0, lambda: fit_to_screen(self, self.width(), 760))  # after the layout's pass
+            QTimer.singleShot(0, self._fit)  # after the layout's pass
+
+    def _fit(self) -> None:
+        fit_to_screen(self, self.width(), 760)
+        # the catalogue takes the room the form below does not need (a splitter shares it by size hints)
+        total = sum(self._splitter.sizes())
+        lower = min(self._lower.sizeHint().height(), total // 2)
+        self._splitter.setSizes([total - lower, lower])
 
     def _set_tab_order(self, cancel: QPushButton) -> None:
         """Tab goes where the inspector types next: the infraction, when, where, who, the account.

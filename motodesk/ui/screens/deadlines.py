@@ -131,6 +131,7 @@ class RenewalDialog(GuardedDialog):
         self.portaria.setPlaceholderText("Portaria SESTRAN nº 12/2026 (opcional)")
         self.place = QLineEdit(Campaign.place)
         self.place.setObjectName("place")
+        self.place.setCursorPosition(0)  # the address shown from its start, not scrolled to its end
         self.hours = QLineEdit(Campaign.opening_hours)
         self.hours.setObjectName("hours")
         form = QFormLayout()
@@ -145,7 +146,7 @@ class RenewalDialog(GuardedDialog):
         layout.addWidget(intro)
         layout.addLayout(form)
         layout.addWidget(buttons)
-        self.setMinimumWidth(480)
+        self.setMinimumWidth(560)  # the default place and hours whole
         self.mark_clean()
 
     def campaign(self) -> Campaign:
