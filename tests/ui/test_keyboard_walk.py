@@ -446,18 +446,16 @@ def test_enter_on_the_dossiers_focused_button_presses_it(qtbot, ctx: AppContext)
 
 @SQLITE_ONLY
 def test_screenshots_of_the_focus_marking(qtbot, ctx: AppContext, wait_ops) -> None:  # noqa: ANN001
-    """docs/screenshots/focus-*.png: where each window opens, and a button and a table in focus."""
-    from pathlib import Path
-
+    """focus-*.png (docs/screenshots/ with MOTODESK_SCREENSHOTS=1, a scratch folder otherwise): where
+    each window opens, and a button and a table in focus."""
     from permit_factory import make_dossier  # type: ignore[import-not-found]
+    from tests_helpers import SCREENSHOTS as folder  # type: ignore[import-not-found]
 
     from motodesk.services import inspections
     from motodesk.ui.app import build_main_window
     from motodesk.ui.checklist import ChecklistDialog
     from motodesk.ui.vehicle_form import VehicleForm
 
-    folder = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-    folder.mkdir(parents=True, exist_ok=True)
     clerk = _user(ctx, Role.CLERK, "foto")
     inspector = _user(ctx, Role.INSPECTOR, "fotofis")
     dossier = make_dossier(ctx, ServiceType.MOTOTAXI)
