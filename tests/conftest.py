@@ -42,6 +42,9 @@ from motodesk.models.db import Database  # noqa: E402
 from motodesk.rules.common import Role  # noqa: E402
 from motodesk.services.context import AppContext, CurrentUser  # noqa: E402
 
+#: the GUI tests' guard (no database session on the GUI thread), active under tests/ui
+pytest_plugins = ["gui_guard"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every qtbot wait scales with the machine's load (tests_helpers.wait_timeout): no bare 5 s."""

@@ -178,7 +178,7 @@ def settle_gui(qtbot: object) -> None:
     qtbot.waitUntil(settled, timeout=10_000)  # type: ignore[attr-defined]
 
 
-# -- the GUI thread opens no database session (tests/ui/conftest.py) -----------------------------
+# -- the GUI thread opens no database session (tests/gui_guard.py) -----------------------------
 #: Where MotoDesk's UI code lives: a frame of a file under it is UI code.
 UI = str(Path(__file__).resolve().parents[1] / "motodesk" / "ui") + os.sep
 TESTS = str(Path(__file__).resolve().parent) + os.sep

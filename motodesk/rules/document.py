@@ -604,7 +604,7 @@ def _enforcement_section(settings: LawSettings) -> str:
         ("Decidir sem notificar o autuado ausente", check_decision(unnotified, day + timedelta(days=60))[0]),
         ("Decidir antes do fim do prazo de defesa", check_decision(running, due)[0]),
         ("Encerrar antes do fim do prazo de recurso", check_close(decided, due + timedelta(days=1))[0]),
-        ("Encerrar sem a notificação da decisão", check_close(not_told, due + timedelta(days=365))[0]),
+        ("Encerrar sem a notificação da decisão", check_close(not_told, due + timedelta(days=400))[0]),
         ("Notificação com data anterior ao auto", check_notification(NotificationFacts(
             "AI-0007/2026", NoticeStatus.OPEN, Signature.ABSENT, day, None, NotificationMethod.POST_AR,
             day - timedelta(days=1), day))[0]),

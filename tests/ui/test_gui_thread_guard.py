@@ -1,4 +1,4 @@
-"""The GUI tests' guard (tests/ui/conftest.py) sees a screen that reads the database on the GUI thread,
+"""The GUI tests' guard (tests/gui_guard.py) sees a screen that reads the database on the GUI thread,
 and only that: not the same read on a worker, not a test's own set-up, not the login's check."""
 
 from __future__ import annotations

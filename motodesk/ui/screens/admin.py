@@ -721,10 +721,9 @@ class SettingsTab(QWidget):
         self.groups.setCurrentRow(min(shown, self.groups.count() - 1))
         self._clean = snapshot(self.form_holder)
         self.stale = False
-        if self._pending:
-            self.message.setStyleSheet("color: #1b5e20")
+        if self._pending:  # kept until the next save: the save's own reload and the one its announced
+            self.message.setStyleSheet("color: #1b5e20")  # change brings may end in either order
             self.message.setText(self._pending)
-            self._pending = ""
         else:
             self.message.setStyleSheet(NOTE_STYLE)
             self.message.setText(f"{len(fields)} configurações.")
@@ -757,6 +756,7 @@ class SettingsTab(QWidget):
         return values
 
     def save(self) -> None:
+        self._pending = ""
         try:
             changes = self.changes()
         except ValueError as exc:

@@ -1,5 +1,9 @@
 """The GUI tests' own guard: no screen opens a database session on the GUI thread.
 
+A plugin of ``tests/conftest.py`` (``pytest_plugins``), active for the tests under ``tests/ui``. It is
+not ``tests/ui/conftest.py``: a second module named ``conftest`` would shadow the root one for the
+tests that ``from conftest import ...`` (which one wins depends on the order xdist collects them).
+
 Every session (``sqlalchemy.orm.Session``) and every connection (``Engine.connect``: the quick
 reads of :meth:`Database.run_read`, a wizard's probe) opened during a GUI test is checked: when it is
 opened on the GUI thread and the code that asked for it is MotoDesk's UI (a frame of ``motodesk/ui``
@@ -15,11 +19,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 from tests_helpers import GuiThreadDatabase  # type: ignore[import-not-found]
+
+UI_TESTS = Path(__file__).resolve().parent / "ui"
 
 
 @pytest.fixture(autouse=True)
@@ -27,6 +34,9 @@ def no_database_on_the_gui_thread(request: pytest.FixtureRequest, monkeypatch: p
                                   ) -> Iterator[GuiThreadDatabase]:
     """Fails a GUI test in which UI code opened a database session or connection on the GUI thread."""
     seen = GuiThreadDatabase()
+    if UI_TESTS not in Path(str(request.node.path)).resolve().parents:
+        yield seen  # not a GUI test
+        return
     session_init = Session.__init__
     engine_connect = Engine.connect
 
