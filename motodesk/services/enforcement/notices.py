@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -18,7 +18,7 @@ from motodesk.models import (
     Vehicle,
 )
 from motodesk.rules import enforcement as law
-from motodesk.rules.common import ServiceType
+from motodesk.rules.common import ServiceType, Verdict
 from motodesk.rules.enforcement import (
     ART_NOTICE,
     ART_UNLICENSED,
@@ -386,12 +386,7 @@ def record_notification(ctx: AppContext, notice_id: int, data: NotificationInput
             written_on=local_time(notice.occurred_at).date(), already_notified_on=notice.notified_on,
             method=method, notified_on=data.notified_on, today=today))
         if verdicts:
-            fields = {"notification_method": "method", "notification_date": "notified_on"}
-            keyed = {fields[v.rule_id.removeprefix("enforcement_")]: v.message for v in verdicts
-                     if v.rule_id.removeprefix("enforcement_") in fields}
-            if keyed and len(keyed) == len(verdicts):
-                raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", keyed)
-            raise RuleViolationError(verdicts)
+            _refuse_notification(verdicts, {"notification_method": "method", "notification_date": "notified_on"})
         assert data.notified_on is not None and method is not None
         notice.notified_on = data.notified_on
         notice.defence_due = defence_period_end(data.notified_on, settings)
@@ -402,6 +397,15 @@ def record_notification(ctx: AppContext, notice_id: int, data: NotificationInput
         s.flush()
         return NoticeCreated(notice.id, notice.number, notice.notified_on, notice.defence_due,
                              notice.refused_to_sign, notice.vehicle_seized)
+
+
+def _refuse_notification(verdicts: list[Verdict], fields: dict[str, str]) -> NoReturn:
+    """A refused notification: on its fields (rule id → input) when every refusal names one, else whole."""
+    keyed = {fields[v.rule_id.removeprefix("enforcement_")]: v.message for v in verdicts
+             if v.rule_id.removeprefix("enforcement_") in fields}
+    if keyed and len(keyed) == len(verdicts):
+        raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", keyed)
+    raise RuleViolationError(verdicts)
 
 
 # --- the decision's notification (Art. 29, § 2º; the appeal period, Art. 34, §ún.) -----------------------
@@ -436,12 +440,8 @@ def record_decision_notification(ctx: AppContext, notice_id: int, data: Notifica
             notice_notified_on=notice.notified_on, already_notified_on=notice.decision_notified_on,
             method=method, notified_on=data.notified_on, today=today))
         if verdicts:
-            fields = {"decision_notification_method": "method", "decision_notification_date": "notified_on"}
-            keyed = {fields[v.rule_id.removeprefix("enforcement_")]: v.message for v in verdicts
-                     if v.rule_id.removeprefix("enforcement_") in fields}
-            if keyed and len(keyed) == len(verdicts):
-                raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", keyed)
-            raise RuleViolationError(verdicts)
+            _refuse_notification(verdicts, {"decision_notification_method": "method",
+                                            "decision_notification_date": "notified_on"})
         assert data.notified_on is not None and method is not None
         notice.decision_notified_on = data.notified_on
         notice.appeal_due = appeal_period_end(data.notified_on, settings)
