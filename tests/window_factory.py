@@ -9,12 +9,23 @@ import pkgutil
 from collections.abc import Callable
 from datetime import timedelta
 
-from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox, QWidget
 
 import motodesk.ui
 from motodesk.rules.common import Role, ServiceType
 from motodesk.services import auth
 from motodesk.services.context import AppContext
+
+
+def shown(qtbot, widget: QWidget) -> QWidget:  # noqa: ANN001
+    """``widget`` shown, exposed and the active window, its first focus placed (the keyboard tests)."""
+    qtbot.addWidget(widget)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=3000)
+    qtbot.wait(20)  # the first focus is placed once the window is shown
+    return widget
 
 
 def _user(ctx: AppContext, role: Role, login: str) -> AppContext:

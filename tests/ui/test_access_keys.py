@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from window_factory import shown  # type: ignore[import-not-found]
 
 from motodesk.rules.common import Role, ServiceType
 from motodesk.services import auth
@@ -33,16 +34,6 @@ SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"])
 @pytest.fixture(autouse=True)
 def _app() -> None:
     create_application()
-
-
-def _shown(qtbot, widget: QWidget) -> QWidget:  # noqa: ANN001
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    widget.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=3000)
-    qtbot.wait(10)
-    return widget
 
 
 def _problems(window: QWidget, where: str) -> list[str]:
@@ -83,7 +74,7 @@ def test_a_clash_with_the_menu_bar_moves_the_pages_letter_and_the_moved_letter_w
     window.setCentralWidget(body)
     before = [add.text(), also.text(), again.text()]
     assert before == ["&Adicionar candidato…", "&Salvar", "&Salvar rascunho"]
-    _shown(qtbot, window)
+    shown(qtbot, window)
     assert keyboard.clashes(window) == [] and keyboard.idle_letters(window) == []
     assert window.menuBar().actions()[0].text() == "&Arquivo"  # the menu bar keeps its letters
     assert add.text() == "Adicionar &candidato…" and also.text() == "&Salvar"
@@ -105,7 +96,7 @@ def test_a_letter_that_appears_later_is_moved_when_alt_is_pressed(qtbot) -> None
     layout.addWidget(label)
     layout.addWidget(field)
     layout.addWidget(record)
-    _shown(qtbot, dialog)
+    shown(qtbot, dialog)
     record.setText("&Lavrar auto")  # the screen changed its text after it was shown
     assert keyboard.clashes(dialog)
     pressed: list[bool] = []
@@ -133,7 +124,7 @@ def test_a_button_whose_shortcut_replaced_its_letter_answers_to_both(qtbot) -> N
     layout.addWidget(print_button)
     pressed: list[str] = []
     print_button.clicked.connect(lambda: pressed.append("x"))
-    _shown(qtbot, dialog)
+    shown(qtbot, dialog)
     assert keyboard.idle_letters(dialog) == []
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_I, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: pressed == ["x"], timeout=1000)
@@ -161,7 +152,7 @@ def test_the_pdf_previews_underlined_letters_work(qtbot, monkeypatch) -> None:  
     done: list[str] = []
     monkeypatch.setattr(PdfPreviewDialog, "print_document", lambda self: done.append("imprimir"))
     monkeypatch.setattr(PdfPreviewDialog, "save_as", lambda self: done.append("salvar"))
-    dialog = _shown(qtbot, PdfPreviewDialog(pdf, "Laudo"))
+    dialog = shown(qtbot, PdfPreviewDialog(pdf, "Laudo"))
     assert _problems(dialog, "pdf") == []
     for key, expected in ((dialog.print_button, "imprimir"), (dialog.save_button, "salvar")):
         letter = keyboard.mnemonic(key.text())
@@ -188,7 +179,7 @@ def test_no_page_of_the_main_window_repeats_a_letter(qtbot, ctx: AppContext, wai
     from motodesk.ui.mainwindow import SECTIONS, section_visible
 
     make_dossier(ctx, ServiceType.MOTOTAXI)
-    window = _shown(qtbot, build_main_window(_as(ctx, role, f"u{role.value}")))
+    window = shown(qtbot, build_main_window(_as(ctx, role, f"u{role.value}")))
     wait_ops()
     problems: list[str] = []
     checked = 0
@@ -218,7 +209,7 @@ def test_no_dialog_repeats_a_letter(qtbot, ctx: AppContext, wait_ops, monkeypatc
     monkeypatch.setattr(QMessageBox, "exec", lambda _box: QMessageBox.StandardButton.Discard)
     problems: list[str] = []
     for label, build in _dialogs(ctx):
-        dialog = _shown(qtbot, build())
+        dialog = shown(qtbot, build())
         wait_ops()
         qtbot.wait(5)
         problems += _problems(dialog, label)
@@ -250,7 +241,7 @@ def test_a_crowded_window_never_shares_a_letter_with_a_button(qtbot) -> None:  #
         layout.addWidget(field)
         fields.append(label)
     layout.addWidget(save)
-    _shown(qtbot, dialog)
+    shown(qtbot, dialog)
     assert save.text() == "&Salvar"
     assert fields[0].text() == "S:"  # its only letter is the button's
     assert keyboard.mnemonic(fields[1].text()) == keyboard.mnemonic(fields[2].text()) == "x"

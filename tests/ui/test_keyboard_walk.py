@@ -30,7 +30,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from window_factory import EXPECTED_FOCUS, NOT_BUILT, _dialogs, _user, discovered_dialogs  # type: ignore[import-not-found]
+from window_factory import (  # type: ignore[import-not-found]
+    EXPECTED_FOCUS,
+    NOT_BUILT,
+    _dialogs,
+    _user,
+    discovered_dialogs,
+    shown,
+)
 
 from motodesk.rules.common import Role, ServiceType
 from motodesk.services.context import AppContext
@@ -45,16 +52,6 @@ MAX_STOPS = 70  # a long checklist: the first stops are enough to see a trap
 @pytest.fixture(autouse=True)
 def _app() -> None:
     create_application()
-
-
-def _shown(qtbot, widget: QWidget) -> QWidget:  # noqa: ANN001
-    qtbot.addWidget(widget)
-    widget.show()
-    qtbot.waitExposed(widget)
-    widget.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.activeWindow() is widget, timeout=3000)
-    qtbot.wait(20)  # the first focus is placed once the window is shown
-    return widget
 
 
 def _name(widget: QWidget | None) -> str:
@@ -170,7 +167,7 @@ def test_a_table_a_scroll_area_and_an_empty_list_do_not_hold_the_tab(qtbot) -> N
     for widget in (first, second, table, empty, scroll, last):
         layout.addWidget(widget)
     assert table.tabKeyNavigation()  # Qt's default: Tab would move between cells
-    _shown(qtbot, dialog)
+    shown(qtbot, dialog)
     assert QApplication.focusWidget() is second  # the first empty field, not the first field
     assert not table.tabKeyNavigation()
     assert check_window(qtbot, dialog, "exemplo") == []
@@ -188,7 +185,7 @@ def test_the_walk_can_fail_on_a_trap(qtbot) -> None:  # noqa: ANN001
     table.setModel(QStandardItemModel(3, 3))
     layout.addWidget(QLineEdit("x"))
     layout.addWidget(table)
-    _shown(qtbot, dialog)
+    shown(qtbot, dialog)
     table.setTabKeyNavigation(True)  # a screen that turned it back on: Tab walks the cells
     table.setFocus()
     problems = walk(qtbot, dialog, Qt.Key.Key_Tab)
@@ -205,7 +202,7 @@ def test_tab_leaves_a_note_and_a_date_and_time_field(qtbot) -> None:  # noqa: AN
     after = QLineEdit()
     for widget in (when, notes, after):
         layout.addWidget(widget)
-    _shown(qtbot, dialog)
+    shown(qtbot, dialog)
     when.setFocus()
     qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)  # not to the month section
     assert QApplication.focusWidget() is notes
@@ -227,7 +224,7 @@ def test_enter_runs_the_focused_button_in_a_dialog_and_in_a_window(qtbot) -> Non
         layout.addWidget(button)
         clicks: list[bool] = []
         button.clicked.connect(lambda _c=False, clicks=clicks: clicks.append(True))
-        _shown(qtbot, host)
+        shown(qtbot, host)
         button.setFocus()
         qtbot.keyClick(button, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda clicks=clicks: clicks == [True], timeout=1000)
@@ -246,7 +243,7 @@ def test_home_and_end_go_to_the_first_and_last_row(qtbot) -> None:  # noqa: ANN0
     model = QStandardItemModel(30, 4)
     table.setModel(model)
     layout.addWidget(table)
-    _shown(qtbot, host)
+    shown(qtbot, host)
     table.setFocus()
     table.setCurrentIndex(model.index(5, 2))
     qtbot.keyClick(table, Qt.Key.Key_End)
@@ -263,7 +260,7 @@ def test_the_focus_comes_back_to_a_visible_widget_when_a_dialog_closes(qtbot) ->
     opener = QPushButton("&Abrir")
     layout.addWidget(field)
     layout.addWidget(opener)
-    _shown(qtbot, host)
+    shown(qtbot, host)
     opener.setFocus()
     dialog = QDialog(host)
     QVBoxLayout(dialog).addWidget(QLineEdit())
@@ -293,7 +290,7 @@ def test_a_field_marked_with_an_error_still_shows_the_focus(qtbot) -> None:  # n
     other = QLineEdit()
     layout.addWidget(field)
     layout.addWidget(other)
-    _shown(qtbot, host)
+    shown(qtbot, host)
     mark_field(field, "Data inexistente")
     other.setFocus()
     qtbot.wait(10)
@@ -348,7 +345,7 @@ def test_every_page_of_the_main_window_is_walked_with_tab(qtbot, ctx: AppContext
     make_dossier(ctx, ServiceType.MOTOTAXI)  # lists with a row
     window = build_main_window(_user(ctx, Role.ADMIN, "teclado"))
     stray = watch_stray_windows(qtbot)
-    _shown(qtbot, window)
+    shown(qtbot, window)
     wait_ops()
     problems: list[str] = []
     for number, (key, _label) in enumerate(SECTIONS[:9], start=1):
@@ -404,7 +401,7 @@ def test_every_dialog_opens_in_its_first_empty_field_and_is_walked_with_tab(qtbo
     monkeypatch.setattr(QMessageBox, "exec", lambda _box: QMessageBox.StandardButton.Discard)
     problems: list[str] = []
     for label, build in _dialogs(ctx):
-        dialog = _shown(qtbot, build())
+        dialog = shown(qtbot, build())
         wait_ops()
         qtbot.wait(10)
         problems += check_window(qtbot, dialog, label, EXPECTED_FOCUS.get(label))
@@ -432,7 +429,7 @@ def test_enter_on_the_dossiers_focused_button_presses_it(qtbot, ctx: AppContext)
 
     clerk = _user(ctx, Role.CLERK, "bal2")
     dossier = make_dossier(ctx, ServiceType.MOTOTAXI)
-    window = _shown(qtbot, DossierWindow(clerk, dossier.person_id))
+    window = shown(qtbot, DossierWindow(clerk, dossier.person_id))
     buttons = [b for b in keyboard.tab_stops(window) if isinstance(b, QPushButton) and not b.autoDefault()]
     assert buttons, "the dossier has buttons that only Space pressed"
     pressed: list[str] = []
@@ -460,14 +457,14 @@ def test_screenshots_of_the_focus_marking(qtbot, ctx: AppContext, wait_ops) -> N
     inspector = _user(ctx, Role.INSPECTOR, "fotofis")
     dossier = make_dossier(ctx, ServiceType.MOTOTAXI)
 
-    form = _shown(qtbot, VehicleForm(clerk))
+    form = shown(qtbot, VehicleForm(clerk))
     wait_ops()
     qtbot.wait(20)
     assert QApplication.focusWidget() is form.findChild(QWidget, "holder_cpf")
     form.grab().save(str(folder / "focus-novo-veiculo.png"))
     form.done(0)
 
-    checklist = _shown(qtbot, ChecklistDialog(inspector, iid := inspections.start_inspection(
+    checklist = shown(qtbot, ChecklistDialog(inspector, iid := inspections.start_inspection(
         inspector, vehicle_id=dossier.vehicle_id), loaded=inspections.checklist_view(inspector, iid)))
     wait_ops()
     qtbot.wait(20)
@@ -479,7 +476,7 @@ def test_screenshots_of_the_focus_marking(qtbot, ctx: AppContext, wait_ops) -> N
     checklist.grab().save(str(folder / "focus-checklist-botao.png"))
     checklist.done(0)
 
-    window = _shown(qtbot, build_main_window(clerk))
+    window = shown(qtbot, build_main_window(clerk))
     wait_ops()
     qtbot.keyClick(QApplication.focusWidget() or window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
     wait_ops()
