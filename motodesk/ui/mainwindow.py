@@ -30,6 +30,7 @@ from motodesk.clock import local_now
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.ui.actions import ActionCollection
+from motodesk.ui.widgets import after
 
 # (key, pt_BR label) of each page, in navigation order.
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -349,7 +350,7 @@ class MainWindow(QMainWindow):
         # Built once the loading state is painted (the clerk sees the page answer first); the timer
         # builds it anyway should no paint come (a window not exposed).
         placeholder.after_paint = lambda: self._build_chosen(key)
-        QTimer.singleShot(LOADING_FALLBACK_MS, lambda: self._build_chosen(key))
+        after(placeholder, LOADING_FALLBACK_MS, lambda: self._build_chosen(key))
 
     def _build_chosen(self, key: str) -> None:
         if key in self.loading:

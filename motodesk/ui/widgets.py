@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 
-from PySide6.QtCore import QDate, QLocale, Qt, QTimer, Signal
+from PySide6.QtCore import QDate, QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -41,6 +41,23 @@ STATUS_SYMBOLS = {Status.MET: "✔", Status.NOT_MET: "✘", Status.PENDING: "…
 DATE_MASK = "00/00/0000;_"
 MIN_DATE = date(1900, 1, 1)
 MAX_DATE = date(2199, 12, 31)
+
+
+def after(owner: QObject, msec: int, slot: Callable[[], object]) -> QTimer:
+    """Call ``slot`` once, ``msec`` from now, unless ``owner`` is deleted first.
+
+    The one way to wait a while before doing something. Never ``QTimer.singleShot(msec, callable)``
+    with ``msec > 0``: PySide makes a parentless Python timer for it that deletes itself once it
+    fired, and destroying that wrapper crashed the application now and then (a SIGSEGV in
+    ``Shiboken::BindingManager::releaseWrapper`` on the timer's DeferredDelete, one run in six of the
+    access-key walk). This timer is ``owner``'s child and goes with it. ``singleShot(0, …)`` is safe
+    (no timer object is made) and stays the way to run something once the event loop is back.
+    """
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.timeout.connect(slot)
+    timer.start(msec)
+    return timer
 
 
 def parse_typed_date(text: str) -> tuple[date | None, str | None]:

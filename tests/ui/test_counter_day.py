@@ -59,6 +59,7 @@ from motodesk.ui.app import create_application
 from motodesk.ui.checklist import ChecklistDialog
 from motodesk.ui.dossier import DossierWindow
 from motodesk.ui.vehicle_form import VehicleForm
+from motodesk.ui.widgets import after
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTO = ROOT / "tests" / "data" / "photos" / "astronaut-2x.jpg"
@@ -229,11 +230,11 @@ class Modals:
                 finally:
                     self.driving.discard(id(widget))
             elif time.monotonic() < deadline:
-                QTimer.singleShot(40, poll)
+                after(QApplication.instance(), 40, poll)
             else:
                 self.errors.append(AssertionError(f"no modal dialog came (last: {widget!r})"))
 
-        QTimer.singleShot(40, poll)
+        after(QApplication.instance(), 40, poll)
 
     def check(self) -> None:
         if self.errors:

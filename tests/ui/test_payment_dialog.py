@@ -21,6 +21,7 @@ from motodesk.ui.ops import ServiceOp
 from motodesk.ui.payment_dialog import PaymentDialog
 from motodesk.ui.screens import permits as screen
 from motodesk.ui.screens.permits import PermitsPage
+from motodesk.ui.widgets import after
 
 TODAY = local_today()  # the secretariat's day: a payment dated after it is refused
 BASIS = "Decreto nº 5.001/2026"
@@ -99,7 +100,7 @@ def _answer_dialog(qtbot, number: str) -> None:  # noqa: ANN001
         if not isinstance(dialog, PaymentDialog):
             tries[0] += 1
             assert tries[0] < 500, dialog
-            QTimer.singleShot(10, fill)
+            after(QApplication.instance(), 10, fill)
             return
         _type_payment(qtbot, dialog, number, TODAY)
 

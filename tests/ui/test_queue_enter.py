@@ -5,7 +5,7 @@ starts an inspection it asks first — "Iniciar a vistoria do veículo PLACA ago
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from tests_helpers import settle_gui, valid_cpf  # type: ignore[import-not-found]
 
@@ -19,6 +19,7 @@ from motodesk.ui.app import create_application
 from motodesk.ui.checklist import ChecklistDialog
 from motodesk.ui.screens import inspections as screen
 from motodesk.ui.screens.inspections import InspectionsPage
+from motodesk.ui.widgets import after
 
 PLATE = "PTC4B83"
 
@@ -64,14 +65,14 @@ def _answer(qtbot, questions: list[str], yes: bool) -> None:  # noqa: ANN001
     def poll() -> None:
         box = QApplication.activeModalWidget()
         if not isinstance(box, QMessageBox):
-            QTimer.singleShot(30, poll)
+            after(QApplication.instance(), 30, poll)
             return
         questions.append(box.text())
         assert box.defaultButton() is box.button(QMessageBox.StandardButton.No)
         target = box.button(QMessageBox.StandardButton.Yes) if yes else box.focusWidget() or box
         qtbot.keyClick(target, Qt.Key.Key_Space if yes else Qt.Key.Key_Return)
 
-    QTimer.singleShot(30, poll)
+    after(QApplication.instance(), 30, poll)
 
 
 def _statuses(ctx: AppContext) -> list[InspectionStatus]:
