@@ -53,6 +53,18 @@ def pytest_configure(config: pytest.Config) -> None:
     scale_qtbot_waits()
 
 
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Once a GUI test made the application, Python's cyclic collector runs on the GUI thread only
+    (motodesk.ui.collector); a test that spins no event loop gets its cycles collected here, on the
+    main thread, so that a worker process's memory never waits for the next GUI test."""
+    import gc
+
+    if not gc.isenabled():
+        from motodesk.ui.collector import collect_if_due
+
+        collect_if_due()
+
+
 PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REQUIRE_PG = os.environ.get("MOTODESK_REQUIRE_PG") == "1"
 BACKENDS = ["sqlite", "postgresql"]
