@@ -16,52 +16,33 @@ A camera frame is reduced with Qt's smooth scaling to the imaging package's work
 it becomes a Pillow image: on a 12 MP still that is about ten times cheaper than letting
 ``photo_from_image`` resample it with LANCZOS, and the working image is the same size either way
 (``LoadedPhoto.original_size`` keeps the camera's real size, so the resolution check is unchanged).
+
+This module holds the dialog; its tabs are built in :mod:`motodesk.ui.photo_dialog_form`, the work off
+the GUI thread is in :mod:`motodesk.ui.photo_analysis`, the source, crop and history views in
+:mod:`motodesk.ui.photo_views` (what callers import of them is re-exported here).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import io
 import logging
-import math
-import sys
-import time
 import traceback
-import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from PIL import Image
-from PySide6.QtCore import QModelIndex, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QColor,
     QImage,
     QKeyEvent,
-    QMouseEvent,
-    QPainter,
-    QPaintEvent,
-    QPen,
     QPixmap,
-    QWheelEvent,
 )
 from PySide6.QtWidgets import (
-    QCheckBox,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLineEdit,
-    QListWidget,
     QProgressBar,
-    QPushButton,
-    QSizePolicy,
-    QSlider,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -70,24 +51,15 @@ from PySide6.QtWidgets import (
 from motodesk.errors import DatabaseError
 from motodesk.imaging import (
     Box,
-    CropProposal,
     FaceDetector,
-    LoadedPhoto,
     PhotoError,
     QualityWarning,
     check_quality,
     detect_faces,
-    load_photo,
     move_crop,
-    photo_from_image,
     preview,
-    propose_crop,
-    render_3x4,
     zoom_crop,
 )
-from motodesk.imaging.geometry import MIN_CROP_UNIT, max_crop_unit
-from motodesk.imaging.loading import ACCEPTED_FORMATS, WORKING_SHORT_SIDE
-from motodesk.imaging.quality import MESSAGES, QualityCode, looks_grey
 from motodesk.services import photos
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
@@ -95,424 +67,40 @@ from motodesk.services.photos import PhotoInfo
 from motodesk.ui.camera import FrameSource, default_frame_source, remember_camera, remembered_camera
 from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.photo_analysis import (
+    MAX_FILE_BYTES,
+    MSG_16_BIT,
+    MSG_CMYK,
+    MSG_GREY,
+    Analysis,
+    analyse_file,
+    analyse_frame,
+    frame_to_pil,
+    pil_to_qimage,
+    render_and_store,
+    slider_value,
+    unit_for_slider,
+)
+from motodesk.ui.photo_dialog_form import PhotoDialogFormMixin
+from motodesk.ui.photo_views import (
+    CROP_VIEW_SIZE,
+)
 
 log = logging.getLogger(__name__)
 
 FILE_FILTER = ("Imagens (*.jpg *.jpeg *.png *.webp *.bmp *.tif *.tiff *.JPG *.JPEG *.PNG);;"
                "Todos os arquivos (*)")
-MAX_FILE_BYTES = 60 * 1024 * 1024
-DISPLAY_MAX_SIDE = 1024  # the source picture on the left never needs more
-CROP_VIEW_SIZE = QSize(270, 360)
-ZOOM_STEPS = 1000
-WHEEL_ZOOM = 1.12  # per wheel notch
-KEY_ZOOM = 1.08
 QUALITY_DELAY_MS = 150
-
-# Where the head sits in the proposed crop (imaging.cropping: eye line at 45 % of the height, head
-# 65 % of it): crown at 13 %, chin at 78 %, the face about 58 % of the width. Drawn as a guide.
-HEAD_TOP, HEAD_BOTTOM, HEAD_WIDTH, EYE_LINE = 0.133, 0.783, 0.58, 0.45
-
-MSG_READ_FAILED = "Não foi possível ler o arquivo: {detail}."
-MSG_FILE_TOO_BIG = "O arquivo tem {mb:.0f} MB; o limite para uma foto é {limit} MB."
-MSG_CMYK = "A imagem estava em CMYK (cores de gráfica) e foi convertida para cores de tela (sRGB)."
-MSG_16_BIT = "A imagem tinha 16 bits por canal e foi convertida para 8 bits."
-MSG_GREY = MESSAGES[QualityCode.GREY]
 MSG_NO_FACE_CROP = "Nenhum rosto encontrado: o recorte foi centralizado; ajuste manualmente."
 MSG_REFUSED = "Foto recusada: {message}"
-MSG_PLACEHOLDER_CROP = "O recorte 3x4 aparece aqui depois de capturar ou importar a foto."
 GREY_CODE = "grey"
-SOURCE_LABELS = photos.SOURCES
-
-
-# -- QImage ⇄ Pillow ------------------------------------------------------------------------------
-_LITTLE = sys.byteorder == "little"
-_RAW_MODES: dict[QImage.Format, tuple[str, str]] = {
-    QImage.Format.Format_RGB32: ("RGB", "BGRX" if _LITTLE else "XRGB"),
-    QImage.Format.Format_ARGB32: ("RGB", "BGRX" if _LITTLE else "XRGB"),
-    QImage.Format.Format_ARGB32_Premultiplied: ("RGB", "BGRX" if _LITTLE else "XRGB"),
-    QImage.Format.Format_RGBX8888: ("RGB", "RGBX"),
-    QImage.Format.Format_RGBA8888: ("RGB", "RGBX"),
-    QImage.Format.Format_RGBA8888_Premultiplied: ("RGB", "RGBX"),
-    QImage.Format.Format_RGB888: ("RGB", "RGB"),
-    QImage.Format.Format_BGR888: ("RGB", "BGR"),
-    QImage.Format.Format_Grayscale8: ("L", "L"),
-}
-
-
-def working_size(size: tuple[int, int]) -> tuple[int, int]:
-    """The size a frame is reduced to before analysis (the imaging package's working size), or
-    ``size`` itself when reducing would save little (short side under 1.25 × 1500 px)."""
-    width, height = size
-    short = min(width, height)
-    if short < 1.25 * WORKING_SHORT_SIDE:
-        return size
-    factor = WORKING_SHORT_SIDE / short
-    return (max(1, round(width * factor)), max(1, round(height * factor)))
-
-
-def frame_to_pil(image: QImage) -> tuple[Image.Image, tuple[int, int]]:
-    """A camera frame as an 8-bit Pillow image, already reduced to the working size, and the
-    frame's own size. Camera frames are opaque: any alpha channel is ignored."""
-    original = (image.width(), image.height())
-    target = working_size(original)
-    if target != original:
-        image = image.scaled(target[0], target[1], Qt.AspectRatioMode.IgnoreAspectRatio,
-                             Qt.TransformationMode.SmoothTransformation)
-    modes = _RAW_MODES.get(image.format())
-    if modes is None:
-        image = image.convertToFormat(QImage.Format.Format_RGB32)
-        modes = _RAW_MODES[QImage.Format.Format_RGB32]
-    mode, raw = modes
-    size = (image.width(), image.height())
-    pil = Image.frombuffer(mode, size, image.constBits(), "raw", raw, image.bytesPerLine(), 1)  # type: ignore[arg-type]
-    if pil.readonly:
-        # Pillow mapped the QImage's memory instead of decoding it (it does for "L", "RGBX" and
-        # "RGBA" raw data, in the raw data's own mode): make an image of our own, in our mode.
-        pil = pil.convert(mode) if pil.mode != mode else pil.copy()
-    return pil, original
-
-
-def pil_to_qimage(img: Image.Image) -> QImage:
-    """A Pillow image as a QImage that owns its pixels."""
-    rgb = img if img.mode == "RGB" else img.convert("RGB")
-    data = rgb.tobytes()
-    return QImage(data, rgb.width, rgb.height, 3 * rgb.width, QImage.Format.Format_RGB888).copy()
-
-
-# -- analysis (runs in a worker thread) ---------------------------------------------------------------
-@dataclass(frozen=True)
-class Analysis:
-    """A captured or imported photo ready for the crop editor."""
-
-    photo: LoadedPhoto
-    proposal: CropProposal
-    warnings: tuple[QualityWarning, ...]
-    source: str  # "camera" or "file" (services.photos.SOURCES)
-    display: QImage  # the working image reduced for the left view
-    display_scale: float  # display pixels per working-image pixel
-    notes: tuple[str, ...] = ()  # what was converted on the way (CMYK, 16 bits)
-    grey: bool = False
-    seconds: float = 0.0
-
-
-def conversion_notes(data: bytes) -> tuple[str, ...]:
-    """What :func:`load_photo` will convert silently and the clerk should know about."""
-    notes: list[str] = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            with Image.open(io.BytesIO(data), formats=ACCEPTED_FORMATS) as im:
-                mode = im.mode
-                raw = str(im.tile[0].args) if im.tile else ""
-        except Exception:  # noqa: BLE001 - load_photo refuses it with the proper message
-            return ()
-    if mode == "CMYK":
-        notes.append(MSG_CMYK)
-    if mode.startswith("I;16") or mode in ("I", "F") or ";16" in raw:
-        notes.append(MSG_16_BIT)
-    return tuple(notes)
-
-
-def _analyse(photo: LoadedPhoto, source: str, notes: tuple[str, ...], detector: FaceDetector,
-             started: float) -> Analysis:
-    proposal = propose_crop(photo, detector)
-    found = tuple(check_quality(photo, proposal))
-    # The left view needs no more than DISPLAY_MAX_SIDE pixels: an integer box reduction is a few
-    # milliseconds where a resampling filter on the working image costs tens.
-    step = math.ceil(max(photo.size) / DISPLAY_MAX_SIDE)
-    small = photo.image.reduce(step) if step > 1 else photo.image
-    return Analysis(photo=photo, proposal=proposal, warnings=found, source=source,
-                    display=pil_to_qimage(small), display_scale=small.width / photo.size[0], notes=notes,
-                    grey=looks_grey(small), seconds=time.perf_counter() - started)
-
-
-def analyse_frame(image: QImage, detector: FaceDetector = detect_faces) -> Analysis:
-    """A camera still: reduce, normalise, propose the crop, check it."""
-    started = time.perf_counter()
-    if image.isNull():
-        raise PhotoError("A câmera enviou uma imagem vazia. Tire a foto novamente.", "empty")
-    pil, original = frame_to_pil(image)
-    photo = photo_from_image(pil)
-    if photo.size != original:
-        photo = dataclasses.replace(photo, original_size=original, scale=photo.size[0] / original[0])
-    return _analyse(photo, "camera", (), detector, started)
-
-
-def analyse_file(path: Path, detector: FaceDetector = detect_faces) -> Analysis:
-    """An imported file: read (size-limited), decode with EXIF orientation, propose, check."""
-    started = time.perf_counter()
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise PhotoError(MSG_FILE_TOO_BIG.format(mb=size / 1e6, limit=MAX_FILE_BYTES // 2**20), "too_large")
-        data = path.read_bytes()
-    except OSError as exc:
-        raise PhotoError(MSG_READ_FAILED.format(detail=exc.strerror or exc), "unreadable") from exc
-    notes = conversion_notes(data)
-    return _analyse(load_photo(data), "file", notes, detector, started)
-
-
-def render_and_store(ctx: AppContext, person_id: int, analysis: Analysis, box: Box,
-                     override_reason: str | None = None) -> PhotoInfo:
-    """The badge JPEG of ``box`` kept as the person's newest photo (worker thread).
-
-    The service judges the photo again (Art. 5º, IX); ``override_reason`` is the clerk's reason for
-    "Usar mesmo assim", which it requires when it finds quality warnings."""
-    jpeg = render_3x4(analysis.photo, box)
-    return photos.store_photo(ctx, person_id, jpeg, "camera" if analysis.source == "camera" else "file",
-                              override_reason=override_reason)
-
-
-# -- zoom slider ⇄ crop size ---------------------------------------------------------------------
-def _unit_range(image_size: tuple[int, int]) -> tuple[int, int]:
-    high = max_crop_unit(image_size)
-    return min(MIN_CROP_UNIT, high), high
-
-
-def slider_value(box: Box, image_size: tuple[int, int]) -> int:
-    """0 = the largest crop (zoomed out), ZOOM_STEPS = the smallest (zoomed in), logarithmic."""
-    low, high = _unit_range(image_size)
-    if high <= low:
-        return 0
-    unit = min(high, max(low, box.width / 3))
-    return round(math.log(high / unit) / math.log(high / low) * ZOOM_STEPS)
-
-
-def unit_for_slider(value: int, image_size: tuple[int, int]) -> int:
-    low, high = _unit_range(image_size)
-    return max(low, min(high, round(high * (low / high) ** (value / ZOOM_STEPS))))
-
-
-# -- widgets -------------------------------------------------------------------------------------
-def _fit(image_size: QSize, area: QRectF) -> QRectF:
-    """The rectangle an image of ``image_size`` takes when fitted and centred in ``area``."""
-    if image_size.isEmpty():
-        return QRectF()
-    scale = min(area.width() / image_size.width(), area.height() / image_size.height())
-    w, h = image_size.width() * scale, image_size.height() * scale
-    return QRectF(area.x() + (area.width() - w) / 2, area.y() + (area.height() - h) / 2, w, h)
-
-
-def _head_guide(painter: QPainter, rect: QRectF) -> None:
-    """Dashed oval where the head should be and the eye line, in a 3:4 ``rect``."""
-    pen = QPen(QColor(255, 255, 255, 170), 1.5, Qt.PenStyle.DashLine)
-    painter.setPen(pen)
-    painter.setBrush(Qt.BrushStyle.NoBrush)
-    w = rect.width() * HEAD_WIDTH
-    painter.drawEllipse(QRectF(rect.center().x() - w / 2, rect.top() + rect.height() * HEAD_TOP,
-                               w, rect.height() * (HEAD_BOTTOM - HEAD_TOP)))
-    y = rect.top() + rect.height() * EYE_LINE
-    painter.drawLine(QPointF(rect.left() + rect.width() * 0.15, y), QPointF(rect.right() - rect.width() * 0.15, y))
-
-
-class SourceView(QWidget):
-    """The camera picture (or the imported file) with the 3:4 area over it.
-
-    Live, the overlay is the largest centred 3:4 area with a head guide; once a photo is captured
-    or imported, it is the crop being edited (``set_crop`` in the picture's pixels)."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("source_view")
-        self.setMinimumSize(480, 360)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.image = QImage()
-        self.crop: QRectF | None = None
-        self.message = ""
-
-    def set_frame(self, image: QImage, crop: QRectF | None = None) -> None:
-        self.image = image
-        self.crop = crop
-        self.update()
-
-    def set_message(self, text: str) -> None:
-        self.message = text
-        self.update()
-
-    def clear(self) -> None:
-        self.image = QImage()
-        self.crop = None
-        self.update()
-
-    def overlay_rect(self) -> QRectF:
-        """Where the 3:4 overlay is drawn, in widget coordinates (empty without a picture)."""
-        target = _fit(self.image.size(), QRectF(self.rect()))
-        if target.isEmpty():
-            return QRectF()
-        if self.crop is not None:
-            sx = target.width() / self.image.width()
-            return QRectF(target.x() + self.crop.x() * sx, target.y() + self.crop.y() * sx,
-                          self.crop.width() * sx, self.crop.height() * sx)
-        h = min(target.height(), target.width() * 4 / 3)
-        w = h * 3 / 4
-        return QRectF(target.center().x() - w / 2, target.center().y() - h / 2, w, h)
-
-    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-        painter.fillRect(self.rect(), QColor("#1e1e1e"))
-        if self.image.isNull():
-            painter.setPen(QColor("#e0e0e0"))
-            painter.drawText(QRectF(self.rect()).adjusted(24, 24, -24, -24),
-                             int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), self.message)
-            return
-        target = _fit(self.image.size(), QRectF(self.rect()))
-        painter.drawImage(target, self.image)
-        area = QRectF(self.overlay_rect().intersected(target).toAlignedRect())
-        target = QRectF(target.toAlignedRect())
-        shade = QColor(0, 0, 0, 130)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # no seams between the strips
-        painter.fillRect(QRectF(target.left(), target.top(), target.width(), area.top() - target.top()), shade)
-        painter.fillRect(QRectF(target.left(), area.bottom(), target.width(), target.bottom() - area.bottom()), shade)
-        painter.fillRect(QRectF(target.left(), area.top(), area.left() - target.left(), area.height()), shade)
-        painter.fillRect(QRectF(area.right(), area.top(), target.right() - area.right(), area.height()), shade)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(QPen(QColor("#ffd54f"), 2))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(area)
-        if self.crop is None:
-            _head_guide(painter, area)
-
-
-class CropView(QWidget):
-    """The crop as it will be printed. Dragging moves the photo under the frame, the wheel zooms
-    around the pointer; arrows move (Shift: more), + and - zoom. The dialog does the arithmetic."""
-
-    dragStarted = Signal()  # noqa: N815
-    dragged = Signal(float, float)  # total movement since the press, in widget pixels
-    wheelZoomed = Signal(float, float, float)  # noqa: N815 - factor, pointer x and y as fractions
-    nudged = Signal(float, float)  # movement as a fraction of the crop
-    keyZoomed = Signal(float)  # noqa: N815
-    shown = Signal()  # a new preview was painted
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("crop_view")
-        self.setFixedSize(CROP_VIEW_SIZE)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setToolTip("Arraste para mover a foto; use a roda do mouse ou o controle de zoom para aproximar.")
-        self.image = QImage()
-        self._press: QPointF | None = None
-        self._fresh = False
-
-    def set_image(self, image: QImage) -> None:
-        self.image = image
-        self._fresh = True
-        self.setCursor(Qt.CursorShape.OpenHandCursor if not image.isNull() else Qt.CursorShape.ArrowCursor)
-        self.update()
-
-    def paintEvent(self, _event: QPaintEvent) -> None:  # noqa: N802
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
-        rect = QRectF(self.rect())
-        if self.image.isNull():
-            painter.fillRect(rect, QColor("#f0f0f0"))
-            painter.setPen(QColor("#616161"))
-            painter.drawText(rect.adjusted(20, 20, -20, -20),
-                             int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), MSG_PLACEHOLDER_CROP)
-        else:
-            painter.drawImage(rect, self.image)
-            _head_guide(painter, rect)
-        painter.setPen(QPen(QColor("#9e9e9e"), 1))
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawRect(rect.adjusted(0.5, 0.5, -0.5, -0.5))
-        if self.hasFocus():
-            painter.setPen(QPen(self.palette().highlight().color(), 2))
-            painter.drawRect(rect.adjusted(1, 1, -1, -1))
-        painter.end()
-        if self._fresh and not self.image.isNull():
-            self._fresh = False
-            self.shown.emit()
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802
-        if event.button() == Qt.MouseButton.LeftButton and not self.image.isNull():
-            self._press = event.position()
-            self.setCursor(Qt.CursorShape.ClosedHandCursor)
-            self.dragStarted.emit()
-        super().mousePressEvent(event)
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
-        if self._press is not None:
-            delta = event.position() - self._press
-            self.dragged.emit(delta.x(), delta.y())
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
-        if self._press is not None and event.button() == Qt.MouseButton.LeftButton:
-            self._press = None
-            self.setCursor(Qt.CursorShape.OpenHandCursor)
-
-    def wheelEvent(self, event: QWheelEvent) -> None:  # noqa: N802
-        steps = event.angleDelta().y() / 120
-        if steps and not self.image.isNull():
-            pos = event.position()
-            self.wheelZoomed.emit(WHEEL_ZOOM ** steps, pos.x() / self.width(), pos.y() / self.height())
-            event.accept()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
-        step = 0.10 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 0.02
-        moves = {Qt.Key.Key_Left: (-step, 0.0), Qt.Key.Key_Right: (step, 0.0),
-                 Qt.Key.Key_Up: (0.0, -step), Qt.Key.Key_Down: (0.0, step)}
-        key = Qt.Key(event.key())
-        if self.image.isNull():
-            super().keyPressEvent(event)
-        elif key in moves:
-            self.nudged.emit(*moves[key])
-        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
-            self.keyZoomed.emit(KEY_ZOOM)
-        elif key == Qt.Key.Key_Minus:
-            self.keyZoomed.emit(1 / KEY_ZOOM)
-        else:
-            super().keyPressEvent(event)
-
-
-class PhotoHistoryModel(RowTableModel[PhotoInfo]):
-    """The person's photos, newest (the one on the badge) first, with a thumbnail."""
-
-    THUMB = QSize(45, 60)
-
-    def __init__(self, rows: list[PhotoInfo] | None = None, parent: Any = None) -> None:
-        super().__init__([
-            Column("photo", "Foto", lambda p: "", sortable=False),
-            Column("captured_at", "Tirada em", lambda p: p.captured_at),
-            Column("captured_by", "Por", lambda p: p.captured_by),
-            Column("source", "Origem", lambda p: SOURCE_LABELS.get(p.source, p.source)),
-            Column("use", "Uso", lambda p: "No crachá" if p is self._newest else "Anterior", sortable=False),
-        ], rows or [], parent)
-        self._thumbs: dict[int, QPixmap] = {}
-
-    @property
-    def _newest(self) -> PhotoInfo | None:
-        rows = self.rows()
-        return max(rows, key=lambda p: (p.captured_at, p.id)) if rows else None
-
-    def data(self, index: Any, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if (role == Qt.ItemDataRole.DecorationRole and index.isValid() and index.column() == 0
-                and 0 <= index.row() < self.rowCount()):
-            return self.thumbnail(self.row_at(index.row()))
-        if role == Qt.ItemDataRole.SizeHintRole and index.isValid() and index.column() == 0:
-            return QSize(self.THUMB.width() + 8, self.THUMB.height() + 6)
-        return super().data(index, role)
-
-    def thumbnail(self, info: PhotoInfo) -> QPixmap:
-        pixmap = self._thumbs.get(info.id)
-        if pixmap is None:
-            pixmap = QPixmap()
-            if info.jpeg:
-                pixmap.loadFromData(info.jpeg)
-                pixmap = pixmap.scaled(self.THUMB, Qt.AspectRatioMode.KeepAspectRatio,
-                                       Qt.TransformationMode.SmoothTransformation)
-            self._thumbs[info.id] = pixmap
-        return pixmap
 
 
 # -- the dialog ----------------------------------------------------------------------------------
 SourceFactory = Callable[[QWidget], FrameSource]
 
 
-class PhotoDialog(QDialog):
+class PhotoDialog(PhotoDialogFormMixin, QDialog):
     """Take or import the person's 3x4 photo; ``stored`` holds the new photo after ``Accepted``."""
 
     cropPreviewShown = Signal()  # noqa: N815 - the crop of a new capture/import is on screen
@@ -578,148 +166,6 @@ class PhotoDialog(QDialog):
         layout.addWidget(self.tabs, 1)
         layout.addLayout(bottom)
         self.resize(1000, 640)
-
-    def _build_photo_tab(self) -> QWidget:
-        page = QWidget()
-        self.camera_combo = QComboBox()
-        self.camera_combo.setObjectName("camera_combo")
-        self.camera_combo.currentIndexChanged.connect(self._camera_chosen)
-        camera_label = QLabel("&Câmera:")
-        camera_label.setBuddy(self.camera_combo)
-        chooser = QHBoxLayout()
-        chooser.addWidget(camera_label)
-        chooser.addWidget(self.camera_combo, 1)
-        self.source_view = SourceView()
-        self.camera_message = QLabel("")
-        self.camera_message.setObjectName("camera_message")
-        self.camera_message.setWordWrap(True)
-        self.camera_message.setStyleSheet("color: #b71c1c;")
-        self.camera_message.hide()
-        self.capture_button = QPushButton("Ca&pturar")
-        self.capture_button.setObjectName("capture_button")
-        self.capture_button.setToolTip("Tirar a foto com a câmera (Enter)")
-        self.retake_button = QPushButton("&Tirar outra")
-        self.retake_button.setObjectName("retake_button")
-        self.import_button = QPushButton("&Importar arquivo…")
-        self.import_button.setObjectName("import_button")
-        self.import_button.setToolTip("Usar uma foto trazida pelo requerente (JPEG, PNG, WebP, BMP ou TIFF)")
-        for button in (self.capture_button, self.retake_button, self.import_button):
-            button.setAutoDefault(False)
-        self.capture_button.clicked.connect(self.capture)
-        self.retake_button.clicked.connect(self.retake)
-        self.import_button.clicked.connect(self.import_file)
-        actions = QHBoxLayout()
-        actions.addWidget(self.capture_button)
-        actions.addWidget(self.retake_button)
-        actions.addStretch(1)
-        actions.addWidget(self.import_button)
-        left = QVBoxLayout()
-        left.addLayout(chooser)
-        left.addWidget(self.source_view, 1)
-        left.addWidget(self.camera_message)
-        left.addLayout(actions)
-
-        self.crop_view = CropView()
-        self.crop_view.dragStarted.connect(self._drag_started)
-        self.crop_view.dragged.connect(self._dragged)
-        self.crop_view.wheelZoomed.connect(self._wheel_zoomed)
-        self.crop_view.nudged.connect(self._nudged)
-        self.crop_view.keyZoomed.connect(self._key_zoomed)
-        self.crop_view.shown.connect(self._crop_shown)
-        self.zoom_slider = QSlider(Qt.Orientation.Horizontal)
-        self.zoom_slider.setObjectName("zoom_slider")
-        self.zoom_slider.setRange(0, ZOOM_STEPS)
-        self.zoom_slider.setPageStep(ZOOM_STEPS // 20)
-        self.zoom_slider.valueChanged.connect(self._slider_moved)
-        zoom_label = QLabel("&Zoom:")
-        zoom_label.setBuddy(self.zoom_slider)
-        self.reset_button = QPushButton("&Recorte automático")
-        self.reset_button.setObjectName("reset_button")
-        self.reset_button.setAutoDefault(False)
-        self.reset_button.clicked.connect(self.reset_crop)
-        zoom = QHBoxLayout()
-        zoom.addWidget(zoom_label)
-        zoom.addWidget(self.zoom_slider, 1)
-        self.crop_note = QLabel("")
-        self.crop_note.setObjectName("crop_note")
-        self.crop_note.setWordWrap(True)
-        self.refusal = QLabel("")
-        self.refusal.setObjectName("refusal")
-        self.refusal.setWordWrap(True)
-        self.refusal.setStyleSheet("color: #b71c1c; font-weight: bold;")
-        self.refusal.hide()
-        self.warning_list = QListWidget()
-        self.warning_list.setObjectName("warnings")
-        self.warning_list.setWordWrap(True)
-        self.warning_list.setStyleSheet("QListWidget { color: #8a4b00; }")
-        self.warning_list.setMaximumHeight(110)
-        self.warning_list.hide()
-        self.override = QCheckBox("&Usar mesmo assim")
-        self.override.setObjectName("override")
-        self.override.setToolTip("Aceitar a foto apesar dos avisos acima")
-        self.override.toggled.connect(self._update_controls)
-        self.override.hide()
-        self.override_reason = QLineEdit()
-        self.override_reason.setObjectName("override_reason")
-        self.override_reason.setPlaceholderText("Por que usar esta foto apesar dos avisos")
-        self.override_reason.setMaxLength(photos.MAX_OVERRIDE_REASON)
-        self.override_reason.textChanged.connect(self._update_controls)
-        self.override_reason_label = QLabel("&Motivo (fica na auditoria):")
-        self.override_reason_label.setBuddy(self.override_reason)
-        self.override_reason.hide()
-        self.override_reason_label.hide()
-        right = QVBoxLayout()
-        crop_title = QLabel("<b>Foto 3x4 do crachá</b> (354 × 472 px, 3 × 4 cm)")
-        crop_title.setWordWrap(True)  # a larger system font wraps it in the fixed-width column
-        right.addWidget(crop_title)
-        right.addWidget(self.crop_view, 0, Qt.AlignmentFlag.AlignHCenter)
-        right.addLayout(zoom)
-        right.addWidget(self.reset_button, 0, Qt.AlignmentFlag.AlignRight)
-        right.addWidget(self.crop_note)
-        right.addWidget(self.refusal)
-        right.addWidget(self.warning_list)
-        right.addWidget(self.override)
-        right.addWidget(self.override_reason_label)
-        right.addWidget(self.override_reason)
-        right.addStretch(1)
-        right_box = QWidget()
-        right_box.setLayout(right)
-        right_box.setFixedWidth(CROP_VIEW_SIZE.width() + 60)
-        row = QHBoxLayout(page)
-        row.addLayout(left, 1)
-        row.addWidget(right_box)
-        return page
-
-    def _build_history_tab(self) -> QWidget:
-        page = QWidget()
-        self.history_model = PhotoHistoryModel(parent=self)
-        self.history_view = QTableView()
-        self.history_view.setObjectName("history")
-        self.history_view.setModel(self.history_model)
-        self.history_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.history_view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
-        self.history_view.setIconSize(PhotoHistoryModel.THUMB)
-        self.history_view.verticalHeader().hide()
-        self.history_view.verticalHeader().setDefaultSectionSize(PhotoHistoryModel.THUMB.height() + 8)
-        self.history_view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.history_view.horizontalHeader().setStretchLastSection(True)
-        self.history_view.selectionModel().currentRowChanged.connect(self._history_selected)
-        self.history_photo = QLabel("")
-        self.history_photo.setObjectName("history_photo")
-        self.history_photo.setFixedSize(177, 236)
-        self.history_photo.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.history_photo.setStyleSheet("border: 1px solid #9e9e9e; background: #f5f5f5;")
-        self.history_note = QLabel("")
-        self.history_note.setObjectName("history_note")
-        self.history_note.setWordWrap(True)
-        side = QVBoxLayout()
-        side.addWidget(self.history_photo)
-        side.addWidget(self.history_note)
-        side.addStretch(1)
-        row = QHBoxLayout(page)
-        row.addWidget(self.history_view, 1)
-        row.addLayout(side)
-        return page
 
     # -- history -------------------------------------------------------------------------------
     def _load_history(self) -> None:
@@ -1129,3 +575,8 @@ def take_photo(ctx: AppContext, person_id: int, parent: QWidget | None = None, *
         return dialog.stored
     finally:
         dialog.deleteLater()
+
+
+#: What callers import from here: the dialog, and what tests and benches take of its analysis.
+__all__ = ["MAX_FILE_BYTES", "MSG_16_BIT", "MSG_CMYK", "MSG_GREY", "PhotoDialog", "frame_to_pil", "pil_to_qimage",
+           "take_photo"]

@@ -28,7 +28,7 @@ from sqlalchemy import text
 from motodesk.models import Setting
 from motodesk.models.db import Database
 from motodesk.services import backup as backups
-from motodesk.services import backup_keys
+from motodesk.services import backup_keys, backup_restore, backup_write
 from motodesk.services.backup_schema import describe_schema
 from motodesk.services.context import AppContext
 from motodesk.services.demo import seed_demo
@@ -112,12 +112,12 @@ def test_a_copy_damaged_on_the_way_is_not_kept(ctx: AppContext, tmp_path: Path, 
         monkeypatch.setattr(Database, "backup_sqlite", damaging)
         expected = "A cópia do banco de dados .* está danificad"
     else:
-        real_line = backups._file_line
+        real_line = backup_write._file_line
 
         def lossy(encoded: list[Any]) -> bytes:  # a writer that loses the seconds of every datetime
             return real_line([["t", v[1][:16]] if isinstance(v, list) and v[0] == "t" else v for v in encoded])
 
-        monkeypatch.setattr(backups, "_file_line", lossy)
+        monkeypatch.setattr(backup_write, "_file_line", lossy)
         expected = "não confere com o banco de dados: a tabela .* lida de volta do arquivo difere"
     with pytest.raises(backups.BackupError, match=expected):
         backups.create_backup(ctx, out / "c.zip")
@@ -308,7 +308,7 @@ def test_code_planted_in_a_postgresql_backup_does_not_run(empty_database: MakeDb
         backups.create_backup(ctx, tmp_path / "recusada.zip")
     # ...so the file below is one made without that check (an older version, or forged and re-signed).
     with monkeypatch.context() as unchecked:
-        unchecked.setattr(backups, "_schema_damage", lambda *args: None)
+        unchecked.setattr(backup_write, "_schema_damage", lambda *args: None)
         backup = backups.create_backup(ctx, tmp_path / "plantada.zip")
     try:
         # The plant is real: on the source it runs a program on the server.
@@ -537,12 +537,12 @@ def test_a_full_disk_is_named_and_leaves_nothing_behind(ctx: AppContext, empty_d
     good = backups.create_backup(ctx, tmp_path / "boa.zip")
     folder = tmp_path / "pendrive"
     folder.mkdir()
-    real = backups._create_private
-    monkeypatch.setattr(backups, "_create_private", lambda path: _DiskFillsUp(real(path), 20_000))
+    real = backup_write._create_private
+    monkeypatch.setattr(backup_write, "_create_private", lambda path: _DiskFillsUp(real(path), 20_000))
     with pytest.raises(backups.BackupError, match=f"O disco de {folder} está cheio.*não foi gravada"):
         backups.create_backup(ctx, folder / "copia.zip")
     assert list(folder.iterdir()) == [], "no partial file"
-    monkeypatch.setattr(backups, "_create_private", lambda path: _DiskFillsUp(real(path), 1_000))
+    monkeypatch.setattr(backup_restore, "_create_private", lambda path: _DiskFillsUp(real(path), 1_000))
     with pytest.raises(backups.RestoreError, match="O disco de .* está cheio.*não foi possível extrair boa.zip"):
         backups.restore_backup(good.path, target := empty_database())
     assert target.is_empty()

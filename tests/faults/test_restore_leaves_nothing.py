@@ -25,7 +25,7 @@ from sqlalchemy import text
 
 from motodesk.models.db import Database
 from motodesk.services import backup as backups
-from motodesk.services import backup_keys
+from motodesk.services import backup_keys, backup_restore
 from motodesk.services.context import AppContext
 from motodesk.services.demo import seed_demo
 
@@ -44,7 +44,7 @@ def test_a_restore_refused_after_the_copy_leaves_no_target(ctx: AppContext, back
     def refuse(*args: object) -> None:
         raise backups.RestoreError("conferência recusada (teste)")
 
-    monkeypatch.setattr(backups, "_verify_on", refuse)  # the last check, after the rows are in
+    monkeypatch.setattr(backup_restore, "_verify_on", refuse)  # the last check, after the rows are in
     target = empty_database()
     with pytest.raises(backups.RestoreError, match="conferência recusada"):
         backups.restore_backup(good.path, target)

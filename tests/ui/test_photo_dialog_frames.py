@@ -11,8 +11,9 @@ from PIL import Image
 from PySide6.QtGui import QColor, QImage
 
 from motodesk.imaging import Box, PhotoError, render_3x4
+from motodesk.imaging.quality import looks_grey
 from motodesk.ui.app import create_application
-from motodesk.ui.photo_dialog import (
+from motodesk.ui.photo_analysis import (
     MSG_16_BIT,
     MSG_CMYK,
     ZOOM_STEPS,
@@ -20,7 +21,6 @@ from motodesk.ui.photo_dialog import (
     analyse_frame,
     conversion_notes,
     frame_to_pil,
-    looks_grey,
     pil_to_qimage,
     slider_value,
     unit_for_slider,

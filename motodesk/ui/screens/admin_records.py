@@ -1,0 +1,458 @@
+"""Administração's record tabs: Cópias de segurança (the last backup, a backup now, the reminder, the
+check of the audit trail), Registro de acessos (the LGPD access log, filtered and exported to xlsx) and
+Trilha de auditoria (the audit trail, a page at a time, filtered and exported to xlsx)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from motodesk.services import access_log, audit
+from motodesk.services import backup as backups
+from motodesk.services.audit import verify_audit_trail
+from motodesk.services.context import AppContext
+from motodesk.ui.db_settings import BackupSummary, describe_backup_summary, format_size, read_backup_summary
+from motodesk.ui.formatting import format_datetime
+from motodesk.ui.ops import ServiceOp, load_into
+from motodesk.ui.tablemodel import Column, RowTableModel
+from motodesk.ui.widgets import (
+    MESSAGE_STYLE,
+    NOTE_STYLE,
+    DateField,
+    FormattedLineEdit,
+    fit_columns,
+    format_partial,
+    mark_field,
+    table_view,
+)
+
+ACCESS_LIMIT = 500
+
+
+ACCESS_COLUMNS: list[Column[access_log.AccessEntry]] = [
+    Column("at", "Data e hora", lambda e: format_datetime(e.at)),
+    Column("user_login", "Usuário", lambda e: e.user_login),
+    Column("person_name", "Pessoa", lambda e: e.person_name or ""),
+    Column("person_cpf", "CPF", lambda e: format_partial("cpf", e.person_cpf) if e.person_cpf else ""),
+    Column("kind", "Dado acessado", lambda e: e.kind_label),
+    Column("record_key", "Registro", lambda e: e.record_key or ""),
+    Column("screen", "Tela ou serviço", lambda e: e.screen),
+    Column("workstation", "Estação", lambda e: e.workstation or ""),
+]
+
+
+# -- Cópias de segurança ------------------------------------------------------------------------------
+class BackupsTab(QWidget):
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setObjectName("backups_tab")
+        self.last = QLabel("…")
+        self.last.setObjectName("last_backup")
+        self.last.setWordWrap(True)
+        self.last.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.contents = QLabel("…")
+        self.contents.setObjectName("backup_contents")
+        self.contents.setWordWrap(True)
+        self.make = QPushButton("Fazer có&pia de segurança agora…")
+        self.make.setObjectName("make_backup")
+        self.make.setAutoDefault(False)
+        self.make.clicked.connect(self.choose_and_backup)
+        self.days = QSpinBox()
+        self.days.setObjectName("reminder_days")
+        self.days.setRange(0, 365)
+        self.days.setSpecialValueText("nunca lembrar")
+        self.days.setSuffix(" dia(s)")
+        self.days.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
+        self.save_days_button = QPushButton("Salvar o lembr&ete")
+        self.save_days_button.setObjectName("save_reminder")
+        self.save_days_button.setAutoDefault(False)
+        self.save_days_button.clicked.connect(self.save_days)
+        self.verify_button = QPushButton("Conferir a &trilha de auditoria")
+        self.verify_button.setObjectName("verify_audit")
+        self.verify_button.setAutoDefault(False)
+        self.verify_button.clicked.connect(self.verify)
+        self.message = QLabel()
+        self.message.setObjectName("backups_message")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form = QFormLayout()
+        form.addRow(QLabel("Última cópia:"), self.last)
+        form.addRow(QLabel("Conteúdo:"), self.contents)
+        reminder = QHBoxLayout()
+        reminder.addWidget(self.days)
+        reminder.addWidget(self.save_days_button)
+        reminder.addStretch(1)
+        days_label = QLabel("Lembrar a ca&da:")
+        days_label.setBuddy(self.days)
+        form.addRow(days_label, reminder)
+        how = QLabel(
+            "<b>Como restaurar</b><ol>"
+            "<li>Guarde as cópias fora deste computador (pen drive, outra máquina); cada cópia é conferida ao ser "
+            "gravada e assinada pela chave desta instalação.</li>"
+            "<li>Para restaurar, prepare um banco de dados <b>vazio</b> (um arquivo SQLite novo ou um banco "
+            "PostgreSQL recém-criado com <code>motodesk init-db</code>).</li>"
+            "<li>Em um terminal, execute <code>motodesk restore ARQUIVO.zip</code> apontando para esse banco; "
+            "o MotoDesk confere a assinatura, o esquema e cada linha antes de concluir.</li>"
+            "<li>Abra o MotoDesk, confira a trilha de auditoria (botão acima) e os últimos cadastros.</li></ol>")
+        how.setObjectName("restore_instructions")
+        how.setWordWrap(True)
+        how.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        row = QHBoxLayout()
+        row.addWidget(self.make)
+        row.addWidget(self.verify_button)
+        row.addStretch(1)
+        layout.addLayout(row)
+        layout.addWidget(self.message)
+        layout.addWidget(how)
+        layout.addStretch(1)
+        self._op: object | None = None
+
+    def reload(self) -> None:
+        ctx = self.ctx
+        load_into(self, lambda: read_backup_summary(ctx), self._loaded, key="backups")
+
+    def _loaded(self, summary: BackupSummary) -> None:
+        last, contents = describe_backup_summary(self.ctx, summary)
+        self.last.setText(last)
+        self.contents.setText(contents)
+        self.days.setValue(summary.reminder_days)
+
+    def save_days(self) -> None:
+        ctx, days = self.ctx, self.days.value()
+
+        def saved(_r: object) -> None:
+            self.message.setStyleSheet("color: #1b5e20")
+            self.message.setText("Lembrete salvo: " + ("nunca lembrar." if days == 0 else f"a cada {days} dia(s)."))
+
+        ServiceOp(self, lambda: backups.set_reminder_days(ctx, days), busy="Salvando…", fields={"days": self.days},
+                  change="settings").success(saved).run()
+
+    def suggested_path(self) -> Path:
+        from motodesk.ui.db_settings import suggested_backup_path
+
+        return suggested_backup_path()
+
+    def choose_and_backup(self) -> None:
+        from motodesk.ui.db_settings import choose_backup_file
+
+        path = choose_backup_file(self)
+        if path is not None:
+            self.start_backup(path)
+
+    def start_backup(self, path: Path) -> object:
+        from motodesk.ui.db_settings import run_backup
+
+        def done(result: backups.BackupResult) -> None:
+            self.message.setStyleSheet("color: #1b5e20")
+            self.message.setText(f"Cópia de segurança gravada em {result.path} ({format_size(result.size)}).")
+            self.reload()
+            self._hide_reminder()
+
+        self._op = run_backup(self, self.ctx, path, done)
+        return self._op
+
+    def _hide_reminder(self) -> None:
+        from motodesk.ui.db_settings import BackupReminderBar
+
+        bar = self.window().findChild(BackupReminderBar, "backup_reminder")
+        if bar is not None:
+            ctx = self.ctx
+            load_into(self, lambda: backups.backup_reminder(ctx),
+                      lambda text: bar.setVisible(bool(text) and bar.isVisible()), key="reminder")
+
+    def verify(self) -> None:
+        ctx = self.ctx
+
+        def checked(result: Any) -> None:
+            self.message.setStyleSheet("color: #1b5e20" if result.intact else MESSAGE_STYLE)
+            self.message.setText(result.message)
+
+        ServiceOp(self, lambda: verify_audit_trail(ctx), busy="Conferindo a trilha de auditoria…") \
+            .success(checked).run()
+
+
+# -- Registro de acessos -------------------------------------------------------------------------------
+def _export_path(widget: QWidget, title: str, stem: str) -> Path | None:
+    """Where to write a spreadsheet (Qt's dialog, Documentos); None when cancelled."""
+    from motodesk.services.clock import local_today
+    from motodesk.ui.listpage import save_file_name
+
+    return save_file_name(widget, title, f"{stem}-{local_today().isoformat()}.xlsx", "Planilhas (*.xlsx)",
+                          suffix=".xlsx")
+
+
+def _day_filters(widget: QWidget, since: DateField, until: DateField) -> bool:
+    """Mark an impossible date on its field; True when both are dates or empty."""
+    for field in (since, until):
+        problem = field.problem()
+        if problem:
+            mark_field(field, problem)
+            field.setFocus()
+            return False
+        mark_field(field, None)
+    return True
+
+
+class AccessLogTab(QWidget):
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setObjectName("access_tab")
+        self.cpf = FormattedLineEdit("cpf")
+        self.cpf.setObjectName("access_cpf")
+        self.cpf.setMaximumWidth(180)
+        self.who = QLineEdit()
+        self.who.setObjectName("access_user")
+        self.who.setPlaceholderText("todos")
+        self.who.setMaximumWidth(160)
+        self.since = DateField()
+        self.since.setObjectName("access_since")
+        self.until = DateField()
+        self.until.setObjectName("access_until")
+        self.filter_button = QPushButton("&Buscar")
+        self.filter_button.setObjectName("access_filter")
+        self.filter_button.setAutoDefault(False)
+        self.filter_button.clicked.connect(self.reload)
+        self.export_button = QPushButton("E&xportar…")
+        self.export_button.setObjectName("access_export")
+        self.export_button.setAutoDefault(False)
+        self.export_button.clicked.connect(self.choose_and_export)
+        for edit in (self.cpf, self.who, self.since, self.until):
+            edit.returnPressed.connect(self.reload)
+        self.model: RowTableModel[access_log.AccessEntry] = RowTableModel(ACCESS_COLUMNS)
+        self.table = table_view("access_table")
+        self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.count = QLabel()
+        self.count.setObjectName("access_count")
+        filters = QHBoxLayout()
+        for text, field in (("CPF da &pessoa:", self.cpf), ("&Quem (login):", self.who), ("De&sde:", self.since),
+                            ("A&té:", self.until)):
+            label = QLabel(text)
+            label.setBuddy(field)
+            filters.addWidget(label)
+            filters.addWidget(field)
+        filters.addWidget(self.filter_button)
+        filters.addWidget(self.export_button)
+        filters.addStretch(1)
+        note = QLabel("Cada leitura de certidões criminais, atestados médicos, das suas digitalizações e de um "
+                      "dossiê completo (LGPD). Somente leitura; a exportação leva todos os acessos do filtro.")
+        note.setWordWrap(True)
+        note.setStyleSheet(NOTE_STYLE)
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count)
+        layout.addWidget(note)
+        self._op: object | None = None
+
+    def _filters(self) -> dict[str, Any] | None:
+        if not _day_filters(self, self.since, self.until):
+            return None
+        cpf = "".join(ch for ch in self.cpf.text() if ch.isdigit()) or None
+        return {"person_cpf": cpf, "since": self.since.value(), "until": self.until.value(),
+                "user_login": self.who.text().strip() or None}
+
+    def reload(self) -> None:
+        ctx, where = self.ctx, self._filters()
+        if where is None:
+            return
+
+        def loaded(entries: list[access_log.AccessEntry]) -> None:
+            self.model.set_rows(entries)
+            fit_columns(self.table, 260)
+            more = f" (os {ACCESS_LIMIT} mais recentes)" if len(entries) >= ACCESS_LIMIT else ""
+            self.count.setText(f"{len(entries)} acesso(s){more}.")
+
+        op = ServiceOp(self, lambda: access_log.list_access(ctx, limit=ACCESS_LIMIT, **where),
+                       lock=False, key="access", fields={"cpf": self.cpf})
+        op.success(loaded).run()
+
+    def choose_and_export(self) -> None:
+        if self._filters() is None:
+            return
+        path = _export_path(self, "Exportar o registro de acessos", "registro-de-acessos")
+        if path is not None:
+            self.export_to(path)
+
+    def export_to(self, path: Path) -> object:
+        ctx, where = self.ctx, self._filters()
+        if where is None:
+            return None
+
+        def done(count: int) -> None:
+            self.count.setText(f"{count} acesso(s) exportado(s) para {path}.")
+
+        self._op = ServiceOp(self, lambda: access_log.export_access_log(ctx, path, **where),
+                             busy="Exportando o registro de acessos…", fields={"cpf": self.cpf}).success(done).run()
+        return self._op
+
+
+# -- Trilha de auditoria -------------------------------------------------------------------------------
+AUDIT_COLUMNS: list[Column[audit.AuditEntry]] = [
+    Column("id", "Nº", lambda e: str(e.id)),
+    Column("at", "Data e hora", lambda e: format_datetime(e.at)),
+    Column("user_login", "Usuário", lambda e: e.user_login),
+    Column("what", "O quê", lambda e: e.table_label),
+    Column("action", "Operação", lambda e: e.action_label),
+    Column("row_key", "Registro", lambda e: e.row_key),
+    Column("changes", "Alterações", lambda e: e.summary, tooltip=lambda e: e.summary.replace("; ", "\n")),
+]
+
+
+class AuditTab(QWidget):
+    """The audit trail, newest first: who, when (from and to), what (the kind of record and the
+    operation), which record (its number, or a person's CPF); a page at a time, read off the GUI thread;
+    the whole filtered trail exported to xlsx."""
+
+    def __init__(self, ctx: AppContext) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.setObjectName("audit_tab")
+        self.who = QLineEdit()
+        self.who.setObjectName("audit_user")
+        self.who.setPlaceholderText("todos")
+        self.who.setMaximumWidth(140)
+        self.since = DateField()
+        self.since.setObjectName("audit_since")
+        self.until = DateField()
+        self.until.setObjectName("audit_until")
+        self.what = QComboBox()
+        self.what.setObjectName("audit_table")
+        self.what.addItem("Todos", None)
+        for name, label in sorted(audit.TABLE_LABELS.items(), key=lambda item: item[1]):
+            self.what.addItem(label, name)
+        self.action = QComboBox()
+        self.action.setObjectName("audit_action")
+        self.action.addItem("Todas", None)
+        for key, label in audit.ACTION_LABELS.items():
+            self.action.addItem(label, key)
+        self.record = QLineEdit()
+        self.record.setObjectName("audit_record")
+        self.record.setPlaceholderText("nº ou CPF")
+        self.record.setMaximumWidth(150)
+        self.filter_button = QPushButton("&Buscar")
+        self.filter_button.setObjectName("audit_filter")
+        self.filter_button.setAutoDefault(False)
+        self.filter_button.clicked.connect(self.reload)
+        self.more_button = QPushButton("&Ver mais antigos")
+        self.more_button.setObjectName("audit_more")
+        self.more_button.setAutoDefault(False)
+        self.more_button.setEnabled(False)
+        self.more_button.clicked.connect(self.load_more)
+        self.export_button = QPushButton("E&xportar…")
+        self.export_button.setObjectName("audit_export")
+        self.export_button.setAutoDefault(False)
+        self.export_button.clicked.connect(self.choose_and_export)
+        for edit in (self.who, self.since, self.until, self.record):
+            edit.returnPressed.connect(self.reload)
+        self.model: RowTableModel[audit.AuditEntry] = RowTableModel(AUDIT_COLUMNS)
+        self.table = table_view("audit_table")
+        self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.count = QLabel()
+        self.count.setObjectName("audit_count")
+        first, second = QHBoxLayout(), QHBoxLayout()
+        for row, caption, field in ((first, "&Quem (login):", self.who), (first, "De&sde:", self.since),
+                                 (first, "A&té:", self.until), (second, "O qu&e:", self.what),
+                                 (second, "O&peração:", self.action), (second, "Re&gistro:", self.record)):
+            caption_label = QLabel(caption)
+            caption_label.setBuddy(field)
+            row.addWidget(caption_label)
+            row.addWidget(field)
+        first.addStretch(1)
+        second.addWidget(self.filter_button)
+        second.addWidget(self.more_button)
+        second.addWidget(self.export_button)
+        second.addStretch(1)
+        note = QLabel("Cada inclusão, alteração e exclusão de dados, com quem a fez e quando (somente leitura). "
+                      "Senhas e chaves aparecem só como alteradas. A exportação leva toda a trilha do filtro.")
+        note.setWordWrap(True)
+        note.setStyleSheet(NOTE_STYLE)
+        layout = QVBoxLayout(self)
+        layout.addLayout(first)
+        layout.addLayout(second)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count)
+        layout.addWidget(note)
+        self._shown_filter: audit.AuditFilter | None = None
+        self._op: object | None = None
+
+    def current_filter(self) -> audit.AuditFilter | None:
+        if not _day_filters(self, self.since, self.until):
+            return None
+        return audit.AuditFilter(user_login=self.who.text().strip() or None, since=self.since.value(),
+                                 until=self.until.value(), table_name=self.what.currentData(),
+                                 action=self.action.currentData(), record=self.record.text().strip() or None)
+
+    def reload(self) -> None:
+        ctx, where = self.ctx, self.current_filter()
+        if where is None:
+            return
+
+        def loaded(entries: list[audit.AuditEntry]) -> None:
+            self._shown_filter = where
+            self.model.set_rows(entries)
+            fit_columns(self.table, 200)  # the changes (the last column) take the rest; the tooltip all
+            self._count(len(entries) >= audit.AUDIT_PAGE)
+
+        ServiceOp(self, lambda: audit.list_audit(ctx, where, limit=audit.AUDIT_PAGE), lock=False, key="audit",
+                  fields={"until": self.until}).success(loaded).run()
+
+    def load_more(self) -> None:
+        if self._shown_filter is None or not self.model.rowCount():
+            return
+        ctx, where = self.ctx, self._shown_filter
+        oldest = self.model.row_at(self.model.rowCount() - 1).id
+
+        def loaded(entries: list[audit.AuditEntry]) -> None:
+            self.model.set_rows([*self.model.rows(), *entries])
+            self._count(len(entries) >= audit.AUDIT_PAGE)
+
+        load_into(self, lambda: audit.list_audit(ctx, where, limit=audit.AUDIT_PAGE, before_id=oldest), loaded,
+                  key="audit")
+
+    def _count(self, more: bool) -> None:
+        shown = self.model.rowCount()
+        self.more_button.setEnabled(more)
+        tail = " (há mais antigos: Ver mais antigos)" if more else ""
+        self.count.setText(f"{shown} registro(s) da trilha{tail}.")
+
+    def choose_and_export(self) -> None:
+        if self.current_filter() is None:
+            return
+        path = _export_path(self, "Exportar a trilha de auditoria", "trilha-de-auditoria")
+        if path is not None:
+            self.export_to(path)
+
+    def export_to(self, path: Path) -> object:
+        ctx, where = self.ctx, self.current_filter()
+        if where is None:
+            return None
+
+        def done(count: int) -> None:
+            self.count.setText(f"{count} registro(s) da trilha exportado(s) para {path}.")
+
+        self._op = ServiceOp(self, lambda: audit.export_audit(ctx, path, where),
+                             busy="Exportando a trilha de auditoria…",
+                             fields={"until": self.until}).success(done).run()
+        return self._op
