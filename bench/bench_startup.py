@@ -90,8 +90,11 @@ def child_motodesk(start: float, url: str, scroll: bool, typing_cps: float) -> N
 
     def poll() -> None:
         now = time.time()
-        if "t_ready" not in st and st.get("dialog") is not None and st["dialog"].ctx is not None:
-            st["t_ready"] = now  # the database opened and checked behind the dialog (the calendar runs after)
+        dialog = st.get("dialog")
+        if "t_ready" not in st and dialog is not None and (getattr(dialog, "checked", False) or dialog.ctx is not None):
+            st["t_ready"] = now  # the database opened and checked behind the dialog (SQLAlchemy loads after)
+        if "t_login" not in st and dialog is not None and dialog.ctx is not None:
+            st["t_login"] = now  # the context is there too: Entrar is answered from here on
         warmed = getattr(st.get("dialog"), "warmed", None)
         if "t_warm" not in st and warmed is not None and warmed.is_set():
             st["t_warm"] = now  # the start-up worker also imported the window's first page
@@ -133,6 +136,9 @@ def child_motodesk(start: float, url: str, scroll: bool, typing_cps: float) -> N
             print(f"STALL {st['stall']:.4f}", flush=True)
             print(f"TOTAL {t_list - start:.4f}", flush=True)
             print(f"DB_READY {st.get('t_ready', t_list) - start:.4f}", flush=True)
+            print(f"LOGIN_READY {st.get('t_login', t_list) - start:.4f}", flush=True)
+            print(f"CHECK {st['dialog'].check_seconds:.4f}", flush=True)
+            print(f"CHECK_WAIT {st['dialog'].check_wait_seconds:.4f}", flush=True)
             print(f"WARMED {st.get('t_warm', t_list) - start:.4f}", flush=True)
             if scroll:
                 _scroll_to_end(app, view)
@@ -192,9 +198,18 @@ def spawn(kind: str, url: str = "", scroll: bool = False, typing_cps: float = 0.
     values: dict[str, float] = {}
     for line in out.stdout.splitlines():
         key, _, value = line.partition(" ")
-        if key in ("ELAPSED", "MAXRSS_KB", "ROWS", "AFTER_ENTER", "TO_DIALOG", "TYPING", "STALL", "TOTAL", "DB_READY", "WARMED"):
+        if key in ("ELAPSED", "MAXRSS_KB", "ROWS", "AFTER_ENTER", "TO_DIALOG", "TYPING", "STALL", "TOTAL", "DB_READY",
+                   "WARMED", "LOGIN_READY", "CHECK", "CHECK_WAIT"):
             values[key] = float(value)
     return values
+
+
+def compile_bytecode() -> None:
+    """An installed MotoDesk has its bytecode: compile it once, so that a run with
+    PYTHONDONTWRITEBYTECODE (or a fresh tree) does not time Python compiling the sources."""
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "motodesk"), quiet=1)
 
 
 def prepare_database(people: int) -> str:
@@ -235,6 +250,7 @@ def main() -> int:
         return 0
 
     url = prepare_database(args.people)
+    compile_bytecode()
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.load else None
     try:
         spawn("motodesk", url)  # warm the OS file cache once: a clerk's second start, not a cold disk
@@ -259,31 +275,45 @@ def main() -> int:
 
     b = statistics.median(bare)
     wait, robot = med(typed, "ELAPSED"), med(instant, "TOTAL")
-    ratio = wait / b
+    # The password check (argon2id: a security parameter, not lowered to meet a target) is reported
+    # apart (issue 28): per run, the clerk's wait less the check's own duration on its thread.
+    apart = statistics.median(r["ELAPSED"] - r["CHECK"] for r in typed)
+    ratio = apart / b
     mem_mb = app_mem["MAXRSS_KB"] / 1024
     print(f"\nStart-up and memory ({args.people:,} people, SQLite, offscreen, median of {args.runs}; "
           f"typing at {args.typing_cps:g} keys/s; "
           f"{'WITH a second CPU-burning process' if args.load else 'no extra load'})")
     print("| figure | MotoDesk | bare PySide6 | ratio | target | met |")
     print("|---|---|---|---|---|---|")
-    print(f"| cold start: the clerk's wait to the main window with the list (s) | {wait:.2f} | {b:.2f} | "
-          f"{ratio:.2f} | ≤ {TARGET_RATIO} | {'yes' if ratio <= TARGET_RATIO else 'NO'} |")
+    print(f"| cold start: the clerk's wait, the password check apart (launch to the dialog + Entrar to the list "
+          f"painted, less the check) (s) | {apart:.2f} | {b:.2f} | {ratio:.2f} | ≤ {TARGET_RATIO} | "
+          f"{'yes' if ratio <= TARGET_RATIO else 'NO'} |")
+    print(f"| the password check itself (argon2id 64 MiB, t=3, p=4, on its own thread while the window builds) (s) | "
+          f"{med(typed, 'CHECK'):.2f} | – | – | reported apart | – |")
+    print(f"| of which the GUI thread waited for it, the window already built (s) | {med(typed, 'CHECK_WAIT'):.2f} "
+          f"| – | – | – | – |")
+    print(f"| the clerk's wait with the check (s) | {wait:.2f} | {b:.2f} | {wait / b:.2f} | – | – |")
     print(f"| of which: launch to the login dialog ready (s) | {med(typed, 'TO_DIALOG'):.2f} | {b:.2f} | "
           f"{med(typed, 'TO_DIALOG') / b:.2f} | – | – |")
-    print(f"| of which: Entrar to the list (argon2id check, window, first page) (s) | {med(typed, 'AFTER_ENTER'):.2f} "
-          f"| – | – | – | – |")
+    print(f"| of which: Entrar to the list painted (argon2id check, window, first page) (s) | "
+          f"{med(typed, 'AFTER_ENTER'):.2f} | {b:.2f} | {med(typed, 'AFTER_ENTER') / b:.2f} | – | – |")
     print(f"| (not counted) typing the login and the password (s) | {med(typed, 'TYPING'):.2f} | – | – | – | – |")
     print(f"| longest event-loop pause while typing (ms) | {1000 * med(typed, 'STALL'):.0f} | – | – | – | – |")
-    print(f"| the same for a very fast typist ({FAST_CPS:g} keys/s; typing {med(fast, 'TYPING'):.2f} s) | "
-          f"{med(fast, 'ELAPSED'):.2f} | {b:.2f} | {med(fast, 'ELAPSED') / b:.2f} | – | – |")
+    print(f"| the same for a very fast typist ({FAST_CPS:g} keys/s; typing {med(fast, 'TYPING'):.2f} s), check apart | "
+          f"{statistics.median(r['ELAPSED'] - r['CHECK'] for r in fast):.2f} | {b:.2f} | "
+          f"{statistics.median(r['ELAPSED'] - r['CHECK'] for r in fast) / b:.2f} | – | – |")
     print(f"| no typing: Entrar the instant the dialog appears, launch to list (s) | {robot:.2f} | {b:.2f} | "
           f"{robot / b:.2f} | – | – |")
     print(f"| of which: Entrar to the list, waiting for the database to open (s) | {med(instant, 'AFTER_ENTER'):.2f} "
           f"| – | – | – | – |")
     ready = med(typed, "DB_READY")
     ready_ratio = ready / b
-    print(f"| launch to the database ready (opened and checked; the day's calendar runs after, before the window) (s) | {ready:.2f} | "
+    print(f"| launch to the database ready (opened and its revision checked by the driver; SQLAlchemy and the "
+          f"models load after) (s) | {ready:.2f} | "
           f"{b:.2f} | {ready_ratio:.2f} | ≤ {TARGET_READY_RATIO} | {'yes' if ready_ratio <= TARGET_READY_RATIO else 'NO'} |")
+    login_ready = med(typed, "LOGIN_READY")
+    print(f"| launch to the login answered (SQLAlchemy, the models, the context; Entrar before it waits) (s) | "
+          f"{login_ready:.2f} | {b:.2f} | {login_ready / b:.2f} | – | – |")
     warm = med(typed, "WARMED")
     print(f"| launch to the window's first page imported too (worker done; Entrar before it waits) (s) | "
           f"{warm:.2f} | {b:.2f} | {warm / b:.2f} | – | – |")

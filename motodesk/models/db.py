@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import re
@@ -21,13 +20,13 @@ from sqlalchemy.orm import Session, sessionmaker
 import motodesk.models.audit  # noqa: F401  (registers the audit listeners)
 from motodesk.clock import local_now
 from motodesk.errors import ENV_URL, DatabaseError, DatabaseOutdatedError, DatabaseTooNewError  # noqa: F401 (re-exported)
+from motodesk.probe import MIGRATIONS, shipped_heads, shipped_revisions  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from alembic.config import Config
 
 log = logging.getLogger(__name__)
 
-MIGRATIONS = Path(__file__).with_name("migrations")
 T = TypeVar("T")
 #: PostgreSQL settings of the quick-read connections (:meth:`Database.run_read`), sent with the
 #: connection's start-up packet: a keystroke's query reads a few hundred index entries, where a
@@ -258,25 +257,8 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
     return f"O banco de dados recusou a operação (código {code}); os detalhes estão no registro {log_path()}."
 
 
-_REVISION = re.compile(r"^revision\s*(?::\s*str\s*)?=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
-_DOWN = re.compile(r"^down_revision\s*(?::[^=]+)?=\s*(None|[\"']([^\"']+)[\"'])", re.MULTILINE)
-
-
-@functools.cache
-def shipped_revisions() -> dict[str, str | None]:
-    """revision -> down_revision of the migration scripts shipped with this program."""
-    revisions: dict[str, str | None] = {}
-    for path in sorted((MIGRATIONS / "versions").glob("*.py")):
-        text = path.read_text(encoding="utf-8")
-        rev, down = _REVISION.search(text), _DOWN.search(text)
-        if rev and down:
-            revisions[rev.group(1)] = down.group(2)
-    return revisions
-
-
 def shipped_head() -> str:
-    revisions = shipped_revisions()
-    heads = set(revisions) - {down for down in revisions.values() if down}
+    heads = shipped_heads()
     if len(heads) != 1:
         raise DatabaseError(f"Migrações inconsistentes no programa instalado: cabeças {sorted(heads)}.")
     return heads.pop()

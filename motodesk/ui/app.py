@@ -176,6 +176,15 @@ def _configured_opener(choice: DatabaseChoice) -> Callable[[], AppContext]:
     return open_configured
 
 
+def _probe_of(url: str) -> Callable[[], bool]:
+    def probe() -> bool:
+        from motodesk.probe import database_is_current
+
+        return database_is_current(url)
+
+    return probe
+
+
 def warm_up(first_page: str = "people") -> None:
     """What the first seconds after Enter would otherwise import: the window, its first page and
     the mapper configuration of the first query (run on the start-up worker, no widget made)."""
@@ -189,12 +198,18 @@ def warm_up(first_page: str = "people") -> None:
 
 
 def _start_up_work(open_fn: Callable[[], AppContext],
-                   warmed: threading.Event | None = None) -> Callable[..., AppContext]:
+                   warmed: threading.Event | None = None,
+                   probe: Callable[[], bool] | None = None) -> Callable[..., AppContext]:
     """The worker's start-up: open and check the database, run the day's calendar, then warm the
-    window's modules. Run with ``report`` (a ``progress=True`` ServiceOp's callback) it says "database
-    ready" as soon as the database is open and checked, so the login waits neither for the calendar
-    nor for imports that are the window's, not the database's (issues 20 and 28: launch to database
-    ready); the window is still built only after both (``warmed``). ``warmed`` is set once the work is over (done or failed):
+    window's modules. Run with ``report`` (a ``progress=True`` ServiceOp's callback) it first says
+    "database ready" (``report(0, 2)``) when ``probe`` (`motodesk.probe`: the driver alone, before
+    SQLAlchemy loads) finds the database open and of this version (issue 28: open and check the
+    database first); then, once SQLAlchemy, the models and the context are loaded, it hands over the
+    context (``report(1, 2)``; an Entrar pressed before waits for it), so the login waits neither for
+    the calendar nor for imports that are the window's, not the database's; the window is still
+    built only after both (``warmed``). A probe that says no (a new or older file, an unreachable
+    server) changes nothing: the full open says "ready" or explains the failure as before.
+    ``warmed`` is set once the work is over (done or failed):
     the GUI thread builds no window before that (see `login`), so it never makes widgets while this
     thread is still importing the same PySide6 modules (the segfault reverted in a0da068). A warm-up
     that fails after "ready" only logs: the window imports the same modules itself and reports a
@@ -204,6 +219,8 @@ def _start_up_work(open_fn: Callable[[], AppContext],
     def work(report: Callable[[int, int], None] | None = None,
              cancelled: Callable[[], bool] | None = None) -> AppContext:
         try:
+            if report is not None and probe is not None and probe():
+                report(0, 2)  # opened and checked by the driver: SQLAlchemy and the models load next
             ctx = open_fn()
             if report is None:
                 try:
@@ -253,9 +270,11 @@ def _prepare_when_warmed(warmed: threading.Event) -> Callable[[AppContext, Curre
 
 def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | None = None,
           open_fn: Callable[[], AppContext] | None = None,
-          opening: str = "Abrindo o banco de dados…") -> tuple[AppContext | None, LoginDialog, BaseException | None]:
+          opening: str = "Abrindo o banco de dados…",
+          probe: Callable[[], bool] | None = None) -> tuple[AppContext | None, LoginDialog, BaseException | None]:
     """The login dialog; with `open_fn` (and no context) the database opens behind it while the
-    clerk types. Returns (context, dialog, the error that kept the database from opening)."""
+    clerk types (`probe`, when given, checks it first with the driver alone: `_start_up_work`).
+    Returns (context, dialog, the error that kept the database from opening)."""
     from motodesk.ui.login import LoginDialog
     from motodesk.ui.ops import ServiceOp
 
@@ -276,10 +295,15 @@ def login(ctx: AppContext | None, *, hint: str | None = None, login_name: str | 
             dialog.database_failed(exc)
             return True  # the dialog closes and run_gui explains it (or the wizard takes over)
 
-        start_up = _start_up_work(open_fn, warmed)
+        def progressed(done: int, _total: int) -> None:
+            if done == 0:
+                dialog.database_checked()
+            else:
+                ready(start_up.shared[0])  # type: ignore[attr-defined]
+
+        start_up = _start_up_work(open_fn, warmed, probe)
         work = (ServiceOp(dialog, start_up, progress=True, lock=False)
-                .progress(lambda _done, _total: ready(start_up.shared[0]))  # type: ignore[attr-defined]
-                .success(ready).failure(failed))
+                .progress(progressed).success(ready).failure(failed))
         # Started once the dialog is on screen: the worker holds Python's GIL for most of its
         # imports, and the dialog should not wait for them.
         dialog.painted.connect(work.run)
@@ -305,9 +329,14 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
         from motodesk import config as workstation
 
         login_name = workstation.load_last_login()
+    probe: Callable[[], bool] | None = None
     if database or demo or os.environ.get(ENV_URL):
         def open_fn() -> AppContext:
             return open_context(database, demo=demo)
+
+        url = database or (None if demo else os.environ.get(ENV_URL))
+        if url:
+            probe = _probe_of(url)
 
         if demo:
             hint, login_name, opening = _demo_hint(), "atendente", "Preparando o banco de demonstração…"
@@ -317,12 +346,15 @@ def run_gui(database: str | None = None, *, demo: bool = False) -> int:
         configured = config.load_choice()
         if configured is not None:
             open_fn = _configured_opener(configured)
+            if configured.kind == "sqlite":  # a server's password is read by the opener itself
+                probe = _probe_of(configured.url())
 
     ctx: AppContext | None = None
     dialog: LoginDialog | None = None
     failure: BaseException | None = None
     if open_fn is not None:
-        ctx, dialog, failure = login(None, hint=hint, login_name=login_name, open_fn=open_fn, opening=opening)
+        ctx, dialog, failure = login(None, hint=hint, login_name=login_name, open_fn=open_fn, opening=opening,
+                                     probe=probe)
         if failure is None and dialog.user is None:
             return 0  # the clerk closed the login dialog
         if failure is not None and not isinstance(failure, NeedsInteraction | DatabaseError | MotodeskError):

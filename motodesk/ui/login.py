@@ -8,6 +8,7 @@ SQLAlchemy at module level, so the dialog appears as soon as Qt is up.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +54,13 @@ class LoginDialog(QDialog):
         self.open_error: BaseException | None = None  # the database could not be opened
         self._opening = opening
         self._enter_pending = False
+        #: The database answered and is of this version (the start-up's probe, or a context given):
+        #: what "database ready" means in issue 28. Logging in needs the context too (`database_ready`).
+        self.checked = ctx is not None
+        #: The last password check's duration (argon2id, a security parameter), and how long of it
+        #: the GUI thread still waited once the window was built: reported apart by the start-up bench.
+        self.check_seconds = 0.0
+        self.check_wait_seconds = 0.0
         self.setWindowTitle("MotoDesk – Entrar")
         self.setMinimumWidth(380)
 
@@ -102,8 +110,14 @@ class LoginDialog(QDialog):
             self.painted.emit()
         return super().eventFilter(watched, event)
 
+    def database_checked(self) -> None:
+        """The start-up worker found the database open and current; its context (SQLAlchemy, the
+        models) follows with `database_ready`."""
+        self.checked = True
+
     def database_ready(self, ctx: AppContext) -> None:
         """The start-up worker opened the database; an Enter already pressed goes on now."""
+        self.checked = True
         self.ctx = ctx
         if self._enter_pending:
             self._enter_pending = False
@@ -137,10 +151,13 @@ class LoginDialog(QDialog):
         outcome: dict[str, Any] = {}
 
         def check() -> None:  # argon2id lets go of Python's GIL: the window builds meanwhile
+            started = time.perf_counter()
             try:
                 outcome["user"] = authenticate(ctx, login, password)
             except BaseException as exc:  # noqa: BLE001 - raised again below, in the GUI thread
                 outcome["error"] = exc
+            finally:
+                self.check_seconds = time.perf_counter() - started
 
         checker = threading.Thread(target=check, name="login-check", daemon=True)
         checker.start()
@@ -154,7 +171,9 @@ class LoginDialog(QDialog):
         except MotodeskError:  # e.g. the server went away: the check says so, the window comes later
             guess = None
         finally:
+            waited = time.perf_counter()
             checker.join()
+            self.check_wait_seconds = time.perf_counter() - waited
         if prepared is not None and outcome.get("user") != guess:
             prepared.close()
             prepared.deleteLater()

@@ -78,3 +78,34 @@ def test_the_window_is_built_only_after_the_warm_up(monkeypatch: pytest.MonkeyPa
     finally:
         release.cancel()
     assert seen == [True]
+
+
+def test_a_probe_says_ready_before_sqlalchemy_and_the_models_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: open and check the database first (the driver's probe), then load the rest."""
+    events: list[str] = []
+    ctx = FakeCtx()
+    monkeypatch.setattr(app_module, "_run_calendar", lambda c: events.append("calendar"))
+    monkeypatch.setattr(app_module, "warm_up", lambda: events.append("warm-up"))
+    for answer in (True, False):
+        events.clear()
+        work = app_module._start_up_work(lambda: events.append("open") or ctx, threading.Event(),  # type: ignore[arg-type, func-returns-value]
+                                         lambda a=answer: events.append("probe") or a)  # type: ignore[func-returns-value]
+        assert work(lambda done, total: events.append(f"report {done}/{total}"), lambda: False) is ctx
+        expected = ["probe", "report 0/2"] if answer else ["probe"]
+        assert events == [*expected, "open", "report 1/2", "calendar", "warm-up"]
+
+
+def test_the_dialog_counts_the_database_checked_before_its_context(qtbot) -> None:  # noqa: ANN001
+    from motodesk.ui.app import create_application
+    from motodesk.ui.login import LoginDialog
+
+    create_application()
+    dialog = LoginDialog(None)
+    qtbot.addWidget(dialog)
+    assert not dialog.checked
+    dialog.database_checked()
+    assert dialog.checked and dialog.ctx is None
+    dialog.login_edit.setText("ana")
+    dialog.try_login()  # the context is not there yet: Entrar waits for it, as before the probe
+    assert dialog.message.text().startswith("Abrindo o banco de dados…")
+    assert not dialog.enter_button.isEnabled()
