@@ -266,3 +266,17 @@ def vehicle_release_verdicts(plate: str, permits_in_force: list[str]) -> list[Ve
     return [not_met("vehicle_release_in_force", "Art. 31, Grupo 3, II",
                     f"o veículo {plate} serve a permissão em vigor {', '.join(permits_in_force)}; a troca do "
                     "veículo é a substituição autorizada, com nova vistoria, não uma baixa.")]
+
+
+def vehicle_release_without_end(plate: str) -> Verdict:
+    """The baixa of Art. 31, Grupo 4, II follows the end of a permit: a vehicle no ended permit names
+    (registered for an application still open) is not taken out of the service by it."""
+    return not_met("vehicle_release_no_end", ART_RELEASE,
+                   f"nenhuma permissão cancelada, cassada ou com prazo encerrado tem o veículo {plate}; a baixa "
+                   "do serviço segue o fim da permissão.")
+
+
+def vehicle_release_reason(plate: str, number: str, state: PermitState) -> str:
+    """What the permit's history says of the baixa (pt_BR)."""
+    return (f"Baixa do veículo {plate} do serviço após a permissão {number} ({state.label.lower()}) — "
+            f"{ART_RELEASE}")

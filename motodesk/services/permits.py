@@ -368,6 +368,7 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
             .order_by(PermitEvent.at, PermitEvent.id)
         ).all()
     labels = {"open": "Abrir requerimento", "change_name": "Alteração de nome (Art. 6º, § 1º; Art. 7º)",
+              "vehicle_release": "Baixa do veículo (Art. 31, Grupo 4, II)",
               **{t.name: t.label for t in TRANSITIONS}, **DEPUTY_EVENT_LABELS}
     return [
         EventRow(e.at, e.by_user, e.transition, labels.get(e.transition, e.transition),
