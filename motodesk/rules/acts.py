@@ -13,21 +13,27 @@ judges, so the three acts and the document gate read the same facts:
   the link's state: a deputy whose registration was cassado is not carried into a renewed term
   (Art. 34, IV);
 * :func:`quota_full` — no mototáxi place left at the instant of the claim (Art. 10, I).
-* :func:`seeded_permit_verdicts` — what a demo-seeded permit passes, on facts built in memory by the
-  same mappers (Art. 3º, I; Art. 5º, I, II and XI; Art. 6º; Art. 10, I);
+* :func:`issue_context` and :func:`renewal_context` — what the issue and the renewal of the
+  registration certificate are judged on, built once for the services and the seed;
+* :func:`seeded_permit_verdicts` — a demo-seeded permit judged by the transitions a real one in its
+  state went through (issue, renewal, the penalty step), on facts built in memory by the same mappers;
 * :func:`vehicle_release_due` and :func:`vehicle_release_verdicts` — the vehicle's baixa after its
   permit ends (Art. 31, Grupo 4, II), refused while a permit in force names it (Art. 31, Grupo 3, II).
 """
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from datetime import date
 
-from motodesk.rules.common import PermitState, ServiceType, Status, Verdict, not_met
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict, not_met
 from motodesk.rules.deputies import deputy_requirements
 from motodesk.rules.document_gate import Document, check_document, check_inspection_valid, document_facts_of
 from motodesk.rules.eligibility import check_applicant, check_deputy
-from motodesk.rules.facts import DeputyOnPermit, PermitFacts, PersonFacts, VehicleOnPermit
+from motodesk.rules.facts import DeputyOnPermit, InspectionFacts, PermitFacts, PersonFacts, VehicleOnPermit
+from motodesk.rules.lifecycle import TransitionContext, check_transition
+from motodesk.rules.penalty_evidence import NoticeEvidence
 from motodesk.rules.quota import ARTICLE as ART_QUOTA
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.tenders import TenderCandidateFacts, called_candidate, check_tender, tender_required
@@ -148,28 +154,90 @@ def import_line_refused(line: int, reason: str) -> Verdict:
 # --- the demo seed --------------------------------------------------------------------------------------
 
 
-#: What a seeded permit must satisfy, by rule: the grant's lasting conditions — the holder was 21 on the
-#: issue date (Art. 5º, I), the criminal certificates on file are negative (Art. 5º, XI), the engine is
-#: of 125 to 250 cc (Art. 3º, I) — and, while the permit is in force, the holder's CNH today (Art. 5º, II).
-#: Evidence the demo does not generate (course, photo, identity, VIN) is pending on the dossier, as on a
-#: real one, and is not judged here.
-SEED_AT_ISSUE = frozenset({"art5_i_age", "art3_i_engine"})
-SEED_TODAY = frozenset({"art5_xi_criminal"})
-SEED_IN_FORCE = frozenset({"art5_ii_cnh"})
+#: Of the holder and the vehicle on the issue date, what the register can still judge of a seeded permit:
+#: the holder was 21 (Art. 5º, I), the engine is of 125 to 250 cc (Art. 3º, I), the vehicle was within
+#: its useful life (Art. 3º, II). The documents on file are today's — the ones the issue saw are not
+#: kept, as for a permit recorded by the import — so they are judged today, by the renewal's gate.
+SEED_AT_ISSUE = frozenset({"art5_i_age", "art3_i_engine", "art3_ii_useful_life"})
+
+#: The penalty step that put a seeded permit in its state, by state.
+SEED_PENALTY_STEP = {PermitState.SUSPENDED: "suspend", PermitState.REVOKED: "revoke"}
+
+
+def issue_context(holder: PersonFacts, vehicle: VehicleOnPermit | None, service: ServiceType, on: date,
+                  settings: LawSettings, *, tender: Sequence[Verdict] = (), quota_open_places: int | None,
+                  holder_permits_in_force: int, holder_rules: frozenset[str] | None = None) -> TransitionContext:
+    """What the issue of a permit is judged on (:func:`check_transition` ``"issue"``), from the facts
+    loaded once: the holder's and the vehicle's verdicts on ``on`` (with, for a mototáxi, the tender's,
+    Art. 6º), the last concluded inspection, the quota place (Art. 10, I), the holder's permits in
+    force (Art. 6º, § 2º) and a recorded conviction (Art. 35). ``holder_rules`` keeps only those rule
+    ids of the holder's and vehicle's verdicts (the seed: what the issue date still tells)."""
+    eligibility = holder_verdicts(holder, service, on, settings)
+    car = vehicle_verdicts(vehicle, service, on, settings, holder.cpf, inspection="expiry")
+    if holder_rules is not None:
+        eligibility = [v for v in eligibility if v.rule_id in holder_rules]
+        car = [v for v in car if v.rule_id in holder_rules or v.rule_id == "vehicle_missing"]
+    return TransitionContext(
+        on=on, service=service, eligibility=[*tender, *eligibility], vehicle=car,
+        inspection_approved=inspection_approved(vehicle), quota_open_places=quota_open_places,
+        holder_permits_in_force=holder_permits_in_force,
+        conviction=holder.conviction)  # Art. 35: a cassação is not undone by a new issue
+
+
+def renewal_context(permit: PermitFacts, on: date, settings: LawSettings) -> TransitionContext:
+    """What the yearly renewal of the registration certificate is judged on (Art. 4º, § 1º): the
+    holder's and the vehicle's verdicts on ``on`` with a valid inspection, the linked deputy's
+    (Art. 14, § 2º) and a recorded conviction (Art. 35)."""
+    return TransitionContext(
+        on=on, service=permit.service,
+        eligibility=holder_verdicts(permit.holder, permit.service, on, settings),
+        vehicle=vehicle_verdicts(permit.vehicle, permit.service, on, settings, permit.holder.cpf,
+                                 inspection="valid"),
+        deputy_requirements=deputy_verdicts(permit.deputy, permit.service, on, settings),
+        conviction=permit.holder.conviction)
 
 
 def seeded_permit_verdicts(permit: PermitFacts, today: date, settings: LawSettings,
-                           candidacy: TenderCandidateFacts | None) -> list[Verdict]:
-    """The rules a seeded permit passes, judged on its complete facts (built in memory by the mappers of
-    :mod:`motodesk.rules.facts`) by the functions issue and the document gate use: :func:`holder_verdicts`,
-    :func:`vehicle_verdicts` and, for a mototáxi, the tender (Art. 6º; Art. 10, I)."""
-    at_issue = [*holder_verdicts(permit.holder, permit.service, permit.issued_on, settings),
-                *vehicle_verdicts(permit.vehicle, permit.service, permit.issued_on, settings, permit.holder.cpf)]
-    found = [v for v in at_issue if v.rule_id in SEED_AT_ISSUE]
-    judged_today = SEED_TODAY | (SEED_IN_FORCE if permit.state.in_force else frozenset())
-    found += [v for v in holder_verdicts(permit.holder, permit.service, today, settings) if v.rule_id in judged_today]
+                           candidacy: TenderCandidateFacts | None, *, issue_inspection: InspectionFacts | None,
+                           quota_open_places: int | None, penalty: tuple[date, NoticeEvidence] | None = None,
+                           ) -> list[Verdict]:
+    """What refuses a demo-seeded permit, by the transitions a real permit in its state went through,
+    judged by :func:`check_transition` on its complete facts (built in memory by the mappers of
+    :mod:`motodesk.rules.facts`):
+
+    * the **issue** on its date (:func:`issue_context`): the inspection approved before it
+      (``issue_inspection``), the mototáxi's tender (Art. 6º) and quota place (Art. 10, I), one permit
+      per holder (Art. 6º, § 2º), no recorded conviction (Art. 35), and :data:`SEED_AT_ISSUE`;
+    * while it is in force, the **renewal** of its registration certificate today
+      (:func:`renewal_context`), the act whose certificate the seed writes: every requirement the
+      facts on file do not meet refuses; evidence the demo does not generate (course, identity, photo,
+      VIN) stays pending on the dossier, as for a permit recorded by the import;
+    * a suspended or revoked permit, the **penalty step** on the decision's date, from the decided
+      notice the seed writes with it (``penalty``: the date and the notice as evidence, Art. 29, § 3º;
+      Art. 34) — no penalty without its process.
+
+    Empty: the seed may write the permit.
+    """
+    tender: list[Verdict] = []
     if tender_required(permit.service):
-        found += check_tender(candidacy is not None, candidacy) or [called_candidate()]
+        tender = check_tender(candidacy is not None, candidacy) or [called_candidate()]
+    at_issue = (dataclasses.replace(permit.vehicle, last_inspection=issue_inspection)
+                if permit.vehicle is not None else None)
+    issue = issue_context(permit.holder, at_issue, permit.service, permit.issued_on, settings, tender=tender,
+                          quota_open_places=quota_open_places,
+                          holder_permits_in_force=permit.holder_other_permits_in_force, holder_rules=SEED_AT_ISSUE)
+    found = check_transition("issue", PermitState.APPROVED, Role.SUPERVISOR, issue)
+    if permit.state.in_force:
+        renewal = check_transition("renew_registration", PermitState.ACTIVE, Role.SUPERVISOR,
+                                   renewal_context(permit, today, settings))
+        found += [v for v in renewal if v.status is Status.NOT_MET]
+    step = SEED_PENALTY_STEP.get(permit.state)
+    if step is not None:
+        decided_on, notice = penalty if penalty is not None else (None, None)
+        tctx = TransitionContext(on=decided_on, service=permit.service, permit_id=permit.permit_id,
+                                 penalty_notice=notice, reason="Dados de demonstração.",
+                                 suspension_end=permit.suspended_until)
+        found += check_transition(step, PermitState.ACTIVE, Role.SUPERVISOR, tctx)
     return found
 
 
@@ -198,3 +266,17 @@ def vehicle_release_verdicts(plate: str, permits_in_force: list[str]) -> list[Ve
     return [not_met("vehicle_release_in_force", "Art. 31, Grupo 3, II",
                     f"o veículo {plate} serve a permissão em vigor {', '.join(permits_in_force)}; a troca do "
                     "veículo é a substituição autorizada, com nova vistoria, não uma baixa.")]
+
+
+def vehicle_release_without_end(plate: str) -> Verdict:
+    """The baixa of Art. 31, Grupo 4, II follows the end of a permit: a vehicle no ended permit names
+    (registered for an application still open) is not taken out of the service by it."""
+    return not_met("vehicle_release_no_end", ART_RELEASE,
+                   f"nenhuma permissão cancelada, cassada ou com prazo encerrado tem o veículo {plate}; a baixa "
+                   "do serviço segue o fim da permissão.")
+
+
+def vehicle_release_reason(plate: str, number: str, state: PermitState) -> str:
+    """What the permit's history says of the baixa (pt_BR)."""
+    return (f"Baixa do veículo {plate} do serviço após a permissão {number} ({state.label.lower()}) — "
+            f"{ART_RELEASE}")

@@ -750,8 +750,12 @@ def _door_section() -> str:
         "gravação as altera — pelo ORM, por comando SQL numa sessão ou por inserção em lote — sem um ato julgado "
         "aberto na mesma transação, depois de as regras aceitarem o ato, e só nas colunas que ele autoriza; a "
         "gravação é recusada e a transação desfeita. A importação e os dados de demonstração passam pelo mesmo "
-        "ato julgado (os dados de demonstração só num banco vazio, e só permissões que as regras aceitam: titular "
-        "com 21 anos na emissão, certidões negativas, motor de 125 a 250 cc, mototáxi por licitação).\n\n"
+        "ato julgado (os dados de demonstração só num banco vazio, e só permissões que as regras aceitam pelos "
+        "mesmos atos de uma permissão real no seu estado: a emissão na data dela — vistoria aprovada antes, "
+        "titular com 21 anos e dois anos de categoria A, motor de 125 a 250 cc, mototáxi por licitação e com vaga, "
+        "uma permissão por titular, sem condenação do Art. 35; enquanto em vigor, a renovação do certificado "
+        "hoje, com tudo o que ela exige do titular e do veículo; a expiração só depois do prazo; a suspensão e a "
+        "cassação pelo auto de infração decidido).\n\n"
         "Suspensão, cassação e fim antecipado da suspensão, do titular ou do preposto, recebem o auto de infração "
         "como está no cadastro — seu número, sua fase, a decisão e a permissão (ou o preposto) autuada — ou a "
         "condenação do Art. 35 registrada, e as regras conferem essa prova:\n\n"
@@ -796,6 +800,7 @@ def _deputy_and_replacement_section() -> str:
          + acts.vehicle_release_due("ABC1234", "MT-0007/2026", PermitState.CANCELLED, date(2026, 3, 9)).message),
         ("Art. 31, Grupo 3, II", "`vehicle_release_verdicts`",
          acts.vehicle_release_verdicts("ABC1234", ["MT-0007/2026"])[0].message),
+        (acts.ART_RELEASE, "`vehicle_release_without_end`", acts.vehicle_release_without_end("ABC1234").message),
     ]
     return (
         "## Preposto durante o vínculo e substituição do veículo (Art. 14; Art. 31, Grupo 3, II e Grupo 4, II e III)"

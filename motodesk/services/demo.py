@@ -41,15 +41,17 @@ from motodesk.models import (
 )
 from motodesk.rules.acts import seeded_permit_verdicts
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.deadlines import inspection_valid_months, inspection_valid_until
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import blocking
 from motodesk.rules.facts import (
+    InspectionFacts,
     PermitFacts,
     PersonFacts,
     VehicleOnPermit,
     dossier_facts,
     register_vehicle_facts,
 )
+from motodesk.rules.penalty_evidence import DecisionOnFile, NoticeEvidence
 from motodesk.rules.periods import add_years, completed_years
 from motodesk.rules.tenders import TenderCandidateFacts
 from motodesk.services.auth import hash_password
@@ -70,8 +72,8 @@ DEMO_USERS = (
 )
 INSPECTOR_NAME = next(name for _login, name, role in DEMO_USERS if role is Role.INSPECTOR)
 MAKES = (("Honda", "CG 160 Titan", 162), ("Honda", "CG 160 Fan", 162), ("Yamaha", "Factor 150", 149),
-         ("Yamaha", "Fazer 250", 249), ("Honda", "Bros 160", 162), ("Honda", "Pop 110i", 110),
-         ("Suzuki", "Yes 125", 125), ("Yamaha", "Crosser 150", 149), ("Honda", "XRE 300", 291))
+         ("Yamaha", "Fazer 250", 249), ("Honda", "Bros 160", 162),
+         ("Suzuki", "Yes 125", 125), ("Yamaha", "Crosser 150", 149))  # Art. 3º, I: 125 to 250 cc
 DISTRICTS = ("Centro", "São Vicente", "Santa Terezinha", "Morada Nova", "Serra Negra", "Enéas", "Marciano Brandão",
              "Cidade Jardim", "Santo Antônio", "Constantino", "Carajás", "São Francisco", "Nações")
 BATCH = 5000
@@ -110,8 +112,19 @@ def _row(data: dict[str, Any], fields: tuple[str, ...]) -> SimpleNamespace:
     return SimpleNamespace(**{**dict.fromkeys(fields), **data})
 
 
+def _last_concluded(inspections: list[dict[str, Any]], service: str) -> InspectionFacts | None:
+    """The last concluded inspection for the service, as :func:`motodesk.services.facts.vehicles_facts`
+    picks it from the stored rows."""
+    done = [i for i in inspections if i["service_type"] == service and i["status"] in ("approved", "failed")
+            and i.get("performed_at") is not None]
+    if not done:
+        return None
+    last = max(done, key=lambda i: i["performed_at"])
+    return InspectionFacts(last["performed_at"].date(), last["status"] == "approved")
+
+
 def seeded_permit_facts(person: dict[str, Any], documents: list[dict[str, Any]], vehicle: dict[str, Any],
-                        permit: dict[str, Any]) -> PermitFacts:
+                        permit: dict[str, Any], inspections: list[dict[str, Any]] | None = None) -> PermitFacts:
     """The complete facts of a seeded permit from its rows before they are written, by the same mappers
     (:func:`~motodesk.rules.facts.dossier_facts`, :func:`~motodesk.rules.facts.register_vehicle_facts`)
     that read a stored one — so the seed is judged from memory, with no query per person."""
@@ -119,12 +132,49 @@ def seeded_permit_facts(person: dict[str, Any], documents: list[dict[str, Any]],
     holder_row = _row(person, ())
     holder = PersonFacts(person["id"], person["full_name"], person["cpf"], dossier_facts(holder_row, docs))
     car = VehicleOnPermit(vehicle["id"], vehicle["plate"], vehicle["holder_id"], vehicle["active"],
-                          register_vehicle_facts(_row(vehicle, _VEHICLE_FIELDS)))
+                          register_vehicle_facts(_row(vehicle, _VEHICLE_FIELDS)),
+                          last_inspection=_last_concluded(inspections or [], permit["service_type"]))
     return PermitFacts(
         permit_id=permit["id"], number=permit["number"], service=ServiceType(permit["service_type"]),
         state=PermitState(permit["state"]), issued_on=permit["issued_on"], term_end=permit["term_end"],
         extended=permit["extended"], certificate_valid_until=permit["certificate_valid_until"], holder=holder,
         suspended_until=permit["suspended_until"], vehicle=car, imported=True)
+
+
+def _penalty_rows(state: PermitState, permit: dict[str, Any], vehicle: dict[str, Any], name: str, cpf: str,
+                  seq: int, notice_id: int, inspector_id: int | None, now: datetime, *,
+                  place: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The decided notice of infraction and its decision behind a seeded suspension or cassação."""
+    revoked = state is PermitState.REVOKED
+    decided_on = permit["ended_on"] if revoked else permit["suspended_until"] - timedelta(days=90)
+    occurred = datetime.combine(decided_on - timedelta(days=40), datetime.min.time(), tzinfo=UTC)
+    code, article = ("30.4.II", "Art. 30, Grupo 4, II") if revoked else ("30.3.I", "Art. 30, Grupo 3, I")
+    notice = {
+        "id": notice_id, "number": f"AI-{seq:04d}/{occurred.year}", "year": occurred.year, "seq": seq,
+        "infraction_code": code, "article": article, "severity": "gravissima" if revoked else "grave",
+        "occurred_at": occurred, "place": place,
+        "person_id": permit["person_id"], "permit_id": permit["id"], "offender_kind": "holder", "offender_name": name,
+        "offender_cpf": cpf, "vehicle_id": vehicle["id"], "plate": vehicle["plate"],
+        "description": "Dados de demonstração.", "inspector_id": inspector_id,
+        "inspector_login": "vistoriador", "inspector_name": INSPECTOR_NAME,
+        "notified_on": occurred.date(), "notification_method": "on_the_spot", "signed": True,
+        "refused_to_sign": False, "vehicle_seized": False, "status": "closed" if revoked else "decided",
+        "defence_due": occurred.date() + timedelta(days=15), "version": 1, "created_at": now,
+        "updated_at": now, "closed_at": now if revoked else None,
+        "closed_by": "supervisor" if revoked else None,
+    }
+    days = None if revoked else 90
+    decision = {
+        "notice_id": notice_id, "stage": "first", "outcome": "upheld", "decided_by": "supervisor",
+        "decided_at": datetime.combine(decided_on, datetime.min.time(), tzinfo=UTC),
+        "severity": "gravissima" if revoked else "grave",
+        "penalty": "revocation" if revoked else "suspension", "suspension_days": days,
+        "suspension_start": decided_on if days else None,
+        "suspension_end": permit["suspended_until"] if days else None,
+        "grounds": "Dados de demonstração.", "appeal_due": decided_on + timedelta(days=30),
+        "permit_effect": "revoked" if revoked else "suspended",
+    }
+    return notice, decision
 
 
 def _advance_sequences(session: Session) -> None:
@@ -235,15 +285,19 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 {"person_id": pid, "kind": DocumentKind.CNH.value, "number": next(cnhs), "categories": rng.choice(["A", "AB", "AB", "AC"]),
                  "reference_date": first_a, "valid_until": today + timedelta(days=rng.randint(-60, 5 * 365)),
                  "flag": rng.random() < 0.9, "issuer": "DETRAN", "issuer_uf": "MG", "version": 1},
-                {"person_id": pid, "kind": DocumentKind.MEDICAL.value, "issue_date": today - timedelta(days=rng.randint(0, 420)),
+                {"person_id": pid, "kind": DocumentKind.MEDICAL.value, "issue_date": today - timedelta(days=rng.randint(0, 380)),
                  "version": 1},
-                {"person_id": pid, "kind": DocumentKind.RESIDENCE.value, "issue_date": today - timedelta(days=rng.randint(0, 200)),
+                {"person_id": pid, "kind": DocumentKind.RESIDENCE.value, "issue_date": today - timedelta(days=rng.randint(0, 92)),
                  "version": 1},
                 {"person_id": pid, "kind": DocumentKind.INSS.value, "number": pis.generate(), "version": 1},
                 {"person_id": pid, "kind": DocumentKind.ELECTORAL.value, "number": titulo.generate(), "flag": True, "version": 1},
                 {"person_id": pid, "kind": DocumentKind.CRIMINAL.value, "issue_date": today - timedelta(days=rng.randint(0, 1500)),
                  "result": "negative" if rng.random() < 0.98 else "positive", "version": 1},
             ]
+            if sex == "M":
+                rows_docs.append({"person_id": pid, "kind": DocumentKind.MILITARY.value,
+                                  "number": f"{rng.randint(10**9, 10**12 - 1)}", "version": 1})
+            documents = rows_docs[-7:] if sex == "M" else rows_docs[-6:]
             roll = rng.random()
             if roll < 0.15:
                 continue  # a person with only a dossier
@@ -253,6 +307,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 service = ServiceType.MOTOFRETE
             else:
                 service = ServiceType.MOTOTAXI
+            if service is ServiceType.MOTOTAXI and mototaxi_in_force >= mototaxi_places:
+                service = ServiceType.MOTOBOY  # Art. 10, I: no mototáxi place left; the demo fills the others
             year_mf = today.year - rng.randint(0, 5)
             make, model, cc = rng.choice(MAKES)
             vid = next_vid
@@ -264,6 +320,8 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 "crlv_year": today.year, "crlv_municipality": "Patrocínio", "crlv_uf": "MG", "owner_name": name,
                 "owner_cpf": cpf, "insurance_valid_until": today + timedelta(days=rng.randint(-30, 365)),
                 "insurance_insured_cpf": cpf, "insurance_insured_name": name,
+                "passenger_insurance_valid_until": (today + timedelta(days=rng.randint(-10, 365))
+                                                    if service is ServiceType.MOTOTAXI else None),
                 "service_type": service.value, "holder_id": pid, "active": True, "version": 1,
                 "created_at": now, "updated_at": now,
             })
@@ -286,39 +344,83 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
                 state = PermitState.CANCELLED
             else:
                 state = PermitState.REVOKED
-            issued = today - timedelta(days=rng.randint(10, 5 * 365))
+            if state is PermitState.EXPIRED:  # Art. 6º: it expired the day after its five-year term
+                issued = today - timedelta(days=rng.randint(5 * 365 + 3, 7 * 365))
+                ended_on: date | None = add_years(issued, 5) + timedelta(days=1)
+            else:
+                issued = today - timedelta(days=rng.randint(10, 5 * 365))
+                # the holder was 21 and held category A for two years on the issue date (Art. 5º, I and II)
+                issued = max(issued, add_years(birth, 21), add_years(first_a, 2) + timedelta(days=1))
+                ended_on = (None if state.in_force
+                            else today - timedelta(days=rng.randint(1, max(1, (today - issued).days - 1))))
+            if rows_vehicles[-1]["year_manufacture"] > issued.year:  # the bike was on the road when issued
+                rows_vehicles[-1]["year_manufacture"] = issued.year - rng.randint(0, 1)
+                rows_vehicles[-1]["year_model"] = rows_vehicles[-1]["year_manufacture"] + 1
             candidacy = (TenderCandidateFacts(rank=rank + 1, status="called", tender_number=tender_number,
                                               homologated_on=homologated)
                          if service is ServiceType.MOTOTAXI else None)
             number = f"{service.code}-{seq[service] + 1:04d}/{issued.year}"
+            suspended_until = today + timedelta(days=rng.randint(5, 60)) if state is PermitState.SUSPENDED else None
             permit_row = {
                 "id": next_permit_id, "number": number, "service_type": service.value,
                 "year": issued.year, "seq": seq[service] + 1, "person_id": pid, "vehicle_id": vid,
                 "decree_id": decree.id, "state": state.value, "issued_on": issued,
                 "term_end": add_years(issued, 5),
-                "extended": False, "certificate_valid_until": add_years(issued, completed_years(issued, today) + 1),
-                "suspended_until": today + timedelta(days=rng.randint(5, 60)) if state is PermitState.SUSPENDED else None,
-                "badge_issue_no": 1, "ended_on": today - timedelta(days=rng.randint(1, 300)) if not state.in_force else None,
+                "extended": False,
+                "certificate_valid_until": min(add_years(issued, completed_years(issued, ended_on or today) + 1),
+                                               add_years(issued, 5)),
+                "suspended_until": suspended_until,
+                "badge_issue_no": 1, "ended_on": ended_on,
+                "end_reason": ("Cancelada a pedido expresso do titular (dados de demonstração)."
+                               if state is PermitState.CANCELLED else None),
                 "version": 1, "created_at": now, "updated_at": now,
             }
-            facts = seeded_permit_facts(rows_people[-1], rows_docs[-6:], rows_vehicles[-1], permit_row)
-            verdicts = seeded_permit_verdicts(facts, today, settings, candidacy)
-            if blocking(verdicts):  # the rules refuse this permit: the person stays an applicant
+            # The vehicle's inspections: the approved one the issue needed, and while the permit is in
+            # force the periodic one its certificate's renewal needed (Art. 5º, § 6º; Art. 23).
+            issue_inspected = issued - timedelta(days=rng.randint(1, 2))
+            insp_rows: list[dict[str, Any]] = [{
+                "vehicle_id": vid, "service_type": service.value, "kind": "regular", "status": "approved",
+                "scheduled_for": issued - timedelta(days=rng.randint(3, 20)),
+                "performed_at": datetime.combine(issue_inspected, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12),
+                "inspector_id": inspector_id, "inspector_name": INSPECTOR_NAME, "version": 1,
+                "created_at": now, "updated_at": now,
+            }]
+            if state.in_force and (today - issued).days > 30:
+                months = inspection_valid_months(service, settings)
+                performed = max(issued + timedelta(days=1), today - timedelta(days=rng.randint(0, months * 28)))
+                insp_rows.append({
+                    "vehicle_id": vid, "service_type": service.value,
+                    "kind": "annual" if service is ServiceType.MOTOFRETE else "semestral", "status": "approved",
+                    "scheduled_for": performed, "inspector_id": inspector_id, "inspector_name": INSPECTOR_NAME,
+                    "performed_at": datetime.combine(performed, datetime.min.time(), tzinfo=UTC) + timedelta(hours=12),
+                    "next_due": inspection_valid_until(service, performed, settings), "version": 1,
+                    "created_at": now, "updated_at": now,
+                })
+            facts = seeded_permit_facts(rows_people[-1], documents, rows_vehicles[-1], permit_row, insp_rows)
+            penalty, notice_row, decision_row = None, None, None
+            if state in (PermitState.SUSPENDED, PermitState.REVOKED):
+                notice_row, decision_row = _penalty_rows(
+                    state, permit_row, rows_vehicles[-1], name, cpf, notice_seq + 1, next_notice_id, inspector_id,
+                    now, place=f"Av. {fake.last_name()}, {rng.randint(1, 900)}")
+                penalty = (decision_row["decided_at"].date(), NoticeEvidence(
+                    notice_row["number"], True, notice_row["status"], next_permit_id, "holder", pid,
+                    (DecisionOnFile("first", "upheld", decision_row["penalty"]),)))
+            issue_inspection = InspectionFacts(issue_inspected, True)
+            verdicts = seeded_permit_verdicts(facts, today, settings, candidacy, issue_inspection=issue_inspection,
+                                              quota_open_places=(mototaxi_places - mototaxi_in_force
+                                                                 if service is ServiceType.MOTOTAXI else None),
+                                              penalty=penalty)
+            if verdicts:  # the rules refuse this permit: the person stays an applicant
                 counts["refused"] += 1
                 rows_apps.append({"person_id": pid, "service_type": service.value, "vehicle_id": vid,
                                   "state": PermitState.REQUESTED.value, "opened_on": today, "opened_by": "atendente",
                                   "version": 1, "created_at": now, "updated_at": now})
                 counts["applications"] += 1
                 continue
-            accepted += verdicts
+            accepted += verdicts  # nothing blocking: the judged step below writes it
             if service is ServiceType.MOTOTAXI and state.in_force:
-                if mototaxi_in_force >= mototaxi_places:
-                    permit_row["state"] = PermitState.EXPIRED.value
-                    permit_row["ended_on"] = today - timedelta(days=rng.randint(1, 300))
-                    permit_row["suspended_until"] = None
-                    state = PermitState.EXPIRED
-                else:
-                    mototaxi_in_force += 1
+                mototaxi_in_force += 1
+            rows_insp += insp_rows
             if candidacy is not None:
                 rank += 1
                 rows_candidates.append({"tender_id": tender_id, "rank": rank, "cpf": cpf, "name": name,
@@ -328,60 +430,22 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             next_permit_id += 1
             rows_permits.append(permit_row)
             counts["permits"] += 1
-            if state in (PermitState.SUSPENDED, PermitState.REVOKED):
+            if notice_row is not None and decision_row is not None:
                 # No penalty without its process (Art. 29, § 3º; Art. 34): the decided notice behind it.
                 notice_seq += 1
-                notice_id = next_notice_id
                 next_notice_id += 1
+                rows_notices.append(notice_row)
+                rows_decisions.append(decision_row)
                 revoked = state is PermitState.REVOKED
-                decided_on = (rows_permits[-1]["ended_on"] if revoked
-                              else rows_permits[-1]["suspended_until"] - timedelta(days=90))
-                occurred = datetime.combine(decided_on - timedelta(days=40), datetime.min.time(), tzinfo=UTC)
-                number = f"AI-{notice_seq:04d}/{occurred.year}"
-                code, article = ("30.4.II", "Art. 30, Grupo 4, II") if revoked else ("30.3.I", "Art. 30, Grupo 3, I")
-                rows_notices.append({
-                    "id": notice_id, "number": number, "year": occurred.year, "seq": notice_seq,
-                    "infraction_code": code, "article": article, "severity": "gravissima" if revoked else "grave",
-                    "occurred_at": occurred, "place": f"Av. {fake.last_name()}, {rng.randint(1, 900)}",
-                    "person_id": pid, "permit_id": permit_id, "offender_kind": "holder", "offender_name": name,
-                    "offender_cpf": cpf, "vehicle_id": vid, "plate": rows_vehicles[-1]["plate"],
-                    "description": "Dados de demonstração.", "inspector_id": inspector_id,
-                    "inspector_login": "vistoriador", "inspector_name": "Carlos Henrique Borges",
-                    "notified_on": occurred.date(), "notification_method": "on_the_spot", "signed": True,
-                    "refused_to_sign": False, "vehicle_seized": False, "status": "closed" if revoked else "decided",
-                    "defence_due": occurred.date() + timedelta(days=15), "version": 1, "created_at": now,
-                    "updated_at": now, "closed_at": now if revoked else None,
-                    "closed_by": "supervisor" if revoked else None,
-                })
-                days = 90 if not revoked else None
-                rows_decisions.append({
-                    "notice_id": notice_id, "stage": "first", "outcome": "upheld", "decided_by": "supervisor",
-                    "decided_at": datetime.combine(decided_on, datetime.min.time(), tzinfo=UTC),
-                    "severity": "gravissima" if revoked else "grave",
-                    "penalty": "revocation" if revoked else "suspension", "suspension_days": days,
-                    "suspension_start": decided_on if days else None,
-                    "suspension_end": rows_permits[-1]["suspended_until"] if days else None,
-                    "grounds": "Dados de demonstração.", "appeal_due": decided_on + timedelta(days=30),
-                    "permit_effect": "revoked" if revoked else "suspended",
-                })
-                reason = f"Auto de infração {number} ({article}): decisão — {'Cassação' if revoked else 'Suspensão'}"
+                reason = (f"Auto de infração {notice_row['number']} ({notice_row['article']}): decisão — "
+                          f"{'Cassação' if revoked else 'Suspensão'}")
                 rows_events.append({
                     "permit_id": permit_id, "transition": "revoke" if revoked else "suspend", "from_state": "active",
                     "to_state": state.value, "at": now, "by_user": "supervisor", "reason": reason,
                 })
                 if revoked:
-                    rows_permits[-1]["end_reason"] = reason
-            if rng.random() < 0.3:
-                rows_insp.append({
-                    "vehicle_id": vid, "service_type": service.value, "kind": "regular",
-                    "status": "approved" if rng.random() < 0.85 else "failed",
-                    "scheduled_for": today - timedelta(days=rng.randint(0, 300)),
-                    "performed_at": now - timedelta(days=rng.randint(0, 300)), "inspector_id": inspector_id,
-                    "inspector_name": INSPECTOR_NAME,
-                    "next_due": today + timedelta(days=rng.randint(-30, 365)), "version": 1,
-                    "created_at": now, "updated_at": now,
-                })
-            elif rng.random() < 0.05:
+                    permit_row["end_reason"] = reason
+            if state.in_force and rng.random() < 0.05:
                 rows_insp.append({
                     "vehicle_id": vid, "service_type": service.value, "status": "scheduled",
                     "kind": "annual" if service is ServiceType.MOTOFRETE else "semestral",

@@ -368,6 +368,7 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
             .order_by(PermitEvent.at, PermitEvent.id)
         ).all()
     labels = {"open": "Abrir requerimento", "change_name": "Alteração de nome (Art. 6º, § 1º; Art. 7º)",
+              "vehicle_release": "Baixa do veículo (Art. 31, Grupo 4, II)",
               **{t.name: t.label for t in TRANSITIONS}, **DEPUTY_EVENT_LABELS}
     return [
         EventRow(e.at, e.by_user, e.transition, labels.get(e.transition, e.transition),
@@ -626,16 +627,9 @@ def issue(ctx: AppContext, application_id: int, *, on: date | None = None,
         vehicle_id = _vehicle_id_for(s, app)
         holder = person_facts(s, person.id, tender_homologation=homologation)
         vehicle = vehicle_facts_of(s, vehicle_id, service)
-        tctx = TransitionContext(
-            on=on,
-            service=service,
-            eligibility=[*tender, *acts.holder_verdicts(holder, service, on, settings)],
-            vehicle=acts.vehicle_verdicts(vehicle, service, on, settings, person.cpf, inspection="expiry"),
-            inspection_approved=acts.inspection_approved(vehicle),
-            quota_open_places=quota[2] if quota else None,
-            holder_permits_in_force=_holder_permits_in_force(s, person.id),
-            conviction=holder.conviction,  # Art. 35: a cassação is not undone by a new issue
-        )
+        tctx = acts.issue_context(holder, vehicle, service, on, settings, tender=tender,
+                                  quota_open_places=quota[2] if quota else None,
+                                  holder_permits_in_force=_holder_permits_in_force(s, person.id))
         intro = "A permissão não pode ser emitida:" if service is ServiceType.MOTOTAXI else \
             "A autorização não pode ser emitida:"
         accepted = _check(ctx, "issue", app.state, tctx, intro)
@@ -719,15 +713,7 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
         person = s.get(Person, permit.person_id)
         assert person is not None
         facts = permit_facts(s, permit.id)  # everything the act asks, loaded once
-        tctx = TransitionContext(
-            on=on,
-            service=permit.service_type,
-            eligibility=acts.holder_verdicts(facts.holder, permit.service_type, on, settings),
-            vehicle=acts.vehicle_verdicts(facts.vehicle, permit.service_type, on, settings, person.cpf,
-                                          inspection="valid"),
-            deputy_requirements=acts.deputy_verdicts(facts.deputy, permit.service_type, on, settings),
-            conviction=facts.holder.conviction,
-        )
+        tctx = acts.renewal_context(facts, on, settings)
         accepted = _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
         if term:

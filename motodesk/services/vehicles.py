@@ -78,6 +78,7 @@ from motodesk.services.text import (
     prefix_pattern,
     search_text,
 )
+from motodesk.services.vehicle_release import awaiting_release
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
@@ -170,11 +171,17 @@ class VehicleRow:
     holder_cpf: str | None
     active: bool
     replacement_authorised: bool
+    #: Its permit ended and it is still in the service: the baixa is due (Art. 31, Grupo 4, II).
+    release_due: bool = False
+    #: Left the service by a baixa, not by a replacement.
+    released: bool = False
 
     @property
     def status_label(self) -> str:
         if not self.active:
-            return "Substituído"
+            return "Baixado do serviço" if self.released else "Substituído"
+        if self.release_due:
+            return "Ativo – baixa pendente (Art. 31, Grupo 4, II)"
         return "Ativo – substituição autorizada" if self.replacement_authorised else "Ativo"
 
 
@@ -423,7 +430,7 @@ def list_vehicles(ctx: AppContext, text: str = "", *, include_inactive: bool = F
                   limit: int = 200, sort_key: str = "plate", descending: bool = False,
                   holder_id: int | None = None) -> list[VehicleRow]:
     """A page of the register, searched by plate (either form), RENAVAM, holder CPF or name."""
-    query = select(Vehicle, Person).outerjoin(Person, Person.id == Vehicle.holder_id)
+    query = select(Vehicle, Person, awaiting_release()).outerjoin(Person, Person.id == Vehicle.holder_id)
     if not include_inactive:
         query = query.where(Vehicle.active.is_(True))
     if holder_id is not None:
@@ -433,10 +440,10 @@ def list_vehicles(ctx: AppContext, text: str = "", *, include_inactive: bool = F
     order = [c.desc() if descending else c.asc() for c in columns]
     query = query.order_by(*order, Vehicle.id.desc() if descending else Vehicle.id).offset(offset).limit(limit)
     with ctx.read() as s:
-        return [_row(v, p) for v, p in s.execute(query)]
+        return [_row(v, p, bool(due)) for v, p, due in s.execute(query)]
 
 
-def _row(v: Vehicle, p: Person | None) -> VehicleRow:
+def _row(v: Vehicle, p: Person | None, release_due: bool = False) -> VehicleRow:
     years = "/".join(str(y) for y in (v.year_manufacture, v.year_model) if y)
     return VehicleRow(
         id=v.id, plate=format_plate(v.plate), make_model=" ".join(x for x in (v.make, v.model) if x),
@@ -444,6 +451,7 @@ def _row(v: Vehicle, p: Person | None) -> VehicleRow:
         holder_id=v.holder_id, holder_name=p.full_name if p else None,
         holder_cpf=format_cpf(p.cpf) if p else None, active=v.active,
         replacement_authorised=v.active and v.replacement_authorised_at is not None,
+        release_due=release_due, released=not v.active and v.replaced_by_id is None,
     )
 
 

@@ -15,11 +15,12 @@ from PySide6.QtWidgets import (
 
 from motodesk.rules.common import Role
 from motodesk.rules.settings import LawSettings
-from motodesk.services import inspections, vehicles
+from motodesk.services import inspections, vehicle_release, vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.inspections import InspectionRow
 from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import VehicleRow
+from motodesk.ui.guard import confirm
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, labelled, list_table
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import load_into
@@ -106,6 +107,10 @@ class VehiclesPage(ListPage):
                        frozenset(inspections.SCHEDULERS), enabled=lambda r: r.active),
                 Action("record_accident", "Registrar &acidente…", lambda _r: self.record_accident(),
                        frozenset(vehicles.ACCIDENT_RECORDERS), enabled=lambda r: r.active),
+                Action("release_vehicle", "Dar bai&xa do serviço…", lambda _r: self.release_selected(),
+                       frozenset(vehicle_release.RELEASERS), enabled=lambda r: r.release_due,
+                       tooltip="A permissão deste veículo terminou: registre a baixa do serviço "
+                               "(Art. 31, Grupo 4, II)."),
             ],
             kinds={"vehicle", "person", "permit", "inspection", "accident"},
             count=lambda n, more: f"{n}{'+' if more else ''} veículo(s)",
@@ -121,6 +126,7 @@ class VehiclesPage(ListPage):
         self.replace_button = self.panel.buttons["replace_vehicle"]
         self.schedule_button = self.panel.buttons["schedule_inspection"]
         self.accident_button = self.panel.buttons["record_accident"]
+        self.release_button = self.panel.buttons["release_vehicle"]
         self.reload()
 
     # --- data ------------------------------------------------------------------------------------
@@ -151,7 +157,8 @@ class VehiclesPage(ListPage):
 
         def read() -> tuple[Any, Any, Any, LawSettings]:
             in_force = settings if settings is not None else law_settings(ctx)
-            return (vehicles.vehicle_verdicts_of(ctx, row.id, in_force),
+            due = vehicle_release.release_due_of(ctx, row.id)  # Art. 31, Grupo 4, II first: it is an infraction
+            return ([*([due.verdict] if due else []), *vehicles.vehicle_verdicts_of(ctx, row.id, in_force)],
                     inspections.list_inspections(ctx, vehicle_id=row.id, limit=100),
                     vehicles.list_accidents(ctx, row.id), in_force)
 
@@ -214,6 +221,21 @@ class VehiclesPage(ListPage):
         dialog = ScheduleDialog(self.ctx, self, vehicle_id=row.id)
         if dialog.exec():
             self.show_details()
+
+    def release_selected(self) -> None:
+        """Record the baixa of the selected vehicle from the service (Art. 31, Grupo 4, II)."""
+        row = self.selected()
+        if row is None or not row.release_due:
+            return
+        if not confirm(self, "Baixa do veículo",
+                       f"Registrar a baixa do veículo {row.plate} ({row.holder_name or 'sem titular'}) do serviço? "
+                       "A permissão dele terminou (Art. 31, Grupo 4, II); o veículo deixa de constar como ativo "
+                       "e a baixa fica no histórico da permissão."):
+            return
+        ctx = self.ctx
+        self.panel.run(lambda: vehicle_release.record_release(ctx, row.id),
+                       f"Baixa do veículo {row.plate} registrada (Art. 31, Grupo 4, II).", change="vehicle",
+                       busy="Registrando a baixa…")
 
     def record_accident(self) -> None:
         from motodesk.ui.accident_dialog import AccidentDialog
