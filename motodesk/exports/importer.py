@@ -33,12 +33,13 @@ import logging
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+import zipfile
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import IO, Any, Literal, cast
 
 from openpyxl import Workbook
 from openpyxl.comments import Comment
@@ -63,6 +64,7 @@ from motodesk.exports.spreadsheet import (
     MSG_XLS,
     MSG_XLSB,
     SpreadsheetRefused,
+    check_spreadsheet,
     open_workbook,
     visible_sheets,
 )
@@ -688,14 +690,22 @@ def read_import(
 ) -> ImportReport:
     """Read and validate the register in ``path``; never raises for a bad file.
 
-    The file is opened by the one guarded reader (:func:`motodesk.exports.spreadsheet.open_workbook`).
+    The file passes the one guard (:func:`motodesk.exports.spreadsheet.check_spreadsheet`) first. A
+    plain sheet (every cell carries its reference, at most :data:`FAST_MAX_ROWS` rows and
+    :data:`FAST_MAX_COLS` columns, no namespace prefixes) is then read by python-calamine, its formulas
+    found by scanning the sheet's XML for ``<f>`` (:func:`_scan_sheet`); any other sheet, and any file
+    calamine cannot read, goes through openpyxl's streaming reader
+    (:func:`motodesk.exports.spreadsheet.open_workbook`), as before.
     ``progress(n)`` (optional) receives the number of data lines read, every 1,000.
     """
     path = Path(path)
     today = today or local_today()
     try:
+        fast = _read_fast(path, max_rows=max_rows, max_bytes=max_bytes, today=today, progress=progress)
+        if fast is not None:
+            return fast
         with open_workbook(path, max_bytes=max_bytes) as wb:
-            return _read_workbook(wb, max_rows=max_rows, today=today, progress=progress)
+            return _read_workbook(_OpenpyxlBook(wb), max_rows=max_rows, today=today, progress=progress)
     except SpreadsheetRefused as refused:
         if refused.__cause__ is not None:
             log.warning("import: could not open %s", path, exc_info=refused.__cause__)
@@ -705,13 +715,228 @@ def read_import(
         return ImportReport(file_errors=[MSG_CORRUPT])
 
 
+class _FormulaCell:
+    """Marks a cell that holds a formula (refused, never evaluated nor trusted)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<formula>"
+
+
+FORMULA = _FormulaCell()
+
+#: The fast reader's limits: calamine holds the sheet as a dense grid (rows x columns of 32 bytes), so
+#: a sheet with a stray cell far away goes to openpyxl's streaming reader instead.
+FAST_MAX_ROWS = 59_999
+FAST_MAX_COLS = 40
+
+_F_TAG = re.compile(rb"<f[\s/>]")
+_CELL_REF = re.compile(rb'<c r="([A-Z]{1,3})([0-9]{1,7})"')
+_WIDE_CELL = re.compile(rb'<c r="([A-Z]{2,3})[0-9]')
+_FAR_CELL = re.compile(rb'<c r="[A-Z]{1,3}(?:[0-9]{6,}|[6-9][0-9]{4})"')
+_ERROR_CELL = re.compile(rb'<c r="([A-Z]{1,3})([0-9]{1,7})"[^>]*?\st="e"[^>]*>(?:<f[^>]*/>|<f[^>]*>[^<]*</f>)?'
+                         rb"<v>([^<]*)</v>")
+_PREFIXED = re.compile(rb"<[A-Za-z_][\w.\-]*:(?:c|row|sheetData|f)[\s/>]")
+_SCAN_CHUNK = 1 << 20
+_SCAN_TAIL = 512
+
+
+def _column_number(letters: bytes) -> int:
+    n = 0
+    for ch in letters:
+        n = n * 26 + ch - 64
+    return n
+
+
+@dataclass
+class _SheetScan:
+    """What the XML of one sheet says beyond its values: where its formulas and error cells are."""
+
+    formulas: dict[int, list[int]] = field(default_factory=dict)  # line -> columns (1-based)
+    errors: dict[tuple[int, int], str] = field(default_factory=dict)  # (line, column) -> "#N/A"...
+
+
+def _scan_sheet(member: IO[bytes]) -> _SheetScan | None:
+    """Scan a sheet's XML in chunks: its formula cells and error cells, or None when calamine should
+    not read it (a cell without its reference, namespace prefixes, a stray cell far away)."""
+    scan = _SheetScan()
+    seen: set[tuple[int, int]] = set()
+    tail = b""
+    while True:
+        chunk = member.read(_SCAN_CHUNK)
+        if not chunk:
+            break
+        buf = tail + chunk
+        head = len(tail)
+        # Counted on the new bytes only (plus the few before them a pattern may start in).
+        counted = buf[max(0, head - 8):]
+        if counted.count(b"<c ") + counted.count(b"<c>") != counted.count(b'<c r="'):
+            return None
+        if _PREFIXED.search(buf) or _FAR_CELL.search(buf):
+            return None
+        for letters in set(_WIDE_CELL.findall(buf)):
+            if _column_number(letters) > FAST_MAX_COLS:
+                return None
+        for m in _F_TAG.finditer(buf):
+            start = buf.rfind(b'<c r="', 0, m.start())
+            ref = _CELL_REF.match(buf, start) if start >= 0 else None
+            if ref is None:
+                return None
+            where = (int(ref.group(2)), _column_number(ref.group(1)))
+            if where not in seen:
+                seen.add(where)
+                scan.formulas.setdefault(where[0], []).append(where[1])
+        if b't="e"' in buf:
+            for m in _ERROR_CELL.finditer(buf):
+                where = (int(m.group(2)), _column_number(m.group(1)))
+                scan.errors[where] = m.group(3).decode("utf-8", "replace")
+        tail = buf[-_SCAN_TAIL:]
+    return scan
+
+
+class _CalamineSheet:
+    """A sheet read by python-calamine: ``rows`` yields ``(line, values)``, values from column A."""
+
+    def __init__(self, book: Any, title: str, scan: _SheetScan) -> None:
+        self.book = book
+        self.title = title
+        self.scan = scan
+        self._sheet: Any = None
+
+    def rows(self, min_row: int = 1) -> Iterator[tuple[int, list[Any]]]:
+        if self._sheet is None:
+            self._sheet = self.book.get_sheet_by_name(self.title)
+        sheet = self._sheet
+        start = sheet.start
+        if start is None:
+            return
+        pad = [None] * start[1]
+        formulas, errors = self.scan.formulas, self.scan.errors
+        # calamine yields every row from the sheet's first (row 1), each from the first used column.
+        for index, values in enumerate(sheet.iter_rows()):
+            line = index + 1
+            if line < min_row:
+                continue
+            if pad:
+                values = pad + values
+            marked = formulas.get(line)
+            if marked:
+                for col in marked:
+                    if col > len(values):
+                        values += [None] * (col - len(values))
+                    values[col - 1] = FORMULA
+            if errors:
+                for (row, col), text in errors.items():
+                    if row == line and col <= len(values) and values[col - 1] is not FORMULA:
+                        values[col - 1] = text
+            yield line, values
+
+
+class _OpenpyxlSheet:
+    """A sheet read by openpyxl's streaming reader, as the same ``(line, values)`` rows."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.title = ws.title
+
+    def rows(self, min_row: int = 1) -> Iterator[tuple[int, list[Any]]]:
+        for line, cells in enumerate(self.ws.iter_rows(min_row=min_row), min_row):
+            yield line, [FORMULA if getattr(c, "data_type", None) == "f" else getattr(c, "value", None)
+                         for c in cells]
+
+
+class _OpenpyxlBook:
+    def __init__(self, wb: Any) -> None:
+        visible = visible_sheets(wb)
+        for ws in visible:
+            ws.reset_dimensions()  # never trust the stored dimension (it may claim 1,000,000 rows)
+        self._sheets = {ws.title: _OpenpyxlSheet(ws) for ws in visible}
+        self.titles = [ws.title for ws in visible]
+        self.hidden = [ws.title for ws in wb.worksheets if ws not in visible]
+
+    def sheet(self, title: str) -> _OpenpyxlSheet:
+        return self._sheets[title]
+
+
+def _sheet_members(zf: zipfile.ZipFile) -> dict[str, str] | None:
+    """Sheet name -> its XML member, from the workbook part and its relationships (None if unusual)."""
+    from openpyxl.xml.functions import fromstring  # defusedxml's when installed, as openpyxl's own
+
+    rel_ns = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+    office = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+    main = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
+    book = "xl/workbook.xml"
+    root = fromstring(zf.read("_rels/.rels"))
+    targets = [r.get("Target", "") for r in root.iter(rel_ns) if r.get("Type", "").endswith("/officeDocument")]
+    if targets != ["xl/workbook.xml"] and targets != ["/xl/workbook.xml"]:
+        return None
+    rels = {r.get("Id"): r.get("Target", "") for r in fromstring(zf.read("xl/_rels/workbook.xml.rels")).iter(rel_ns)}
+    found: dict[str, str] = {}
+    for sheet in fromstring(zf.read(book)).iter(f"{main}sheet"):
+        target = rels.get(sheet.get(f"{{{office}}}id"))
+        if not target:
+            return None
+        member = target.lstrip("/") if target.startswith("/") else f"xl/{target}"
+        found[str(sheet.get("name"))] = member
+    return found
+
+
+class _CalamineBook:
+    def __init__(self, book: Any, zf: zipfile.ZipFile, members: dict[str, str]) -> None:
+        self.book, self.zf, self.members = book, zf, members
+        meta = [m for m in book.sheets_metadata if str(m.typ).endswith("WorkSheet")]
+        self.titles = [m.name for m in meta if str(m.visible).endswith(".Visible")]
+        self.hidden = [m.name for m in meta if not str(m.visible).endswith(".Visible")]
+
+    def sheet(self, title: str) -> _CalamineSheet:
+        member = self.members.get(title)
+        if member is None:
+            raise _FallBack(title)
+        with self.zf.open(member) as fh:
+            scan = _scan_sheet(fh)
+        if scan is None:
+            raise _FallBack(title)
+        return _CalamineSheet(self.book, title, scan)
+
+
+class _FallBack(Exception):
+    """The fast reader gives the sheet to openpyxl's streaming reader."""
+
+
+def _read_fast(path: Path, *, max_rows: int, max_bytes: int, today: date,
+               progress: Callable[[int], None] | None) -> ImportReport | None:
+    """The register read by python-calamine after the guard; None when openpyxl must read it."""
+    problem = check_spreadsheet(path, max_bytes=max_bytes)
+    if problem:
+        raise SpreadsheetRefused(problem)
+    try:
+        from python_calamine import CalamineWorkbook
+    except ImportError:  # pragma: no cover - the pins install it
+        return None
+    try:
+        with zipfile.ZipFile(path) as zf:
+            members = _sheet_members(zf)
+            if members is None:
+                return None
+            with CalamineWorkbook.from_path(str(path)) as book:
+                return _read_workbook(_CalamineBook(book, zf, members), max_rows=max_rows, today=today,
+                                      progress=progress)
+    except _FallBack:
+        return None
+    except Exception:  # noqa: BLE001 - calamine refused what passed the guard: openpyxl has the last word
+        log.info("import: calamine could not read %s; reading it with openpyxl", path, exc_info=True)
+        return None
+
+
 def _find_header(ws: Any) -> tuple[int, list[tuple[int, str]], int]:
     """``(row number, [(column, header text)], matches)`` of the likeliest header row."""
     best: tuple[int, list[tuple[int, str]], int] = (0, [], 0)
-    for row_idx, row in enumerate(
-        ws.iter_rows(min_row=1, max_row=HEADER_SEARCH_ROWS, max_col=HEADER_SEARCH_COLS, values_only=True), 1
-    ):
-        headers = [(i, str(v).strip()) for i, v in enumerate(row, 1) if v is not None and str(v).strip()]
+    for row_idx, row in ws.rows(1):
+        if row_idx > HEADER_SEARCH_ROWS:
+            break
+        headers = [(i, str(v).strip()) for i, v in enumerate(row[:HEADER_SEARCH_COLS], 1)
+                   if v is not None and v is not FORMULA and str(v).strip()]
         score = sum(1 for _, h in headers if normalise_header(h) in _HEADER_INDEX)
         if score > best[2]:
             best = (row_idx, headers, score)
@@ -723,15 +948,13 @@ def _read_workbook(
 ) -> ImportReport:
     # Only a visible sheet is read: rows hidden in a hidden (or "very hidden") sheet never reach
     # the register. The template's sheet, when the workbook has it, is the only one read.
-    visible = visible_sheets(wb)
-    hidden = [ws.title for ws in wb.worksheets if ws not in visible and ws.title != INSTRUCTIONS_SHEET]
-    sheets = [ws for ws in visible if ws.title != INSTRUCTIONS_SHEET] or visible
-    if not sheets:
+    visible = list(wb.titles)
+    hidden = [title for title in wb.hidden if title != INSTRUCTIONS_SHEET]
+    titles = [title for title in visible if title != INSTRUCTIONS_SHEET] or visible
+    if not titles:
         return ImportReport(file_errors=[MSG_NO_SHEET])
-    for ws in sheets:
-        ws.reset_dimensions()  # never trust the stored dimension (it may claim 1,000,000 rows)
-    preferred = [ws for ws in sheets if normalise_header(ws.title) == normalise_header(TEMPLATE_SHEET)]
-    candidates = preferred or sheets
+    preferred = [t for t in titles if normalise_header(t) == normalise_header(TEMPLATE_SHEET)]
+    candidates = [wb.sheet(title) for title in (preferred or titles)]
     found = None
     for ws in candidates:
         header_row, headers, score = _find_header(ws)
@@ -804,14 +1027,13 @@ def _read_workbook(
         return report
 
     # --- rows
-    max_col = max(columns)
     wanted = sorted(columns.items())
     empty_run = 0
     read = 0
     stopped_at: int | None = None
     positions = [i - 1 for i, _ in wanted]
-    for line, cells in enumerate(ws.iter_rows(min_row=header_row + 1, max_col=max_col), header_row + 1):
-        if all(_blank(cells[i].value) for i in positions if i < len(cells)):
+    for line, cells in ws.rows(header_row + 1):
+        if all(_blank(cells[i]) for i in positions if i < len(cells)):
             empty_run += 1
             if empty_run >= EMPTY_ROWS_STOP:
                 stopped_at = line
@@ -850,14 +1072,19 @@ def _read_row(
     line: int, cells: Sequence[Any], wanted: list[tuple[int, TemplateColumn]], today: date
 ) -> ImportRow:
     row = ImportRow(line=line, values={})
+    width = len(cells)
     for col_idx, col in wanted:
-        cell = cells[col_idx - 1] if col_idx <= len(cells) else None
-        raw = getattr(cell, "value", None)
-        if getattr(cell, "data_type", None) == "f":
+        raw = cells[col_idx - 1] if col_idx <= width else None
+        if raw is None or raw == "":
+            row.values[col.key] = None
+            if col.required:
+                row.errors.append(f"{col.header}: não informado (obrigatório).")
+            continue
+        if raw is FORMULA:
             row.errors.append(f"Fórmulas não são aceitas (célula {get_column_letter(col_idx)}{line}).")
             row.values[col.key] = None
             continue
-        if raw is not None and not isinstance(raw, (str, int, float, Decimal, date, time, bool)):
+        if not isinstance(raw, (str, int, float, Decimal, date, time, bool, timedelta)):
             # array / data-table formulas and other objects
             row.errors.append(f"Fórmulas não são aceitas (célula {get_column_letter(col_idx)}{line}).")
             row.values[col.key] = None

@@ -79,7 +79,12 @@ def format_at(at: datetime) -> str:
 def canonical(row_id: int, at: datetime, user_login: str, table_name: str, row_key: str, action: str,
               changes: str, prev_hash: str) -> bytes:
     """Length-prefixed fields: no two different rows read the same (the SQL function says the same)."""
-    fields = (str(row_id), format_at(at), user_login, table_name, row_key, action, changes, prev_hash)
+    return _canonical_text(row_id, format_at(at), user_login, table_name, row_key, action, changes, prev_hash)
+
+
+def _canonical_text(row_id: int, at_text: str, user_login: str, table_name: str, row_key: str, action: str,
+                    changes: str, prev_hash: str) -> bytes:
+    fields = (str(row_id), at_text, user_login, table_name, row_key, action, changes, prev_hash)
     return "".join(f"{len(value)}:{value};" for value in fields).encode("utf-8")
 
 
@@ -712,3 +717,109 @@ def without_triggers(conn: Connection) -> None:
     that already carry their audit trail and chain). Plain ``SET LOCAL session_replication_role``."""
     if conn.dialect.name == "postgresql":
         conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
+
+
+# --- bulk inserts prepared before the write lock (issue 28) ------------------------------------------
+
+
+@dataclass
+class PreparedInsert:
+    """A :func:`bulk_insert` built ahead: the driver's statement and value tuples, and (SQLite) each
+    row's audit key and ``changes`` JSON, so that inside the write transaction only the insert and the
+    chain's hashes run (:func:`run_prepared`). Built from the same values, with the same diff and mask,
+    as :func:`bulk_insert` builds them; ``redact`` is the session's :data:`REDACT_VALUES` it was built for."""
+
+    table: Table
+    columns: list[str]
+    statement: str
+    values: list[tuple[Any, ...]]
+    audit: list[tuple[str, str]] | None
+    redact: bool
+
+
+def prepare_bulk_insert(session: Session, table: Table, rows: Sequence[dict[str, Any]]) -> PreparedInsert:
+    """What :func:`bulk_insert` would execute for ``rows`` (explicit primary keys required)."""
+    if table.name in UNAUDITED_TABLES:
+        raise ValueError(f"bulk_insert is for audited business tables, not {table.name}")
+    conn = session.connection()
+    dialect = conn.dialect
+    pk = [c.name for c in table.primary_key.columns]
+    if any(n not in rows[0] for n in pk):
+        raise ValueError("a prepared insert carries its primary keys (reserve_ids)")
+    defaults = _defaults(table)
+    names = list(rows[0])
+    missing = [n for n in defaults if n not in rows[0]]
+    complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
+    columns = names + missing
+    processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
+    values = [tuple(value if fn is None or value is None else fn(value)
+                    for fn, value in zip(processors, (row[n] for n in columns), strict=True))
+              for row in complete]
+    quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
+    name = dialect.identifier_preparer.format_table(table)
+    redact = bool(session.info.get(REDACT_VALUES))
+    if dialect.name == "postgresql":
+        return PreparedInsert(table, columns, f"COPY {name} ({quoted}) FROM STDIN", values, None, redact)
+    audit = []
+    for row in complete:
+        key = _key_of(table, row)
+        diff = {n: [None, _plain(v)] for n, v in row.items() if v is not None and n not in NOISE_COLUMNS}
+        if redact:
+            diff = {k: ["***", "***"] for k in diff}
+        audit.append((key, json.dumps(_mask(table.name, key, diff), ensure_ascii=False, sort_keys=True)))
+    marks = ", ".join("?" for _ in columns)
+    return PreparedInsert(table, columns, f"INSERT INTO {name} ({quoted}) VALUES ({marks})", values, audit, redact)
+
+
+def run_prepared(session: Session, prepared: Sequence[PreparedInsert]) -> None:
+    """Execute prepared inserts in the session's (write) transaction: the guard of legal state first, then
+    each insert and, on SQLite, its audit rows sealed into the chain (on PostgreSQL the triggers audit)."""
+    from motodesk.models.guarded import check_core_write
+
+    redact = bool(session.info.get(REDACT_VALUES))
+    for p in prepared:
+        if p.redact != redact:
+            raise ValueError("prepared for another audit mode")
+        check_core_write(session, p.table.name, p.columns, inserting=True)  # the guard of legal state (issue #24)
+    conn = session.connection()
+    dialect = conn.dialect
+    for p in prepared:
+        if not p.values:
+            continue
+        if dialect.name == "postgresql":
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                with cursor.copy(p.statement) as copy:
+                    for record in p.values:
+                        copy.write_row(record)
+            except dialect.loaded_dbapi.Error as exc:
+                raise DBAPIError.instance(p.statement, None, exc, dialect.loaded_dbapi.Error,
+                                          dialect=dialect) from exc
+            finally:
+                cursor.close()
+            continue
+        conn.exec_driver_sql(p.statement, p.values)  # type: ignore[arg-type]
+        assert p.audit is not None
+        _append_prepared(conn, str(session.info.get("user_login", SYSTEM_USER)), p.table.name, p.audit)
+
+
+def _append_prepared(conn: Connection, user: str, table_name: str, items: Sequence[tuple[str, str]]) -> None:
+    """:func:`_append` for prepared ``(row key, changes JSON)`` insert rows: one instant, one driver call."""
+    t = _AUDIT
+    last = conn.execute(select(t.c.id, t.c.row_hash).order_by(t.c.id.desc()).limit(1)).first()
+    next_id, prev = (int(last.id) + 1, last.row_hash or "") if last else (1, "")
+    next_id = max(next_id, int(conn.execute(select(func.max(_SEALED.c.last_id))).scalar() or 0) + 1)
+    at = utcnow()
+    at_text = format_at(at)
+    at_process = t.c.at.type._cached_bind_processor(conn.dialect)
+    at_db = at_process(at) if at_process is not None else at
+    sha = hashlib.sha256
+    records = []
+    for key, changes in items:
+        row_hash = sha(_canonical_text(next_id, at_text, user, table_name, key, "insert", changes, prev)).hexdigest()
+        records.append((next_id, at_db, user, table_name, key, "insert", changes, prev, row_hash))
+        prev = row_hash
+        next_id += 1
+    conn.exec_driver_sql(
+        "INSERT INTO audit_events (id, at, user_login, table_name, row_key, action, changes, prev_hash, row_hash) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", records)  # type: ignore[arg-type]

@@ -45,13 +45,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, any_, bindparam, select, update
+from sqlalchemy import ColumnElement, Table, any_, bindparam, func, select, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
-from motodesk.models.audit import bulk_insert, reserve_ids
+from motodesk.models.audit import PreparedInsert, bulk_insert, prepare_bulk_insert, reserve_ids, run_prepared
 from motodesk.rules import acts, documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
@@ -731,18 +731,34 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
             lines = _plan_with(known, rows, settings, today, preview.memo)
         _refuse_changed(lines)
         plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
+        sink: _Sink | None = None
+        if not plan.empty and not plan.updates:
+            # New rows only: build every insert here, in the read transaction (ids reserved from what it
+            # saw, value tuples, audit payloads), so the write lock holds only the inserts and the hashes.
+            sink = _Sink()
+            with ctx.read() as s:
+                last_ids = _last_ids(s)
+                prepared_counts = _write(s, plan, sink)
     if plan.empty:  # the register already holds the sheet: no write transaction at all
         return ImportSummary(0, 0, len(lines), 0, 0, tuple(lines))
     started = time.perf_counter()
     with _gc_paused(), ctx.write(_INTEGRITY) as s:
-        if _load_known(s, ok_rows) != known:  # another workstation moved on: judge again, here
+        moved = _load_known(s, ok_rows) != known
+        if moved:  # another workstation moved on: judge again, here
             lines = _plan(s, rows, settings, today, preview.memo)
             _refuse_changed(lines)
             plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
         # The judged step of the import: every line judged importable in this transaction's facts; it records
         # permits granted before and their holders' certificates, never a vehicle in service (Art. 31, G3, II).
         with judged(s, _line_verdicts(lines), Permit, PersonDocument):
-            vehicles, permits = _write(s, plan)
+            if sink is not None and not moved and _last_ids(s) == last_ids:
+                # Nothing moved since the inserts were prepared: the same judgement, the same ids.
+                run_prepared(s, sink.prepared)
+                if sink.places:
+                    _claim_places(s, sink.places)
+                vehicles, permits = prepared_counts
+            else:
+                vehicles, permits = _write(s, plan)
     written = time.perf_counter() - started
     _refresh_statistics(ctx)
     return ImportSummary(
@@ -840,15 +856,42 @@ class _BulkPlan:
         return plan
 
 
-def _insert(s: Session, model: Any, rows: list[dict[str, Any]]) -> None:
+@dataclass
+class _Sink:
+    """A dry run of :func:`_write` in a READ transaction (issue 28): the inserts it would make are
+    prepared (ids reserved from what that transaction saw, statements, value tuples, audit payloads)
+    instead of executed; the write transaction then checks that nothing moved and only runs them."""
+
+    prepared: list[PreparedInsert] = field(default_factory=list)
+    places: int = 0
+
+
+def _insert(s: Session, model: Any, rows: list[dict[str, Any]], sink: _Sink | None = None) -> None:
     """Bulk inserts of complete rows, audited in bulk (:func:`motodesk.models.audit.bulk_insert`), 5,000
     at a time so the driver's parameters and the audit rows of one batch are all that is held at once."""
+    table = typing.cast(Table, model.__table__)
+    if sink is not None and rows and not all(c.name in rows[0] for c in table.primary_key.columns):
+        rows = [{**row, "id": new_id} for row, new_id in zip(rows, reserve_ids(s, table, len(rows)), strict=True)]
     for start in range(0, len(rows), 5000):
-        bulk_insert(s, model.__table__, rows[start:start + 5000])
+        if sink is not None:
+            sink.prepared.append(prepare_bulk_insert(s, table, rows[start:start + 5000]))
+        else:
+            bulk_insert(s, table, rows[start:start + 5000])
 
 
-def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
-    """Persist the plan: ORM updates of existing rows (one flush), then Core inserts of the new ones."""
+_ID_TABLES = (Person, PersonDocument, Vehicle, Decree, Permit, PermitEvent)
+
+
+def _last_ids(s: Session) -> tuple[int, ...]:
+    """The largest id of every table the import inserts into: the prepared ids stay free while these do."""
+    return tuple(int(s.scalar(select(func.max(m.id))) or 0) for m in _ID_TABLES)
+
+
+def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int, int]:
+    """Persist the plan: ORM updates of existing rows (one flush), then Core inserts of the new ones.
+
+    With a ``sink`` (only for a plan without updates) nothing is written: the inserts are prepared."""
+    assert sink is None or not plan.updates
     people_t = typing.cast(Table, Person.__table__)
     vehicles_t, permits_t, decrees_t = (typing.cast(Table, m.__table__) for m in (Vehicle, Permit, Decree))
     person_of: dict[int, int] = {}  # line -> person id
@@ -895,8 +938,8 @@ def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
         for doc in line.documents:
             new_docs.append({"person_id": new_id, "kind": doc.kind,
                              **{k: val for k, val in _fields(doc).items() if k != "kind"}})
-    _insert(s, Person, new_people)
-    _insert(s, PersonDocument, new_docs)
+    _insert(s, Person, new_people, sink)
+    _insert(s, PersonDocument, new_docs, sink)
 
     # --- vehicles
     new_vehicle_lines = [line for line in plan.work if line.vehicle is not None and line.vehicle_id is None]
@@ -906,7 +949,7 @@ def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
         assert line.vehicle is not None
         vehicle_of[line.line] = new_id
         rows.append({**_fields(line.vehicle), "id": new_id, "holder_id": person_of[line.line], "active": True})
-    _insert(s, Vehicle, rows)
+    _insert(s, Vehicle, rows, sink)
 
     # --- decrees and permits (a number already registered is left as it is)
     permit_lines = [line for line in plan.work if line.permit is not None]
@@ -931,7 +974,7 @@ def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
     for (number, on), new_id in zip(signed.items(), reserve_ids(s, decrees_t, len(signed)), strict=True):
         decrees[number] = new_id
         rows.append({"id": new_id, "number": number, "signed_on": on, "subject": _DECREE_SUBJECT})
-    _insert(s, Decree, rows)
+    _insert(s, Decree, rows, sink)
 
     active_vehicle: dict[int, int] = {}  # holders who keep their registered vehicle
     holders = [person_of[line.line] for line in permit_lines if line.line not in vehicle_of]
@@ -962,9 +1005,11 @@ def _write(s: Session, plan: _BulkPlan) -> tuple[int, int]:
                            "reason": f"Importada da planilha {plan.file_name}, linha {line.line}."})
         if p.service is ServiceType.MOTOTAXI and p.state in IN_FORCE:
             mototaxi_in_force += 1
-    _insert(s, Permit, permit_rows)
-    _insert(s, PermitEvent, event_rows)
-    if mototaxi_in_force:
+    _insert(s, Permit, permit_rows, sink)
+    _insert(s, PermitEvent, event_rows, sink)
+    if sink is not None:
+        sink.places = mototaxi_in_force
+    elif mototaxi_in_force:
         _claim_places(s, mototaxi_in_force)
     return len(new_vehicle_lines), len(permit_rows)
 

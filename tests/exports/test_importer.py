@@ -581,3 +581,73 @@ def test_normalise_header() -> None:
     assert normalise_header("Data 1ª habilitação A") == normalise_header("data 1a HABILITACAO a")
     assert normalise_header("E-mail") == normalise_header("email")
     assert normalise_header("Serviço (lista)") == "servico"
+
+
+# ------------------------------------------------------------------ the fast reader
+
+
+def _no_openpyxl(monkeypatch: pytest.MonkeyPatch) -> None:
+    import motodesk.exports.importer as importer
+
+    def refuse(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("a plain register is read by calamine, not openpyxl")
+
+    monkeypatch.setattr(importer, "open_workbook", refuse)
+
+
+def test_plain_register_is_read_by_calamine_with_its_formulas_refused(
+    tmp_path: Path, make_cpf, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast reader (python-calamine) sees values; the sheet's XML is scanned for ``<f>``: a formula
+    is refused per cell even when the file holds its cached value, an error cell keeps its text."""
+    path = make_register(tmp_path / "r.xlsx", [good_row(make_cpf(1)), good_row(make_cpf(2)), good_row(make_cpf(3))])
+    wb = openpyxl.load_workbook(path)
+    ws = wb.active
+    ws["C3"] = "=DATE(1985,3,14)"
+    ws["O4"] = "#N/A"
+    ws["O4"].data_type = "e"
+    wb.save(path)
+
+    def cached(xml: str) -> str:  # a cached value, as Excel saves it: calamine would read it as a value
+        return xml.replace("<f>DATE(1985,3,14)</f><v></v>", "<f>DATE(1985,3,14)</f><v>31120</v>").replace(
+            "<f>DATE(1985,3,14)</f><v />", "<f>DATE(1985,3,14)</f><v>31120</v>")
+
+    _patch_sheet(path, cached)
+    _no_openpyxl(monkeypatch)
+    report = read(path)
+    first, second, third = report.rows
+    assert first.ok, first.errors
+    assert second.errors == ["Fórmulas não são aceitas (célula C3)."]
+    assert any("#N/A" in e for e in third.errors)
+
+
+def test_calamine_keeps_sheet_lines_and_columns_when_data_starts_away_from_a1(
+    tmp_path: Path, make_cpf, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calamine's grid starts at the first used cell: lines and columns must still be the sheet's."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = TEMPLATE_SHEET
+    keys = [c.key for c in TEMPLATE_COLUMNS]
+    for idx, header in enumerate(TEMPLATE_HEADERS):
+        ws.cell(row=3, column=3 + idx, value=header)
+    for idx, key in enumerate(keys):
+        ws.cell(row=5, column=3 + idx, value=good_row(make_cpf(7)).get(key))
+    ws.cell(row=5, column=3, value="=CONCAT(\"a\",\"b\")")
+    wb.save(tmp_path / "r.xlsx")
+    _no_openpyxl(monkeypatch)
+    report = read(tmp_path / "r.xlsx")
+    assert report.header_row == 3
+    (row,) = report.rows
+    assert row.line == 5
+    assert row.values["cpf"] == make_cpf(7)
+    assert "Fórmulas não são aceitas (célula C5)." in row.errors
+
+
+def test_a_stray_far_cell_goes_to_the_streaming_reader(tmp_path: Path, make_cpf) -> None:
+    """A cell at XFD or below line 60,000 would make calamine's dense grid huge: openpyxl reads it."""
+    path = make_register(tmp_path / "r.xlsx", [good_row(make_cpf(1))])
+    _patch_sheet(path, lambda xml: xml.replace(
+        "</sheetData>", '<row r="9"><c r="XFD9" t="inlineStr"><is><t>longe</t></is></c></row></sheetData>'))
+    report = read(path)
+    assert [r.line for r in report.rows] == [2] and report.rows[0].ok

@@ -113,13 +113,24 @@ def test_a_failing_row_in_the_write_leaves_nothing(clerk: AppContext, ctx: AppCo
             rows[-1]["number"] = rows[0]["number"]  # the unique constraint refuses the last row
         real(session, table, rows)
 
+    real_prepare = imports.prepare_bulk_insert
+
+    def failing_prepared(session: Any, table: Any, rows: Any) -> Any:
+        # Issue 28: a new-only import prepares its inserts before the write lock; the same fault there.
+        if table.name == "permits":
+            rows = [dict(r) for r in rows]
+            rows[-1]["number"] = rows[0]["number"]
+        return real_prepare(session, table, rows)
+
     monkeypatch.setattr(imports, "bulk_insert", failing)
+    monkeypatch.setattr(imports, "prepare_bulk_insert", failing_prepared)
     with pytest.raises(MotodeskError, match="nada foi importado"):
         apply_import(clerk, preview)
     assert {m: _count(ctx, m) for m in before} == before
     with ctx.read() as s:
         assert verify_chain(s.connection()).broken is None
     monkeypatch.setattr(imports, "bulk_insert", real)
+    monkeypatch.setattr(imports, "prepare_bulk_insert", real_prepare)
     assert apply_import(clerk, preview).created == 12  # the same preview, once the fault is gone
 
 
