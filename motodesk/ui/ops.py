@@ -58,6 +58,18 @@ log = logging.getLogger(__name__)
 BUSY_DELAY_MS = 300
 
 
+def _gui_owner() -> QObject | None:
+    """The parent of an op's Qt objects: the application (so that a Python reference dropped in a
+    worker thread never deletes them there: PySide would defer the delete and free the wrapper at
+    once, and the deferred delete then crashed in Shiboken::BindingManager::releaseWrapper)."""
+    return QApplication.instance()
+
+
+def _delete_later(obj: QObject | None) -> None:
+    if obj is not None and shiboken6.isValid(obj):
+        obj.deleteLater()
+
+
 class _Signals(QObject):
     finished = Signal(object, object, str)  # result, exception, traceback text
     progressed = Signal(int, int)  # done, total
@@ -68,7 +80,8 @@ class _Job(QRunnable):
         super().__init__()
         self.fn = fn
         self.with_progress = with_progress
-        self.signals = _Signals()
+        self.signals = _Signals(_gui_owner())  # C++-owned: freed by _release on the GUI thread, never where a
+        #                                        worker happens to drop the last Python reference
         self.cancelled = threading.Event()
 
     def _report(self, done: int, total: int) -> None:
@@ -105,8 +118,8 @@ class _EscFilter(QObject):
     """While an op runs, Esc anywhere in its window abandons the wait (the form is disabled, so the
     key would otherwise go nowhere)."""
 
-    def __init__(self, op: ServiceOp) -> None:
-        super().__init__()
+    def __init__(self, op: ServiceOp, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.op = op
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
@@ -155,7 +168,7 @@ class ServiceOp:
         self._job.setAutoDelete(False)
         self._job.signals.finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
         self._job.signals.progressed.connect(self._progressed, Qt.ConnectionType.QueuedConnection)
-        self._timer = QTimer()
+        self._timer = QTimer(_gui_owner())
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._show_busy)
 
@@ -205,6 +218,7 @@ class ServiceOp:
                     mark_field(field, message)
                 next(iter(problems)).setFocus(Qt.FocusReason.OtherFocusReason)
                 self.done = True
+                self._release()
                 if self._finally:
                     self._finally()
                 return self
@@ -219,7 +233,7 @@ class ServiceOp:
             if focused is not None and (focused is self._lock or self._lock.isAncestorOf(focused)):
                 self._focus = focused  # given back when the form is unlocked (a keyboard user goes on)
             self._lock.setEnabled(False)
-            self._filter = _EscFilter(self)
+            self._filter = _EscFilter(self, _gui_owner())
             app = QApplication.instance()
             if app is not None:
                 app.installEventFilter(self._filter)
@@ -278,6 +292,7 @@ class ServiceOp:
             app = QApplication.instance()
             if app is not None:
                 app.removeEventFilter(self._filter)
+            _delete_later(self._filter)
             self._filter = None
         if self._overlay is not None:
             try:
@@ -316,6 +331,18 @@ class ServiceOp:
         return self.key is not None and self._latest.get((id(self.widget), self.key)) is not self
 
     def _finished(self, result: Any, exc: BaseException | None, details: str) -> None:
+        try:
+            self._deliver(result, exc, details)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """The op's Qt objects go on the GUI thread, now that the job emitted its last signal."""
+        self._timer.stop()
+        _delete_later(self._timer)
+        _delete_later(self._job.signals)
+
+    def _deliver(self, result: Any, exc: BaseException | None, details: str) -> None:
         ServiceOp._running.discard(self)
         superseded = self._superseded()  # asked before this op leaves the table of the newest
         if not superseded and self.key is not None:
