@@ -98,10 +98,15 @@ def test_killed_in_the_middle_of_a_large_save_keeps_exactly_the_committed_data(
     assert reopened.prepare() == "current"
     with reopened.session() as s:
         n_people = s.scalar(select(func.count(Person.id)))
+        n_men = s.scalar(select(func.count(Person.id)).where(Person.sex == "M"))
         n_docs = s.scalar(select(func.count(PersonDocument.id)))
+        orphans = s.scalar(select(func.count(PersonDocument.id)).where(PersonDocument.person_id.not_in(select(Person.id))))
     reopened.dispose()
     assert n_people >= 10000 and n_people % 5000 == 0  # whole batches only
-    assert n_docs == 6 * n_people  # every committed person has all of its documents, nothing more
+    # every committed person has all of its documents, nothing more: six, and the military certificate for men
+    assert 0 < n_men < n_people
+    assert n_docs == 6 * n_people + n_men
+    assert orphans == 0
 
 
 @pytest.mark.slow
