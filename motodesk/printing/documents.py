@@ -63,10 +63,9 @@ __all__ = [
     "PendingLetterData",
     "PersonInfo",
     "RefusalCertificateData",
-    "RegistrationCertificateData",
+    "PermitDocumentData",
     "RenewalItem",
     "RenewalLetterData",
-    "TransitAuthorizationData",
     "VehicleInfo",
     "WorkScheduleData",
     "WorkShift",
@@ -74,9 +73,8 @@ __all__ = [
     "render_inspection_report",
     "render_pending_letter",
     "render_refusal_certificate",
-    "render_registration_certificate",
+    "render_permit_document",
     "render_renewal_letters",
-    "render_transit_authorization",
     "render_work_schedule",
 ]
 
@@ -135,7 +133,7 @@ def _vehicle_rows(vehicle: VehicleInfo) -> list[tuple[str, object]]:
     ]
 
 
-# --- Certificado de Registro Cadastral (Art. 4º, § 1º) -------------------------------------------
+# --- Certificado de Registro Cadastral (Art. 4º, § 1º) and Autorização de Trânsito (Art. 5º, § 3º) -------
 
 
 def _fee_rows(fee_paid: str) -> list[tuple[str, str]]:
@@ -144,103 +142,66 @@ def _fee_rows(fee_paid: str) -> list[tuple[str, str]]:
 
 
 
-@dataclass(frozen=True)
-class RegistrationCertificateData:
-    certificate_number: str
+SECRETARY = "Secretário(a) Municipal de Segurança Pública, Trânsito e Transportes"
+PermitDocumentKind = Literal["certificate", "transit"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class PermitDocumentData:
+    """What a permit's two documents state: the Certificado de Registro Cadastral (``kind="certificate"``,
+    Art. 4º, § 1º) and the Autorização de Trânsito (``kind="transit"``, Art. 5º, § 3º; Art. 12, I)."""
+
+    kind: PermitDocumentKind
+    number: str  # the certificate's or the authorization's number
     permit_number: str
     service: ServiceType
     holder: PersonInfo
     vehicle: VehicleInfo
     issued_on: date
-    valid_until: date  # one year (Art. 4º, § 1º); the rules layer computes it
-    decree: str = ""  # "Decreto nº 1.234/2026", the act that granted the permit
+    valid_until: date  # the rules layer computes it (one year for the certificate, Art. 4º, § 1º)
+    decree: str = ""  # "Decreto nº 1.234/2026", the act that granted the permit (printed on the certificate)
     deputy: PersonInfo | None = None
     fee_paid: str = ""  # "Taxa de emissão …: R$ 45,90 — guia/DAM nº …, paga em …" (Art. 6º, § 6º); "" = no fee
     signatory_name: str = ""
-    signatory_role: str = "Secretário(a) Municipal de Segurança Pública, Trânsito e Transportes"
+    signatory_role: str = SECRETARY
 
 
-def render_registration_certificate(
-    data: RegistrationCertificateData,
-    *,
-    letterhead: Letterhead = DEFAULT_LETTERHEAD,
-    generated_at: datetime | None = None,
-) -> bytes:
-    """Certificado de Registro Cadastral of a holder and vehicle (Art. 4º, § 1º)."""
+def _certificate_story(data: PermitDocumentData, secretariat: str) -> tuple[str, list[Flowable], str]:
     s = data.service
     story: list[Flowable] = [
-        *title("Certificado de Registro Cadastral", f"Nº {data.certificate_number}"),
         body(
-            f"A {markup(letterhead.secretariat)} certifica que <b>{markup(data.holder.name)}</b>, "
+            f"A {markup(secretariat)} certifica que <b>{markup(data.holder.name)}</b>, "
             f"CPF {markup(data.holder.cpf)}, está cadastrado(a) nesta Secretaria como {_holder_word(s)} "
             f"do serviço de <b>{markup(s.label)}</b>, com o veículo abaixo identificado, nos termos do "
             f"art. 4º da {LAW}."
         ),
         section(f"{_instrument(s)} e cadastro"),
-        fields(
-            [
-                (f"{_instrument(s)} nº", data.permit_number),
-                ("Serviço", s.label),
-                ("Ato de outorga", data.decree),
-                ("Certificado nº", data.certificate_number),
-                *_fee_rows(data.fee_paid),
-            ]
-        ),
+        fields([
+            (f"{_instrument(s)} nº", data.permit_number),
+            ("Serviço", s.label),
+            ("Ato de outorga", data.decree),
+            ("Certificado nº", data.number),
+            *_fee_rows(data.fee_paid),
+        ]),
         section("Titular"),
         fields(_person_rows(data.holder)),
     ]
     if data.deputy is not None:
         story += [section("Preposto (Art. 14)"), fields(_person_rows(data.deputy))]
-    story += [
-        section("Veículo"),
-        fields(_vehicle_rows(data.vehicle), columns=3),
-        Spacer(1, 5 * mm),
-        note_box(
-            f"<b>Validade: de {format_date(data.issued_on)} até {format_date(data.valid_until)}.</b> "
-            f"Certificado válido por 01 (um) ano, facultada a renovação por igual período "
-            f"(Art. 4º, § 1º). Deixar de renovar o registro anualmente constitui infração "
-            f"(Art. 30, Grupo 1, II). O titular deve manter o cadastro atualizado (Art. 4º, § 2º)."
-        ),
-        Spacer(1, 4 * mm),
-        closing(letterhead, format_date(data.issued_on), [(data.signatory_name, data.signatory_role)]),
-    ]
-    return build_pdf(
-        story,
-        doc_title=f"Certificado de Registro Cadastral {data.certificate_number}",
-        letterhead=letterhead,
-        generated_at=generated_at,
+    story += [section("Veículo"), fields(_vehicle_rows(data.vehicle), columns=3)]
+    note = (
+        f"<b>Validade: de {format_date(data.issued_on)} até {format_date(data.valid_until)}.</b> "
+        f"Certificado válido por 01 (um) ano, facultada a renovação por igual período "
+        f"(Art. 4º, § 1º). Deixar de renovar o registro anualmente constitui infração "
+        f"(Art. 30, Grupo 1, II). O titular deve manter o cadastro atualizado (Art. 4º, § 2º)."
     )
+    return "Certificado de Registro Cadastral", story, note
 
 
-# --- Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I) -----------------------------------------
-
-
-@dataclass(frozen=True)
-class TransitAuthorizationData:
-    authorization_number: str
-    permit_number: str
-    service: ServiceType
-    holder: PersonInfo
-    vehicle: VehicleInfo
-    issued_on: date
-    valid_until: date
-    deputy: PersonInfo | None = None
-    fee_paid: str = ""  # as in RegistrationCertificateData
-    signatory_name: str = ""
-    signatory_role: str = "Secretário(a) Municipal de Segurança Pública, Trânsito e Transportes"
-
-
-def render_transit_authorization(
-    data: TransitAuthorizationData,
-    *,
-    letterhead: Letterhead = DEFAULT_LETTERHEAD,
-    generated_at: datetime | None = None,
-) -> bytes:
-    """Autorização de Trânsito, issued after registration (Art. 5º, § 3º), carried in the vehicle (Art. 12, I)."""
+def _transit_story(data: PermitDocumentData, _secretariat: str) -> tuple[str, list[Flowable], str]:
     s = data.service
     drivers = "pelo(a) titular" + (" e pelo(a) preposto(a)" if data.deputy is not None else "")
     story: list[Flowable] = [
-        *title("Autorização de Trânsito", f"Nº {data.authorization_number}"),
         body(
             f"Fica autorizado a transitar no Município, na prestação do serviço de <b>{markup(s.label)}</b>, "
             f"o veículo abaixo identificado, conduzido exclusivamente {drivers} cadastrado(s) nesta "
@@ -250,37 +211,48 @@ def render_transit_authorization(
         section("Veículo"),
         fields(_vehicle_rows(data.vehicle), columns=3),
         section(f"{_instrument(s)} e titular"),
-        fields(
-            [
-                (f"{_instrument(s)} nº", data.permit_number),
-                ("Serviço", s.label),
-                ("Titular", data.holder.name),
-                ("CPF do titular", data.holder.cpf),
-                *_fee_rows(data.fee_paid),
-            ]
-        ),
+        fields([
+            (f"{_instrument(s)} nº", data.permit_number),
+            ("Serviço", s.label),
+            ("Titular", data.holder.name),
+            ("CPF do titular", data.holder.cpf),
+            *_fee_rows(data.fee_paid),
+        ]),
     ]
     if data.deputy is not None:
         story += [
             section("Preposto autorizado a conduzir (Art. 11 e 14)"),
             fields([("Nome", data.deputy.name), ("CPF", data.deputy.cpf)]),
         ]
-    story += [
+    note = (
+        f"<b>Válida de {format_date(data.issued_on)} até {format_date(data.valid_until)}.</b> "
+        f"Documento de porte obrigatório no veículo (Art. 12, I). Não mantê-lo no veículo "
+        f"constitui infração (Art. 31, Grupo 1, III)."
+    )
+    return "Autorização de Trânsito", story, note
+
+
+_PERMIT_STORIES = {"certificate": _certificate_story, "transit": _transit_story}
+
+
+def render_permit_document(
+    data: PermitDocumentData,
+    *,
+    letterhead: Letterhead = DEFAULT_LETTERHEAD,
+    generated_at: datetime | None = None,
+) -> bytes:
+    """A permit's certificate or transit authorization: its title and number, what it states, the
+    validity box and the secretary's signature — one layout for both, the text from ``data.kind``."""
+    name, story, note = _PERMIT_STORIES[data.kind](data, letterhead.secretariat)
+    story = [
+        *title(name, f"Nº {data.number}"),
+        *story,
         Spacer(1, 5 * mm),
-        note_box(
-            f"<b>Válida de {format_date(data.issued_on)} até {format_date(data.valid_until)}.</b> "
-            f"Documento de porte obrigatório no veículo (Art. 12, I). Não mantê-lo no veículo "
-            f"constitui infração (Art. 31, Grupo 1, III)."
-        ),
+        note_box(note),
         Spacer(1, 4 * mm),
         closing(letterhead, format_date(data.issued_on), [(data.signatory_name, data.signatory_role)]),
     ]
-    return build_pdf(
-        story,
-        doc_title=f"Autorização de Trânsito {data.authorization_number}",
-        letterhead=letterhead,
-        generated_at=generated_at,
-    )
+    return build_pdf(story, doc_title=f"{name} {data.number}", letterhead=letterhead, generated_at=generated_at)
 
 
 # --- Laudo de Vistoria ---------------------------------------------------------------------------

@@ -1010,63 +1010,47 @@ def _certificate_start(permit: Permit) -> date:
     return max(permit.issued_on, add_years(permit.certificate_valid_until, -1))
 
 
-@requires(Role.CLERK, Role.SUPERVISOR)
-def registration_certificate_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
-                                 on: date | None = None) -> bytes:
-    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF.
-
-    Printed only when every fact it states holds today (:mod:`motodesk.rules.document_gate`);
-    ``person_id``, when given, must be the holder's (Art. 6º, § 1º; Art. 7º).
-    """
+def _permit_document_pdf(ctx: AppContext, permit_id: int, document: Document, person_id: int | None,
+                         on: date | None) -> bytes:
+    """The permit's certificate or transit authorization, printed only when every fact it states
+    holds today (:mod:`motodesk.rules.document_gate`); ``person_id``, when given, must be the
+    holder's (Art. 6º, § 1º; Art. 7º). The authorization carries masked identifiers and ends with the
+    certificate or the permit's term, whichever comes first."""
     on = _today(on)
     settings = law_settings(ctx)
+    transit = document is Document.TRANSIT_AUTHORIZATION
     with ctx.read() as s:
         permit = _permit(s, permit_id, None)
-        _require_documents(s, settings, permit, Document.REGISTRATION_CERTIFICATE, person_id, on)
-        parts = _document_parts(s, permit, masked=False)
-    from motodesk.printing.documents import RegistrationCertificateData, render_registration_certificate
+        _require_documents(s, settings, permit, document, person_id, on)
+        parts = _document_parts(s, permit, masked=transit)
+    from motodesk.printing.documents import PermitDocumentData, render_permit_document
 
-    data = RegistrationCertificateData(
-        certificate_number=f"{permit.number}-{parts['cycle']}",
+    return render_permit_document(PermitDocumentData(
+        kind="transit" if transit else "certificate",
+        number=f"{permit.number}-{parts['cycle']}",
         permit_number=permit.number,
         service=permit.service_type,
         holder=parts["holder"],
         vehicle=parts["vehicle"],
         issued_on=_certificate_start(permit),
-        valid_until=permit.certificate_valid_until,
-        decree=parts["decree"],
+        valid_until=min(permit.certificate_valid_until, permit.term_end) if transit
+        else permit.certificate_valid_until,
+        decree="" if transit else parts["decree"],
         deputy=parts["deputy"],
         fee_paid=parts["fee"].line if parts["fee"] else "",
-    )
-    return render_registration_certificate(data)
+    ))
+
+
+@requires(Role.CLERK, Role.SUPERVISOR)
+def registration_certificate_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
+                                 on: date | None = None) -> bytes:
+    """Certificado de Registro Cadastral, valid one year (Art. 4º, § 1º), as an A4 PDF."""
+    return _permit_document_pdf(ctx, permit_id, Document.REGISTRATION_CERTIFICATE, person_id, on)
 
 
 @requires(Role.CLERK, Role.SUPERVISOR)
 def transit_authorization_pdf(ctx: AppContext, permit_id: int, *, person_id: int | None = None,
                               on: date | None = None) -> bytes:
-    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF.
-
-    Printed only when every fact it states holds today (:mod:`motodesk.rules.document_gate`);
-    ``person_id``, when given, must be the holder's (Art. 6º, § 1º; Art. 7º).
-    """
-    on = _today(on)
-    settings = law_settings(ctx)
-    with ctx.read() as s:
-        permit = _permit(s, permit_id, None)
-        _require_documents(s, settings, permit, Document.TRANSIT_AUTHORIZATION, person_id, on)
-        parts = _document_parts(s, permit, masked=True)
-    from motodesk.printing.documents import TransitAuthorizationData, render_transit_authorization
-
-    data = TransitAuthorizationData(
-        authorization_number=f"{permit.number}-{parts['cycle']}",
-        permit_number=permit.number,
-        service=permit.service_type,
-        holder=parts["holder"],
-        vehicle=parts["vehicle"],
-        issued_on=_certificate_start(permit),
-        valid_until=min(permit.certificate_valid_until, permit.term_end),
-        deputy=parts["deputy"],
-        fee_paid=parts["fee"].line if parts["fee"] else "",
-    )
-    return render_transit_authorization(data)
+    """Autorização de Trânsito (Art. 5º, § 3º; Art. 12, I), carried in the vehicle, as an A4 PDF."""
+    return _permit_document_pdf(ctx, permit_id, Document.TRANSIT_AUTHORIZATION, person_id, on)
 

@@ -14,22 +14,20 @@ from motodesk.printing.documents import (
     Letterhead,
     PendingItem,
     PendingLetterData,
+    PermitDocumentData,
     PersonInfo,
     RefusalCertificateData,
-    RegistrationCertificateData,
     RenewalItem,
     RenewalLetterData,
-    TransitAuthorizationData,
     VehicleInfo,
     WorkScheduleData,
     WorkShift,
     render_infraction_notice,
     render_inspection_report,
     render_pending_letter,
+    render_permit_document,
     render_refusal_certificate,
-    render_registration_certificate,
     render_renewal_letters,
-    render_transit_authorization,
     render_work_schedule,
 )
 from motodesk.rules.common import ServiceType
@@ -48,9 +46,10 @@ def squash(text: str) -> str:
 
 
 def certificate() -> bytes:
-    return render_registration_certificate(
-        RegistrationCertificateData(
-            certificate_number="CRC-0031/2026",
+    return render_permit_document(
+        PermitDocumentData(
+            kind="certificate",
+            number="CRC-0031/2026",
             permit_number="MT-0007/2026",
             service=ServiceType.MOTOTAXI,
             holder=HOLDER,
@@ -66,9 +65,10 @@ def certificate() -> bytes:
 
 
 def transit() -> bytes:
-    return render_transit_authorization(
-        TransitAuthorizationData(
-            authorization_number="AT-0031/2026",
+    return render_permit_document(
+        PermitDocumentData(
+            kind="transit",
+            number="AT-0031/2026",
             permit_number="MB-0123/2026",
             service=ServiceType.MOTOBOY,
             holder=HOLDER,
