@@ -9,7 +9,6 @@ from typing import Any
 from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QInputDialog,
@@ -45,7 +44,7 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, FormattedLineEdit, keyboard_tabs, mark_field
+from motodesk.ui.widgets import DateField, FormattedLineEdit, keyboard_tabs, mark_field, ok_cancel_buttons
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
@@ -317,11 +316,7 @@ class RescheduleDialog(GuardedDialog):
         self.day.setObjectName("day")
         self.day.setMinimumDate(_qdate(vehicles.local_today()))
         self.day.set_value(row.scheduled_for or vehicles.local_today())
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("&Remarcar")
-        buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
+        buttons, _ok = ok_cancel_buttons(self, "&Remarcar")
         layout = QFormLayout(self)
         layout.addRow("&Nova data:", self.day)
         layout.addRow(buttons)

@@ -14,7 +14,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -37,7 +36,14 @@ from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, 
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, FormattedLineEdit, mark_field, ok_cancel_buttons, run_dialog
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    mark_field,
+    ok_cancel_buttons,
+    run_dialog,
+    save_cancel_buttons,
+)
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -104,13 +110,7 @@ class OrganisationDialog(GuardedDialog):
         form.addRow("Tele&fone:", self.phone)
         form.addRow("E-&mail:", self.email)
         form.addRow("Res&ponsável:", self.contact_name)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setObjectName("save")
-        self.save_button.setText("&Salvar")
-        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons, self.save_button = save_cancel_buttons(self, self.save)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)

@@ -15,7 +15,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -37,7 +36,7 @@ from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, 
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, mark_field, run_dialog
+from motodesk.ui.widgets import DateField, mark_field, run_dialog, save_cancel_buttons
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -113,13 +112,7 @@ class StandDialog(GuardedDialog):
         self.widgets: dict[str, QWidget] = {"name": self.name, "address": self.address,
                                             "max_places": self.max_places, "decree_number": self.decree_number,
                                             "decree_date": self.decree_date}
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
-        self.save_button = self.buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setObjectName("save")
-        self.save_button.setText("&Salvar")
-        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("&Cancelar")
-        self.buttons.accepted.connect(self.save)
-        self.buttons.rejected.connect(self.reject)
+        self.buttons, self.save_button = save_cancel_buttons(self, self.save)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
         layout.addLayout(form)
