@@ -4,55 +4,39 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, make_url, text
+from pg_scratch import PG_ADMIN_URL, scratch_database  # type: ignore[import-not-found]  # noqa: F401  (PG_ADMIN_URL: for the importers)
 
 from motodesk.models.db import Database
 from motodesk.services import backup as backups
 from motodesk.services import backup_keys
 
 Members = dict[str, bytes]
-PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 @pytest.fixture(name="empty_database")
 def empty_database_fixture(backend: str, tmp_path: Path) -> Iterator[Callable[[], Database]]:
     """Makes new, empty databases of the test's kind (PostgreSQL ones are dropped afterwards)."""
-    made: list[tuple[Database, str | None]] = []
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT") if backend == "postgresql" else None
-
-    def make(kind: str = backend) -> Database:
-        if kind == "sqlite":
-            db = Database.open(f"sqlite:///{tmp_path / f'vazio-{uuid.uuid4().hex[:6]}.sqlite3'}")
-            made.append((db, None))
+    made: list[Database] = []
+    with ExitStack() as scratch:
+        def make(kind: str = backend) -> Database:
+            if kind == "sqlite":
+                db = Database.open(f"sqlite:///{tmp_path / f'vazio-{uuid.uuid4().hex[:6]}.sqlite3'}")
+            else:
+                db = Database.open(scratch.enter_context(scratch_database("motodesk_restore")))
+            made.append(db)
             return db
-        nonlocal admin
-        admin = admin or create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-        name = f"motodesk_restore_{uuid.uuid4().hex[:8]}"
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        db = Database.open(make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False))
-        made.append((db, name))
-        return db
 
-    yield make
-    for db, name in made:
-        db.dispose()
-        if name and admin is not None:
-            with admin.connect() as conn:
-                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n "
-                                  "AND pid <> pg_backend_pid()"), {"n": name})
-                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-    if admin is not None:
-        admin.dispose()
-
+        yield make
+        for db in made:
+            db.dispose()
 
 
 def read_members(archive: Path) -> Members:

@@ -11,7 +11,6 @@ import os
 import shutil
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,7 +34,7 @@ os.environ["MOTODESK_BADGE_KEY_DIR"] = os.path.join(_TMP_HOME, "badge-keys")
 os.environ.pop("MOTODESK_DATABASE_URL", None)
 
 import pytest  # noqa: E402
-from sqlalchemy import create_engine, make_url, text  # noqa: E402
+from pg_scratch import scratch_database  # type: ignore[import-not-found]  # noqa: E402
 
 from motodesk.models import Base  # noqa: E402
 from motodesk.models.db import Database  # noqa: E402
@@ -65,44 +64,21 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
         collect_if_due()
 
 
-PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-REQUIRE_PG = os.environ.get("MOTODESK_REQUIRE_PG") == "1"
 BACKENDS = ["sqlite", "postgresql"]
-
-
-def _pg_reachable() -> str | None:
-    try:
-        engine = create_engine(PG_ADMIN_URL, connect_args={"connect_timeout": 3})
-        with engine.connect() as conn:
-            conn.execute(text("SELECT 1"))
-        engine.dispose()
-        return None
-    except Exception as exc:  # noqa: BLE001
-        return str(exc).splitlines()[0]
 
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[str]:
     """URL of a fresh PostgreSQL database for this test process (dropped at the end)."""
-    problem = _pg_reachable()
-    if problem:
-        if REQUIRE_PG:
-            pytest.fail(f"PostgreSQL required but unreachable at {PG_ADMIN_URL}: {problem}")
-        pytest.skip(f"PostgreSQL unreachable: {problem}")
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    name = f"motodesk_test_{worker}_{uuid.uuid4().hex[:6]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    yield url
-    with admin.connect() as conn:
-        conn.exec_driver_sql(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-            (name,),
-        )
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-    admin.dispose()
+    with scratch_database(f"motodesk_test_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}") as url:
+        yield url
+
+
+@pytest.fixture
+def empty_pg() -> Iterator[str]:
+    """A new, empty PostgreSQL database on the test server, for one test (dropped afterwards)."""
+    with scratch_database("motodesk_empty") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

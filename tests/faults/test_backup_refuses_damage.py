@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import uuid
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from backup_tools import PG_ADMIN_URL, empty_database_fixture  # type: ignore[import-not-found]  # noqa: F401
-from sqlalchemy import create_engine, make_url, text
+from backup_tools import empty_database_fixture  # type: ignore[import-not-found]  # noqa: F401
+from pg_scratch import scratch_database  # type: ignore[import-not-found]
+from sqlalchemy import make_url, text
 
 from motodesk.models.db import Database
 from motodesk.services import backup as backups
@@ -76,36 +77,24 @@ def _pg_statement(conn: object, damage: str) -> str:
 @pytest.fixture(name="pg_template")
 def pg_template_fixture() -> Iterator[Callable[[], Database]]:
     """One prepared, seeded PostgreSQL database; each call returns a new copy of it (TEMPLATE)."""
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    base = f"motodesk_dano_{uuid.uuid4().hex[:8]}"
-    made: list[tuple[Database, str]] = []
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{base}"')
+    made: list[Database] = []
+    with ExitStack() as scratch:
+        base_url = scratch.enter_context(scratch_database("motodesk_dano"))
+        db = Database.open(base_url)
+        db.prepare(allow_upgrade_shared=True)
+        ctx = AppContext(db)
+        ensure_defaults(ctx)
+        seed_demo(ctx, 5)
+        db.dispose()
 
-    def url(name: str) -> str:
-        return make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+        def copy() -> Database:
+            url = scratch.enter_context(scratch_database("motodesk_dano_copia", template=make_url(base_url).database))
+            made.append(copied := Database.open(url))
+            return copied
 
-    db = Database.open(url(base))
-    db.prepare(allow_upgrade_shared=True)
-    ctx = AppContext(db)
-    ensure_defaults(ctx)
-    seed_demo(ctx, 5)
-    db.dispose()
-
-    def copy() -> Database:
-        name = f"{base}_{len(made)}"
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{base}"')
-        made.append((copied := Database.open(url(name)), name))
-        return copied
-
-    yield copy
-    with admin.connect() as conn:
-        for database, name in made:
+        yield copy
+        for database in made:
             database.dispose()
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{base}" WITH (FORCE)')
-    admin.dispose()
 
 
 @pytest.mark.parametrize(("label", "damage", "named"), PG_DAMAGE, ids=[d[0] for d in PG_DAMAGE])

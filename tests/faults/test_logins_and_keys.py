@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
-from sqlalchemy import create_engine, func, make_url, select, text
+from sqlalchemy import create_engine, func, select, text
 from tests_helpers import race  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, User
@@ -139,27 +139,17 @@ def test_a_mistyped_sqlite_path_is_refused_and_not_created(tmp_path: Path) -> No
     assert run("init-db", "--database", f"sqlite:///{tmp_path / 'criado.sqlite3'}").returncode == 0  # init-db creates
 
 
-def test_a_postgresql_database_without_the_schema_is_refused(pg_server: str) -> None:
-    admin = create_engine(pg_server, isolation_level="AUTOCOMMIT")
-    name = "motodesk_vazio_" + str(os.getpid())
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    url = make_url(pg_server).set(database=name).render_as_string(hide_password=False)
-    try:
-        for command in (("daily", "--user", "chefe"), ("export", "people", "--out", "/dev/null", "--user", "chefe"),
-                        ("db-upgrade",)):
-            out = run(*command, "--database", url, stdin="x\n")
-            assert out.returncode == 1 and "não tem as tabelas do MotoDesk" in out.stderr, (command, out.stderr)
-        empty = create_engine(url)
-        with empty.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM information_schema.tables "
-                                     "WHERE table_schema = 'public'")).scalar() == 0
-        empty.dispose()
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+def test_a_postgresql_database_without_the_schema_is_refused(empty_pg: str) -> None:
+    url = empty_pg
+    for command in (("daily", "--user", "chefe"), ("export", "people", "--out", "/dev/null", "--user", "chefe"),
+                    ("db-upgrade",)):
+        out = run(*command, "--database", url, stdin="x\n")
+        assert out.returncode == 1 and "não tem as tabelas do MotoDesk" in out.stderr, (command, out.stderr)
+    empty = create_engine(url)
+    with empty.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM information_schema.tables "
+                                 "WHERE table_schema = 'public'")).scalar() == 0
+    empty.dispose()
 
 
 def test_the_first_run_path_still_creates_a_new_database(tmp_path: Path) -> None:

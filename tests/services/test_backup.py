@@ -24,8 +24,6 @@ from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.demo import seed_demo
 from motodesk.services.errors import InvalidInputError, PermissionDeniedError
 
-PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-
 WRITER = r'''
 import sys, pathlib
 from motodesk.models import Setting

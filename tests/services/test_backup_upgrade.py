@@ -7,22 +7,18 @@ later revisions the SQLite file is copied aside first and a shared PostgreSQL da
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, make_url, text
+from sqlalchemy import text
 
 from motodesk.models.db import Database, DatabaseOutdatedError
 from motodesk.services.auth import authenticate, hash_password
 from motodesk.services.context import AppContext
 from motodesk.services.settings import law_settings
 
-PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 FIRST = "0001"
 
 
@@ -52,28 +48,6 @@ def _check_data(db: Database) -> None:
     ctx = AppContext(db)
     assert authenticate(ctx, "joana", "senha-antiga-1").full_name == "Joana Ribeiro"
     assert law_settings(ctx).population == 91000
-
-
-@pytest.fixture
-def empty_pg() -> Iterator[str]:
-    try:
-        admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3})
-        admin.connect().close()
-    except Exception as exc:  # noqa: BLE001
-        if os.environ.get("MOTODESK_REQUIRE_PG") == "1":
-            pytest.fail(f"PostgreSQL required but unreachable: {exc}")
-        if os.environ.get("MOTODESK_REQUIRE_PG") == "1":
-            pytest.fail(f"PostgreSQL required but unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable: {exc}")
-    name = f"motodesk_upgrade_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    yield make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    with admin.connect() as conn:
-        conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n "
-                          "AND pid <> pg_backend_pid()"), {"n": name})
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-    admin.dispose()
 
 
 def test_old_sqlite_database_is_copied_aside_then_upgraded(tmp_path: Path) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from keyring.backend import KeyringBackend
 from keyring.backends import fail
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QInputDialog, QWizard
-from sqlalchemy import create_engine, make_url, text
+from sqlalchemy import make_url, text
 from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys  # type: ignore[import-not-found]
 
 from motodesk import config
@@ -25,8 +23,6 @@ from motodesk.rules.common import Role
 from motodesk.services import auth
 from motodesk.ui.app import create_application
 from motodesk.ui.wizard import FirstRunWizard, open_configured_context
-
-PG_ADMIN_URL = os.environ.get("MOTODESK_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 
 class MemoryKeyring(KeyringBackend):
@@ -77,29 +73,6 @@ def no_keyring() -> Iterator[None]:
     keyring.set_keyring(fail.Keyring())
     yield
     keyring.set_keyring(previous)
-
-
-@pytest.fixture
-def empty_pg() -> Iterator[str]:
-    """A new, empty PostgreSQL database on the local server (dropped afterwards)."""
-    try:
-        admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3})
-        admin.connect().close()
-    except Exception as exc:  # noqa: BLE001
-        if os.environ.get("MOTODESK_REQUIRE_PG") == "1":
-            pytest.fail(f"PostgreSQL required but unreachable: {exc}")
-        if os.environ.get("MOTODESK_REQUIRE_PG") == "1":
-            pytest.fail(f"PostgreSQL required but unreachable: {exc}")
-        pytest.skip(f"PostgreSQL unreachable: {exc}")
-    name = f"motodesk_wizard_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    yield make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    with admin.connect() as conn:
-        conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n "
-                          "AND pid <> pg_backend_pid()"), {"n": name})
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-    admin.dispose()
 
 
 def _click(qtbot, wizard: FirstRunWizard, which: QWizard.WizardButton) -> None:  # noqa: ANN001
