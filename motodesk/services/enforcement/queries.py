@@ -15,6 +15,7 @@ from motodesk.models import (
     Attachment,
     Decision,
     InfractionNotice,
+    Organisation,
     Permit,
     Person,
 )
@@ -79,6 +80,7 @@ def _row(notice: InfractionNotice, decisions: Sequence[Decision]) -> NoticeRow:
         plate=format_plate(notice.plate) if notice.plate else None, status=NoticeStatus(notice.status),
         defence_due=notice.defence_due, appeal_due=notice.appeal_due if first else None,
         penalty_summary=summary, inspector_name=notice.inspector_name, vehicle_seized=notice.vehicle_seized,
+        organisation_id=notice.organisation_id,
     )
 
 
@@ -118,6 +120,8 @@ def _search(query: Select[Any], text: str) -> Select[Any]:
     if number and len(number) == len(re.sub(r"[\s.\-/]", "", text)):
         conditions.append(InfractionNotice.offender_cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
         conditions.append(InfractionNotice.seq == int(number[:9]))
+        conditions.append(InfractionNotice.organisation_id.in_(  # an employer's notices by its CNPJ (Art. 25)
+            select(Organisation.id).where(Organisation.cnpj.like(prefix_pattern(number), escape=LIKE_ESCAPE))))
     codes = [item.code for item in find_infractions(text)] if len(text) >= 2 else []
     if codes and len(codes) < len(CATALOGUE):
         conditions.append(InfractionNotice.infraction_code.in_(codes))
@@ -153,6 +157,8 @@ def list_notices(ctx: AppContext, text: str = "", *, status: str | None = "all",
 
 def _same_offender(notice: InfractionNotice) -> Any:
     conditions: list[Any] = []
+    if notice.organisation_id is not None:  # an employer's earlier notices (Art. 25)
+        conditions.append(InfractionNotice.organisation_id == notice.organisation_id)
     if notice.person_id is not None:
         conditions.append(InfractionNotice.person_id == notice.person_id)
     if notice.offender_cpf:
@@ -247,6 +253,7 @@ def get_notice(ctx: AppContext, notice_id: int) -> NoticeView:
             decision_notification_method=(NotificationMethod(notice.decision_notification_method)
                                           if notice.decision_notification_method else None),
             decision_notification_reference=notice.decision_notification_reference,
+            organisation_id=notice.organisation_id,
         )
 
 
