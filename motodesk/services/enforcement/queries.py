@@ -32,7 +32,7 @@ from motodesk.rules.enforcement import (
     target_of,
 )
 from motodesk.rules.infractions import (
-    CATALOGUE,
+    ALL_INFRACTIONS,
     Penalty,
     Severity,
     find_infractions,
@@ -122,8 +122,8 @@ def _search(query: Select[Any], text: str) -> Select[Any]:
         conditions.append(InfractionNotice.seq == int(number[:9]))
         conditions.append(InfractionNotice.organisation_id.in_(  # an employer's notices by its CNPJ (Art. 25)
             select(Organisation.id).where(Organisation.cnpj.like(prefix_pattern(number), escape=LIKE_ESCAPE))))
-    codes = [item.code for item in find_infractions(text)] if len(text) >= 2 else []
-    if codes and len(codes) < len(CATALOGUE):
+    codes = [item.code for item in find_infractions(text, ALL_INFRACTIONS)] if len(text) >= 2 else []
+    if codes and len(codes) < len(ALL_INFRACTIONS):
         conditions.append(InfractionNotice.infraction_code.in_(codes))
     if any(ch.isalpha() for ch in text):
         conditions.append(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))

@@ -50,7 +50,7 @@ NOTICE_COLUMNS: list[Column[NoticeRow]] = [
     Column("occurred_at", "Data e hora", lambda r: r.occurred_at),
     Column("article", "Enquadramento", lambda r: r.article, tooltip=lambda r: r.infraction_text),
     Column("severity", "Natureza", lambda r: r.severity.label, sortable=False),
-    Column("offender_name", "Autuado(a)", lambda r: r.offender_name),
+    Column("offender_name", "Autuado(a)", lambda r: r.offender_label),
     Column("plate", "Placa", lambda r: r.plate),
     Column("status", "Situação", lambda r: r.status.label),
     Column("defence_due", "Prazo", _due),
