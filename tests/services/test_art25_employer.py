@@ -132,6 +132,9 @@ def test_the_notice_names_the_organisation_is_audited_and_listed(ctx: AppContext
     again = enforcement.create_notice(inspector, _input("25.I", employer))
     repeat = enforcement.get_notice(inspector, again.id).repeat
     assert [r.number for r in repeat.previous] == [created.number]
+    # The organisation's record: both notices, newest first, the second a repeat offence.
+    record = enforcement.offender_history(inspector, organisation_id=employer)
+    assert [(r.number, r.repeat) for r in record] == [(again.number, True), (created.number, False)]
 
 
 def test_an_unknown_organisation_is_refused_with_art25(ctx: AppContext, inspector: AppContext,

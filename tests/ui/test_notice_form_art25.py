@@ -103,6 +103,10 @@ def test_the_employer_is_picked_by_keyboard_and_named_on_the_notice(qtbot, ctx: 
     settle_gui(qtbot)
     assert page.model.index(0, 4).data() == ("Empresa (Art. 25): Entregas Rápidas Patrocínio Ltda "
                                             "(CNPJ 11.222.333/0001-81)")
+    page.select_notice(form.created.id)
+    settle_gui(qtbot)
+    history = page.history_model
+    assert [history.row_at(r).number for r in range(history.rowCount())] == [form.created.number]
 
 
 def test_a_holders_infraction_keeps_the_organisation_hidden(qtbot, inspector: AppContext) -> None:  # noqa: ANN001

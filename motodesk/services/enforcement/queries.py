@@ -259,12 +259,15 @@ def get_notice(ctx: AppContext, notice_id: int) -> NoticeView:
 
 @requires(*READERS)
 def offender_history(ctx: AppContext, *, person_id: int | None = None, cpf: str | None = None,
-                     plate: str | None = None) -> list[NoticeRow]:
-    """Every notice of a person (by id or CPF) or, for an unidentified offender, of a plate; newest first.
+                     plate: str | None = None, organisation_id: int | None = None) -> list[NoticeRow]:
+    """Every notice of a person (by id or CPF), of an organisation (Art. 25) or, for an unidentified offender,
+    of a plate; newest first.
 
     Each row says whether it was a repeat offence (an earlier upheld notice within the window).
     """
     conditions: list[Any] = []
+    if organisation_id is not None:
+        conditions.append(InfractionNotice.organisation_id == organisation_id)
     if person_id is not None:
         conditions.append(InfractionNotice.person_id == person_id)
     cpf_digits = digits(cpf)

@@ -210,8 +210,9 @@ class InfractionsPage(ListPage):
         def read() -> tuple[NoticeView, list[NoticeRow]]:
             view = enforcement.get_notice(ctx, row.id)
             history = enforcement.offender_history(
-                ctx, person_id=view.person_id, cpf=view.offender_cpf,
-                plate=view.plate if view.person_id is None and not view.offender_cpf else None)
+                ctx, person_id=view.person_id, cpf=view.offender_cpf, organisation_id=view.organisation_id,
+                plate=(view.plate if view.person_id is None and not view.offender_cpf
+                       and view.organisation_id is None else None))
             return view, history
 
         def show(result: tuple[NoticeView, list[NoticeRow]]) -> None:
