@@ -5,17 +5,36 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from sqlalchemy import Boolean, Date, ForeignKey, Integer, Numeric, String, Text, UniqueConstraint
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Date,
+    ForeignKey,
+    Integer,
+    Numeric,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from motodesk.models.base import Base, Timestamps, UTCDateTime, Versioned, utcnow
+
+#: A notice naming an organisation (Art. 25) is an organisation's notice and names no person or permit.
+ORGANISATION_OFFENDER_CHECK = (
+    "organisation_id IS NULL OR (offender_kind = 'organisation' AND person_id IS NULL AND permit_id IS NULL)"
+)
 
 
 class InfractionNotice(Versioned, Timestamps, Base):
     """Auto de Infração e/ou Notificação (Art. 29), numbered per year."""
 
     __tablename__ = "infraction_notices"
-    __table_args__ = (UniqueConstraint("year", "seq", name="uq_infraction_notices_year_seq"),)
+    __table_args__ = (
+        UniqueConstraint("year", "seq", name="uq_infraction_notices_year_seq"),
+        # Art. 25, parágrafo único: an organisation's notice names the organisation, never a person or a permit.
+        CheckConstraint(ORGANISATION_OFFENDER_CHECK, name="organisation_offender"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(String(16), unique=True)  # AI-0001/2026
@@ -28,7 +47,9 @@ class InfractionNotice(Versioned, Timestamps, Base):
     place: Mapped[str] = mapped_column(String(300))
     person_id: Mapped[int | None] = mapped_column(ForeignKey("people.id"), index=True)
     permit_id: Mapped[int | None] = mapped_column(ForeignKey("permits.id"), index=True)
-    offender_kind: Mapped[str] = mapped_column(String(16))  # holder / deputy / unregistered
+    offender_kind: Mapped[str] = mapped_column(String(16))  # holder / deputy / unregistered / organisation
+    # The employer or contractor of a continued moto-frete service an Art. 25 notice names (revision 0022).
+    organisation_id: Mapped[int | None] = mapped_column(ForeignKey("organisations.id"), index=True)
     offender_name: Mapped[str] = mapped_column(String(200))
     offender_cpf: Mapped[str | None] = mapped_column(String(11), index=True)
     vehicle_id: Mapped[int | None] = mapped_column(ForeignKey("vehicles.id"))

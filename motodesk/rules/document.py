@@ -534,35 +534,9 @@ def _infractions_section(settings: LawSettings) -> str:
 
 def _employer_section(settings: LawSettings) -> str:
     """Art. 25: the employer or contractor (an organisation of the register) as offender."""
-    from motodesk.rules.enforcement import (
-        ART_EMPLOYER,
-        ORGANISATION_PENALTIES,
-        check_offender_kind,
-        check_offender_penalty,
-    )
-    from motodesk.rules.infractions import EMPLOYER_CATALOGUE
+    from motodesk.rules.employer import employer_section
 
-    rows = [(f"`{item.code}`", item.article, item.severity.label, item.text) for item in EMPLOYER_CATALOGUE]
-    fine_ufm, fine_brl = fine_amount(EMPLOYER_CATALOGUE[0].severity, settings)
-    admitted = ", ".join(p.label.lower() for p in ORGANISATION_PENALTIES)
-    examples = [
-        ("Empresa autuada por infração do titular (Art. 30)",
-         check_offender_kind(CATALOGUE[0], OffenderKind.ORGANISATION)[0].message),
-        ("Condutor autuado pelo Art. 25", check_offender_kind(EMPLOYER_CATALOGUE[0], OffenderKind.HOLDER)[0].message),
-        ("Suspensão aplicada à empresa", check_offender_penalty(OffenderKind.ORGANISATION,
-                                                                Penalty.SUSPENSION)[0].message),
-    ]
-    return (
-        f"\n### Infrações do empregador ({ART_EMPLOYER})\n\n"
-        "Responde o empregador ou quem contrata serviço continuado de moto-frete: uma empresa do cadastro de "
-        "organizações, nunca o titular ou o preposto; o auto guarda o nome e o CNPJ da empresa. A lei não dá "
-        "grupo do Art. 33: a classificação mostrada é grave (reclassificável com motivo, Art. 33, parágrafo "
-        f"único). Das penalidades admitidas para a classificação (configurações), só {admitted} alcançam a "
-        f"empresa (multa de grave: {format_ufm(fine_ufm)}, {format_brl(fine_brl)} na configuração padrão); "
-        "suspensão e cassação atingem permissão ou preposto, que a empresa não tem.\n\n"
-        + _table(("Código", "Artigo", "Classificação", "Texto da lei"), rows)
-        + "\n" + _table(("Situação", "Parecer"), examples)
-    )
+    return employer_section(settings)
 
 
 def _enforcement_section(settings: LawSettings) -> str:

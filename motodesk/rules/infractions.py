@@ -301,7 +301,10 @@ EMPLOYER_CATALOGUE: tuple[Infraction, ...] = (
     ),
 )
 
-_BY_CODE: dict[str, Infraction] = {item.code: item for item in CATALOGUE + EMPLOYER_CATALOGUE}
+#: Every item a notice may name: the holders' catalogue, then the employer's (Art. 25).
+ALL_INFRACTIONS: tuple[Infraction, ...] = CATALOGUE + EMPLOYER_CATALOGUE
+
+_BY_CODE: dict[str, Infraction] = {item.code: item for item in ALL_INFRACTIONS}
 
 
 def infraction_by_code(code: str) -> Infraction:
@@ -312,8 +315,9 @@ def infraction_by_code(code: str) -> Infraction:
 _ROMAN = re.compile(r"^[ivx]+$")
 
 
-def find_infractions(query: str) -> list[Infraction]:
-    """Catalogue items matching every word of ``query``, in catalogue order.
+def find_infractions(query: str, items: Iterable[Infraction] = CATALOGUE) -> list[Infraction]:
+    """Catalogue items (of ``items``: the holders' catalogue unless told) matching every word of ``query``,
+    in catalogue order.
 
     Accent- and case-insensitive.  Words are matched against the code, the
     article, the classification and the text: a word of letters matches the
@@ -323,7 +327,7 @@ def find_infractions(query: str) -> list[Infraction]:
     """
     words = re.findall(r"\w+", fold(query))
     found: list[Infraction] = []
-    for item in CATALOGUE:
+    for item in items:
         haystack = set(
             re.findall(r"\w+", fold(f"{item.code} {item.article} {item.severity.label} {item.text}"))
         )

@@ -1,4 +1,5 @@
-"""The infraction catalogue (Art. 15, 30, 31, 32), searchable by words of the law and by article."""
+"""The infraction catalogue (Art. 15, 30, 31, 32, and the employer's Art. 25), searchable by words of the law
+and by article."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from motodesk.rules.infractions import CATALOGUE, Infraction, find_infractions
+from motodesk.rules.infractions import ALL_INFRACTIONS, Infraction, find_infractions
 from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import ok_cancel_buttons
@@ -50,7 +51,7 @@ class InfractionPicker(QWidget):
         self.search.setObjectName("infraction_search")
         self.search.setPlaceholderText("Buscar por palavras ou artigo: troco, 30.2.VI, “Art. 31, Grupo 3”…")
         self.search.setClearButtonEnabled(True)
-        self.model: RowTableModel[Infraction] = RowTableModel(CATALOGUE_COLUMNS, CATALOGUE)
+        self.model: RowTableModel[Infraction] = RowTableModel(CATALOGUE_COLUMNS, ALL_INFRACTIONS)
         self.view = QTableView()
         self.view.setObjectName("infraction_list")
         self.view.setModel(self.model)
@@ -79,10 +80,10 @@ class InfractionPicker(QWidget):
 
     def filter(self, text: str) -> None:
         before = self.current()
-        items = find_infractions(text)
+        items = find_infractions(text, ALL_INFRACTIONS)
         self.model.set_rows(items)
-        self.count.setText(f"{len(items)} de {len(CATALOGUE)} infrações do catálogo" if text.strip()
-                           else f"{len(CATALOGUE)} infrações no catálogo")
+        self.count.setText(f"{len(items)} de {len(ALL_INFRACTIONS)} infrações do catálogo" if text.strip()
+                           else f"{len(ALL_INFRACTIONS)} infrações no catálogo")
         if before is not None and before in items:
             self.select(before.code)
         elif len(items) == 1:
@@ -119,7 +120,7 @@ class InfractionPickerDialog(QDialog):
 
     def __init__(self, parent: QWidget | None = None, query: str = "") -> None:
         super().__init__(parent)
-        self.setWindowTitle("Catálogo de infrações (Arts. 15, 30, 31 e 32)")
+        self.setWindowTitle("Catálogo de infrações (Arts. 15, 25, 30, 31 e 32)")
         fit_to_screen(self, 820, 520)
         self.infraction: Infraction | None = None
         self.picker = InfractionPicker(self)

@@ -2,7 +2,7 @@
 
 The infraction comes from the catalogue (searchable by words and by article); the offender is a
 holder or deputy found by CPF, name or plate, or — for Art. 32 — a person and a vehicle typed in,
-registered or not. Date and time are typed in Patrocínio's local time and stored in UTC.
+registered or not, or — for Art. 25 — the employer or contractor, an organisation of the register. Date and time are typed in Patrocínio's local time and stored in UTC.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.rules import enforcement as rules_enforcement
+from motodesk.rules.enforcement import is_employer_infraction
 from motodesk.rules.infractions import Infraction
-from motodesk.services import enforcement
+from motodesk.services import enforcement, organisations
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import (
     LOCAL_TZ,
@@ -46,7 +47,7 @@ from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
 from motodesk.ui.listpage import fit_to_screen, with_access_key
-from motodesk.ui.ops import ServiceOp, errors_on, place_field_errors
+from motodesk.ui.ops import ServiceOp, errors_on, load_into, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field, ok_cancel_buttons
 
 ERROR_COLOUR = "#b00020"
@@ -87,7 +88,7 @@ class NoticeForm(GuardedDialog):
         self.chosen = QLabel("Escolha a infração no catálogo acima.")
         self.chosen.setObjectName("chosen_infraction")
         self.chosen.setWordWrap(True)
-        infraction_box = QGroupBox("Infração (Arts. 15, 30, 31 e 32)")
+        infraction_box = QGroupBox("Infração (Arts. 15, 25, 30, 31 e 32)")
         infraction_layout = QVBoxLayout(infraction_box)
         infraction_layout.addWidget(self.picker, 1)
         infraction_layout.addWidget(self.chosen)
@@ -140,6 +141,22 @@ class NoticeForm(GuardedDialog):
         self.vehicle_description.setPlaceholderText("marca, modelo e cor do veículo")
         self.vehicle_description.setMaxLength(enforcement.MAX_VEHICLE_DESCRIPTION)
 
+        # Art. 25: the employer or contractor, chosen from the register of organisations.
+        self.organisation_choice = QComboBox()
+        self.organisation_choice.setObjectName("organisation_choice")
+        self.organisation_choice.setAccessibleName("Empresa autuada (Art. 25)")
+        self._organisations_loaded = False
+        organisation_label = QLabel("&Empresa (Art. 25):")
+        organisation_label.setBuddy(self.organisation_choice)
+        organisation_note = QLabel("Responde o empregador ou quem contrata serviço continuado de moto-frete "
+                                   "(Art. 25, parágrafo único), não o condutor.")
+        organisation_note.setWordWrap(True)
+        self.organisation_box = QWidget()
+        organisation_form = QFormLayout(self.organisation_box)
+        organisation_form.setContentsMargins(0, 0, 0, 0)
+        organisation_form.addRow(organisation_label, self.organisation_choice)
+        organisation_form.addRow("", organisation_note)
+
         kinds = QHBoxLayout()
         for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
             kinds.addWidget(radio)
@@ -165,6 +182,7 @@ class NoticeForm(GuardedDialog):
         offender_layout.addLayout(kinds)
         offender_layout.addWidget(self.registered_box)
         offender_layout.addWidget(self.unregistered_box)
+        offender_layout.addWidget(self.organisation_box)
 
         # --- account and signature ----------------------------------------------------------------
         self.description = QPlainTextEdit()
@@ -175,7 +193,7 @@ class NoticeForm(GuardedDialog):
         self.signature_radios: dict[Signature, QRadioButton] = {}
         signature_row = QHBoxLayout()
         self.signature_group = QButtonGroup(self)
-        used = {"t", "p", "m", "b", "u", "n", "a", "v", "d", "o", "r", "l", "c"}  # keys taken on this form
+        used = {"t", "p", "m", "b", "u", "n", "a", "v", "d", "o", "r", "l", "c", "e"}  # keys taken on this form
         for signature in Signature:
             radio = QRadioButton(with_access_key(signature.label, used))
             radio.setObjectName(f"signature_{signature.value}")
@@ -265,7 +283,8 @@ class NoticeForm(GuardedDialog):
         The offender's kind follows the choice found (or Art. 32) and keeps its access keys (Alt+T, Alt+P,
         Alt+M), so its radios come after the account instead of between the place and the search."""
         chain: list[QWidget] = [
-            self.picker.search, self.picker.view, self.occurred, self.place, self.offender_search,
+            self.picker.search, self.picker.view, self.occurred, self.place, self.organisation_choice,
+            self.offender_search,
             self.search_button, self.offender_choice, self.offender_name, self.offender_cpf, self.plate,
             self.vehicle_description, self.description, self.holder_radio, self.deputy_radio,
             self.unregistered_radio, *self.signature_radios.values(), self.save_button, cancel]
@@ -277,6 +296,9 @@ class NoticeForm(GuardedDialog):
         return self.picker.current()
 
     def kind(self) -> OffenderKind:
+        item = self.infraction()
+        if item is not None and is_employer_infraction(item):
+            return OffenderKind.ORGANISATION  # Art. 25: the employer answers, never the rider
         if self.unregistered_radio.isChecked():
             return OffenderKind.UNREGISTERED
         return OffenderKind.DEPUTY if self.deputy_radio.isChecked() else OffenderKind.HOLDER
@@ -291,22 +313,49 @@ class NoticeForm(GuardedDialog):
     def _infraction_changed(self, item: Infraction | None) -> None:
         if item is None:
             self.chosen.setText("Escolha a infração no catálogo acima.")
+            for radio in (self.holder_radio, self.deputy_radio):
+                radio.setEnabled(True)
+            self._kind_changed()
             return
         self.chosen.setText(f"<b>{describe_infraction(item)}</b>")
         unlicensed = item.code == "32"
-        self.holder_radio.setEnabled(not unlicensed)
-        self.deputy_radio.setEnabled(not unlicensed and not item.article.startswith(("Art. 31", "Art. 15")))
+        employer = is_employer_infraction(item)
+        self.holder_radio.setEnabled(not unlicensed and not employer)
+        self.deputy_radio.setEnabled(not unlicensed and not employer
+                                     and not item.article.startswith(("Art. 31", "Art. 15")))
         self.unregistered_radio.setEnabled(unlicensed)
         if unlicensed:
             self.unregistered_radio.setChecked(True)
         elif self.unregistered_radio.isChecked() or (self.deputy_radio.isChecked() and not self.deputy_radio.isEnabled()):
             self.holder_radio.setChecked(True)
         mark_field(self.picker.search, None)
+        self._kind_changed()
 
     def _kind_changed(self) -> None:
-        unregistered = self.kind() is OffenderKind.UNREGISTERED
-        self.registered_box.setVisible(not unregistered)
-        self.unregistered_box.setVisible(unregistered)
+        kind = self.kind()
+        self.registered_box.setVisible(kind in (OffenderKind.HOLDER, OffenderKind.DEPUTY))
+        self.unregistered_box.setVisible(kind is OffenderKind.UNREGISTERED)
+        self.organisation_box.setVisible(kind is OffenderKind.ORGANISATION)
+        if kind is OffenderKind.ORGANISATION and not self._organisations_loaded:
+            self._load_organisations()
+
+    def _load_organisations(self) -> None:
+        """The register of organisations, read off the GUI thread the first time Art. 25 is chosen."""
+        self._organisations_loaded = True
+        self.organisation_choice.clear()
+        self.organisation_choice.addItem("Carregando o cadastro de organizações…", None)
+        ctx = self.ctx
+        load_into(self, lambda: organisations.list_organisations(ctx), self._organisations_found,
+                  key="organisations")
+
+    def _organisations_found(self, rows: list[organisations.OrganisationRow]) -> None:
+        self.organisation_choice.clear()
+        if not rows:
+            self.organisation_choice.addItem("Nenhuma organização no cadastro: cadastre-a em Organizações.", None)
+            return
+        self.organisation_choice.addItem("Escolha a empresa…", None)
+        for row in rows:
+            self.organisation_choice.addItem(f"{row.name} — CNPJ {row.cnpj_formatted}", row.id)
 
     def _choice_changed(self) -> None:
         choice = self.current_choice()
@@ -358,7 +407,7 @@ class NoticeForm(GuardedDialog):
     def notice_input(self) -> NoticeInput:
         item = self.infraction()
         kind = self.kind()
-        choice = self.current_choice() if kind is not OffenderKind.UNREGISTERED else None
+        choice = self.current_choice() if kind in (OffenderKind.HOLDER, OffenderKind.DEPUTY) else None
         return NoticeInput(
             infraction_code=item.code if item else "",
             occurred_at=from_qdatetime(self.occurred.dateTime()),
@@ -373,13 +422,15 @@ class NoticeForm(GuardedDialog):
             vehicle_description=self.vehicle_description.text() if kind is OffenderKind.UNREGISTERED else "",
             description=self.description.toPlainText(),
             signature=self.signature(),
+            organisation_id=(self.organisation_choice.currentData() if kind is OffenderKind.ORGANISATION
+                             else None),
         )
 
     def _fields(self) -> dict[str, QWidget]:
         return {"infraction": self.picker.search, "occurred_at": self.occurred, "place": self.place,
                 "description": self.description, "person": self.offender_search, "offender_name": self.offender_name,
                 "offender_cpf": self.offender_cpf, "plate": self.plate,
-                "vehicle_description": self.vehicle_description}
+                "vehicle_description": self.vehicle_description, "organisation": self.organisation_choice}
 
     def save(self) -> bool:
         """Write the notice off the GUI thread; True when the call was started (the form closes when it lands)."""
@@ -389,8 +440,10 @@ class NoticeForm(GuardedDialog):
         ctx, data, widgets = self.ctx, self.notice_input(), self._fields()
         item = self.infraction()
         if item is not None:  # without an infraction the service refuses on the field: nothing to confirm
-            choice = self.current_choice()
-            who = data.offender_name.strip() or (choice.name if choice else "") or "o autuado"
+            choice = self.current_choice() if data.person_id is not None else None
+            organisation = (self.organisation_choice.currentText().split(" — ")[0]
+                            if data.organisation_id is not None else "")
+            who = data.offender_name.strip() or organisation or (choice.name if choice else "") or "o autuado"
             if not confirm(self, "Lavrar auto de infração",
                            f"Lavrar o auto de infração ({item.article}) contra {who}?\n"
                            "Um auto lavrado não pode ser apagado: ele segue para defesa e decisão "

@@ -4,12 +4,13 @@ on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import io
-from datetime import timedelta
+import json
+from datetime import date, timedelta
 
 import pytest
 from enforcement_factory import add_holder, an_hour_ago  # type: ignore[import-not-found]
 from pypdf import PdfReader
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from motodesk.models import Decision, InfractionNotice
 from motodesk.rules.common import ServiceType
@@ -23,7 +24,7 @@ from motodesk.services.enforcement import (
     OffenderKind,
     Outcome,
 )
-from motodesk.services.errors import RuleViolationError
+from motodesk.services.errors import InvalidInputError, RuleViolationError
 from motodesk.services.organisations import OrganisationInput, OrganisationKind
 from motodesk.services.settings import law_settings
 
@@ -35,6 +36,12 @@ def _employer(supervisor: AppContext) -> int:
         kind=OrganisationKind.OPERATOR, name="Entregas Rápidas Patrocínio Ltda", cnpj=EMPLOYER_CNPJ,
         address="Avenida Faria Pereira, 1200, Centro", phone="(34) 3831-4040", email="contato@entregas.com.br",
         contact_name="Ana Paula Souza")).id
+
+
+def _after(created: enforcement.NoticeCreated) -> date:
+    """The day after the defence period of a notice signed on the spot."""
+    assert created.defence_due is not None
+    return created.defence_due + timedelta(days=1)
 
 
 def _input(code: str, organisation_id: int | None, kind: OffenderKind = OffenderKind.ORGANISATION,
@@ -55,6 +62,7 @@ def test_an_employer_notice_is_recorded_and_decided_with_a_fine(ctx: AppContext,
         assert row.offender_kind == "organisation" and row.article == "Art. 25, I"
         assert row.offender_name == "Entregas Rápidas Patrocínio Ltda (CNPJ 11.222.333/0001-81)"
         assert row.person_id is None and row.permit_id is None
+        assert row.organisation_id == employer
     view = enforcement.get_notice(inspector, created.id)
     assert view.offender_kind is OffenderKind.ORGANISATION and view.status is NoticeStatus.OPEN
     # The copy handed to the offender (Art. 29, § 2º) names the company, its CNPJ and the article.
@@ -66,7 +74,7 @@ def test_an_employer_notice_is_recorded_and_decided_with_a_fine(ctx: AppContext,
     # Suspension and cassação reach a permit or a deputy's link; the company has neither.
     options = enforcement.decision_options(supervisor, created.id)
     assert options.allowed == [Penalty.FINE] and not options.permit_affected
-    after = created.defence_due + timedelta(days=1)
+    after = _after(created)
     with pytest.raises(RuleViolationError, match=r"Art\. 34, III: a penalidade “Suspensão” .* Art\. 25"):
         enforcement.decide(supervisor, created.id, DecisionInput(
             Outcome.UPHELD, "Condutor inabilitado comprovado.", penalty=Penalty.SUSPENSION, suspension_days=30),
@@ -79,6 +87,7 @@ def test_an_employer_notice_is_recorded_and_decided_with_a_fine(ctx: AppContext,
     settings = law_settings(ctx)
     assert result.penalty is Penalty.FINE and result.status is NoticeStatus.DECIDED
     assert result.severity is not None and result.fine_ufm == settings.fine_ufm(result.severity)
+    assert result.fine_brl is not None and result.fine_ufm is not None
     assert result.fine_brl == (result.fine_ufm * settings.ufm_value_brl).quantize(result.fine_brl)
     assert result.permit_effect is None  # a fine changes no permit and no deputy link
 
@@ -93,3 +102,83 @@ def test_art25_is_only_for_an_organisation_and_an_organisation_only_for_art25(
         enforcement.create_notice(inspector, _input("25.II", None, OffenderKind.HOLDER, holder.person_id))
     with ctx.read() as s:
         assert s.scalars(select(InfractionNotice)).first() is None
+
+
+def _rule_ids(exc: pytest.ExceptionInfo[RuleViolationError]) -> list[tuple[str, str]]:
+    return [(v.rule_id, v.article) for v in exc.value.verdicts]
+
+
+def test_the_notice_names_the_organisation_is_audited_and_listed(ctx: AppContext, inspector: AppContext,
+                                                                  supervisor: AppContext) -> None:
+    employer = _employer(supervisor)
+    first = _input("25.II", employer)
+    assert first.occurred_at is not None
+    first.occurred_at -= timedelta(days=3)  # a repeat offence is of an earlier day
+    created = enforcement.create_notice(inspector, first)
+    assert enforcement.get_notice(inspector, created.id).organisation_id == employer
+    with ctx.db.engine.connect() as conn:
+        changes = conn.execute(text("SELECT changes FROM audit_events WHERE table_name = 'infraction_notices' "
+                                    "AND action = 'insert' AND row_key = :k"), {"k": str(created.id)}).scalar()
+    assert changes is not None and json.loads(changes)["organisation_id"][1] == employer
+    rows = enforcement.list_notices(inspector)
+    assert [(r.number, r.organisation_id, r.offender_label) for r in rows] == [
+        (created.number, employer, "Empresa (Art. 25): Entregas Rápidas Patrocínio Ltda (CNPJ 11.222.333/0001-81)")]
+    # The organisation's CNPJ finds its notices.
+    assert [r.id for r in enforcement.list_notices(inspector, "11222333")] == [created.id]
+    # A second notice of the same employer is a repeat offence once the first was upheld.
+    after = _after(created)
+    enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "Veículo sem baú certificado.",
+                                                             penalty=Penalty.FINE), today=after)
+    again = enforcement.create_notice(inspector, _input("25.I", employer))
+    repeat = enforcement.get_notice(inspector, again.id).repeat
+    assert [r.number for r in repeat.previous] == [created.number]
+    # The organisation's record: both notices, newest first, the second a repeat offence.
+    record = enforcement.offender_history(inspector, organisation_id=employer)
+    assert [(r.number, r.repeat) for r in record] == [(again.number, True), (created.number, False)]
+
+
+def test_an_unknown_organisation_is_refused_with_art25(ctx: AppContext, inspector: AppContext,
+                                                       supervisor: AppContext) -> None:
+    employer = _employer(supervisor)
+    with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único: a empresa escolhida não está no "
+                                                 r"cadastro") as refused:
+        enforcement.create_notice(inspector, _input("25.I", employer + 1000))
+    assert _rule_ids(refused) == [("enforcement_organisation_unknown", "Art. 25, parágrafo único")]
+    with pytest.raises(InvalidInputError) as missing:
+        enforcement.create_notice(inspector, _input("25.I", None))
+    assert "organisation" in missing.value.fields
+    with ctx.read() as s:
+        assert s.scalars(select(InfractionNotice)).first() is None
+
+
+def test_each_refusal_names_its_rule_and_article(ctx: AppContext, inspector: AppContext,
+                                                 supervisor: AppContext) -> None:
+    employer = _employer(supervisor)
+    # An infraction the law addresses to the holder or his deputy (Art. 30): never the organisation.
+    with pytest.raises(RuleViolationError) as refused:
+        enforcement.create_notice(inspector, _input("30.3.I", employer))
+    assert _rule_ids(refused) == [("enforcement_organisation_kind", "Art. 25, parágrafo único")]
+    # Art. 25 answers the employer, never the rider.
+    holder = add_holder(ctx, service=ServiceType.MOTOFRETE)
+    with pytest.raises(RuleViolationError) as refused:
+        enforcement.create_notice(inspector, _input("25.I", None, OffenderKind.HOLDER, holder.person_id))
+    assert _rule_ids(refused) == [("enforcement_employer_only", "Art. 25, parágrafo único")]
+    # A holder's notice names no organisation besides.
+    with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único: só o auto do Art\. 25") as refused:
+        enforcement.create_notice(inspector, _input("30.2.VI", employer, OffenderKind.HOLDER, holder.person_id))
+    assert _rule_ids(refused) == [("enforcement_organisation_for_person", "Art. 25, parágrafo único")]
+    with ctx.read() as s:
+        assert s.scalars(select(InfractionNotice)).first() is None
+
+    # Penalties against a permit never reach the organisation: suspension and cassação are refused.
+    created = enforcement.create_notice(inspector, _input("25.I", employer))
+    after = _after(created)
+    for penalty, article in ((Penalty.SUSPENSION, "Art. 34, III"), (Penalty.REVOCATION, "Art. 34, IV")):
+        with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único") as refused:
+            enforcement.decide(supervisor, created.id, DecisionInput(
+                Outcome.UPHELD, "Condutor inabilitado comprovado.", penalty=penalty, suspension_days=30),
+                today=after)
+        assert _rule_ids(refused) == [("enforcement_organisation_penalty", article)]
+    assert enforcement.get_notice(inspector, created.id).status is NoticeStatus.OPEN
+    with ctx.read() as s:
+        assert s.scalars(select(Decision).where(Decision.notice_id == created.id)).first() is None

@@ -256,6 +256,14 @@ class NoticeRow:
     inspector_name: str
     vehicle_seized: bool
     repeat: bool = False
+    organisation_id: int | None = None  # the employer or contractor an Art. 25 notice names
+
+    @property
+    def offender_label(self) -> str:
+        """Who the notice names, as the list shows it: an organisation (Art. 25) says so."""
+        if self.offender_kind is OffenderKind.ORGANISATION:
+            return f"Empresa (Art. 25): {self.offender_name}"
+        return self.offender_name
 
     @property
     def next_due(self) -> date | None:
@@ -337,6 +345,7 @@ class NoticeView:
     decision_notified_on: date | None = None
     decision_notification_method: NotificationMethod | None = None
     decision_notification_reference: str | None = None
+    organisation_id: int | None = None  # the employer or contractor an Art. 25 notice names
 
     @property
     def target(self) -> Target:

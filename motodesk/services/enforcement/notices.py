@@ -19,6 +19,7 @@ from motodesk.models import (
 )
 from motodesk.rules import enforcement as law
 from motodesk.rules.common import ServiceType, Verdict
+from motodesk.rules.employer import OrganisationOffenderFacts, check_organisation_offender
 from motodesk.rules.enforcement import (
     ART_NOTICE,
     ART_UNLICENSED,
@@ -138,6 +139,7 @@ class _Offender:
     cpf: str | None
     vehicle_id: int | None
     plate: str | None
+    organisation_id: int | None = None
 
 
 def _check_occurred_at(occurred_at: datetime | None, now: datetime, errors: dict[str, str]) -> None:
@@ -157,10 +159,12 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     """Who is named on the notice, with the permit and vehicle; refusals name their article."""
     unlicensed = infraction.code == "32"
     kind = OffenderKind(data.offender_kind)
-    if wrong := law.check_offender_kind(infraction, kind):
+    organisation = s.get(Organisation, data.organisation_id) if data.organisation_id is not None else None
+    if wrong := check_organisation_offender(OrganisationOffenderFacts(infraction, kind, data.organisation_id,
+                                                                      registered=organisation is not None)):
         raise RuleViolationError(wrong)
     if kind is OffenderKind.ORGANISATION:
-        return _organisation(s, data, errors)
+        return _organisation(organisation, data, errors)
     if unlicensed and kind is not OffenderKind.UNREGISTERED:
         raise RuleViolationError([law.unlicensed_offender_kind(ART_UNLICENSED)])
     if not unlicensed and kind is OffenderKind.UNREGISTERED:
@@ -205,17 +209,16 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     return _Offender(kind, person.id, permit.id, person.full_name, person.cpf, vehicle_id, plate)
 
 
-def _organisation(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Offender | None:
-    """Art. 25, parágrafo único: the employer or contractor, from the register of organisations.
+def _organisation(organisation: Organisation | None, data: NoticeInput, errors: dict[str, str]) -> _Offender | None:
+    """Art. 25, parágrafo único: the employer or contractor, from the register of organisations (the rule
+    refused one that is not there).
 
-    The notice keeps its name and CNPJ as printed (the CPF column holds a person's CPF only).
+    The notice names the organisation and keeps its name and CNPJ as printed (the CPF column holds a
+    person's CPF only).
     """
-    if data.organisation_id is None:
+    if organisation is None:
         errors["organisation"] = "Escolha a empresa autuada (empregador ou contratante) no cadastro."
         return None
-    organisation = s.get(Organisation, data.organisation_id)
-    if organisation is None:
-        raise NotFoundError("A empresa escolhida não existe mais no cadastro.")
     name = f"{organisation.name} (CNPJ {format_cnpj(organisation.cnpj)})"[:MAX_NAME]
     plate: str | None = None
     if data.plate.strip():
@@ -223,7 +226,7 @@ def _organisation(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
         if not result.ok:
             errors["plate"] = result.message or "Placa inválida."
         plate = result.value
-    return _Offender(OffenderKind.ORGANISATION, None, None, name, None, data.vehicle_id, plate)
+    return _Offender(OffenderKind.ORGANISATION, None, None, name, None, data.vehicle_id, plate, organisation.id)
 
 
 def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Offender | None:
@@ -328,6 +331,7 @@ def create_notice(ctx: AppContext, data: NoticeInput, *, now: datetime | None = 
             place=place,
             person_id=offender.person_id,
             permit_id=offender.permit_id,
+            organisation_id=offender.organisation_id,
             offender_kind=offender.kind.value,
             offender_name=offender.name,
             offender_cpf=offender.cpf,

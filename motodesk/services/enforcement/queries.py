@@ -15,6 +15,7 @@ from motodesk.models import (
     Attachment,
     Decision,
     InfractionNotice,
+    Organisation,
     Permit,
     Person,
 )
@@ -31,7 +32,7 @@ from motodesk.rules.enforcement import (
     target_of,
 )
 from motodesk.rules.infractions import (
-    CATALOGUE,
+    ALL_INFRACTIONS,
     Penalty,
     Severity,
     find_infractions,
@@ -79,6 +80,7 @@ def _row(notice: InfractionNotice, decisions: Sequence[Decision]) -> NoticeRow:
         plate=format_plate(notice.plate) if notice.plate else None, status=NoticeStatus(notice.status),
         defence_due=notice.defence_due, appeal_due=notice.appeal_due if first else None,
         penalty_summary=summary, inspector_name=notice.inspector_name, vehicle_seized=notice.vehicle_seized,
+        organisation_id=notice.organisation_id,
     )
 
 
@@ -118,8 +120,10 @@ def _search(query: Select[Any], text: str) -> Select[Any]:
     if number and len(number) == len(re.sub(r"[\s.\-/]", "", text)):
         conditions.append(InfractionNotice.offender_cpf.like(prefix_pattern(number), escape=LIKE_ESCAPE))
         conditions.append(InfractionNotice.seq == int(number[:9]))
-    codes = [item.code for item in find_infractions(text)] if len(text) >= 2 else []
-    if codes and len(codes) < len(CATALOGUE):
+        conditions.append(InfractionNotice.organisation_id.in_(  # an employer's notices by its CNPJ (Art. 25)
+            select(Organisation.id).where(Organisation.cnpj.like(prefix_pattern(number), escape=LIKE_ESCAPE))))
+    codes = [item.code for item in find_infractions(text, ALL_INFRACTIONS)] if len(text) >= 2 else []
+    if codes and len(codes) < len(ALL_INFRACTIONS):
         conditions.append(InfractionNotice.infraction_code.in_(codes))
     if any(ch.isalpha() for ch in text):
         conditions.append(Person.name_search.like(contains_pattern(fold(text)), escape=LIKE_ESCAPE))
@@ -153,6 +157,8 @@ def list_notices(ctx: AppContext, text: str = "", *, status: str | None = "all",
 
 def _same_offender(notice: InfractionNotice) -> Any:
     conditions: list[Any] = []
+    if notice.organisation_id is not None:  # an employer's earlier notices (Art. 25)
+        conditions.append(InfractionNotice.organisation_id == notice.organisation_id)
     if notice.person_id is not None:
         conditions.append(InfractionNotice.person_id == notice.person_id)
     if notice.offender_cpf:
@@ -247,17 +253,21 @@ def get_notice(ctx: AppContext, notice_id: int) -> NoticeView:
             decision_notification_method=(NotificationMethod(notice.decision_notification_method)
                                           if notice.decision_notification_method else None),
             decision_notification_reference=notice.decision_notification_reference,
+            organisation_id=notice.organisation_id,
         )
 
 
 @requires(*READERS)
 def offender_history(ctx: AppContext, *, person_id: int | None = None, cpf: str | None = None,
-                     plate: str | None = None) -> list[NoticeRow]:
-    """Every notice of a person (by id or CPF) or, for an unidentified offender, of a plate; newest first.
+                     plate: str | None = None, organisation_id: int | None = None) -> list[NoticeRow]:
+    """Every notice of a person (by id or CPF), of an organisation (Art. 25) or, for an unidentified offender,
+    of a plate; newest first.
 
     Each row says whether it was a repeat offence (an earlier upheld notice within the window).
     """
     conditions: list[Any] = []
+    if organisation_id is not None:
+        conditions.append(InfractionNotice.organisation_id == organisation_id)
     if person_id is not None:
         conditions.append(InfractionNotice.person_id == person_id)
     cpf_digits = digits(cpf)

@@ -50,7 +50,7 @@ NOTICE_COLUMNS: list[Column[NoticeRow]] = [
     Column("occurred_at", "Data e hora", lambda r: r.occurred_at),
     Column("article", "Enquadramento", lambda r: r.article, tooltip=lambda r: r.infraction_text),
     Column("severity", "Natureza", lambda r: r.severity.label, sortable=False),
-    Column("offender_name", "Autuado(a)", lambda r: r.offender_name),
+    Column("offender_name", "Autuado(a)", lambda r: r.offender_label),
     Column("plate", "Placa", lambda r: r.plate),
     Column("status", "Situação", lambda r: r.status.label),
     Column("defence_due", "Prazo", _due),
@@ -210,8 +210,9 @@ class InfractionsPage(ListPage):
         def read() -> tuple[NoticeView, list[NoticeRow]]:
             view = enforcement.get_notice(ctx, row.id)
             history = enforcement.offender_history(
-                ctx, person_id=view.person_id, cpf=view.offender_cpf,
-                plate=view.plate if view.person_id is None and not view.offender_cpf else None)
+                ctx, person_id=view.person_id, cpf=view.offender_cpf, organisation_id=view.organisation_id,
+                plate=(view.plate if view.person_id is None and not view.offender_cpf
+                       and view.organisation_id is None else None))
             return view, history
 
         def show(result: tuple[NoticeView, list[NoticeRow]]) -> None:
