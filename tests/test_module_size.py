@@ -25,7 +25,7 @@ EXCEPTIONS: dict[str, int] = {
     "exports/importer.py": 1171,
     # Not split yet.
     "services/badges.py": 1077,
-    "services/imports.py": 1088,
+    "services/imports.py": 1004,
     "ui/screens/permits.py": 943,
     "services/search.py": 923,
     "services/inspections.py": 912,
@@ -35,7 +35,7 @@ EXCEPTIONS: dict[str, int] = {
     "models/db.py": 754,
     "services/people.py": 735,
     "services/campaigns.py": 720,
-    "models/audit.py": 825,
+    "models/audit.py": 822,
     "ui/keyboard.py": 708,
     # A shipped migration is never edited (a schema change is a new revision).
     "models/migrations/versions/0001_first_schema.py": 914,

@@ -419,6 +419,30 @@ def _defaults(table: Table) -> dict[str, Any]:
     return found
 
 
+def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]
+                   ) -> tuple[Sequence[dict[str, Any]], list[str], list[tuple[Any, ...]], str, str]:
+    """What one bulk insert of ``rows`` sends (shared by :func:`bulk_insert` and :func:`prepare_bulk_insert`):
+    the rows completed with the columns' Python defaults, the column names, the driver's value tuples
+    (bind processors applied), the quoted column list and the quoted table name."""
+    dialect = conn.dialect
+    defaults = _defaults(table)
+    missing = [n for n in defaults if n not in rows[0]]
+    complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
+    columns = list(rows[0]) + missing
+    processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
+    values = [tuple(value if fn is None or value is None else fn(value)
+                    for fn, value in zip(processors, (row[n] for n in columns), strict=True))
+              for row in complete]
+    quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
+    return complete, columns, values, quoted, dialect.identifier_preparer.format_table(table)
+
+
+def _insert_diff(row: Mapping[str, Any], redact: bool) -> dict[str, list[Any]]:
+    """The audit ``changes`` of an inserted row, before :func:`_mask` (bulk and prepared inserts alike)."""
+    diff = {n: [None, _plain(v)] for n, v in row.items() if v is not None and n not in NOISE_COLUMNS}
+    return {k: ["***", "***"] for k in diff} if redact else diff
+
+
 def reserve_ids(s: Session, table: Table, n: int) -> list[int]:
     """``n`` fresh primary keys of ``table``: from its sequence on PostgreSQL (one round trip); on SQLite
     the next ``n`` after the largest (the write transaction holds the database's only write lock)."""
@@ -448,21 +472,11 @@ def bulk_insert(session: Session, table: Table, rows: Sequence[dict[str, Any]]) 
     check_core_write(session, table.name, rows[0], inserting=True)  # the guard of legal state (issue #24)
     conn = session.connection()
     dialect = conn.dialect
-    defaults = _defaults(table)
     pk = [c.name for c in table.primary_key.columns]
     if len(pk) == 1 and pk[0] not in rows[0] and _single_integer_key(table):
         rows = [{**row, pk[0]: new_id} for row, new_id in zip(rows, reserve_ids(session, table, len(rows)),
                                                               strict=True)]
-    names = list(rows[0])
-    missing = [n for n in defaults if n not in rows[0]]
-    complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
-    columns = names + missing
-    processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
-    values = [tuple(value if fn is None or value is None else fn(value)
-                    for fn, value in zip(processors, (row[n] for n in columns), strict=True))
-              for row in complete]
-    quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
-    name = dialect.identifier_preparer.format_table(table)
+    complete, columns, values, quoted, name = _insert_values(conn, table, rows)
     if dialect.name == "postgresql":
         statement = f"COPY {name} ({quoted}) FROM STDIN"
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
@@ -481,13 +495,8 @@ def bulk_insert(session: Session, table: Table, rows: Sequence[dict[str, Any]]) 
     if not _writes_in_python(session, conn):
         return  # PostgreSQL: the triggers audited every row
     redact = bool(session.info.get(REDACT_VALUES))
-    audit = []
-    for row in complete:
-        diff = {n: [None, _plain(v)] for n, v in row.items() if v is not None and n not in NOISE_COLUMNS}
-        if redact:
-            diff = {k: ["***", "***"] for k in diff}
-        audit.append(_audit_row(session, table.name, _key_of(table, row), "insert", diff))
-    _append(conn, audit)
+    _append(conn, [_audit_row(session, table.name, _key_of(table, row), "insert", _insert_diff(row, redact))
+                   for row in complete])
 
 
 # --- the database side: triggers and guards --------------------------------------------------------
@@ -746,26 +755,14 @@ def prepare_bulk_insert(session: Session, table: Table, rows: Sequence[dict[str,
     pk = [c.name for c in table.primary_key.columns]
     if any(n not in rows[0] for n in pk):
         raise ValueError("a prepared insert carries its primary keys (reserve_ids)")
-    defaults = _defaults(table)
-    names = list(rows[0])
-    missing = [n for n in defaults if n not in rows[0]]
-    complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
-    columns = names + missing
-    processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
-    values = [tuple(value if fn is None or value is None else fn(value)
-                    for fn, value in zip(processors, (row[n] for n in columns), strict=True))
-              for row in complete]
-    quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
-    name = dialect.identifier_preparer.format_table(table)
+    complete, columns, values, quoted, name = _insert_values(conn, table, rows)
     redact = bool(session.info.get(REDACT_VALUES))
     if dialect.name == "postgresql":
         return PreparedInsert(table, columns, f"COPY {name} ({quoted}) FROM STDIN", values, None, redact)
     audit = []
     for row in complete:
         key = _key_of(table, row)
-        diff = {n: [None, _plain(v)] for n, v in row.items() if v is not None and n not in NOISE_COLUMNS}
-        if redact:
-            diff = {k: ["***", "***"] for k in diff}
+        diff = _insert_diff(row, redact)
         audit.append((key, json.dumps(_mask(table.name, key, diff), ensure_ascii=False, sort_keys=True)))
     marks = ", ".join("?" for _ in columns)
     return PreparedInsert(table, columns, f"INSERT INTO {name} ({quoted}) VALUES ({marks})", values, audit, redact)

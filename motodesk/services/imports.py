@@ -34,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
-import re
 import time
 import typing
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -45,8 +44,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, any_, bindparam, func, select, update
-from sqlalchemy.dialects import postgresql
+from sqlalchemy import Table, func, select, update
 from sqlalchemy.orm import Session
 
 from motodesk.exports.importer import ImportRow, read_import
@@ -64,14 +62,21 @@ from motodesk.rules.vehicle import check_vehicle
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError
-from motodesk.services.facts import permits_facts, quota_counts
+from motodesk.services.facts import permits_facts
+from motodesk.services.import_known import IN_FORCE
+from motodesk.services.import_known import FileKeys as _FileKeys
+from motodesk.services.import_known import Known as _Known
+from motodesk.services.import_known import among_values as _among
+from motodesk.services.import_known import chunks as _chunks
+from motodesk.services.import_known import imported_documents as _imported_documents
+from motodesk.services.import_known import load_known as _load_known
+from motodesk.services.import_known import permit_key as _permit_key
 from motodesk.services.judged import judged
 from motodesk.services.maintenance import analyze
 from motodesk.services.people import (
     DocumentInput,
     PersonInput,
     name_locked_message,
-    tied_people,
     validate_document,
     validate_person,
 )
@@ -91,22 +96,10 @@ __all__ = [
 ]
 
 IMPORTERS = (Role.CLERK, Role.SUPERVISOR)
-CHUNK = 500
-IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
-_PERMIT_NUMBER = re.compile(r"(MT|MB|MF)\s*-?\s*0*(\d{1,6})\s*/\s*(\d{4})", re.IGNORECASE)
-_CODES = {s.code: s for s in ServiceType}
 
 # pt_BR names of what a row may change, as the report lists them.
 _PERSON_FIELDS = {"full_name": "nome", "birth_date": "data de nascimento", "sex": "sexo", "phone": "telefone",
                   "email": "e-mail", "address": "endereço"}
-
-
-def _imported_documents() -> list[tuple[documents_declared.DeclaredDocument, list[documents_declared.DocField]]]:
-    """The declared documents the import sheet carries, each with its fields that have a column."""
-    found: dict[str, tuple[documents_declared.DeclaredDocument, list[documents_declared.DocField]]] = {}
-    for d, f in documents_declared.columns():
-        found.setdefault(d.kind, (d, []))[1].append(f)
-    return list(found.values())
 
 
 _VEHICLE_FIELDS = {"renavam": "RENAVAM", "vin": "chassi", "year_manufacture": "ano de fabricação",
@@ -196,6 +189,7 @@ class ImportPreview:
     known: _Known | None = field(default=None, repr=False)
     today: date | None = None
     settings: LawSettings | None = field(default=None, repr=False)
+    keys: _FileKeys | None = field(default=None, repr=False)  # the preview's rows' CPFs, plates, numbers
 
     @property
     def file_ok(self) -> bool:
@@ -233,96 +227,6 @@ class ImportSummary:
 
 
 # --- planning (shared by the preview and the apply) ----------------------------------------------
-
-
-@dataclass
-class _Known:
-    """What the database holds about the file's people, plates and permits (read in batches)."""
-
-    people: dict[str, Any] = field(default_factory=dict)  # cpf -> Person row (plain columns)
-    docs: dict[tuple[int, DocumentKind], Any] = field(default_factory=dict)
-    vehicles_by_holder: dict[int, Any] = field(default_factory=dict)
-    vehicles_by_plate: dict[str, Any] = field(default_factory=dict)
-    permits_by_number: dict[str, Any] = field(default_factory=dict)
-    permits_in_force: dict[int, Any] = field(default_factory=dict)
-    holder_names: dict[int, str] = field(default_factory=dict)
-    quota_open: int | None = None
-    tied: set[int] = field(default_factory=set)  # people whose name only change_name changes (Art. 7º)
-
-
-def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start:start + size]
-
-
-def _permit_key(raw: Any) -> tuple[ServiceType, int, int, str] | None:
-    m = _PERMIT_NUMBER.fullmatch(str(raw).strip()) if raw else None
-    if m is None:
-        return None
-    service = _CODES[m.group(1).upper()]
-    seq, year = int(m.group(2)), int(m.group(3))
-    return service, seq, year, f"{service.code}-{seq:04d}/{year}"
-
-
-def _among(s: Session, column: Any, values: Sequence[Any]) -> Iterator[ColumnElement[bool]]:
-    """``column IN values`` as few statements as the database allows: on PostgreSQL one statement
-    with a single array parameter (``= ANY(%s)``: no 500-placeholder statement to compile and send
-    per chunk, which is most of the preview's queries' cost there); on SQLite chunks of CHUNK."""
-    if not values:
-        return
-    if s.get_bind().dialect.name == "postgresql":
-        yield column == any_(bindparam(None, list(values), type_=postgresql.ARRAY(column.type)))
-        return
-    for chunk in _chunks(values):
-        yield column.in_(chunk)
-
-
-def _load_known(s: Session, rows: Sequence[ImportRow]) -> _Known:
-    known = _Known()
-    cpfs = sorted({r.key for r in rows if r.key})
-    for among in _among(s, Person.cpf, cpfs):
-        for p in s.execute(select(Person.id, Person.cpf, Person.full_name, Person.birth_date, Person.sex,
-                                  Person.phone, Person.email, Person.address).where(among)):
-            known.people[p.cpf] = p
-    ids = sorted(p.id for p in known.people.values())
-    for among in _among(s, PersonDocument.person_id, ids):
-        imported = _imported_documents()
-        names = sorted({f.name for _, cols in imported for f in cols})
-        for d in s.execute(select(PersonDocument.person_id, PersonDocument.kind,
-                                  *(getattr(PersonDocument, name) for name in names))
-                           .where(among, PersonDocument.kind.in_([DocumentKind(k.kind) for k, _ in imported]))):
-            known.docs[(d.person_id, d.kind)] = d
-    for among in _among(s, Vehicle.holder_id, ids):
-        for v in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Vehicle.renavam, Vehicle.vin,
-                                  Vehicle.year_manufacture, Vehicle.engine_cc, Vehicle.service_type)
-                           .where(among, Vehicle.active.is_(True))):
-            known.vehicles_by_holder[v.holder_id] = v
-    for among in _among(s, Permit.person_id, ids):
-        for held in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on, Permit.state)
-                              .where(among, Permit.state.in_(IN_FORCE))):
-            known.permits_in_force[held.person_id] = held
-    for chunk in _chunks(ids):
-        known.tied |= tied_people(s, chunk)
-    forms: set[str] = set()
-    for r in rows:
-        if r.values.get("plate"):
-            forms |= plate_forms(r.values["plate"])
-    for among in _among(s, Vehicle.plate, sorted(forms)):
-        for other in s.execute(select(Vehicle.id, Vehicle.plate, Vehicle.holder_id, Person.full_name)
-                               .outerjoin(Person, Person.id == Vehicle.holder_id)
-                               .where(among, Vehicle.active.is_(True))):
-            known.vehicles_by_plate[other.plate] = other
-            if other.holder_id is not None:
-                known.holder_names[other.holder_id] = other.full_name
-    numbers = sorted({key[3] for r in rows if (key := _permit_key(r.values.get("permit_number")))})
-    for among in _among(s, Permit.number, numbers):
-        for numbered in s.execute(select(Permit.id, Permit.number, Permit.person_id, Permit.issued_on,
-                                         Person.full_name)
-                                  .join(Person, Person.id == Permit.person_id).where(among)):
-            known.permits_by_number[numbered.number] = numbered
-    quota = quota_counts(s)
-    known.quota_open = quota[2] if quota else None
-    return known
 
 
 def _phone(value: str | None) -> str | None:
@@ -389,8 +293,10 @@ class _Memo:
 class _Planner:
     """Judges rows one after the other, remembering what earlier rows of the file claim."""
 
-    def __init__(self, known: _Known, settings: LawSettings, today: date, memo: _Memo) -> None:
+    def __init__(self, known: _Known, settings: LawSettings, today: date, memo: _Memo,
+                 forms: dict[str, tuple[str, ...]] | None = None) -> None:
         self.known = known
+        self.forms = dict(forms or {})  # plate -> its forms, parsed once (_FileKeys); a copy: it grows
         self.settings = settings
         self.today = today
         self.memo = memo
@@ -481,7 +387,7 @@ class _Planner:
             return line
         # Only now does the row claim its plate, its permit number and a quota place.
         if v.get("plate"):
-            for form in plate_forms(v["plate"]):
+            for form in self._forms(v["plate"]):
                 self.plates[form] = (row.line, row.key or "")
         if permit is not None:
             self.numbers[permit.number] = row.line
@@ -506,6 +412,12 @@ class _Planner:
         kept = ("art3_i_engine", "art3_ii_useful_life", "art5_1_i_insurance")  # what the import acts on
         return clean, errors, [v for v in verdicts if v.status is Status.NOT_MET and v.rule_id in kept]
 
+    def _forms(self, plate: str) -> tuple[str, ...]:
+        forms = self.forms.get(plate)
+        if forms is None:
+            forms = self.forms[plate] = tuple(plate_forms(plate))
+        return forms
+
     def _permit_exists(self, permit: _PermitPlan) -> bool:
         return permit.number in self.known.permits_by_number
 
@@ -518,7 +430,7 @@ class _Planner:
                             engine_cc=v.get("engine_cc"), insurance_valid_until=v.get("insurance_valid_until"),
                             insurance_insured_cpf=v.get("insurance_insured_cpf"))
         current = self.known.vehicles_by_holder.get(person_id) if person_id else None
-        if current is not None and current.plate in plate_forms(v["plate"]):
+        if current is not None and current.plate in self._forms(v["plate"]):
             # the same vehicle: only the cells given replace what is stored
             data = dataclasses.replace(data, **{k: getattr(current, k) for k in _VEHICLE_FIELDS
                                                 if getattr(data, k) is None})
@@ -536,7 +448,7 @@ class _Planner:
                 line.warnings.append(verdict.message + " Aparecerá em Prazos.")
             elif verdict.rule_id == "art5_1_i_insurance":
                 line.warnings.append(verdict.message)
-        forms = plate_forms(clean.plate)
+        forms = self._forms(clean.plate)
         shown = format_plate(clean.plate)
         for form in forms:
             other = self.known.vehicles_by_plate.get(form)
@@ -624,14 +536,11 @@ class _Planner:
                            v.get("decree"))
 
 
-def _plan(s: Session, rows: Sequence[ImportRow], settings: LawSettings, today: date,
-          memo: _Memo) -> list[ImportLine]:
-    return _plan_with(_load_known(s, [r for r in rows if r.ok]), rows, settings, today, memo)
-
-
 def _plan_with(known: _Known, rows: Sequence[ImportRow], settings: LawSettings, today: date,
-               memo: _Memo) -> list[ImportLine]:
-    planner = _Planner(known, settings, today, memo)
+               memo: _Memo, keys: _FileKeys | None = None) -> list[ImportLine]:
+    """Judge ``rows`` on ``known`` (which may hold more of the register than they ask about: every
+    look-up is by a row's own CPF, plate or number)."""
+    planner = _Planner(known, settings, today, memo, keys.forms if keys is not None else None)
     return [planner.plan(row) for row in rows]
 
 
@@ -667,15 +576,16 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
     settings = law_settings(ctx)
     memo = _Memo()
     with _gc_paused():
+        keys = _FileKeys.of([r for r in report.rows if r.ok])
         with ctx.read() as s:
-            known = _load_known(s, [r for r in report.rows if r.ok])
-        lines = _plan_with(known, report.rows, settings, today, memo)
+            known = _load_known(s, keys)
+        lines = _plan_with(known, report.rows, settings, today, memo, keys)
     notes = []
     if any(line.permit is not None and line.outcome is not Outcome.REFUSED for line in lines):
         notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
                      "da emissão (Art. 4º, § 1º); confira na renovação anual.")
     return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo,
-                         known, today, settings)
+                         known, today, settings, keys)
 
 
 _INTEGRITY = {
@@ -721,14 +631,16 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     # place, so leaving it out changes no other line).
     whole = (preview.known is not None and today == preview.today and settings == preview.settings
              and chosen == {line.line for line in preview.lines if line.outcome is not Outcome.REFUSED})
-    ok_rows = [r for r in (preview.rows if whole else rows) if r.ok]
+    # The rows' keys are parsed once (the preview's, when every line goes in): the transactions below only
+    # look them up; the pure checks of each row come from the preview's memo.
+    keys = preview.keys if whole and preview.keys is not None else _FileKeys.of([r for r in rows if r.ok])
     with _gc_paused():  # judged outside the write lock
         with ctx.read() as s:
-            known = _load_known(s, ok_rows)
+            known = _load_known(s, keys)
         if whole and known == preview.known:
             lines = [line for line in preview.lines if line.outcome is not Outcome.REFUSED]
         else:
-            lines = _plan_with(known, rows, settings, today, preview.memo)
+            lines = _plan_with(known, rows, settings, today, preview.memo, keys)
         _refuse_changed(lines)
         plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
         sink: _Sink | None = None
@@ -743,9 +655,10 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         return ImportSummary(0, 0, len(lines), 0, 0, tuple(lines))
     started = time.perf_counter()
     with _gc_paused(), ctx.write(_INTEGRITY) as s:
-        moved = _load_known(s, ok_rows) != known
-        if moved:  # another workstation moved on: judge again, here
-            lines = _plan(s, rows, settings, today, preview.memo)
+        now = _load_known(s, keys)
+        moved = now != known
+        if moved:  # another workstation moved on: judge again, here, on what this transaction read
+            lines = _plan_with(now, rows, settings, today, preview.memo, keys)
             _refuse_changed(lines)
             plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
         # The judged step of the import: every line judged importable in this transaction's facts; it records
@@ -760,6 +673,7 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
             else:
                 vehicles, permits = _write(s, plan)
     written = time.perf_counter() - started
+    sink = plan = None  # type: ignore[assignment]  # the prepared rows go before the findings load their facts
     _refresh_statistics(ctx)
     return ImportSummary(
         created=sum(1 for line in lines if line.outcome is Outcome.NEW),
@@ -772,17 +686,19 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
 
 def _findings(ctx: AppContext, numbers: Sequence[str], settings: LawSettings,
               today: date) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
-    """Every permit of the sheet judged on today's complete facts (:mod:`motodesk.services.facts`)."""
+    """Every permit of the sheet judged on today's complete facts (:mod:`motodesk.services.facts`), 2,000
+    permits at a time (issue 28: the facts of 50,000 permits at once were a fifth of the import's memory)."""
     out = []
     with ctx.read() as s:
-        ids: list[int] = []
-        for among in _among(s, Permit.number, sorted(set(numbers))):
-            ids += list(s.scalars(select(Permit.id).where(among)))
-        loaded = permits_facts(s, ids)
-    for permit in sorted(loaded.values(), key=lambda p: p.number):
-        verdicts = acts.imported_permit_findings(permit, today, settings)
-        if verdicts:
-            out.append((permit.holder.name, permit.number, tuple(v.message for v in verdicts)))
+        for part in _chunks(sorted(set(numbers)), 2000):  # in order of number, as the report lists them
+            ids: list[int] = []
+            for among in _among(s, Permit.number, part):
+                ids += list(s.scalars(select(Permit.id).where(among)))
+            for permit in sorted(permits_facts(s, ids).values(), key=lambda p: p.number):
+                verdicts = acts.imported_permit_findings(permit, today, settings)
+                if verdicts:
+                    out.append((permit.holder.name, permit.number, tuple(v.message for v in verdicts)))
+            s.expunge_all()  # this part's rows leave the session before the next part loads
     return tuple(out)
 
 
