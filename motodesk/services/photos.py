@@ -44,6 +44,7 @@ class PhotoQualityError(RuleViolationError):
     """The photo has quality warnings and no override with a reason was given."""
 
     title = "Foto com avisos"
+    code = "photo_quality"
 
 
 @dataclass(frozen=True)
