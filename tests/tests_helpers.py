@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TypeVar
 
+import pytest
 from validate_docbr import CPF
 
 from motodesk.models.db import Database
-from motodesk.rules.common import Role
+from motodesk.rules.common import Role, Status, Verdict
 from motodesk.services.context import AppContext, CurrentUser
+from motodesk.services.error_codes import CODES
+from motodesk.services.errors import RuleViolationError
 
 T = TypeVar("T")
 
@@ -297,3 +301,37 @@ def existing_register(session: object) -> None:
 
     keys = {key for g in GUARDED for key in g.keys()} | {f"{g.table}.{INSERT}" for g in GUARDED}
     session.info.setdefault(JUDGED_KEY, []).append(keys)  # type: ignore[attr-defined]
+
+
+# -- refusals named by their code, not their wording ------------------------------------------------
+E = TypeVar("E", bound=BaseException)
+
+
+@contextlib.contextmanager
+def raises_code(exc_type: type[E], code: str) -> Iterator[pytest.ExceptionInfo[E]]:
+    """``pytest.raises(exc_type)`` that also asserts the error's stable ``code``
+    (see :mod:`motodesk.services.error_codes`); the wording is checked in the wording tables only."""
+    assert code in CODES, f"code {code!r} is not registered in motodesk.services.error_codes"
+    with pytest.raises(exc_type) as info:
+        yield info
+    assert info.value.code == code, f"code {info.value.code!r}, expected {code!r}: {info.value}"  # type: ignore[attr-defined]
+
+
+@contextlib.contextmanager
+def raises_rule(*rule_ids: str, exc_type: type[RuleViolationError] = RuleViolationError,
+                ) -> Iterator[pytest.ExceptionInfo[RuleViolationError]]:
+    """The law refused: a :class:`RuleViolationError` (or ``exc_type``) whose blocking verdicts
+    include every one of ``rule_ids``."""
+    assert rule_ids, "name at least one rule_id"
+    with pytest.raises(exc_type) as info:
+        yield info
+    found = info.value.rule_ids
+    missing = [r for r in rule_ids if r not in found]
+    assert not missing, f"rules {missing} not among the refusal's {list(found)}: {info.value}"
+
+
+def assert_refused(verdicts: Iterable[Verdict], *rule_ids: str) -> None:
+    """Each of ``rule_ids`` is among the not-met verdicts of a rule function's answer."""
+    refused = [v.rule_id for v in verdicts if v.status is Status.NOT_MET]
+    missing = [r for r in rule_ids if r not in refused]
+    assert not missing, f"rules {missing} not refused; refused: {refused}"
