@@ -93,7 +93,7 @@ def test_removal_keeps_the_scan_with_who_and_why(clerk: AppContext, supervisor: 
     assert attachments.list_attachments(clerk, "person_documents", added.document_id) == []
     kept = attachments.list_attachments(clerk, "person_documents", added.document_id, include_removed=True)
     assert [a.removed_reason for a in kept] == ["Atestado de outra pessoa"]
-    with pytest.raises(MotodeskError, match="já foi removido"):
+    with raises_code(MotodeskError, "attachment.removed"):
         attachments.remove_attachment(clerk, added.attachment.id, "de novo")
 
 

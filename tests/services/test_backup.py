@@ -101,7 +101,7 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
     text_file.write_text("não é zip")
     with raises_code(backups.RestoreError, "restore"):
         backups.restore_backup(text_file, empty_database())
-    with pytest.raises(InvalidInputError, match="não encontrado"):
+    with raises_code(InvalidInputError, "backup.file_missing"):
         backups.restore_backup(tmp_path / "sumiu.zip", empty_database())
 
     seed_demo(ctx, 5)

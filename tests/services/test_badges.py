@@ -328,7 +328,7 @@ def test_badge_needs_a_current_registration(ctx: AppContext, clerk: AppContext, 
         expired_id = permit.id
     with raises_rule("document_state"):
         badges.print_badges(clerk, [expired_id])
-    with pytest.raises(InvalidInputError, match="duas vezes"):
+    with raises_code(InvalidInputError, "badge.duplicate_in_print"):
         badges.print_badges(clerk, [issued.id, issued.id])
 
 

@@ -158,7 +158,7 @@ def test_reschedule_keeps_the_history_and_checks_the_slot(supervisor: AppContext
     assert history[2].from_slot == target and history[2].to_slot == again.slot
 
     # A missed appointment cannot be marked before its time.
-    with pytest.raises(InvalidInputError, match="ainda não chegou"):
+    with raises_code(InvalidInputError, "campaign.not_yet_time"):
         campaigns.mark_attendance(clerk, second.id, False)
 
 
@@ -193,7 +193,7 @@ def test_attendance_close_and_the_absent_with_their_infraction(supervisor: AppCo
     assert history[-1].to_state is AppointmentState.MISSED and "Encerramento" in (history[-1].reason or "")
     with raises_rule("campaign_appointment"):
         campaigns.mark_attendance(clerk, davi.id, True)
-    with pytest.raises(MotodeskError, match="já foi encerrado"):
+    with raises_code(MotodeskError, "campaign.closed"):
         campaigns.close_campaign(supervisor, cid)
     progress = campaigns.progress(clerk)
     assert progress is not None and (progress.attended, progress.missed, progress.pending) == (1, 2, 0)
@@ -218,7 +218,7 @@ def test_close_waits_for_appointments_still_ahead(supervisor: AppContext) -> Non
     today = local_today()
     holder(supervisor, "Ana Paula Vieira", today=today, issued_on=today - timedelta(days=340))
     opened = campaigns.open_campaign(supervisor, today + timedelta(days=1), today + timedelta(days=30))
-    with pytest.raises(InvalidInputError, match="por vir"):
+    with raises_code(InvalidInputError, "campaign.appointments_ahead"):
         campaigns.close_campaign(supervisor, opened.campaign.id)
     later = datetime.now(UTC) + timedelta(days=40)
     assert campaigns.close_campaign(supervisor, opened.campaign.id, now=later).marked_absent == 1

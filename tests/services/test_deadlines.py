@@ -152,7 +152,7 @@ def test_renewal_letters_one_per_holder(clerk: AppContext, inspector: AppContext
         svc.renewal_letters(inspector, rows, campaign, today=today)
     with raises_code(InvalidInputError, "invalid_input", fields=("deadline",)):
         svc.renewal_letters(clerk, rows, Campaign(deadline=today - timedelta(days=1)), today=today)
-    with pytest.raises(InvalidInputError, match="Nenhuma"):
+    with raises_code(InvalidInputError, "deadline.no_permit_in_force"):
         svc.renewal_letters(clerk, [], campaign, today=today)
 
 

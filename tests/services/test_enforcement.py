@@ -271,7 +271,7 @@ def test_a_defence_with_its_scan(ctx: AppContext, inspector: AppContext, clerk: 
     assert (name, media_type, content) == ("defesa.pdf", "application/pdf", pdf)
     with ctx.read() as s:
         assert s.get(Attachment, recorded.attachment_ids[0]).owner_table == "defences"
-    with pytest.raises(InvalidInputError, match="não é um PDF, JPEG ou PNG"):
+    with raises_code(InvalidInputError, "attachment.bad_type"):
         enforcement.record_defence(clerk, created.id, FiledDocument(text="x", files=[("carta.pdf", b"hello")]))
     with pytest.raises(InvalidInputError) as info:
         enforcement.record_defence(clerk, created.id, FiledDocument())

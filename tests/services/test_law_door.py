@@ -23,7 +23,7 @@ from enforcement_factory import (  # type: ignore[import-not-found]
     suspend_through_process,
 )
 from sqlalchemy import func, select
-from tests_helpers import raises_rule  # type: ignore[import-not-found]
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import (
     Application,
@@ -231,7 +231,7 @@ def test_seed_demo_refuses_a_register_with_data(ctx: AppContext) -> None:
     from motodesk.services.demo import seed_demo
 
     add_holder(ctx, service=ServiceType.MOTOBOY)
-    with pytest.raises(MotodeskError, match=r"já tem dados \(1 pessoa\(s\), 1 permissão\(ões\)\)"):
+    with raises_code(MotodeskError, "demo.database_not_empty"):
         seed_demo(ctx, 5)
     with ctx.read() as s:
         assert s.scalar(select(func.count(Person.id))) == 1
@@ -325,7 +325,7 @@ def test_a_spent_candidacy_is_not_reused(ctx: AppContext, clerk: AppContext, sup
         app.tender_candidate_id = dossier.candidate_id
     with raises_rule("tender"):
         permits.approve(supervisor, app_id, "12/2026", TODAY)
-    with pytest.raises(InvalidInputError, match="já tem permissão emitida"):
+    with raises_code(InvalidInputError, "tender.permit_issued"):
         tenders.set_candidate_status(supervisor, dossier.candidate_id, "waiting")
 
 

@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from tests_helpers import existing_register, raises_rule, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Permit, PermitEvent
 from motodesk.rules.common import PermitState, ServiceType, Status
@@ -56,7 +56,7 @@ def test_bad_photo_refused(clerk: AppContext, person: int, data: bytes, message:
 
 
 def test_photo_source_and_role(clerk: AppContext, inspector: AppContext, person: int) -> None:
-    with pytest.raises(InvalidInputError, match="Origem"):
+    with raises_code(InvalidInputError, "photo.unknown_source"):
         photos.store_photo(clerk, person, jpeg(), "scanner", override_reason=SYNTHETIC)
     with pytest.raises(PermissionDeniedError):
         photos.store_photo(inspector, person, jpeg(), "file", override_reason=SYNTHETIC)

@@ -103,7 +103,7 @@ def test_a_stand_with_3_places_refuses_a_4th_holder(ctx: AppContext, supervisor:
     # A holder who leaves frees the place for the fourth.
     leaving = stands.stand_of_permit(clerk, second.id)
     stands.end_assignment(clerk, leaving.id)
-    with pytest.raises(MotodeskError, match="já saiu do ponto"):
+    with raises_code(MotodeskError, "stand.already_left"):
         stands.end_assignment(clerk, leaving.id)
     stands.assign_to_stand(clerk, stand.id, fourth.id)
     assert occupied(ctx, stand.id) == 3

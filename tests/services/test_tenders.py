@@ -9,7 +9,7 @@ from datetime import date, timedelta
 import pytest
 from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
-from tests_helpers import raises_rule, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.eligibility import tender_medical_deadline
@@ -81,7 +81,7 @@ def test_a_bad_sheet_imports_nothing_and_says_why(supervisor: AppContext) -> Non
     for junk in (b"", b"CPF;Nome\n1;2", b"PK\x03\x04 not really a zip" * 10, bytes(range(256)) * 40):
         with pytest.raises(InvalidInputError):
             tenders.import_candidates(supervisor, tender_id, junk)
-    with pytest.raises(InvalidInputError, match="colunas"):
+    with raises_code(InvalidInputError, "tender.sheet_columns"):
         tenders.import_candidates(supervisor, tender_id, _sheet_without_headers())
 
 
@@ -110,7 +110,7 @@ def test_call_in_order_only_within_the_quota(ctx: AppContext, supervisor: AppCon
     third = tenders.call_next_candidate(supervisor, tender_id)
     assert (third.rank, third.status, third.called_on) == (3, "called", TODAY)
     tenders.set_candidate_status(supervisor, third.id, "eliminated")
-    with pytest.raises(InvalidInputError, match="Não há candidatos aguardando"):
+    with raises_code(InvalidInputError, "tender.no_waiting_candidate"):
         tenders.call_next_candidate(supervisor, tender_id)
 
 
@@ -127,7 +127,7 @@ def test_from_candidate_to_permit(ctx: AppContext, clerk: AppContext, supervisor
                                  tenders.list_candidates(supervisor, tender_id)[0].id)
     called = tenders.call_next_candidate(supervisor, tender_id)
     assert called.person_id == dossier.person_id  # found by CPF
-    with pytest.raises(InvalidInputError, match="CPF do requerente não é o do candidato"):
+    with raises_code(InvalidInputError, "tender.cpf_mismatch"):
         tenders.link_application(clerk, dossier.application_id, other)
     permits.approve(supervisor, dossier.application_id, "300/2026", TODAY)  # found by CPF among the called
     issued = permits.issue(supervisor, dossier.application_id)

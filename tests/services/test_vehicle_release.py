@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-import pytest
 from enforcement_factory import add_holder  # type: ignore[import-not-found]
 from sqlalchemy import select
-from tests_helpers import raises_rule  # type: ignore[import-not-found]
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, PermitEvent, Vehicle
 from motodesk.rules.common import PermitState, ServiceType
@@ -87,7 +86,7 @@ def test_the_release_is_in_the_permit_history_and_the_audit_chain(ctx: AppContex
     assert released.status_label == "Baixado do serviço"
 
     # Once out of the service it is not released twice, and the history keeps a single baixa.
-    with pytest.raises(MotodeskError, match="já não está no serviço"):
+    with raises_code(MotodeskError, "vehicle.not_in_service"):
         record_release(supervisor, ended.vehicle_id)
     assert [e.transition for e in permits.history(ctx, "permit", ended.permit_id)].count("vehicle_release") == 1
 

@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 from sqlalchemy import select
-from tests_helpers import existing_register, raises_rule, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 from validate_docbr import RENAVAM
 
 from motodesk.models import Inspection, Permit
@@ -198,9 +198,9 @@ def test_replacement_needs_the_supervisors_prior_authorisation(clerk: AppContext
         statuses = dict(s.execute(select(Inspection.id, Inspection.status)).all())
     assert statuses == {scheduled: "cancelled", done.inspection_id: "scheduled"}
     assert len(done.waiting_permit_ids) == 1
-    with pytest.raises(MotodeskError, match="substituído"):
+    with raises_code(MotodeskError, "vehicle.replaced"):
         vehicles.save_vehicle(clerk, old_record.data, vehicle_id=old.id)
-    with pytest.raises(MotodeskError, match="substituído"):
+    with raises_code(MotodeskError, "inspection.vehicle_replaced"):
         inspections.start_inspection(inspector, vehicle_id=old.id)
 
 
