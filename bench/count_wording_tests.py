@@ -5,12 +5,16 @@ constant with a letter in it) or an ``assert "text" in str(exc)``-style check: a
 ``in`` / ``==`` ``str(...)``, ``….message``, ``….value`` or ``….args``. ``tests/rules/test_wording.py``
 and ``tests/services/test_wording.py`` are the one place meant for wording and are not counted.
 
-    python bench/count_wording_tests.py [--list] [DIR ...]     (default: tests)
+    python bench/count_wording_tests.py [--list] [--at REV] [DIR ...]     (default: tests)
+
+``--at REV`` counts the files as they were at a git revision (the "before" figure, e.g. the
+commit this work started from), without checking it out.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -64,25 +68,37 @@ def scan(tree: ast.AST) -> tuple[list[str], int, int]:
     return tests, matches, asserts
 
 
+def _sources(dirs: list[str], rev: str | None) -> list[tuple[str, str]]:
+    """(path relative to the repository, text) of every test module under ``dirs``."""
+    if rev is None:
+        return [(p.relative_to(ROOT).as_posix(), p.read_text(encoding="utf-8"))
+                for d in dirs for p in sorted((ROOT / d).rglob("test_*.py"))]
+    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, "--", *dirs], cwd=ROOT, check=True,
+                           capture_output=True, text=True).stdout.split()
+    return [(n, subprocess.run(["git", "show", f"{rev}:{n}"], cwd=ROOT, check=True, capture_output=True,
+                               text=True).stdout)
+            for n in sorted(names) if n.rsplit("/", 1)[-1].startswith("test_") and n.endswith(".py")]
+
+
 def main(argv: list[str]) -> int:
     listing = "--list" in argv
-    dirs = [a for a in argv if not a.startswith("--")] or ["tests"]
+    rev = argv[argv.index("--at") + 1] if "--at" in argv else None
+    dirs = [a for i, a in enumerate(argv) if not a.startswith("--") and (i == 0 or argv[i - 1] != "--at")]
+    dirs = dirs or ["tests"]
     per_dir: Counter[str] = Counter()
     total_tests = total_matches = total_asserts = 0
-    for d in dirs:
-        for path in sorted((ROOT / d).rglob("test_*.py")):
-            rel = path.relative_to(ROOT).as_posix()
-            if rel in WORDING_HOMES:
-                continue
-            tests, matches, asserts = scan(ast.parse(path.read_text(encoding="utf-8")))
-            if not tests:
-                continue
-            per_dir["/".join(rel.split("/")[:2])] += len(tests)
-            total_tests += len(tests)
-            total_matches += matches
-            total_asserts += asserts
-            if listing:
-                print(f"{rel}: {len(tests)} tests, {matches} match=, {asserts} asserts")
+    for rel, text in _sources(dirs, rev):
+        if rel in WORDING_HOMES:
+            continue
+        tests, matches, asserts = scan(ast.parse(text))
+        if not tests:
+            continue
+        per_dir["/".join(rel.split("/")[:2])] += len(tests)
+        total_tests += len(tests)
+        total_matches += matches
+        total_asserts += asserts
+        if listing:
+            print(f"{rel}: {len(tests)} tests, {matches} match=, {asserts} asserts")
     for d, n in sorted(per_dir.items()):
         print(f"  {d}: {n}")
     print(f"wording tests: {total_tests} functions; plain match= patterns: {total_matches}; "
