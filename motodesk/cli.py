@@ -146,6 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         fields = getattr(exc, "fields", None)
         for key, reason in (fields or {}).items():
             print(f"  {key}: {reason}", file=sys.stderr)
+        from motodesk.services.error_codes import code_of
+
+        rules = ", ".join(dict.fromkeys(v.rule_id for v in getattr(exc, "verdicts", ())))
+        print(f"  código: {code_of(exc)}" + (f" (regras: {rules})" if rules else ""), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("\nmotodesk: interrompido.", file=sys.stderr)

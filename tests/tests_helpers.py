@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import re
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TypeVar
 
+import pytest
 from validate_docbr import CPF
+from wording_table import WORDING  # type: ignore[import-not-found]
 
 from motodesk.models.db import Database
-from motodesk.rules.common import Role
+from motodesk.rules.common import Role, Status, Verdict
 from motodesk.services.context import AppContext, CurrentUser
+from motodesk.services.error_codes import CODES
+from motodesk.services.errors import RuleViolationError
 
 T = TypeVar("T")
 
@@ -297,3 +303,57 @@ def existing_register(session: object) -> None:
 
     keys = {key for g in GUARDED for key in g.keys()} | {f"{g.table}.{INSERT}" for g in GUARDED}
     session.info.setdefault(JUDGED_KEY, []).append(keys)  # type: ignore[attr-defined]
+
+
+# -- refusals named by their code, not their wording ------------------------------------------------
+E = TypeVar("E", bound=BaseException)
+
+
+def check_wording(key: str, text: str) -> None:
+    """The pt_BR sentence of a refusal, checked against the one wording table
+    (``tests/wording_table.py``: rule_id or code -> the patterns its sentences follow)."""
+    patterns = WORDING.get(key)
+    if patterns is not None:
+        assert any(re.search(p, text) for p in patterns), \
+            f"the wording of {key!r} follows none of its patterns in tests/wording_table.py: {text}"
+
+
+@contextlib.contextmanager
+def raises_code(exc_type: type[E], code: str, *, fields: Sequence[str] = ()) -> Iterator[pytest.ExceptionInfo[E]]:
+    """``pytest.raises(exc_type)`` that also asserts the error's stable ``code`` (see
+    :mod:`motodesk.services.error_codes`) and, for bad input, that each of ``fields`` has a reason;
+    the wording is checked in the wording tables only."""
+    assert code in CODES, f"code {code!r} is not registered in motodesk.services.error_codes"
+    with pytest.raises(exc_type) as info:
+        yield info
+    got = getattr(info.value, "code", None)
+    assert got == code, f"code {got!r}, expected {code!r}: {info.value}"
+    reasons = getattr(info.value, "fields", {})
+    missing = [f for f in fields if f not in reasons]
+    assert not missing, f"no reason for {missing}; reasons for {sorted(reasons)}: {info.value}"
+    key = f"{code}:{fields[0]}" if fields else code
+    check_wording(key, "\n".join([str(info.value), *reasons.values()]))
+
+
+@contextlib.contextmanager
+def raises_rule(*rule_ids: str, exc_type: type[RuleViolationError] = RuleViolationError,
+                ) -> Iterator[pytest.ExceptionInfo[RuleViolationError]]:
+    """The law refused: a :class:`RuleViolationError` (or ``exc_type``) whose blocking verdicts
+    include every one of ``rule_ids``."""
+    assert rule_ids, "name at least one rule_id"
+    with pytest.raises(exc_type) as info:
+        yield info
+    found = info.value.rule_ids
+    missing = [r for r in rule_ids if r not in found]
+    assert not missing, f"rules {missing} not among the refusal's {list(found)}: {info.value}"
+    for rule_id in rule_ids:
+        check_wording(rule_id, "\n".join(v.message for v in info.value.verdicts if v.rule_id == rule_id))
+
+
+def assert_refused(verdicts: Iterable[Verdict], *rule_ids: str) -> None:
+    """Each of ``rule_ids`` is among the not-met verdicts of a rule function's answer."""
+    refused = [v for v in verdicts if v.status is Status.NOT_MET]
+    missing = [r for r in rule_ids if r not in {v.rule_id for v in refused}]
+    assert not missing, f"rules {missing} not refused; refused: {[v.rule_id for v in refused]}"
+    for rule_id in rule_ids:
+        check_wording(rule_id, "\n".join(v.message for v in refused if v.rule_id == rule_id))

@@ -118,7 +118,7 @@ def cmd_template(args: argparse.Namespace) -> int:
     if out.suffix.lower() != ".xlsx":
         raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{out.name}”.")
     if not out.parent.is_dir():
-        raise InvalidInputError(f"A pasta não existe: {out.parent}.")
+        raise InvalidInputError(f"A pasta não existe: {out.parent}.", code="export.folder_missing")
     try:
         write_template(out)
     except OSError as exc:

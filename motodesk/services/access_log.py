@@ -149,9 +149,9 @@ def export_access_log(ctx: AppContext, path: str | os.PathLike[str], *, person_c
     """Write the (filtered) access log to an xlsx file; returns the number of rows."""
     target = Path(path)
     if target.suffix.lower() != ".xlsx":
-        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.")
+        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.", code="export.not_xlsx")
     if not target.parent.is_dir():
-        raise InvalidInputError(f"A pasta não existe: {target.parent}.")
+        raise InvalidInputError(f"A pasta não existe: {target.parent}.", code="export.folder_missing")
     entries = list_access(ctx, person_cpf=person_cpf, since=since, user_login=user_login, until=until)
     rows = [{"at": e.at.astimezone(LOCAL_TZ).replace(tzinfo=None), "user_login": e.user_login,
              "person_name": e.person_name, "person_cpf": e.person_cpf, "kind": e.kind_label,

@@ -218,7 +218,7 @@ def save_law_settings(ctx: AppContext, changes: dict[str, Any]) -> LawSettings:
     """Judge and store the changed settings in one transaction (audited, old -> new)."""
     unknown = [k for k in changes if k not in settings_service.FIELDS]
     if unknown:
-        raise InvalidInputError(f"Configuração desconhecida: {', '.join(unknown)}.")
+        raise InvalidInputError(f"Configuração desconhecida: {', '.join(unknown)}.", code="settings.unknown")
     if not changes:
         raise InvalidInputError("Nenhuma configuração foi alterada.")
     current = settings_service.law_settings(ctx)

@@ -102,7 +102,7 @@ def check_content(filename: str, data: bytes) -> str:
     if media_type is None:
         raise InvalidInputError(f"O arquivo {name} não é um PDF, JPEG ou PNG: o conteúdo não corresponde a "
                                 "nenhum desses formatos, seja qual for a extensão do nome. Anexe a "
-                                "digitalização do documento.")
+                                "digitalização do documento.", code="attachment.bad_type")
     if media_type == "application/pdf":
         tail = data[-2048:]
         if b"%%EOF" not in tail or b"obj" not in data:
@@ -277,7 +277,7 @@ def remove_attachment(ctx: AppContext, attachment_id: int, reason: str) -> Attac
             raise NotFoundError("Anexo não encontrado.")
         if attachment.removed_at is not None:
             raise MotodeskError(f"O anexo «{attachment.filename}» já foi removido por "
-                                f"{attachment.removed_by}.")
+                                f"{attachment.removed_by}.", code="attachment.removed")
         attachment.removed_at = utcnow()
         attachment.removed_by = ctx.user.login
         attachment.removed_reason = reason

@@ -650,9 +650,9 @@ def export_audit(ctx: AppContext, path: str | Path, where: AuditFilter | None = 
 
     target = Path(path)
     if target.suffix.lower() != ".xlsx":
-        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.")
+        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.", code="export.not_xlsx")
     if not target.parent.is_dir():
-        raise InvalidInputError(f"A pasta não existe: {target.parent}.")
+        raise InvalidInputError(f"A pasta não existe: {target.parent}.", code="export.folder_missing")
     entries = list_audit(ctx, where, limit=None)
     rows = [{"id": e.id, "at": e.at.astimezone(LOCAL_TZ).replace(tzinfo=None), "user_login": e.user_login,
              "what": e.table_label, "action": e.action_label, "row_key": e.row_key, "changes": e.summary}

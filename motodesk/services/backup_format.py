@@ -71,10 +71,12 @@ Progress = Callable[[int, int], None]
 
 class BackupError(MotodeskError):
     title = "Cópia de segurança"
+    code = "backup"
 
 
 class RestoreError(MotodeskError):
     title = "Restauração"
+    code = "restore"
 
 
 @dataclass(frozen=True)

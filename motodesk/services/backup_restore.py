@@ -76,7 +76,8 @@ log = logging.getLogger("motodesk.services.backup")  # one logger for backups, a
 
 def _open_backup(archive: Path, *, verify: bool = True) -> _Opened:
     if not archive.is_file():
-        raise InvalidInputError(f"Arquivo de cópia de segurança não encontrado: {archive}.")
+        raise InvalidInputError(f"Arquivo de cópia de segurança não encontrado: {archive}.",
+                                code="backup.file_missing")
     try:
         with zipfile.ZipFile(archive) as zf:
             listed = zf.namelist()

@@ -44,6 +44,7 @@ class StationKeyError(MotodeskError):
     """This workstation cannot keep or read the badge signing key (pt_BR message)."""
 
     title = "Chave de assinatura dos crachás"
+    code = "station_key"
 
 
 def key_id(public_pem: bytes) -> str:

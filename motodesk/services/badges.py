@@ -531,7 +531,7 @@ def _requests(items: Sequence[int | BadgeRequest]) -> list[BadgeRequest]:
     if len(requests) > MAX_BATCH:
         raise InvalidInputError(f"No máximo {MAX_BATCH} crachás por impressão.")
     if len(set(requests)) != len(requests):
-        raise InvalidInputError("O mesmo crachá aparece duas vezes na impressão.")
+        raise InvalidInputError("O mesmo crachá aparece duas vezes na impressão.", code="badge.duplicate_in_print")
     return requests
 
 

@@ -442,7 +442,7 @@ def mark_attendance(ctx: AppContext, appointment_id: int, attended: bool, *, ver
             raise _refuse(verdict)
         if not attended and a.slot_at > now:
             raise InvalidInputError(f"O horário agendado ({local_time(a.slot_at):%d/%m/%Y %H:%M}) ainda não chegou: "
-                                    "não se marca falta antes dele.")
+                                    "não se marca falta antes dele.", code="campaign.not_yet_time")
         s.add(AppointmentEvent(appointment_id=a.id, at=now, by_user=ctx.user.login, from_state=a.state.value,
                                to_state=new.value, from_slot=a.slot_at, to_slot=a.slot_at, reason=note))
         a.state, a.marked_at, a.marked_by = new, now, ctx.user.login
@@ -533,7 +533,7 @@ def close_campaign(ctx: AppContext, campaign_id: int, *, version: int | None = N
         if version is not None and campaign.version != version:
             raise ConflictError("Outra estação alterou este recadastramento. Recarregue a página.")
         if campaign.state != "open":
-            raise MotodeskError("Este recadastramento já foi encerrado.")
+            raise MotodeskError("Este recadastramento já foi encerrado.", code="campaign.closed")
         pending = list(s.scalars(select(CampaignAppointment).where(
             CampaignAppointment.campaign_id == campaign.id,
             CampaignAppointment.state.in_([AppointmentState.SCHEDULED, AppointmentState.RESCHEDULED]))))
@@ -541,7 +541,7 @@ def close_campaign(ctx: AppContext, campaign_id: int, *, version: int | None = N
         if ahead:
             raise InvalidInputError(
                 f"Ainda há {len(ahead)} atendimento(s) por vir (o último em {local_time(ahead[-1]):%d/%m/%Y %H:%M}): "
-                "marque ou reagende antes de encerrar.")
+                "marque ou reagende antes de encerrar.", code="campaign.appointments_ahead")
         for a in pending:
             s.add(AppointmentEvent(appointment_id=a.id, at=now, by_user=ctx.user.login, from_state=a.state.value,
                                    to_state=AppointmentState.MISSED.value, from_slot=a.slot_at, to_slot=a.slot_at,

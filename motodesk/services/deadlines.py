@@ -398,7 +398,8 @@ def renewal_letters(ctx: AppContext, rows: Sequence[DeadlineRow], campaign: Camp
             continue
         by_person.setdefault(row.person_id, []).append(row)
     if not by_person:
-        raise InvalidInputError("Nenhuma das linhas é de um titular com permissão em vigor: não há carta a gerar.")
+        raise InvalidInputError("Nenhuma das linhas é de um titular com permissão em vigor: não há carta a gerar.",
+                                code="deadline.no_permit_in_force")
     addresses: dict[int, str] = {}
     with ctx.read() as s:
         for chunk in _chunks(sorted(by_person), 500):

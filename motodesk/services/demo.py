@@ -217,7 +217,7 @@ def seed_demo(ctx: AppContext, people: int, *, seed: int = 4883, today: date | N
             raise MotodeskError(
                 f"O banco de dados já tem dados ({held[0]} pessoa(s), {held[1]} permissão(ões)): os dados de "
                 "demonstração só são gravados num banco vazio, nunca no cadastro em uso. Crie um banco novo "
-                "para a demonstração.")
+                "para a demonstração.", code="demo.database_not_empty")
         existing = set(s.scalars(select(User.login)))
         pw = hash_password(DEMO_PASSWORD)
         for login, name, role in DEMO_USERS:

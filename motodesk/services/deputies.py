@@ -405,7 +405,7 @@ def set_work_schedule(ctx: AppContext, link_id: int, shifts: Sequence[Shift], *,
         link = _load_link(s, link_id, expected_version)
         if link.end_on is not None:
             raise MotodeskError(f"O vínculo deste preposto terminou em {format_date(link.end_on)}; "
-                                "a escala não pode mais ser alterada.")
+                                "a escala não pode mais ser alterada.", code="deputy.link_ended")
         link.schedule = _schedule_json(ordered)
         s.flush()
         return link.version
@@ -447,7 +447,8 @@ def end_deputy_link(ctx: AppContext, link_id: int, end_on: date | None, reason: 
     with ctx.write(_INTEGRITY) as s:
         link = _load_link(s, link_id, expected_version)
         if link.end_on is not None:
-            raise MotodeskError(f"O vínculo deste preposto já terminou em {format_date(link.end_on)}.")
+            raise MotodeskError(f"O vínculo deste preposto já terminou em {format_date(link.end_on)}.",
+                                code="deputy.link_ended")
         if end_on < link.start_on:
             raise InvalidInputError(f"O fim do vínculo ({format_date(end_on)}) é anterior ao seu início "
                                     f"({format_date(link.start_on)}).", {"end_on": "Anterior ao início."})

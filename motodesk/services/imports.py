@@ -613,14 +613,14 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     held for the writing, not for the judging (``ImportSummary.write_seconds``).
     """
     if preview.file_errors:
-        raise InvalidInputError("O arquivo foi recusado: nada a importar.\n" + "\n".join(preview.file_errors))
+        raise InvalidInputError("O arquivo foi recusado: nada a importar.\n" + "\n".join(preview.file_errors), code="import.file_refused")
     by_line = {line.line: line for line in preview.lines}
     wanted = sorted(set(confirmed_lines)) if confirmed_lines is not None else [
         line.line for line in preview.lines if line.outcome is not Outcome.REFUSED]
     problems = [n for n in wanted if n not in by_line or by_line[n].outcome is Outcome.REFUSED]
     if problems:
         raise InvalidInputError("Linhas recusadas ou inexistentes não podem ser confirmadas: "
-                                + ", ".join(str(n) for n in problems) + ". Nada foi importado.")
+                                + ", ".join(str(n) for n in problems) + ". Nada foi importado.", code="import.rows_not_confirmable")
     today = today or local_today()
     chosen = set(wanted)
     rows = [r for r in preview.rows if r.line in chosen]  # the values the clerk saw in the preview
@@ -712,7 +712,7 @@ def _refuse_changed(lines: Sequence[ImportLine]) -> None:
     if refused:
         detail = "\n".join(f"Linha {line.line}: {line.reason}" for line in refused)
         raise InvalidInputError("O cadastro mudou desde a conferência e algumas linhas confirmadas agora seriam "
-                                "recusadas; nada foi importado.\n" + detail)
+                                "recusadas; nada foi importado.\n" + detail, code="import.register_changed")
 
 
 def _refresh_statistics(ctx: AppContext) -> None:

@@ -221,7 +221,7 @@ def _active_vehicle(s: Session, vehicle_id: int) -> Vehicle:
     if vehicle is None:
         raise NotFoundError("Veículo não encontrado.")
     if not vehicle.active:
-        raise MotodeskError("Este veículo foi substituído: só o veículo ativo do titular é vistoriado.")
+        raise MotodeskError("Este veículo foi substituído: só o veículo ativo do titular é vistoriado.", code="inspection.vehicle_replaced")
     if vehicle.service_type is None:
         raise InvalidInputError("Informe no cadastro do veículo o serviço para o qual ele é autorizado.",
                                 {"service_type": "Serviço do veículo não informado."})
@@ -299,10 +299,10 @@ def _require_draft(inspection: Inspection) -> None:
         return
     if status is InspectionStatus.APPROVED:
         raise MotodeskError("Uma vistoria aprovada não pode ser alterada. Para corrigi-la, substitua-a por "
-                            "uma nova vistoria, informando o motivo.")
+                            "uma nova vistoria, informando o motivo.", code="inspection.approved_locked")
     if status is InspectionStatus.FAILED:
         raise MotodeskError("Uma vistoria reprovada não pode ser alterada. Abra uma nova vistoria dos "
-                            "itens pendentes.")
+                            "itens pendentes.", code="inspection.failed_locked")
     if status is InspectionStatus.SCHEDULED:
         raise MotodeskError("A vistoria ainda não foi iniciada.")
     raise MotodeskError(f"Esta vistoria está {status.label.lower()} e não pode ser alterada.")
@@ -570,7 +570,7 @@ def supersede_inspection(ctx: AppContext, approved_id: int, reason: str, *,
         if old.status != InspectionStatus.APPROVED:
             raise MotodeskError("Só uma vistoria aprovada é substituída por outra.")
         if old.superseded_by_id is not None:
-            raise MotodeskError("Já existe uma vistoria em preenchimento para substituir esta.")
+            raise MotodeskError("Já existe uma vistoria em preenchimento para substituir esta.", code="inspection.replacement_open")
         vehicle = _active_vehicle(s, old.vehicle_id)
         _refuse_second_open(s, vehicle.id)
         kind = InspectionKind(old.kind)

@@ -330,7 +330,7 @@ def join_organisation(ctx: AppContext, organisation_id: int, person_id: int, *, 
                                                      Affiliation.end_on.is_(None)))
         if current is not None:
             raise MotodeskError(f"{person.full_name} já é filiado(a) a {organisation.name} desde "
-                                f"{format_date(current.start_on)}.")
+                                f"{format_date(current.start_on)}.", code="organisation.already_member")
         affiliation = Affiliation(organisation_id=organisation_id, person_id=person_id, start_on=on)
         s.add(affiliation)
         s.flush()
@@ -350,7 +350,8 @@ def leave_organisation(ctx: AppContext, affiliation_id: int, *, on: date | None 
         if affiliation is None:
             raise NotFoundError("Filiação não encontrada.")
         if affiliation.end_on is not None:
-            raise MotodeskError(f"A saída já foi registrada em {format_date(affiliation.end_on)}.")
+            raise MotodeskError(f"A saída já foi registrada em {format_date(affiliation.end_on)}.",
+                                code="organisation.already_left")
         if on < affiliation.start_on:
             raise InvalidInputError(f"A data de saída ({format_date(on)}) é anterior à entrada "
                                     f"({format_date(affiliation.start_on)}).", {"left_on": "Anterior à entrada."})

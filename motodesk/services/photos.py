@@ -44,6 +44,7 @@ class PhotoQualityError(RuleViolationError):
     """The photo has quality warnings and no override with a reason was given."""
 
     title = "Foto com avisos"
+    code = "photo_quality"
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def store_photo(ctx: AppContext, person_id: int, jpeg_bytes: bytes, source: str,
     imported photo was taken (the camera and a file are today's).
     """
     if source not in SOURCES:
-        raise InvalidInputError(f"Origem da foto desconhecida: {source!r}.")
+        raise InvalidInputError(f"Origem da foto desconhecida: {source!r}.", code="photo.unknown_source")
     if taken_on is not None and source in RENDERED_SOURCES:
         raise InvalidInputError("Só uma foto importada traz a data em que foi tirada; a da câmera ou de um "
                                 "arquivo é a de hoje.")

@@ -118,7 +118,8 @@ def export_kind(key: str) -> ExportKind:
         return _BY_KEY[key]
     except KeyError:
         names = ", ".join(k.key for k in EXPORTERS)
-        raise InvalidInputError(f"Tipo de exportação desconhecido: “{key}”. Use um destes: {names}.") from None
+        raise InvalidInputError(f"Tipo de exportação desconhecido: “{key}”. Use um destes: {names}.",
+                                code="export.unknown_kind") from None
 
 
 def suggested_name(key: str, today: date | None = None) -> str:
@@ -479,9 +480,9 @@ def export(ctx: AppContext, kind: str, path: str | os.PathLike[str], progress: P
     spec = export_kind(kind)
     target = Path(path)
     if target.suffix.lower() != ".xlsx":
-        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.")
+        raise InvalidInputError(f"O arquivo deve terminar em .xlsx: “{target.name}”.", code="export.not_xlsx")
     if not target.parent.is_dir():
-        raise InvalidInputError(f"A pasta não existe: {target.parent}.")
+        raise InvalidInputError(f"A pasta não existe: {target.parent}.", code="export.folder_missing")
     today = today or local_today()
     settings = law_settings(ctx)
     exported_at = datetime.now(LOCAL_TZ).replace(tzinfo=None, microsecond=0)

@@ -84,7 +84,7 @@ def update_settings(ctx: AppContext, changes: dict[str, Any]) -> LawSettings:
     current = law_settings(ctx)
     unknown = [k for k in changes if k not in FIELDS]
     if unknown:
-        raise InvalidInputError(f"Configuração desconhecida: {', '.join(unknown)}.")
+        raise InvalidInputError(f"Configuração desconhecida: {', '.join(unknown)}.", code="settings.unknown")
     decoded: dict[str, Any] = {}
     errors: dict[str, str] = {}
     for key, value in changes.items():

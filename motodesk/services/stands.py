@@ -415,7 +415,8 @@ def end_assignment(ctx: AppContext, assignment_id: int, *, on: date | None = Non
         if row is None:
             raise NotFoundError("Designação não encontrada.")
         if row.end_on is not None:
-            raise MotodeskError(f"Este titular já saiu do ponto em {format_date(row.end_on)}.")
+            raise MotodeskError(f"Este titular já saiu do ponto em {format_date(row.end_on)}.",
+                                code="stand.already_left")
         if on < row.start_on:
             raise InvalidInputError(f"A data de saída ({format_date(on)}) é anterior à designação "
                                     f"({format_date(row.start_on)}).", {"end_on": "Anterior à designação."})

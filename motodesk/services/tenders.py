@@ -335,7 +335,8 @@ def _read_candidates(wb: Any) -> list[CandidateInput]:
         if len(items) + len(problems) > MAX_IMPORT_ROWS:
             raise InvalidInputError(f"A planilha tem mais de {MAX_IMPORT_ROWS} candidatos.")
     if not columns:
-        raise InvalidInputError("A planilha não tem as colunas “Classificação”, “CPF” e “Nome” nas primeiras linhas.")
+        raise InvalidInputError("A planilha não tem as colunas “Classificação”, “CPF” e “Nome” nas primeiras linhas.",
+                                code="tender.sheet_columns")
     if problems:
         raise InvalidInputError(
             f"A planilha tem {len(problems)} problema(s); nada foi importado.",
@@ -379,7 +380,8 @@ def call_next_candidate(ctx: AppContext, tender_id: int, *, on: date | None = No
                                                            TenderCandidate.status == "waiting")
                              .order_by(TenderCandidate.rank).limit(1))
         if candidate is None:
-            raise InvalidInputError(f"Não há candidatos aguardando convocação na licitação {tender.number}.")
+            raise InvalidInputError(f"Não há candidatos aguardando convocação na licitação {tender.number}.",
+                                    code="tender.no_waiting_candidate")
         # Judged above (homologation, Art. 6º; a place under the quota, Art. 10, I): the call, and the
         # candidacy tied to the person its CPF already names, are one judged step.
         called = [tender_rules.place_to_call(open_places, pending)]
@@ -406,7 +408,8 @@ def set_candidate_status(ctx: AppContext, candidate_id: int, status: str, *,
         if expected_version is not None and candidate.version != expected_version:
             raise ConflictError(CONFLICT_MESSAGE)
         if candidate.status == "accepted":
-            raise InvalidInputError("O candidato já tem permissão emitida; use as ações da permissão.")
+            raise InvalidInputError("O candidato já tem permissão emitida; use as ações da permissão.",
+                                    code="tender.permit_issued")
         with judged(s, check_candidacy_status_change(candidate.status, status), TenderCandidate.status):
             candidate.status = status
 
@@ -425,7 +428,8 @@ def link_application(ctx: AppContext, application_id: int, candidate_id: int) ->
             raise InvalidInputError("Só requerimentos de mototáxi dependem de licitação (Art. 6º).")
         if person.cpf != candidate.cpf:
             raise InvalidInputError(
-                f"O CPF do requerente não é o do candidato {candidate.rank}º ({candidate.name}).")
+                f"O CPF do requerente não é o do candidato {candidate.rank}º ({candidate.name}).",
+                code="tender.cpf_mismatch")
         if candidate.status not in ("called",):
             raise RuleViolationError([tender_rules.candidate_not_called(candidate.rank,
                                                                         CANDIDATE_STATUSES.get(candidate.status))])

@@ -166,7 +166,7 @@ def unlock(ctx: AppContext, login: str) -> UserRow:
     with ctx.write() as s:
         user = _user(s, login)
         if not user.locked and not user.failed_logins:
-            raise InvalidInputError(f"O usuário {user.login!r} não está bloqueado.")
+            raise InvalidInputError(f"O usuário {user.login!r} não está bloqueado.", code="user.not_locked")
         user.locked = False
         user.failed_logins = 0
         s.flush()

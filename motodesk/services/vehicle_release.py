@@ -108,7 +108,7 @@ def record_release(ctx: AppContext, vehicle_id: int, *, expected_version: int | 
             raise ConflictError(CONFLICT_MESSAGE)
         if not vehicle.active:
             raise MotodeskError(f"O veículo {vehicle.plate} já não está no serviço (baixa ou substituição "
-                                "registrada).")
+                                "registrada).", code="vehicle.not_in_service")
         in_force = list(s.scalars(select(Permit.number).where(Permit.vehicle_id == vehicle_id,
                                                                Permit.state.in_(_IN_FORCE)).order_by(Permit.id)))
         ended = s.scalar(select(Permit).where(Permit.vehicle_id == vehicle_id, Permit.state.in_(RELEASE_AFTER))

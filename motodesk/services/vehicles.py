@@ -522,7 +522,7 @@ def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None 
             if expected_version is not None and vehicle.version != expected_version:
                 raise ConflictError(CONFLICT_MESSAGE)
             if not vehicle.active:
-                raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.")
+                raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.", code="vehicle.replaced")
             if clean.holder_id != vehicle.holder_id:
                 errors["holder_id"] = ("A permissão é pessoal e intransferível (Art. 7º): o titular de um "
                                        "veículo não muda. Cadastre o veículo para o novo titular.")
@@ -709,7 +709,7 @@ def correct_identifier(ctx: AppContext, vehicle_id: int, field_name: str, value:
         if expected_version is not None and vehicle.version != expected_version:
             raise ConflictError(CONFLICT_MESSAGE)
         if not vehicle.active:
-            raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.")
+            raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.", code="vehicle.replaced")
         current = _input_of(vehicle)
         if field_name not in IDENTIFIERS:
             raise RuleViolationError(check_identifier_correction(

@@ -1,12 +1,31 @@
-"""Sentences read as Portuguese: "anos do requerente", never "anos de o requerente"."""
+"""The one place wording is checked: sentences read as Portuguese, and the wording table
+(``tests/wording_table.py``) that every test naming a refusal by its rule_id or code goes through."""
 
 from __future__ import annotations
 
+import re
 from datetime import date
+from pathlib import Path
+
+import pytest
+from tests_helpers import assert_refused, check_wording  # type: ignore[import-not-found]
+from wording_table import WORDING  # type: ignore[import-not-found]
 
 from motodesk.rules.common import ServiceType
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
 from motodesk.rules.settings import LawSettings
+from motodesk.services.error_codes import CODES
+
+MOTODESK = Path(__file__).resolve().parents[2] / "motodesk"
+#: Rule modules that build a rule_id from a prefix and a short name (``not_met(f"transition_{rule}", …)``).
+PREFIXES = ("transition_", "enforcement_", "evidence_", "fee_", "")
+
+
+def _literals() -> set[str]:
+    found: set[str] = set()
+    for path in MOTODESK.rglob("*.py"):
+        found.update(re.findall(r"""["']([a-z0-9_.]+)["']""", path.read_text(encoding="utf-8")))
+    return found
 
 
 def test_licence_before_the_age_of_18_names_the_subject_with_its_contraction() -> None:
@@ -17,3 +36,42 @@ def test_licence_before_the_age_of_18_names_the_subject_with_its_contraction() -
     assert "18 anos do requerente" in text and "de o " not in text
     text = " ".join(v.message for v in check_deputy(facts, ServiceType.MOTOBOY, on, LawSettings()))
     assert "18 anos do preposto" in text and "de o " not in text
+
+
+def test_every_key_of_the_wording_table_names_a_registered_code_or_a_rule_of_the_code() -> None:
+    literals = _literals()
+    unknown = []
+    for key in WORDING:
+        code, _, field = key.partition(":")
+        if code in CODES:
+            assert not field or re.fullmatch(r"[a-z0-9_.\[\]]+", field), key
+            continue
+        if not any(key.startswith(p) and key.removeprefix(p) in literals for p in PREFIXES):
+            unknown.append(key)
+    assert unknown == []
+
+
+def test_every_pattern_of_the_wording_table_is_a_regular_expression_of_portuguese_text() -> None:
+    for key, patterns in WORDING.items():
+        assert patterns and len(set(patterns)) == len(patterns), key
+        for pattern in patterns:
+            re.compile(pattern)
+            assert any(c.isalpha() for c in pattern), (key, pattern)
+
+
+def test_a_sentence_that_follows_none_of_its_patterns_fails_in_one_place() -> None:
+    key = next(iter(WORDING))
+    with pytest.raises(AssertionError, match="wording_table"):
+        check_wording(key, "uma frase que nenhuma regra diz")
+    check_wording("código-sem-frase-na-tabela", "qualquer frase")  # a key without patterns checks nothing
+
+
+def test_a_rule_refusal_is_named_by_its_rule_id_and_its_wording_checked_in_the_table() -> None:
+    facts = ApplicantFacts(birth_date=date(2010, 1, 1), cnh_categories="A", cnh_first_a_date=date(2026, 1, 1),
+                           cnh_expiry=date(2030, 1, 1), cnh_ear=True)
+    verdicts = check_applicant(facts, ServiceType.MOTOBOY, date(2026, 6, 1), LawSettings())
+    refused = [v.rule_id for v in verdicts if not v.ok]
+    assert refused
+    assert_refused(verdicts, refused[0])
+    with pytest.raises(AssertionError, match="not refused"):
+        assert_refused(verdicts, "regra_que_nao_existe")

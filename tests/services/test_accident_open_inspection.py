@@ -10,14 +10,13 @@ from datetime import date, timedelta
 import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
-from tests_helpers import existing_register  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import Inspection
 from motodesk.rules.checklist import InspectionKind, InspectionStatus, ItemResult
 from motodesk.rules.common import ServiceType
 from motodesk.services import inspections, permits, vehicles
 from motodesk.services.context import AppContext
-from motodesk.services.errors import RuleViolationError
 from motodesk.services.inspections import ItemAnswer
 
 TODAY = date.today()
@@ -53,7 +52,7 @@ def test_an_accident_with_an_inspection_open_still_has_a_way_out(ctx: AppContext
     open_id = _open(ctx, dossier.vehicle_id, kind)
     done = vehicles.record_accident(clerk, dossier.vehicle_id, TODAY - timedelta(days=1), TODAY, True)
     assert done.accident.awaiting_inspection and done.inspection_id is not None
-    with pytest.raises(RuleViolationError, match=r"Art\. 31, Grupo 4, I"):
+    with raises_rule("art31_g4_i_accident_inspection"):
         permits.registration_certificate_pdf(clerk, issued.id)
     with ctx.read() as s:
         rows = {i.id: i for i in s.scalars(select(Inspection).where(Inspection.vehicle_id == dossier.vehicle_id))}

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 
 import pytest
 from enforcement_factory import add_holder, an_hour_ago  # type: ignore[import-not-found]
+from tests_helpers import raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import InfractionNotice, Permit
 from motodesk.rules.common import PermitState
@@ -25,7 +26,7 @@ from motodesk.services.enforcement import (
     Outcome,
     PermitEffect,
 )
-from motodesk.services.errors import InvalidInputError, PermissionDeniedError, RuleViolationError
+from motodesk.services.errors import InvalidInputError, PermissionDeniedError
 from motodesk.services.settings import law_settings
 
 ARMA = "30.4.II"  # Art. 30, Grupo 4, II: arma no veículo (gravíssima: cassação once the decision is final)
@@ -77,9 +78,9 @@ def test_the_appeal_period_counts_from_the_decisions_notification(ctx: AppContex
     assert [(d.deadline.kind, d.deadline.due) for d in listed] == [(DeadlineKind.APPEAL_PERIOD, due)]
     # The day the period would have ended counted from the decision: still open, nothing applied.
     too_soon = appeal_due(day, settings).due + timedelta(days=1)
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, parágrafo único: o prazo de recurso .* vai até"):
+    with raises_rule("enforcement_appeal_period"):
         enforcement.close_process(supervisor, notice_id, today=too_soon)
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, parágrafo único"):
+    with raises_rule("enforcement_appeal_period"):
         enforcement.close_process(supervisor, notice_id, today=due)
     assert _state(ctx, permit_id) is PermitState.ACTIVE
     assert enforcement.get_notice(clerk, notice_id).status is NoticeStatus.DECIDED
@@ -96,7 +97,7 @@ def test_an_appeal_is_late_only_after_the_period_counted_from_the_notification(
     enforcement.record_decision_notification(clerk, notice_id, NotificationInput(
         NotificationMethod.EDITAL, reached, reference="Diário Oficial, p. 12"), today=reached)
     due = appeal_due(reached, settings).due
-    with pytest.raises(RuleViolationError, match="intempestivo"):
+    with raises_rule("appeal_late"):
         enforcement.record_appeal(clerk, notice_id, FiledDocument(
             text="Recorro.", received_on=due + timedelta(days=1)), today=due + timedelta(days=1))
     # Past the period counted from the decision, but within the one counted from the edital: on time.
@@ -110,8 +111,7 @@ def test_without_the_decisions_notification_the_process_does_not_close(ctx: AppC
                                                                       supervisor: AppContext) -> None:
     notice_id, permit_id, day = _decided(ctx, inspector, supervisor)
     for later in (day, day + timedelta(days=60), day + timedelta(days=400)):
-        with pytest.raises(RuleViolationError, match=r"Art\. 34, parágrafo único: .* ainda não foi notificado "
-                                                     r"da decisão") as caught:
+        with raises_rule("enforcement_decision_not_notified") as caught:
             enforcement.close_process(supervisor, notice_id, today=later)
         assert [v.rule_id for v in caught.value.verdicts] == ["enforcement_decision_not_notified"]
     assert _state(ctx, permit_id) is PermitState.ACTIVE
@@ -126,7 +126,7 @@ def test_recording_the_decisions_notification_is_judged(ctx: AppContext, inspect
         infraction_code=ARMA, occurred_at=an_hour_ago(), place="Centro", offender_kind=OffenderKind.HOLDER,
         person_id=holder.person_id, description="Revólver sob o banco."))
     today = open_one.defence_due
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, parágrafo único: .*não tem decisão"):
+    with raises_rule("enforcement_decision_notification_state"):
         enforcement.record_decision_notification(clerk, open_one.id, NotificationInput(
             NotificationMethod.IN_PERSON, today), today=today)
     notice_id, _permit_id, day = _decided(ctx, inspector, supervisor)
@@ -140,7 +140,7 @@ def test_recording_the_decisions_notification_is_judged(ctx: AppContext, inspect
     assert "futuro" in wrong.value.fields["notified_on"]
     first = enforcement.record_decision_notification(clerk, notice_id, NotificationInput(
         NotificationMethod.IN_PERSON, day), today=day)
-    with pytest.raises(RuleViolationError, match=r"já foi notificado da decisão"):
+    with raises_rule("enforcement_decision_already_notified"):
         enforcement.record_decision_notification(clerk, notice_id, NotificationInput(
             NotificationMethod.IN_PERSON, day + timedelta(days=3)), today=day + timedelta(days=3))
     assert enforcement.get_notice(clerk, notice_id).appeal_due == first.appeal_due

@@ -11,6 +11,7 @@ import pytest
 from enforcement_factory import add_holder, an_hour_ago  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import select, text
+from tests_helpers import raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import Decision, InfractionNotice
 from motodesk.rules.common import ServiceType
@@ -75,7 +76,7 @@ def test_an_employer_notice_is_recorded_and_decided_with_a_fine(ctx: AppContext,
     options = enforcement.decision_options(supervisor, created.id)
     assert options.allowed == [Penalty.FINE] and not options.permit_affected
     after = _after(created)
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: a penalidade “Suspensão” .* Art\. 25"):
+    with raises_rule("enforcement_organisation_penalty"):
         enforcement.decide(supervisor, created.id, DecisionInput(
             Outcome.UPHELD, "Condutor inabilitado comprovado.", penalty=Penalty.SUSPENSION, suspension_days=30),
             today=after)
@@ -95,10 +96,10 @@ def test_an_employer_notice_is_recorded_and_decided_with_a_fine(ctx: AppContext,
 def test_art25_is_only_for_an_organisation_and_an_organisation_only_for_art25(
         ctx: AppContext, inspector: AppContext, supervisor: AppContext) -> None:
     employer = _employer(supervisor)
-    with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único: uma empresa .* “Art\. 30, Grupo 2"):
+    with raises_rule("enforcement_organisation_kind"):
         enforcement.create_notice(inspector, _input("30.2.VI", employer))
     holder = add_holder(ctx, service=ServiceType.MOTOFRETE)
-    with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único: pela infração do Art\. 25, II"):
+    with raises_rule("enforcement_employer_only"):
         enforcement.create_notice(inspector, _input("25.II", None, OffenderKind.HOLDER, holder.person_id))
     with ctx.read() as s:
         assert s.scalars(select(InfractionNotice)).first() is None

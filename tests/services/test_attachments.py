@@ -8,7 +8,7 @@ import pytest
 from PIL import Image
 from reportlab.pdfgen import canvas
 from sqlalchemy import func, select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, Blob, PersonDocument
 from motodesk.rules.dossier import DocumentKind
@@ -86,14 +86,14 @@ def test_same_bytes_stored_once(clerk: AppContext, person: int) -> None:
 
 def test_removal_keeps_the_scan_with_who_and_why(clerk: AppContext, supervisor: AppContext, person: int) -> None:
     added = attachments.attach_to_document(clerk, person, DocumentKind.MEDICAL, "atestado.pdf", pdf_bytes())
-    with pytest.raises(InvalidInputError, match="motivo"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("reason",)):
         attachments.remove_attachment(clerk, added.attachment.id, "  ")
     removed = attachments.remove_attachment(supervisor, added.attachment.id, "Atestado de outra pessoa")
     assert removed.removed and removed.removed_by == "supervisor"
     assert attachments.list_attachments(clerk, "person_documents", added.document_id) == []
     kept = attachments.list_attachments(clerk, "person_documents", added.document_id, include_removed=True)
     assert [a.removed_reason for a in kept] == ["Atestado de outra pessoa"]
-    with pytest.raises(MotodeskError, match="já foi removido"):
+    with raises_code(MotodeskError, "attachment.removed"):
         attachments.remove_attachment(clerk, added.attachment.id, "de novo")
 
 

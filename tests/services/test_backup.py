@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from backup_tools import empty_database_fixture, rewrite  # type: ignore[import-not-found]  # noqa: F401
 from sqlalchemy import select, text
+from tests_helpers import raises_code  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, Blob, Setting
 from motodesk.models.db import Database
@@ -87,7 +88,7 @@ def test_round_trip_is_verified_and_keeps_the_files(ctx: AppContext, empty_datab
 
 def test_restore_refuses_a_database_that_is_not_empty(ctx: AppContext, tmp_path: Path) -> None:
     result = backups.create_backup(ctx, tmp_path / "copia.zip")
-    with pytest.raises(backups.RestoreError, match="não está vazio"):
+    with raises_code(backups.RestoreError, "restore"):
         backups.restore_backup(result.path, ctx.db)
     with pytest.raises(InvalidInputError, match="já existe"):
         backups.create_backup(ctx, tmp_path / "copia.zip")
@@ -96,9 +97,9 @@ def test_restore_refuses_a_database_that_is_not_empty(ctx: AppContext, tmp_path:
 def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_database, tmp_path: Path) -> None:
     text_file = tmp_path / "notas.zip"
     text_file.write_text("não é zip")
-    with pytest.raises(backups.RestoreError, match="não é uma cópia de segurança do MotoDesk"):
+    with raises_code(backups.RestoreError, "restore"):
         backups.restore_backup(text_file, empty_database())
-    with pytest.raises(InvalidInputError, match="não encontrado"):
+    with raises_code(InvalidInputError, "backup.file_missing"):
         backups.restore_backup(tmp_path / "sumiu.zip", empty_database())
 
     seed_demo(ctx, 5)
@@ -113,7 +114,7 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
                 data = json.dumps(manifest).encode()
             dst.writestr(item, data)
     # The manifest is signed: an edited one is refused before anything is restored.
-    with pytest.raises(backups.RestoreError, match="assinatura de .*adulterada.zip não confere"):
+    with raises_code(backups.RestoreError, "restore"):
         backups.restore_backup(bad, empty_database())
 
     def one_more_person(manifest: dict, members: dict) -> None:
@@ -121,7 +122,7 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
 
     # Even signed again (with this installation's key), a manifest that lies is caught by the verification.
     resigned = rewrite(good.path, tmp_path / "reassinada.zip", one_more_person)
-    with pytest.raises(backups.RestoreError, match="não confere.*tabela people: 5 linha"):
+    with raises_code(backups.RestoreError, "restore"):
         backups.restore_backup(resigned, empty_database())
 
 
@@ -240,7 +241,7 @@ def test_the_reminder_follows_the_last_backup_and_the_setting(ctx: AppContext, t
     assert backups.backup_reminder(admin, now=later) is None
     backups.set_reminder_days(admin, 0)
     assert backups.backup_reminder(admin, now=later + timedelta(days=400)) is None
-    with pytest.raises(InvalidInputError, match="0 \\(nunca\\) a 365"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("days",)):
         backups.set_reminder_days(admin, 400)
 
 

@@ -16,7 +16,7 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
 from sqlalchemy import select
-from tests_helpers import SCREENSHOTS, existing_register  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, existing_register, raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, BadgePrint, DeputyLink, Permit, Setting
 from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim, verify_token
@@ -26,7 +26,7 @@ from motodesk.rules.settings import DEFAULT_VERIFIER_BASE_URL
 from motodesk.services import badges, permits
 from motodesk.services.badges import BadgeRequest, BadgeStatus
 from motodesk.services.context import AppContext
-from motodesk.services.errors import ConflictError, InvalidInputError, RuleViolationError
+from motodesk.services.errors import ConflictError, InvalidInputError
 
 TODAY = date.today()
 MM_PER_PT = 25.4 / 72
@@ -140,7 +140,7 @@ def test_a_reprint_needs_a_reason_and_supersedes_the_lost_copy(ctx: AppContext, 
                                                                supervisor: AppContext) -> None:
     _dossier, issued = _issued(ctx, supervisor)
     first = _qr(badges.print_badges(clerk, [issued.id]).pdf, 2)[0]
-    with pytest.raises(InvalidInputError, match="motivo da reimpressão"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("reason",)):
         badges.print_badges(clerk, [issued.id])
     second = badges.print_badges(clerk, [issued.id], reason="Perda informada pelo titular (BO 123/2026)",
                                  layout="a4")
@@ -163,7 +163,7 @@ def test_a_suspended_permit_verifies_as_suspended_and_prints_nothing(ctx: AppCon
     result = badges.verify_badge(clerk, token)
     assert result.status is BadgeStatus.SUSPENDED
     assert f"até {TODAY + timedelta(days=20):%d/%m/%Y}" in result.message and "Art. 34, III" in result.message
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, III: .* está suspensa"):
+    with raises_rule("document_state"):
         badges.print_badges(clerk, [issued.id], reason="Dano")
     with ctx.read() as s:
         assert len(s.scalars(select(BadgePrint)).all()) == 1
@@ -271,7 +271,7 @@ def test_deputy_badge_is_marked_and_verifies_as_the_deputy(ctx: AppContext, cler
                                                            supervisor: AppContext) -> None:
     _holder, issued = _issued(ctx, supervisor, name="Titular Tomás Ribeiro")
     deputy = make_dossier(ctx, name="Preposto Paulo Nunes")
-    with pytest.raises(RuleViolationError, match="não tem preposto"):
+    with raises_rule("document_deputy"):
         badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)])
     with ctx.write() as s:
         existing_register(s)
@@ -303,7 +303,7 @@ def test_two_workstations_reprinting_at_once_do_not_share_an_issue_number(ctx: A
         return real(*args, **kwargs)
 
     monkeypatch.setattr(badges, "_render", render_while_another_prints)
-    with pytest.raises(ConflictError, match="Outra estação imprimiu"):
+    with raises_code(ConflictError, "conflict"):
         badges.print_badges(clerk, [issued.id], reason="Perda")
     assert [r.issue_no for r in badges.print_log(clerk, issued.id)] == [2, 1]
     with ctx.read() as s:
@@ -315,7 +315,7 @@ def test_badge_needs_a_current_registration(ctx: AppContext, clerk: AppContext, 
     with ctx.write() as s:
         existing_register(s)
         s.get(Permit, issued.id).certificate_valid_until = TODAY - timedelta(days=1)
-    with pytest.raises(RuleViolationError, match=r"Art\. 4º, § 1º: o certificado de registro .* venceu"):
+    with raises_rule("document_certificate"):
         badges.print_badges(clerk, [issued.id])
     old = make_dossier(ctx, name="Antigo Titular Expirado")
     with ctx.write() as s:
@@ -326,9 +326,9 @@ def test_badge_needs_a_current_registration(ctx: AppContext, clerk: AppContext, 
         s.add(permit)
         s.flush()
         expired_id = permit.id
-    with pytest.raises(RuleViolationError, match="só se imprime crachá de permissão em vigor"):
+    with raises_rule("document_state"):
         badges.print_badges(clerk, [expired_id])
-    with pytest.raises(InvalidInputError, match="duas vezes"):
+    with raises_code(InvalidInputError, "badge.duplicate_in_print"):
         badges.print_badges(clerk, [issued.id, issued.id])
 
 

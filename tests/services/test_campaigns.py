@@ -15,7 +15,7 @@ from PIL import Image
 from pypdf import PdfReader
 from reports_factory import holder  # type: ignore[import-not-found]
 from sqlalchemy import func, select
-from tests_helpers import SCREENSHOTS  # type: ignore[import-not-found]
+from tests_helpers import SCREENSHOTS, raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import AppointmentEvent, AuditEvent, Campaign, CampaignAppointment, InfractionNotice
 from motodesk.rules.campaign import AppointmentState, CertificateKind, DriverRole, is_slot
@@ -28,7 +28,6 @@ from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
     PermissionDeniedError,
-    RuleViolationError,
 )
 from motodesk.services.settings import law_settings, update_settings
 
@@ -99,7 +98,7 @@ def test_open_writes_nothing_when_any_step_fails(supervisor: AppContext, monkeyp
     monday = T + timedelta(days=26)  # all three fall due by then
     while not is_business_day(monday, law_settings(supervisor)):
         monday += timedelta(days=1)
-    with pytest.raises(InvalidInputError, match="comporta 1 atendimento") as caught:
+    with raises_code(InvalidInputError, "invalid_input", fields=("period_end",)) as caught:
         campaigns.open_campaign(supervisor, monday, monday, today=T)
     assert "period_end" in caught.value.fields
     update_settings(supervisor, {"campaign_slots_per_day": 16})
@@ -119,7 +118,7 @@ def test_open_writes_nothing_when_any_step_fails(supervisor: AppContext, monkeyp
 def test_nobody_to_call_and_bad_periods(supervisor: AppContext) -> None:
     holder(supervisor, "Edu Martins", ServiceType.MOTOBOY, today=T, issued_on=T - timedelta(days=10),
            medical_issued=T - timedelta(days=10))
-    with pytest.raises(InvalidInputError, match="não há quem convocar"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("period_end",)):
         campaigns.open_campaign(supervisor, *PERIOD, today=T)
     with pytest.raises(InvalidInputError) as caught:
         campaigns.open_campaign(supervisor, PERIOD[1], PERIOD[0], today=T)
@@ -135,18 +134,18 @@ def test_reschedule_keeps_the_history_and_checks_the_slot(supervisor: AppContext
     first, second = campaigns.list_appointments(clerk, opened.campaign.id)
     settings = law_settings(clerk)
 
-    with pytest.raises(InvalidInputError, match="ocupado"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("slot",)):
         campaigns.reschedule(clerk, first.id, second.slot, version=first.version)
     saturday = first.slot + timedelta(days=(5 - first.slot.weekday()) % 7)
-    with pytest.raises(InvalidInputError, match="não é um horário de atendimento"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("slot",)):
         campaigns.reschedule(clerk, first.id, saturday.replace(hour=9, minute=0), version=first.version)
-    with pytest.raises(InvalidInputError, match="fora do recadastramento"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("slot",)):
         campaigns.reschedule(clerk, first.id, datetime.combine(period[1] + timedelta(days=7), first.slot.time()))
 
     target = campaigns.free_slots(clerk, opened.campaign.id, limit=5)[-1]
     moved = campaigns.reschedule(clerk, first.id, target, version=first.version, reason="Pediu outro dia")
     assert moved.slot == target and moved.state is AppointmentState.RESCHEDULED
-    with pytest.raises(MotodeskError, match="Outra estação"):
+    with raises_code(MotodeskError, "conflict"):
         campaigns.reschedule(clerk, first.id, None, version=first.version)  # the old version
     again = campaigns.reschedule(clerk, first.id, None, version=moved.version)  # next free slot
     assert again.slot != target and is_slot(again.slot, settings)
@@ -159,7 +158,7 @@ def test_reschedule_keeps_the_history_and_checks_the_slot(supervisor: AppContext
     assert history[2].from_slot == target and history[2].to_slot == again.slot
 
     # A missed appointment cannot be marked before its time.
-    with pytest.raises(InvalidInputError, match="ainda não chegou"):
+    with raises_code(InvalidInputError, "campaign.not_yet_time"):
         campaigns.mark_attendance(clerk, second.id, False)
 
 
@@ -173,7 +172,7 @@ def test_attendance_close_and_the_absent_with_their_infraction(supervisor: AppCo
 
     came = campaigns.mark_attendance(clerk, ana.id, True, version=ana.version)
     assert came.state is AppointmentState.ATTENDED
-    with pytest.raises(RuleViolationError, match="já compareceu"):
+    with raises_rule("campaign_appointment"):
         campaigns.mark_attendance(clerk, ana.id, False)
     campaigns.mark_attendance(clerk, carla.id, False, reason="Não veio")
     with pytest.raises(PermissionDeniedError):
@@ -192,9 +191,9 @@ def test_attendance_close_and_the_absent_with_their_infraction(supervisor: AppCo
     assert "Art. 30, Grupo 1, I" in absent[people["davi"]].infraction_text
     history = campaigns.appointment_history(clerk, davi.id)
     assert history[-1].to_state is AppointmentState.MISSED and "Encerramento" in (history[-1].reason or "")
-    with pytest.raises(RuleViolationError, match="encerrado"):
+    with raises_rule("campaign_appointment"):
         campaigns.mark_attendance(clerk, davi.id, True)
-    with pytest.raises(MotodeskError, match="já foi encerrado"):
+    with raises_code(MotodeskError, "campaign.closed"):
         campaigns.close_campaign(supervisor, cid)
     progress = campaigns.progress(clerk)
     assert progress is not None and (progress.attended, progress.missed, progress.pending) == (1, 2, 0)
@@ -219,7 +218,7 @@ def test_close_waits_for_appointments_still_ahead(supervisor: AppContext) -> Non
     today = local_today()
     holder(supervisor, "Ana Paula Vieira", today=today, issued_on=today - timedelta(days=340))
     opened = campaigns.open_campaign(supervisor, today + timedelta(days=1), today + timedelta(days=30))
-    with pytest.raises(InvalidInputError, match="por vir"):
+    with raises_code(InvalidInputError, "campaign.appointments_ahead"):
         campaigns.close_campaign(supervisor, opened.campaign.id)
     later = datetime.now(UTC) + timedelta(days=40)
     assert campaigns.close_campaign(supervisor, opened.campaign.id, now=later).marked_absent == 1

@@ -10,6 +10,7 @@ import pytest
 from openpyxl import load_workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select, update
+from tests_helpers import raises_code  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, BadgePrint, CardUse, Permit
 from motodesk.rules.common import PermitState, ServiceType
@@ -51,18 +52,18 @@ def test_batches_refuse_overlaps_and_bad_ranges(ctx: AppContext, supervisor: App
     assert (first.first_serial, first.last_serial, first.cards, first.left, first.note) == (
         "000101", "000200", 100, 100, "NF 1.234")
     for lo, hi in (("000150", "000250"), ("000050", "000101"), ("120", "130"), ("000001", "000999")):
-        with pytest.raises(InvalidInputError, match="sobrepõe ao lote já registrado de 000101 a 000200") as exc:
+        with raises_code(InvalidInputError, "invalid_input", fields=("first_serial",)) as exc:
             card_stock.record_batch(supervisor, lo, hi)
         assert exc.value.fields == {"first_serial": "Sobreposição com outro lote."}
-    with pytest.raises(InvalidInputError, match="Faixa invertida"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("last_serial",)):
         card_stock.record_batch(supervisor, "000300", "000299")
-    with pytest.raises(InvalidInputError, match="prefixos diferentes"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("last_serial",)):
         card_stock.record_batch(supervisor, "A-1", "B-9")
-    with pytest.raises(InvalidInputError, match="Informe o número do cartão"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("first_serial",)):
         card_stock.record_batch(supervisor, "", "000010")
-    with pytest.raises(InvalidInputError, match="no máximo 100.000 cartões"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("last_serial",)):
         card_stock.record_batch(supervisor, "1", "200000")
-    with pytest.raises(InvalidInputError, match="futura"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("received_on",)):
         card_stock.record_batch(supervisor, "000201", "000210", received_on=TODAY + timedelta(days=1))
     with pytest.raises(PermissionDeniedError):
         card_stock.record_batch(clerk, "000201", "000210")
@@ -110,16 +111,16 @@ def test_once_stock_is_recorded_every_card_print_needs_its_serial(ctx: AppContex
     assert badges.print_log(clerk, one)[0].card_serial is None
     card_stock.record_batch(supervisor, "000001", "000005")
     assert card_stock.serial_required(clerk) and card_stock.serial_required_setting(clerk)
-    with pytest.raises(InvalidInputError, match="Informe o número do cartão de cada crachá") as exc:
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)) as exc:
         badges.print_badges(clerk, [two])
     assert exc.value.fields == {"card_serial": "Obrigatório."}
-    with pytest.raises(InvalidInputError, match="Informe o número do cartão de cada crachá"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [two], card_serials=["  "])
-    with pytest.raises(InvalidInputError, match="um número de cartão por crachá"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [two], card_serials=["000001", "000002"])
-    with pytest.raises(InvalidInputError, match="não pertence a nenhum lote"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [two], card_serials=["000006"])
-    with pytest.raises(InvalidInputError, match="A4 não usa cartões numerados"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [two], layout="a4", card_serials=["000001"])
     assert badges.print_log(clerk, two) == [] and _issue_no(ctx, two) == 0  # nothing written by any refusal
     badges.print_badges(clerk, [two], layout="a4")  # an A4 sheet is not a PVC card
@@ -132,7 +133,7 @@ def test_once_stock_is_recorded_every_card_print_needs_its_serial(ctx: AppContex
     report = card_stock.stock_report(supervisor, TODAY, TODAY)
     assert (report.printed, report.printed_without_card, report.printed_on_a4) == (0, 2, 1)
     card_stock.set_serial_required(supervisor, True)
-    with pytest.raises(InvalidInputError, match="Informe o número do cartão"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [two], reason="Dano")
 
 
@@ -141,25 +142,25 @@ def test_a_card_used_or_spoiled_is_refused_at_print(ctx: AppContext, supervisor:
     one, two = _permit(ctx, supervisor, 0), _permit(ctx, supervisor, 1)
     card_stock.record_batch(supervisor, "000001", "000010")
     badges.print_badges(clerk, [one], card_serials=["000001"])
-    with pytest.raises(InvalidInputError, match=r"cartão 000001 já foi usado no crachá de .* \(1ª via\)") as exc:
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)) as exc:
         badges.print_badges(clerk, [two], card_serials=["1"])
     assert exc.value.fields == {"card_serial": "Cartão já usado."}
-    with pytest.raises(InvalidInputError, match="já foi usado"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         card_stock.check_serial(clerk, "000001")
     assert card_stock.check_serial(clerk, "2") == "000002"
     spoiled = card_stock.spoil_card(clerk, "000002", "Erro de impressão: foto deslocada")
     assert (spoiled.serial, spoiled.spoiled_by) == ("000002", "clerk")
-    with pytest.raises(InvalidInputError, match="registrado como inutilizado .*foto deslocada"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [two], card_serials=["000002"])
-    with pytest.raises(InvalidInputError, match="aparece duas vezes"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         badges.print_badges(clerk, [BadgeRequest(two), BadgeRequest(one)], reason="Perda",
                             card_serials=["000003", "3"])
     assert badges.print_log(clerk, two) == [] and _issue_no(ctx, one) == 1
-    with pytest.raises(InvalidInputError, match="já foi usado"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         card_stock.spoil_card(clerk, "000001", "Cartão danificado")
-    with pytest.raises(InvalidInputError, match="motivo"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("reason",)):
         card_stock.spoil_card(clerk, "000004", "  ")
-    with pytest.raises(InvalidInputError, match="não pertence a nenhum lote"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("card_serial",)):
         card_stock.spoil_card(clerk, "000099", "Danificado")
     assert card_stock.next_free_serials(clerk) == ["000003"]
     badges.print_badges(clerk, [two], card_serials=["000003"])
@@ -171,7 +172,7 @@ def test_the_period_report_is_for_supervisor_and_admin(supervisor: AppContext, c
                                                        ctx: AppContext) -> None:
     from motodesk.services.errors import PermissionDeniedError
 
-    with pytest.raises(PermissionDeniedError, match="não permite"):
+    with raises_code(PermissionDeniedError, "permission_denied"):
         card_stock.stock_report(clerk, TODAY, TODAY)
     assert card_stock.stock_report(supervisor, TODAY, TODAY).received == 0
     assert card_stock.stock_report(ctx, TODAY, TODAY).received == 0  # the system context is an administrator
@@ -220,7 +221,7 @@ def test_the_period_report_counts_and_names_the_anomalies(ctx: AppContext, super
     assert sorted(used) == ["000001", "000003", "000003", "000005", "000777"]
     kinds = [row[0] for row in book["Anomalias"].iter_rows(min_row=3, values_only=True)]
     assert kinds == ["Usado duas vezes", "Fora dos lotes", "Pulado"]
-    with pytest.raises(InvalidInputError, match="termina antes de começar"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("end",)):
         card_stock.stock_report(supervisor, TODAY, yesterday)
 
 
@@ -246,10 +247,10 @@ def test_a_misprinted_badge_moves_to_the_next_card(ctx: AppContext, supervisor: 
     assert _issue_no(ctx, one) == 1  # the same copy: nothing re-signed
     report = card_stock.stock_report(supervisor, TODAY, TODAY)
     assert (report.printed, report.spoiled, report.left, report.anomalies) == (1, 1, 8, [])
-    with pytest.raises(InvalidInputError, match="registrado como inutilizado"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("new_serial",)):
         card_stock.replace_card(clerk, one, 1, deputy=False, new_serial="000001", reason="Outra vez")
     badges.print_badges(clerk, [one], reason="Perda", card_serials=["000003"])
-    with pytest.raises(InvalidInputError, match="via em uso"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("print",)):
         card_stock.replace_card(clerk, one, 1, deputy=False, new_serial="000004", reason="Erro")
     with ctx.read() as s:
         moved = s.scalars(select(AuditEvent).where(AuditEvent.table_name == "card_uses",

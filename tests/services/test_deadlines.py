@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from pypdf import PdfReader
 from reports_factory import holder, inspection, notice  # type: ignore[import-not-found]
-from tests_helpers import existing_register  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
@@ -150,9 +150,9 @@ def test_renewal_letters_one_per_holder(clerk: AppContext, inspector: AppContext
 
     with pytest.raises(PermissionDeniedError):
         svc.renewal_letters(inspector, rows, campaign, today=today)
-    with pytest.raises(InvalidInputError, match="já passou"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("deadline",)):
         svc.renewal_letters(clerk, rows, Campaign(deadline=today - timedelta(days=1)), today=today)
-    with pytest.raises(InvalidInputError, match="Nenhuma"):
+    with raises_code(InvalidInputError, "deadline.no_permit_in_force"):
         svc.renewal_letters(clerk, [], campaign, today=today)
 
 

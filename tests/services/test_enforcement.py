@@ -11,6 +11,7 @@ import pytest
 from enforcement_factory import add_deputy, add_holder, an_hour_ago  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import select
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, Decision, InfractionNotice, Permit, PermitEvent
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
@@ -96,7 +97,7 @@ def test_the_notice_prints_in_two_copies_on_a4(ctx: AppContext, inspector: AppCo
     assert holder.name in text and created.defence_due.strftime("%d/%m/%Y") in text
     documents = enforcement.notice_documents(inspector, created.id)
     assert [title for title, _ in documents] == [f"Auto de Infração {created.number}"]
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 2º"):
+    with raises_rule("no_refusal"):
         enforcement.refusal_certificate_pdf(inspector, created.id)
 
 
@@ -131,7 +132,7 @@ def test_a_notice_dated_in_the_future_is_refused(ctx: AppContext, inspector: App
 
 
 def test_bad_notice_input_names_each_field(ctx: AppContext, inspector: AppContext) -> None:
-    with pytest.raises(InvalidInputError, match="Escolha a infração"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("infraction",)):
         enforcement.create_notice(inspector, NoticeInput("99.9.IX", an_hour_ago(), "x", OffenderKind.HOLDER))
     with pytest.raises(InvalidInputError) as info:
         enforcement.create_notice(inspector, NoticeInput(TROCO, None, " ", OffenderKind.HOLDER))
@@ -141,14 +142,14 @@ def test_bad_notice_input_names_each_field(ctx: AppContext, inspector: AppContex
 def test_only_inspectors_and_supervisors_write_notices(ctx: AppContext, clerk: AppContext,
                                                        supervisor: AppContext) -> None:
     holder = add_holder(ctx)
-    with pytest.raises(PermissionDeniedError, match="Perfis autorizados: Supervisor, Vistoriador/Fiscal"):
+    with raises_code(PermissionDeniedError, "permission_denied"):
         _notice(clerk, holder)
     assert _notice(supervisor, holder).number.startswith("AI-0001/")
 
 
 def test_a_holder_without_permit_in_force_is_not_a_holder(ctx: AppContext, inspector: AppContext) -> None:
     holder = add_holder(ctx, state=PermitState.REVOKED)
-    with pytest.raises(RuleViolationError, match=r"Art\. 30: .*não é titular de permissão.*Art\. 32"):
+    with raises_rule("no_permit"):
         _notice(inspector, holder)
 
 
@@ -161,7 +162,7 @@ def test_deputy_notices_and_holder_only_duties(ctx: AppContext, inspector: AppCo
     view = enforcement.get_notice(inspector, created.id)
     assert view.offender_kind is OffenderKind.DEPUTY and view.permit_id == holder.permit_id
     assert view.offender_name == "Marcos Antônio Ribeiro"
-    with pytest.raises(RuleViolationError, match=r"Art\. 31: .*titular\), não do preposto"):
+    with raises_rule("holder_only"):
         enforcement.create_notice(inspector, NoticeInput(
             BAIXA_PREPOSTO, an_hour_ago(), "Sede da SESTRAN", OffenderKind.DEPUTY, person_id=deputy_id,
             description="x"))
@@ -252,7 +253,7 @@ def test_decision_after_the_period_without_defence(ctx: AppContext, inspector: A
                                 today=_after_defence(created))
     assert result.status is NoticeStatus.CLOSED and result.penalty is None
     assert enforcement.get_notice(supervisor, created.id).closed_by == "supervisor"
-    with pytest.raises(RuleViolationError, match="está encerrado"):
+    with raises_rule("enforcement_closed"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "x"),
                            today=_after_defence(created))
 
@@ -270,12 +271,12 @@ def test_a_defence_with_its_scan(ctx: AppContext, inspector: AppContext, clerk: 
     assert (name, media_type, content) == ("defesa.pdf", "application/pdf", pdf)
     with ctx.read() as s:
         assert s.get(Attachment, recorded.attachment_ids[0]).owner_table == "defences"
-    with pytest.raises(InvalidInputError, match="não é um PDF, JPEG ou PNG"):
+    with raises_code(InvalidInputError, "attachment.bad_type"):
         enforcement.record_defence(clerk, created.id, FiledDocument(text="x", files=[("carta.pdf", b"hello")]))
     with pytest.raises(InvalidInputError) as info:
         enforcement.record_defence(clerk, created.id, FiledDocument())
     assert "text" in info.value.fields
-    with pytest.raises(InvalidInputError, match="Corrija") as info:
+    with raises_code(InvalidInputError, "invalid_input", fields=("received_on",)) as info:
         enforcement.record_defence(clerk, created.id, FiledDocument(
             text="x", received_on=date.today() + timedelta(days=3)))
     assert "no futuro" in info.value.fields["received_on"]
@@ -283,7 +284,7 @@ def test_a_defence_with_its_scan(ctx: AppContext, inspector: AppContext, clerk: 
         enforcement.record_defence(inspector, created.id, FiledDocument(text="x"))
     enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "Acolhida a defesa."),
                        today=created.notified_on)
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º: o auto .* já foi decidido"):
+    with raises_rule("defence_after_decision"):
         enforcement.record_defence(clerk, created.id, FiledDocument(text="Mais argumentos."))
 
 
@@ -318,13 +319,13 @@ def test_a_penalty_above_the_classification_is_refused_with_the_article(ctx: App
                                                                  suspension_days=10), today=day)
     assert "Art. 34, III" in str(info.value) and "média (Art. 33, II)" in str(info.value)
     assert "advertência por escrito e multa" in str(info.value)
-    with pytest.raises(RuleViolationError, match=r"Art\. 33, parágrafo único: informe o motivo"):
+    with raises_rule("reclassification"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "x", Penalty.SUSPENSION,
                                                                  severity=Severity.GRAVE, suspension_days=10),
                            today=day)
-    with pytest.raises(InvalidInputError, match="fundamentada"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("grounds",)):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, " ", Penalty.FINE), today=day)
-    with pytest.raises(InvalidInputError, match="Escolha a penalidade"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("penalty",)):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "x"), today=day)
     assert enforcement.get_notice(supervisor, created.id).status is NoticeStatus.OPEN
 
@@ -332,7 +333,7 @@ def test_a_penalty_above_the_classification_is_refused_with_the_article(ctx: App
 def test_an_inspector_cannot_decide(ctx: AppContext, inspector: AppContext, clerk: AppContext) -> None:
     created = _notice(inspector, add_holder(ctx))
     for who in (inspector, clerk):
-        with pytest.raises(PermissionDeniedError, match=r"não permite esta operação.*Supervisor"):
+        with raises_code(PermissionDeniedError, "permission_denied"):
             enforcement.decide(who, created.id, DecisionInput(Outcome.DISMISSED, "x"),
                                today=_after_defence(created))
     with pytest.raises(PermissionDeniedError):
@@ -433,7 +434,7 @@ def test_a_suspension_of_a_suspended_permit_is_refused_before_writing(ctx: AppCo
                                                                       supervisor: AppContext) -> None:
     holder = add_holder(ctx, state=PermitState.SUSPENDED)
     created = _notice(inspector, holder, DESACATO)
-    with pytest.raises(RuleViolationError, match="não se aplica no estado “Suspensa”"):
+    with raises_rule("transition_state"):
         enforcement.decide(supervisor, created.id, DecisionInput(
             Outcome.UPHELD, "x", Penalty.SUSPENSION, suspension_days=3), today=_after_defence(created))
     assert enforcement.get_notice(supervisor, created.id).decisions == []
@@ -451,7 +452,7 @@ def test_a_revocation_takes_effect_when_the_decision_is_final(ctx: AppContext, i
         clerk, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
     with ctx.read() as s:
         assert s.get(Permit, holder.permit_id).state is PermitState.ACTIVE
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, parágrafo único: o prazo de recurso"):
+    with raises_rule("enforcement_appeal_period"):
         enforcement.close_process(supervisor, created.id, today=day)
     closed = enforcement.close_process(supervisor, created.id, today=due + timedelta(days=1))
     assert closed.permit_effect is PermitEffect.REVOKED
@@ -469,12 +470,12 @@ def test_an_appeal_against_a_suspension_granted_reinstates(ctx: AppContext, insp
     day = _after_defence(created)
     first = enforcement.decide(supervisor, created.id, DecisionInput(
         Outcome.UPHELD, "Desacato.", Penalty.SUSPENSION, suspension_days=30), today=day)
-    with pytest.raises(RuleViolationError, match="já foi decidido"):
+    with raises_rule("enforcement_already_decided"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "x"), today=day)
     assert first.appeal_due is None
     due = enforcement.record_decision_notification(
         clerk, created.id, enforcement.NotificationInput(enforcement.NotificationMethod.IN_PERSON, day), today=day).appeal_due
-    with pytest.raises(RuleViolationError, match="intempestivo"):
+    with raises_rule("appeal_late"):
         enforcement.record_appeal(clerk, created.id, FiledDocument(
             text="Recorro.", received_on=due + timedelta(days=1)),
             today=due + timedelta(days=2))
@@ -525,9 +526,9 @@ def test_art32_unregistered_person_and_vehicle(ctx: AppContext, inspector: AppCo
     _reader, text = _pdf_text(enforcement.notice_pdf(inspector, created.id))
     assert "5 UFM e apreensão do veículo" in text and "Não permissionário" in text
     day = _after_defence(created)
-    with pytest.raises(RuleViolationError, match=r"Art\. 32: a penalidade é fixada pela própria lei"):
+    with raises_rule("penalty_fixed"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "x", Penalty.WARNING), today=day)
-    with pytest.raises(RuleViolationError, match=r"Art\. 32: .* não admite reclassificação"):
+    with raises_rule("reclassification"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.UPHELD, "x", Penalty.FINE,
                                                                  severity=Severity.LEVE,
                                                                  reclassification_reason="motivo"), today=day)
@@ -541,11 +542,11 @@ def test_art32_unregistered_person_and_vehicle(ctx: AppContext, inspector: AppCo
 def test_art32_is_not_for_a_mototaxi_permit_holder_nor_arts_30_31_for_the_unregistered(
         ctx: AppContext, inspector: AppContext) -> None:
     holder = add_holder(ctx, service=ServiceType.MOTOTAXI)
-    with pytest.raises(RuleViolationError, match=r"Art\. 32: .*tem permissão de mototáxi em vigor"):
+    with raises_rule("art32_has_permit"):
         enforcement.create_notice(inspector, NoticeInput(
             "32", an_hour_ago(), "Centro", OffenderKind.UNREGISTERED, offender_cpf=holder.cpf, plate="ABC1234",
             description="x"))
-    with pytest.raises(RuleViolationError, match="responde pelo Art. 32"):
+    with raises_rule("unregistered_kind"):
         enforcement.create_notice(inspector, NoticeInput(
             TROCO, an_hour_ago(), "Centro", OffenderKind.UNREGISTERED, offender_name="Beltrano Souza",
             plate="ABC1234", description="x"))

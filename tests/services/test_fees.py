@@ -19,6 +19,7 @@ import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import func, select
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import Application, AuditEvent, FeePayment, Inspection, Permit, PermitEvent
 from motodesk.rules.checklist import ItemResult
@@ -189,7 +190,7 @@ def test_a_paid_act_refuses_without_the_dam_and_completes_with_it(ctx: AppContex
     assert used.used and used.used_at is not None
 
     # The payment paid for one act: the same act again needs a new guia, and the DAM cannot be reused.
-    with pytest.raises(InvalidInputError, match="já foi registrada") as reused:
+    with raises_code(InvalidInputError, "invalid_input", fields=("number",)) as reused:
         fees.record_payment(clerk, act.act, subject, "DAM2026/0001", TODAY, "45,90")
     assert "number" in reused.value.fields
 
@@ -201,7 +202,7 @@ def test_a_dam_number_is_used_once_across_acts_and_subjects(ctx: AppContext, cle
     first, second = _prepare_permit(ctx), _prepare_permit(ctx)
     fees.record_payment(clerk, FeeAct.RENEWAL, first, "123456", TODAY, "30,00")
     for act, subject, amount in ((FeeAct.RENEWAL, second, "30"), (FeeAct.EXTENSION, first, "80")):
-        with pytest.raises(InvalidInputError, match="123456 já foi registrada"):
+        with raises_code(InvalidInputError, "invalid_input", fields=("number",)):
             fees.record_payment(clerk, act, subject, "123 456", TODAY, amount)
     with ctx.read() as s:
         assert s.scalar(select(func.count(FeePayment.id))) == 1
@@ -216,13 +217,13 @@ def test_a_payment_must_be_the_fee_in_force(ctx: AppContext, clerk: AppContext, 
     with pytest.raises(InvalidInputError) as future:
         fees.record_payment(clerk, FeeAct.RENEWAL, permit_id, "9001", TODAY + timedelta(days=2), "30,00")
     assert "não pode ser futura" in future.value.fields["paid_on"]
-    with pytest.raises(InvalidInputError, match="Informe o número da guia/DAM"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("number",)):
         fees.record_payment(clerk, FeeAct.RENEWAL, permit_id, "  ", TODAY, "30,00")
 
     # Paid at the old value, then the fee went up: the renewal is refused until the right amount is paid.
     fees.record_payment(clerk, FeeAct.RENEWAL, permit_id, "9001", TODAY, "30,00")
     fees.set_fee(supervisor, FeeAct.RENEWAL, "35,00", BASIS)
-    with pytest.raises(RuleViolationError, match="pagou R\\$ 30,00, mas a taxa de renovação do registro em vigor é R\\$ 35,00"):
+    with raises_rule("fee_renewal"):
         permits.renew_registration(clerk, permit_id)
     fees.record_payment(clerk, FeeAct.RENEWAL, permit_id, "9002", TODAY, "35,00")
     permits.renew_registration(clerk, permit_id)
@@ -232,10 +233,10 @@ def test_a_payment_must_be_the_fee_in_force(ctx: AppContext, clerk: AppContext, 
 
 def test_no_payment_to_record_for_a_zero_fee_nor_for_a_missing_subject(ctx: AppContext, clerk: AppContext,
                                                                         supervisor: AppContext) -> None:
-    with pytest.raises(InvalidInputError, match="está zerada"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("act",)):
         fees.record_payment(clerk, FeeAct.INSPECTION, 1, "1", TODAY, "0")
     fees.set_fee(supervisor, FeeAct.INSPECTION, "20", BASIS)
-    with pytest.raises(NotFoundError, match="não existe mais"):
+    with raises_code(NotFoundError, "not_found"):
         fees.record_payment(clerk, FeeAct.INSPECTION, 999_999, "1", TODAY, "20")
 
 

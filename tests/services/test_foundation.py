@@ -8,7 +8,7 @@ from datetime import date
 import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, Permit, Person, User, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -35,7 +35,7 @@ def test_stale_save_raises_conflict_and_keeps_the_first(clerk: AppContext) -> No
     second = people.get_person(clerk, pid)
     people.save_person(clerk, PersonInput(full_name="Maria Primeira Versão", cpf=first.cpf),
                        person_id=pid, expected_version=first.version)
-    with pytest.raises(ConflictError, match="Outra estação salvou"):
+    with raises_code(ConflictError, "conflict"):
         people.save_person(clerk, PersonInput(full_name="Maria Segunda Versão", cpf=second.cpf),
                            person_id=pid, expected_version=second.version)
     assert people.get_person(clerk, pid).full_name == "Maria Primeira Versão"
@@ -135,7 +135,7 @@ def test_each_service_refuses_the_wrong_role(ctx: AppContext, service, allowed, 
     for role in Role:
         if role in allowed:
             continue
-        with pytest.raises(PermissionDeniedError, match="não permite esta operação"):
+        with raises_code(PermissionDeniedError, "permission_denied"):
             service(user_ctx(ctx, role), *args)
 
 
@@ -213,7 +213,7 @@ def test_passwords_are_argon2id(ctx: AppContext) -> None:
 
 
 def test_unknown_user_and_short_password(ctx: AppContext) -> None:
-    with pytest.raises(AuthenticationError, match="Usuário ou senha incorretos"):
+    with raises_code(AuthenticationError, "authentication"):
         auth.authenticate(ctx, "fantasma", "x")
-    with pytest.raises(InvalidInputError, match="pelo menos 8"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("password",)):
         auth.create_user(ctx, "carla", "Carla", Role.CLERK, "curta")

@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 from reports_factory import holder  # type: ignore[import-not-found]
 from sqlalchemy import func, select
-from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.exports.importer import TEMPLATE_COLUMNS, TEMPLATE_SHEET, write_template
 from motodesk.models import (
@@ -188,7 +188,7 @@ def test_a_changed_register_since_the_preview_imports_nothing(clerk: AppContext,
         existing_register(s)
         s.get(Vehicle, other.holder.vehicle_id).plate = "MNO5P67"
     before = count(clerk, Person)
-    with pytest.raises(InvalidInputError, match="nada foi importado") as err:
+    with raises_code(InvalidInputError, "import.register_changed") as err:
         apply_import(clerk, preview)
     assert "Linha 3:" in str(err.value) and "MNO5P67" in str(err.value)
     assert count(clerk, Person) == before  # not even the first, valid, row
@@ -199,7 +199,7 @@ def test_only_the_confirmed_lines(clerk: AppContext, folder: Path) -> None:
     path = register(folder / "cadastro.xlsx", [row(a, "Fábio Lima Souza"), row(b, "Gisele Martins Reis"),
                                                row("111", "Hélio Inválido")])
     preview = preview_import(clerk, path)
-    with pytest.raises(InvalidInputError, match="recusadas ou inexistentes"):
+    with raises_code(InvalidInputError, "import.rows_not_confirmable"):
         apply_import(clerk, preview, [2, 4])
     summary = apply_import(clerk, preview, [3])
     assert summary.created == 1
@@ -234,7 +234,7 @@ def test_bad_files_and_roles(clerk: AppContext, inspector: AppContext, ctx: AppC
     preview = preview_import(clerk, text)
     assert not preview.file_ok and preview.lines == []
     assert render_preview(preview).startswith("Arquivo cadastro.xlsx recusado; nada foi importado.")
-    with pytest.raises(InvalidInputError, match="recusado"):
+    with raises_code(InvalidInputError, "import.file_refused"):
         apply_import(clerk, preview)
 
     renamed = folder / "renomeado.xlsx"

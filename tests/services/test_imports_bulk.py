@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
-from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, Decree, Permit, PermitEvent, Person, PersonDocument, Vehicle
 from motodesk.models.audit import verify_chain
@@ -208,7 +208,7 @@ def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppC
         return real_build(lines, file_name, user)
 
     monkeypatch.setattr(imports._BulkPlan, "build", staticmethod(build))
-    with pytest.raises(MotodeskError, match="nada foi importado") as err:
+    with raises_code(MotodeskError, "import.register_changed") as err:
         apply_import(clerk, preview)
     assert calls["n"] == 1 and "Linha 4:" in str(err.value) and "já está no veículo ativo" in str(err.value)
     with ctx.read() as s:  # not even the three rows that were still fine

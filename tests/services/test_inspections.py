@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.checklist import ItemResult, checklist_for
 from motodesk.rules.common import ServiceType
@@ -69,7 +69,7 @@ def test_fail_one_item_then_reinspect_only_that_item_and_approve(clerk: AppConte
         assert item.text in text
     assert all((round(float(p.mediabox.width), 2), round(float(p.mediabox.height), 2)) == A4 for p in reader.pages)
 
-    with pytest.raises(MotodeskError, match="reprovada não pode ser alterada"):
+    with raises_code(MotodeskError, "inspection.failed_locked"):
         inspections.save_draft(inspector, iid, answers(view))
     again = inspections.reopen_as_reinspection(inspector, iid)
     assert inspections.reopen_as_reinspection(inspector, iid) == again  # the same draft, not a second one
@@ -138,14 +138,14 @@ def test_an_approved_inspection_is_only_superseded_with_a_reason(clerk: AppConte
     iid = inspections.start_inspection(inspector, vehicle_id=vid)
     view = inspections.get_inspection(inspector, iid)
     inspections.conclude_inspection(inspector, iid, answers(view))
-    with pytest.raises(MotodeskError, match="aprovada não pode ser alterada"):
+    with raises_code(MotodeskError, "inspection.approved_locked"):
         inspections.save_draft(inspector, iid, answers(view, {"A19-IV-RAINCAPE": "sem capa"}))
-    with pytest.raises(MotodeskError, match="aprovada não pode ser alterada"):
+    with raises_code(MotodeskError, "inspection.approved_locked"):
         inspections.conclude_inspection(inspector, iid, answers(view))
     with pytest.raises(InvalidInputError):
         inspections.supersede_inspection(supervisor, iid, "erro")
     new = inspections.supersede_inspection(supervisor, iid, "Capa de chuva registrada por engano como presente")
-    with pytest.raises(MotodeskError, match="Já existe uma vistoria em preenchimento"):
+    with raises_code(MotodeskError, "inspection.replacement_open"):
         inspections.supersede_inspection(supervisor, iid, "Capa de chuva registrada por engano de novo")
     assert inspections.get_inspection(inspector, iid).status is InspectionStatus.APPROVED  # until the new one ends
     draft = inspections.get_inspection(supervisor, new)

@@ -23,6 +23,7 @@ from enforcement_factory import (  # type: ignore[import-not-found]
     suspend_through_process,
 )
 from sqlalchemy import func, select
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import (
     Application,
@@ -65,8 +66,7 @@ def _state(ctx: AppContext, permit_id: int) -> PermitState:
 
 def test_suspension_refuses_a_made_up_notice_number(ctx: AppContext) -> None:
     holder = add_holder(ctx, service=ServiceType.MOTOBOY)
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, III: o auto de infração AI-9999/2026 "
-                                                 r"não está registrado"), ctx.write() as s:
+    with raises_rule("evidence_notice_unknown"), ctx.write() as s:
         permit = s.get(Permit, holder.permit_id)
         made_up = InfractionNotice(number="AI-9999/2026", status="decided", permit_id=holder.permit_id,
                                    offender_kind="holder", person_id=holder.person_id)
@@ -78,8 +78,7 @@ def test_suspension_refuses_a_made_up_notice_number(ctx: AppContext) -> None:
 def test_suspension_refuses_an_undecided_notice(ctx: AppContext, supervisor: AppContext) -> None:
     holder = add_holder(ctx, service=ServiceType.MOTOBOY)
     notice_id = _holder_notice(supervisor, holder.permit_id, GRAVE)
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, III: o auto de infração .* ainda não "
-                                                 r"foi decidido \(fase: em defesa\)"), ctx.write() as s:
+    with raises_rule("evidence_notice_undecided"), ctx.write() as s:
         permits.apply_suspend(s, SUPERVISOR, s.get(Permit, holder.permit_id), TODAY + timedelta(days=10),
                               notice=s.get(InfractionNotice, notice_id), reason="Grave", on=TODAY)
     assert _state(ctx, holder.permit_id) is PermitState.ACTIVE
@@ -101,11 +100,10 @@ def test_a_decided_notice_of_another_permit_suspends_nothing(ctx: AppContext, su
 def test_a_suspension_notice_does_not_revoke_nor_reinstate_early(ctx: AppContext, supervisor: AppContext) -> None:
     holder = add_holder(ctx, service=ServiceType.MOTOBOY)
     number = suspend_through_process(supervisor, holder.permit_id, TODAY + timedelta(days=20))
-    with pytest.raises(RuleViolationError, match=r"Art\. 34, IV: a decisão do auto de infração .* não aplicou a "
-                                                 r"cassação"), ctx.write() as s:
+    with raises_rule("evidence_notice_other_penalty"), ctx.write() as s:
         notice = s.scalar(select(InfractionNotice).where(InfractionNotice.number == number))
         permits.apply_revoke(s, SUPERVISOR, s.get(Permit, holder.permit_id), reason="x", on=TODAY, notice=notice)
-    with pytest.raises(RuleViolationError, match=r"não tem decisão em recurso"), ctx.write() as s:
+    with raises_rule("evidence_notice_no_appeal"), ctx.write() as s:
         notice = s.scalar(select(InfractionNotice).where(InfractionNotice.number == number))
         permits.apply_reinstate(s, SUPERVISOR, s.get(Permit, holder.permit_id), reason="x", on=TODAY, notice=notice)
     assert _state(ctx, holder.permit_id) is PermitState.SUSPENDED
@@ -113,14 +111,12 @@ def test_a_suspension_notice_does_not_revoke_nor_reinstate_early(ctx: AppContext
 
 def test_the_art_35_cassacao_needs_the_recorded_judgment(ctx: AppContext) -> None:
     holder = add_holder(ctx, service=ServiceType.MOTOBOY)
-    with pytest.raises(RuleViolationError, match=r"Art\. 35: a cassação por condenação criminal exige a condenação "
-                                                 r"transitada em julgado registrada"), ctx.write() as s:
+    with raises_rule("evidence_conviction_unrecorded"), ctx.write() as s:
         unrecorded = CriminalJudgment(permit_id=holder.permit_id, person_id=holder.person_id, court="Vara",
                                       case_number="1", final_on=TODAY, recorded_by="x")
         permits.apply_revoke(s, SUPERVISOR, s.get(Permit, holder.permit_id), reason="Art. 35", on=TODAY,
                              conviction=unrecorded)
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, IV: a cassação só se aplica por "
-                                                 r"decisão em processo"), ctx.write() as s:
+    with raises_rule("transition_process"), ctx.write() as s:
         permits.apply_revoke(s, SUPERVISOR, s.get(Permit, holder.permit_id), reason="Art. 35", on=TODAY)
     assert _state(ctx, holder.permit_id) is PermitState.ACTIVE
 
@@ -130,8 +126,7 @@ def test_a_judgment_recorded_against_another_permit_revokes_nothing(ctx: AppCont
     other = add_holder(ctx, "Outro", service=ServiceType.MOTOBOY)
     record_final_conviction(supervisor, convicted.permit_id, ConvictionInput(
         "1ª Vara Criminal de Patrocínio", "00012345620248130481", TODAY - timedelta(days=2)))
-    with pytest.raises(RuleViolationError, match=r"Art\. 35: a condenação .* foi registrada contra outra "
-                                                 r"permissão"), ctx.write() as s:
+    with raises_rule("evidence_conviction_other_permit"), ctx.write() as s:
         judgment = s.scalars(select(CriminalJudgment)).one()
         permits.apply_revoke(s, SUPERVISOR, s.get(Permit, other.permit_id), reason="Art. 35", on=TODAY,
                              conviction=judgment)
@@ -144,14 +139,14 @@ def test_deputy_steps_take_the_notice_against_the_deputy(ctx: AppContext, superv
     holder_notice = _holder_notice(supervisor, holder.permit_id, GRAVE)
     with ctx.write() as s:
         link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id))
-        with pytest.raises(RuleViolationError, match=r"ainda não foi decidido"):
+        with raises_rule("evidence_notice_undecided"):
             deputies.apply_deputy_suspend(s, SUPERVISOR, link, TODAY + timedelta(days=5),
                                           notice=s.get(InfractionNotice, holder_notice), reason="x", on=TODAY)
     number = suspend_through_process(supervisor, holder.permit_id, TODAY + timedelta(days=20))  # the holder's
     with ctx.write() as s:
         link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id))
         notice = s.scalar(select(InfractionNotice).where(InfractionNotice.number == number))
-        with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º; Art\. 34, IV: .* não é do preposto"):
+        with raises_rule("evidence_notice_other_offender"):
             deputies.apply_deputy_revoke(s, SUPERVISOR, link, notice=notice, reason="x", on=TODAY)
     with ctx.read() as s:
         link = s.scalar(select(DeputyLink).where(DeputyLink.permit_id == holder.permit_id))
@@ -188,13 +183,13 @@ def test_a_typing_correction_is_the_supervisors_with_reason_and_crlv_and_shows_i
     with pytest.raises(PermissionDeniedError):
         vehicles.correct_identifier(clerk, holder.vehicle_id, "plate", "QWE1R23", reason="Digitado errado no "
                                     "cadastro", crlv_file=PDF)
-    with pytest.raises(RuleViolationError, match=r"anexe o CRLV"):
+    with raises_rule("vehicle_correction_crlv"):
         vehicles.correct_identifier(supervisor, holder.vehicle_id, "plate", "QWE1R23",
                                     reason="Digitado errado no cadastro", crlv_file=None)
-    with pytest.raises(RuleViolationError, match=r"descreva o erro de digitação"):
+    with raises_rule("vehicle_correction_reason"):
         vehicles.correct_identifier(supervisor, holder.vehicle_id, "plate", "QWE1R23", reason="erro",
                                     crlv_file=PDF)
-    with pytest.raises(RuleViolationError, match=r"a cilindrada muda pela substituição autorizada"):
+    with raises_rule("vehicle_correction_field"):
         vehicles.correct_identifier(supervisor, holder.vehicle_id, "engine_cc", "170",
                                     reason="Digitado errado no cadastro", crlv_file=PDF)
     done = vehicles.correct_identifier(supervisor, holder.vehicle_id, "plate", "QWE1R23",
@@ -236,7 +231,7 @@ def test_seed_demo_refuses_a_register_with_data(ctx: AppContext) -> None:
     from motodesk.services.demo import seed_demo
 
     add_holder(ctx, service=ServiceType.MOTOBOY)
-    with pytest.raises(MotodeskError, match=r"já tem dados \(1 pessoa\(s\), 1 permissão\(ões\)\)"):
+    with raises_code(MotodeskError, "demo.database_not_empty"):
         seed_demo(ctx, 5)
     with ctx.read() as s:
         assert s.scalar(select(func.count(Person.id))) == 1
@@ -284,7 +279,7 @@ def test_a_recorded_conviction_is_not_undone_by_a_new_issue(ctx: AppContext, sup
         s.add(app)
         s.flush()
         app_id = app.id
-    with pytest.raises(RuleViolationError, match=r"Art\. 35: há condenação criminal transitada em julgado"):
+    with raises_rule("transition_conviction"):
         permits.issue(supervisor, app_id)
     with ctx.read() as s:
         assert s.scalar(select(func.count(Permit.id)).where(Permit.person_id == dossier.person_id)) == 1
@@ -299,8 +294,7 @@ def test_a_cassado_deputy_is_not_linked_again(ctx: AppContext, clerk: AppContext
         assert link.revoked and link.end_on is not None
     other = add_holder(ctx, "Outro Titular", service=ServiceType.MOTOBOY)
     for permit_id in (holder.permit_id, other.permit_id):
-        with pytest.raises(RuleViolationError, match=r"Art\. 34, IV: o registro desta pessoa como preposto foi "
-                                                     r"cassado"):
+        with raises_rule("deputy_revoked_before"):
             deputies.nominate_deputy(clerk, permit_id, deputy_id, PDF, on=TODAY)
     with ctx.read() as s:
         assert s.scalar(select(func.count(DeputyLink.id)).where(DeputyLink.deputy_person_id == deputy_id)) == 1
@@ -323,15 +317,15 @@ def test_a_spent_candidacy_is_not_reused(ctx: AppContext, clerk: AppContext, sup
         s.add(app)
         s.flush()
         app_id = app.id
-    with pytest.raises(RuleViolationError, match=r"Art\. 6º: o candidato \d+º está “Permissão emitida”"):
+    with raises_rule("tender"):
         tenders.link_application(clerk, app_id, dossier.candidate_id)
     with ctx.write() as s:
         app = s.get(Application, app_id)
         assert app is not None
         app.tender_candidate_id = dossier.candidate_id
-    with pytest.raises(RuleViolationError, match=r"Art\. 6º: a candidatura .* já foi usada"):
+    with raises_rule("tender"):
         permits.approve(supervisor, app_id, "12/2026", TODAY)
-    with pytest.raises(InvalidInputError, match="já tem permissão emitida"):
+    with raises_code(InvalidInputError, "tender.permit_issued"):
         tenders.set_candidate_status(supervisor, dossier.candidate_id, "waiting")
 
 
@@ -339,10 +333,10 @@ def test_a_cancellation_is_not_undone_by_a_reinstatement_or_a_decision(ctx: AppC
                                                                        supervisor: AppContext) -> None:
     holder = add_holder(ctx, service=ServiceType.MOTOBOY)
     permits.cancel(clerk, holder.permit_id, "A pedido do titular", express_request=True)
-    with pytest.raises(RuleViolationError, match=r"não se aplica no estado “Cancelada a pedido”"), ctx.write() as s:
+    with raises_rule("transition_state"), ctx.write() as s:
         permits.apply_reinstate(s, SUPERVISOR, s.get(Permit, holder.permit_id), reason="x", on=TODAY)
     for name in ("renew_registration", "extend"):
-        with pytest.raises(RuleViolationError, match=r"não se aplica no estado “Cancelada a pedido”"):
+        with raises_rule("transition_state"):
             getattr(permits, name)(supervisor, holder.permit_id)
     assert _state(ctx, holder.permit_id) is PermitState.CANCELLED
     with ctx.read() as s:
@@ -361,10 +355,10 @@ def test_a_judged_certificate_of_a_holder_in_force_is_replaced_not_rewritten(ctx
     issued = TODAY - timedelta(days=100)
     people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL, issue_date=issued,
                                                                 result="positive"))
-    with pytest.raises(RuleViolationError, match=r"Art\. 5º, XI: a certidão criminal registrada é positiva"):
+    with raises_rule("certificate_rewritten"):
         people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL, issue_date=issued,
                                                                     result="negative"))
-    with pytest.raises(RuleViolationError, match=r"Art\. 5º, XI: .*só um documento mais recente o substitui"):
+    with raises_rule("certificate_rewritten"):
         people.save_document(clerk, holder.person_id, DocumentInput(DocumentKind.CRIMINAL,
                                                                     issue_date=issued - timedelta(days=30),
                                                                     result="positive"))

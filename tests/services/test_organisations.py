@@ -10,6 +10,7 @@ import pytest
 from enforcement_factory import revoke_through_process  # type: ignore[import-not-found]
 from openpyxl import load_workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import organisations, permits
@@ -18,7 +19,6 @@ from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
     PermissionDeniedError,
-    RuleViolationError,
 )
 from motodesk.services.organisations import OrganisationInput, OrganisationKind
 
@@ -65,7 +65,7 @@ def test_organisations_are_kept_with_a_unique_cnpj(clerk: AppContext, inspector:
     assert (row.kind, row.cnpj, row.cnpj_formatted, row.email) == (
         OrganisationKind.COOPERATIVE, "11222333000181", COOP_CNPJ, "contato@coopmoto.org.br")
     assert row.kind.label == "Cooperativa" and row.members == 0
-    with pytest.raises(InvalidInputError, match="Já existe uma organização cadastrada com este CNPJ"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("cnpj",)):
         organisations.save_organisation(clerk, coop(name="Outra Cooperativa", cnpj="11222333000181"))
     # The alphanumeric CNPJ (IN RFB nº 2.229/2024) is accepted.
     central = organisations.save_organisation(clerk, coop("Central Moto Express", "12.ABC.345/01DE-35",
@@ -74,7 +74,7 @@ def test_organisations_are_kept_with_a_unique_cnpj(clerk: AppContext, inspector:
     updated = organisations.save_organisation(clerk, coop(name="Coopmoto Patrocínio"), organisation_id=row.id,
                                               expected_version=row.version)
     assert updated.name == "Coopmoto Patrocínio" and updated.version == row.version + 1
-    with pytest.raises(MotodeskError, match="Outra estação salvou"):
+    with raises_code(MotodeskError, "conflict"):
         organisations.save_organisation(clerk, coop(name="Velha"), organisation_id=row.id,
                                         expected_version=row.version)
     assert [o.name for o in organisations.list_organisations(inspector)] == ["Central Moto Express",
@@ -91,12 +91,12 @@ def test_holders_join_and_may_always_leave(ctx: AppContext, clerk: AppContext, s
     bruno_id, _bruno_permit = holder(ctx, supervisor, "Bruno Henrique Dias", ServiceType.MOTOFRETE)
     applicant = make_dossier(ctx, name="Carlos Sem Permissão")
 
-    with pytest.raises(RuleViolationError, match="Art. 9º: organizam-se os permissionários"):
+    with raises_rule("art9_holder"):
         organisations.join_organisation(clerk, org.id, applicant.person_id)
     joined = organisations.join_organisation(clerk, org.id, ana_id, on=TODAY - timedelta(days=90))
     assert (joined.name, joined.permit_number, joined.joined_on, joined.current) == (
         "Ana Beatriz Costa", ana_permit.number, TODAY - timedelta(days=90), True)
-    with pytest.raises(MotodeskError, match="já é filiado"):
+    with raises_code(MotodeskError, "organisation.already_member"):
         organisations.join_organisation(clerk, org.id, ana_id)
     bruno = organisations.join_organisation(clerk, org.id, bruno_id)
     assert organisations.get_organisation(clerk, org.id).members == 2
@@ -104,11 +104,11 @@ def test_holders_join_and_may_always_leave(ctx: AppContext, clerk: AppContext, s
 
     # Leaving is a right at any time (Art. 9º, § 3º): even with the permit revoked.
     revoke_through_process(supervisor, ana_permit.id)
-    with pytest.raises(InvalidInputError, match="anterior à entrada"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("left_on",)):
         organisations.leave_organisation(clerk, joined.affiliation_id, on=TODAY - timedelta(days=91))
     left = organisations.leave_organisation(clerk, joined.affiliation_id)
     assert left.left_on == TODAY and not left.current
-    with pytest.raises(MotodeskError, match="já foi registrada"):
+    with raises_code(MotodeskError, "organisation.already_left"):
         organisations.leave_organisation(clerk, joined.affiliation_id)
     assert [m.name for m in organisations.list_members(clerk, org.id)] == ["Bruno Henrique Dias"]
     assert [(m.name, m.current) for m in organisations.list_members(clerk, org.id, include_former=True)] == [

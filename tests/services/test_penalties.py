@@ -10,6 +10,7 @@ from datetime import date, timedelta
 import pytest
 from enforcement_factory import add_deputy, add_holder, an_hour_ago  # type: ignore[import-not-found]
 from sqlalchemy import select
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import BadgePrint, CriminalJudgment, DeputyLink, Permit, PermitEvent
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
@@ -32,7 +33,7 @@ from motodesk.services.enforcement import (
     Signature,
     Target,
 )
-from motodesk.services.errors import InvalidInputError, PermissionDeniedError, RuleViolationError
+from motodesk.services.errors import InvalidInputError, PermissionDeniedError
 from motodesk.services.settings import law_settings, update_settings
 
 DESACATO = "30.3.I"  # grave: fine or suspension
@@ -69,7 +70,7 @@ def test_the_defence_of_an_absent_or_refusing_offender_runs_from_the_later_notif
     view = enforcement.get_notice(clerk, created.id)
     assert view.awaiting_notification and "Aguardando a notificação" in view.next_step(date.today())
     much_later = date.today() + timedelta(days=120)
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º: o autuado .* ainda não foi notificado"):
+    with raises_rule("enforcement_not_notified"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "x"), today=much_later)
 
     notified = date.today()
@@ -84,9 +85,9 @@ def test_the_defence_of_an_absent_or_refusing_offender_runs_from_the_later_notif
     view = enforcement.get_notice(clerk, created.id)
     assert view.notification_method is NotificationMethod.POST_AR and view.defence_due == due
     assert view.notification_reference == "AR nº JT123456789BR"
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 2º: o autuado .* já foi notificado"):
+    with raises_rule("enforcement_already_notified"):
         enforcement.record_notification(clerk, created.id, NotificationInput(NotificationMethod.EDITAL, notified))
-    with pytest.raises(RuleViolationError, match=r"Art\. 29, § 3º: o prazo de defesa .* vai até"):
+    with raises_rule("enforcement_defence_period"):
         enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "x"), today=due)
     result = enforcement.decide(supervisor, created.id, DecisionInput(Outcome.DISMISSED, "Sem provas."),
                                 today=due + timedelta(days=1))
@@ -100,7 +101,7 @@ def test_a_signed_notice_notifies_on_the_spot_and_needs_no_later_notification(
     assert created.notified_on is not None and created.defence_due == defence_period_end(
         created.notified_on, law_settings(ctx))
     assert enforcement.get_notice(clerk, created.id).notification_method is NotificationMethod.ON_THE_SPOT
-    with pytest.raises(RuleViolationError, match="já foi notificado"):
+    with raises_rule("enforcement_already_notified"):
         enforcement.record_notification(clerk, created.id, NotificationInput(NotificationMethod.IN_PERSON,
                                                                              date.today()))
 
@@ -234,7 +235,7 @@ def test_a_final_criminal_conviction_revokes_the_permit_and_shows_in_its_history
         enforcement.record_final_conviction(supervisor, holder.permit_id, ConvictionInput("", "", None))
     assert set(missing.value.fields) == {"court", "case_number", "final_on"}
     assert all("Art. 35" in m for m in missing.value.fields.values())
-    with pytest.raises(InvalidInputError, match="Art. 35"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("final_on",)):
         enforcement.record_final_conviction(supervisor, holder.permit_id, ConvictionInput(
             "1ª Vara Criminal de Patrocínio", "0001234-56.2024.8.13.0481", date.today() + timedelta(days=1)))
     with pytest.raises(PermissionDeniedError):
@@ -257,7 +258,7 @@ def test_a_final_criminal_conviction_revokes_the_permit_and_shows_in_its_history
     assert "1ª Vara Criminal de Patrocínio" in event.reason and final_on.strftime("%d/%m/%Y") in event.reason
     assert [c.case_number for c in enforcement.convictions_of_permit(clerk, holder.permit_id)] == [
         "0001234-56.2024.8.13.0481"]
-    with pytest.raises(RuleViolationError, match=r"Art\. 35: a permissão .* não está em vigor"):
+    with raises_rule("enforcement_conviction_permit"):
         enforcement.record_final_conviction(supervisor, holder.permit_id, ConvictionInput(
             "1ª Vara Criminal de Patrocínio", "0001234-56.2024.8.13.0481", final_on))
 

@@ -8,13 +8,13 @@ from datetime import date
 import pytest
 from PIL import Image
 from pypdf import PdfReader
-from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Permit, PermitEvent
 from motodesk.rules.common import PermitState, ServiceType, Status
 from motodesk.services import applications, people, photos
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, PermissionDeniedError, RuleViolationError
+from motodesk.services.errors import InvalidInputError, PermissionDeniedError
 from motodesk.services.people import PersonInput
 
 #: The plain-colour test pictures have no face: storing them needs the override (Art. 5º, IX).
@@ -56,7 +56,7 @@ def test_bad_photo_refused(clerk: AppContext, person: int, data: bytes, message:
 
 
 def test_photo_source_and_role(clerk: AppContext, inspector: AppContext, person: int) -> None:
-    with pytest.raises(InvalidInputError, match="Origem"):
+    with raises_code(InvalidInputError, "photo.unknown_source"):
         photos.store_photo(clerk, person, jpeg(), "scanner", override_reason=SYNTHETIC)
     with pytest.raises(PermissionDeniedError):
         photos.store_photo(inspector, person, jpeg(), "file", override_reason=SYNTHETIC)
@@ -68,7 +68,7 @@ def test_open_application_once_and_list(clerk: AppContext, person: int) -> None:
     with clerk.read() as s:
         event = s.query(PermitEvent).filter_by(application_id=opened.id).one()
         assert (event.transition, event.to_state, event.by_user) == ("open", "requested", "clerk")
-    with pytest.raises(RuleViolationError, match=r"Art\. 6º, §§ 1º e 2º: Joana Prado Lima já tem o requerimento"):
+    with raises_rule("one_open_application"):
         applications.open_application(clerk, person, ServiceType.MOTOFRETE)
     listed = applications.list_applications(clerk, person)
     assert [(a.service, a.is_open) for a in listed] == [(ServiceType.MOTOBOY, True)]
@@ -81,7 +81,7 @@ def test_a_permit_in_force_blocks_a_new_application(clerk: AppContext, person: i
         s.add(Permit(number="MF-0003/2025", service_type=ServiceType.MOTOFRETE, year=2025, seq=3, person_id=person,
                      state=PermitState.ACTIVE, issued_on=date(2025, 2, 1), term_end=date(2030, 2, 1),
                      certificate_valid_until=date(2026, 2, 1)))
-    with pytest.raises(RuleViolationError, match=r"Art\. 6º, § 2º: .* já detém a autorização MF-0003/2025"):
+    with raises_rule("one_permit_in_force"):
         applications.open_application(clerk, person, ServiceType.MOTOBOY)
     assert [p.number for p in applications.list_permits(clerk, person)] == ["MF-0003/2025"]
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import time_machine
 from PIL import Image
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.imaging import OUTPUT_SIZE, process_upload
 from motodesk.services import people, photos
@@ -144,7 +144,7 @@ def test_imported_legacy_photo_keeps_its_size(clerk: AppContext, person: int) ->
     """Photos migrated from the old register ("import") were cropped elsewhere: any 3x4 JPEG, judged like the
     others — this grey, faceless, small one only with an override and its reason."""
     legacy = encode(Image.new("RGB", (300, 400), (90, 90, 90)), quality=85)
-    with pytest.raises(photos.PhotoQualityError, match="Art. 5º, IX") as info:
+    with raises_code(photos.PhotoQualityError, "photo_quality") as info:
         photos.store_photo(clerk, person, legacy, "import")
     for warning in ("Nenhum rosto", "resolução baixa", "preto e branco"):
         assert warning in str(info.value)

@@ -17,6 +17,7 @@ from reports_factory import (  # type: ignore[import-not-found]
     organisation_member,
     waiting_list,
 )
+from tests_helpers import raises_code  # type: ignore[import-not-found]
 
 from motodesk.exports import kinds as xk
 from motodesk.rules.common import ServiceType
@@ -179,13 +180,13 @@ def test_transparency_files_mask_every_cpf(register, supervisor: AppContext, ctx
 def test_roles_and_bad_targets(register, clerk: AppContext, inspector: AppContext, supervisor: AppContext,
                                out_dir: Path) -> None:  # noqa: ANN001
     for who in (clerk, inspector):
-        with pytest.raises(PermissionDeniedError, match="Supervisor"):
+        with raises_code(PermissionDeniedError, "permission_denied"):
             export(who, "permits", out_dir / "x.xlsx")
-    with pytest.raises(InvalidInputError, match="desconhecido"):
+    with raises_code(InvalidInputError, "export.unknown_kind"):
         export(supervisor, "pessoas", out_dir / "x.xlsx")
-    with pytest.raises(InvalidInputError, match=r"\.xlsx"):
+    with raises_code(InvalidInputError, "export.not_xlsx"):
         export(supervisor, "permits", out_dir / "x.csv")
-    with pytest.raises(InvalidInputError, match="pasta não existe"):
+    with raises_code(InvalidInputError, "export.folder_missing"):
         export(supervisor, "permits", out_dir / "nada" / "x.xlsx")
     assert list(out_dir.iterdir()) == []
 

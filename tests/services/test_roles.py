@@ -12,8 +12,8 @@ import inspect
 import pkgutil
 from collections.abc import Callable, Iterator
 
-import pytest
 from sqlalchemy import func, select
+from tests_helpers import raises_code  # type: ignore[import-not-found]
 
 import motodesk.services as services_package
 from motodesk.models import AuditEvent
@@ -85,7 +85,7 @@ def test_each_service_refuses_every_role_it_does_not_name(ctx: AppContext) -> No
         for role in Role:
             if role in allowed:
                 continue
-            with pytest.raises(PermissionDeniedError, match="não permite esta operação") as caught:
+            with raises_code(PermissionDeniedError, "permission_denied") as caught:
                 _dummy_call(fn, user_ctx(ctx, role))
             assert role.label in str(caught.value), name
             refused += 1

@@ -9,14 +9,14 @@ from datetime import date, timedelta
 import pytest
 from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.eligibility import tender_medical_deadline
 from motodesk.rules.settings import LawSettings
 from motodesk.services import permits, tenders
 from motodesk.services.context import AppContext
-from motodesk.services.errors import InvalidInputError, MotodeskError, RuleViolationError
+from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.settings import update_settings
 
 TODAY = date.today()
@@ -81,7 +81,7 @@ def test_a_bad_sheet_imports_nothing_and_says_why(supervisor: AppContext) -> Non
     for junk in (b"", b"CPF;Nome\n1;2", b"PK\x03\x04 not really a zip" * 10, bytes(range(256)) * 40):
         with pytest.raises(InvalidInputError):
             tenders.import_candidates(supervisor, tender_id, junk)
-    with pytest.raises(InvalidInputError, match="colunas"):
+    with raises_code(InvalidInputError, "tender.sheet_columns"):
         tenders.import_candidates(supervisor, tender_id, _sheet_without_headers())
 
 
@@ -98,19 +98,19 @@ def test_call_in_order_only_within_the_quota(ctx: AppContext, supervisor: AppCon
     tender_id = tenders.create_tender(supervisor, "Concorrência 03/2026")
     for rank in (1, 2, 3):
         tenders.add_candidate(supervisor, tender_id, rank, valid_cpf(), f"Candidato Número {rank}")
-    with pytest.raises(RuleViolationError, match=r"Art\. 6º: a licitação .* ainda não foi homologada"):
+    with raises_rule("tender_homologation"):
         tenders.call_next_candidate(supervisor, tender_id)
     tenders.update_tender(supervisor, tender_id, homologated_on=TODAY)
     assert tenders.call_next_candidate(supervisor, tender_id).rank == 1
     assert tenders.call_next_candidate(supervisor, tender_id).rank == 2
-    with pytest.raises(RuleViolationError, match=r"Art\. 10, I: não há vaga de mototáxi para convocar"):
+    with raises_rule("art10_i_quota"):
         tenders.call_next_candidate(supervisor, tender_id)
     first = tenders.list_candidates(supervisor, tender_id)[0]
     tenders.set_candidate_status(supervisor, first.id, "declined")
     third = tenders.call_next_candidate(supervisor, tender_id)
     assert (third.rank, third.status, third.called_on) == (3, "called", TODAY)
     tenders.set_candidate_status(supervisor, third.id, "eliminated")
-    with pytest.raises(InvalidInputError, match="Não há candidatos aguardando"):
+    with raises_code(InvalidInputError, "tender.no_waiting_candidate"):
         tenders.call_next_candidate(supervisor, tender_id)
 
 
@@ -120,14 +120,14 @@ def test_from_candidate_to_permit(ctx: AppContext, clerk: AppContext, supervisor
     tender_id = tenders.create_tender(supervisor, "Concorrência 04/2026", homologated_on=TODAY - timedelta(days=10))
     tenders.add_candidate(supervisor, tender_id, 1, dossier.cpf, "Joana Prado Vieira")
     other = tenders.add_candidate(supervisor, tender_id, 2, valid_cpf(), "Outro Candidato Qualquer")
-    with pytest.raises(RuleViolationError, match="precedida de licitação"):
+    with raises_rule("tender"):
         permits.approve(supervisor, dossier.application_id, "300/2026", TODAY)
-    with pytest.raises(RuleViolationError, match="só um candidato convocado"):
+    with raises_rule("tender"):
         tenders.link_application(clerk, dossier.application_id,
                                  tenders.list_candidates(supervisor, tender_id)[0].id)
     called = tenders.call_next_candidate(supervisor, tender_id)
     assert called.person_id == dossier.person_id  # found by CPF
-    with pytest.raises(InvalidInputError, match="CPF do requerente não é o do candidato"):
+    with raises_code(InvalidInputError, "tender.cpf_mismatch"):
         tenders.link_application(clerk, dossier.application_id, other)
     permits.approve(supervisor, dossier.application_id, "300/2026", TODAY)  # found by CPF among the called
     issued = permits.issue(supervisor, dossier.application_id)

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-import pytest
 from enforcement_factory import add_holder  # type: ignore[import-not-found]
 from sqlalchemy import select
+from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, PermitEvent, Vehicle
 from motodesk.rules.common import PermitState, ServiceType
@@ -17,7 +17,7 @@ from motodesk.services import permits
 from motodesk.services.audit import verify_audit_trail
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
-from motodesk.services.errors import MotodeskError, RuleViolationError
+from motodesk.services.errors import MotodeskError
 from motodesk.services.vehicle_release import record_release, release_due_of, vehicles_awaiting_release
 from motodesk.services.vehicles import list_vehicles
 
@@ -34,7 +34,7 @@ def test_a_cancelled_permit_leaves_its_vehicle_to_be_released(ctx: AppContext, c
     assert ended.plate in due[0].verdict.message and local_today().strftime("%d/%m/%Y") in due[0].verdict.message
 
     # The vehicle of a permit in force cannot be released: that is a replacement, authorised and inspected.
-    with pytest.raises(RuleViolationError, match=r"Art\. 31, Grupo 3, II"):
+    with raises_rule("vehicle_release_in_force"):
         record_release(clerk, still.vehicle_id)
     with ctx.read() as s:
         assert s.get(Vehicle, still.vehicle_id).active is True  # type: ignore[union-attr]
@@ -86,7 +86,7 @@ def test_the_release_is_in_the_permit_history_and_the_audit_chain(ctx: AppContex
     assert released.status_label == "Baixado do serviço"
 
     # Once out of the service it is not released twice, and the history keeps a single baixa.
-    with pytest.raises(MotodeskError, match="já não está no serviço"):
+    with raises_code(MotodeskError, "vehicle.not_in_service"):
         record_release(supervisor, ended.vehicle_id)
     assert [e.transition for e in permits.history(ctx, "permit", ended.permit_id)].count("vehicle_release") == 1
 
@@ -103,7 +103,7 @@ def test_a_vehicle_no_ended_permit_names_is_not_released(ctx: AppContext, clerk:
     person = people.save_person(clerk, PersonInput(full_name="Lia Ramos Costa", cpf=cpf))
     saved = vehicles.save_vehicle(clerk, VehicleInput(plate="LRC1234", holder_id=person.id,
                                                       service_type=ServiceType.MOTOBOY, owner_cpf=cpf))
-    with pytest.raises(RuleViolationError, match=r"Art\. 31, Grupo 4, II") as refused:
+    with raises_rule("vehicle_release_no_end") as refused:
         record_release(clerk, saved.id)
     assert "segue o fim da permissão" in str(refused.value)
     with ctx.read() as s:

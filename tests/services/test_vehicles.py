@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 from sqlalchemy import select
-from tests_helpers import existing_register, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 from validate_docbr import RENAVAM
 
 from motodesk.models import Inspection, Permit
@@ -169,7 +169,7 @@ def test_replacement_needs_the_supervisors_prior_authorisation(clerk: AppContext
     scheduled = inspections.schedule_inspection(clerk, old.id, vehicles.local_today())
     new_data = motorcycle(None, cpf, plate="QWE2R34", service_type=None, year_manufacture=2026, year_model=2026)
 
-    with pytest.raises(RuleViolationError, match="Art. 31, Grupo 3, II"):
+    with raises_rule("art31_g3_ii_replacement"):
         vehicles.replace_vehicle(clerk, old.id, new_data)
     with pytest.raises(PermissionDeniedError):
         vehicles.authorise_replacement(clerk, old.id, "Motocicleta com motor fundido")
@@ -198,9 +198,9 @@ def test_replacement_needs_the_supervisors_prior_authorisation(clerk: AppContext
         statuses = dict(s.execute(select(Inspection.id, Inspection.status)).all())
     assert statuses == {scheduled: "cancelled", done.inspection_id: "scheduled"}
     assert len(done.waiting_permit_ids) == 1
-    with pytest.raises(MotodeskError, match="substituído"):
+    with raises_code(MotodeskError, "vehicle.replaced"):
         vehicles.save_vehicle(clerk, old_record.data, vehicle_id=old.id)
-    with pytest.raises(MotodeskError, match="substituído"):
+    with raises_code(MotodeskError, "inspection.vehicle_replaced"):
         inspections.start_inspection(inspector, vehicle_id=old.id)
 
 

@@ -1,0 +1,74 @@
+"""Every stable error code, with its meaning in pt_BR.
+
+A :class:`~motodesk.services.errors.MotodeskError` carries one of these codes (its class's, or a
+finer one named at the raise); a refusal of the law carries ``rule_violation`` and, in each of its
+verdicts, the ``rule_id`` of the rule that said no. The codes are part of the interface: the command
+line prints them, tests assert them, and they do not change when a sentence is reworded. A test
+(``tests/services/test_error_codes.py``) fails when an error class or a ``code="…"`` at a raise
+names a code missing here.
+"""
+
+from __future__ import annotations
+
+#: code -> what it means (pt_BR, for the manual and the support desk).
+CODES: dict[str, str] = {
+    "error": "Não foi possível concluir a operação (erro esperado sem código mais específico).",
+    "conflict": "Outra estação alterou o mesmo registro antes; recarregue e refaça a alteração.",
+    "permission_denied": "O perfil do usuário não permite esta operação.",
+    "not_found": "O registro pedido não existe (ou foi excluído).",
+    "database_unavailable": "O banco de dados não está acessível agora.",
+    "authentication": "Usuário ou senha não conferem, ou o acesso está bloqueado.",
+    "invalid_input": "Dados inválidos: nada foi gravado; cada campo diz o motivo.",
+    "rule_violation": "A Lei nº 4.883/2017 impede a operação; cada motivo cita o artigo (e a regra, rule_id).",
+    "photo_quality": "A foto tem avisos de qualidade e não foi informado o motivo para aceitá-la.",
+    "backup": "Não foi possível gravar ou conferir a cópia de segurança.",
+    "restore": "Não foi possível restaurar a cópia de segurança; o banco atual não foi alterado.",
+    "station_key": "Esta estação não consegue guardar ou ler a chave de assinatura dos crachás.",
+    "guarded_state": "Mudança de situação legal sem passar pela decisão das regras; desfeita.",
+    "print_queue": "A impressora não aceita o trabalho ou a fila de impressão o recusou.",
+    "database": "Problema no banco de dados (versão, conexão ou gravação), explicado na mensagem.",
+    # finer codes, named at one raise (or a few that say the same) -----------------------------------
+    "attachment.bad_type": "O arquivo anexado não é PDF, JPEG ou PNG (o conteúdo não corresponde).",
+    "attachment.removed": "O anexo já foi removido por um supervisor.",
+    "backup.file_missing": "O arquivo da cópia de segurança indicado não existe.",
+    "badge.duplicate_in_print": "O mesmo crachá aparece duas vezes na mesma impressão.",
+    "campaign.appointments_ahead": "Há atendimentos do recadastramento ainda por vir: não se encerra.",
+    "campaign.closed": "O recadastramento já foi encerrado.",
+    "campaign.not_yet_time": "O horário agendado ainda não chegou: não se marca falta antes dele.",
+    "deadline.no_permit_in_force": "Nenhuma linha é de titular com permissão em vigor: não há carta a gerar.",
+    "demo.database_not_empty": "O banco já tem dados: a demonstração só se cria num banco vazio.",
+    "deputy.link_ended": "O vínculo do preposto já terminou: não se altera mais.",
+    "export.folder_missing": "A pasta de destino da exportação não existe.",
+    "export.not_xlsx": "O arquivo da exportação deve terminar em .xlsx.",
+    "export.unknown_kind": "Tipo de exportação desconhecido.",
+    "import.file_refused": "O arquivo de importação foi recusado: nada a importar.",
+    "import.register_changed": "O cadastro mudou desde a conferência da importação: nada foi importado.",
+    "import.rows_not_confirmable": "Linhas recusadas ou inexistentes não podem ser confirmadas na importação.",
+    "inspection.approved_locked": "Uma vistoria aprovada não se altera: substitui-se por outra, com motivo.",
+    "inspection.failed_locked": "Uma vistoria reprovada não se altera: abre-se nova vistoria dos pendentes.",
+    "inspection.replacement_open": "Já há uma vistoria em preenchimento para substituir esta.",
+    "inspection.vehicle_replaced": "O veículo foi substituído: só o veículo ativo do titular é vistoriado.",
+    "organisation.already_left": "A saída do titular da organização já foi registrada.",
+    "organisation.already_member": "O titular já é filiado à organização.",
+    "photo.unknown_source": "Origem da foto desconhecida.",
+    "settings.unknown": "Configuração desconhecida.",
+    "stand.already_left": "O titular já saiu do ponto.",
+    "tender.cpf_mismatch": "O CPF do requerente não é o do candidato convocado.",
+    "tender.no_waiting_candidate": "Não há candidatos aguardando convocação na licitação.",
+    "tender.permit_issued": "O candidato já tem permissão emitida: use as ações da permissão.",
+    "tender.sheet_columns": "A planilha de candidatos não tem as colunas Classificação, CPF e Nome.",
+    "user.not_locked": "O usuário não está bloqueado.",
+    "vehicle.not_in_service": "O veículo já não está no serviço (baixa ou substituição registrada).",
+    "vehicle.replaced": "O veículo foi substituído: o histórico dele não se altera.",
+}
+
+
+def meaning(code: str) -> str:
+    """The pt_BR meaning of ``code``; KeyError for a code nobody registered."""
+    return CODES[code]
+
+
+def code_of(exc: BaseException) -> str:
+    """The stable code of an error the command line shows (``database`` for the database's own)."""
+    code = getattr(exc, "code", None)
+    return code if isinstance(code, str) else "database"
