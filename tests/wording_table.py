@@ -100,8 +100,10 @@ WORDING: dict[str, tuple[str, ...]] = {
     "enforcement_defence_period": (r"Art\. 29, § 3º: o prazo de defesa .* vai até",),
     "enforcement_employer_only": (r"Art\. 25, parágrafo único: pela infração do Art\. 25, II",),
     "enforcement_not_notified": (r"Art\. 29, § 3º: o autuado .* ainda não foi notificado",),
+    "enforcement_organisation_unknown": (r"Art\. 25, parágrafo único: a empresa escolhida não está no cadastro",),
     "enforcement_organisation_kind": (r"Art\. 25, parágrafo único: uma empresa .* “Art\. 30, Grupo 2",),
-    "enforcement_organisation_penalty": (r"Art\. 34, III: a penalidade “Suspensão” .* Art\. 25",),
+    "enforcement_organisation_for_person": (r"Art\. 25, parágrafo único: só o auto do Art\. 25",),
+    "enforcement_organisation_penalty": (r"Art\. 34, (III|IV): a penalidade “[^”]+” .* Art\. 25",),
     "evidence_conviction_other_permit": (r"Art\. 35: a condenação .* foi registrada contra outra permissão",),
     "evidence_conviction_unrecorded": (
         r"Art\. 35: a cassação por condenação criminal exige a condenação transitada em julgado registrada",

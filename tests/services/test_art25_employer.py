@@ -141,8 +141,7 @@ def test_the_notice_names_the_organisation_is_audited_and_listed(ctx: AppContext
 def test_an_unknown_organisation_is_refused_with_art25(ctx: AppContext, inspector: AppContext,
                                                        supervisor: AppContext) -> None:
     employer = _employer(supervisor)
-    with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único: a empresa escolhida não está no "
-                                                 r"cadastro") as refused:
+    with raises_rule("enforcement_organisation_unknown") as refused:
         enforcement.create_notice(inspector, _input("25.I", employer + 1000))
     assert _rule_ids(refused) == [("enforcement_organisation_unknown", "Art. 25, parágrafo único")]
     with pytest.raises(InvalidInputError) as missing:
@@ -165,7 +164,7 @@ def test_each_refusal_names_its_rule_and_article(ctx: AppContext, inspector: App
         enforcement.create_notice(inspector, _input("25.I", None, OffenderKind.HOLDER, holder.person_id))
     assert _rule_ids(refused) == [("enforcement_employer_only", "Art. 25, parágrafo único")]
     # A holder's notice names no organisation besides.
-    with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único: só o auto do Art\. 25") as refused:
+    with raises_rule("enforcement_organisation_for_person") as refused:
         enforcement.create_notice(inspector, _input("30.2.VI", employer, OffenderKind.HOLDER, holder.person_id))
     assert _rule_ids(refused) == [("enforcement_organisation_for_person", "Art. 25, parágrafo único")]
     with ctx.read() as s:
@@ -175,7 +174,7 @@ def test_each_refusal_names_its_rule_and_article(ctx: AppContext, inspector: App
     created = enforcement.create_notice(inspector, _input("25.I", employer))
     after = _after(created)
     for penalty, article in ((Penalty.SUSPENSION, "Art. 34, III"), (Penalty.REVOCATION, "Art. 34, IV")):
-        with pytest.raises(RuleViolationError, match=r"Art\. 25, parágrafo único") as refused:
+        with raises_rule("enforcement_organisation_penalty") as refused:
             enforcement.decide(supervisor, created.id, DecisionInput(
                 Outcome.UPHELD, "Condutor inabilitado comprovado.", penalty=penalty, suspension_days=30),
                 today=after)
