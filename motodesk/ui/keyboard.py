@@ -693,9 +693,9 @@ def page_shortcuts(window: QMainWindow, keys: list[str], show: object) -> list[Q
 
 
 def focus_page(page: QWidget) -> QWidget | None:
-    """The focus to a page just chosen from the keyboard: its first empty field, or its first stop (a tab bar last)."""
+    """The focus to a page just chosen from the keyboard: its first empty field, or its first stop."""
     window = page.window()
-    stops = sorted((w for w in tab_stops(window) if page.isAncestorOf(w)), key=lambda w: hasattr(w, "tabBar") or isinstance(w, QTabBar))
+    stops = [w for w in tab_stops(window) if page.isAncestorOf(w)]
     target = next((w for w in stops if is_empty_input(w)), stops[0] if stops else None)
     if target is not None:
         target.setFocus(Qt.FocusReason.ShortcutFocusReason)
