@@ -402,8 +402,28 @@ def inspector_day(desk: Desk, today: dt.date) -> None:
     desk.key("ctrl+4")
     desk.settle(2.0)
     desk.shot("inspector-queue")
-    desk.type("PTC")  # type-to-find in the queue: the new motorcycle's row
+    # the new motorcycle is not in today's queue: Agendar vistoria… (Alt+G), its plate, Tab (the
+    # vehicle is looked up), Enter (Agendar, the default); then its row is the queue's last (End)
+    mark = desk.mark()
+    desk.key("alt+g")
+    desk.wait_focus(lambda f: f["window"] not in ("MainWindow", ""), mark, 20, "o agendamento")
+    desk.settle(0.8)
+    desk.type(PLATE)
+    desk.key("Tab")
+    desk.settle(1.5)
+    desk.shot("inspector-schedule")
+    mark = desk.mark()
+    desk.key("Return")
+    desk.wait_focus(lambda f: f["window"] == "MainWindow", mark, 20, "a volta à fila")
+    desk.settle(2.0)
+    for _ in range(8):
+        if desk.focus()["class"] == "QTableView":
+            break
+        desk.key("Tab")
+        desk.settle(0.2)
+    desk.key("End")
     desk.settle(0.5)
+    desk.shot("inspector-queue-row")
     mark = desk.mark()
     desk.key("alt+i")  # Iniciar vistoria
     desk.wait_focus(lambda f: f["window"] == "checklist", mark, 30, "o checklist")
