@@ -16,6 +16,8 @@ debs=(libpulse0 libegl1 libgl1 libglib2.0-0 libfontconfig1 libdbus-1-3 libxkbcom
       libxcb-xinerama0 libxcb-randr0 libxcb-xkb1 libx11-xcb1 xvfb xauth fonts-dejavu-core)
 [ "$WITH_TEST" = 1 ] && debs+=(poppler-utils chromium)  # chromium: the badge verifier page's browser tests
 [ "$WITH_TEST" = 1 ] && debs+=(cups printer-driver-cups-pdf)  # the print-queue tests' virtual PDF printer
+# bench/bench_keyboard_x.py: a window manager, keys sent through X, window queries and screenshots
+[ "$WITH_TEST" = 1 ] && debs+=(openbox xdotool x11-utils imagemagick)
 if ! "$PYTHON" -c 'import venv, ensurepip' >/dev/null 2>&1; then debs+=(python3-venv); fi
 missing=()
 for p in "${debs[@]}"; do

@@ -106,11 +106,12 @@ def create_application(argv: list[str] | None = None) -> QApplication:
             app._motodesk_translator = (translator, supplement)  # type: ignore[attr-defined]
         else:
             log.warning("qtbase_pt_BR translation not found")
-    from motodesk.ui import accessible, collector, keyboard
+    from motodesk.ui import accessible, collector, focus_watch, keyboard
 
     collector.install(app)  # cycles are freed on the GUI thread, never in a worker (a Qt object there crashed)
     accessible.install(app)
     keyboard.install(app)  # Tab stops, first focus, access keys, Enter (issue #26)
+    focus_watch.install(app)  # the focused widget scrolled into view; MOTODESK_FOCUS_TRACE (issue #26)
     if FOCUS_STYLE not in (app.styleSheet() or ""):
         app.setStyleSheet((app.styleSheet() or "") + FOCUS_STYLE)
     from motodesk.resources import resource_path

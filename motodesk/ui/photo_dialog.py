@@ -35,6 +35,7 @@ from PySide6.QtGui import (
     QImage,
     QKeyEvent,
     QPixmap,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QDialog,
@@ -543,6 +544,16 @@ class PhotoDialog(PhotoDialogFormMixin, QDialog):
                                           "para aceitar.")
         else:
             self.accept_button.setToolTip("")
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
+        super().showEvent(event)
+        if not self.tabs.tabBar().hasFocus() and self.focusWidget() not in (None, self.tabs.tabBar()):
+            return  # a field the clerk is already in
+        # the first key does something: Capturar with a camera, Importar arquivo… without (never the tab bar)
+        for button in (self.capture_button, self.import_button):
+            if button.isEnabled() and button.isVisible():
+                button.setFocus(Qt.FocusReason.OtherFocusReason)
+                return
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802
         # Return must not accept by accident while the camera is live: it captures instead.

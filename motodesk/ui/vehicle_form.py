@@ -556,6 +556,15 @@ class VehicleForm(GuardedDialog):
         self.owner_cpf.setText(format_cpf(self.holder.cpf))
         self.insurance_insured_name.setText(self.holder.name)
         self.insurance_insured_cpf.setText(format_cpf(self.holder.cpf))
+        # the owner's fields are filled: the cursor goes on to the next empty field (the insurance's
+        # date), not back to the fields the button just filled (issue #26: four Tabs lost here)
+        from motodesk.ui.keyboard import is_empty_input, tab_stops
+
+        stops = tab_stops(self)
+        after = stops[stops.index(self.copy_holder) + 1:] if self.copy_holder in stops else []
+        target = next((w for w in after if is_empty_input(w)), None)
+        if target is not None:
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # --- saving ----------------------------------------------------------------------------------
     def save_and_close(self) -> None:

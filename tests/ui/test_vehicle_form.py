@@ -94,3 +94,20 @@ def test_the_status_line_follows_the_fields(qtbot, clerk: AppContext, asked: lis
     assert "Informe o serviço" in form.message.text()  # the next thing still missing
     form.service.setCurrentIndex(1)
     assert "Informe o serviço" not in form.message.text()
+
+
+def test_mesmo_do_titular_moves_the_cursor_to_the_insurance_date(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                                 asked: list[str]) -> None:
+    """Issue #26: the button fills the owner and the insured; the next key types the insurance's date
+    (not four Tabs over the fields it just filled)."""
+    hid = people.save_person(clerk, PersonInput(full_name="Titular Teste Rocha", cpf=valid_cpf())).id
+    form = _form(qtbot, clerk, holder_id=hid)
+    qtbot.waitUntil(lambda: form.holder is not None)
+    form.crlv_uf.setFocus()  # the last CRLV field, where the clerk is when the button is due
+    letter = form.copy_holder.text()[form.copy_holder.text().index("&") + 1]
+    qtbot.keyClick(QApplication.focusWidget(), getattr(Qt.Key, f"Key_{letter.upper()}"), Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(no_button_down)
+    assert form.owner_name.text() == "Titular Teste Rocha"
+    assert QApplication.focusWidget() is form.insurance
+    qtbot.keyClicks(form.insurance, "01012030")
+    assert form.insurance.text().startswith("01/01/2030")
