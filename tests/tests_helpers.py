@@ -269,6 +269,13 @@ def fits_screen(window: object) -> list[str]:
         rect = button.rect().translated(button.mapTo(window, button.rect().topLeft()))
         if not window.rect().contains(rect):
             problems.append(f"button {button.text()!r} cut off at {rect.getRect()}")
+            continue
+        seen = button.visibleRegion().boundingRect()
+        if not seen.isEmpty() and seen.width() < button.width():
+            # clipped sideways by a scroll area or a parent too narrow for it: the page is wider than
+            # its place (scrolling up and down a long form is fine; a clerk never scrolls sideways)
+            problems.append(f"button {button.text()!r} cut off at the side: {seen.width()} of {button.width()} px "
+                            "in view")
     return problems
 
 

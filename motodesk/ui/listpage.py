@@ -55,6 +55,7 @@ from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.changes import follow_changes
+from motodesk.ui.flow import FlowLayout
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
 from motodesk.ui.widgets import fit_columns, heading, table_view
@@ -354,6 +355,9 @@ class ListPanel(QWidget, Generic[Row]):
         self.buttons: dict[str, QPushButton] = {}
         self.actions_row = QHBoxLayout()
         self.actions_row.setContentsMargins(0, 0, 0, 0)
+        # the buttons wrap to a second line rather than make the page wider than the screen
+        self.actions_box = QWidget()
+        self.actions_flow = FlowLayout(self.actions_box)
         for action in spec.actions:
             button = QPushButton(action.label)
             button.setObjectName(action.key)
@@ -367,14 +371,14 @@ class ListPanel(QWidget, Generic[Row]):
                 button.setToolTip(action.tooltip)
             button.clicked.connect(lambda _checked=False, a=action: self.run_action(a))
             self.buttons[action.key] = button
-            self.actions_row.addWidget(button)
+            self.actions_flow.addWidget(button)
             if not allowed(action.roles, self.role):
                 button.hide()  # never setVisible(True) on a button without a parent yet: a window of its own
-        self.actions_row.addStretch(1)
+        self.actions_row.addWidget(self.actions_box, 1)
         self.table.setToolTip(enter_hint(spec.actions, self.role))  # what Enter on a row will do, said first
         self.count = QLabel()
         self.count.setObjectName(f"{spec.name}_count")
-        self.actions_row.addWidget(self.count)
+        self.actions_row.addWidget(self.count, 0, Qt.AlignmentFlag.AlignTop)
         self.status = QLabel()
         self.status.setObjectName("status")
         self.status.setWordWrap(True)

@@ -44,6 +44,7 @@ from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import EventRow, PermitRow
 from motodesk.services.tenders import CandidateRow, TenderRow
 from motodesk.ui.errors import show_error
+from motodesk.ui.flow import FlowLayout
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import (
@@ -350,16 +351,16 @@ class PermitsTab(QWidget):
             count=lambda n, more: f"{n}{'+' if more else ''} registro(s)",
             detail=details, on_current=lambda _r: self.show_details()), autoload=False)
         # the step buttons on one row, the documents on the next
+        # (each row wraps, rather than make the page wider than the counter's screen)
+        outputs_box = QWidget()
+        outputs_row = FlowLayout(outputs_box)
         for action in outputs:
-            self.panel.actions_row.removeWidget(self.panel.buttons[action.key])
-        outputs_row = QHBoxLayout()
-        for action in outputs:
+            self.panel.actions_flow.removeWidget(self.panel.buttons[action.key])
             outputs_row.addWidget(self.panel.buttons[action.key])
-        outputs_row.addStretch(1)
         table_box = self.panel.table.parentWidget()
         panel_top = table_box.layout() if table_box is not None else None
         assert isinstance(panel_top, QVBoxLayout)
-        panel_top.insertLayout(panel_top.indexOf(self.panel.status), outputs_row)
+        panel_top.insertWidget(panel_top.indexOf(self.panel.status), outputs_box)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
