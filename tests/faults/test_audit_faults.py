@@ -114,10 +114,18 @@ def _audited_tables() -> list[Table]:
     return [t for t in Base.metadata.sorted_tables if t.name not in UNAUDITED_TABLES]
 
 
+#: Links the synthetic row leaves empty, or a CHECK refuses it: a holder's notice names no
+#: organisation (ck_infraction_notices_organisation_offender, revision 0022, Art. 25).
+UNLINKED = {("infraction_notices", "organisation_id")}
+
+
 def _row_for(table: Table, rows: dict[str, dict[str, Any]]) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for column in table.columns:
         fks = list(column.foreign_keys)
+        if (table.name, column.name) in UNLINKED:
+            row[column.name] = None
+            continue
         if fks:
             parent = rows.get(fks[0].column.table.name)
             row[column.name] = parent[fks[0].column.name] if parent else None
