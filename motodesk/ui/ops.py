@@ -405,7 +405,7 @@ def place_field_errors(messages: Mapping[str, str], widgets: Mapping[str, QWidge
         widget = widgets.get(key)
         if widget is None:
             continue
-        mark_field(widget, message)
+        mark_field(widget, message, until_changed=True)  # the service's reason: it goes once the field changes
         if not placed:
             widget.setFocus(Qt.FocusReason.OtherFocusReason)
         placed.append(key)

@@ -9,19 +9,26 @@ from datetime import date
 from PySide6.QtCore import QDate, QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QCalendarWidget,
+    QComboBox,
+    QDateTimeEdit,
     QDialog,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QPlainTextEdit,
     QPushButton,
+    QSpinBox,
     QStyle,
     QTableView,
     QTabWidget,
+    QTextEdit,
     QWidget,
 )
 
@@ -340,8 +347,13 @@ class FormattedLineEdit(QLineEdit):
         super().setText(format_partial(self.kind, text or "") if text else "")
 
 
-def mark_field(widget: QWidget, message: str | None) -> None:
-    """Show (or clear) a field's error: red border and the reason as its tooltip."""
+def mark_field(widget: QWidget, message: str | None, *, until_changed: bool = False) -> None:
+    """Show (or clear) a field's error: red border and the reason as its tooltip.
+
+    ``until_changed``: the reason came from outside the field (the service refused the form, or the
+    form's check at Salvar), so it goes as soon as the clerk changes the field — a field fixed never
+    goes on saying it is wrong. A field's own check (a date typed as 31/02) marks without it and
+    keeps its mark while what is typed stays wrong: it is that check's to clear."""
     base = widget.property("_base_style")
     if base is None:
         base = widget.styleSheet()
@@ -354,6 +366,41 @@ def mark_field(widget: QWidget, message: str | None) -> None:
         widget.setStyleSheet(base)
         widget.setToolTip("")
         widget.setProperty("error", None)
+    widget.setProperty("_clears_on_change", message if message and until_changed else None)
+    if message and until_changed:
+        _clear_on_change(widget)
+
+
+def _clear_on_change(widget: QWidget) -> None:
+    """Hook ``widget``'s change signal (once per widget) to clear a mark set ``until_changed`` —
+    unless the field's own check has meanwhile marked it with a reason of its own."""
+    if widget.property("_clear_hooked"):
+        return
+
+    def changed(*_args: object) -> None:
+        pending = widget.property("_clears_on_change")
+        if pending and widget.property("error") == pending:
+            mark_field(widget, None)
+
+    signals = []
+    if isinstance(widget, QLineEdit):
+        signals.append(widget.textEdited)
+    elif isinstance(widget, QComboBox):
+        signals.append(widget.activated)
+        line = widget.lineEdit() if widget.isEditable() else None
+        if line is not None:
+            signals.append(line.textEdited)
+    elif isinstance(widget, (QPlainTextEdit, QTextEdit)):
+        signals.append(widget.textChanged)
+    elif isinstance(widget, QAbstractButton):
+        signals.append(widget.toggled)
+    elif isinstance(widget, QDateTimeEdit):
+        signals.append(widget.dateTimeChanged)
+    elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
+        signals.append(widget.valueChanged)
+    for signal in signals:
+        signal.connect(changed)
+    widget.setProperty("_clear_hooked", bool(signals))
 
 
 def error_style(widget: QWidget) -> str:
