@@ -83,20 +83,28 @@ class _Job(QRunnable):
         self.signals = _Signals(_gui_owner())  # C++-owned: freed by _release on the GUI thread, never where a
         #                                        worker happens to drop the last Python reference
         self.cancelled = threading.Event()
+        self.started = False  # handed to the thread pool
+        self.returned = threading.Event()  # the worker is past its last emit: ``signals`` may go
 
     def _report(self, done: int, total: int) -> None:
         self.signals.progressed.emit(int(done), int(total))
 
     def run(self) -> None:
         try:
-            if self.with_progress:
-                result = self.fn(self._report, self.cancelled.is_set)
+            try:
+                if self.with_progress:
+                    result = self.fn(self._report, self.cancelled.is_set)
+                else:
+                    result = self.fn()
+            except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
+                self.signals.finished.emit(None, exc, traceback.format_exc())
             else:
-                result = self.fn()
-        except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
-            self.signals.finished.emit(None, exc, traceback.format_exc())
-        else:
-            self.signals.finished.emit(result, None, "")
+                self.signals.finished.emit(result, None, "")
+        finally:
+            # The queued ``finished`` may already be running on the GUI thread while this thread is
+            # still inside emit(): the op deletes ``signals`` only once this is set (a worker crashed
+            # in emit() when it was deleted under it, CI of 8b4399c).
+            self.returned.set()
 
 
 class BusyOverlay(QLabel):
@@ -238,6 +246,7 @@ class ServiceOp:
             if app is not None:
                 app.installEventFilter(self._filter)
             self._timer.start(BUSY_DELAY_MS)
+        self._job.started = True
         QThreadPool.globalInstance().start(self._job)
         return self
 
@@ -337,8 +346,11 @@ class ServiceOp:
             self._release()
 
     def _release(self) -> None:
-        """The op's Qt objects go on the GUI thread, now that the job emitted its last signal."""
+        """The op's Qt objects go on the GUI thread, once the job is past its last emit (or never ran)."""
         self._timer.stop()
+        if self._job.started and not self._job.returned.is_set():
+            QTimer.singleShot(0, self._release)  # microseconds away: the worker is leaving emit()
+            return
         _delete_later(self._timer)
         _delete_later(self._job.signals)
 

@@ -350,8 +350,7 @@ class PermitsTab(QWidget):
             kinds={"permit", "person", "vehicle", "badge", "payment", "notice", "deputy"},
             count=lambda n, more: f"{n}{'+' if more else ''} registro(s)",
             detail=details, on_current=lambda _r: self.show_details()), autoload=False)
-        # the step buttons on one row, the documents on the next
-        # (each row wraps, rather than make the page wider than the counter's screen)
+        # the step buttons on one row, the documents on the next (each wraps rather than outgrow the screen)
         outputs_box = QWidget()
         outputs_row = FlowLayout(outputs_box)
         for action in outputs:
