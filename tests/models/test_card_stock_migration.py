@@ -3,9 +3,6 @@ card tables then work and are audited; down to 0009 and up again leaves the old 
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from sqlalchemy import inspect, text
 
 from motodesk.models.db import Database
@@ -26,58 +23,36 @@ _ROWS_0009 = [
 ]
 
 
-def _fresh(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Database:
-    """An empty database (as tests/models/test_migrations.py makes them)."""
-    if backend == "sqlite":
-        return Database.open(f"sqlite:///{tmp_path / 'm.sqlite3'}")
-    db = Database.open(request.getfixturevalue("pg_server"))
-    db.downgrade("base")  # the session database may have been migrated by another test
+
+def test_a_0009_database_upgrades_and_its_old_prints_have_no_card(fresh_db: Database) -> None:
+    db = fresh_db
+    db.upgrade("0009")
     with db.engine.begin() as conn:
-        conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-    return db
+        for statement in _ROWS_0009:
+            conn.exec_driver_sql(statement)
+    assert db.prepare(allow_upgrade_shared=True) == "upgraded"
+    tables = set(inspect(db.engine).get_table_names())
+    assert {"card_batches", "card_uses", "spoiled_cards"} <= tables
+    from motodesk.rules.common import Role
+    from motodesk.services import badges, card_stock
+    from motodesk.services.context import AppContext, CurrentUser
 
+    admin = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
+    supervisor = admin.as_user(CurrentUser(None, "chefe", "Chefe", Role.SUPERVISOR))
+    log = badges.print_log(admin, 1)
+    assert [(r.issue_no, r.printed_by, r.card_serial) for r in log] == [(1, "joana", None)]
+    card_stock.record_batch(supervisor, "000001", "000010")
+    card_stock.spoil_card(supervisor, "000001", "Cartão danificado")
+    with db.engine.connect() as conn:
+        audited = conn.execute(text("SELECT table_name, user_login FROM audit_events "
+                                    "WHERE table_name IN ('card_batches', 'spoiled_cards') ORDER BY id")).all()
+    assert [tuple(r) for r in audited] == [("card_batches", "chefe"), ("spoiled_cards", "chefe")]
+    report = card_stock.stock_report(admin, log[0].printed_at.date(), log[0].printed_at.date())
+    assert report.printed_without_card == 1  # the old print, made before cards were counted
 
-def test_a_0009_database_upgrades_and_its_old_prints_have_no_card(backend: str, request: pytest.FixtureRequest,
-                                                                   tmp_path: Path) -> None:
-    db = _fresh(backend, request, tmp_path)
-    try:
-        db.upgrade("0009")
-        with db.engine.begin() as conn:
-            for statement in _ROWS_0009:
-                conn.exec_driver_sql(statement)
-        assert db.prepare(allow_upgrade_shared=True) == "upgraded"
-        tables = set(inspect(db.engine).get_table_names())
-        assert {"card_batches", "card_uses", "spoiled_cards"} <= tables
-        from motodesk.rules.common import Role
-        from motodesk.services import badges, card_stock
-        from motodesk.services.context import AppContext, CurrentUser
-
-        admin = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
-        supervisor = admin.as_user(CurrentUser(None, "chefe", "Chefe", Role.SUPERVISOR))
-        log = badges.print_log(admin, 1)
-        assert [(r.issue_no, r.printed_by, r.card_serial) for r in log] == [(1, "joana", None)]
-        card_stock.record_batch(supervisor, "000001", "000010")
-        card_stock.spoil_card(supervisor, "000001", "Cartão danificado")
-        with db.engine.connect() as conn:
-            audited = conn.execute(text("SELECT table_name, user_login FROM audit_events "
-                                        "WHERE table_name IN ('card_batches', 'spoiled_cards') ORDER BY id")).all()
-        assert [tuple(r) for r in audited] == [("card_batches", "chefe"), ("spoiled_cards", "chefe")]
-        report = card_stock.stock_report(admin, log[0].printed_at.date(), log[0].printed_at.date())
-        assert report.printed_without_card == 1  # the old print, made before cards were counted
-
-        db.downgrade("0009")
-        assert not {"card_batches", "card_uses", "spoiled_cards"} & set(inspect(db.engine).get_table_names())
-        with db.engine.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM badge_prints")).scalar() == 1
-        db.upgrade()
-        assert {"card_batches", "card_uses", "spoiled_cards"} <= set(inspect(db.engine).get_table_names())
-    finally:
-        if backend == "postgresql":
-            with db.engine.begin() as conn:
-                conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
-                conn.exec_driver_sql("DELETE FROM audit_events")
-            db.downgrade("base")
-            with db.engine.begin() as conn:
-                conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-            db.upgrade()
-        db.dispose()
+    db.downgrade("0009")
+    assert not {"card_batches", "card_uses", "spoiled_cards"} & set(inspect(db.engine).get_table_names())
+    with db.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM badge_prints")).scalar() == 1
+    db.upgrade()
+    assert {"card_batches", "card_uses", "spoiled_cards"} <= set(inspect(db.engine).get_table_names())

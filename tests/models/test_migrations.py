@@ -13,31 +13,16 @@ from motodesk.models import Base
 from motodesk.models.db import Database, DatabaseOutdatedError, DatabaseTooNewError
 
 
-def _fresh(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Database:
-    if backend == "sqlite":
-        return Database.open(f"sqlite:///{tmp_path / 'm.sqlite3'}")
-    url = request.getfixturevalue("pg_server")
-    db = Database.open(url)
-    db.downgrade("base")  # the session database may have been migrated by another test
-    with db.engine.begin() as conn:
-        conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-    return db
-
-
-def test_upgrade_to_head_and_down_again(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    db = _fresh(backend, request, tmp_path)
-    try:
-        assert db.check_version() == "empty"
-        assert db.prepare(allow_upgrade_shared=True) == "created"
-        tables = set(inspect(db.engine).get_table_names())
-        assert set(Base.metadata.tables) <= tables
-        assert db.check_version() == "current"
-        command.check(db.alembic_config())  # raises when the models drift from the migrations
-        db.downgrade("base")
-        assert set(inspect(db.engine).get_table_names()) <= {"alembic_version"}
-    finally:
-        db.upgrade()  # leave the shared PostgreSQL database migrated for the other tests
-        db.dispose()
+def test_upgrade_to_head_and_down_again(fresh_db: Database) -> None:
+    db = fresh_db
+    assert db.check_version() == "empty"
+    assert db.prepare(allow_upgrade_shared=True) == "created"
+    tables = set(inspect(db.engine).get_table_names())
+    assert set(Base.metadata.tables) <= tables
+    assert db.check_version() == "current"
+    command.check(db.alembic_config())  # raises when the models drift from the migrations
+    db.downgrade("base")
+    assert set(inspect(db.engine).get_table_names()) <= {"alembic_version"}
 
 
 def test_newer_database_is_refused(tmp_path: Path) -> None:
@@ -109,56 +94,45 @@ _OLD_ROWS = [
 
 @pytest.mark.parametrize("landed", [LANDED, *EARLIER])
 def test_a_database_of_the_last_landed_revision_upgrades_with_its_data(
-        backend: str, request: pytest.FixtureRequest, tmp_path: Path, landed: str) -> None:
+        fresh_db: Database, landed: str) -> None:
     from motodesk.models.audit import verify_chain
     from motodesk.models.db import shipped_head
     from motodesk.rules.common import PermitState, Role
     from motodesk.services import audit, people, permits
     from motodesk.services.context import AppContext, CurrentUser
 
-    db = _fresh(backend, request, tmp_path)
-    try:
-        db.upgrade(EARLIER[0])  # the rows as the first wave wrote them; 0003–0009 sealed and extended them
-        with db.engine.begin() as conn:
-            for statement in _OLD_ROWS:
-                conn.exec_driver_sql(statement)
-        db.upgrade(landed)
-        assert db.current_revision() == landed
-        if landed != shipped_head():
-            assert db.check_version() == "outdated"
-            assert db.prepare(allow_upgrade_shared=True) == "upgraded"
+    db = fresh_db
+    db.upgrade(EARLIER[0])  # the rows as the first wave wrote them; 0003–0009 sealed and extended them
+    with db.engine.begin() as conn:
+        for statement in _OLD_ROWS:
+            conn.exec_driver_sql(statement)
+    db.upgrade(landed)
+    assert db.current_revision() == landed
+    if landed != shipped_head():
+        assert db.check_version() == "outdated"
+        assert db.prepare(allow_upgrade_shared=True) == "upgraded"
 
-        assert db.current_revision() == shipped_head()  # whatever the head is after the integrator's chain
-        ctx = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
-        person = people.get_person(ctx, 1)
-        assert (person.full_name, person.cpf, person.phone) == ("Maria das Dores Araújo", "52998224725",
-                                                                "(34) 3831-0000")
-        rows = permits.list_permits(ctx)
-        assert [(r.kind, r.number, r.holder, r.plate, r.state) for r in rows] == [
-            ("permit", "MT-0001/2026", "Maria das Dores Araújo", "ABC1D23", PermitState.ACTIVE)]
-        with db.engine.connect() as conn:
-            old = conn.execute(text("SELECT id, user_login, changes FROM audit_events ORDER BY id")).all()
-            assert [tuple(r) for r in old] == [(1, "joana", '{"full_name": [null, "Maria das Dores Araújo"]}'),
-                                               (2, "carlos", '{"number": [null, "MT-0001/2026"]}')]
-            assert verify_chain(conn).broken is None  # the old rows were sealed into the chain
-        # The upgraded database works: a change is audited after the old rows, and the chain holds.
-        clerk = AppContext(db, CurrentUser(None, "joana", "Joana", Role.CLERK))
-        people.save_person(clerk, people.PersonInput(full_name=person.full_name, cpf=person.cpf,
-                                                   phone="(34) 3831-9999", birth_date=person.birth_date),
-                           person_id=1, expected_version=person.version)
-        verification = audit.verify_audit_trail(ctx)
-        assert verification.intact and verification.rows == 3
-        command.check(db.alembic_config())
-    finally:
-        if backend == "postgresql":
-            with db.engine.begin() as conn:
-                conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
-                conn.exec_driver_sql("DELETE FROM audit_events")
-            db.downgrade("base")
-            with db.engine.begin() as conn:
-                conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-            db.upgrade()
-        db.dispose()
+    assert db.current_revision() == shipped_head()  # whatever the head is after the integrator's chain
+    ctx = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
+    person = people.get_person(ctx, 1)
+    assert (person.full_name, person.cpf, person.phone) == ("Maria das Dores Araújo", "52998224725",
+                                                            "(34) 3831-0000")
+    rows = permits.list_permits(ctx)
+    assert [(r.kind, r.number, r.holder, r.plate, r.state) for r in rows] == [
+        ("permit", "MT-0001/2026", "Maria das Dores Araújo", "ABC1D23", PermitState.ACTIVE)]
+    with db.engine.connect() as conn:
+        old = conn.execute(text("SELECT id, user_login, changes FROM audit_events ORDER BY id")).all()
+        assert [tuple(r) for r in old] == [(1, "joana", '{"full_name": [null, "Maria das Dores Araújo"]}'),
+                                           (2, "carlos", '{"number": [null, "MT-0001/2026"]}')]
+        assert verify_chain(conn).broken is None  # the old rows were sealed into the chain
+    # The upgraded database works: a change is audited after the old rows, and the chain holds.
+    clerk = AppContext(db, CurrentUser(None, "joana", "Joana", Role.CLERK))
+    people.save_person(clerk, people.PersonInput(full_name=person.full_name, cpf=person.cpf,
+                                               phone="(34) 3831-9999", birth_date=person.birth_date),
+                       person_id=1, expected_version=person.version)
+    verification = audit.verify_audit_trail(ctx)
+    assert verification.intact and verification.rows == 3
+    command.check(db.alembic_config())
 
 
 def test_upgrading_a_0009_sqlite_database_with_people_fills_the_trigram_table(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ refuses a notice naming both an organisation and a permit; down to 0021 and up a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
@@ -46,78 +44,56 @@ _ROWS_0021 = [
 ]
 
 
-def _fresh(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Database:
-    """An empty database (as tests/models/test_migrations.py makes them)."""
-    if backend == "sqlite":
-        return Database.open(f"sqlite:///{tmp_path / 'm.sqlite3'}")
-    db = Database.open(request.getfixturevalue("pg_server"))
-    db.downgrade("base")  # the session database may have been migrated by another test
-    with db.engine.begin() as conn:
-        conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-    return db
-
 
 def _columns(db: Database) -> set[str]:
     return {c["name"] for c in inspect(db.engine).get_columns("infraction_notices")}
 
 
-def test_a_0021_database_upgrades_and_its_notices_survive(backend: str, request: pytest.FixtureRequest,
-                                                          tmp_path: Path) -> None:
-    db = _fresh(backend, request, tmp_path)
-    try:
-        db.upgrade("0021")
-        with db.engine.begin() as conn:
-            for statement in _ROWS_0021:
-                conn.exec_driver_sql(statement)
-        assert db.prepare(allow_upgrade_shared=True) == "upgraded"
-        assert db.current_revision() == "0022"
-        assert "organisation_id" in _columns(db)
-        indexes = {i["name"] for i in inspect(db.engine).get_indexes("infraction_notices")}
-        assert "ix_infraction_notices_organisation_id" in indexes
-        with db.engine.connect() as conn:
-            rows = conn.execute(text("SELECT id, number, offender_kind, person_id, permit_id, organisation_id, "
-                                     "status, defence_due FROM infraction_notices ORDER BY id")).all()
-            assert [tuple(r)[:7] for r in rows] == [
-                (1, "AI-0001/2026", "holder", 1, 1, None, "open"),
-                (2, "AI-0002/2026", "organisation", None, None, 1, "open"),  # linked by its printed CNPJ
-            ]
-            assert str(rows[0][7]) == "2026-03-25"
-            assert conn.execute(text("SELECT notice_id, text FROM defences")).one() == (
-                1, "Troco devolvido ao passageiro.")
+def test_a_0021_database_upgrades_and_its_notices_survive(backend: str, fresh_db: Database) -> None:
+    db = fresh_db
+    db.upgrade("0021")
+    with db.engine.begin() as conn:
+        for statement in _ROWS_0021:
+            conn.exec_driver_sql(statement)
+    assert db.prepare(allow_upgrade_shared=True) == "upgraded"
+    assert db.current_revision() == "0022"
+    assert "organisation_id" in _columns(db)
+    indexes = {i["name"] for i in inspect(db.engine).get_indexes("infraction_notices")}
+    assert "ix_infraction_notices_organisation_id" in indexes
+    with db.engine.connect() as conn:
+        rows = conn.execute(text("SELECT id, number, offender_kind, person_id, permit_id, organisation_id, "
+                                 "status, defence_due FROM infraction_notices ORDER BY id")).all()
+        assert [tuple(r)[:7] for r in rows] == [
+            (1, "AI-0001/2026", "holder", 1, 1, None, "open"),
+            (2, "AI-0002/2026", "organisation", None, None, 1, "open"),  # linked by its printed CNPJ
+        ]
+        assert str(rows[0][7]) == "2026-03-25"
+        assert conn.execute(text("SELECT notice_id, text FROM defences")).one() == (
+            1, "Troco devolvido ao passageiro.")
 
-        # The upgraded database works: the old notice reads through the service, with no organisation.
-        from motodesk.rules.common import Role
-        from motodesk.services import enforcement
-        from motodesk.services.context import AppContext, CurrentUser
+    # The upgraded database works: the old notice reads through the service, with no organisation.
+    from motodesk.rules.common import Role
+    from motodesk.services import enforcement
+    from motodesk.services.context import AppContext, CurrentUser
 
-        admin = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
-        view = enforcement.get_notice(admin, 1)
-        assert view.offender_name == "Maria das Dores Araújo" and view.organisation_id is None
-        assert enforcement.get_notice(admin, 2).organisation_id == 1
+    admin = AppContext(db, CurrentUser(None, "admin", "Administração", Role.ADMIN))
+    view = enforcement.get_notice(admin, 1)
+    assert view.offender_name == "Maria das Dores Araújo" and view.organisation_id is None
+    assert enforcement.get_notice(admin, 2).organisation_id == 1
 
-        # A notice naming an organisation and a permit is refused by the database itself.
-        with pytest.raises(IntegrityError), db.engine.begin() as conn:
-            conn.exec_driver_sql("UPDATE infraction_notices SET organisation_id = 1 WHERE id = 1")
+    # A notice naming an organisation and a permit is refused by the database itself.
+    with pytest.raises(IntegrityError), db.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE infraction_notices SET organisation_id = 1 WHERE id = 1")
 
-        if backend == "sqlite":
-            return  # SQLite rebuilds the table to go down, which the defence's foreign key refuses (see 0022)
-        db.downgrade("0021")
-        assert "organisation_id" not in _columns(db)
-        with db.engine.connect() as conn:
-            assert conn.execute(text("SELECT count(*) FROM infraction_notices")).scalar() == 2
-            assert conn.execute(text("SELECT count(*) FROM defences")).scalar() == 1
-        db.upgrade()
-        assert "organisation_id" in _columns(db)
-        with db.engine.connect() as conn:
-            assert conn.execute(text("SELECT organisation_id FROM infraction_notices ORDER BY id")).scalars().all() \
-                == [None, 1]
-    finally:
-        if backend == "postgresql":
-            with db.engine.begin() as conn:
-                conn.exec_driver_sql("SET LOCAL session_replication_role = replica")
-                conn.exec_driver_sql("DELETE FROM audit_events")
-            db.downgrade("base")
-            with db.engine.begin() as conn:
-                conn.exec_driver_sql("DROP TABLE IF EXISTS alembic_version")
-            db.upgrade()
-        db.dispose()
+    if backend == "sqlite":
+        return  # SQLite rebuilds the table to go down, which the defence's foreign key refuses (see 0022)
+    db.downgrade("0021")
+    assert "organisation_id" not in _columns(db)
+    with db.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM infraction_notices")).scalar() == 2
+        assert conn.execute(text("SELECT count(*) FROM defences")).scalar() == 1
+    db.upgrade()
+    assert "organisation_id" in _columns(db)
+    with db.engine.connect() as conn:
+        assert conn.execute(text("SELECT organisation_id FROM infraction_notices ORDER BY id")).scalars().all() \
+            == [None, 1]
