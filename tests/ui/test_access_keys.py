@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from tests_helpers import drain_events, no_button_down  # type: ignore[import-not-found]
 from window_factory import shown  # type: ignore[import-not-found]
 
 from motodesk.rules.common import Role, ServiceType
@@ -109,7 +110,8 @@ def test_a_letter_that_appears_later_is_moved_when_alt_is_pressed(qtbot) -> None
     assert letter and letter != "l"
     record.setFocus()
     qtbot.keyClick(record, getattr(Qt.Key, f"Key_{letter.upper()}"), Qt.KeyboardModifier.AltModifier)
-    qtbot.wait(150)
+    qtbot.waitUntil(no_button_down)  # an animated click, had the letter pressed the button, has fired
+    drain_events()
     assert pressed == [] and QApplication.focusWidget() is field
 
 

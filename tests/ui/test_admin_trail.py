@@ -10,7 +10,14 @@ import openpyxl
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
-from tests_helpers import SCREENSHOTS, fits_screen, missing_access_keys, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import (  # type: ignore[import-not-found]
+    SCREENSHOTS,
+    drain_events,
+    fits_screen,
+    missing_access_keys,
+    no_button_down,
+    valid_cpf,
+)
 
 from motodesk.rules.common import Role
 from motodesk.services import access_log, audit, auth, people, users
@@ -45,7 +52,8 @@ def _day_of_work(clerk: AppContext) -> tuple[int, str, int]:
 
 def _alt(qtbot, key: Qt.Key) -> None:  # noqa: ANN001
     qtbot.keyClick(QApplication.focusWidget(), key, Qt.KeyboardModifier.AltModifier)
-    qtbot.wait(160)
+    qtbot.waitUntil(no_button_down)  # the access key's animated click has fired
+    drain_events()
 
 
 def _open(qtbot, ctx: AppContext, wait_ops) -> tuple[QWidget, admin_screen.AdminPage]:  # noqa: ANN001

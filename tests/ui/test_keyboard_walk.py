@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from tests_helpers import drain_events, no_button_down  # type: ignore[import-not-found]
 from window_factory import (  # type: ignore[import-not-found]
     EXPECTED_FOCUS,
     NOT_BUILT,
@@ -141,7 +142,8 @@ def enter_presses_a_focused_button(qtbot, window: QWidget, label: str) -> list[s
     button.clicked.connect(lambda _c=False: pressed.append(True))
     button.setFocus()
     qtbot.keyClick(button, Qt.Key.Key_Return)
-    qtbot.wait(150)
+    qtbot.waitUntil(no_button_down)  # an animated click has fired
+    drain_events()
     return [] if pressed else [f"[{label}] Enter em {_name(button)} não o aciona"]
 
 

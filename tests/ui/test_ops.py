@@ -156,7 +156,7 @@ def test_the_window_paints_and_takes_esc_while_the_server_stops_answering(qtbot,
         proxy.stall()  # the server stops answering: no error, no reply
         started = time.monotonic()
         ServiceOp(widget, lambda: search.search_people(clerk, "Maria")).success(delivered.append).run()
-        qtbot.wait(1500)
+        qtbot.waitUntil(lambda: paints["ticks"] >= 10 and widget.findChild(QWidget, "busy_overlay") is not None)
         assert paints["ticks"] >= 10, "the GUI thread must keep running while the query hangs"
         assert widget.findChild(QWidget, "busy_overlay") is not None and not button.isEnabled()
         qtbot.keyClick(widget, Qt.Key.Key_Escape)
