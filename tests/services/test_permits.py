@@ -15,7 +15,7 @@ from motodesk.models import Application, Decree, InfractionNotice, Permit, Permi
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import permit_term_end
 from motodesk.rules.periods import add_years
-from motodesk.services import permits
+from motodesk.services import permits, permits_applications
 from motodesk.services.context import AppContext
 from motodesk.services.errors import (
     InvalidInputError,
@@ -137,7 +137,7 @@ def test_the_database_refuses_a_second_permit_in_force_even_past_the_check(ctx: 
                           vehicle_id=dossier.vehicle_id))
     with ctx.read() as s:
         second = s.scalar(select(func_max_app()))
-    monkeypatch.setattr(permits, "_holder_permits_in_force", lambda *a, **k: 0)  # a check that raced
+    monkeypatch.setattr(permits_applications, "_holder_permits_in_force", lambda *a, **k: 0)  # a check that raced
     with pytest.raises(MotodeskError, match=r"Art\. 6º, § 2º"):
         permits.issue(supervisor, second)
 

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from motodesk.models import Permit, QuotaCounter
 from motodesk.models.db import Database
 from motodesk.rules.common import PermitState, Role, ServiceType
-from motodesk.services import permits
+from motodesk.services import permits, permits_applications
 from motodesk.services.context import AppContext, CurrentUser
 from motodesk.services.errors import MotodeskError, RuleViolationError
 from motodesk.services.settings import update_settings
@@ -98,10 +98,10 @@ def test_the_guarantee_is_the_database_not_the_check(ctx: AppContext, supervisor
     update_settings(ctx, {"population": 2_000})
     racers = [make_dossier(ctx, ServiceType.MOTOTAXI, state=PermitState.APPROVED, name=f"Candidato Número {i}")
               for i in range(ISSUERS)]
-    real = permits.quota_counts
-    monkeypatch.setattr(permits, "quota_counts", lambda s: (1, 0, 1) if real(s) else None)
+    real = permits_applications.quota_counts  # the issue's own check (services/permits_applications.py)
+    monkeypatch.setattr(permits_applications, "quota_counts", lambda s: (1, 0, 1) if real(s) else None)
     won, lost = _race(db_url, [d.application_id for d in racers])
     assert len(won) == 1 and len(lost) == ISSUERS - 1
     assert all("Art. 10, I" in str(exc) for exc in lost)
-    monkeypatch.setattr(permits, "quota_counts", real)
+    monkeypatch.setattr(permits_applications, "quota_counts", real)
     assert permits.quota_overview(supervisor).in_force == 1
