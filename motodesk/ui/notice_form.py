@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDateTimeEdit,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -44,13 +43,12 @@ from motodesk.services.enforcement import (
 )
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import buddy, column, form, host, line_edit, named, push_button, row, wrapped_label
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.infraction_picker import InfractionPicker, describe_infraction
 from motodesk.ui.listpage import fit_to_screen, with_access_key
 from motodesk.ui.ops import ServiceOp, errors_on, load_into, place_field_errors
-from motodesk.ui.widgets import DateField, mark_field, ok_cancel_buttons
-
-ERROR_COLOUR = "#b00020"
+from motodesk.ui.widgets import DateField, mark_field, message_line, ok_cancel_buttons
 
 
 def to_qdatetime(moment: datetime) -> QDateTime:
@@ -83,156 +81,22 @@ class NoticeForm(GuardedDialog):
         self.created: NoticeCreated | None = None
         self.choices: list[OffenderChoice] = []
 
-        # --- the infraction --------------------------------------------------------------------
-        self.picker = InfractionPicker()
-        self.chosen = QLabel("Escolha a infração no catálogo acima.")
-        self.chosen.setObjectName("chosen_infraction")
-        self.chosen.setWordWrap(True)
-        infraction_box = QGroupBox("Infração (Arts. 15, 25, 30, 31 e 32)")
-        infraction_layout = QVBoxLayout(infraction_box)
-        infraction_layout.addWidget(self.picker, 1)
-        infraction_layout.addWidget(self.chosen)
-
-        # --- when and where --------------------------------------------------------------------
-        self.occurred = QDateTimeEdit()
-        self.occurred.setObjectName("occurred_at")
+        infraction_box = self._infraction_box()
+        # when and where
+        self.occurred = named(QDateTimeEdit(), "occurred_at")
         self.occurred.setDisplayFormat("dd/MM/yyyy HH:mm")
         self.occurred.setCalendarPopup(True)
         self.occurred.setDateTime(to_qdatetime(self._now()))
-        self.place = QLineEdit()
-        self.place.setObjectName("place")
-        self.place.setPlaceholderText("Rua, número, bairro ou ponto de referência")
-        self.place.setMaxLength(enforcement.MAX_PLACE)
-
-        # --- the offender ----------------------------------------------------------------------
-        self.holder_radio = QRadioButton("&Titular")
-        self.holder_radio.setObjectName("kind_holder")
-        self.deputy_radio = QRadioButton("Pre&posto")
-        self.deputy_radio.setObjectName("kind_deputy")
-        self.unregistered_radio = QRadioButton("Sem per&missão (Art. 32)")
-        self.unregistered_radio.setObjectName("kind_unregistered")
-        self.kind_group = QButtonGroup(self)
-        for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
-            self.kind_group.addButton(radio)
-        self.holder_radio.setChecked(True)
-        self.offender_search = QLineEdit()
-        self.offender_search.setObjectName("offender_search")
-        self.offender_search.setPlaceholderText("CPF, nome ou placa do titular ou preposto")
-        self.search_button = QPushButton("&Buscar")
-        self.search_button.setObjectName("offender_find")
-        self.search_button.setAutoDefault(False)  # Enter in another field must not start an empty search
-        self.offender_choice = QComboBox()
-        self.offender_choice.setObjectName("offender_choice")
-        self.offender_info = QLabel()
-        self.offender_info.setObjectName("offender_info")
-        self.offender_info.setWordWrap(True)
-        self.offender_name = QLineEdit()
-        self.offender_name.setObjectName("offender_name")
-        self.offender_name.setMaxLength(enforcement.MAX_NAME)
-        self.offender_cpf = QLineEdit()
-        self.offender_cpf.setObjectName("offender_cpf")
-        self.offender_cpf.setPlaceholderText("opcional; se informado, liga o auto ao cadastro")
-        self.plate = QLineEdit()
-        self.plate.setObjectName("plate")
-        self.plate.setPlaceholderText("ABC-1234 ou ABC1D23")
-        self.plate.setMaxLength(8)
-        self.vehicle_description = QLineEdit()
-        self.vehicle_description.setObjectName("vehicle_description")
-        self.vehicle_description.setPlaceholderText("marca, modelo e cor do veículo")
-        self.vehicle_description.setMaxLength(enforcement.MAX_VEHICLE_DESCRIPTION)
-
-        # Art. 25: the employer or contractor, chosen from the register of organisations.
-        self.organisation_choice = QComboBox()
-        self.organisation_choice.setObjectName("organisation_choice")
-        self.organisation_choice.setAccessibleName("Empresa autuada (Art. 25)")
-        self._organisations_loaded = False
-        organisation_label = QLabel("&Empresa (Art. 25):")
-        organisation_label.setBuddy(self.organisation_choice)
-        organisation_note = QLabel("Responde o empregador ou quem contrata serviço continuado de moto-frete "
-                                   "(Art. 25, parágrafo único), não o condutor.")
-        organisation_note.setWordWrap(True)
-        self.organisation_box = QWidget()
-        organisation_form = QFormLayout(self.organisation_box)
-        organisation_form.setContentsMargins(0, 0, 0, 0)
-        organisation_form.addRow(organisation_label, self.organisation_choice)
-        organisation_form.addRow("", organisation_note)
-
-        kinds = QHBoxLayout()
-        for radio in (self.holder_radio, self.deputy_radio, self.unregistered_radio):
-            kinds.addWidget(radio)
-        kinds.addStretch(1)
-        search_row = QHBoxLayout()
-        search_row.addWidget(self.offender_search, 1)
-        search_row.addWidget(self.search_button)
-        self.registered_box = QWidget()
-        registered = QFormLayout(self.registered_box)
-        registered.setContentsMargins(0, 0, 0, 0)
-        registered.addRow("Buscar:", search_row)
-        registered.addRow("A&utuado:", self.offender_choice)
-        registered.addRow("", self.offender_info)
-        self.unregistered_box = QWidget()
-        unregistered = QFormLayout(self.unregistered_box)
-        unregistered.setContentsMargins(0, 0, 0, 0)
-        unregistered.addRow("&Nome:", self.offender_name)
-        unregistered.addRow("C&PF:", self.offender_cpf)
-        unregistered.addRow("Pl&aca (veículo apreendido):", self.plate)
-        unregistered.addRow("&Veículo:", self.vehicle_description)
-        offender_box = QGroupBox("Autuado(a)")
-        offender_layout = QVBoxLayout(offender_box)
-        offender_layout.addLayout(kinds)
-        offender_layout.addWidget(self.registered_box)
-        offender_layout.addWidget(self.unregistered_box)
-        offender_layout.addWidget(self.organisation_box)
-
-        # --- account and signature ----------------------------------------------------------------
-        self.description = QPlainTextEdit()
-        self.description.setObjectName("description")
-        self.description.setPlaceholderText("Relato do fiscal: o que foi constatado, como e por quem.")
-        self.description.setMaximumHeight(90)
-        self.description.setTabChangesFocus(True)  # Tab leaves the account; it is no tab character
-        self.signature_radios: dict[Signature, QRadioButton] = {}
-        signature_row = QHBoxLayout()
-        self.signature_group = QButtonGroup(self)
-        used = {"t", "p", "m", "b", "u", "n", "a", "v", "d", "o", "r", "l", "c", "e"}  # keys taken on this form
-        for signature in Signature:
-            radio = QRadioButton(with_access_key(signature.label, used))
-            radio.setObjectName(f"signature_{signature.value}")
-            self.signature_group.addButton(radio)
-            self.signature_radios[signature] = radio
-            signature_row.addWidget(radio)
-        signature_row.addStretch(1)
-        self.signature_radios[Signature.SIGNED].setChecked(True)
-        inspector = QLabel(f"{ctx.user.full_name} ({ctx.user.login})")
-        inspector.setObjectName("inspector")
-
-        form = QFormLayout()
-        form.addRow("&Data e hora (horário local):", self.occurred)
-        form.addRow("L&ocal:", self.place)
-        form.addRow("&Relato:", self.description)
-        form.addRow("Assinatura do autuado:", signature_row)
-        form.addRow(QLabel("Fiscal:"), inspector)  # a reading, not an input: no buddy
-
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(f"color: {ERROR_COLOUR}")
-        self.save_button = QPushButton("&Lavrar auto")
-        self.save_button.setObjectName("save")
+        self.place = line_edit("place", "Rua, número, bairro ou ponto de referência", enforcement.MAX_PLACE)
+        offender_box = self._offender_box()
+        account = self._account_form(ctx)
+        self.message = message_line()
+        self.save_button = push_button("&Lavrar auto", "save", self.save, auto_default=False)
         self.save_button.setDefault(False)
-        self.save_button.setAutoDefault(False)
-        cancel = QPushButton("&Cancelar")
-        cancel.setAutoDefault(False)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(cancel)
+        cancel = push_button("&Cancelar", slot=self.reject, auto_default=False)
 
         lower = QWidget()
-        lower_layout = QVBoxLayout(lower)
-        lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(offender_box)
-        lower_layout.addLayout(form)
-        lower_layout.addStretch(1)
+        column(offender_box, account, 1, parent=lower, margins=0)
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(infraction_box)
         splitter.addWidget(lower)
@@ -240,18 +104,13 @@ class NoticeForm(GuardedDialog):
         splitter.setStretchFactor(1, 0)
         splitter.setChildrenCollapsible(False)
         self._splitter, self._lower = splitter, lower
-        layout = QVBoxLayout(self)
-        layout.addWidget(splitter, 1)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
+        column((splitter, 1), self.message, row(1, self.save_button, cancel), parent=self)
 
         self.picker.selectionChanged.connect(self._infraction_changed)
         self.kind_group.buttonToggled.connect(lambda *_: self._kind_changed())
         self.search_button.clicked.connect(self.find_offender)
         self.offender_search.returnPressed.connect(self.find_offender)
         self.offender_choice.currentIndexChanged.connect(lambda _i: self._choice_changed())
-        self.save_button.clicked.connect(self.save)
-        cancel.clicked.connect(self.reject)
         self.picker.chosen.connect(lambda _item: self.occurred.setFocus())  # Enter in the search: next field
         self._kind_changed()
         self._choice_changed()
@@ -260,6 +119,81 @@ class NoticeForm(GuardedDialog):
         fit_to_screen(self, 980, 760)
         self._fitted = False
         self.mark_clean()
+
+    # --- building ----------------------------------------------------------------------------------
+    def _infraction_box(self) -> QGroupBox:
+        self.picker = InfractionPicker()
+        self.chosen = wrapped_label("Escolha a infração no catálogo acima.", "chosen_infraction")
+        box = QGroupBox("Infração (Arts. 15, 25, 30, 31 e 32)")
+        column((self.picker, 1), self.chosen, parent=box)
+        return box
+
+    def _offender_box(self) -> QGroupBox:
+        """Who is fined: a holder or deputy found by search, a person typed in (Art. 32) or an organisation
+        of the register (Art. 25), each in its own section shown for the infraction chosen."""
+        self.holder_radio = named(QRadioButton("&Titular"), "kind_holder")
+        self.deputy_radio = named(QRadioButton("Pre&posto"), "kind_deputy")
+        self.unregistered_radio = named(QRadioButton("Sem per&missão (Art. 32)"), "kind_unregistered")
+        radios = (self.holder_radio, self.deputy_radio, self.unregistered_radio)
+        self.kind_group = QButtonGroup(self)
+        for radio in radios:
+            self.kind_group.addButton(radio)
+        self.holder_radio.setChecked(True)
+        self.offender_search = line_edit("offender_search", "CPF, nome ou placa do titular ou preposto")
+        # Enter in another field must not start an empty search
+        self.search_button = push_button("&Buscar", "offender_find", auto_default=False)
+        self.offender_choice = named(QComboBox(), "offender_choice")
+        self.offender_info = wrapped_label(name="offender_info")
+        self.offender_name = line_edit("offender_name", max_len=enforcement.MAX_NAME)
+        self.offender_cpf = line_edit("offender_cpf", "opcional; se informado, liga o auto ao cadastro")
+        self.plate = line_edit("plate", "ABC-1234 ou ABC1D23", 8)
+        self.vehicle_description = line_edit("vehicle_description", "marca, modelo e cor do veículo",
+                                             enforcement.MAX_VEHICLE_DESCRIPTION)
+        # Art. 25: the employer or contractor, chosen from the register of organisations.
+        self.organisation_choice = named(QComboBox(), "organisation_choice")
+        self.organisation_choice.setAccessibleName("Empresa autuada (Art. 25)")
+        self._organisations_loaded = False
+        self.organisation_box = host(form(
+            (buddy("&Empresa (Art. 25):", self.organisation_choice), self.organisation_choice),
+            ("", wrapped_label("Responde o empregador ou quem contrata serviço continuado de moto-frete "
+                               "(Art. 25, parágrafo único), não o condutor.")),
+            margins=0))
+        self.registered_box = host(form(
+            ("Buscar:", row((self.offender_search, 1), self.search_button)),
+            ("A&utuado:", self.offender_choice),
+            ("", self.offender_info),
+            margins=0))
+        self.unregistered_box = host(form(
+            ("&Nome:", self.offender_name),
+            ("C&PF:", self.offender_cpf),
+            ("Pl&aca (veículo apreendido):", self.plate),
+            ("&Veículo:", self.vehicle_description),
+            margins=0))
+        box = QGroupBox("Autuado(a)")
+        column(row(*radios, 1), self.registered_box, self.unregistered_box, self.organisation_box, parent=box)
+        return box
+
+    def _account_form(self, ctx: AppContext) -> QFormLayout:
+        """When, where, the inspector's account, the signature and who writes the notice."""
+        self.description = named(QPlainTextEdit(), "description")
+        self.description.setPlaceholderText("Relato do fiscal: o que foi constatado, como e por quem.")
+        self.description.setMaximumHeight(90)
+        self.description.setTabChangesFocus(True)  # Tab leaves the account; it is no tab character
+        self.signature_radios: dict[Signature, QRadioButton] = {}
+        self.signature_group = QButtonGroup(self)
+        used = {"t", "p", "m", "b", "u", "n", "a", "v", "d", "o", "r", "l", "c", "e"}  # keys taken on this form
+        for signature in Signature:
+            radio = named(QRadioButton(with_access_key(signature.label, used)), f"signature_{signature.value}")
+            self.signature_group.addButton(radio)
+            self.signature_radios[signature] = radio
+        self.signature_radios[Signature.SIGNED].setChecked(True)
+        return form(
+            ("&Data e hora (horário local):", self.occurred),
+            ("L&ocal:", self.place),
+            ("&Relato:", self.description),
+            ("Assinatura do autuado:", row(*self.signature_radios.values(), 1)),
+            (QLabel("Fiscal:"), named(QLabel(f"{ctx.user.full_name} ({ctx.user.login})"), "inspector")),
+        )  # "Fiscal" is a reading, not an input: no buddy
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
         """Fitted again once laid out on the screen: with a larger system font the first show widens the
@@ -354,8 +288,8 @@ class NoticeForm(GuardedDialog):
             self.organisation_choice.addItem("Nenhuma organização no cadastro: cadastre-a em Organizações.", None)
             return
         self.organisation_choice.addItem("Escolha a empresa…", None)
-        for row in rows:
-            self.organisation_choice.addItem(f"{row.name} — CNPJ {row.cnpj_formatted}", row.id)
+        for found in rows:
+            self.organisation_choice.addItem(f"{found.name} — CNPJ {found.cnpj_formatted}", found.id)
 
     def _choice_changed(self) -> None:
         choice = self.current_choice()
