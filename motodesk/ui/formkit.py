@@ -146,7 +146,8 @@ def form(*rows: FormRow, parent: QWidget | None = None, margins: int | None = No
         layout.setContentsMargins(margins, margins, margins, margins)
     for entry in rows:
         if isinstance(entry, tuple):
-            layout.addRow(*entry)
+            label, field = entry
+            layout.addRow(label, field)  # type: ignore[arg-type]  # Qt's overloads take each pairing apart
         else:
             layout.addRow(entry)
     return layout
