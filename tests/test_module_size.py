@@ -5,7 +5,7 @@ and an entry whose module is back under the limit must go (the list only shrinks
 
 Split a module by what it does (one module per concern, the old import path re-exporting what its
 callers import), as ``ui/dossier.py``, ``ui/screens/admin.py``, ``ui/photo_dialog.py`` and
-``services/backup.py`` were.
+``services/backup.py``, ``services/permits.py`` and ``services/badges.py`` were.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ EXCEPTIONS: dict[str, int] = {
     # Being split by other work of issue 27, item 4.
     "exports/importer.py": 1171,
     # Not split yet.
-    "services/badges.py": 1077,
     "services/imports.py": 1004,
     "ui/screens/permits.py": 943,
     "services/search.py": 923,
@@ -72,7 +71,8 @@ def test_no_module_grows_past_the_limit() -> None:
 
 def test_the_split_modules_stay_under_the_limit() -> None:
     lengths = module_lengths(PACKAGE)
-    split = ["ui/dossier.py", "ui/screens/admin.py", "ui/photo_dialog.py", "services/backup.py"]
+    split = ["ui/dossier.py", "ui/screens/admin.py", "ui/photo_dialog.py", "services/backup.py",
+             "services/permits.py", "services/badges.py"]
     assert {name: lengths[name] for name in split if lengths[name] > LIMIT} == {}
     assert not set(split) & set(EXCEPTIONS)
 

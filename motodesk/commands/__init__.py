@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
+from collections.abc import Callable
+from datetime import date
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `motodesk` with no command opens the window: parsing must not load SQLAlchemy
@@ -43,6 +45,27 @@ def add_login_args(p: argparse.ArgumentParser) -> None:
                    help="usuário do MotoDesk que executa o comando (obrigatório; a senha é pedida no terminal)")
     p.add_argument("--password-stdin", action="store_true",
                    help="lê a senha da primeira linha da entrada padrão (também quando ela não é um terminal)")
+
+
+def logs_in(p: argparse.ArgumentParser, add_db_arg: Callable[[argparse.ArgumentParser], None],
+            handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
+    """A command's parser finished the way every command that logs in ends: ``--user``,
+    ``--password-stdin`` and ``--database`` after its own arguments, and the handler that runs it."""
+    add_login_args(p)
+    add_db_arg(p)
+    p.set_defaults(handler=handler)
+    return p
+
+
+def day_arg(text: str) -> date:
+    """``type=`` of an argument that takes a day: dd/mm/aaaa (or aaaa-mm-dd); argparse refuses any other
+    text in pt_BR (exit code 2)."""
+    from motodesk.rules.text import parse_day
+
+    try:
+        return parse_day(text, iso=True)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"data inválida: {text!r} (use dd/mm/aaaa)") from None
 
 
 def stdin_line() -> str:

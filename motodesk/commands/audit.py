@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
+from motodesk.commands import logs_in, open_context
 
 EXIT_OK = 0
 EXIT_BROKEN = 1
@@ -20,9 +20,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--publicado", metavar="ARQUIVO", default=None,
                    help="confere também a cópia publicada do ponto de controle (audit-checkpoint.json, ou a "
                         "pasta do verificador que o contém)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_audit_verify)
+    logs_in(p, add_db_arg, cmd_audit_verify)
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:

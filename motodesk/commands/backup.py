@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, login, open_database
+from motodesk.commands import login, logs_in, open_database
 
 EXIT_OK = 0
 
@@ -17,9 +17,7 @@ EXIT_OK = 0
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
     p = sub.add_parser("backup", help="grava uma cópia de segurança completa (com anexos e fotos) em OUT")
     p.add_argument("out", metavar="OUT", help="arquivo .zip a criar, ou uma pasta (nome com a data e a hora)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_backup)
+    logs_in(p, add_db_arg, cmd_backup)
     # No login for restore (see motodesk.commands): its target must be empty, without users.
     p = sub.add_parser("restore", help="restaura uma cópia de segurança em um banco de dados VAZIO e a confere")
     p.add_argument("file", metavar="ARQUIVO", help="cópia de segurança feita com 'motodesk backup'")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
+from motodesk.commands import logs_in, open_context
 
 EXIT_OK = 0
 EXIT_NOT_VALID = 4
@@ -32,24 +32,18 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--public-key", metavar="ARQUIVO", default=None,
                    help="arquivo da chave pública (motodesk export-public-key): verifica sem banco de dados "
                         "(e sem login)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_verify_badge)
+    logs_in(p, add_db_arg, cmd_verify_badge)
     p = sub.add_parser("export-public-key", help="grava a chave pública que verifica os crachás")
     p.add_argument("file", metavar="ARQUIVO", nargs="?", default=None,
                    help="onde gravar (padrão: mostra na saída)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_export_public_key)
+    logs_in(p, add_db_arg, cmd_export_public_key)
     p = sub.add_parser(
         "rotate-badge-key", help="troca a chave de assinatura dos crachás (administrador)",
         description="Cria uma nova chave de assinatura para os crachás impressos daqui em diante. As chaves "
                     "públicas anteriores continuam verificando os crachás que assinaram (enquanto o cadastro "
                     "confirmar seus dados); nenhum crachá é reimpresso. Exporte de novo a chave pública "
                     "para os verificadores sem banco.")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_rotate_badge_key)
+    logs_in(p, add_db_arg, cmd_rotate_badge_key)
     p = sub.add_parser(
         "register-printer-station", help="registra esta estação para imprimir crachás (administrador)",
         description="Guarda nesta estação a chave privada que assina os crachás e a lista de situação (no "
@@ -59,9 +53,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                     "gravado por 'motodesk export-badge-signing-key' numa estação registrada.")
     p.add_argument("--key-file", metavar="ARQUIVO", default=None,
                    help="a chave privada exportada numa estação registrada (apague o arquivo depois)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_register_printer_station)
+    logs_in(p, add_db_arg, cmd_register_printer_station)
     p = sub.add_parser(
         "export-badge-signing-key", help="grava a chave PRIVADA dos crachás para registrar outra estação",
         description="Grava em ARQUIVO (novo, legível só pelo seu dono) a chave privada atual dos crachás, "
@@ -69,9 +61,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                     "('motodesk register-printer-station --key-file ARQUIVO' nela). Quem tem o arquivo "
                     "assina crachás: leve-o em mídia sua e apague-o assim que a outra estação o importar.")
     p.add_argument("file", metavar="ARQUIVO", help="onde gravar (não pode existir)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_export_badge_signing_key)
+    logs_in(p, add_db_arg, cmd_export_badge_signing_key)
 
 
 def _read_text(value: str) -> str:

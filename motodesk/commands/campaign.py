@@ -11,22 +11,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
-from motodesk.rules.text import parse_day
+from motodesk.commands import day_arg, logs_in, open_context
 
 EXIT_OK = 0
 EXIT_ERROR = 1
-
-
-def _day(text: str) -> date:
-    try:
-        return parse_day(text, iso=True)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"data inválida: {text!r} (use DD/MM/AAAA)") from None
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -35,15 +26,11 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     actions = p.add_subparsers(dest="action", metavar="AÇÃO", required=True, parser_class=type(p))
 
     def action(name: str, help_text: str, handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-        a = actions.add_parser(name, help=help_text, description=help_text)
-        add_login_args(a)
-        add_db_arg(a)
-        a.set_defaults(handler=handler)
-        return a
+        return logs_in(actions.add_parser(name, help=help_text, description=help_text), add_db_arg, handler)
 
     a = action("open", "abre o recadastramento de um período e agenda todos os convocados (supervisor)", cmd_open)
-    a.add_argument("--from", dest="start", metavar="DD/MM/AAAA", type=_day, required=True, help="primeiro dia")
-    a.add_argument("--to", dest="end", metavar="DD/MM/AAAA", type=_day, required=True, help="último dia")
+    a.add_argument("--from", dest="start", metavar="DD/MM/AAAA", type=day_arg, required=True, help="primeiro dia")
+    a.add_argument("--to", dest="end", metavar="DD/MM/AAAA", type=day_arg, required=True, help="último dia")
 
     a = action("letters", "grava as cartas de convocação (PDF) dos atendimentos pendentes", cmd_letters)
     a.add_argument("--out", metavar="ARQUIVO.pdf", required=True)
@@ -54,7 +41,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     a.add_argument("--campaign", metavar="Nº", type=int, default=None, help="o recadastramento (padrão: o atual)")
 
     a = action("list", "mostra a agenda (de um dia, com --day)", cmd_list)
-    a.add_argument("--day", metavar="DD/MM/AAAA", type=_day, default=None)
+    a.add_argument("--day", metavar="DD/MM/AAAA", type=day_arg, default=None)
 
     a = action("attend", "marca o comparecimento ou a falta de uma pessoa convocada", cmd_attend)
     a.add_argument("cpf", metavar="CPF", help="CPF da pessoa (só números ou com pontos)")

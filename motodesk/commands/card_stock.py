@@ -10,22 +10,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from datetime import date
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
-from motodesk.rules.text import parse_day
+from motodesk.commands import day_arg, logs_in, open_context
 
 EXIT_OK = 0
 EXIT_ANOMALIES = 4
-
-
-def _date(text: str) -> date:
-    try:
-        return parse_day(text, iso=True)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"data inválida: {text!r} (use dd/mm/aaaa)") from None
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -42,33 +33,25 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                                        "sobrepostas a um lote já registrado.")
     q.add_argument("first", metavar="PRIMEIRO", help="número do primeiro cartão do lote")
     q.add_argument("last", metavar="ÚLTIMO", help="número do último cartão do lote")
-    q.add_argument("--received", metavar="DATA", type=_date, default=None, help="data de recebimento (padrão: hoje)")
+    q.add_argument("--received", metavar="DATA", type=day_arg, default=None, help="data de recebimento (padrão: hoje)")
     q.add_argument("--note", metavar="TEXTO", default=None, help="observação (nota fiscal, fornecedor…)")
-    add_login_args(q)
-    add_db_arg(q)
-    q.set_defaults(handler=cmd_add_batch)
+    logs_in(q, add_db_arg, cmd_add_batch)
 
     q = actions.add_parser("spoil", help="registra um cartão inutilizado, com o motivo")
     q.add_argument("serial", metavar="CARTÃO", help="número do cartão")
     q.add_argument("reason", metavar="MOTIVO", help="por que o cartão foi inutilizado")
-    add_login_args(q)
-    add_db_arg(q)
-    q.set_defaults(handler=cmd_spoil)
+    logs_in(q, add_db_arg, cmd_spoil)
 
     q = actions.add_parser("report", help="relatório do estoque em um período",
                            description="Cartões recebidos, impressos, inutilizados e em estoque no período, e as "
                                        "anomalias. Saída: 0 sem anomalias, 4 com anomalias, 1 erro.")
-    q.add_argument("--from", dest="start", metavar="DATA", type=_date, required=True, help="primeiro dia")
-    q.add_argument("--to", dest="end", metavar="DATA", type=_date, required=True, help="último dia")
+    q.add_argument("--from", dest="start", metavar="DATA", type=day_arg, required=True, help="primeiro dia")
+    q.add_argument("--to", dest="end", metavar="DATA", type=day_arg, required=True, help="último dia")
     q.add_argument("--out", metavar="ARQUIVO.xlsx", default=None, help="grava também a planilha do relatório")
-    add_login_args(q)
-    add_db_arg(q)
-    q.set_defaults(handler=cmd_report)
+    logs_in(q, add_db_arg, cmd_report)
 
     q = actions.add_parser("batches", help="lista os lotes com cartões usados, inutilizados e restantes")
-    add_login_args(q)
-    add_db_arg(q)
-    q.set_defaults(handler=cmd_batches)
+    logs_in(q, add_db_arg, cmd_batches)
 
 
 def cmd_add_batch(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
+from motodesk.commands import logs_in, open_context
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -15,9 +15,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--publish-status", metavar="PASTA", default=None,
                    help="depois, grava a lista de situação assinada dos crachás (PASTA/status.json) para a "
                         "página pública de verificação (veja motodesk publish-verifier)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_daily)
+    logs_in(p, add_db_arg, cmd_daily)
 
 
 def cmd_daily(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from motodesk.commands import add_login_args, authenticated, login, open_context, open_database, stdin_line
+from motodesk.commands import authenticated, login, logs_in, open_context, open_database, stdin_line
 from motodesk.rules.text import format_int
 
 EXIT_OK = 0
@@ -40,21 +40,15 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--name", default=None, help="nome completo")
     p.add_argument("--temporary", action="store_true",
                    help="senha provisória: o novo usuário escolhe outra no primeiro acesso")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_create_user)
+    logs_in(p, add_db_arg, cmd_create_user)
     p = sub.add_parser(
         "change-password", help="troca a senha do próprio usuário (também a provisória, definida por um administrador)",
         description="Troca a senha de --user. Pela entrada padrão: a primeira linha é a senha atual, a seguinte "
                     "a nova senha.")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_change_password)
+    logs_in(p, add_db_arg, cmd_change_password)
     p = sub.add_parser("seed-demo", help="preenche o banco com dados de demonstração (administrador)")
     p.add_argument("--people", type=int, default=300, help="quantas pessoas (padrão 300)")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_seed_demo)
+    logs_in(p, add_db_arg, cmd_seed_demo)
 
 
 def _new_password(args: argparse.Namespace, prompt: str = "Senha do novo usuário: ") -> str:

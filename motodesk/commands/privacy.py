@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
+from motodesk.commands import logs_in, open_context
 
 EXIT_OK = 0
 
@@ -25,9 +25,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--person", metavar="CPF", default=None, help="só os acessos aos dados desta pessoa")
     p.add_argument("--since", metavar="dd/mm/aaaa", default=None, help="só os acessos a partir deste dia")
     p.add_argument("--out", metavar="ARQUIVO.xlsx", default=None, help="grava o registro numa planilha")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_access_log)
+    logs_in(p, add_db_arg, cmd_access_log)
 
     p = sub.add_parser("anonymise", help="anonimiza pessoas sem permissão, requerimento ou processo há N anos (LGPD)",
                        description="Anonimiza as pessoas sem nenhuma permissão, requerimento ou processo de "
@@ -37,9 +35,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
     p.add_argument("--older-than-setting", action="store_true", required=True,
                    help="usa o prazo de retenção da configuração (obrigatório: confirma o critério)")
     p.add_argument("--dry-run", action="store_true", help="só mostra quem seria anonimizado; não grava nada")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_anonymise)
+    logs_in(p, add_db_arg, cmd_anonymise)
 
 
 def cmd_access_log(args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
+from motodesk.commands import logs_in, open_context
 from motodesk.rules.text import format_int
 
 EXIT_OK = 0
@@ -35,9 +35,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                        description=f"Grava uma planilha do cadastro. Tipos: {listing}.")
     p.add_argument("kind", metavar="TIPO", choices=kinds, help="o que exportar: " + ", ".join(kinds))
     p.add_argument("--out", metavar="ARQUIVO.xlsx", required=True, help="onde gravar a planilha")
-    _user_arg(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_export)
+    logs_in(p, add_db_arg, cmd_export)
 
     p = sub.add_parser("import", help="importa o cadastro de uma planilha (xlsx) feita com o modelo",
                        description="Confere cada linha da planilha (regras da Lei nº 4.883/2017 e validadores) e "
@@ -45,17 +43,11 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                                    "recusadas, 1 arquivo recusado ou erro.")
     p.add_argument("file", metavar="ARQUIVO.xlsx", help="a planilha a importar")
     p.add_argument("--dry-run", action="store_true", help="só confere e mostra o relatório; não grava nada")
-    _user_arg(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_import)
+    logs_in(p, add_db_arg, cmd_import)
 
     p = sub.add_parser("template", help="grava o modelo de planilha para a importação")
     p.add_argument("--out", metavar="ARQUIVO.xlsx", required=True, help="onde gravar o modelo")
     p.set_defaults(handler=cmd_template)
-
-
-def _user_arg(p: argparse.ArgumentParser) -> None:
-    add_login_args(p)
 
 
 def _acting(args: argparse.Namespace) -> Any:

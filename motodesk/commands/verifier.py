@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from motodesk.commands import add_login_args, open_context
+from motodesk.commands import logs_in, open_context
 
 
 def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -30,9 +30,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                    help="grava antes a configuração verifier_base_url (https://…, supervisor ou administrador): "
                         "o endereço onde a pasta será publicada, impresso nos códigos QR dos crachás "
                         "impressos daqui em diante")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_publish_verifier)
+    logs_in(p, add_db_arg, cmd_publish_verifier)
     p = sub.add_parser(
         "publish-status", help="grava a lista de situação assinada dos crachás (status.json)",
         description="Grava PASTA/status.json: permissões suspensas, cassadas e canceladas, prepostos "
@@ -40,9 +38,7 @@ def register(sub: Any, add_db_arg: Callable[[argparse.ArgumentParser], None]) ->
                     "com a chave dos crachás. A página de verificação a baixa quando há internet e guarda "
                     "a última para uso sem conexão.")
     p.add_argument("out", metavar="PASTA", help="a pasta do site do verificador")
-    add_login_args(p)
-    add_db_arg(p)
-    p.set_defaults(handler=cmd_publish_status)
+    logs_in(p, add_db_arg, cmd_publish_status)
 
 
 def print_status(result: Any) -> None:

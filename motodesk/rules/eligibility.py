@@ -50,7 +50,7 @@ of "o preposto".
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -67,7 +67,7 @@ from motodesk.rules.periods import (
 )
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, plural
-from motodesk.rules.validators import validate_cnh, validate_cpf, validate_nit, validate_titulo
+from motodesk.rules.validators import Validation, validate_cnh, validate_cpf, validate_nit, validate_titulo
 
 #: Art. 5º, I: "ter completado 21 (vinte e um) anos".
 MIN_AGE = 21
@@ -517,16 +517,8 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
 
 
 def _inss(facts: ApplicantFacts) -> Verdict:
-    found = Findings("art5_viii_inss", "Art. 5º, VIII", FIELD_LABELS)
-    if not _given(facts.nit):
-        found.need("nit")
-        return found.verdict()
-    nit = validate_nit(facts.nit)
-    if not nit.ok:
-        found.fail(as_clause(nit.message or "NIT/PIS inválido"))
-    if not found.clear:
-        return found.verdict()
-    return found.verdict(f"inscrito no INSS como contribuinte, NIT/PIS nº {nit.value}")
+    return _one_number(Findings("art5_viii_inss", "Art. 5º, VIII", FIELD_LABELS), "nit", facts.nit, validate_nit,
+                       "NIT/PIS inválido", "inscrito no INSS como contribuinte, NIT/PIS nº {}")
 
 
 def _recent(
@@ -620,16 +612,8 @@ def _criminal(facts: ApplicantFacts, on: date, settings: LawSettings) -> Verdict
 
 
 def _cpf(facts: ApplicantFacts) -> Verdict:
-    found = Findings("art5_xii_cpf", "Art. 5º, XII", FIELD_LABELS)
-    if not _given(facts.cpf):
-        found.need("cpf")
-        return found.verdict()
-    cpf = validate_cpf(facts.cpf)
-    if not cpf.ok:
-        found.fail(as_clause(cpf.message or "CPF inválido"))
-    if not found.clear:
-        return found.verdict()
-    return found.verdict(f"CPF nº {cpf.value}")
+    return _one_number(Findings("art5_xii_cpf", "Art. 5º, XII", FIELD_LABELS), "cpf", facts.cpf, validate_cpf,
+                       "CPF inválido", "CPF nº {}")
 
 
 # --- Art. 6º, § 1º and Art. 8º ----------------------------------------------------------------
@@ -666,3 +650,17 @@ def _of(subject: str) -> str:
 
 def _given(value: str | None) -> bool:
     return value is not None and bool(value.strip())
+
+
+def _one_number(found: Findings, field: str, raw: str | None, validate: Callable[[str | None], Validation],
+                invalid: str, met: str) -> Verdict:
+    """A requirement met by one number that must be given and check: missing, refused with the check's
+    reason (``invalid`` when it gives none), or met, saying ``met`` with the number formatted into it."""
+    if not _given(raw):
+        found.need(field)
+        return found.verdict()
+    number = validate(raw)
+    if not number.ok:
+        found.fail(as_clause(number.message or invalid))
+        return found.verdict()
+    return found.verdict(met.format(number.value))

@@ -7,7 +7,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
@@ -20,6 +20,7 @@ from motodesk.services.errors import (
     ConflictError,
     DatabaseUnavailableError,
     MotodeskError,
+    NotFoundError,
     PermissionDeniedError,
 )
 
@@ -93,6 +94,18 @@ class AppContext:
             raise integrity_error(exc, integrity_messages or {}) from exc
         except DBAPIError as exc:
             raise DatabaseUnavailableError(explain_error(exc, self.db.url)) from exc
+
+
+def current_row(s: Session, model: type[T], row_id: int, expected_version: int | None, missing: str) -> T:
+    """The row ``row_id`` of ``model`` as this transaction sees it: NotFoundError(``missing``) when
+    another workstation removed it, ConflictError when ``expected_version`` (the version the clerk
+    opened) is given and the row has moved on since."""
+    row = s.get(model, row_id)
+    if row is None:
+        raise NotFoundError(missing)
+    if expected_version is not None and cast(Any, row).version != expected_version:
+        raise ConflictError(CONFLICT_MESSAGE)
+    return row
 
 
 def integrity_error(exc: IntegrityError, messages: dict[str, str]) -> MotodeskError:

@@ -54,9 +54,8 @@ from motodesk.services.attachments import (
     store_attachment,
 )
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser, requires
+from motodesk.services.context import AppContext, CurrentUser, current_row, requires
 from motodesk.services.errors import (
-    ConflictError,
     InvalidInputError,
     MotodeskError,
     NotFoundError,
@@ -388,12 +387,7 @@ def nominate_deputy(ctx: AppContext, permit_id: int, deputy_person_id: int,
 
 
 def _load_link(s: Session, link_id: int, expected_version: int | None) -> DeputyLink:
-    link = s.get(DeputyLink, link_id)
-    if link is None:
-        raise NotFoundError("Vínculo de preposto não encontrado.")
-    if expected_version is not None and link.version != expected_version:
-        raise ConflictError(CONFLICT_MESSAGE)
-    return link
+    return current_row(s, DeputyLink, link_id, expected_version, "Vínculo de preposto não encontrado.")
 
 
 @requires(*EDITORS)

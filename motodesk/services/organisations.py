@@ -35,9 +35,8 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cnpj, validate_cnpj
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.errors import (
-    ConflictError,
     InvalidInputError,
     MotodeskError,
     NotFoundError,
@@ -207,12 +206,7 @@ def save_organisation(ctx: AppContext, data: OrganisationInput, *, organisation_
             o = Organisation()
             s.add(o)
         else:
-            found = s.get(Organisation, organisation_id)
-            if found is None:
-                raise NotFoundError("A organização não existe mais no cadastro.")
-            if expected_version is not None and found.version != expected_version:
-                raise ConflictError(CONFLICT_MESSAGE)
-            o = found
+            o = current_row(s, Organisation, organisation_id, expected_version, "A organização não existe mais no cadastro.")
         for key in ("name", "cnpj", "address", "phone", "email", "contact_name"):
             value = getattr(clean, key)
             if getattr(o, key) != value:

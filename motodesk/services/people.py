@@ -52,7 +52,7 @@ from motodesk.services import access_log
 from motodesk.services.access_log import record_access
 from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.services.facts import permits_facts
 from motodesk.services.judged import judged
@@ -562,11 +562,7 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
             person = Person()
             s.add(person)
         else:
-            stored = s.get(Person, person_id)
-            if stored is None:
-                raise NotFoundError("A pessoa não existe mais no cadastro.")
-            if expected_version is not None and stored.version != expected_version:
-                raise ConflictError(CONFLICT_MESSAGE)
+            stored = current_row(s, Person, person_id, expected_version, "A pessoa não existe mais no cadastro.")
             check_identity_unchanged(s, stored, clean.cpf, clean.full_name)
             person = stored
         _apply_person(person, clean)
@@ -634,11 +630,7 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
             s.add(row_person)
             existing: dict[DocumentKind, PersonDocument] = {}
         else:
-            stored = s.get(Person, person_id)
-            if stored is None:
-                raise NotFoundError("A pessoa não existe mais no cadastro: outra estação a removeu.")
-            if person_version is not None and stored.version != person_version:
-                raise ConflictError(CONFLICT_MESSAGE)
+            stored = current_row(s, Person, person_id, person_version, "A pessoa não existe mais no cadastro: outra estação a removeu.")
             check_identity_unchanged(s, stored, clean_person.cpf, clean_person.full_name)
             row_person = stored
             existing = {d.kind: d for d in s.scalars(select(PersonDocument)

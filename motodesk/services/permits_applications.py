@@ -49,7 +49,6 @@ _INTEGRITY = {
 }
 
 
-
 @dataclass(frozen=True)
 class IssuedPermit:
     id: int
@@ -68,7 +67,6 @@ def start_review(ctx: AppContext, application_id: int, *, expected_version: int 
         _check(ctx, "start_review", app.state, TransitionContext(), "Não é possível iniciar a análise:")
         _record(s, ctx, "start_review", app.state, PermitState.UNDER_REVIEW, application_id=app.id)
         app.state = PermitState.UNDER_REVIEW
-
 
 
 @requires(Role.SUPERVISOR)
@@ -134,7 +132,6 @@ def cancel_application(ctx: AppContext, application_id: int, reason: str | None,
         _record(s, ctx, "cancel", app.state, PermitState.CANCELLED, application_id=app.id, reason=reason_)
         app.state = PermitState.CANCELLED
         app.reason = reason_
-
 
 
 def _next_seq(s: Session, service: ServiceType, year: int) -> int:

@@ -41,7 +41,6 @@ def _release_quota_place(s: Session) -> None:
     )
 
 
-
 @dataclass(frozen=True)
 class QuotaOverview:
     """Mototáxi permits in force against the quota (Art. 10, I; Art. 39)."""

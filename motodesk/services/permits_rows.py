@@ -58,7 +58,6 @@ class EventRow:
     decree: str | None
 
 
-
 #: State filters of the permits page: key -> (pt_BR label, states or None for all).
 STATE_FILTERS: dict[str, tuple[str, tuple[PermitState, ...] | None]] = {
     "all": ("Todos", None),

@@ -129,13 +129,11 @@ def _today(on: date | None) -> date:
     return on or local_today()
 
 
-
 def _decree(s: Session, number: str, signed_on: date | None, on: date) -> Decree:
     """The Decree of the approval or extension (Art. 6º): the one registered with this number, or a new one."""
     return find_or_record_decree(s, number, signed_on, on, article="Art. 6º",
                                  subject="Outorga de permissão/autorização (Art. 6º)",
                                  missing_number="Informe o número do Decreto (Art. 6º).")
-
 
 
 def _permit(s: Session, permit_id: int, expected_version: int | None) -> Permit:

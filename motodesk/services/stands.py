@@ -37,7 +37,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.stands import services_text
 from motodesk.rules.text import format_date
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
 from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.errors import (
     ConflictError,
@@ -207,11 +207,7 @@ def update_stand(ctx: AppContext, stand_id: int, data: StandInput, *,
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
     today = local_today()
     with ctx.write(_INTEGRITY) as s:
-        stand = s.get(Stand, stand_id)
-        if stand is None:
-            raise NotFoundError("Ponto não encontrado.")
-        if expected_version is not None and stand.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        stand = current_row(s, Stand, stand_id, expected_version, "Ponto não encontrado.")
         _release_out_of_force(s, stand.id, today)
         s.refresh(stand)
         if data.max_places < stand.occupied:

@@ -33,9 +33,8 @@ from motodesk.rules.tenders import (
 from motodesk.rules.text import fold, format_date
 from motodesk.rules.validators import validate_cpf
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.errors import (
-    ConflictError,
     InvalidInputError,
     NotFoundError,
     RuleViolationError,
@@ -150,11 +149,7 @@ def update_tender(ctx: AppContext, tender_id: int, *, homologated_on: date | Non
     if homologated_on is not None and homologated_on > local_today():
         raise InvalidInputError("A data de homologação está no futuro.", {"homologated_on": "Data no futuro."})
     with ctx.write(_INTEGRITY) as s:
-        tender = s.get(Tender, tender_id)
-        if tender is None:
-            raise NotFoundError("A licitação não existe mais.")
-        if expected_version is not None and tender.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        tender = current_row(s, Tender, tender_id, expected_version, "A licitação não existe mais.")
         tender.homologated_on = homologated_on
         if description is not None:
             tender.description = description.strip() or None
@@ -402,11 +397,7 @@ def set_candidate_status(ctx: AppContext, candidate_id: int, status: str, *,
     if status not in ("declined", "eliminated", "waiting"):
         raise InvalidInputError(f"Situação de candidato inválida: {status!r}.")
     with ctx.write() as s:
-        candidate = s.get(TenderCandidate, candidate_id)
-        if candidate is None:
-            raise NotFoundError("O candidato não existe mais.")
-        if expected_version is not None and candidate.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        candidate = current_row(s, TenderCandidate, candidate_id, expected_version, "O candidato não existe mais.")
         if candidate.status == "accepted":
             raise InvalidInputError("O candidato já tem permissão emitida; use as ações da permissão.",
                                     code="tender.permit_issued")

@@ -27,8 +27,8 @@ from motodesk.rules.acts import (
     vehicle_release_without_end,
 )
 from motodesk.rules.common import PermitState, Role, Verdict
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
-from motodesk.services.errors import ConflictError, MotodeskError, NotFoundError
+from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.errors import MotodeskError
 from motodesk.services.judged import judged
 
 _IN_FORCE = tuple(st for st in PermitState if st.in_force)
@@ -101,11 +101,7 @@ def record_release(ctx: AppContext, vehicle_id: int, *, expected_version: int | 
     """Record the vehicle's baixa from the service; refused with the article while a permit in force
     names it, or when no ended permit does. The permit that ended gets a ``vehicle_release`` event."""
     with ctx.write() as s:
-        vehicle = s.get(Vehicle, vehicle_id)
-        if vehicle is None:
-            raise NotFoundError("Veículo não encontrado.")
-        if expected_version is not None and vehicle.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        vehicle = current_row(s, Vehicle, vehicle_id, expected_version, "Veículo não encontrado.")
         if not vehicle.active:
             raise MotodeskError(f"O veículo {vehicle.plate} já não está no serviço (baixa ou substituição "
                                 "registrada).", code="vehicle.not_in_service")

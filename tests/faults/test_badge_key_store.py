@@ -24,7 +24,7 @@ from motodesk.models import AuditEvent, BadgePrint, Setting
 from motodesk.models.db import Database
 from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim, verify_token
 from motodesk.rules.common import PermitState, Role, ServiceType
-from motodesk.services import auth, badge_keys, badges, permits
+from motodesk.services import auth, badge_keys, badges, badges_keypair, permits
 from motodesk.services.badges import BadgeStatus
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
@@ -139,7 +139,7 @@ def test_a_rotation_that_fails_in_the_database_keeps_the_old_key_working(
     def broken(*_args: object) -> None:
         raise RuntimeError("conexão perdida")
 
-    monkeypatch.setattr(badges, "_drop_legacy_private", broken)
+    monkeypatch.setattr(badges_keypair, "_drop_legacy_private", broken)
     before = sorted(here.glob("chave-crachas-*.pem"))
     with pytest.raises(RuntimeError):
         badges.rotate_signing_key(ctx)

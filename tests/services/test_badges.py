@@ -23,7 +23,7 @@ from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, si
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import DEFAULT_VERIFIER_BASE_URL
-from motodesk.services import badges, permits
+from motodesk.services import badges, badges_printing, permits
 from motodesk.services.badges import BadgeRequest, BadgeStatus
 from motodesk.services.context import AppContext
 from motodesk.services.errors import ConflictError, InvalidInputError
@@ -295,14 +295,14 @@ def test_two_workstations_reprinting_at_once_do_not_share_an_issue_number(ctx: A
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     _dossier, issued = _issued(ctx, supervisor)
     badges.print_badges(clerk, [issued.id])
-    real = badges._render
+    real = badges_printing._render
 
     def render_while_another_prints(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        monkeypatch.setattr(badges, "_render", real)
+        monkeypatch.setattr(badges_printing, "_render", real)
         badges.print_badges(supervisor, [issued.id], reason="Dano")  # the other workstation is faster
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(badges, "_render", render_while_another_prints)
+    monkeypatch.setattr(badges_printing, "_render", render_while_another_prints)
     with raises_code(ConflictError, "conflict"):
         badges.print_badges(clerk, [issued.id], reason="Perda")
     assert [r.issue_no for r in badges.print_log(clerk, issued.id)] == [2, 1]

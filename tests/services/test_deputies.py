@@ -20,7 +20,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.deadlines import DeadlineKind, deputy_deregistration_due
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.periods import add_years
-from motodesk.services import badges, deadlines, deputies, permits
+from motodesk.services import badges, badges_printing, deadlines, deputies, permits
 from motodesk.services.badges import BadgeRequest, BadgeStatus
 from motodesk.services.context import AppContext
 from motodesk.services.deputies import Shift
@@ -66,13 +66,13 @@ def deputy_person(ctx: AppContext, *, name: str = "Preposto Paulo Nunes", on: da
 def token_of(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The signed QR texts of the badges print_badges renders (what a scanner reads)."""
     tokens: list[str] = []
-    real = badges._render
+    real = badges_printing._render
 
     def render(planned, layout, offset_mm):  # noqa: ANN001, ANN202
         tokens.extend(p.data.token for p in planned)
         return real(planned, layout, offset_mm)
 
-    monkeypatch.setattr(badges, "_render", render)
+    monkeypatch.setattr(badges_printing, "_render", render)
     return tokens
 
 

@@ -32,11 +32,11 @@ OPEN_TO_EVERY_USER = {
     "backup_reminder.blob_totals": "read: sizes for the backup manifest",
     "deadlines.collect": "read: deadlines, every profile sees them (inspectors included)",
     "deadlines.person_deadlines": "read: one person's deadlines in the dossier",
-    "permits.run_calendar": "the system's daily job (terms ending, suspensions lifted), no person acts",
+    "permits_force.run_calendar": "the system's daily job (terms ending, suspensions lifted), no person acts",
     "deputies.lift_ended_deputy_suspensions": "the daily job's step for deputies (run_calendar), no person acts",
     "settings.law_settings": "read: the law's parameters every rule needs",
     "settings.ensure_defaults": "start-up: writes the default settings once, before anyone logs in",
-    "badges.current_signing_key": "this workstation's own key store, for its callers' signing (print, status "
+    "badges_keypair.current_signing_key": "this workstation's own key store, for its callers' signing (print, status "
                                   "list, audit checkpoint), each with its own roles; no command hands it out",
 }
 

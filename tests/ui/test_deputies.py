@@ -15,7 +15,7 @@ from tests_helpers import SCREENSHOTS, drain_events  # type: ignore[import-not-f
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.periods import add_years
-from motodesk.services import badges, deputies, permits
+from motodesk.services import badges, badges_printing, deputies, permits
 from motodesk.services.badges import BadgeRequest
 from motodesk.services.context import AppContext
 from motodesk.services.deputies import Shift
@@ -254,8 +254,8 @@ def test_the_inspector_sees_whose_badge_it_is(qtbot, monkeypatch, ctx: AppContex
     issued = _issued(ctx, supervisor)
     nominated = deputies.nominate_deputy(clerk, issued.id, _deputy(ctx).person_id, (NOMINATION, "indicacao.pdf"))
     tokens: list[str] = []
-    real = badges._render
-    monkeypatch.setattr(badges, "_render", lambda planned, *a: tokens.extend(p.data.token for p in planned)
+    real = badges_printing._render
+    monkeypatch.setattr(badges_printing, "_render", lambda planned, *a: tokens.extend(p.data.token for p in planned)
                         or real(planned, *a))
     badges.print_badges(clerk, [BadgeRequest(issued.id), BadgeRequest(issued.id, deputy=True)])
     holder_token, deputy_token = tokens

@@ -37,11 +37,7 @@ from motodesk.rules.infractions import (
 from motodesk.rules.text import format_brl, format_date, format_ufm, join_words
 from motodesk.rules.validators import format_cpf, mercosul_plate, validate_plate
 from motodesk.services.clock import local_time
-from motodesk.services.context import CONFLICT_MESSAGE
-from motodesk.services.errors import (
-    ConflictError,
-    NotFoundError,
-)
+from motodesk.services.context import current_row
 from motodesk.services.text import text_problem
 
 WRITERS = (Role.INSPECTOR, Role.SUPERVISOR)
@@ -468,12 +464,7 @@ def _text(value: str | None, limit: int, key: str, label: str, errors: dict[str,
 
 
 def _load_notice(s: Session, notice_id: int, expected_version: int | None = None) -> InfractionNotice:
-    notice = s.get(InfractionNotice, notice_id)
-    if notice is None:
-        raise NotFoundError("O auto de infração não existe mais.")
-    if expected_version is not None and notice.version != expected_version:
-        raise ConflictError(CONFLICT_MESSAGE)
-    return notice
+    return current_row(s, InfractionNotice, notice_id, expected_version, "O auto de infração não existe mais.")
 
 
 def _touch(notice: InfractionNotice) -> None:

@@ -23,9 +23,9 @@ from motodesk.rules.enforcement import (
 from motodesk.rules.text import format_date
 from motodesk.services import permits
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.enforcement._common import DECIDERS, MAX_TEXT, READERS, _text
-from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError, RuleViolationError
+from motodesk.services.errors import InvalidInputError, RuleViolationError
 
 
 @dataclass
@@ -78,11 +78,7 @@ def record_final_conviction(ctx: AppContext, permit_id: int, data: ConvictionInp
         raise InvalidInputError("Corrija os campos marcados.", errors)
     court = " ".join((data.court or "").split())
     with ctx.write() as s:
-        permit = s.get(Permit, permit_id)
-        if permit is None:
-            raise NotFoundError("A permissão não existe mais.")
-        if expected_version is not None and permit.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        permit = current_row(s, Permit, permit_id, expected_version, "A permissão não existe mais.")
         verdicts = check_final_conviction(ConvictionFacts(court, data.case_number or "", data.final_on, today,
                                                           permit.state.in_force))
         if verdicts:
