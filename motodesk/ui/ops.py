@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import shiboken6
-from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMessageBox, QWidget
 
@@ -56,6 +56,8 @@ from motodesk.ui.widgets import date_problems, mark_field
 log = logging.getLogger(__name__)
 
 BUSY_DELAY_MS = 300
+#: How often an op checks that a returned job was delivered (see ``ServiceOp._check_delivered``).
+WATCHDOG_MS = 500
 
 
 def _gui_owner() -> QObject | None:
@@ -71,8 +73,37 @@ def _delete_later(obj: QObject | None) -> None:
 
 
 class _Signals(QObject):
+    """The job's signals, delivered to the op through this object's own slots.
+
+    The op is a plain Python object: a signal connected straight to its bound method goes through
+    PySide's shared receiver for Python callables, and a queued ``finished`` was now and then never
+    delivered (the job had returned, the op waited forever: tests/ui/test_live_updates.py under
+    load). A QObject slot on the GUI thread is a plain Qt connection that cannot be lost."""
+
     finished = Signal(object, object, str)  # result, exception, traceback text
     progressed = Signal(int, int)  # done, total
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.on_finished: Callable[[Any, BaseException | None, str], None] | None = None
+        self.on_progressed: Callable[[int, int], None] | None = None
+        self.finished.connect(self._deliver_finished, Qt.ConnectionType.QueuedConnection)
+        self.progressed.connect(self._deliver_progressed, Qt.ConnectionType.QueuedConnection)
+
+    @property
+    def delivered(self) -> bool:
+        return self.on_finished is None
+
+    @Slot(object, object, str)
+    def _deliver_finished(self, result: Any, exc: BaseException | None, details: str) -> None:
+        callback, self.on_finished, self.on_progressed = self.on_finished, None, None  # once; no cycle kept
+        if callback is not None:
+            callback(result, exc, details)
+
+    @Slot(int, int)
+    def _deliver_progressed(self, done: int, total: int) -> None:
+        if self.on_progressed is not None:
+            self.on_progressed(done, total)
 
 
 class _Job(QRunnable):
@@ -85,6 +116,7 @@ class _Job(QRunnable):
         self.cancelled = threading.Event()
         self.started = False  # handed to the thread pool
         self.returned = threading.Event()  # the worker is past its last emit: ``signals`` may go
+        self.outcome: tuple[Any, BaseException | None, str] | None = None  # what ``finished`` carries
 
     def _report(self, done: int, total: int) -> None:
         self.signals.progressed.emit(int(done), int(total))
@@ -97,9 +129,10 @@ class _Job(QRunnable):
                 else:
                     result = self.fn()
             except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
-                self.signals.finished.emit(None, exc, traceback.format_exc())
+                self.outcome = (None, exc, traceback.format_exc())
             else:
-                self.signals.finished.emit(result, None, "")
+                self.outcome = (result, None, "")
+            self.signals.finished.emit(*self.outcome)
         finally:
             # The queued ``finished`` may already be running on the GUI thread while this thread is
             # still inside emit(): the op deletes ``signals`` only once this is set (a worker crashed
@@ -174,11 +207,18 @@ class ServiceOp:
         self.done = False
         self._job = _Job(fn, progress)
         self._job.setAutoDelete(False)
-        self._job.signals.finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
-        self._job.signals.progressed.connect(self._progressed, Qt.ConnectionType.QueuedConnection)
+        self._job.signals.on_finished = self._finished
+        self._job.signals.on_progressed = self._progressed
         self._timer = QTimer(_gui_owner())
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._show_busy)
+        # The watchdog: a job that has returned but whose ``finished`` has not arrived one tick later
+        # is delivered from the job itself. Under load a queued result was, now and then, never
+        # delivered — the form stayed locked behind "Carregando…" for good (test_live_updates).
+        self._watch = QTimer(_gui_owner())
+        self._watch.setInterval(WATCHDOG_MS)
+        self._watch.timeout.connect(self._check_delivered)
+        self._returned_seen = False
 
     # -- building ------------------------------------------------------------------------------
     def success(self, callback: Callable[[Any], None]) -> ServiceOp:
@@ -247,6 +287,7 @@ class ServiceOp:
                 app.installEventFilter(self._filter)
             self._timer.start(BUSY_DELAY_MS)
         self._job.started = True
+        self._watch.start()
         QThreadPool.globalInstance().start(self._job)
         return self
 
@@ -345,13 +386,29 @@ class ServiceOp:
         finally:
             self._release()
 
+    def _check_delivered(self) -> None:
+        signals = self._job.signals
+        if not shiboken6.isValid(signals) or signals.delivered:
+            self._watch.stop()
+            return
+        if not self._job.returned.is_set() or self._job.outcome is None:
+            return
+        if not self._returned_seen:  # give the queued signal one more tick
+            self._returned_seen = True
+            return
+        log.warning("a finished service call was not delivered by its signal: delivered by the watchdog")
+        self._watch.stop()
+        signals._deliver_finished(*self._job.outcome)  # noqa: SLF001 - the same one-time delivery
+
     def _release(self) -> None:
         """The op's Qt objects go on the GUI thread, once the job is past its last emit (or never ran)."""
         self._timer.stop()
+        self._watch.stop()
         if self._job.started and not self._job.returned.is_set():
             QTimer.singleShot(0, self._release)  # microseconds away: the worker is leaving emit()
             return
         _delete_later(self._timer)
+        _delete_later(self._watch)
         _delete_later(self._job.signals)
 
     def _deliver(self, result: Any, exc: BaseException | None, details: str) -> None:
