@@ -33,7 +33,6 @@ EXCEPTIONS: dict[str, int] = {
     "exports/xlsx.py:write_workbook": 108,
     "printing/badge.py:_draw_front": 107,
     "printing/documents.py:render_inspection_report": 95,
-    "services/demo.py:seed_demo": 318,
     "services/imports.py:_Planner.plan": 100,
     "services/imports.py:_write": 125,
     "services/imports.py:apply_import": 82,
