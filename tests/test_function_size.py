@@ -30,7 +30,6 @@ EXCEPTIONS: dict[str, int] = {
     "exports/importer.py:_parse_field": 119,
     "exports/importer.py:_read_workbook": 119,
     "exports/importer.py:write_template": 99,
-    "printing/documents.py:render_inspection_report": 95,
     "services/imports.py:_Planner.plan": 100,
     "services/imports.py:_write": 125,
     "services/imports.py:apply_import": 82,
