@@ -38,7 +38,6 @@ EXCEPTIONS: dict[str, int] = {
     "ui/checklist.py:ChecklistDialog.__init__": 108,
     "ui/decision_dialog.py:DecisionDialog.__init__": 113,
     "ui/listpage.py:ListPanel.__init__": 125,
-    "ui/screens/campaign.py:CampaignPage.__init__": 129,
     "ui/screens/infractions.py:InfractionsPage.__init__": 85,
     "ui/screens/permits.py:PermitsTab.__init__": 97,
     "ui/vehicle_form.py:VehicleForm.__init__": 212,
