@@ -33,7 +33,6 @@ EXCEPTIONS: dict[str, int] = {
     "services/imports.py:_Planner.plan": 100,
     "services/imports.py:_write": 125,
     "services/imports.py:apply_import": 82,
-    "ui/badge_print.py:BadgePrintDialog.__init__": 130,
     "ui/badge_verify.py:BadgeVerifyDialog.__init__": 95,
     "ui/checklist.py:ChecklistDialog.__init__": 108,
     "ui/decision_dialog.py:DecisionDialog.__init__": 113,
