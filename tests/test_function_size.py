@@ -33,7 +33,6 @@ EXCEPTIONS: dict[str, int] = {
     "services/imports.py:_Planner.plan": 100,
     "services/imports.py:_write": 125,
     "services/imports.py:apply_import": 82,
-    "ui/screens/infractions.py:InfractionsPage.__init__": 85,
     "ui/screens/permits.py:PermitsTab.__init__": 97,
     "ui/vehicle_form.py:VehicleForm.__init__": 212,
 }
