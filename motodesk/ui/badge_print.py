@@ -148,89 +148,6 @@ class BadgePrintDialog(GuardedDialog):
         self.load_cards()
         self.mark_clean()
 
-    def _lay_out(self, form: QFormLayout, buttons: QHBoxLayout, preview_label: QLabel) -> None:
-        """The form, note and buttons on the left, the preview on the right."""
-        left = QVBoxLayout()
-        left.addLayout(form)
-        left.addWidget(self.note)
-        left.addStretch(1)
-        left.addLayout(buttons)
-        left_box = QWidget()
-        left_box.setLayout(left)
-        left_box.setMinimumWidth(480)
-        left_box.setMaximumWidth(560)
-        right = QVBoxLayout()
-        right.addWidget(preview_label)
-        right.addWidget(self.view, 1)
-        layout = QHBoxLayout(self)
-        layout.addWidget(left_box)
-        layout.addLayout(right, 1)
-        fit_screen(self, 1180, 640)
-
-    def _build_buttons(self) -> QHBoxLayout:
-        """Print, save, spoiled card and close."""
-        self.print_button = QPushButton("&Imprimir…")
-        self.print_button.setObjectName("print")
-        self.save_button = QPushButton("&Salvar PDF…")
-        self.save_button.setObjectName("save_pdf")
-        self.spoil_button = QPushButton("Cartão inu&tilizado…")
-        self.spoil_button.setObjectName("spoil")
-        self.spoil_button.setToolTip("Registra um cartão em branco perdido (erro de impressão, dano…); depois de "
-                                     "imprimir, passa o crachá para o próximo cartão.")
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        for button in (self.print_button, self.save_button, self.spoil_button):
-            button.setAutoDefault(False)
-        self.print_button.clicked.connect(self.print_badges)
-        self.save_button.clicked.connect(self.save_pdf)
-        self.spoil_button.clicked.connect(self.spoil_card)
-        close.clicked.connect(self.reject)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.print_button)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.spoil_button)
-        buttons.addStretch(1)
-        buttons.addWidget(close)
-        return buttons
-
-    def _build_preview(self) -> QLabel:
-        """The note and the PDF preview; the preview's label."""
-        self.note = QLabel(PREVIEW_NOTE)
-        self.note.setObjectName("note")
-        self.note.setWordWrap(True)
-        self.document = QPdfDocument(self)
-        self._buffer: QBuffer | None = None
-        self.view = QPdfView(self)
-        self.view.setObjectName("badge_preview")
-        self.view.setDocument(self.document)
-        self.view.setPageMode(QPdfView.PageMode.MultiPage)
-        self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-        self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        preview_label = QLabel("P&révia:")
-        preview_label.setBuddy(self.view)
-        return preview_label
-
-    def _build_form(self, labels: Sequence[str], reprint: bool) -> QFormLayout:
-        """The fields' form, under the names of the badges it prints."""
-        form = QFormLayout()
-        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a larger system font: field below its label
-        who = ", ".join(labels[:6]) + ("…" if len(labels) > 6 else "")
-        if who:
-            shown = QLabel(who)
-            shown.setWordWrap(True)
-            form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
-        form.addRow("Im&pressão:", self.layout_box)
-        form.addRow(self.deputy)  # the whole row: a larger system font does not clip it
-        form.addRow("&Motivo da reimpressão:" if reprint else "&Motivo:", self.reason)
-        form.addRow("&Número do cartão:" if len(self.permit_ids) == 1 else "&Números dos cartões\n(um por linha):",
-                    self.serial)
-        form.addRow(self.card_note)  # the whole row, its wrapped height followed when the text changes
-        form.addRow("Ajuste &horizontal:", self.offset_x)
-        form.addRow("Ajuste &vertical (para baixo):", self.offset_y)
-        return form
-
     def _build_fields(self, reprint: bool) -> None:
         """The layout, deputy, reason, card serial (one line per badge) and printer offset fields."""
         self.layout_box = QComboBox()
@@ -264,6 +181,89 @@ class BadgePrintDialog(GuardedDialog):
         self.card_note.setWordWrap(True)
         self.offset_x = self._offset_box("offset_x")
         self.offset_y = self._offset_box("offset_y")
+
+    def _build_form(self, labels: Sequence[str], reprint: bool) -> QFormLayout:
+        """The fields' form, under the names of the badges it prints."""
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a larger system font: field below its label
+        who = ", ".join(labels[:6]) + ("…" if len(labels) > 6 else "")
+        if who:
+            shown = QLabel(who)
+            shown.setWordWrap(True)
+            form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
+        form.addRow("Im&pressão:", self.layout_box)
+        form.addRow(self.deputy)  # the whole row: a larger system font does not clip it
+        form.addRow("&Motivo da reimpressão:" if reprint else "&Motivo:", self.reason)
+        form.addRow("&Número do cartão:" if len(self.permit_ids) == 1 else "&Números dos cartões\n(um por linha):",
+                    self.serial)
+        form.addRow(self.card_note)  # the whole row, its wrapped height followed when the text changes
+        form.addRow("Ajuste &horizontal:", self.offset_x)
+        form.addRow("Ajuste &vertical (para baixo):", self.offset_y)
+        return form
+
+    def _build_preview(self) -> QLabel:
+        """The note and the PDF preview; the preview's label."""
+        self.note = QLabel(PREVIEW_NOTE)
+        self.note.setObjectName("note")
+        self.note.setWordWrap(True)
+        self.document = QPdfDocument(self)
+        self._buffer: QBuffer | None = None
+        self.view = QPdfView(self)
+        self.view.setObjectName("badge_preview")
+        self.view.setDocument(self.document)
+        self.view.setPageMode(QPdfView.PageMode.MultiPage)
+        self.view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        preview_label = QLabel("P&révia:")
+        preview_label.setBuddy(self.view)
+        return preview_label
+
+    def _build_buttons(self) -> QHBoxLayout:
+        """Print, save, spoiled card and close."""
+        self.print_button = QPushButton("&Imprimir…")
+        self.print_button.setObjectName("print")
+        self.save_button = QPushButton("&Salvar PDF…")
+        self.save_button.setObjectName("save_pdf")
+        self.spoil_button = QPushButton("Cartão inu&tilizado…")
+        self.spoil_button.setObjectName("spoil")
+        self.spoil_button.setToolTip("Registra um cartão em branco perdido (erro de impressão, dano…); depois de "
+                                     "imprimir, passa o crachá para o próximo cartão.")
+        close = QPushButton("&Fechar")
+        close.setObjectName("close")
+        close.setAutoDefault(False)
+        for button in (self.print_button, self.save_button, self.spoil_button):
+            button.setAutoDefault(False)
+        self.print_button.clicked.connect(self.print_badges)
+        self.save_button.clicked.connect(self.save_pdf)
+        self.spoil_button.clicked.connect(self.spoil_card)
+        close.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.print_button)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(self.spoil_button)
+        buttons.addStretch(1)
+        buttons.addWidget(close)
+        return buttons
+
+    def _lay_out(self, form: QFormLayout, buttons: QHBoxLayout, preview_label: QLabel) -> None:
+        """The form, note and buttons on the left, the preview on the right."""
+        left = QVBoxLayout()
+        left.addLayout(form)
+        left.addWidget(self.note)
+        left.addStretch(1)
+        left.addLayout(buttons)
+        left_box = QWidget()
+        left_box.setLayout(left)
+        left_box.setMinimumWidth(480)
+        left_box.setMaximumWidth(560)
+        right = QVBoxLayout()
+        right.addWidget(preview_label)
+        right.addWidget(self.view, 1)
+        layout = QHBoxLayout(self)
+        layout.addWidget(left_box)
+        layout.addLayout(right, 1)
+        fit_screen(self, 1180, 640)
 
     def _offset_box(self, name: str) -> QDoubleSpinBox:
         box = QDoubleSpinBox()

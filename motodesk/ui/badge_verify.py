@@ -96,6 +96,44 @@ class BadgeVerifyDialog(QDialog):
         self.scan.setFocus()
         load_into(self, lambda: _public_keys(ctx), self._keys_loaded, key="public_keys")
 
+    def _build_scan_line(self) -> tuple[QLabel, QHBoxLayout]:
+        """The hint and the scanned text's line; the hint and the line."""
+        hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
+                      "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
+        hint.setWordWrap(True)
+        self.scan = QLineEdit()
+        self.scan.setObjectName("scan")
+        self.scan.setMaxLength(MAX_INPUT)
+        self.scan.setPlaceholderText("Texto do código QR (https://…#MD1.…)")
+        self.scan.setClearButtonEnabled(True)
+        self.scan.returnPressed.connect(self.verify)
+        self.verify_button = QPushButton("Verificar")
+        self.verify_button.setObjectName("verify")
+        self.verify_button.setAutoDefault(False)
+        self.verify_button.clicked.connect(self.verify)
+        line = QHBoxLayout()
+        line.addWidget(self.scan, 1)
+        line.addWidget(self.verify_button)
+        return hint, line
+
+    def _build_verdict(self) -> None:
+        """The verdict in large type on its colour, and the message under it."""
+        self.verdict = QLabel("Aguardando leitura")
+        self.verdict.setObjectName("verdict")
+        self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        font = QFont(self.font())
+        font.setPointSize(26)
+        font.setBold(True)
+        self.verdict.setFont(font)
+        self.verdict.setMinimumHeight(76)
+        self._paint("#607d8b")
+        self.message = QLabel("")
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        message_font = QFont(self.font())
+        message_font.setPointSize(12)
+        self.message.setFont(message_font)
+
     def _build_person(self) -> QHBoxLayout:
         """The bearer: photo, name, role (holder or deputy) and details."""
         self.photo = QLabel()
@@ -131,44 +169,6 @@ class BadgeVerifyDialog(QDialog):
         person.addSpacing(12)
         person.addLayout(info, 1)
         return person
-
-    def _build_verdict(self) -> None:
-        """The verdict in large type on its colour, and the message under it."""
-        self.verdict = QLabel("Aguardando leitura")
-        self.verdict.setObjectName("verdict")
-        self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        font = QFont(self.font())
-        font.setPointSize(26)
-        font.setBold(True)
-        self.verdict.setFont(font)
-        self.verdict.setMinimumHeight(76)
-        self._paint("#607d8b")
-        self.message = QLabel("")
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        message_font = QFont(self.font())
-        message_font.setPointSize(12)
-        self.message.setFont(message_font)
-
-    def _build_scan_line(self) -> tuple[QLabel, QHBoxLayout]:
-        """The hint and the scanned text's line; the hint and the line."""
-        hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
-                      "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
-        hint.setWordWrap(True)
-        self.scan = QLineEdit()
-        self.scan.setObjectName("scan")
-        self.scan.setMaxLength(MAX_INPUT)
-        self.scan.setPlaceholderText("Texto do código QR (https://…#MD1.…)")
-        self.scan.setClearButtonEnabled(True)
-        self.scan.returnPressed.connect(self.verify)
-        self.verify_button = QPushButton("Verificar")
-        self.verify_button.setObjectName("verify")
-        self.verify_button.setAutoDefault(False)
-        self.verify_button.clicked.connect(self.verify)
-        line = QHBoxLayout()
-        line.addWidget(self.scan, 1)
-        line.addWidget(self.verify_button)
-        return hint, line
 
     def _keys_loaded(self, keys: list[bytes] | None) -> None:
         self._public_key = keys

@@ -173,65 +173,16 @@ class ChecklistDialog(QDialog):
         self.apply_state()
         fit_to_screen(self, 1180, 860)
 
-    def _lay_out(self, scroll: QScrollArea) -> None:
-        """Header, banner, the items, notes, result, pending, message and buttons, top to bottom."""
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.all_ok)
-        buttons.addStretch(1)
-        for button in (self.save_button, self.conclude_button, self.report_button, self.close_button):
-            buttons.addWidget(button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.header)
-        layout.addWidget(self.banner)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(self.notes)
-        layout.addWidget(self.result_label)
-        layout.addWidget(self.pending)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
-        notes_label = QLabel("Ob&servações gerais:")
-        notes_label.setBuddy(self.notes)
-        layout.insertWidget(layout.indexOf(self.notes), notes_label)
-
-    def _build_buttons(self) -> None:
-        """Save the draft, conclude, see the report and close."""
-        self.save_button = QPushButton("&Salvar rascunho")
-        self.save_button.setObjectName("save_draft")
-        self.conclude_button = QPushButton("&Concluir vistoria")
-        self.conclude_button.setObjectName("conclude")
-        self.report_button = QPushButton("Ver &laudo…")
-        self.report_button.setObjectName("show_report")
-        self.close_button = QPushButton("Fec&har")
-        self.close_button.setObjectName("close")
-        for button in (self.all_ok, self.save_button, self.conclude_button, self.report_button, self.close_button):
-            button.setAutoDefault(False)
-        self.save_button.clicked.connect(lambda: self.save_draft())
-        self.conclude_button.clicked.connect(self.conclude)
-        self.report_button.clicked.connect(self.show_report)
-        self.close_button.clicked.connect(self.reject)
-
-    def _build_notes_and_result(self) -> None:
-        """Mark the unanswered as conforming, the general notes, the result, the pending items and the message."""
-        self.all_ok = QPushButton("&Marcar os sem resposta como conformes")
-        self.all_ok.setObjectName("mark_unanswered_ok")
-        self.all_ok.clicked.connect(self.mark_unanswered_ok)
-        self.notes = QPlainTextEdit(self.view.notes or "")
-        self.notes.setObjectName("notes")
-        self.notes.setPlaceholderText("Observações gerais da vistoria")
-        self.notes.setFixedHeight(50)
-        self.notes.setTabChangesFocus(True)
-        self.notes.textChanged.connect(self._changed)
-
-        self.result_label = QLabel()
-        self.result_label.setObjectName("result")
-        self.result_label.setTextFormat(Qt.TextFormat.RichText)
-        self.pending = QListWidget()
-        self.pending.setObjectName("pending")
-        self.pending.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
-        self.pending.setMaximumHeight(110)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
+    def _build_header(self) -> None:
+        """The inspection's header and banner."""
+        self.header = QLabel()
+        self.header.setObjectName("header")
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.banner = QLabel()
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
 
     def _build_items(self) -> QScrollArea:
         """Every checklist item on a row of its own (answer, note, photos), in a scrolling grid."""
@@ -265,16 +216,65 @@ class ChecklistDialog(QDialog):
         scroll.setWidget(grid_host)
         return scroll
 
-    def _build_header(self) -> None:
-        """The inspection's header and banner."""
-        self.header = QLabel()
-        self.header.setObjectName("header")
-        self.header.setWordWrap(True)
-        self.header.setTextFormat(Qt.TextFormat.RichText)
-        self.banner = QLabel()
-        self.banner.setObjectName("banner")
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
+    def _build_notes_and_result(self) -> None:
+        """Mark the unanswered as conforming, the general notes, the result, the pending items and the message."""
+        self.all_ok = QPushButton("&Marcar os sem resposta como conformes")
+        self.all_ok.setObjectName("mark_unanswered_ok")
+        self.all_ok.clicked.connect(self.mark_unanswered_ok)
+        self.notes = QPlainTextEdit(self.view.notes or "")
+        self.notes.setObjectName("notes")
+        self.notes.setPlaceholderText("Observações gerais da vistoria")
+        self.notes.setFixedHeight(50)
+        self.notes.setTabChangesFocus(True)
+        self.notes.textChanged.connect(self._changed)
+
+        self.result_label = QLabel()
+        self.result_label.setObjectName("result")
+        self.result_label.setTextFormat(Qt.TextFormat.RichText)
+        self.pending = QListWidget()
+        self.pending.setObjectName("pending")
+        self.pending.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
+        self.pending.setMaximumHeight(110)
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+
+    def _build_buttons(self) -> None:
+        """Save the draft, conclude, see the report and close."""
+        self.save_button = QPushButton("&Salvar rascunho")
+        self.save_button.setObjectName("save_draft")
+        self.conclude_button = QPushButton("&Concluir vistoria")
+        self.conclude_button.setObjectName("conclude")
+        self.report_button = QPushButton("Ver &laudo…")
+        self.report_button.setObjectName("show_report")
+        self.close_button = QPushButton("Fec&har")
+        self.close_button.setObjectName("close")
+        for button in (self.all_ok, self.save_button, self.conclude_button, self.report_button, self.close_button):
+            button.setAutoDefault(False)
+        self.save_button.clicked.connect(lambda: self.save_draft())
+        self.conclude_button.clicked.connect(self.conclude)
+        self.report_button.clicked.connect(self.show_report)
+        self.close_button.clicked.connect(self.reject)
+
+    def _lay_out(self, scroll: QScrollArea) -> None:
+        """Header, banner, the items, notes, result, pending, message and buttons, top to bottom."""
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.all_ok)
+        buttons.addStretch(1)
+        for button in (self.save_button, self.conclude_button, self.report_button, self.close_button):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.header)
+        layout.addWidget(self.banner)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.notes)
+        layout.addWidget(self.result_label)
+        layout.addWidget(self.pending)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        notes_label = QLabel("Ob&servações gerais:")
+        notes_label.setBuddy(self.notes)
+        layout.insertWidget(layout.indexOf(self.notes), notes_label)
 
     # --- state -----------------------------------------------------------------------------------
     @property

@@ -79,50 +79,19 @@ class DecisionDialog(GuardedDialog):
         self._options_changed()
         self.mark_clean()
 
-    def _lay_out(self) -> QPushButton:
-        """The message, the buttons and the layout: the case, the outcome, the penalty, the grounds; the cancel button."""
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
-        self.decide_button = QPushButton("Re&gistrar decisão")
-        self.decide_button.setObjectName("decide")
-        self.decide_button.setAutoDefault(False)
-        cancel = QPushButton("&Cancelar")
-        cancel.setAutoDefault(False)
-
-        outcomes = QHBoxLayout()
-        outcomes.addWidget(self.upheld)
-        outcomes.addWidget(self.dismissed)
-        outcomes.addStretch(1)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.decide_button)
-        buttons.addWidget(cancel)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.case)
-        layout.addWidget(self.deadline)
-        layout.addWidget(self.repeat)
-        layout.addLayout(outcomes)
-        layout.addWidget(self.penalty_box)
-        layout.addWidget(labelled("&Fundamentação da decisão:", self.grounds))
-        self.reason.setTabChangesFocus(True)
-        self.grounds.setTabChangesFocus(True)
-        layout.addWidget(self.grounds, 1)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
-        return cancel
-
-    def _build_penalty_box(self) -> None:
-        """The penalty's fields in their box (Art. 34)."""
-        self.penalty_box = QGroupBox("Penalidade (Art. 34)")
-        self.penalty_form = penalty_form = QFormLayout(self.penalty_box)
-        penalty_form.addRow("C&lassificação:", self.severity)
-        penalty_form.addRow("&Motivo da reclassificação:", self.reason)
-        penalty_form.addRow("Pe&nalidade:", self.penalty)
-        penalty_form.addRow("Valor:", self.amount)
-        penalty_form.addRow("&Suspensão por:", self.days)
-        penalty_form.addRow("Efeito na permissão:", self.effect)
+    def _build_case(self, view: NoticeView) -> None:
+        """The case: the notice, the defence's deadline and a repeat offence's warning."""
+        self.case = QLabel(self._case_html())
+        self.case.setObjectName("case")
+        self.case.setWordWrap(True)
+        self.deadline = QLabel(self._deadline_html())
+        self.deadline.setObjectName("deadline")
+        self.deadline.setWordWrap(True)
+        self.repeat = QLabel(escape(view.repeat.message))
+        self.repeat.setObjectName("repeat")
+        self.repeat.setWordWrap(True)
+        self.repeat.setStyleSheet(WARNING_STYLE)
+        self.repeat.setVisible(view.repeat.is_repeat)
 
     def _build_decision(self, view: NoticeView) -> None:
         """The outcome, the classification (and why it changed), the penalty, its effect and the grounds."""
@@ -163,19 +132,50 @@ class DecisionDialog(GuardedDialog):
         self.grounds.setObjectName("grounds")
         self.grounds.setPlaceholderText("Fundamentação: fatos, provas, defesa apreciada e conclusão")
 
-    def _build_case(self, view: NoticeView) -> None:
-        """The case: the notice, the defence's deadline and a repeat offence's warning."""
-        self.case = QLabel(self._case_html())
-        self.case.setObjectName("case")
-        self.case.setWordWrap(True)
-        self.deadline = QLabel(self._deadline_html())
-        self.deadline.setObjectName("deadline")
-        self.deadline.setWordWrap(True)
-        self.repeat = QLabel(escape(view.repeat.message))
-        self.repeat.setObjectName("repeat")
-        self.repeat.setWordWrap(True)
-        self.repeat.setStyleSheet(WARNING_STYLE)
-        self.repeat.setVisible(view.repeat.is_repeat)
+    def _build_penalty_box(self) -> None:
+        """The penalty's fields in their box (Art. 34)."""
+        self.penalty_box = QGroupBox("Penalidade (Art. 34)")
+        self.penalty_form = penalty_form = QFormLayout(self.penalty_box)
+        penalty_form.addRow("C&lassificação:", self.severity)
+        penalty_form.addRow("&Motivo da reclassificação:", self.reason)
+        penalty_form.addRow("Pe&nalidade:", self.penalty)
+        penalty_form.addRow("Valor:", self.amount)
+        penalty_form.addRow("&Suspensão por:", self.days)
+        penalty_form.addRow("Efeito na permissão:", self.effect)
+
+    def _lay_out(self) -> QPushButton:
+        """The message, the buttons and the layout: the case, the outcome, the penalty, the grounds; the cancel button."""
+        self.message = QLabel()
+        self.message.setObjectName("message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #b00020")
+        self.decide_button = QPushButton("Re&gistrar decisão")
+        self.decide_button.setObjectName("decide")
+        self.decide_button.setAutoDefault(False)
+        cancel = QPushButton("&Cancelar")
+        cancel.setAutoDefault(False)
+
+        outcomes = QHBoxLayout()
+        outcomes.addWidget(self.upheld)
+        outcomes.addWidget(self.dismissed)
+        outcomes.addStretch(1)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.decide_button)
+        buttons.addWidget(cancel)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.case)
+        layout.addWidget(self.deadline)
+        layout.addWidget(self.repeat)
+        layout.addLayout(outcomes)
+        layout.addWidget(self.penalty_box)
+        layout.addWidget(labelled("&Fundamentação da decisão:", self.grounds))
+        self.reason.setTabChangesFocus(True)
+        self.grounds.setTabChangesFocus(True)
+        layout.addWidget(self.grounds, 1)
+        layout.addWidget(self.message)
+        layout.addLayout(buttons)
+        return cancel
 
     def save_and_close(self) -> None:
         self.decide()

@@ -317,34 +317,51 @@ class ListPanel(QWidget, Generic[Row]):
         if autoload:
             self.reload()
 
-    def _build_layout(self, spec: ListSpec[Row]) -> None:
-        """Filters, title, table, actions and status above the detail (beside it if the spec says)."""
-        self.title = QLabel(spec.title)
-        self.title.setObjectName(f"{spec.name}_title")
-        self.title.setWordWrap(True)
-        if not spec.title:
-            self.title.hide()  # not setVisible(True): without a parent yet it would open as a window
-        top = QWidget()
-        top_layout = QVBoxLayout(top)
-        top_layout.setContentsMargins(0, 0, 0, 0)
-        if spec.filters:
-            top_layout.addLayout(self.filter_row)
-        top_layout.addWidget(self.title)
-        top_layout.addWidget(self.table, 1)
-        top_layout.addLayout(self.actions_row)
-        top_layout.addWidget(self.status)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        if spec.detail is not None:
-            self.splitter = QSplitter(Qt.Orientation.Horizontal if spec.detail_side else Qt.Orientation.Vertical)
-            self.splitter.setChildrenCollapsible(False)
-            self.splitter.addWidget(top)
-            self.splitter.addWidget(spec.detail)
-            self.splitter.setStretchFactor(0, 3)
-            self.splitter.setStretchFactor(1, 2)
-            layout.addWidget(self.splitter, 1)
+    def _build_filters(self, spec: ListSpec[Row]) -> None:
+        """The filters' row, each filter shown to its roles; a typed filter reloads after a pause."""
+        self.filters: dict[str, QWidget] = {}
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.reload)
+        self.filter_row = QHBoxLayout()
+        self.filter_row.setContentsMargins(0, 0, 0, 0)
+        for flt in spec.filters:
+            widget = self._filter_widget(flt)
+            visible = allowed(flt.roles, self.role)
+            if flt.label and flt.kind != "check":
+                label = labelled(flt.label, widget)
+                self.filter_row.addWidget(label)
+                if not visible:
+                    label.hide()
+            # only ever hidden here: setVisible(True) on a widget that has no parent yet opens it as a
+            # window of its own for a moment, which takes the activation (and the focus) away
+            self.filter_row.addWidget(widget, 1 if flt.stretch else 0)
+            if not visible:
+                widget.hide()
+            self.filters[flt.key] = widget
+        if not any(f.stretch for f in spec.filters):
+            self.filter_row.addStretch(1)
+
+    def _build_table(self, spec: ListSpec[Row]) -> None:
+        """The table on the spec's model (paged when the spec fetches pages), sorted as the spec says."""
+        self.model: RowTableModel[Row]
+        if spec.fetch is not None:
+            self.model = _PagedModel(self, spec.columns, spec.page_size)
+        elif spec.model is not None:
+            self.model = spec.model(spec.columns)
         else:
-            layout.addWidget(top, 1)
+            self.model = _Rows(spec.columns, spec.decorate)
+        self.model.setParent(self)
+        self.table = list_table(spec.name, multi=spec.multi, sortable=spec.sortable or spec.fetch is not None)
+        self.table.setModel(self.model)
+        if spec.sort and (spec.sortable or spec.fetch is not None):
+            column = next((i for i, c in enumerate(spec.columns) if c.key == spec.sort[0]), 0)
+            self.table.horizontalHeader().setSortIndicator(
+                column, Qt.SortOrder.DescendingOrder if spec.sort[1] else Qt.SortOrder.AscendingOrder)
+        self.table.installEventFilter(_Keys(self))
+        self.table.doubleClicked.connect(lambda _index: self.run_default())
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._current_changed())
 
     def _build_actions(self, spec: ListSpec[Row]) -> None:
         """The action buttons (wrapping to a second line), each shown to its roles, with their
@@ -384,51 +401,34 @@ class ListPanel(QWidget, Generic[Row]):
         refresh.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         refresh.activated.connect(self.reload)
 
-    def _build_table(self, spec: ListSpec[Row]) -> None:
-        """The table on the spec's model (paged when the spec fetches pages), sorted as the spec says."""
-        self.model: RowTableModel[Row]
-        if spec.fetch is not None:
-            self.model = _PagedModel(self, spec.columns, spec.page_size)
-        elif spec.model is not None:
-            self.model = spec.model(spec.columns)
+    def _build_layout(self, spec: ListSpec[Row]) -> None:
+        """Filters, title, table, actions and status above the detail (beside it if the spec says)."""
+        self.title = QLabel(spec.title)
+        self.title.setObjectName(f"{spec.name}_title")
+        self.title.setWordWrap(True)
+        if not spec.title:
+            self.title.hide()  # not setVisible(True): without a parent yet it would open as a window
+        top = QWidget()
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        if spec.filters:
+            top_layout.addLayout(self.filter_row)
+        top_layout.addWidget(self.title)
+        top_layout.addWidget(self.table, 1)
+        top_layout.addLayout(self.actions_row)
+        top_layout.addWidget(self.status)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        if spec.detail is not None:
+            self.splitter = QSplitter(Qt.Orientation.Horizontal if spec.detail_side else Qt.Orientation.Vertical)
+            self.splitter.setChildrenCollapsible(False)
+            self.splitter.addWidget(top)
+            self.splitter.addWidget(spec.detail)
+            self.splitter.setStretchFactor(0, 3)
+            self.splitter.setStretchFactor(1, 2)
+            layout.addWidget(self.splitter, 1)
         else:
-            self.model = _Rows(spec.columns, spec.decorate)
-        self.model.setParent(self)
-        self.table = list_table(spec.name, multi=spec.multi, sortable=spec.sortable or spec.fetch is not None)
-        self.table.setModel(self.model)
-        if spec.sort and (spec.sortable or spec.fetch is not None):
-            column = next((i for i, c in enumerate(spec.columns) if c.key == spec.sort[0]), 0)
-            self.table.horizontalHeader().setSortIndicator(
-                column, Qt.SortOrder.DescendingOrder if spec.sort[1] else Qt.SortOrder.AscendingOrder)
-        self.table.installEventFilter(_Keys(self))
-        self.table.doubleClicked.connect(lambda _index: self.run_default())
-        self.table.selectionModel().selectionChanged.connect(lambda *_: self._current_changed())
-
-    def _build_filters(self, spec: ListSpec[Row]) -> None:
-        """The filters' row, each filter shown to its roles; a typed filter reloads after a pause."""
-        self.filters: dict[str, QWidget] = {}
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.reload)
-        self.filter_row = QHBoxLayout()
-        self.filter_row.setContentsMargins(0, 0, 0, 0)
-        for flt in spec.filters:
-            widget = self._filter_widget(flt)
-            visible = allowed(flt.roles, self.role)
-            if flt.label and flt.kind != "check":
-                label = labelled(flt.label, widget)
-                self.filter_row.addWidget(label)
-                if not visible:
-                    label.hide()
-            # only ever hidden here: setVisible(True) on a widget that has no parent yet opens it as a
-            # window of its own for a moment, which takes the activation (and the focus) away
-            self.filter_row.addWidget(widget, 1 if flt.stretch else 0)
-            if not visible:
-                widget.hide()
-            self.filters[flt.key] = widget
-        if not any(f.stretch for f in spec.filters):
-            self.filter_row.addStretch(1)
+            layout.addWidget(top, 1)
 
     # -- filters ---------------------------------------------------------------------------------
     def _filter_widget(self, flt: Filter) -> QWidget:

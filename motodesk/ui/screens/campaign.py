@@ -260,6 +260,81 @@ class CampaignPage(QWidget):
         follow_changes(self, self.reload, kinds=[CHANGE, "person", "permit", "settings"])
         self.reload()
 
+    def _build_campaign_box(self) -> None:
+        """The campaign's summary and progress, and the supervisor's box that opens one."""
+        self.summary = QLabel("Carregando…")
+        self.summary.setObjectName("summary")
+        self.summary.setWordWrap(True)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setObjectName("progress")
+        self.progress_bar.setFormat("%v de %m compareceram")
+        self.progress_bar.setMinimumWidth(380)
+
+        self.open_box = QGroupBox("Abrir recadastramento (supervisor)")
+        self.open_box.setObjectName("open_box")
+        self.period_start = DateField()
+        self.period_start.setObjectName("period_start")
+        self.period_end = DateField()
+        self.period_end.setObjectName("period_end")
+        start_label = QLabel("&De:")
+        start_label.setBuddy(self.period_start)
+        end_label = QLabel("A&té:")
+        end_label.setBuddy(self.period_end)
+        self.open_button = QPushButton("&Abrir recadastramento")
+        self.open_button.setObjectName("open_campaign")
+        self.open_button.clicked.connect(self.open_campaign)
+        open_row = QHBoxLayout(self.open_box)
+        for w in (start_label, self.period_start, end_label, self.period_end, self.open_button):
+            open_row.addWidget(w)
+        open_row.addStretch(1)
+        if not self.supervisor:  # only hidden here: setVisible(True) without a parent opens a window
+            self.open_box.hide()
+
+    def _build_filters(self) -> QHBoxLayout:
+        """The day, all days and search filters of the appointments."""
+        self.day = DateField(optional=False)
+        self.day.setObjectName("day")
+        day_label = QLabel("D&ia:")
+        day_label.setBuddy(self.day)
+        self.all_days = QCheckBox("T&odos os dias")
+        self.all_days.setObjectName("all_days")
+        self.search = QLineEdit()
+        self.search.setObjectName("search")
+        self.search.setPlaceholderText("nome ou CPF")
+        self.search.setMaximumWidth(260)
+        search_label = QLabel("&Buscar:")
+        search_label.setBuddy(self.search)
+        self.refresh_button = QPushButton("At&ualizar")
+        self.refresh_button.setObjectName("refresh")
+        self.day.valueChanged.connect(self.reload)
+        self.all_days.toggled.connect(self.reload)
+        self.search.returnPressed.connect(self.reload)
+        self.refresh_button.clicked.connect(self.reload)
+        filters = QHBoxLayout()
+        filter_widgets: tuple[QWidget, ...] = (day_label, self.day, self.all_days, search_label, self.search,
+                                               self.refresh_button)
+        for fw in filter_widgets:
+            filters.addWidget(fw)
+        filters.addStretch(1)
+        return filters
+
+    def _build_tables(self) -> None:
+        """The appointments' table and the absent people's (shown in its place once the campaign is closed)."""
+        self.model: RowTableModel[AppointmentRow] = RowTableModel(APPOINTMENT_COLUMNS)
+        self.table = table_view("appointments")
+        self.table.setModel(self.model)
+        self._enter = _EnterOnRow(self.row_actions)
+        self.table.installEventFilter(self._enter)
+        self.table.doubleClicked.connect(lambda _index: self.row_actions())
+        self.absent_model: RowTableModel[AbsentRow] = RowTableModel(ABSENT_COLUMNS)
+        self.absent_table = table_view("absent")
+        self.absent_table.setModel(self.absent_model)
+        self.absent_table.hide()
+        self.table.selectionModel().currentChanged.connect(lambda *_: self._update_buttons())
+        self.absent_table.selectionModel().currentChanged.connect(lambda *_: self._update_buttons())
+        self.list_title = QLabel()
+        self.list_title.setObjectName("list_title")
+
     def _build_actions(self) -> tuple[QHBoxLayout, QHBoxLayout]:
         """The buttons on the selected appointment and on the whole campaign, each shown to the roles that use it."""
         def button(name: str, text: str, slot: Callable[[], None], visible: bool = True) -> QPushButton:
@@ -291,81 +366,6 @@ class CampaignPage(QWidget):
         campaign_actions.addStretch(1)
         campaign_actions.addWidget(self.close_button)
         return row_actions, campaign_actions
-
-    def _build_tables(self) -> None:
-        """The appointments' table and the absent people's (shown in its place once the campaign is closed)."""
-        self.model: RowTableModel[AppointmentRow] = RowTableModel(APPOINTMENT_COLUMNS)
-        self.table = table_view("appointments")
-        self.table.setModel(self.model)
-        self._enter = _EnterOnRow(self.row_actions)
-        self.table.installEventFilter(self._enter)
-        self.table.doubleClicked.connect(lambda _index: self.row_actions())
-        self.absent_model: RowTableModel[AbsentRow] = RowTableModel(ABSENT_COLUMNS)
-        self.absent_table = table_view("absent")
-        self.absent_table.setModel(self.absent_model)
-        self.absent_table.hide()
-        self.table.selectionModel().currentChanged.connect(lambda *_: self._update_buttons())
-        self.absent_table.selectionModel().currentChanged.connect(lambda *_: self._update_buttons())
-        self.list_title = QLabel()
-        self.list_title.setObjectName("list_title")
-
-    def _build_filters(self) -> QHBoxLayout:
-        """The day, all days and search filters of the appointments."""
-        self.day = DateField(optional=False)
-        self.day.setObjectName("day")
-        day_label = QLabel("D&ia:")
-        day_label.setBuddy(self.day)
-        self.all_days = QCheckBox("T&odos os dias")
-        self.all_days.setObjectName("all_days")
-        self.search = QLineEdit()
-        self.search.setObjectName("search")
-        self.search.setPlaceholderText("nome ou CPF")
-        self.search.setMaximumWidth(260)
-        search_label = QLabel("&Buscar:")
-        search_label.setBuddy(self.search)
-        self.refresh_button = QPushButton("At&ualizar")
-        self.refresh_button.setObjectName("refresh")
-        self.day.valueChanged.connect(self.reload)
-        self.all_days.toggled.connect(self.reload)
-        self.search.returnPressed.connect(self.reload)
-        self.refresh_button.clicked.connect(self.reload)
-        filters = QHBoxLayout()
-        filter_widgets: tuple[QWidget, ...] = (day_label, self.day, self.all_days, search_label, self.search,
-                                               self.refresh_button)
-        for fw in filter_widgets:
-            filters.addWidget(fw)
-        filters.addStretch(1)
-        return filters
-
-    def _build_campaign_box(self) -> None:
-        """The campaign's summary and progress, and the supervisor's box that opens one."""
-        self.summary = QLabel("Carregando…")
-        self.summary.setObjectName("summary")
-        self.summary.setWordWrap(True)
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setObjectName("progress")
-        self.progress_bar.setFormat("%v de %m compareceram")
-        self.progress_bar.setMinimumWidth(380)
-
-        self.open_box = QGroupBox("Abrir recadastramento (supervisor)")
-        self.open_box.setObjectName("open_box")
-        self.period_start = DateField()
-        self.period_start.setObjectName("period_start")
-        self.period_end = DateField()
-        self.period_end.setObjectName("period_end")
-        start_label = QLabel("&De:")
-        start_label.setBuddy(self.period_start)
-        end_label = QLabel("A&té:")
-        end_label.setBuddy(self.period_end)
-        self.open_button = QPushButton("&Abrir recadastramento")
-        self.open_button.setObjectName("open_campaign")
-        self.open_button.clicked.connect(self.open_campaign)
-        open_row = QHBoxLayout(self.open_box)
-        for w in (start_label, self.period_start, end_label, self.period_end, self.open_button):
-            open_row.addWidget(w)
-        open_row.addStretch(1)
-        if not self.supervisor:  # only hidden here: setVisible(True) without a parent opens a window
-            self.open_box.hide()
 
     # -- loading ---------------------------------------------------------------------------------
     def reload(self) -> None:
