@@ -400,6 +400,82 @@ def _width(column: Column) -> float:
 # ------------------------------------------------------------------------ writing
 
 
+class _Progress:
+    """Rows written so far across the sheets, reported to ``progress`` and checked against ``cancel``
+    every ``every`` rows."""
+
+    def __init__(self, every: int, progress: Callable[[int], None] | None,
+                 cancel: Callable[[], bool] | None) -> None:
+        self.every, self.progress, self.cancel = every, progress, cancel
+        self.written = 0
+        self.next_report = every
+
+    def row(self) -> None:
+        """One more data row written; report and check for cancellation when it is time."""
+        self.written += 1
+        if self.written >= self.next_report:
+            self.next_report += self.every
+            if self.progress is not None:
+                self.progress(self.written)
+            self.check_cancel()
+
+    def check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel():
+            raise ExportCancelled()
+
+
+def _write_heading(ws: Any, spec: SheetSpec, columns: list[Column], exported_by: str,
+                   exported_at: datetime) -> None:
+    """A sheet's column widths, frozen panes, title line (row 1) and headers (row 2)."""
+    from openpyxl.cell.cell import WriteOnlyCell
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+
+    for idx, column in enumerate(columns, 1):
+        ws.column_dimensions[get_column_letter(idx)].width = _width(column)
+    ws.freeze_panes = "A3"
+
+    title = WriteOnlyCell(ws, clean_text(title_line(spec.title, exported_by, exported_at)))
+    title.font = Font(bold=True, size=13)
+    ws.append([title])
+    header_font = Font(bold=True)
+    header_alignment = Alignment(vertical="center", wrap_text=True)
+    header_cells = []
+    for column in columns:
+        cell = WriteOnlyCell(ws, clean_text(column.header))
+        cell.font = header_font
+        cell.alignment = header_alignment
+        header_cells.append(cell)
+    ws.append(header_cells)
+
+
+def _write_rows(ws: Any, spec: SheetSpec, columns: list[Column],
+                rows: Iterable[Mapping[str, Any] | Sequence[Any]], counter: _Progress) -> int:
+    """A sheet's data rows, each a mapping read by the columns' keys or a sequence read by position;
+    the number written."""
+    ncols = len(columns)
+    converters = [_converter(ws, column) for column in columns]
+    keys = [column.key for column in columns]
+    append = ws.append
+    sheet_rows = 0
+    for row in rows:
+        if isinstance(row, Mapping):
+            get = row.get
+            append([conv(get(key)) for conv, key in zip(converters, keys, strict=True)])
+        elif isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
+            raise TypeError(f"a row must be a mapping or a sequence, not {type(row).__name__}")
+        else:
+            if len(row) > ncols:
+                raise ValueError(
+                    f"row {sheet_rows + 1} of sheet {spec.sheet_name!r} has {len(row)} values "
+                    f"for {ncols} columns"
+                )
+            append([conv(value) for conv, value in zip(converters, row, strict=False)])
+        sheet_rows += 1
+        counter.row()
+    return sheet_rows
+
+
 def write_workbook(
     path: str | os.PathLike[str],
     sheets: Sequence[tuple[SheetSpec, Iterable[Mapping[str, Any] | Sequence[Any]]]],
@@ -431,72 +507,25 @@ def write_workbook(
         every = max(1, min(PROGRESS_EVERY, total // 100))
 
     from openpyxl import Workbook
-    from openpyxl.cell.cell import WriteOnlyCell
-    from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
 
     # A hidden sibling: same file system, so os.replace is atomic; owner-only (see save_private).
     tmp = target.with_name(f".{target.stem[:40]}.{secrets.token_hex(6)}.xlsx.tmp")
     wb = Workbook(write_only=True)
-    written = 0
+    counter = _Progress(every, progress, cancel)
     try:
         taken: set[str] = set()
-        next_report = every
         for spec, rows in sheets:
             ws = wb.create_sheet(_sheet_name(spec.sheet_name, taken))
             columns = list(spec.columns)
             if not columns:
                 raise ValueError(f"sheet {spec.sheet_name!r} has no columns")
-            ncols = len(columns)
-            last_letter = get_column_letter(ncols)
-            for idx, column in enumerate(columns, 1):
-                ws.column_dimensions[get_column_letter(idx)].width = _width(column)
-            ws.freeze_panes = "A3"
-
-            title = WriteOnlyCell(ws, clean_text(title_line(spec.title, exported_by, exported_at)))
-            title.font = Font(bold=True, size=13)
-            ws.append([title])
-            header_font = Font(bold=True)
-            header_alignment = Alignment(vertical="center", wrap_text=True)
-            header_cells = []
-            for column in columns:
-                cell = WriteOnlyCell(ws, clean_text(column.header))
-                cell.font = header_font
-                cell.alignment = header_alignment
-                header_cells.append(cell)
-            ws.append(header_cells)
-
-            converters = [_converter(ws, column) for column in columns]
-            keys = [column.key for column in columns]
-            append = ws.append
-            sheet_rows = 0
-            for row in rows:
-                if isinstance(row, Mapping):
-                    get = row.get
-                    append([conv(get(key)) for conv, key in zip(converters, keys, strict=True)])
-                elif isinstance(row, (str, bytes)) or not isinstance(row, Sequence):
-                    raise TypeError(f"a row must be a mapping or a sequence, not {type(row).__name__}")
-                else:
-                    if len(row) > ncols:
-                        raise ValueError(
-                            f"row {sheet_rows + 1} of sheet {spec.sheet_name!r} has {len(row)} values "
-                            f"for {ncols} columns"
-                        )
-                    append([conv(value) for conv, value in zip(converters, row, strict=False)])
-                sheet_rows += 1
-                written += 1
-                if written >= next_report:
-                    next_report += every
-                    if progress is not None:
-                        progress(written)
-                    if cancel is not None and cancel():
-                        raise ExportCancelled()
-
+            _write_heading(ws, spec, columns, exported_by, exported_at)
+            sheet_rows = _write_rows(ws, spec, columns, rows, counter)
             # Row 1 is the title, row 2 the headers: the filter covers headers and data.
-            ws.auto_filter.ref = f"A2:{last_letter}{2 + sheet_rows}"
+            ws.auto_filter.ref = f"A2:{get_column_letter(len(columns))}{2 + sheet_rows}"
 
-        if cancel is not None and cancel():
-            raise ExportCancelled()
+        counter.check_cancel()
         author = _ILLEGAL_XML.sub("", exported_by)[:255]
         wb.properties.creator = author
         wb.properties.lastModifiedBy = author
@@ -506,8 +535,8 @@ def write_workbook(
         _discard(wb, tmp)
         raise
     if progress is not None:
-        progress(written)
-    return written
+        progress(counter.written)
+    return counter.written
 
 
 #: Spreadsheets hold names and CPFs: readable and writable by their owner only, like backups.

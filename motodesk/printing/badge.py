@@ -252,6 +252,20 @@ def _instrument_label(service: ServiceType) -> str:
 
 
 def _draw_front(c: Canvas, b: BadgeData) -> None:
+    body_top = _draw_header_and_band(c, b)
+    body_bottom = _draw_deputy_strip(c, b)
+    # Photo, vertically centred in the body.
+    body_h = body_top - body_bottom
+    photo_h = min(_PHOTO_H, body_h - 2.4 * mm)
+    photo_w = photo_h * 3 / 4
+    photo_x = _MARGIN
+    photo_y = body_bottom + (body_h - photo_h) / 2
+    _draw_photo(c, b, photo_x, photo_y, photo_w, photo_h)
+    _draw_front_fields(c, b, photo_x + photo_w + 3 * mm, photo_y, photo_h)
+
+
+def _draw_header_and_band(c: Canvas, b: BadgeData) -> float:
+    """The municipal header and the service band in the service's colours; the top of the body below."""
     top = CARD_H
     # Municipal header.
     c.setFillColor(NAVY)
@@ -297,37 +311,35 @@ def _draw_front(c: Canvas, b: BadgeData) -> None:
         align="center",
         char_space=1.2,
     )
-    # Deputy strip at the bottom.
-    body_bottom = 0.0
-    if b.is_deputy:
-        c.setFillColor(DEPUTY_RED)
-        c.rect(0, 0, CARD_W, _DEPUTY_H, stroke=0, fill=1)
-        c.setFillColor(white)
-        label = "PREPOSTO"
-        _text_fitted(c, label, _MARGIN, 2.05 * mm, CARD_W, BOLD, 10, 10)
-        label_w = stringWidth(label, BOLD, 10) + 2.5 * mm
-        holder = "Titular: " + winansi(b.holder_of_deputy or "—")
-        _text_fitted(
-            c,
-            holder,
-            _MARGIN + label_w,
-            2.2 * mm,
-            CARD_W - 2 * _MARGIN - label_w,
-            BOLD,
-            6.5,
-            4.2,
-        )
-        body_bottom = _DEPUTY_H
-    # Photo, vertically centred in the body.
-    body_top = band_top - _BAND_H
-    body_h = body_top - body_bottom
-    photo_h = min(_PHOTO_H, body_h - 2.4 * mm)
-    photo_w = photo_h * 3 / 4
-    photo_x = _MARGIN
-    photo_y = body_bottom + (body_h - photo_h) / 2
-    _draw_photo(c, b, photo_x, photo_y, photo_w, photo_h)
-    # Fields to the right of the photo, from its top edge down to its bottom edge.
-    x = photo_x + photo_w + 3 * mm
+    return band_top - _BAND_H
+
+
+def _draw_deputy_strip(c: Canvas, b: BadgeData) -> float:
+    """A deputy's red strip at the bottom, naming the titular; the bottom of the body above it."""
+    if not b.is_deputy:
+        return 0.0
+    c.setFillColor(DEPUTY_RED)
+    c.rect(0, 0, CARD_W, _DEPUTY_H, stroke=0, fill=1)
+    c.setFillColor(white)
+    label = "PREPOSTO"
+    _text_fitted(c, label, _MARGIN, 2.05 * mm, CARD_W, BOLD, 10, 10)
+    label_w = stringWidth(label, BOLD, 10) + 2.5 * mm
+    holder = "Titular: " + winansi(b.holder_of_deputy or "—")
+    _text_fitted(
+        c,
+        holder,
+        _MARGIN + label_w,
+        2.2 * mm,
+        CARD_W - 2 * _MARGIN - label_w,
+        BOLD,
+        6.5,
+        4.2,
+    )
+    return _DEPUTY_H
+
+
+def _draw_front_fields(c: Canvas, b: BadgeData, x: float, photo_y: float, photo_h: float) -> None:
+    """The fields to the right of the photo (left edge ``x``), from its top edge down to its bottom edge."""
     width = CARD_W - _MARGIN - x
     name = winansi(b.holder_name)
     name_lines = _name_lines(name, width)

@@ -323,11 +323,24 @@ def render_inspection_report(
         fields(_vehicle_rows(data.vehicle), columns=3),
         section(f"Itens verificados ({len(data.items)})"),
     ]
+    story.append(_inspection_items_table(data.items))
+    story += _inspection_pending(data)
+    story += _inspection_verdict(data)
+    return build_pdf(
+        story,
+        doc_title=f"Laudo de Vistoria {data.report_number}",
+        letterhead=letterhead,
+        generated_at=generated_at,
+    )
+
+
+def _inspection_items_table(items: Sequence[InspectionItem]) -> Flowable:
+    """Every checklist item with its article and result, a failed one on pale red."""
     widths = [8 * mm, 28 * mm, 0.0, 19 * mm, 44 * mm]
     widths[2] = CONTENT_W - sum(widths)
     rows = []
     style: list[tuple] = []
-    for number, item in enumerate(data.items, start=1):
+    for number, item in enumerate(items, start=1):
         label = _RESULT_LABELS[item.result]
         rows.append(
             [
@@ -341,30 +354,36 @@ def render_inspection_report(
         if item.result == "not_ok":
             style.append(("BACKGROUND", (0, number), (-1, number), PALE_RED))
     if rows:
-        story.append(
-            data_table(["#", "Artigo", "Item verificado", "Resultado", "Observação"], rows, widths, style)
-        )
-    else:
-        story.append(body("Nenhum item registrado."))
+        return data_table(["#", "Artigo", "Item verificado", "Resultado", "Observação"], rows, widths, style)
+    return body("Nenhum item registrado.")
+
+
+def _inspection_pending(data: InspectionReportData) -> list[Flowable]:
+    """The pending items (the failed ones, then the others) and the notes."""
     pending = [
         f"{i.description} ({i.article})" + (f" – {i.note}" if i.note else "")
         for i in data.items
         if i.result == "not_ok"
     ]
     pending += list(data.pending)
-    story.append(section("Pendências"))
+    story: list[Flowable] = [section("Pendências")]
     if pending:
         story += [body(f"{n}. {markup(text)}", "field") for n, text in enumerate(pending, start=1)]
     else:
         story.append(body("Nenhuma pendência.", "field"))
     if data.notes:
         story += [section("Observações"), body(markup(data.notes))]
+    return story
+
+
+def _inspection_verdict(data: InspectionReportData) -> list[Flowable]:
+    """The verdict box and the inspector's and holder's signatures, kept together."""
     verdict = "APROVADO" if data.approved else "REPROVADO"
     colour, background = (GREEN, PALE_GREEN) if data.approved else (RED, PALE_RED)
     next_due = (
         f"<br/>Próxima vistoria: <b>{format_date(data.next_due)}</b>." if data.next_due is not None else ""
     )
-    story += [
+    return [
         Spacer(1, 4 * mm),
         KeepTogether(
             [
@@ -383,12 +402,6 @@ def render_inspection_report(
             ]
         ),
     ]
-    return build_pdf(
-        story,
-        doc_title=f"Laudo de Vistoria {data.report_number}",
-        letterhead=letterhead,
-        generated_at=generated_at,
-    )
 
 
 def _with_id(name: str, ident: str) -> str:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 from motodesk.models import CriminalJudgment, DeputyLink, InfractionNotice, Permit, PermitEvent, Person
 from motodesk.rules import acts
 from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.facts import PermitFacts
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.lifecycle import (
     TransitionContext,
@@ -65,6 +66,16 @@ def _leave_force_judged(s: Session, permit: Permit, state: PermitState, on: date
         link.end_reason = f"Fim da permissão: {state.label.lower()}"
 
 
+def _permit_with_facts(s: Session, permit_id: int,
+                       expected_version: int | None) -> tuple[Permit, Person, PermitFacts]:
+    """Session step: the permit (a stale version is a conflict), its holder and everything an act on it
+    asks, loaded once."""
+    permit = _permit(s, permit_id, expected_version)
+    person = s.get(Person, permit.person_id)
+    assert person is not None
+    return permit, person, permit_facts(s, permit.id)
+
+
 @requires(Role.CLERK, Role.SUPERVISOR)
 def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = None,
                        expected_version: int | None = None) -> date:
@@ -75,10 +86,7 @@ def renew_registration(ctx: AppContext, permit_id: int, *, on: date | None = Non
     on = _today(on)
     settings = law_settings(ctx)
     with ctx.write() as s:
-        permit = _permit(s, permit_id, expected_version)
-        person = s.get(Person, permit.person_id)
-        assert person is not None
-        facts = permit_facts(s, permit.id)  # everything the act asks, loaded once
+        permit, _holder, facts = _permit_with_facts(s, permit_id, expected_version)
         tctx = acts.renewal_context(facts, on, settings)
         accepted = _check(ctx, "renew_registration", permit.state, tctx, "O registro não pode ser renovado:")
         term = check_registration_renewal_term(on, permit.term_end, permit.service_type)
@@ -102,10 +110,7 @@ def extend(ctx: AppContext, permit_id: int, *, on: date | None = None, decree_nu
     settings = law_settings(ctx)
     reason_ = _clean_reason(reason)
     with ctx.write() as s:
-        permit = _permit(s, permit_id, expected_version)
-        person = s.get(Person, permit.person_id)
-        assert person is not None
-        facts = permit_facts(s, permit.id)  # everything the act asks, loaded once
+        permit, person, facts = _permit_with_facts(s, permit_id, expected_version)
         tctx = TransitionContext(
             on=on,
             service=permit.service_type,

@@ -40,18 +40,13 @@ from motodesk.rules.replacement import (
     replacement_not_authorised,
 )
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import format_int
 from motodesk.rules.validators import (
     format_cpf,
     format_plate,
     mercosul_plate,
-    validate_cpf,
     validate_plate,
-    validate_renavam,
-    validate_vin,
 )
 from motodesk.rules.vehicle import (
-    EARLIEST_PLAUSIBLE_YEAR,
     VehicleFacts,
     check_vehicle,
     service_missing,
@@ -70,21 +65,22 @@ from motodesk.services.judged import judged
 from motodesk.services.settings import law_settings
 from motodesk.services.text import (
     LIKE_ESCAPE,
-    clean_name,
     contains_pattern,
     digits,
     fold,
-    name_problem,
     prefix_pattern,
     search_text,
+)
+from motodesk.services.vehicle_checks import (
+    check_numbers,
+    check_years_and_engine,
+    squash_texts,
 )
 from motodesk.services.vehicle_release import awaiting_release
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
-#: The largest engine of a motorcycle sold in Brazil is under 2,500 cc: above this it is a typing error.
-MAX_PLAUSIBLE_CC = 3000
 #: Categories of the CRLV (Resolução CONTRAN): the law asks for aluguel (Art. 3º, parágrafo único).
 CATEGORIES = ("aluguel", "particular", "oficial", "aprendizagem", "coleção")
 UFS = frozenset(
@@ -196,9 +192,6 @@ class HolderRef:
 
 # --- validation ----------------------------------------------------------------------------------
 
-_LIMITS = {"make": 60, "model": 60, "colour": 40, "category": 20, "crlv_municipality": 100,
-           "owner_name": 200, "notes": 4000, "insurance_number": 40, "insurance_insured_name": 200}
-
 
 def plate_forms(plate: str) -> set[str]:
     """Every way the same registration can be written: ``ABC1234`` and its Mercosul ``ABC1C34``."""
@@ -216,87 +209,15 @@ def plate_forms(plate: str) -> set[str]:
     return forms
 
 
-def _year_error(label: str, year: int, today: date, *, allow_next: bool = False) -> str | None:
-    latest = today.year + (1 if allow_next else 0)
-    if year < EARLIEST_PLAUSIBLE_YEAR:
-        return f"{label} impossível: {year}. Informe o ano com 4 dígitos, como no CRLV."
-    if year > latest:
-        return f"{label} impossível: {year} é posterior a {latest}."
-    return None
-
-
 def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[VehicleInput, dict[str, str]]:
     """Normalise and check the form: (clean data, field -> pt_BR reason).  No database."""
     today = today or local_today()
     errors: dict[str, str] = {}
     values = {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}  # shallow: every field is immutable
     values["service_type"] = data.service_type
-    for key, value in list(values.items()):
-        if isinstance(value, str):
-            value = " ".join(value.split())
-            values[key] = value or None
-            limit = _LIMITS.get(key)
-            if limit and value and len(value) > limit:
-                errors[key] = f"Texto longo demais: no máximo {limit} caracteres (recebidos {len(value)})."
-
-    plate = validate_plate(data.plate)
-    if plate.ok:
-        values["plate"] = plate.value
-    else:
-        errors["plate"] = plate.message or "Placa inválida."
-        values["plate"] = (data.plate or "").strip().upper()
-    for key, validate in (("renavam", validate_renavam), ("vin", validate_vin)):
-        if values[key]:
-            result = validate(values[key])
-            if result.ok:
-                values[key] = result.value
-            else:
-                errors[key] = result.message or "Valor inválido."
-    if values["owner_cpf"]:
-        cpf = validate_cpf(values["owner_cpf"])
-        if cpf.ok:
-            values["owner_cpf"] = cpf.value
-        else:
-            errors["owner_cpf"] = f"CPF do proprietário: {cpf.message}"
-    if values["owner_name"]:
-        values["owner_name"] = clean_name(values["owner_name"])
-        if problem := name_problem(values["owner_name"]):
-            errors["owner_name"] = problem
-    if values["insurance_insured_cpf"]:
-        insured = validate_cpf(values["insurance_insured_cpf"])
-        if insured.ok:
-            values["insurance_insured_cpf"] = insured.value
-        else:
-            errors["insurance_insured_cpf"] = f"CPF do segurado: {insured.message}"
-    if values["insurance_insured_name"]:
-        values["insurance_insured_name"] = clean_name(values["insurance_insured_name"])
-        if problem := name_problem(values["insurance_insured_name"]):
-            errors["insurance_insured_name"] = problem
-
-    made = data.year_manufacture
-    if made is not None and (problem := _year_error("Ano de fabricação", made, today)):
-        errors["year_manufacture"] = problem
-        made = None
-    if data.year_model is not None:
-        problem = _year_error("Ano do modelo", data.year_model, today, allow_next=True)
-        if problem is None and made is not None and not made <= data.year_model <= made + 1:
-            problem = (f"O ano do modelo ({data.year_model}) deve ser o de fabricação ({made}) "
-                       f"ou o seguinte ({made + 1}).")
-        if problem:
-            errors["year_model"] = problem
-    if data.crlv_year is not None:
-        problem = _year_error("Exercício do CRLV", data.crlv_year, today)
-        if problem is None and made is not None and data.crlv_year < made:
-            problem = f"O exercício do CRLV ({data.crlv_year}) é anterior ao ano de fabricação ({made})."
-        if problem:
-            errors["crlv_year"] = problem
-    cc = data.engine_cc
-    if cc is not None:
-        if cc <= 0:
-            errors["engine_cc"] = f"Cilindrada impossível: {cc} cc. Informe a cilindrada do CRLV, em cc."
-        elif cc > MAX_PLAUSIBLE_CC:
-            errors["engine_cc"] = (f"Cilindrada impossível para uma motocicleta: {format_int(cc)} cc "
-                                   f"(o máximo plausível é {format_int(MAX_PLAUSIBLE_CC)} cc).")
+    squash_texts(values, errors)
+    check_numbers(data, values, errors)
+    check_years_and_engine(data, today, errors)
     if values["crlv_uf"]:
         values["crlv_uf"] = values["crlv_uf"].upper()
         if values["crlv_uf"] not in UFS:

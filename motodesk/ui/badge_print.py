@@ -130,6 +130,26 @@ class BadgePrintDialog(GuardedDialog):
         self.setObjectName("badge_print")
         self.setWindowTitle("Imprimir crachá" if len(self.permit_ids) == 1 else "Imprimir crachás")
 
+        self._build_fields(reprint)
+        form = self._build_form(labels, reprint)
+        preview_label = self._build_preview()
+        buttons = self._build_buttons()
+        self._lay_out(form, buttons, preview_label)
+
+        # Calibration and layout are this workstation's settings, saved as they change: not "unsaved work".
+        for widget in (self.layout_box, self.deputy, self.offset_x, self.offset_y):
+            widget.setProperty("guard_ignore", True)
+        self._load_offsets()
+        self.layout_box.currentIndexChanged.connect(lambda _i: self._layout_changed())
+        self.deputy.toggled.connect(lambda _c: self.refresh_preview())
+        self.offset_x.valueChanged.connect(self._offsets_changed)
+        self.offset_y.valueChanged.connect(self._offsets_changed)
+        self.refresh_preview()
+        self.load_cards()
+        self.mark_clean()
+
+    def _build_fields(self, reprint: bool) -> None:
+        """The layout, deputy, reason, card serial (one line per badge) and printer offset fields."""
         self.layout_box = QComboBox()
         self.layout_box.setObjectName("layout")
         for key, label in LAYOUTS:
@@ -162,6 +182,8 @@ class BadgePrintDialog(GuardedDialog):
         self.offset_x = self._offset_box("offset_x")
         self.offset_y = self._offset_box("offset_y")
 
+    def _build_form(self, labels: Sequence[str], reprint: bool) -> QFormLayout:
+        """The fields' form, under the names of the badges it prints."""
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a larger system font: field below its label
@@ -178,7 +200,10 @@ class BadgePrintDialog(GuardedDialog):
         form.addRow(self.card_note)  # the whole row, its wrapped height followed when the text changes
         form.addRow("Ajuste &horizontal:", self.offset_x)
         form.addRow("Ajuste &vertical (para baixo):", self.offset_y)
+        return form
 
+    def _build_preview(self) -> QLabel:
+        """The note and the PDF preview; the preview's label."""
         self.note = QLabel(PREVIEW_NOTE)
         self.note.setObjectName("note")
         self.note.setWordWrap(True)
@@ -192,7 +217,10 @@ class BadgePrintDialog(GuardedDialog):
         self.view.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         preview_label = QLabel("P&révia:")
         preview_label.setBuddy(self.view)
+        return preview_label
 
+    def _build_buttons(self) -> QHBoxLayout:
+        """Print, save, spoiled card and close."""
         self.print_button = QPushButton("&Imprimir…")
         self.print_button.setObjectName("print")
         self.save_button = QPushButton("&Salvar PDF…")
@@ -216,7 +244,10 @@ class BadgePrintDialog(GuardedDialog):
         buttons.addWidget(self.spoil_button)
         buttons.addStretch(1)
         buttons.addWidget(close)
+        return buttons
 
+    def _lay_out(self, form: QFormLayout, buttons: QHBoxLayout, preview_label: QLabel) -> None:
+        """The form, note and buttons on the left, the preview on the right."""
         left = QVBoxLayout()
         left.addLayout(form)
         left.addWidget(self.note)
@@ -233,18 +264,6 @@ class BadgePrintDialog(GuardedDialog):
         layout.addWidget(left_box)
         layout.addLayout(right, 1)
         fit_screen(self, 1180, 640)
-
-        # Calibration and layout are this workstation's settings, saved as they change: not "unsaved work".
-        for widget in (self.layout_box, self.deputy, self.offset_x, self.offset_y):
-            widget.setProperty("guard_ignore", True)
-        self._load_offsets()
-        self.layout_box.currentIndexChanged.connect(lambda _i: self._layout_changed())
-        self.deputy.toggled.connect(lambda _c: self.refresh_preview())
-        self.offset_x.valueChanged.connect(self._offsets_changed)
-        self.offset_y.valueChanged.connect(self._offsets_changed)
-        self.refresh_preview()
-        self.load_cards()
-        self.mark_clean()
 
     def _offset_box(self, name: str) -> QDoubleSpinBox:
         box = QDoubleSpinBox()

@@ -71,6 +71,33 @@ class BadgeVerifyDialog(QDialog):
         self.last: BadgeVerification | None = None
         self._public_key: list[bytes] | None = None  # read below, off the GUI thread
 
+        hint, line = self._build_scan_line()
+        self._build_verdict()
+        person = self._build_person()
+
+        close = QPushButton("Fechar")
+        close.setObjectName("close")
+        close.setAutoDefault(False)
+        close.clicked.connect(self.accept)
+        bottom = QHBoxLayout()
+        bottom.addStretch(1)
+        bottom.addWidget(close)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(hint)
+        layout.addLayout(line)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.message)
+        layout.addSpacing(8)
+        layout.addLayout(person)
+        layout.addStretch(1)
+        layout.addLayout(bottom)
+        self._clear_person()
+        self.scan.setFocus()
+        load_into(self, lambda: _public_keys(ctx), self._keys_loaded, key="public_keys")
+
+    def _build_scan_line(self) -> tuple[QLabel, QHBoxLayout]:
+        """The hint and the scanned text's line; the hint and the line."""
         hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
                       "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
         hint.setWordWrap(True)
@@ -87,7 +114,10 @@ class BadgeVerifyDialog(QDialog):
         line = QHBoxLayout()
         line.addWidget(self.scan, 1)
         line.addWidget(self.verify_button)
+        return hint, line
 
+    def _build_verdict(self) -> None:
+        """The verdict in large type on its colour, and the message under it."""
         self.verdict = QLabel("Aguardando leitura")
         self.verdict.setObjectName("verdict")
         self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -104,6 +134,8 @@ class BadgeVerifyDialog(QDialog):
         message_font.setPointSize(12)
         self.message.setFont(message_font)
 
+    def _build_person(self) -> QHBoxLayout:
+        """The bearer: photo, name, role (holder or deputy) and details."""
         self.photo = QLabel()
         self.photo.setObjectName("photo")
         self.photo.setFixedSize(PHOTO_W, PHOTO_H)
@@ -136,27 +168,7 @@ class BadgeVerifyDialog(QDialog):
         person.addWidget(self.photo, 0, Qt.AlignmentFlag.AlignTop)
         person.addSpacing(12)
         person.addLayout(info, 1)
-
-        close = QPushButton("Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.accept)
-        bottom = QHBoxLayout()
-        bottom.addStretch(1)
-        bottom.addWidget(close)
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(hint)
-        layout.addLayout(line)
-        layout.addWidget(self.verdict)
-        layout.addWidget(self.message)
-        layout.addSpacing(8)
-        layout.addLayout(person)
-        layout.addStretch(1)
-        layout.addLayout(bottom)
-        self._clear_person()
-        self.scan.setFocus()
-        load_into(self, lambda: _public_keys(ctx), self._keys_loaded, key="public_keys")
+        return person
 
     def _keys_loaded(self, keys: list[bytes] | None) -> None:
         self._public_key = keys

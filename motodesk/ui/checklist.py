@@ -164,6 +164,17 @@ class ChecklistDialog(QDialog):
         self.dirty = False
         self.resize(1180, 860)
 
+        self._build_header()
+        scroll = self._build_items()
+        self._build_notes_and_result()
+        self._build_buttons()
+        self._lay_out(scroll)
+        self._unanswered_message = False  # the message names how many items are left
+        self.apply_state()
+        fit_to_screen(self, 1180, 860)
+
+    def _build_header(self) -> None:
+        """The inspection's header and banner."""
         self.header = QLabel()
         self.header.setObjectName("header")
         self.header.setWordWrap(True)
@@ -173,6 +184,8 @@ class ChecklistDialog(QDialog):
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
 
+    def _build_items(self) -> QScrollArea:
+        """Every checklist item on a row of its own (answer, note, photos), in a scrolling grid."""
         grid_host = QWidget()
         self.grid = QGridLayout(grid_host)
         self.grid.setHorizontalSpacing(10)
@@ -201,7 +214,10 @@ class ChecklistDialog(QDialog):
         scroll.setObjectName("items")
         scroll.setWidgetResizable(True)
         scroll.setWidget(grid_host)
+        return scroll
 
+    def _build_notes_and_result(self) -> None:
+        """Mark the unanswered as conforming, the general notes, the result, the pending items and the message."""
         self.all_ok = QPushButton("&Marcar os sem resposta como conformes")
         self.all_ok.setObjectName("mark_unanswered_ok")
         self.all_ok.clicked.connect(self.mark_unanswered_ok)
@@ -223,6 +239,8 @@ class ChecklistDialog(QDialog):
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
 
+    def _build_buttons(self) -> None:
+        """Save the draft, conclude, see the report and close."""
         self.save_button = QPushButton("&Salvar rascunho")
         self.save_button.setObjectName("save_draft")
         self.conclude_button = QPushButton("&Concluir vistoria")
@@ -238,6 +256,8 @@ class ChecklistDialog(QDialog):
         self.report_button.clicked.connect(self.show_report)
         self.close_button.clicked.connect(self.reject)
 
+    def _lay_out(self, scroll: QScrollArea) -> None:
+        """Header, banner, the items, notes, result, pending, message and buttons, top to bottom."""
         buttons = QHBoxLayout()
         buttons.addWidget(self.all_ok)
         buttons.addStretch(1)
@@ -255,9 +275,6 @@ class ChecklistDialog(QDialog):
         notes_label = QLabel("Ob&servações gerais:")
         notes_label.setBuddy(self.notes)
         layout.insertWidget(layout.indexOf(self.notes), notes_label)
-        self._unanswered_message = False  # the message names how many items are left
-        self.apply_state()
-        fit_to_screen(self, 1180, 860)
 
     # --- state -----------------------------------------------------------------------------------
     @property

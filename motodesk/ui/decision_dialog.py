@@ -64,7 +64,23 @@ class DecisionDialog(GuardedDialog):
         self.setWindowTitle(f"{'Decidir recurso' if self.appeal else 'Decidir'} – auto {view.number}")
         self.setMinimumWidth(700)  # the height is what the form needs (fits 1280x720)
 
-        # --- the case ---------------------------------------------------------------------------
+        self._build_case(view)
+        self._build_decision(view)
+        self._build_penalty_box()
+        cancel = self._lay_out()
+
+        self.upheld.toggled.connect(lambda _on: self._refresh())
+        self.severity.currentIndexChanged.connect(lambda _i: self._options_changed())
+        self.penalty.currentIndexChanged.connect(lambda _i: self._refresh())
+        self.days.valueChanged.connect(lambda _v: self._refresh())
+        self.decide_button.clicked.connect(self.decide)
+        cancel.clicked.connect(self.reject)
+        self._refresh()  # the form's state now; the penalties come when the options are read
+        self._options_changed()
+        self.mark_clean()
+
+    def _build_case(self, view: NoticeView) -> None:
+        """The case: the notice, the defence's deadline and a repeat offence's warning."""
         self.case = QLabel(self._case_html())
         self.case.setObjectName("case")
         self.case.setWordWrap(True)
@@ -77,7 +93,8 @@ class DecisionDialog(GuardedDialog):
         self.repeat.setStyleSheet(WARNING_STYLE)
         self.repeat.setVisible(view.repeat.is_repeat)
 
-        # --- the decision -----------------------------------------------------------------------
+    def _build_decision(self, view: NoticeView) -> None:
+        """The outcome, the classification (and why it changed), the penalty, its effect and the grounds."""
         self.upheld = QRadioButton("&Procedente — aplicar penalidade")
         self.upheld.setObjectName("upheld")
         self.dismissed = QRadioButton("&Improcedente — arquivar o auto" if not self.appeal
@@ -115,6 +132,8 @@ class DecisionDialog(GuardedDialog):
         self.grounds.setObjectName("grounds")
         self.grounds.setPlaceholderText("Fundamentação: fatos, provas, defesa apreciada e conclusão")
 
+    def _build_penalty_box(self) -> None:
+        """The penalty's fields in their box (Art. 34)."""
         self.penalty_box = QGroupBox("Penalidade (Art. 34)")
         self.penalty_form = penalty_form = QFormLayout(self.penalty_box)
         penalty_form.addRow("C&lassificação:", self.severity)
@@ -124,6 +143,8 @@ class DecisionDialog(GuardedDialog):
         penalty_form.addRow("&Suspensão por:", self.days)
         penalty_form.addRow("Efeito na permissão:", self.effect)
 
+    def _lay_out(self) -> QPushButton:
+        """The message, the buttons and the layout: the case, the outcome, the penalty, the grounds; the cancel button."""
         self.message = QLabel()
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
@@ -154,16 +175,7 @@ class DecisionDialog(GuardedDialog):
         layout.addWidget(self.grounds, 1)
         layout.addWidget(self.message)
         layout.addLayout(buttons)
-
-        self.upheld.toggled.connect(lambda _on: self._refresh())
-        self.severity.currentIndexChanged.connect(lambda _i: self._options_changed())
-        self.penalty.currentIndexChanged.connect(lambda _i: self._refresh())
-        self.days.valueChanged.connect(lambda _v: self._refresh())
-        self.decide_button.clicked.connect(self.decide)
-        cancel.clicked.connect(self.reject)
-        self._refresh()  # the form's state now; the penalties come when the options are read
-        self._options_changed()
-        self.mark_clean()
+        return cancel
 
     def save_and_close(self) -> None:
         self.decide()

@@ -307,7 +307,18 @@ class ListPanel(QWidget, Generic[Row]):
         self._loads = 0
         self.load_count = 0  # loads delivered (tests wait on it)
 
-        # filters
+        self._build_filters(spec)
+        self._build_table(spec)
+        self._build_actions(spec)
+        self._build_layout(spec)
+        follow_changes(self, self.reload, kinds=spec.kinds)
+        for action in spec.actions:  # until the first load says more (the screen may still be building)
+            self.buttons[action.key].setEnabled(not action.needs_row and action.enabled is None)
+        if autoload:
+            self.reload()
+
+    def _build_filters(self, spec: ListSpec[Row]) -> None:
+        """The filters' row, each filter shown to its roles; a typed filter reloads after a pause."""
         self.filters: dict[str, QWidget] = {}
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -332,7 +343,8 @@ class ListPanel(QWidget, Generic[Row]):
         if not any(f.stretch for f in spec.filters):
             self.filter_row.addStretch(1)
 
-        # table
+    def _build_table(self, spec: ListSpec[Row]) -> None:
+        """The table on the spec's model (paged when the spec fetches pages), sorted as the spec says."""
         self.model: RowTableModel[Row]
         if spec.fetch is not None:
             self.model = _PagedModel(self, spec.columns, spec.page_size)
@@ -351,7 +363,9 @@ class ListPanel(QWidget, Generic[Row]):
         self.table.doubleClicked.connect(lambda _index: self.run_default())
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._current_changed())
 
-        # actions
+    def _build_actions(self, spec: ListSpec[Row]) -> None:
+        """The action buttons (wrapping to a second line), each shown to its roles, with their
+        shortcuts; the row count and the status line."""
         self.buttons: dict[str, QPushButton] = {}
         self.actions_row = QHBoxLayout()
         self.actions_row.setContentsMargins(0, 0, 0, 0)
@@ -387,7 +401,8 @@ class ListPanel(QWidget, Generic[Row]):
         refresh.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         refresh.activated.connect(self.reload)
 
-        # layout
+    def _build_layout(self, spec: ListSpec[Row]) -> None:
+        """Filters, title, table, actions and status above the detail (beside it if the spec says)."""
         self.title = QLabel(spec.title)
         self.title.setObjectName(f"{spec.name}_title")
         self.title.setWordWrap(True)
@@ -414,11 +429,6 @@ class ListPanel(QWidget, Generic[Row]):
             layout.addWidget(self.splitter, 1)
         else:
             layout.addWidget(top, 1)
-        follow_changes(self, self.reload, kinds=spec.kinds)
-        for action in spec.actions:  # until the first load says more (the screen may still be building)
-            self.buttons[action.key].setEnabled(not action.needs_row and action.enabled is None)
-        if autoload:
-            self.reload()
 
     # -- filters ---------------------------------------------------------------------------------
     def _filter_widget(self, flt: Filter) -> QWidget:

@@ -237,7 +237,31 @@ class CampaignPage(QWidget):
         self.showing_absent = False
         self._generations: dict[str, int] = {}
 
-        # --- the campaign and its progress ------------------------------------------------------
+        self._build_campaign_box()
+        filters = self._build_filters()
+        self._build_tables()
+        row_actions, campaign_actions = self._build_actions()
+
+        top = QHBoxLayout()
+        top.addWidget(heading("Recadastramento anual"))
+        top.addStretch(1)
+        top.addWidget(self.progress_bar)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.open_box)
+        layout.addLayout(filters)
+        layout.addWidget(self.list_title)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.absent_table, 1)
+        layout.addLayout(row_actions)
+        layout.addLayout(campaign_actions)
+        self._update_buttons()
+        follow_changes(self, self.reload, kinds=[CHANGE, "person", "permit", "settings"])
+        self.reload()
+
+    def _build_campaign_box(self) -> None:
+        """The campaign's summary and progress, and the supervisor's box that opens one."""
         self.summary = QLabel("Carregando…")
         self.summary.setObjectName("summary")
         self.summary.setWordWrap(True)
@@ -266,7 +290,8 @@ class CampaignPage(QWidget):
         if not self.supervisor:  # only hidden here: setVisible(True) without a parent opens a window
             self.open_box.hide()
 
-        # --- the day's appointments -------------------------------------------------------------
+    def _build_filters(self) -> QHBoxLayout:
+        """The day, all days and search filters of the appointments."""
         self.day = DateField(optional=False)
         self.day.setObjectName("day")
         day_label = QLabel("D&ia:")
@@ -291,7 +316,10 @@ class CampaignPage(QWidget):
         for fw in filter_widgets:
             filters.addWidget(fw)
         filters.addStretch(1)
+        return filters
 
+    def _build_tables(self) -> None:
+        """The appointments' table and the absent people's (shown in its place once the campaign is closed)."""
         self.model: RowTableModel[AppointmentRow] = RowTableModel(APPOINTMENT_COLUMNS)
         self.table = table_view("appointments")
         self.table.setModel(self.model)
@@ -307,7 +335,8 @@ class CampaignPage(QWidget):
         self.list_title = QLabel()
         self.list_title.setObjectName("list_title")
 
-        # --- actions ------------------------------------------------------------------------------
+    def _build_actions(self) -> tuple[QHBoxLayout, QHBoxLayout]:
+        """The buttons on the selected appointment and on the whole campaign, each shown to the roles that use it."""
         def button(name: str, text: str, slot: Callable[[], None], visible: bool = True) -> QPushButton:
             b = QPushButton(text)
             b.setObjectName(name)
@@ -336,24 +365,7 @@ class CampaignPage(QWidget):
             campaign_actions.addWidget(b)
         campaign_actions.addStretch(1)
         campaign_actions.addWidget(self.close_button)
-
-        top = QHBoxLayout()
-        top.addWidget(heading("Recadastramento anual"))
-        top.addStretch(1)
-        top.addWidget(self.progress_bar)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.open_box)
-        layout.addLayout(filters)
-        layout.addWidget(self.list_title)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.absent_table, 1)
-        layout.addLayout(row_actions)
-        layout.addLayout(campaign_actions)
-        self._update_buttons()
-        follow_changes(self, self.reload, kinds=[CHANGE, "person", "permit", "settings"])
-        self.reload()
+        return row_actions, campaign_actions
 
     # -- loading ---------------------------------------------------------------------------------
     def reload(self) -> None:

@@ -85,35 +85,7 @@ class InfractionsPage(ListPage):
         recorders = frozenset(enforcement.RECORDERS)
         deciders = frozenset(enforcement.DECIDERS)
 
-        # --- the detail of the selected notice ----------------------------------------------------
-        self.due_banner = QLabel()
-        self.due_banner.setObjectName("due_banner")
-        self.due_banner.setWordWrap(True)
-        self.repeat_banner = QLabel()
-        self.repeat_banner.setObjectName("repeat_banner")
-        self.repeat_banner.setWordWrap(True)
-        self.repeat_banner.setStyleSheet("background: #fff3e0; border: 1px solid #ef6c00; padding: 6px;")
-        self.detail = QLabel()
-        self.detail.setObjectName("detail")
-        self.detail.setWordWrap(True)
-        self.detail.setTextFormat(Qt.TextFormat.RichText)
-        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(self.detail)
-        self.history_model = HistoryModel(HISTORY_COLUMNS)
-        self.history = list_table("history")
-        self.history.setModel(self.history_model)
-        self.history_title = labelled("<b>&Histórico do autuado</b>", self.history)
-        detail_box = QWidget()
-        detail_layout = QVBoxLayout(detail_box)
-        detail_layout.setContentsMargins(0, 0, 0, 0)
-        detail_layout.addWidget(self.due_banner)
-        detail_layout.addWidget(self.repeat_banner)
-        detail_layout.addWidget(scroll, 2)
-        detail_layout.addWidget(self.history_title)
-        detail_layout.addWidget(self.history, 1)
+        detail_box = self._build_detail()
 
         def on(status: tuple[NoticeStatus, ...]) -> Callable[[NoticeRow], bool]:
             return lambda r: self._view_of(r) is not None and self._view_of(r).status in status  # type: ignore[union-attr]
@@ -163,6 +135,38 @@ class InfractionsPage(ListPage):
         self.print_button = self.panel.buttons["print"]
         self._show(None)
         self.reload()
+
+    def _build_detail(self) -> QWidget:
+        """The detail of the selected notice: its deadline and repeat banners, its text and the offender's history."""
+        self.due_banner = QLabel()
+        self.due_banner.setObjectName("due_banner")
+        self.due_banner.setWordWrap(True)
+        self.repeat_banner = QLabel()
+        self.repeat_banner.setObjectName("repeat_banner")
+        self.repeat_banner.setWordWrap(True)
+        self.repeat_banner.setStyleSheet("background: #fff3e0; border: 1px solid #ef6c00; padding: 6px;")
+        self.detail = QLabel()
+        self.detail.setObjectName("detail")
+        self.detail.setWordWrap(True)
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.detail.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.detail)
+        self.history_model = HistoryModel(HISTORY_COLUMNS)
+        self.history = list_table("history")
+        self.history.setModel(self.history_model)
+        self.history_title = labelled("<b>&Histórico do autuado</b>", self.history)
+        detail_box = QWidget()
+        detail_layout = QVBoxLayout(detail_box)
+        detail_layout.setContentsMargins(0, 0, 0, 0)
+        detail_layout.addWidget(self.due_banner)
+        detail_layout.addWidget(self.repeat_banner)
+        detail_layout.addWidget(scroll, 2)
+        detail_layout.addWidget(self.history_title)
+        detail_layout.addWidget(self.history, 1)
+        return detail_box
 
     # --- data --------------------------------------------------------------------------------
     def _fetch(self, values: dict[str, Any], offset: int, limit: int, key: str, descending: bool) -> list[NoticeRow]:
