@@ -540,16 +540,16 @@ def run_dialog(dialog: QDialog) -> bool:
 
 def keyboard_tabs(tabs: QTabWidget) -> None:
     """Ctrl+Tab / Ctrl+PgDn and Ctrl+Shift+Tab / Ctrl+PgUp switch the tabs from anywhere inside them:
-    a table or a line edit that has the focus would otherwise swallow the keys."""
+    a table or a line edit that has the focus would otherwise swallow the keys (the focus then goes to
+    the tab's first useful widget: ``motodesk.ui.page_focus``)."""
+
+    from motodesk.ui.page_focus import follow_tabs
+
+    follow_tabs(tabs)  # a tab chosen: the focus goes to its first useful widget, never the tab bar
 
     def step(delta: int) -> None:
         if tabs.count():
             tabs.setCurrentIndex((tabs.currentIndex() + delta) % tabs.count())
-            page = tabs.currentWidget()
-            if page is not None:
-                page.setFocus(Qt.FocusReason.TabFocusReason)
-                if page.focusWidget() is None:
-                    page.focusNextChild()
 
     for sequence, delta in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1), ("Ctrl+Backtab", -1),
                             ("Ctrl+PgUp", -1)):
