@@ -538,6 +538,19 @@ def run_dialog(dialog: QDialog) -> bool:
     return dialog.exec() == QDialog.DialogCode.Accepted
 
 
+class FlexiblePage(QWidget):
+    """A tab's page whose lists give up rows before the window scrolls. A word-wrapped label makes a
+    layout's height depend on its width, and Qt then holds every layout above it to its *preferred*
+    height: "Licitação e cota" at 1366x768 (a larger font, the quota warning shown) scrolled its
+    candidate buttons below the window's edge. The page's own layout still gives its labels their height."""
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return False
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        return -1
+
+
 def keyboard_tabs(tabs: QTabWidget) -> None:
     """Ctrl+Tab / Ctrl+PgDn and Ctrl+Shift+Tab / Ctrl+PgUp switch the tabs from anywhere inside them:
     a table or a line edit that has the focus would otherwise swallow the keys (the focus then goes to
