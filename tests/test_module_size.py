@@ -34,7 +34,6 @@ EXCEPTIONS: dict[str, int] = {
     "services/people.py": 735,
     "services/campaigns.py": 720,
     "models/audit.py": 822,
-    "ui/keyboard.py": 708,
     # A shipped migration is never edited (a schema change is a new revision).
     "models/migrations/versions/0001_first_schema.py": 914,
 }

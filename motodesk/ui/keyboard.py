@@ -692,16 +692,6 @@ def page_shortcuts(window: QMainWindow, keys: list[str], show: object) -> list[Q
     return made
 
 
-def focus_page(page: QWidget) -> QWidget | None:
-    """The focus to a page just chosen from the keyboard: its first empty field, or its first stop."""
-    window = page.window()
-    stops = [w for w in tab_stops(window) if page.isAncestorOf(w)]
-    target = next((w for w in stops if is_empty_input(w)), stops[0] if stops else None)
-    if target is not None:
-        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
-    return target
-
-
 def iter_windows() -> Iterator[QWidget]:
     for widget in QApplication.topLevelWidgets():
         if _is_window(widget) and widget.isVisible():

@@ -30,6 +30,7 @@ from motodesk.clock import local_now
 from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.ui.actions import ActionCollection
+from motodesk.ui.page_focus import first_useful, focus_first_useful, focus_page, follow_tabs
 from motodesk.ui.widgets import after
 
 # (key, pt_BR label) of each page, in navigation order.
@@ -174,6 +175,7 @@ class LazyPages(Mapping[str, QWidget]):
             page.setObjectName(f"page_{key}")
             self._window.page_holders[key].addWidget(page)
             self._built[key] = page
+            follow_tabs(page)  # a tab chosen takes the focus into it
             self._window._page_built(key, page)
         return self._built[key]
 
@@ -223,6 +225,7 @@ class MainWindow(QMainWindow):
         self.loading: dict[str, LoadingPage] = {}  # pages chosen and not built yet
         self.nav.currentRowChanged.connect(self._show_row)
         self.nav.itemActivated.connect(lambda _item: self.focus_current_page())  # Enter: into the page
+        self.nav.itemClicked.connect(lambda _item: self.focus_current_page())  # a click: into the page too
         self.nav.setCurrentRow(0)
         self.page_by_key[SECTIONS[0][0]]  # the first page, at once: it is the window's own
         from motodesk.ui.keyboard import NAVIGATION_TIP, page_shortcuts
@@ -338,6 +341,8 @@ class MainWindow(QMainWindow):
         key, label = SECTIONS[row]
         if self.page_by_key.is_built(key) or not hasattr(self, "loading"):
             self.pages.setCurrentIndex(row)
+            if self.page_by_key.is_built(key) and not self.nav.hasFocus():  # chosen by a shortcut or a menu
+                focus_first_useful(self.page_by_key[key])  # (browsing the list keeps the focus there)
             return
         typing_elsewhere = not self.nav.hasFocus()  # chosen by a shortcut, a menu or a click
         placeholder = self.loading.get(key)
@@ -348,9 +353,11 @@ class MainWindow(QMainWindow):
         if typing_elsewhere:
             placeholder.setFocus(Qt.FocusReason.OtherFocusReason)
         # Built once the loading state is painted (the clerk sees the page answer first); the timer
-        # builds it anyway should no paint come (a window not exposed).
+        # builds it anyway should no paint come (a window not exposed). The timer is the window's, not
+        # the loading state's: deleting the loading state with a Python timer inside it crashed now and
+        # then (SIGSEGV in Shiboken's releaseWrapper on its DeferredDelete, one walk of the pages in six).
         placeholder.after_paint = lambda: self._build_chosen(key)
-        after(placeholder, LOADING_FALLBACK_MS, lambda: self._build_chosen(key))
+        after(self, LOADING_FALLBACK_MS, lambda: self._build_chosen(key))
 
     def _build_chosen(self, key: str) -> None:
         if key in self.loading:
@@ -375,7 +382,7 @@ class MainWindow(QMainWindow):
             tidy_tab_stops(area)
             deconflict_access_keys(self)
         if had_focus:
-            target = typing_target(page)
+            target = first_useful(page) or typing_target(page)
             target.setFocus(Qt.FocusReason.OtherFocusReason)
             placeholder.replay(target)
         placeholder.deleteLater()
@@ -387,7 +394,8 @@ class MainWindow(QMainWindow):
         if placeholder is not None:
             placeholder.setFocus(Qt.FocusReason.OtherFocusReason)
         elif self.page_by_key.is_built(key):
-            typing_target(self.page_by_key[key]).setFocus(Qt.FocusReason.OtherFocusReason)
+            page = self.page_by_key[key]
+            (first_useful(page) or typing_target(page)).setFocus(Qt.FocusReason.OtherFocusReason)
 
     def show_section(self, key: str) -> QWidget:
         if not section_visible(key, self.ctx.user.role):
@@ -397,9 +405,7 @@ class MainWindow(QMainWindow):
         return self.page_by_key[key]
 
     def choose_section(self, key: str) -> QWidget:
-        """Ctrl+1…: the section shown and the focus in it (its first empty field or first stop)."""
-        from motodesk.ui.keyboard import focus_page
-
+        """Ctrl+1…: the section shown and the focus in it (its search field, list or first field)."""
         page = self.show_section(key)
         focus_page(page)
         return page

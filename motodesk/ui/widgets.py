@@ -538,18 +538,31 @@ def run_dialog(dialog: QDialog) -> bool:
     return dialog.exec() == QDialog.DialogCode.Accepted
 
 
+class FlexiblePage(QWidget):
+    """A tab's page whose lists give up rows before the window scrolls. A word-wrapped label makes a
+    layout's height depend on its width, and Qt then holds every layout above it to its *preferred*
+    height: "Licitação e cota" at 1366x768 (a larger font, the quota warning shown) scrolled its
+    candidate buttons below the window's edge. The page's own layout still gives its labels their height."""
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        return False
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        return -1
+
+
 def keyboard_tabs(tabs: QTabWidget) -> None:
     """Ctrl+Tab / Ctrl+PgDn and Ctrl+Shift+Tab / Ctrl+PgUp switch the tabs from anywhere inside them:
-    a table or a line edit that has the focus would otherwise swallow the keys."""
+    a table or a line edit that has the focus would otherwise swallow the keys (the focus then goes to
+    the tab's first useful widget: ``motodesk.ui.page_focus``)."""
+
+    from motodesk.ui.page_focus import follow_tabs
+
+    follow_tabs(tabs)  # a tab chosen: the focus goes to its first useful widget, never the tab bar
 
     def step(delta: int) -> None:
         if tabs.count():
             tabs.setCurrentIndex((tabs.currentIndex() + delta) % tabs.count())
-            page = tabs.currentWidget()
-            if page is not None:
-                page.setFocus(Qt.FocusReason.TabFocusReason)
-                if page.focusWidget() is None:
-                    page.focusNextChild()
 
     for sequence, delta in (("Ctrl+Tab", 1), ("Ctrl+PgDown", 1), ("Ctrl+Shift+Tab", -1), ("Ctrl+Backtab", -1),
                             ("Ctrl+PgUp", -1)):

@@ -289,3 +289,60 @@ def _screenshot_data(ctx: AppContext, supervisor: AppContext) -> int:
             permits.renew_registration(supervisor, issued.id)
     make_dossier(ctx, ServiceType.MOTOBOY, state=PermitState.UNDER_REVIEW, name="Rafael Nogueira Lima")
     return shown
+
+
+@pytest.mark.parametrize("scale", [1.0, 1.25, 1.5], ids=lambda s: f"{s}x")
+def test_the_tender_tabs_buttons_are_whole_at_1366x768(qtbot, supervisor: AppContext, wait_ops,  # noqa: ANN001
+                                                       scale: float) -> None:
+    """"Licitação e cota" at 1366x768 with its quota warning, a tender and its candidates: every button
+    as wide as its text needs and inside the window, not scrolled below its edge (with a larger font
+    the candidate buttons were: a word-wrapped label held the whole tab to its preferred height)."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QApplication, QPushButton
+
+    from motodesk.clock import local_today
+    from motodesk.services import tenders
+    from motodesk.ui.app import build_main_window
+
+    tender = tenders.create_tender(supervisor, "007/2026", description="Edital de mototáxi",
+                                   homologated_on=local_today() - timedelta(days=3))
+    for rank in (1, 2, 3):
+        tenders.add_candidate(supervisor, tender, rank, valid_cpf(), f"Candidata Número {rank} da Silva Santos")
+    create_application()
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    original = QFont(app.font())
+    larger = QFont(original)
+    larger.setPointSizeF(original.pointSizeF() * scale)
+    app.setFont(larger)
+    try:
+        window = build_main_window(supervisor)
+        qtbot.addWidget(window)
+        window.resize(1366, 768)
+        window.show()
+        qtbot.waitExposed(window)
+        page = window.show_section("permits")
+        qtbot.waitUntil(lambda: "permits" not in window.loading, timeout=10_000)
+        page.tabs.setCurrentWidget(page.tender_tab)
+        wait_ops()
+        tab = page.tender_tab
+        tab.tender_table.selectRow(0)
+        wait_ops()
+        tab.candidate_table.selectRow(0)
+        tab.quota_warning.setText("Há 3 permissão(ões) acima da cota (a população diminuiu): nenhuma nova será "
+                                  "emitida até a cota voltar a ter vaga. O contador (47) difere das permissões "
+                                  "em vigor (44): use “Recontar”.")
+        wait_ops()
+        qtbot.wait(20)
+        assert (window.width(), window.height()) == (1366, 768)
+        viewport = window.pages.currentWidget().viewport()
+        buttons = [b for b in tab.findChildren(QPushButton) if b.isVisible()]
+        assert {"add_candidate", "import_candidates", "call_next", "declined", "eliminated"} <= {
+            b.objectName() for b in buttons}
+        for button in buttons:
+            assert button.width() >= button.sizeHint().width(), (button.text(), button.width())
+            where = QRect(button.mapTo(viewport, button.rect().topLeft()), button.size())
+            assert viewport.rect().contains(where), (button.text(), where, viewport.rect())
+    finally:
+        app.setFont(original)

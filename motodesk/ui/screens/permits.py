@@ -63,6 +63,7 @@ from motodesk.ui.payment_dialog import FEE_REFUSAL_HINT, record_payment, recorde
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
     DateField,
+    FlexiblePage,
     FormattedLineEdit,
     fit_columns,
     heading,
@@ -268,7 +269,7 @@ def ask_conviction(parent: QWidget, row: PermitRow) -> enforcement.ConvictionInp
 # --- the permits tab -----------------------------------------------------------------------------
 
 
-class PermitsTab(QWidget):
+class PermitsTab(FlexiblePage):
     """The register of applications and permits, the steps of the selected one, and its history."""
 
     STEP_BUTTONS = (
@@ -719,7 +720,7 @@ def ask_candidate(parent: QWidget, ctx: AppContext | None = None) -> tuple[int, 
         dialog.deleteLater()
 
 
-class TenderTab(QWidget):
+class TenderTab(FlexiblePage):
     """Quota of Art. 10, I at a glance; tenders; candidates in rank order."""
 
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
@@ -929,8 +930,7 @@ class PermitsPage(QWidget):
         self.tabs = QTabWidget()
         keyboard_tabs(self.tabs)
         self.tabs.setObjectName("permit_tabs")
-        self.permits_tab = PermitsTab(ctx)
-        self.tender_tab = TenderTab(ctx)
+        self.permits_tab, self.tender_tab = PermitsTab(ctx), TenderTab(ctx)  # each scrolls only when it must
         self.tabs.addTab(self.permits_tab, "Permissões e requerimentos")
         self.tabs.addTab(self.tender_tab, "Licitação e cota")
         layout = QVBoxLayout(self)
