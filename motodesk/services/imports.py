@@ -48,7 +48,17 @@ from sqlalchemy import Table, func, select, update
 from sqlalchemy.orm import Session
 
 from motodesk.exports.importer import ImportRow, read_import
-from motodesk.models import Decree, Permit, PermitEvent, Person, PersonDocument, QuotaCounter, Vehicle
+from motodesk.models import (
+    AuditCheckpoint,
+    AuditEvent,
+    Decree,
+    Permit,
+    PermitEvent,
+    Person,
+    PersonDocument,
+    QuotaCounter,
+    Vehicle,
+)
 from motodesk.models.audit import PreparedInsert, bulk_insert, prepare_bulk_insert, reserve_ids, run_prepared
 from motodesk.rules import acts, documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
@@ -190,6 +200,7 @@ class ImportPreview:
     today: date | None = None
     settings: LawSettings | None = field(default=None, repr=False)
     keys: _FileKeys | None = field(default=None, repr=False)  # the preview's rows' CPFs, plates, numbers
+    version: tuple[Any, ...] | None = field(default=None, repr=False)  # the register's stamp (SQLite)
 
     @property
     def file_ok(self) -> bool:
@@ -578,6 +589,7 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
     with _gc_paused():
         keys = _FileKeys.of([r for r in report.rows if r.ok])
         with ctx.read() as s:
+            version = _register_version(s)
             known = _load_known(s, keys)
         lines = _plan_with(known, report.rows, settings, today, memo, keys)
     notes = []
@@ -585,7 +597,7 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
         notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
                      "da emissão (Art. 4º, § 1º); confira na renovação anual.")
     return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo,
-                         known, today, settings, keys)
+                         known, today, settings, keys, version)
 
 
 _INTEGRITY = {
@@ -636,7 +648,11 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     keys = preview.keys if whole and preview.keys is not None else _FileKeys.of([r for r in rows if r.ok])
     with _gc_paused():  # judged outside the write lock
         with ctx.read() as s:
-            known = _load_known(s, keys)
+            version = _register_version(s)  # first: the stamp of the snapshot the judgement reads
+            if whole and version is not None and version == preview.version and preview.known is not None:
+                known = preview.known  # on SQLite: nothing at all was written since the preview read it
+            else:
+                known = _load_known(s, keys)
         if whole and known == preview.known:
             lines = [line for line in preview.lines if line.outcome is not Outcome.REFUSED]
         else:
@@ -655,8 +671,14 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         return ImportSummary(0, 0, len(lines), 0, 0, tuple(lines))
     started = time.perf_counter()
     with _gc_paused(), ctx.write(_INTEGRITY) as s:
-        now = _load_known(s, keys)
-        moved = now != known
+        # On SQLite (the write lock is held from here) a cheap stamp says whether anything was written since
+        # the judging read the register; only then are the file's keys read again. On PostgreSQL they are.
+        stamp = _register_version(s)
+        if stamp is not None and stamp == version:
+            moved = False
+        else:
+            now = _load_known(s, keys)
+            moved = now != known
         if moved:  # another workstation moved on: judge again, here, on what this transaction read
             lines = _plan_with(now, rows, settings, today, preview.memo, keys)
             _refuse_changed(lines)
@@ -664,7 +686,7 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         # The judged step of the import: every line judged importable in this transaction's facts; it records
         # permits granted before and their holders' certificates, never a vehicle in service (Art. 31, G3, II).
         with judged(s, _line_verdicts(lines), Permit, PersonDocument):
-            if sink is not None and not moved and _last_ids(s) == last_ids:
+            if sink is not None and not moved and (stamp[3] if stamp is not None else _last_ids(s)) == last_ids:
                 # Nothing moved since the inserts were prepared: the same judgement, the same ids.
                 run_prepared(s, sink.prepared)
                 if sink.places:
@@ -801,6 +823,25 @@ _ID_TABLES = (Person, PersonDocument, Vehicle, Decree, Permit, PermitEvent)
 def _last_ids(s: Session) -> tuple[int, ...]:
     """The largest id of every table the import inserts into: the prepared ids stay free while these do."""
     return tuple(int(s.scalar(select(func.max(m.id))) or 0) for m in _ID_TABLES)
+
+
+def _register_version(s: Session) -> tuple[Any, ...] | None:
+    """A cheap stamp of the whole register on SQLite, or None elsewhere (issue 28).
+
+    Every write to a business table appends an audit row in the same transaction (on SQLite the chain is
+    written by the application: :mod:`motodesk.models.audit`), and audit ids only go up, never reused
+    (a sealed checkpoint keeps them going past deleted rows): so while the largest audit id, the newest
+    checkpoint's, the quota counters and the largest id of each table the import inserts into are the
+    same, nothing the judgement read has moved. Seven indexed look-ups, in place of reading the file's
+    people, plates and permits again inside the write lock. On PostgreSQL ids from a sequence can commit
+    out of order, so there the file's keys are read again (:func:`load_known`)."""
+    if s.get_bind().dialect.name != "sqlite":
+        return None
+    audit = s.scalar(select(func.max(AuditEvent.id)))
+    sealed = s.scalar(select(func.max(AuditCheckpoint.last_id)))
+    quota = tuple(tuple(r) for r in s.execute(select(QuotaCounter.service_type, QuotaCounter.in_force,
+                                                      QuotaCounter.places).order_by(QuotaCounter.service_type)))
+    return (audit, sealed, quota, _last_ids(s))
 
 
 def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int, int]:

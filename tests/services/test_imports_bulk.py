@@ -241,3 +241,69 @@ def test_update_of_existing_people_keeps_working_beside_the_bulk_inserts(clerk: 
                                                            AuditEvent.action == "update")).scalars().all()
         assert any('"phone"' in c and "97777" in c for c in update)
         assert verify_chain(s.connection()).broken is None
+
+
+def _tracking_write(clerk: AppContext, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """``writing["on"]`` is true while the clerk's write transaction is open."""
+    from contextlib import contextmanager
+
+    writing = {"on": False}
+    real_write = clerk.write
+
+    @contextmanager
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with real_write(*args, **kwargs) as s:
+            writing["on"] = True
+            try:
+                yield s
+            finally:
+                writing["on"] = False
+
+    monkeypatch.setattr(type(clerk), "write", lambda self, *a, **k: wrapped(*a, **k))
+    return writing
+
+
+def test_on_sqlite_the_write_lock_only_stamps_the_register_when_nothing_moved(
+        clerk: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: inside SQLite's write lock the file's people, plates and permits are not read again when a
+    cheap stamp (largest audit id, checkpoint, quota, largest ids) says nothing was written since the judging;
+    on PostgreSQL they are read again in the write transaction."""
+    path, _ = _sheet(tmp_path, 6)
+    preview = preview_import(clerk, path)
+    writing = _tracking_write(clerk, monkeypatch)
+    loads: list[bool] = []
+    real_load = imports._load_known
+    monkeypatch.setattr(imports, "_load_known", lambda s, keys: loads.append(writing["on"]) or real_load(s, keys))
+    assert apply_import(clerk, preview).created == 6
+    sqlite = clerk.db.is_sqlite
+    assert loads == ([] if sqlite else [False, True])  # SQLite: the preview's stamp still held, nothing re-read
+
+
+def test_a_write_elsewhere_between_the_judging_and_the_lock_is_seen_by_the_stamp(
+        clerk: AppContext, ctx: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another workstation writes an unrelated person after the apply judged and prepared its inserts: the
+    stamp differs inside the write transaction, the file's keys are read again (unchanged: no re-judging)
+    and the rows are written with fresh ids, so nothing collides and the chain verifies."""
+    path, cpfs = _sheet(tmp_path, 4, start=500)  # numbers and plates the other workstation's holder has not
+    preview = preview_import(clerk, path)
+    real_run = imports.run_prepared
+    real_write_rows = imports._write
+    calls = {"prepared": 0, "fresh": 0}
+
+    def write_rows(s: Any, plan: Any, sink: Any = None) -> Any:
+        if sink is None:
+            calls["fresh"] += 1
+            return real_write_rows(s, plan)
+        out = real_write_rows(s, plan, sink)
+        from reports_factory import holder  # type: ignore[import-not-found]
+
+        holder(ctx, "Outra Estação Souza")  # committed by another session, after the prepared ids were taken
+        return out
+
+    monkeypatch.setattr(imports, "_write", write_rows)
+    monkeypatch.setattr(imports, "run_prepared", lambda s, p: calls.__setitem__("prepared", 1) or real_run(s, p))
+    assert apply_import(clerk, preview).created == 4
+    assert calls["prepared"] == 0 and calls["fresh"] == 1  # the prepared ids were taken: written afresh
+    with ctx.read() as s:
+        assert s.scalar(select(func.count()).select_from(Person).where(Person.cpf.in_(cpfs))) == 4
+        assert verify_chain(s.connection()).broken is None
