@@ -34,8 +34,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
+import pickle
 import time
 import typing
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,6 +53,7 @@ from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import (
     AuditCheckpoint,
     AuditEvent,
+    Base,
     Decree,
     Permit,
     PermitEvent,
@@ -166,6 +169,8 @@ class ImportLine:
     vehicle: VehicleInput | None = None
     vehicle_id: int | None = None
     permit: _PermitPlan | None = None
+    #: The permit's number, kept on the line when its plan is packed away (the findings judge it).
+    permit_number: str | None = None
 
     @property
     def importable(self) -> bool:
@@ -183,6 +188,68 @@ class ImportLine:
         return ", ".join(self.changes)
 
 
+#: Lines per packed part: what is unpacked, planned or prepared at a time.
+PART_LINES = 2000
+
+
+class _Packed:
+    """Objects kept pickled and compressed, ``size`` at a time, read back in order one part at a time.
+
+    Issue 28: a 50,000-line import held its parsed rows, every line's plan and every prepared insert as
+    Python objects at once (890 MB). Packed, each is a few bytes a line and only the part being worked
+    on is unpacked. Only what this process packed is ever unpacked."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size or PART_LINES
+        self._parts: list[bytes] = []
+        self._open: list[Any] = []
+        self._n = 0
+
+    @classmethod
+    def of(cls, items: Iterable[Any], size: int | None = None) -> _Packed:
+        packed = cls(size)
+        for item in items:
+            packed.append(item)
+        return packed
+
+    def append(self, item: Any) -> None:
+        self._open.append(item)
+        self._n += 1
+        if len(self._open) >= self.size:
+            self._seal()
+
+    def _seal(self) -> None:
+        if self._open:
+            self._parts.append(zlib.compress(pickle.dumps(self._open, protocol=pickle.HIGHEST_PROTOCOL), 1))
+            self._open = []
+
+    def parts(self) -> Iterator[list[Any]]:
+        for blob in self._parts:
+            yield pickle.loads(zlib.decompress(blob))  # noqa: S301 - packed by this process, above
+        if self._open:
+            yield list(self._open)
+
+    def __iter__(self) -> Iterator[Any]:
+        for part in self.parts():
+            yield from part
+
+    def __len__(self) -> int:
+        return self._n
+
+    @property
+    def packed_bytes(self) -> int:
+        return sum(len(blob) for blob in self._parts)
+
+
+#: A line's plan as packed: (line, person, documents, vehicle, permit).
+_Plan = tuple[int, PersonInput | None, list[DocumentInput], VehicleInput | None, "_PermitPlan | None"]
+
+
+def _with_plan(line: ImportLine, plan: _Plan) -> ImportLine:
+    """The summary ``line`` with its packed plan attached again (a copy)."""
+    return dataclasses.replace(line, person=plan[1], documents=plan[2], vehicle=plan[3], permit=plan[4])
+
+
 @dataclass
 class ImportPreview:
     """What importing ``path`` would do; nothing has been written."""
@@ -191,10 +258,10 @@ class ImportPreview:
     sheet_name: str | None
     file_errors: list[str]
     file_warnings: list[str]
-    lines: list[ImportLine]
+    lines: list[ImportLine]  # a short summary per line; the plans of importable lines are in ``plans``
     notes: list[str] = field(default_factory=list)
-    rows: list[ImportRow] = field(default_factory=list, repr=False)  # as read: apply plans these again
-    memo: _Memo = field(default_factory=lambda: _Memo(), repr=False)
+    rows: _Packed = field(default_factory=_Packed, repr=False)  # as read, packed: the apply may plan them again
+    plans: _Packed = field(default_factory=_Packed, repr=False)  # each importable line's plan (_Plan), packed
     # what the judgement depended on: the apply reuses it when none of it has changed
     known: _Known | None = field(default=None, repr=False)
     today: date | None = None
@@ -205,6 +272,12 @@ class ImportPreview:
     @property
     def file_ok(self) -> bool:
         return not self.file_errors
+
+    def planned(self, number: int) -> ImportLine:
+        """Line ``number`` with its plan (person, documents, vehicle, permit) unpacked."""
+        line = next(line for line in self.lines if line.line == number)
+        plan = next((plan for plan in self.plans if plan[0] == number), None)
+        return _with_plan(line, plan) if plan is not None else line
 
     def count(self, outcome: Outcome) -> int:
         return sum(1 for line in self.lines if line.outcome is outcome)
@@ -290,6 +363,8 @@ class _Memo:
     database but need not repeat what does not depend on it.
     """
 
+    LIMIT = 4096  # results kept at most (issue 28: unbounded, a 50,000-line file's memo was 90 MB)
+
     def __init__(self) -> None:
         self.store: dict[tuple[Any, ...], Any] = {}
 
@@ -297,6 +372,8 @@ class _Memo:
         try:
             return self.store[key]
         except KeyError:
+            if len(self.store) >= self.LIMIT:
+                self.store.clear()
             value = self.store[key] = compute()
             return value
 
@@ -407,6 +484,7 @@ class _Planner:
                 self.quota_taken += 1
         line.person, line.person_id, line.documents = clean, person_id, docs
         line.vehicle, line.vehicle_id, line.permit = vehicle, vehicle_id, permit
+        line.permit_number = permit.number if permit is not None else None
         line.changes = changes
         if existing is None:
             line.outcome = Outcome.NEW
@@ -547,12 +625,21 @@ class _Planner:
                            v.get("decree"))
 
 
-def _plan_with(known: _Known, rows: Sequence[ImportRow], settings: LawSettings, today: date,
-               memo: _Memo, keys: _FileKeys | None = None) -> list[ImportLine]:
+def _plan_with(known: _Known, rows: Iterable[ImportRow], settings: LawSettings, today: date,
+               keys: _FileKeys | None = None) -> tuple[list[ImportLine], _Packed]:
     """Judge ``rows`` on ``known`` (which may hold more of the register than they ask about: every
-    look-up is by a row's own CPF, plate or number)."""
-    planner = _Planner(known, settings, today, memo, keys.forms if keys is not None else None)
-    return [planner.plan(row) for row in rows]
+    look-up is by a row's own CPF, plate or number): a short summary per line, and the plans of the
+    importable lines packed (issue 28: only the summary stays a Python object)."""
+    planner = _Planner(known, settings, today, _Memo(), keys.forms if keys is not None else None)
+    lines: list[ImportLine] = []
+    plans = _Packed()
+    for row in rows:
+        line = planner.plan(row)
+        if line.importable:
+            plans.append((line.line, line.person, line.documents, line.vehicle, line.permit))
+        line.person, line.documents, line.vehicle, line.permit = None, [], None, None
+        lines.append(line)
+    return lines, plans
 
 
 @contextmanager
@@ -585,19 +672,20 @@ def preview_import(ctx: AppContext, path: str | Path, *, today: date | None = No
     if report.file_errors:
         return ImportPreview(path, report.sheet_name, list(report.file_errors), list(report.file_warnings), [])
     settings = law_settings(ctx)
-    memo = _Memo()
     with _gc_paused():
         keys = _FileKeys.of([r for r in report.rows if r.ok])
         with ctx.read() as s:
             version = _register_version(s)
             known = _load_known(s, keys)
-        lines = _plan_with(known, report.rows, settings, today, memo, keys)
+        lines, plans = _plan_with(known, report.rows, settings, today, keys)
+        rows = _Packed.of(report.rows)
+    sheet, warnings = report.sheet_name, list(report.file_warnings)
+    del report  # the parsed rows are packed now
     notes = []
-    if any(line.permit is not None and line.outcome is not Outcome.REFUSED for line in lines):
+    if any(line.permit_number is not None and line.outcome is not Outcome.REFUSED for line in lines):
         notes.append("Permissões importadas: o certificado de registro conta como válido até o próximo aniversário "
                      "da emissão (Art. 4º, § 1º); confira na renovação anual.")
-    return ImportPreview(path, report.sheet_name, [], list(report.file_warnings), lines, notes, report.rows, memo,
-                         known, today, settings, keys, version)
+    return ImportPreview(path, sheet, [], warnings, lines, notes, rows, plans, known, today, settings, keys, version)
 
 
 _INTEGRITY = {
@@ -635,7 +723,6 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
                                 + ", ".join(str(n) for n in problems) + ". Nada foi importado.", code="import.rows_not_confirmable")
     today = today or local_today()
     chosen = set(wanted)
-    rows = [r for r in preview.rows if r.line in chosen]  # the values the clerk saw in the preview
     settings = law_settings(ctx)
     # Every line the preview found importable, the same day and settings: if the register still holds
     # what the preview read, the preview's judgement is the judgement (it is a function of the rows,
@@ -643,9 +730,18 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     # place, so leaving it out changes no other line).
     whole = (preview.known is not None and today == preview.today and settings == preview.settings
              and chosen == {line.line for line in preview.lines if line.outcome is not Outcome.REFUSED})
+    chosen_rows: list[ImportRow] | None = None
+
+    def rows() -> list[ImportRow]:  # the values the clerk saw in the preview, unpacked only to judge again
+        nonlocal chosen_rows
+        if chosen_rows is None:
+            chosen_rows = [r for r in preview.rows if r.line in chosen]
+        return chosen_rows
+
     # The rows' keys are parsed once (the preview's, when every line goes in): the transactions below only
-    # look them up; the pure checks of each row come from the preview's memo.
-    keys = preview.keys if whole and preview.keys is not None else _FileKeys.of([r for r in rows if r.ok])
+    # look them up.
+    keys = preview.keys if whole and preview.keys is not None else _FileKeys.of([r for r in rows() if r.ok])
+    file_name, user = preview.path.name, ctx.user.login
     with _gc_paused():  # judged outside the write lock
         with ctx.read() as s:
             version = _register_version(s)  # first: the stamp of the snapshot the judgement reads
@@ -654,20 +750,21 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
             else:
                 known = _load_known(s, keys)
         if whole and known == preview.known:
-            lines = [line for line in preview.lines if line.outcome is not Outcome.REFUSED]
+            lines, plans = [line for line in preview.lines if line.outcome is not Outcome.REFUSED], preview.plans
         else:
-            lines = _plan_with(known, rows, settings, today, preview.memo, keys)
+            lines, plans = _plan_with(known, rows(), settings, today, keys)
         _refuse_changed(lines)
-        plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
+        work = {line.line: line for line in lines if line.importable}
         sink: _Sink | None = None
-        if not plan.empty and not plan.updates:
-            # New rows only: build every insert here, in the read transaction (ids reserved from what it
-            # saw, value tuples, audit payloads), so the write lock holds only the inserts and the hashes.
+        if work and not any(line.outcome is Outcome.UPDATE for line in work.values()):
+            # New rows only: build every insert here, in a read transaction (ids reserved from what it saw,
+            # value tuples, audit payloads, packed part by part), so the write lock holds only the inserts
+            # and the chain's hashes.
             sink = _Sink()
             with ctx.read() as s:
                 last_ids = _last_ids(s)
-                prepared_counts = _write(s, plan, sink)
-    if plan.empty:  # the register already holds the sheet: no write transaction at all
+                prepared_counts = _write_parts(s, work, plans, file_name, user, sink)
+    if not work:  # the register already holds the sheet: no write transaction at all
         return ImportSummary(0, 0, len(lines), 0, 0, tuple(lines))
     started = time.perf_counter()
     with _gc_paused(), ctx.write(_INTEGRITY) as s:
@@ -680,29 +777,31 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
             now = _load_known(s, keys)
             moved = now != known
         if moved:  # another workstation moved on: judge again, here, on what this transaction read
-            lines = _plan_with(now, rows, settings, today, preview.memo, keys)
+            lines, plans = _plan_with(now, rows(), settings, today, keys)
             _refuse_changed(lines)
-            plan = _BulkPlan.build(lines, preview.path.name, ctx.user.login)
+            work = {line.line: line for line in lines if line.importable}
         # The judged step of the import: every line judged importable in this transaction's facts; it records
         # permits granted before and their holders' certificates, never a vehicle in service (Art. 31, G3, II).
         with judged(s, _line_verdicts(lines), Permit, PersonDocument):
             if sink is not None and not moved and (stamp[3] if stamp is not None else _last_ids(s)) == last_ids:
                 # Nothing moved since the inserts were prepared: the same judgement, the same ids.
-                run_prepared(s, sink.prepared)
+                for part in sink.packed:  # one part of the plans' prepared inserts at a time
+                    run_prepared(s, [_unpack_prepared(p) for p in part])
                 if sink.places:
                     _claim_places(s, sink.places)
                 vehicles, permits = prepared_counts
             else:
-                vehicles, permits = _write(s, plan)
+                vehicles, permits = _write_parts(s, work, plans, file_name, user)
     written = time.perf_counter() - started
-    sink = plan = None  # type: ignore[assignment]  # the prepared rows go before the findings load their facts
+    sink = plans = None  # type: ignore[assignment]  # the prepared rows go before the findings load their facts
     _refresh_statistics(ctx)
     return ImportSummary(
         created=sum(1 for line in lines if line.outcome is Outcome.NEW),
         updated=sum(1 for line in lines if line.outcome is Outcome.UPDATE),
         unchanged=sum(1 for line in lines if line.outcome is Outcome.UNCHANGED),
         vehicles=vehicles, permits=permits, lines=tuple(lines), write_seconds=written,
-        findings=_findings(ctx, [line.permit.number for line in lines if line.permit is not None], settings, today),
+        findings=_findings(ctx, [line.permit_number for line in lines if line.permit_number is not None],
+                           settings, today),
     )
 
 
@@ -802,6 +901,47 @@ class _Sink:
 
     prepared: list[PreparedInsert] = field(default_factory=list)
     places: int = 0
+    packed: _Packed = field(default_factory=lambda: _Packed(1))  # one part per part of the plans
+    next_ids: dict[str, int] = field(default_factory=dict)  # SQLite: the next free id, table by table
+    decrees: dict[str, int] = field(default_factory=dict)  # decrees prepared by earlier parts
+
+    def reserve(self, s: Session, table: Table, n: int) -> list[int]:
+        """``n`` ids of ``table`` none of the earlier parts took (SQLite: after the largest this transaction
+        saw; PostgreSQL: from the sequence)."""
+        if s.get_bind().dialect.name != "sqlite" or n <= 0:
+            return reserve_ids(s, table, n)
+        start = self.next_ids.get(table.name)
+        if start is None:
+            start = reserve_ids(s, table, 1)[0]
+        self.next_ids[table.name] = start + n
+        return list(range(start, start + n))
+
+    def seal(self) -> None:
+        """This part's prepared inserts, packed (their table by name)."""
+        self.packed.append([(p.table.name, p.columns, p.statement, p.values, p.audit, p.redact)
+                            for p in self.prepared])
+        self.prepared = []
+
+
+def _unpack_prepared(item: tuple[Any, ...]) -> PreparedInsert:
+    name, columns, statement, values, audit, redact = item
+    return PreparedInsert(Base.metadata.tables[name], columns, statement, values, audit, redact)
+
+
+def _write_parts(s: Session, work: dict[int, ImportLine], plans: _Packed, file_name: str, user: str,
+                 sink: _Sink | None = None) -> tuple[int, int]:
+    """:func:`_write` the importable lines ``work`` part by part of their packed ``plans``: only one part's
+    plans (and, with a ``sink``, its prepared inserts until they are packed) are Python objects at a time."""
+    vehicles = permits = 0
+    for part in plans.parts():
+        chunk = [_with_plan(work[plan[0]], plan) for plan in part if plan[0] in work]
+        if not chunk:
+            continue
+        v, n = _write(s, _BulkPlan.build(chunk, file_name, user), sink)
+        vehicles, permits = vehicles + v, permits + n
+        if sink is not None:
+            sink.seal()
+    return vehicles, permits
 
 
 def _insert(s: Session, model: Any, rows: list[dict[str, Any]], sink: _Sink | None = None) -> None:
@@ -809,7 +949,7 @@ def _insert(s: Session, model: Any, rows: list[dict[str, Any]], sink: _Sink | No
     at a time so the driver's parameters and the audit rows of one batch are all that is held at once."""
     table = typing.cast(Table, model.__table__)
     if sink is not None and rows and not all(c.name in rows[0] for c in table.primary_key.columns):
-        rows = [{**row, "id": new_id} for row, new_id in zip(rows, reserve_ids(s, table, len(rows)), strict=True)]
+        rows = [{**row, "id": new_id} for row, new_id in zip(rows, sink.reserve(s, table, len(rows)), strict=True)]
     for start in range(0, len(rows), 5000):
         if sink is not None:
             sink.prepared.append(prepare_bulk_insert(s, table, rows[start:start + 5000]))
@@ -849,6 +989,7 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
 
     With a ``sink`` (only for a plan without updates) nothing is written: the inserts are prepared."""
     assert sink is None or not plan.updates
+    take = sink.reserve if sink is not None else reserve_ids
     people_t = typing.cast(Table, Person.__table__)
     vehicles_t, permits_t, decrees_t = (typing.cast(Table, m.__table__) for m in (Vehicle, Permit, Decree))
     person_of: dict[int, int] = {}  # line -> person id
@@ -887,7 +1028,7 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
     s.flush()
 
     # --- new people, then their documents
-    ids = reserve_ids(s, people_t, len(plan.new_people))
+    ids = take(s, people_t, len(plan.new_people))
     new_people = []
     for (line, values), new_id in zip(plan.new_people, ids, strict=True):
         person_of[line.line] = new_id
@@ -902,7 +1043,7 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
     new_vehicle_lines = [line for line in plan.work if line.vehicle is not None and line.vehicle_id is None]
     vehicle_of: dict[int, int] = {}
     rows = []
-    for line, new_id in zip(new_vehicle_lines, reserve_ids(s, vehicles_t, len(new_vehicle_lines)), strict=True):
+    for line, new_id in zip(new_vehicle_lines, take(s, vehicles_t, len(new_vehicle_lines)), strict=True):
         assert line.vehicle is not None
         vehicle_of[line.line] = new_id
         rows.append({**_fields(line.vehicle), "id": new_id, "holder_id": person_of[line.line], "active": True})
@@ -915,9 +1056,9 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
         existing_numbers.update(s.scalars(select(Permit.number).where(among)))
     permit_lines = [line for line in permit_lines if line.permit is not None
                     and line.permit.number not in existing_numbers]
-    decrees: dict[str, int] = {}
+    decrees: dict[str, int] = dict(sink.decrees) if sink is not None else {}
     wanted_decrees = sorted({_decree_number(line.permit.decree) for line in permit_lines
-                             if line.permit is not None and line.permit.decree})
+                             if line.permit is not None and line.permit.decree} - decrees.keys())
     for among in _among(s, Decree.number, wanted_decrees):
         decrees.update({number: did for did, number in s.execute(select(Decree.id, Decree.number).where(among))})
     signed: dict[str, date] = {}
@@ -928,10 +1069,12 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
             if number not in decrees:
                 signed.setdefault(number, line.permit.issued_on)
     rows = []
-    for (number, on), new_id in zip(signed.items(), reserve_ids(s, decrees_t, len(signed)), strict=True):
+    for (number, on), new_id in zip(signed.items(), take(s, decrees_t, len(signed)), strict=True):
         decrees[number] = new_id
         rows.append({"id": new_id, "number": number, "signed_on": on, "subject": _DECREE_SUBJECT})
     _insert(s, Decree, rows, sink)
+    if sink is not None:
+        sink.decrees.update(decrees)
 
     active_vehicle: dict[int, int] = {}  # holders who keep their registered vehicle
     holders = [person_of[line.line] for line in permit_lines if line.line not in vehicle_of]
@@ -944,7 +1087,7 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
     event_rows: list[dict[str, Any]] = []
     mototaxi_in_force = 0
     now = datetime.now(UTC)
-    for line, new_id in zip(permit_lines, reserve_ids(s, permits_t, len(permit_lines)), strict=True):
+    for line, new_id in zip(permit_lines, take(s, permits_t, len(permit_lines)), strict=True):
         p = line.permit
         assert p is not None
         person_id = person_of[line.line]
@@ -965,7 +1108,7 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
     _insert(s, Permit, permit_rows, sink)
     _insert(s, PermitEvent, event_rows, sink)
     if sink is not None:
-        sink.places = mototaxi_in_force
+        sink.places += mototaxi_in_force
     elif mototaxi_in_force:
         _claim_places(s, mototaxi_in_force)
     return len(new_vehicle_lines), len(permit_rows)

@@ -192,7 +192,7 @@ def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppC
     sees the register moved, judges again inside the write transaction, and refuses everything."""
     path, cpfs = _sheet(tmp_path, 4)
     preview = preview_import(clerk, path)
-    plate = preview.lines[2].vehicle.plate
+    plate = preview.planned(preview.lines[2].line).vehicle.plate
     real_build = imports._BulkPlan.build
     calls = {"n": 0}
 
@@ -307,3 +307,25 @@ def test_a_write_elsewhere_between_the_judging_and_the_lock_is_seen_by_the_stamp
     with ctx.read() as s:
         assert s.scalar(select(func.count()).select_from(Person).where(Person.cpf.in_(cpfs))) == 4
         assert verify_chain(s.connection()).broken is None
+
+
+@pytest.mark.parametrize("part", [1, 4])
+def test_an_import_in_several_packed_parts_writes_what_one_part_writes(clerk: AppContext, ctx: AppContext,
+                                                                       tmp_path: Path, part: int,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the plans and prepared inserts are packed part by part; ids keep going from part to part
+    and a decree created by an earlier part is not created again by a later one."""
+    monkeypatch.setattr(imports, "PART_LINES", part)
+    path, cpfs = _sheet(tmp_path, 9)
+    preview = preview_import(clerk, path)
+    assert len(list(preview.plans.parts())) == -(-9 // part)
+    summary = apply_import(clerk, preview)
+    assert (summary.created, summary.vehicles, summary.permits) == (9, 9, 9)
+    counts = {m: _count(ctx, m) for m in (Person, PersonDocument, Vehicle, Permit, PermitEvent, Decree)}
+    assert counts == {Person: 9, PersonDocument: 18, Vehicle: 9, Permit: 9, PermitEvent: 9, Decree: 3}
+    with ctx.read() as s:
+        assert verify_chain(s.connection()).broken is None
+        holders = dict(s.execute(select(Permit.number, Person.cpf).join(Person, Person.id == Permit.person_id)).all())
+    assert sorted(holders.values()) == sorted(cpfs)
+    again = preview_import(clerk, path)  # the same file again: every line already there
+    assert [line.outcome for line in again.lines] == [Outcome.UNCHANGED] * 9
