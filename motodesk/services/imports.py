@@ -66,7 +66,7 @@ from motodesk.models.audit import PreparedInsert, bulk_insert, prepare_bulk_inse
 from motodesk.rules import acts, documents_declared
 from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.dossier import DocumentKind
-from motodesk.rules.eligibility import ApplicantFacts, check_applicant
+from motodesk.rules.eligibility import ApplicantFacts, check_age_and_cnh
 from motodesk.rules.lifecycle import permit_term_end
 from motodesk.rules.periods import add_years
 from motodesk.rules.settings import LawSettings
@@ -452,8 +452,8 @@ class _Planner:
         # The memo keeps only the verdicts a row can be refused for (a row's full list of verdicts,
         # with their pt_BR texts, is ~10 KB: 500 MB at the importer's 50,000 rows).
         verdicts = self.memo(("rules", service, self.today, self.settings, *_key(facts)),
-                             lambda: [verdict for verdict in check_applicant(facts, service, self.today, self.settings,
-                                                                              subject="o titular")
+                             lambda: [verdict for verdict in check_age_and_cnh(facts, service, self.today,
+                                                                               subject="o titular")
                                       if verdict.rule_id in ("art5_i_age", "art5_ii_cnh")
                                       and verdict.status is Status.NOT_MET])
         for verdict in verdicts:
