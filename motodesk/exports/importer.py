@@ -231,7 +231,7 @@ documents_declared.on_change(_declarations_changed)
 # ----------------------------------------------------------------------- results
 
 
-@dataclass
+@dataclass(slots=True)
 class ImportRow:
     """One data line of the spreadsheet: ``line`` is the sheet's row number."""
 

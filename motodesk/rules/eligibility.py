@@ -209,6 +209,18 @@ def check_applicant(
     return verdicts
 
 
+def check_age_and_cnh(
+    facts: ApplicantFacts, service: ServiceType, on: date, *, subject: str = "o requerente", role: str = HOLDER
+) -> list[Verdict]:
+    """Art. 5º, I (age) and II (CNH) alone, exactly as :func:`check_applicant` judges them (the same
+    verdicts, left out where it leaves them out): what the register import refuses a line for, without
+    building the eleven other verdicts it has no column for (issue 28)."""
+    applies: dict[str, bool] = {}
+    for d in documents_declared.declared():
+        applies[d.rule] = applies.get(d.rule, False) or d.applies(service, role)
+    return [v for v in (_age(facts, on, subject), _cnh(facts, on, subject)) if applies.get(v.rule_id, True)]
+
+
 def check_deputy(
     facts: ApplicantFacts, service: ServiceType, on: date, settings: LawSettings
 ) -> list[Verdict]:

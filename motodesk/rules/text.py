@@ -93,6 +93,7 @@ INVISIBLE = frozenset("\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b\u200c\u2
 #: Scripts whose letters with accents are single characters once composed (NFC): a combining mark
 #: left after one of their letters is one no word of the script needs (stacked marks, "Zalgo").
 PRECOMPOSED_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+_SPECIAL = BIDI_CONTROLS | INVISIBLE
 
 
 def is_variation_selector(ch: str) -> bool:
@@ -117,6 +118,8 @@ def _hostile(ch: str, multiline: bool) -> str | None:
 def text_problem(text: str, *, multiline: bool = False) -> str | None:
     """Why ``text`` cannot be stored (pt_BR), or None: bidi controls, invisible and control characters,
     lone surrogates (PostgreSQL cannot even store them)."""
+    if text.isprintable() and _SPECIAL.isdisjoint(text):
+        return None  # no control, format or surrogate character (not printable), none of the listed ones
     for ch in text:
         kind = _hostile(ch, multiline)
         if kind:
@@ -139,6 +142,8 @@ def mark_problem(name: str) -> str | None:
     composed if any word needed it ("João", "Conceição" typed decomposed are composed and pass).
     A mark after a letter of a script that needs them (Arabic, Hebrew, Devanagari, Thai...) passes.
     """
+    if name.isascii():
+        return None  # no combining mark and no variation selector is ASCII
     base: str | None = None
     for ch in name:
         if is_variation_selector(ch):

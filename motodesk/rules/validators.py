@@ -19,7 +19,9 @@ the service layer:
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from validate_docbr import CNH, CNPJ, CPF, PIS, RENAVAM, TituloEleitoral
@@ -65,6 +67,33 @@ def _digits_document(
     return _valid(digits)
 
 
+#: Results a validator remembers at most (then it forgets them all and starts again).
+MEMO_SIZE = 65_536
+
+
+def _once(fn: Callable[[str | None], Validation]) -> Callable[[str | None], Validation]:
+    """A pure validator that checks each text once (issue 28: a register import checked every CPF three
+    times — reading the cell, validating the person, judging Art. 5º, XII). A valid text's normalised
+    value is remembered too, since the next layer passes that value again: every validator here is
+    idempotent on its own value (``validate(validate(x).value) == validate(x)``, tested)."""
+    memo: dict[str, Validation] = {}
+
+    @functools.wraps(fn)
+    def validate(raw: str | None) -> Validation:
+        if not isinstance(raw, str):
+            return fn(raw)
+        found = memo.get(raw)
+        if found is None:
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            found = memo[raw] = fn(raw)
+            if found.ok and found.value is not None and found.value != raw:
+                memo.setdefault(found.value, found)
+        return found
+
+    return validate
+
+
 def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -80,18 +109,21 @@ def _checked(result: Validation, name: str, check_digits_ok: bool) -> Validation
     return result
 
 
+@_once
 def validate_cpf(raw: str | None) -> Validation:
     """CPF (Art. 5º, XII): 11 digits with two check digits; value is the 11 digits."""
     result = _digits_document(raw, name="o CPF", lengths=(11,))
     return _checked(result, "o CPF", result.ok and CPF().validate(result.value or ""))
 
 
+@_once
 def validate_cnh(raw: str | None) -> Validation:
     """CNH number, registro nacional (Art. 5º, II): 11 digits with two check digits."""
     result = _digits_document(raw, name="o número da CNH", lengths=(11,))
     return _checked(result, "o número da CNH", result.ok and CNH().validate(result.value or ""))
 
 
+@_once
 def validate_renavam(raw: str | None) -> Validation:
     """RENAVAM (Art. 5º, § 1º, I): 11 digits; legacy 9-digit numbers are left-padded with zeros."""
     result = _digits_document(raw, name="o RENAVAM", lengths=(9, 11), reject_repeated=False)
@@ -103,12 +135,14 @@ def validate_renavam(raw: str | None) -> Validation:
     return _checked(_valid(padded), "o RENAVAM", RENAVAM().validate(padded))
 
 
+@_once
 def validate_nit(raw: str | None) -> Validation:
     """NIT/PIS/PASEP (Art. 5º, VIII, inscrição no INSS): 11 digits with one check digit."""
     result = _digits_document(raw, name="o NIT/PIS", lengths=(11,))
     return _checked(result, "o NIT/PIS", result.ok and PIS().validate(result.value or ""))
 
 
+@_once
 def validate_titulo(raw: str | None) -> Validation:
     """Título de eleitor (Art. 5º, VI): 12 digits — sequence, UF code 01–28, two check digits."""
     result = _digits_document(raw, name="o título de eleitor", lengths=(12,))
@@ -119,6 +153,7 @@ def validate_titulo(raw: str | None) -> Validation:
     return _checked(result, "o título de eleitor", TituloEleitoral().validate(result.value))
 
 
+@_once
 def validate_cnpj(raw: str | None) -> Validation:
     """CNPJ (cooperatives, associations, operators of Art. 9): 14 characters, numeric or alphanumeric.
 
@@ -143,6 +178,7 @@ _OLD_PLATE = re.compile(r"[A-Z]{3}[0-9]{4}")
 _MERCOSUL_PLATE = re.compile(r"[A-Z]{3}[0-9][A-Z][0-9]{2}")
 
 
+@_once
 def validate_plate(raw: str | None) -> Validation:
     """Plate: old format ``ABC-1234`` or Mercosul ``ABC1D23``; value upper case without hyphen."""
     if raw is None or not raw.strip():
@@ -156,6 +192,7 @@ def validate_plate(raw: str | None) -> Validation:
 _VIN = re.compile(r"[A-HJ-NPR-Z0-9]{17}")
 
 
+@_once
 def validate_vin(raw: str | None) -> Validation:
     """Chassis number (VIN): 17 letters and digits, never I, O or Q (ABNT NBR 6066 / ISO 3779)."""
     if raw is None or not raw.strip():

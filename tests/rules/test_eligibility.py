@@ -510,3 +510,22 @@ def test_never_crashes_on_any_data(facts: ApplicantFacts, on: date, service: Ser
     for v in verdicts:
         assert v.message.startswith(v.article)
         assert (v.status is Status.PENDING) <= bool(v.missing)
+
+
+def test_age_and_cnh_alone_are_the_verdicts_check_applicant_gives_for_them(
+    applicant: ApplicantFacts, on: date, settings: LawSettings
+) -> None:
+    """Issue 28: the register import judges Art. 5º, I and II with ``check_age_and_cnh``; it must give
+    exactly what ``check_applicant`` gives for those two rules, met, not met or pending."""
+    from motodesk.rules.eligibility import check_age_and_cnh
+
+    young = replace(applicant, birth_date=on - timedelta(days=365 * 19))
+    no_a = replace(applicant, cnh_categories="B")
+    for facts in (applicant, young, no_a, ApplicantFacts()):
+        for service in ServiceType:
+            full = [v for v in check_applicant(facts, service, on, settings, subject="o titular")
+                    if v.rule_id in ("art5_i_age", "art5_ii_cnh")]
+            assert check_age_and_cnh(facts, service, on, subject="o titular") == full
+    statuses = {v.rule_id: v.status for v in check_age_and_cnh(young, MT, on) + check_age_and_cnh(no_a, MT, on)
+                if v.status is Status.NOT_MET}
+    assert statuses == {"art5_i_age": Status.NOT_MET, "art5_ii_cnh": Status.NOT_MET}

@@ -93,3 +93,15 @@ def test_parse_day_reads_what_the_old_copies_read(text: str, iso: bool, expected
 def test_parse_day_refuses_what_is_no_typed_date(text: str, iso: bool) -> None:
     with pytest.raises(ValueError):
         parse_day(text, iso=iso)
+
+
+def test_the_quick_path_still_finds_every_printable_hidden_character() -> None:
+    """Issue 28: a printable text skips the character walk unless it holds one of the listed characters
+    that are printable yet show nothing (Hangul fillers, Khmer inherent vowels, the grapheme joiner)."""
+    from motodesk.rules.text import INVISIBLE, name_problem, text_problem
+
+    assert text_problem("Maria da Conceição") is None and name_problem("João Pereira") is None
+    for ch in sorted(INVISIBLE):
+        assert text_problem(f"Jo{ch}ão") is not None, hex(ord(ch))
+    assert text_problem("Ana\u202eSilva") is not None and text_problem("Ana\x07") is not None
+    assert name_problem("Jose\u0301 Silva") is not None  # not composed: a Latin letter and a loose mark

@@ -308,3 +308,28 @@ def test_formatting() -> None:
     assert format_cnpj("12abc34501de35") == "12.ABC.345/01DE-35"
     assert format_cnpj("123") == "123"
     assert format_plate("not a plate") == "not a plate"
+
+
+def test_each_validator_is_idempotent_on_its_value_and_remembers_it() -> None:
+    """Issue 28: the validators check each text once and remember a valid text's value too; that is only
+    right because validating the value gives the same result."""
+    from motodesk.rules import validators as v
+
+    samples = {
+        v.validate_cpf: ["529.982.247-25", "52998224725", " 529 982 247 25 ", "111.111.111-11", "123", ""],
+        v.validate_cnh: ["02650306461", "0265 0306 461", "12345678900"],
+        v.validate_nit: ["120.5609.876-4", "12056098764", "1205609876"],
+        v.validate_renavam: ["639884962", "00639884962", "12345678901"],
+        v.validate_plate: ["abc-1234", "ABC1D23", "abc 1d23", "AB-12"],
+        v.validate_vin: ["9bwzzz377vt004251", "9BWZZZ377VT004251", "9BWZZZ377VT00425I"],
+        v.validate_cnpj: ["11.222.333/0001-81", "11222333000181", "12.ABC.345/01DE-35"],
+    }
+    for validate, texts in samples.items():
+        for text in texts:
+            first = validate(text)
+            assert validate(text) is first  # remembered
+            assert validate.__wrapped__(text) == first  # type: ignore[attr-defined]  # the same as unremembered
+            if first.ok:
+                assert first.value is not None
+                assert validate(first.value) == first == validate.__wrapped__(first.value)  # type: ignore[attr-defined]
+    assert not v.validate_cpf(None).ok and not v.validate_cpf("529.982.247-26").ok

@@ -113,7 +113,7 @@ def test_good_and_bad_rows_preview_then_apply(clerk: AppContext, folder: Path) -
     by = {line.line: line for line in preview.lines}
     assert by[2].outcome is Outcome.NEW and by[2].changes == [
         "nova pessoa", "veículo ABC1D23", f"permissão MB-0007/{issued.year}"]
-    assert by[3].outcome is Outcome.NEW and by[3].person.birth_date == date(1980, 3, 14)
+    assert by[3].outcome is Outcome.NEW and preview.planned(3).person.birth_date == date(1980, 3, 14)
     assert by[4].outcome is Outcome.REFUSED and "CPF" in by[4].reason
     assert by[5].outcome is Outcome.REFUSED and "Art. 5º, I" in by[5].reason and "21" in by[5].reason
     assert by[6].outcome is Outcome.REFUSED and "Art. 5º, II" in by[6].reason and "categoria A" in by[6].reason

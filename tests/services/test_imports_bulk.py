@@ -19,7 +19,7 @@ from tests_helpers import existing_register, raises_code, valid_cpf  # type: ign
 from motodesk.models import AuditEvent, Decree, Permit, PermitEvent, Person, PersonDocument, Vehicle
 from motodesk.models.audit import verify_chain
 from motodesk.rules.common import PermitState, Role
-from motodesk.services import auth, imports
+from motodesk.services import auth, import_plan, import_write, imports
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
@@ -105,7 +105,7 @@ def test_a_failing_row_in_the_write_leaves_nothing(clerk: AppContext, ctx: AppCo
     path, _ = _sheet(tmp_path, 12)
     preview = preview_import(clerk, path)
     before = {m: _count(ctx, m) for m in (Person, PersonDocument, Vehicle, Permit, PermitEvent, AuditEvent)}
-    real = imports.bulk_insert
+    real = import_write.bulk_insert
 
     def failing(session: Any, table: Any, rows: Any) -> None:
         if table.name == "permits":  # people, documents and vehicles are already in: the permits fail
@@ -113,7 +113,7 @@ def test_a_failing_row_in_the_write_leaves_nothing(clerk: AppContext, ctx: AppCo
             rows[-1]["number"] = rows[0]["number"]  # the unique constraint refuses the last row
         real(session, table, rows)
 
-    real_prepare = imports.prepare_bulk_insert
+    real_prepare = import_write.prepare_bulk_insert
 
     def failing_prepared(session: Any, table: Any, rows: Any) -> Any:
         # Issue 28: a new-only import prepares its inserts before the write lock; the same fault there.
@@ -122,15 +122,15 @@ def test_a_failing_row_in_the_write_leaves_nothing(clerk: AppContext, ctx: AppCo
             rows[-1]["number"] = rows[0]["number"]
         return real_prepare(session, table, rows)
 
-    monkeypatch.setattr(imports, "bulk_insert", failing)
-    monkeypatch.setattr(imports, "prepare_bulk_insert", failing_prepared)
+    monkeypatch.setattr(import_write, "bulk_insert", failing)
+    monkeypatch.setattr(import_write, "prepare_bulk_insert", failing_prepared)
     with pytest.raises(MotodeskError, match="nada foi importado"):
         apply_import(clerk, preview)
     assert {m: _count(ctx, m) for m in before} == before
     with ctx.read() as s:
         assert verify_chain(s.connection()).broken is None
-    monkeypatch.setattr(imports, "bulk_insert", real)
-    monkeypatch.setattr(imports, "prepare_bulk_insert", real_prepare)
+    monkeypatch.setattr(import_write, "bulk_insert", real)
+    monkeypatch.setattr(import_write, "prepare_bulk_insert", real_prepare)
     assert apply_import(clerk, preview).created == 12  # the same preview, once the fault is gone
 
 
@@ -156,14 +156,14 @@ def test_the_rows_are_judged_outside_the_write_transaction(clerk: AppContext, tm
                     writing["on"] = False
         return wrapped()
 
-    real_plan = imports._Planner.plan
+    real_plan = import_plan._Planner.plan
 
     def plan(self: Any, r: Any) -> Any:
         in_write.append(writing["on"])
         return real_plan(self, r)
 
     monkeypatch.setattr(type(clerk), "write", lambda self, *a, **k: tracking_write(*a, **k))
-    monkeypatch.setattr(imports._Planner, "plan", plan)
+    monkeypatch.setattr(import_plan._Planner, "plan", plan)
     apply_import(clerk, preview, [2, 3, 4])  # a subset: judged again, before the write transaction
     assert in_write == [False] * 3
     in_write.clear()
@@ -179,8 +179,8 @@ def test_the_preview_judgement_is_not_reused_when_the_day_changes(clerk: AppCont
     path, _ = _sheet(tmp_path, 3)
     preview = preview_import(clerk, path)
     calls: list[int] = []
-    real_plan = imports._Planner.plan
-    monkeypatch.setattr(imports._Planner, "plan", lambda self, r: calls.append(r.line) or real_plan(self, r))
+    real_plan = import_plan._Planner.plan
+    monkeypatch.setattr(import_plan._Planner, "plan", lambda self, r: calls.append(r.line) or real_plan(self, r))
     apply_import(clerk, preview, today=TODAY + timedelta(days=1))
     assert calls == [2, 3, 4]
 
@@ -192,8 +192,8 @@ def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppC
     sees the register moved, judges again inside the write transaction, and refuses everything."""
     path, cpfs = _sheet(tmp_path, 4)
     preview = preview_import(clerk, path)
-    plate = preview.lines[2].vehicle.plate
-    real_build = imports._BulkPlan.build
+    plate = preview.planned(preview.lines[2].line).vehicle.plate
+    real_build = import_write._BulkPlan.build
     calls = {"n": 0}
 
     def build(lines: Any, file_name: str, user: str) -> Any:
@@ -207,7 +207,7 @@ def test_a_register_changed_since_the_judging_is_judged_again_inside(clerk: AppC
                 s.get(Vehicle, other.holder.vehicle_id).plate = plate
         return real_build(lines, file_name, user)
 
-    monkeypatch.setattr(imports._BulkPlan, "build", staticmethod(build))
+    monkeypatch.setattr(import_write._BulkPlan, "build", staticmethod(build))
     with raises_code(MotodeskError, "import.register_changed") as err:
         apply_import(clerk, preview)
     assert calls["n"] == 1 and "Linha 4:" in str(err.value) and "já está no veículo ativo" in str(err.value)
@@ -241,3 +241,91 @@ def test_update_of_existing_people_keeps_working_beside_the_bulk_inserts(clerk: 
                                                            AuditEvent.action == "update")).scalars().all()
         assert any('"phone"' in c and "97777" in c for c in update)
         assert verify_chain(s.connection()).broken is None
+
+
+def _tracking_write(clerk: AppContext, monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """``writing["on"]`` is true while the clerk's write transaction is open."""
+    from contextlib import contextmanager
+
+    writing = {"on": False}
+    real_write = clerk.write
+
+    @contextmanager
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with real_write(*args, **kwargs) as s:
+            writing["on"] = True
+            try:
+                yield s
+            finally:
+                writing["on"] = False
+
+    monkeypatch.setattr(type(clerk), "write", lambda self, *a, **k: wrapped(*a, **k))
+    return writing
+
+
+def test_on_sqlite_the_write_lock_only_stamps_the_register_when_nothing_moved(
+        clerk: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: inside SQLite's write lock the file's people, plates and permits are not read again when a
+    cheap stamp (largest audit id, checkpoint, quota, largest ids) says nothing was written since the judging;
+    on PostgreSQL they are read again in the write transaction."""
+    path, _ = _sheet(tmp_path, 6)
+    preview = preview_import(clerk, path)
+    writing = _tracking_write(clerk, monkeypatch)
+    loads: list[bool] = []
+    real_load = imports._load_known
+    monkeypatch.setattr(imports, "_load_known", lambda s, keys: loads.append(writing["on"]) or real_load(s, keys))
+    assert apply_import(clerk, preview).created == 6
+    sqlite = clerk.db.is_sqlite
+    assert loads == ([] if sqlite else [False, True])  # SQLite: the preview's stamp still held, nothing re-read
+
+
+def test_a_write_elsewhere_between_the_judging_and_the_lock_is_seen_by_the_stamp(
+        clerk: AppContext, ctx: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another workstation writes an unrelated person after the apply judged and prepared its inserts: the
+    stamp differs inside the write transaction, the file's keys are read again (unchanged: no re-judging)
+    and the rows are written with fresh ids, so nothing collides and the chain verifies."""
+    path, cpfs = _sheet(tmp_path, 4, start=500)  # numbers and plates the other workstation's holder has not
+    preview = preview_import(clerk, path)
+    real_run = imports.run_prepared
+    real_write_rows = import_write._write
+    calls = {"prepared": 0, "fresh": 0}
+
+    def write_rows(s: Any, plan: Any, sink: Any = None) -> Any:
+        if sink is None:
+            calls["fresh"] += 1
+            return real_write_rows(s, plan)
+        out = real_write_rows(s, plan, sink)
+        from reports_factory import holder  # type: ignore[import-not-found]
+
+        holder(ctx, "Outra Estação Souza")  # committed by another session, after the prepared ids were taken
+        return out
+
+    monkeypatch.setattr(import_write, "_write", write_rows)
+    monkeypatch.setattr(imports, "run_prepared", lambda s, p: calls.__setitem__("prepared", 1) or real_run(s, p))
+    assert apply_import(clerk, preview).created == 4
+    assert calls["prepared"] == 0 and calls["fresh"] == 1  # the prepared ids were taken: written afresh
+    with ctx.read() as s:
+        assert s.scalar(select(func.count()).select_from(Person).where(Person.cpf.in_(cpfs))) == 4
+        assert verify_chain(s.connection()).broken is None
+
+
+@pytest.mark.parametrize("part", [1, 4])
+def test_an_import_in_several_packed_parts_writes_what_one_part_writes(clerk: AppContext, ctx: AppContext,
+                                                                       tmp_path: Path, part: int,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the plans and prepared inserts are packed part by part; ids keep going from part to part
+    and a decree created by an earlier part is not created again by a later one."""
+    monkeypatch.setattr(import_plan, "PART_LINES", part)
+    path, cpfs = _sheet(tmp_path, 9)
+    preview = preview_import(clerk, path)
+    assert len(list(preview.plans.parts())) == -(-9 // part)
+    summary = apply_import(clerk, preview)
+    assert (summary.created, summary.vehicles, summary.permits) == (9, 9, 9)
+    counts = {m: _count(ctx, m) for m in (Person, PersonDocument, Vehicle, Permit, PermitEvent, Decree)}
+    assert counts == {Person: 9, PersonDocument: 18, Vehicle: 9, Permit: 9, PermitEvent: 9, Decree: 3}
+    with ctx.read() as s:
+        assert verify_chain(s.connection()).broken is None
+        holders = dict(s.execute(select(Permit.number, Person.cpf).join(Person, Person.id == Permit.person_id)).all())
+    assert sorted(holders.values()) == sorted(cpfs)
+    again = preview_import(clerk, path)  # the same file again: every line already there
+    assert [line.outcome for line in again.lines] == [Outcome.UNCHANGED] * 9
