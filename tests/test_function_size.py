@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from test_module_size import over_the_limit as module_over_the_limit  # type: ignore[import-not-found]
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "motodesk"
 
@@ -74,22 +76,8 @@ def function_lengths(package: Path) -> dict[str, int]:
 
 
 def over_the_limit(lengths: dict[str, int], limit: int, exceptions: dict[str, int]) -> dict[str, str]:
-    """What breaks the rule, by function: too long and not listed, longer than its ceiling, or listed
-    but no longer over the limit or gone (a stale entry)."""
-    found: dict[str, str] = {}
-    for name, lines in lengths.items():
-        ceiling = exceptions.get(name)
-        if ceiling is None and lines > limit:
-            found[name] = f"{lines} lines, over the limit of {limit}: split it into smaller steps"
-        elif ceiling is not None and lines > ceiling:
-            found[name] = f"{lines} lines, over its ceiling of {ceiling}: a listed function may not grow"
-    for name in exceptions:
-        lines = lengths.get(name)
-        if lines is None:
-            found[name] = "listed in EXCEPTIONS but no longer exists: remove the entry"
-        elif lines <= limit:
-            found[name] = f"{lines} lines, within the limit of {limit}: remove its entry from EXCEPTIONS"
-    return found
+    """What breaks the rule, by function: the module-size check's verdict, worded for functions."""
+    return module_over_the_limit(lengths, limit, exceptions, kind="function", advice="split it into smaller steps")
 
 
 def test_no_function_grows_past_the_limit() -> None:
