@@ -33,6 +33,31 @@ def _user(ctx: AppContext, role: Role, login: str) -> AppContext:
     return ctx.as_user(auth.authenticate(ctx, login, "senha-certa-9"))
 
 
+def describe_widget(widget: QWidget | None) -> str:
+    """A widget as a failing keyboard test names it: its class, object name and the start of its text."""
+    if widget is None:
+        return "nada"
+    text = widget.text() if hasattr(widget, "text") and callable(widget.text) else ""
+    return f"{type(widget).__name__} {widget.objectName()!r} {str(text)[:30]!r}"
+
+
+#: The counter's screen (issue #18): every window is tested at this size.
+COUNTER_SCREEN = (1366, 768)
+
+
+def counter_window(qtbot, ctx: AppContext, role: Role, login: str) -> QWidget:  # noqa: ANN001
+    """The main window of a new user of ``role``, at the counter's screen size, shown and active,
+    over a register with one dossier (so that its lists have a row)."""
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+
+    from motodesk.ui.app import build_main_window
+
+    make_dossier(ctx, ServiceType.MOTOTAXI)
+    window = build_main_window(_user(ctx, role, login))
+    window.resize(*COUNTER_SCREEN)
+    return shown(qtbot, window)
+
+
 
 #: Dialog classes this test does not build, and why (each is walked by its own screen's tests or is
 #: made of pieces walked here).

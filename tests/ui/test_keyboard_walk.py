@@ -36,6 +36,7 @@ from window_factory import (  # type: ignore[import-not-found]
     NOT_BUILT,
     _dialogs,
     _user,
+    describe_widget,
     discovered_dialogs,
     shown,
 )
@@ -55,26 +56,19 @@ def _app() -> None:
     create_application()
 
 
-def _name(widget: QWidget | None) -> str:
-    if widget is None:
-        return "nada"
-    text = widget.text() if hasattr(widget, "text") and callable(widget.text) else ""
-    return f"{type(widget).__name__} {widget.objectName()!r} {str(text)[:30]!r}"
-
-
 def _bad_stop(widget: QWidget | None, window: QWidget) -> str | None:
     if widget is None:
         return "o foco não está em nenhum widget"
     if widget.window() is not window:
-        return f"{_name(widget)} está fora da janela"
+        return f"{describe_widget(widget)} está fora da janela"
     if not widget.isVisible():
-        return f"{_name(widget)} está invisível"
+        return f"{describe_widget(widget)} está invisível"
     if not widget.isEnabled():
-        return f"{_name(widget)} está desabilitado"
+        return f"{describe_widget(widget)} está desabilitado"
     if isinstance(widget, QScrollArea):
-        return f"{_name(widget)} é uma área de rolagem"
+        return f"{describe_widget(widget)} é uma área de rolagem"
     if isinstance(widget, QAbstractItemView) and (widget.model() is None or widget.model().rowCount() == 0):
-        return f"{_name(widget)} é uma lista vazia"
+        return f"{describe_widget(widget)} é uma lista vazia"
     return None
 
 
@@ -93,15 +87,15 @@ def walk(qtbot, window: QWidget, key: Qt.Key) -> list[str]:  # noqa: ANN001
         focused = QApplication.focusWidget()
         bad = _bad_stop(focused, window)
         if bad:
-            problems.append(f"depois de {_name(current)}: {bad}")
+            problems.append(f"depois de {describe_widget(current)}: {bad}")
             break
         if focused is current and len(keyboard.tab_stops(window)) > 1:
-            problems.append(f"{_name(focused)} não deixa o Tab sair")
+            problems.append(f"{describe_widget(focused)} não deixa o Tab sair")
             break
         if focused is seen[0]:
             break
         if focused in seen:
-            problems.append(f"{_name(focused)} de novo (depois de {_name(current)}): o Tab não sai dele")
+            problems.append(f"{describe_widget(focused)} de novo (depois de {describe_widget(current)}): o Tab não sai dele")
             break
         seen.append(focused)
     return problems
@@ -117,12 +111,12 @@ def check_window(qtbot, window: QWidget, label: str, expected: str | None = None
     first_empty = next((w for w in keyboard.tab_stops(window) if keyboard.is_empty_input(w)), None)
     if expected is not None:
         if focused is None or focused.objectName() != expected:
-            problems.append(f"foco inicial em {_name(focused)}, não em {expected!r}")
+            problems.append(f"foco inicial em {describe_widget(focused)}, não em {expected!r}")
     elif first_empty is not None and focused is not first_empty:
-        problems.append(f"foco inicial em {_name(focused)}, não no primeiro campo vazio {_name(first_empty)}")
+        problems.append(f"foco inicial em {describe_widget(focused)}, não no primeiro campo vazio {describe_widget(first_empty)}")
     for view in window.findChildren(QAbstractItemView):
         if view.tabKeyNavigation() and view.isVisibleTo(window):
-            problems.append(f"{_name(view)} prende o Tab (tabKeyNavigation)")
+            problems.append(f"{describe_widget(view)} prende o Tab (tabKeyNavigation)")
     problems += walk(qtbot, window, Qt.Key.Key_Tab)
     if first_empty is not None:
         first_empty.setFocus()
@@ -144,7 +138,7 @@ def enter_presses_a_focused_button(qtbot, window: QWidget, label: str) -> list[s
     qtbot.keyClick(button, Qt.Key.Key_Return)
     qtbot.waitUntil(no_button_down)  # an animated click has fired
     drain_events()
-    return [] if pressed else [f"[{label}] Enter em {_name(button)} não o aciona"]
+    return [] if pressed else [f"[{label}] Enter em {describe_widget(button)} não o aciona"]
 
 
 # --- the building blocks -------------------------------------------------------------------------------
@@ -323,7 +317,7 @@ class _StraySpy(QObject):
                 and not isinstance(watched, (QDialog, QMainWindow, QMenu)) and watched.parentWidget() is None \
                 and watched.windowType() not in (Qt.WindowType.Popup, Qt.WindowType.ToolTip) \
                 and type(watched).__module__.startswith("PySide6"):
-            self.seen.append(_name(watched))
+            self.seen.append(describe_widget(watched))
         return False
 
 
@@ -361,7 +355,7 @@ def test_every_page_of_the_main_window_is_walked_with_tab(qtbot, ctx: AppContext
             continue
         focused = QApplication.focusWidget()
         if focused is None or not page.isAncestorOf(focused):
-            problems.append(f"Ctrl+{number}: o foco não foi para a página {key} ({_name(focused)})")
+            problems.append(f"Ctrl+{number}: o foco não foi para a página {key} ({describe_widget(focused)})")
         tabs = next(iter(page.findChildren(QTabWidget)), None)
         for index in range(tabs.count() if tabs is not None else 1):
             if tabs is not None:
@@ -370,14 +364,14 @@ def test_every_page_of_the_main_window_is_walked_with_tab(qtbot, ctx: AppContext
                 qtbot.wait(10)
             where = f"[{key}{f' aba {index}' if tabs is not None else ''}]"
             if keyboard.focus_is_lost(QApplication.focusWidget()):
-                problems.append(f"{where} o foco não está num widget visível ({_name(QApplication.focusWidget())})")
+                problems.append(f"{where} o foco não está num widget visível ({describe_widget(QApplication.focusWidget())})")
                 page_focus.focus_page(page)
             focused = QApplication.focusWidget()
             if isinstance(focused, QAbstractItemView) and _bad_stop(focused, window):  # a tab with only an
                 qtbot.keyClick(focused, Qt.Key.Key_Tab)  # empty list has it (rows come there): Tab goes on
             problems += [f"{where} {p}" for p in walk(qtbot, window, Qt.Key.Key_Tab)]
             problems += [f"{where} {p}" for p in walk(qtbot, window, Qt.Key.Key_Backtab)]
-            problems += [f"{where} {_name(v)} prende o Tab" for v in page.findChildren(QAbstractItemView)
+            problems += [f"{where} {describe_widget(v)} prende o Tab" for v in page.findChildren(QAbstractItemView)
                          if v.tabKeyNavigation()]
         for panel in page.findChildren(ListPanel):  # Enter on a row says what it does before it does it
             default = next((a for a in panel.spec.actions if a.default and allowed(a.roles, Role.ADMIN)), None)

@@ -11,27 +11,19 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit, QTabBar, QTabWidget, QWidget
-from window_factory import _user, shown  # type: ignore[import-not-found]
+from window_factory import COUNTER_SCREEN, counter_window, describe_widget, shown  # type: ignore[import-not-found]
 
-from motodesk.rules.common import Role, ServiceType
+from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.ui import page_focus
 from motodesk.ui.app import create_application
 
-SCREEN = (1366, 768)
 ROLES = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 
 
 @pytest.fixture(autouse=True)
 def _app() -> None:
     create_application()
-
-
-def _name(widget: QWidget | None) -> str:
-    if widget is None:
-        return "nada"
-    text = widget.text() if hasattr(widget, "text") and callable(widget.text) else ""
-    return f"{type(widget).__name__} {widget.objectName()!r} {str(text)[:30]!r}"
 
 
 def focus_problem(window: QWidget, inside: QWidget) -> str | None:
@@ -42,13 +34,13 @@ def focus_problem(window: QWidget, inside: QWidget) -> str | None:
     if focused is getattr(window, "nav", None):
         return "o foco ficou na lista de navegação"
     if isinstance(focused, QTabBar):
-        return f"o foco está na barra de abas ({_name(focused)})"
+        return f"o foco está na barra de abas ({describe_widget(focused)})"
     if not focused.isVisible():
-        return f"{_name(focused)} está invisível"
+        return f"{describe_widget(focused)} está invisível"
     if not focused.isEnabled():
-        return f"{_name(focused)} está desabilitado"
+        return f"{describe_widget(focused)} está desabilitado"
     if not inside.isAncestorOf(focused):
-        return f"{_name(focused)} está fora de {inside.objectName() or type(inside).__name__}"
+        return f"{describe_widget(focused)} está fora de {inside.objectName() or type(inside).__name__}"
     return None
 
 
@@ -98,7 +90,7 @@ def walk_tabs(qtbot, window, page: QWidget, where: str, wait_ops) -> tuple[list[
             _settle(qtbot, window, wait_ops)
             seen += 1
             if tabs.currentIndex() == before and tabs.count() > 1:
-                problems.append(f"{where} Ctrl+Tab não mudou de aba (foco em {_name(QApplication.focusWidget())})")
+                problems.append(f"{where} Ctrl+Tab não mudou de aba (foco em {describe_widget(QApplication.focusWidget())})")
                 break
             problem = focus_problem(window, tabs.currentWidget())
             if problem:
@@ -112,16 +104,10 @@ def walk_tabs(qtbot, window, page: QWidget, where: str, wait_ops) -> tuple[list[
 @pytest.mark.flaky(reruns=2)
 @pytest.mark.parametrize("role", ROLES, ids=lambda r: r.value)
 def test_choosing_a_page_or_a_tab_puts_the_focus_in_it(qtbot, ctx: AppContext, wait_ops, role: Role) -> None:  # noqa: ANN001
-    from permit_factory import make_dossier  # type: ignore[import-not-found]
-
-    from motodesk.ui.app import build_main_window
     from motodesk.ui.mainwindow import SECTIONS, section_visible
 
-    make_dossier(ctx, ServiceType.MOTOTAXI)  # lists with a row
-    window = build_main_window(_user(ctx, role, f"foco_{role.value}"))
-    window.resize(*SCREEN)
-    shown(qtbot, window)
-    assert (window.width(), window.height()) == SCREEN
+    window = counter_window(qtbot, ctx, role, f"foco_{role.value}")
+    assert (window.width(), window.height()) == COUNTER_SCREEN
     _settle(qtbot, window, wait_ops)
     problems: list[str] = []
     visible = [key for key, _ in SECTIONS if section_visible(key, role)]

@@ -11,13 +11,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QComboBox, QHeaderView, QTabWidget, QWidget
-from window_factory import _user, shown  # type: ignore[import-not-found]
+from window_factory import counter_window, shown  # type: ignore[import-not-found]
 
-from motodesk.rules.common import Role, ServiceType
+from motodesk.rules.common import Role
 from motodesk.services.context import AppContext
 from motodesk.ui.app import create_application
 
-SCREEN = (1366, 768)
 ROLES = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 
 
@@ -83,15 +82,9 @@ def walk_pages_and_tabs(qtbot, root: QWidget, where: str, wait_ops) -> tuple[lis
 
 @pytest.mark.parametrize("role", ROLES, ids=lambda r: r.value)
 def test_tab_leaves_every_table_of_every_page(qtbot, ctx: AppContext, wait_ops, role: Role) -> None:  # noqa: ANN001
-    from permit_factory import make_dossier  # type: ignore[import-not-found]
-
-    from motodesk.ui.app import build_main_window
     from motodesk.ui.mainwindow import SECTIONS, section_visible
 
-    make_dossier(ctx, ServiceType.MOTOTAXI)  # lists with a row
-    window = build_main_window(_user(ctx, role, f"tab_{role.value}"))
-    window.resize(*SCREEN)
-    shown(qtbot, window)
+    window = counter_window(qtbot, ctx, role, f"tab_{role.value}")
     wait_ops()
     problems, checked = tab_traps(qtbot, window, "[janela]")  # the navigation list too
     for key, _label in SECTIONS:
