@@ -75,10 +75,10 @@ def _delete_later(obj: QObject | None) -> None:
 class _Signals(QObject):
     """The job's signals, delivered to the op through this object's own slots.
 
-    The op is a plain Python object: a signal connected straight to its bound method goes through
-    PySide's shared receiver for Python callables, and a queued ``finished`` was now and then never
-    delivered (the job had returned, the op waited forever: tests/ui/test_live_updates.py under
-    load). A QObject slot on the GUI thread is a plain Qt connection that cannot be lost."""
+    Under load a queued ``finished`` was now and then never delivered (the job had returned, the op
+    waited forever: tests/ui/test_live_updates.py). Routing it through a slot of this QObject did not
+    end that by itself (why the event is lost is not known); what guarantees delivery is the op's
+    watchdog (``ServiceOp._check_delivered``), and this slot makes that delivery happen once."""
 
     finished = Signal(object, object, str)  # result, exception, traceback text
     progressed = Signal(int, int)  # done, total
