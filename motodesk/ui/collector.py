@@ -1,7 +1,7 @@
 """Python's cyclic garbage collector runs on the GUI thread only.
 
-A Qt object whose Python wrapper sits in a reference cycle (a ServiceOp, its QTimer and the signals
-object its job emits through, held by the connections to its own methods) is freed when the cyclic
+A Qt object whose Python wrapper sits in a reference cycle (as a ServiceOp's own timers and signals
+object did, held by the connections to its methods, before ops went through one hub) is freed when the cyclic
 collector runs — and CPython runs it in whichever thread happens to allocate at that moment: often a
 worker of the thread pool running a ServiceOp's service call. PySide then defers the C++ deletion to
 the object's own thread and frees the wrapper at once; when the deferred delete arrives, Shiboken

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -56,87 +57,144 @@ from motodesk.ui.widgets import date_problems, mark_field
 log = logging.getLogger(__name__)
 
 BUSY_DELAY_MS = 300
-#: How often an op checks that a returned job was delivered (see ``ServiceOp._check_delivered``).
+#: How long a returned job may wait for its queued answer before the hub delivers it itself.
 WATCHDOG_MS = 500
+#: The hub's clock while an op runs: the busy notice and the watchdog are judged on its ticks.
+TICK_MS = 100
 
 
-def _gui_owner() -> QObject | None:
-    """The parent of an op's Qt objects: the application (so that a Python reference dropped in a
-    worker thread never deletes them there: PySide would defer the delete and free the wrapper at
-    once, and the deferred delete then crashed in Shiboken::BindingManager::releaseWrapper)."""
-    return QApplication.instance()
+class _Hub(QObject):
+    """The one Qt object every op goes through: made once per application, never deleted.
 
+    An op used to make its own QObjects — a busy-delay timer, a watchdog timer, a signals object, an
+    Esc filter — and delete them when it ended. Under load, now and then, the DeferredDelete of one
+    of those timers crashed the process in ``Shiboken::BindingManager::releaseWrapper`` (the page
+    walks of tests/ui, and the crashed xdist workers of CI; the collector on the GUI thread made it
+    rarer, not gone). So no op makes or deletes a Qt object any more (the busy notice aside, a
+    widget shown only after :data:`BUSY_DELAY_MS`): results and progress travel as queued signals of
+    this hub, one timer here judges every running op's busy notice and watchdog, and this hub is the
+    Esc filter while a locked op runs.
 
-def _delete_later(obj: QObject | None) -> None:
-    if obj is not None and shiboken6.isValid(obj):
-        obj.deleteLater()
+    The watchdog: under load a queued ``finished`` was now and then never delivered (the job had
+    returned, the op waited forever: tests/ui/test_live_updates.py). A job that has returned and is
+    still undelivered :data:`WATCHDOG_MS` later is delivered from the job's own outcome, once.
+    """
 
+    finished = Signal(object, object, object, str)  # the job, its result, its exception, traceback text
+    progressed = Signal(object, int, int)  # the job, done, total
 
-class _Signals(QObject):
-    """The job's signals, delivered to the op through this object's own slots.
-
-    Under load a queued ``finished`` was now and then never delivered (the job had returned, the op
-    waited forever: tests/ui/test_live_updates.py). Routing it through a slot of this QObject did not
-    end that by itself (why the event is lost is not known); what guarantees delivery is the op's
-    watchdog (``ServiceOp._check_delivered``), and this slot makes that delivery happen once."""
-
-    finished = Signal(object, object, str)  # result, exception, traceback text
-    progressed = Signal(int, int)  # done, total
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.on_finished: Callable[[Any, BaseException | None, str], None] | None = None
-        self.on_progressed: Callable[[int, int], None] | None = None
+    def __init__(self, app: QObject) -> None:
+        super().__init__(app)
+        self.setObjectName("motodesk_ops_hub")
         self.finished.connect(self._deliver_finished, Qt.ConnectionType.QueuedConnection)
         self.progressed.connect(self._deliver_progressed, Qt.ConnectionType.QueuedConnection)
+        self._clock = QTimer(self)
+        self._clock.setInterval(TICK_MS)
+        self._clock.timeout.connect(self._tick)
+        self._filtering = False
+
+    @Slot(object, object, object, str)
+    def _deliver_finished(self, job: _Job, result: Any, exc: BaseException | None, details: str) -> None:
+        job.deliver(result, exc, details)
+
+    @Slot(object, int, int)
+    def _deliver_progressed(self, job: _Job, done: int, total: int) -> None:
+        if job.on_progressed is not None:
+            job.on_progressed(done, total)
+
+    def op_started(self, op: ServiceOp) -> None:
+        if not self._clock.isActive():
+            self._clock.start()
+        if op.locks and not self._filtering:
+            app = QApplication.instance()
+            if app is not None:
+                app.installEventFilter(self)
+                self._filtering = True
+
+    def op_ended(self) -> None:
+        if self._filtering and not any(op.locks and not op.abandoned for op in ServiceOp._running):
+            app = QApplication.instance()
+            if app is not None:
+                app.removeEventFilter(self)
+            self._filtering = False
+        if not ServiceOp._running:
+            self._clock.stop()
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        for op in list(ServiceOp._running):
+            op.tick(now)
+        if not ServiceOp._running:
+            self._clock.stop()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """While a locked op runs, Esc anywhere in its window abandons the newest such wait (the
+        form is disabled, so the key would otherwise go nowhere)."""
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent) \
+                or event.key() != Qt.Key.Key_Escape:
+            return False
+        for op in reversed(list(ServiceOp._running)):
+            if op.locks and not op.abandoned and op.window_active():
+                op.abandon()
+                return True
+        return False
+
+
+_HUB: _Hub | None = None
+
+
+def _hub() -> _Hub:
+    """The application's hub (made on the GUI thread by the first op)."""
+    global _HUB
+    app = QApplication.instance()
+    if app is None:
+        raise RuntimeError("ServiceOp needs the QApplication")
+    if _HUB is None or not shiboken6.isValid(_HUB) or _HUB.parent() is not app:
+        _HUB = _Hub(app)
+    return _HUB
+
+
+class _Job(QRunnable):
+    """The work of one op, run by the thread pool; its answer goes back through the hub, once."""
+
+    def __init__(self, fn: Callable[..., Any], hub: _Hub, with_progress: bool = False) -> None:
+        super().__init__()
+        self.fn = fn
+        self.hub = hub
+        self.with_progress = with_progress
+        self.cancelled = threading.Event()
+        self.returned = threading.Event()  # the worker has its outcome and has emitted it
+        self.outcome: tuple[Any, BaseException | None, str] | None = None  # what ``finished`` carries
+        self.on_finished: Callable[[Any, BaseException | None, str], None] | None = None
+        self.on_progressed: Callable[[int, int], None] | None = None
 
     @property
     def delivered(self) -> bool:
         return self.on_finished is None
 
-    @Slot(object, object, str)
-    def _deliver_finished(self, result: Any, exc: BaseException | None, details: str) -> None:
-        callback, self.on_finished, self.on_progressed = self.on_finished, None, None  # once; no cycle kept
+    def deliver(self, result: Any, exc: BaseException | None, details: str) -> None:
+        """On the GUI thread: hand the answer to the op, the first time only (the queued signal or
+        the watchdog, whichever comes first; the later one finds nothing to do)."""
+        callback, self.on_finished, self.on_progressed = self.on_finished, None, None  # no cycle kept
         if callback is not None:
             callback(result, exc, details)
 
-    @Slot(int, int)
-    def _deliver_progressed(self, done: int, total: int) -> None:
-        if self.on_progressed is not None:
-            self.on_progressed(done, total)
-
-
-class _Job(QRunnable):
-    def __init__(self, fn: Callable[..., Any], with_progress: bool = False) -> None:
-        super().__init__()
-        self.fn = fn
-        self.with_progress = with_progress
-        self.signals = _Signals(_gui_owner())  # C++-owned: freed by _release on the GUI thread, never where a
-        #                                        worker happens to drop the last Python reference
-        self.cancelled = threading.Event()
-        self.started = False  # handed to the thread pool
-        self.returned = threading.Event()  # the worker is past its last emit: ``signals`` may go
-        self.outcome: tuple[Any, BaseException | None, str] | None = None  # what ``finished`` carries
-
     def _report(self, done: int, total: int) -> None:
-        self.signals.progressed.emit(int(done), int(total))
+        self.hub.progressed.emit(self, int(done), int(total))
 
     def run(self) -> None:
         try:
-            try:
-                if self.with_progress:
-                    result = self.fn(self._report, self.cancelled.is_set)
-                else:
-                    result = self.fn()
-            except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
-                self.outcome = (None, exc, traceback.format_exc())
+            if self.with_progress:
+                result = self.fn(self._report, self.cancelled.is_set)
             else:
-                self.outcome = (result, None, "")
-            self.signals.finished.emit(*self.outcome)
+                result = self.fn()
+        except BaseException as exc:  # noqa: BLE001 - delivered to the GUI thread
+            self.outcome = (None, exc, traceback.format_exc())
+        else:
+            self.outcome = (result, None, "")
+        try:
+            self.hub.finished.emit(self, *self.outcome)
         finally:
-            # The queued ``finished`` may already be running on the GUI thread while this thread is
-            # still inside emit(): the op deletes ``signals`` only once this is set (a worker crashed
-            # in emit() when it was deleted under it, CI of 8b4399c).
             self.returned.set()
 
 
@@ -155,26 +213,11 @@ class BusyOverlay(QLabel):
         self.raise_()
 
 
-class _EscFilter(QObject):
-    """While an op runs, Esc anywhere in its window abandons the wait (the form is disabled, so the
-    key would otherwise go nowhere)."""
-
-    def __init__(self, op: ServiceOp, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.op = op
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent) \
-                and event.key() == Qt.Key.Key_Escape and self.op.window_active():
-            self.op.abandon()
-            return True
-        return False
-
-
 class ServiceOp:
     """Run one service call for a screen; see the module docstring."""
 
-    _running: ClassVar[set[ServiceOp]] = set()
+    #: The ops running, oldest first (a dict for its order: Esc abandons the newest).
+    _running: ClassVar[dict[ServiceOp, None]] = {}
     _latest: ClassVar[dict[tuple[int, str], ServiceOp]] = {}
     #: Widgets locked by running ops: how many, and whether each was enabled before the first.
     _locks: ClassVar[dict[int, tuple[int, bool]]] = {}
@@ -200,25 +243,18 @@ class ServiceOp:
         self._progress: Callable[[int, int], None] | None = None
         self._overlay: BusyOverlay | None = None
         self._cursor = False
-        self._filter: _EscFilter | None = None
         self._was_enabled = True
         self._focus: QWidget | None = None
         self.abandoned = False
         self.done = False
-        self._job = _Job(fn, progress)
+        self._hub = _hub()
+        self._job = _Job(fn, self._hub, progress)
         self._job.setAutoDelete(False)
-        self._job.signals.on_finished = self._finished
-        self._job.signals.on_progressed = self._progressed
-        self._timer = QTimer(_gui_owner())
-        self._timer.setSingleShot(True)
-        self._timer.timeout.connect(self._show_busy)
-        # The watchdog: a job that has returned but whose ``finished`` has not arrived one tick later
-        # is delivered from the job itself. Under load a queued result was, now and then, never
-        # delivered — the form stayed locked behind "Carregando…" for good (test_live_updates).
-        self._watch = QTimer(_gui_owner())
-        self._watch.setInterval(WATCHDOG_MS)
-        self._watch.timeout.connect(self._check_delivered)
-        self._returned_seen = False
+        self._job.on_finished = self._finished
+        self._job.on_progressed = self._progressed
+        self._started_at: float | None = None  # when run() handed the job to the pool
+        self._busy_due = False  # the busy notice is owed once BUSY_DELAY_MS have passed
+        self._returned_seen_at: float | None = None  # the watchdog saw the job returned, undelivered
 
     # -- building ------------------------------------------------------------------------------
     def success(self, callback: Callable[[Any], None]) -> ServiceOp:
@@ -266,13 +302,12 @@ class ServiceOp:
                     mark_field(field, message)
                 next(iter(problems)).setFocus(Qt.FocusReason.OtherFocusReason)
                 self.done = True
-                self._release()
                 if self._finally:
                     self._finally()
                 return self
         if self.key is not None:
             self._latest[(id(self.widget), self.key)] = self
-        ServiceOp._running.add(self)
+        ServiceOp._running[self] = None
         if self._lock is not None:
             count, was_enabled = self._locks.get(id(self._lock), (0, self._lock.isEnabled()))
             self._locks[id(self._lock)] = (count + 1, was_enabled)  # two calls on one form: one lock
@@ -281,15 +316,30 @@ class ServiceOp:
             if focused is not None and (focused is self._lock or self._lock.isAncestorOf(focused)):
                 self._focus = focused  # given back when the form is unlocked (a keyboard user goes on)
             self._lock.setEnabled(False)
-            self._filter = _EscFilter(self, _gui_owner())
-            app = QApplication.instance()
-            if app is not None:
-                app.installEventFilter(self._filter)
-            self._timer.start(BUSY_DELAY_MS)
-        self._job.started = True
-        self._watch.start()
+            self._busy_due = True
+        self._started_at = time.monotonic()
+        self._hub.op_started(self)
         QThreadPool.globalInstance().start(self._job)
         return self
+
+    @property
+    def locks(self) -> bool:
+        """Whether the op locks a form (and so shows a busy notice and takes Esc)."""
+        return self._lock is not None
+
+    def tick(self, now: float) -> None:
+        """The hub's clock: the busy notice once it is due, and the watchdog."""
+        if self._busy_due and self._started_at is not None and now - self._started_at >= BUSY_DELAY_MS / 1000:
+            self._busy_due = False
+            self._show_busy()
+        job = self._job
+        if job.delivered or not job.returned.is_set() or job.outcome is None:
+            return
+        if self._returned_seen_at is None:
+            self._returned_seen_at = now  # the queued answer gets WATCHDOG_MS to arrive
+        elif now - self._returned_seen_at >= WATCHDOG_MS / 1000:
+            log.warning("a finished service call was not delivered by its signal: delivered by the watchdog")
+            job.deliver(*job.outcome)
 
     def _window(self) -> QWidget | None:
         """The window the op is for; None when its widget is gone, or is a model (no window)."""
@@ -337,13 +387,8 @@ class ServiceOp:
         self._cursor = True
 
     def _unlock(self) -> None:
-        self._timer.stop()
-        if self._filter is not None:
-            app = QApplication.instance()
-            if app is not None:
-                app.removeEventFilter(self._filter)
-            _delete_later(self._filter)
-            self._filter = None
+        self._busy_due = False
+        self._hub.op_ended()
         if self._overlay is not None:
             try:
                 self._overlay.hide()
@@ -384,35 +429,10 @@ class ServiceOp:
         try:
             self._deliver(result, exc, details)
         finally:
-            self._release()
-
-    def _check_delivered(self) -> None:
-        signals = self._job.signals
-        if not shiboken6.isValid(signals) or signals.delivered:
-            self._watch.stop()
-            return
-        if not self._job.returned.is_set() or self._job.outcome is None:
-            return
-        if not self._returned_seen:  # give the queued signal one more tick
-            self._returned_seen = True
-            return
-        log.warning("a finished service call was not delivered by its signal: delivered by the watchdog")
-        self._watch.stop()
-        signals._deliver_finished(*self._job.outcome)  # noqa: SLF001 - the same one-time delivery
-
-    def _release(self) -> None:
-        """The op's Qt objects go on the GUI thread, once the job is past its last emit (or never ran)."""
-        self._timer.stop()
-        self._watch.stop()
-        if self._job.started and not self._job.returned.is_set():
-            QTimer.singleShot(0, self._release)  # microseconds away: the worker is leaving emit()
-            return
-        _delete_later(self._timer)
-        _delete_later(self._watch)
-        _delete_later(self._job.signals)
+            self._hub.op_ended()
 
     def _deliver(self, result: Any, exc: BaseException | None, details: str) -> None:
-        ServiceOp._running.discard(self)
+        ServiceOp._running.pop(self, None)
         superseded = self._superseded()  # asked before this op leaves the table of the newest
         if not superseded and self.key is not None:
             del self._latest[(id(self.widget), self.key)]
