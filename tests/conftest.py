@@ -41,8 +41,8 @@ from motodesk.models.db import Database  # noqa: E402
 from motodesk.rules.common import Role  # noqa: E402
 from motodesk.services.context import AppContext, CurrentUser  # noqa: E402
 
-#: the GUI tests' guard (no database session on the GUI thread), active under tests/ui
-pytest_plugins = ["gui_guard"]
+#: the GUI tests' guard (no database session on the GUI thread) and their rerun of a crashed worker (only that)
+pytest_plugins = ["gui_guard", "crash_rerun"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -172,13 +172,6 @@ def _as(ctx: AppContext, role: Role, login: str) -> AppContext:
     return ctx.as_user(auth.authenticate(ctx, login, "senha-certa-9"))
 
 
-# Known: about one run in seven of this walk crashes its process inside PySide (SIGSEGV in
-# Shiboken::BindingManager::releaseWrapper on the DeferredDelete of a PySide6.QtCore.QTimer, while
-# wait_ops spins the event loop after a page is shown). The collector on the GUI thread
-# (motodesk.ui.collector), the op objects owned by the application (motodesk.ui.ops) and the end of
-# delayed singleShot timers (tests/test_timers.py) made it rarer but did not end it; until it is
-# found, a crashed worker reruns this test (pytest-rerunfailures), and only this test.
-@pytest.mark.flaky(reruns=2)
 @SQLITE_ONLY
 @pytest.mark.parametrize("role", [Role.ADMIN, Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR])
 def test_no_page_of_the_main_window_repeats_a_letter(qtbot, ctx: AppContext, wait_ops, role: Role) -> None:  # noqa: ANN001

@@ -74,10 +74,6 @@ def _window(qtbot, ctx: AppContext, role: Role, login: str):  # noqa: ANN001, AN
     return window
 
 
-# The known PySide crash of the page walks (see tests/ui/test_access_keys.py): a crashed worker
-# reruns this walk. Seen here once in the full suite and once in six loaded runs (03/12/2026), also
-# without this session's changes to the pages; the cause is not found yet.
-@pytest.mark.flaky(reruns=2)
 @pytest.mark.parametrize("role", [Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN], ids=lambda r: r.value)
 def test_the_window_never_grows_past_the_screen_on_any_page(qtbot, ctx: AppContext, wait_ops,  # noqa: ANN001
                                                             role: Role) -> None:

@@ -98,10 +98,6 @@ def walk_tabs(qtbot, window, page: QWidget, where: str, wait_ops) -> tuple[list[
     return problems, seen
 
 
-# The known PySide crash of the page walks (see tests/ui/test_access_keys.py): a crashed worker
-# reruns this walk. Seen here once in the full suite and once in six loaded runs (03/12/2026), also
-# without this session's changes to the pages; the cause is not found yet.
-@pytest.mark.flaky(reruns=2)
 @pytest.mark.parametrize("role", ROLES, ids=lambda r: r.value)
 def test_choosing_a_page_or_a_tab_puts_the_focus_in_it(qtbot, ctx: AppContext, wait_ops, role: Role) -> None:  # noqa: ANN001
     from motodesk.ui.mainwindow import SECTIONS, section_visible
