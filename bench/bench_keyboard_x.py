@@ -8,8 +8,11 @@ scripts/setup.sh`` installs them)::
 It starts Xvfb (1366x768x24) and the openbox window manager, launches the application itself
 (``python -m motodesk --demo``) on a fresh demo SQLite database, logs in by keys and plays the day:
 the clerk (search, Nova pessoa, the dossier's fields, save, the photo, the application, the vehicle
-form), the inspector (the checklist and a notice of infraction) and the supervisor (a decision on an
-application). Every key goes through ``xdotool key``/``xdotool type`` to whatever X window has the
+form), the inspector (the checklist and a notice of infraction) and the supervisor (the review, the
+approval by decree, the issue, the badge saved to PDF). What the day needs before the counter opens and
+no key at the counter makes — the mototáxi tender with the applicant called (Art. 6º), this workstation
+registered to print badges — is seeded through the services and the administrator's command
+(:func:`seed_tender`), never into the tables. Every key goes through ``xdotool key``/``xdotool type`` to whatever X window has the
 focus: nothing reaches inside Qt. Where the focus is, the application says itself through
 ``MOTODESK_FOCUS_TRACE`` (one JSON line per focus change, ``motodesk/ui/focus_watch.py``), which the
 walk reads to know when a window opened and whether the cursor is on a visible widget.
