@@ -8,8 +8,11 @@ scripts/setup.sh`` installs them)::
 It starts Xvfb (1366x768x24) and the openbox window manager, launches the application itself
 (``python -m motodesk --demo``) on a fresh demo SQLite database, logs in by keys and plays the day:
 the clerk (search, Nova pessoa, the dossier's fields, save, the photo, the application, the vehicle
-form), the inspector (the checklist and a notice of infraction) and the supervisor (a decision on an
-application). Every key goes through ``xdotool key``/``xdotool type`` to whatever X window has the
+form), the inspector (the checklist and a notice of infraction) and the supervisor (the review, the
+approval by decree, the issue, the badge saved to PDF). What the day needs before the counter opens and
+no key at the counter makes — the mototáxi tender with the applicant called (Art. 6º), this workstation
+registered to print badges — is seeded through the services and the administrator's command
+(:func:`seed_tender`), never into the tables. Every key goes through ``xdotool key``/``xdotool type`` to whatever X window has the
 focus: nothing reaches inside Qt. Where the focus is, the application says itself through
 ``MOTODESK_FOCUS_TRACE`` (one JSON line per focus change, ``motodesk/ui/focus_watch.py``), which the
 walk reads to know when a window opened and whether the cursor is on a visible widget.
@@ -85,6 +88,7 @@ class Desk:
         self._since_field = 0
         self._shot_no = 0
         self._started = 0.0
+        self.tender = ""  # the mototáxi tender seeded for the day's applicant (seed_tender)
 
     # -- the X server, the window manager, the application ---------------------------------
     def start_x(self) -> None:
@@ -105,6 +109,7 @@ class Desk:
     def env(self) -> dict[str, str]:
         return dict(os.environ, DISPLAY=self.display, XDG_DATA_HOME=str(self.work / "data"),
                     XDG_CONFIG_HOME=str(self.work / "config"), QT_QPA_PLATFORM="xcb",
+                    MOTODESK_BADGE_KEY_DIR=str(self.work / "badge-keys"),  # never the desktop's keyring
                     MOTODESK_FOCUS_TRACE=str(self.trace), PYTHONPATH=str(ROOT))
 
     def launch(self, user: str) -> None:
@@ -261,10 +266,43 @@ def _cpf() -> str:
     return CPF().generate()
 
 
+def seed_tender(desk: Desk, cpf: str, today: dt.date) -> str:
+    """The secretariat's morning, before the counter opens: a mototáxi tender homologated 20 days ago,
+    the day's applicant ranked first in it and called (Art. 6º; Art. 10, I: a place under the quota).
+
+    Written through the services as the supervisor (``motodesk.services.tenders``, each step judged by
+    the rules), never into the tables: the keyboard-seeded day lacked it, and the law refuses to approve
+    a mototáxi whose applicant is not a called candidate of a homologated tender. Returns the tender's
+    number. The medical certificate the clerk types (presented today) falls within the 30 days that run
+    from the homologation (Art. 5º, § 2º)."""
+    from motodesk.services import connection, tenders
+    from motodesk.services.auth import authenticate
+
+    url = f"sqlite:///{desk.work / 'data' / 'MotoDesk' / 'demonstracao.sqlite3'}"
+    ctx = connection.open_context(url)
+    try:
+        supervisor = ctx.as_user(authenticate(ctx, "supervisor", PASSWORD))
+        number = f"BANCADA-LIC/{today.year}"
+        tender = tenders.create_tender(supervisor, number, description="Licitação de mototáxi (bancada)",
+                                       homologated_on=today - dt.timedelta(days=20))
+        tenders.add_candidate(supervisor, tender, 1, cpf, "Joao Batista Ferreira")
+        tenders.call_next_candidate(supervisor, tender, on=today)
+    finally:
+        ctx.db.dispose()
+    # The administrator registered this workstation to print badges (its signing key), as the
+    # dialog asks for when it is not: the same command, in the application's own environment.
+    subprocess.run([sys.executable, "-m", "motodesk", "register-printer-station", "--user", "admin",
+                    "--password-stdin", "--database", url], input=f"{PASSWORD}\n".encode(), env=desk.env(),
+                   cwd=ROOT, check=True, capture_output=True)
+    return number
+
+
 def clerk_day(desk: Desk, cpf: str, today: dt.date) -> None:
     from validate_docbr import CNH, PIS, RENAVAM, TituloEleitoral
 
-    desk.launch("atendente")
+    desk.launch("atendente")  # the first start creates the demo database…
+    tender = seed_tender(desk, cpf, today)  # …where the tender was held before the counter opened
+    desk.tender = tender
     desk.start("atendente")
     desk.type("Joao Batista Ferreira")  # the search box has the cursor: not found, so…
     mark = desk.mark()
@@ -506,10 +544,13 @@ def notice_day(desk: Desk, today: dt.date) -> None:
 
 
 def supervisor_day(desk: Desk, cpf: str, today: dt.date) -> None:
-    """Permissões (Ctrl+3): the clerk's application found by CPF (Alt+B), Iniciar análise, Aprovar… by
-    decree (the decree's number and date, Enter)."""
+    """Permissões (Ctrl+3): the clerk's application found by CPF (Alt+B), Iniciar análise (Alt+I),
+    Aprovar… by decree (Alt+P: the decree's number and date, Enter), Emitir (Alt+M and "Sim"), and the
+    badge printed to a PDF file (Imprimir crachá…, Alt+C; Salvar PDF…, Alt+S; the file's name; Enter)."""
     desk.launch("supervisor")
     count = desk.start("supervisor")
+    if desk.tender:
+        count.per_field.append((f"(licitação {desk.tender}: o requerente é o 1º, convocado)", 0))
     desk.key("ctrl+3")
     desk.settle(2.0)
     desk.key("alt+b")
@@ -535,15 +576,65 @@ def supervisor_day(desk: Desk, cpf: str, today: dt.date) -> None:
     desk.settle(3.0)
     desk.shot("supervisor-approved")
     if desk.active_title().startswith("Impedimento"):
-        count.per_field.append(("(aprovação recusada pela lei: sem licitação / sem vistoria)", 0))
+        count.per_field.append(("(aprovação recusada pela lei)", 0))
         desk.key("Return")  # OK
+        raise WalkError("a aprovação foi recusada pela lei")
+    landed = desk.focus()
+    count.per_field.append((f"(foco após aprovar: {landed['class']} {landed['name']!r})", 0))
+    count.actions += 1
+    desk.key("alt+m")  # Emitir: asks first
+    desk.settle(1.5)
+    desk.shot("supervisor-issue-question")
+    desk.key("alt+s")  # Sim
+    desk.settle(3.0)
+    desk.shot("supervisor-issued")
+    if desk.active_title().startswith("Impedimento"):
+        count.per_field.append(("(emissão recusada pela lei)", 0))
+        desk.key("Return")
+        raise WalkError("a emissão foi recusada pela lei")
+    landed = desk.focus()
+    count.per_field.append((f"(foco após emitir: {landed['class']} {landed['name']!r})", 0))
+    count.actions += 1
+    pdf = desk.work / "cracha.pdf"
+    mark = desk.mark()
+    desk.key("alt+c")  # Imprimir crachá…
+    desk.wait_focus(lambda f: f["window"] == "badge_print", mark, 30, "o diálogo do crachá")
+    desk.settle(2.5)
+    desk.shot("supervisor-badge-dialog")
+    first = desk.focus()
+    count.per_field.append((f"(primeiro foco do crachá: {first['class']} {first['name']!r})", 0))
+    mark = desk.mark()
+    desk.key("alt+s")  # Salvar PDF…
+    desk.wait_focus(lambda f: f["class"] == "QLineEdit" and f["window"] != "badge_print", mark, 30,
+                    "o diálogo de salvar")
+    desk.settle(0.8)
+    desk.type(str(pdf))
+    mark = desk.mark()
+    desk.key("Return")
+    desk.wait_focus(lambda f: f["window"] == "badge_print", mark, 30, "a volta ao diálogo do crachá")
+    desk.settle(3.0)
+    desk.shot("supervisor-badge-saved")
+    if desk.focus()["window"] == "badge_print":
+        desk.key("Escape")  # Fechar: the badges are logged as printed
+        desk.settle(1.0)
+    desk.shot("supervisor-end")
     with _db(desk) as db:
         row = db.execute("select a.state from applications a join people p on p.id = a.person_id "
                          "where p.cpf = ? order by a.id desc limit 1", (cpf,)).fetchone()
+        permit = db.execute("select m.number, m.state, (select count(*) from badge_prints b where b.permit_id = m.id) "
+                            "from permits m join people p on p.id = m.person_id where p.cpf = ? "
+                            "order by m.id desc limit 1", (cpf,)).fetchone()
     count.per_field.append((f"(requerimento: {row[0] if row else '?'})", 0))
-    count.done = bool(row) and str(row[0]).lower() == "approved"
+    count.per_field.append((f"(permissão: {permit[0]} {permit[1]}, {permit[2]} crachá(s) registrado(s))" if permit
+                            else "(permissão: nenhuma)", 0))
+    saved = pdf.exists() and pdf.read_bytes().startswith(b"%PDF")
+    if saved:
+        shutil.copy(pdf, desk.shots / "cracha.pdf")
+    count.per_field.append((f"(PDF do crachá: {pdf.stat().st_size if saved else 0} bytes)", 0))
+    count.done = bool(permit) and str(permit[1]).lower() == "active" and int(permit[2]) > 0 and saved
     if not count.done:
-        count.error = f"o requerimento ficou {row[0] if row else 'sem registro'}"
+        count.error = ("nenhuma permissão emitida" if not permit else
+                       f"permissão {permit[1]}, {permit[2]} crachá(s), PDF {'salvo' if saved else 'não salvo'}")
 
 
 def run_role(desk: Desk, role: str, play: Callable[[], None]) -> None:

@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, QRunnable, Qt, QThreadPool, QTimer, Signal, Slot
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMessageBox, QWidget
 
 from motodesk.errors import DatabaseError
@@ -129,7 +129,14 @@ class _Hub(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         """While a locked op runs, Esc anywhere in its window abandons the newest such wait (the
-        form is disabled, so the key would otherwise go nowhere)."""
+        form is disabled, so the key would otherwise go nowhere); and a focus the window chose itself
+        on becoming active is noted, so that unlocking may give the person's focus back over it."""
+        if event.type() == QEvent.Type.FocusIn and isinstance(event, QFocusEvent) and isinstance(watched, QWidget) \
+                and event.reason() == Qt.FocusReason.ActiveWindowFocusReason:
+            for op in ServiceOp._running:
+                if op.locks:
+                    op.handed = watched  # the window, activated while locked, chose this widget itself
+            return False
         if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent) \
                 or event.key() != Qt.Key.Key_Escape:
             return False
@@ -245,6 +252,9 @@ class ServiceOp:
         self._cursor = False
         self._was_enabled = True
         self._focus: QWidget | None = None
+        #: Where the window put the focus itself when it became active during the lock (the locked
+        #: widget it would have given it to was disabled): not a place the person chose.
+        self.handed: QWidget | None = None
         self.abandoned = False
         self.done = False
         self._hub = _hub()
@@ -312,9 +322,7 @@ class ServiceOp:
             count, was_enabled = self._locks.get(id(self._lock), (0, self._lock.isEnabled()))
             self._locks[id(self._lock)] = (count + 1, was_enabled)  # two calls on one form: one lock
             self._was_enabled = was_enabled
-            focused = QApplication.focusWidget()
-            if focused is not None and (focused is self._lock or self._lock.isAncestorOf(focused)):
-                self._focus = focused  # given back when the form is unlocked (a keyboard user goes on)
+            self._remember_focus(self._lock)
             self._lock.setEnabled(False)
             self._busy_due = True
         self._started_at = time.monotonic()
@@ -340,6 +348,21 @@ class ServiceOp:
         elif now - self._returned_seen_at >= WATCHDOG_MS / 1000:
             log.warning("a finished service call was not delivered by its signal: delivered by the watchdog")
             job.deliver(*job.outcome)
+
+    def _remember_focus(self, lock: QWidget) -> None:
+        """The focus in the form, given back when it is unlocked (a keyboard user goes on).
+
+        Right after a question closed (Aprovar…, Emitir) the window may not be active again yet — on
+        X the window manager activates it a moment later — so the application has no focus widget:
+        the window's own one is the place to give back (issue #26)."""
+        def inside(widget: QWidget | None) -> bool:
+            return widget is not None and (widget is lock or lock.isAncestorOf(widget))
+
+        focused = QApplication.focusWidget()
+        if not inside(focused):
+            focused = lock.window().focusWidget()
+        if inside(focused):
+            self._focus = focused
 
     def _window(self) -> QWidget | None:
         """The window the op is for; None when its widget is gone, or is a model (no window)."""
@@ -412,7 +435,11 @@ class ServiceOp:
 
     def _give_focus_back(self) -> None:
         focus, self._focus = self._focus, None
-        if focus is None or not shiboken6.isValid(focus) or QApplication.focusWidget() is not None:
+        handed, self.handed = self.handed, None
+        if focus is None or not shiboken6.isValid(focus):
+            return
+        now = QApplication.focusWidget()
+        if now is not None and now is not handed:  # the person put the focus somewhere else meanwhile
             return
         if focus.isVisible() and focus.isEnabled():
             focus.setFocus(Qt.FocusReason.OtherFocusReason)
