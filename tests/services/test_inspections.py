@@ -263,3 +263,24 @@ def test_a_call_for_periodic_inspections_books_each_vehicle_on_business_days(
         clerk, today, days=60)}
     assert booked == {"BBB2B22": (done.first_day, InspectionKind.SEMESTRAL),
                       "CCC3C33": (done.last_day, InspectionKind.SEMESTRAL)}
+
+
+def test_the_laudo_of_a_new_vehicle_names_the_open_requerimento(clerk: AppContext, inspector: AppContext) -> None:
+    """Before the permit exists, the laudo's "Permissão / requerimento nº" is the holder's open
+    requerimento (it said "—" while the application was open)."""
+    from permit_factory import make_dossier  # type: ignore[import-not-found]
+
+    from motodesk.rules.text import application_number
+
+    dossier = make_dossier(clerk, ServiceType.MOTOBOY, inspection=None)
+    opened_on = date.today() - timedelta(days=7)
+    iid = inspections.start_inspection(inspector, vehicle_id=dossier.vehicle_id)
+    inspections.conclude_inspection(inspector, iid, answers(inspections.get_inspection(inspector, iid)))
+    text, _ = pdf_text(inspections.inspection_report(inspector, iid))
+    assert f"REQUERIMENTO Nº {application_number(dossier.application_id, opened_on)}" in text.upper()
+
+    lone = vehicle(clerk, ServiceType.MOTOBOY, plate="QWE4R56")  # a holder with no requerimento, no permit
+    other = inspections.start_inspection(inspector, vehicle_id=lone)
+    inspections.conclude_inspection(inspector, other, answers(inspections.get_inspection(inspector, other)))
+    text, _ = pdf_text(inspections.inspection_report(inspector, other))
+    assert "REQUERIMENTO Nº —" in text.upper()
