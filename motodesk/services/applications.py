@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
 from motodesk.rules import acts
@@ -168,3 +169,18 @@ def pending_letter(ctx: AppContext, person_id: int, service: ServiceType, *, on:
         signatory_name=ctx.user.full_name,
     )
     return render_pending_letter(data)
+
+
+def permit_or_application_number(s: Session, person_id: int | None) -> str:
+    """What a laudo's "Permissão / requerimento nº" names: the person's permit in force, else the
+    person's open requerimento (a new vehicle is inspected before the permit exists), else nothing."""
+    if person_id is None:
+        return ""
+    permit = s.scalar(select(Permit).where(
+        Permit.person_id == person_id,
+        Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id.desc()))
+    if permit is not None:
+        return permit.number or ""
+    application = s.scalar(select(Application).where(
+        Application.person_id == person_id, Application.state.in_(OPEN_STATES)).order_by(Application.id.desc()))
+    return application_number(application.id, application.opened_on) if application is not None else ""

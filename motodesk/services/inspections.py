@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy import ColumnElement, and_, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
-from motodesk.models import Application, Attachment, Blob, Inspection, InspectionItem, Permit, Person, Vehicle
+from motodesk.models import Attachment, Blob, Inspection, InspectionItem, Person, Vehicle
 from motodesk.printing.documents import (
     InspectionItem as ReportItem,
 )
@@ -47,14 +47,14 @@ from motodesk.rules.checklist import (
     checklist_for,
     evaluate_checklist,
 )
-from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.common import Role, ServiceType
 from motodesk.rules.deadlines import inspection_due
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.periods import next_business_day
 from motodesk.rules.settings import LawSettings
-from motodesk.rules.text import application_number
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import fees
+from motodesk.services.applications import permit_or_application_number
 from motodesk.services.clock import LOCAL_TZ, local_today
 from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
 from motodesk.services.errors import (
@@ -63,7 +63,6 @@ from motodesk.services.errors import (
     MotodeskError,
     NotFoundError,
 )
-from motodesk.services.people import OPEN_APPLICATION_STATES
 from motodesk.services.settings import law_settings
 from motodesk.services.text import LIKE_ESCAPE, contains_pattern, digits, fold, prefix_pattern, search_text
 from motodesk.services.vehicles import MIN_REASON, ReplacementOutcome, apply_replacement, plate_forms
@@ -857,22 +856,6 @@ def upcoming_inspections(ctx: AppContext, today: date | None = None, days: int =
 # --- the laudo -----------------------------------------------------------------------------------
 
 
-def _permit_or_application_number(s: Session, vehicle: Vehicle) -> str:
-    """What the laudo's "Permissão / requerimento nº" names: the holder's permit in force, else the
-    holder's open requerimento (a new vehicle is inspected before the permit exists), else nothing."""
-    if vehicle.holder_id is None:
-        return ""
-    permit = s.scalar(select(Permit).where(
-        Permit.person_id == vehicle.holder_id,
-        Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id.desc()))
-    if permit is not None:
-        return permit.number or ""
-    application = s.scalar(select(Application).where(
-        Application.person_id == vehicle.holder_id,
-        Application.state.in_(OPEN_APPLICATION_STATES)).order_by(Application.id.desc()))
-    return application_number(application.id, application.opened_on) if application is not None else ""
-
-
 def _report_data(s: Session, inspection: Inspection, vehicle: Vehicle, outcome: ChecklistOutcome,
                  settings: LawSettings) -> InspectionReportData:
     holder = s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
@@ -881,7 +864,7 @@ def _report_data(s: Session, inspection: Inspection, vehicle: Vehicle, outcome: 
         address = ", ".join(x for x in (holder.address, holder.district,
                                         f"{holder.city}-{holder.uf}" if holder.city and holder.uf else holder.city)
                             if x)
-    permit_number = _permit_or_application_number(s, vehicle)
+    permit_number = permit_or_application_number(s, vehicle.holder_id)
     pending_codes = {i.code for i in outcome.pending}
     items = []
     extra_pending = []
