@@ -516,12 +516,12 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
         elif presented > deadline:
             found.fail(
                 f"o atestado médico foi apresentado em {format_date(presented)}, depois do prazo de "
-                f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação da licitação ({format_date(deadline)})"
+                f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação da licitação, encerrado em {format_date(deadline)}"
             )
     said = f"atestado médico de {format_date(medical)}, válido até {format_date(valid_until)}"
     if deadline is not None and presented is not None:
         said += (f", apresentado em {format_date(presented)}, dentro do prazo de "
-                 f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação ({format_date(deadline)})")
+                 f"{MEDICAL_AFTER_HOMOLOGATION_DAYS} dias da homologação, que vai até {format_date(deadline)}")
     return found.verdict(said)
 
 

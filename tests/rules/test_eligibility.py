@@ -343,7 +343,15 @@ def test_art5_2_late_presentation_says_both_dates(applicant: ApplicantFacts) -> 
                     tender_homologation_date=date(2026, 2, 9))
     verdict = check(facts, date(2026, 3, 12), "art5_vii_medical")
     assert "apresentado em 12/03/2026, depois do prazo de 30 dias" in verdict.message
-    assert "(11/03/2026)" in verdict.message
+    assert "encerrado em 11/03/2026" in verdict.message  # the deadline, not the homologation (09/02)
+
+
+def test_art5_2_presentation_in_time_names_the_deadline_as_a_deadline(applicant: ApplicantFacts) -> None:
+    facts = replace(applicant, medical_date=date(2026, 3, 2), medical_presented_date=date(2026, 3, 5),
+                    tender_homologation_date=date(2026, 2, 9))
+    verdict = check(facts, date(2026, 3, 12), "art5_vii_medical")
+    assert verdict.status is Status.MET
+    assert "dentro do prazo de 30 dias da homologação, que vai até 11/03/2026" in verdict.message
 
 
 def test_art5_2_presentation_before_issue_is_impossible(applicant: ApplicantFacts) -> None:
