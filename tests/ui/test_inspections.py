@@ -321,3 +321,34 @@ def test_a_supervisor_calls_a_service_to_periodic_inspections(
     # No reload asked: the campaign announced its change and the page, following it, shows the booking.
     qtbot.waitUntil(lambda: scheduled() == ["PTC4B83"])
     settle(qtbot)
+
+
+@pytest.mark.qt_log_ignore("Keyboard event not accepted")  # Return locks the dialog while it saves
+@pytest.mark.parametrize("days_ahead", [0, 3])
+def test_a_booking_is_the_chosen_row_of_its_list_and_that_list_has_the_focus(
+        qtbot, qtmodeltester, clerk: AppContext, vehicle_id: int, monkeypatch: pytest.MonkeyPatch,  # noqa: ANN001
+        days_ahead: int) -> None:
+    """After Agendar the inspector goes on by keys: today's booking is the chosen row of the queue
+    (Enter starts it), a later day's the chosen row of Próximos dias (the focus went back to the
+    button that opened the dialog, five Tabs away from the queue, and no row was chosen)."""
+    from datetime import timedelta
+
+    page = _page(qtbot, qtmodeltester, clerk)
+    day = vehicles.local_today() + timedelta(days=days_ahead)
+
+    def exec_(dialog: ScheduleDialog) -> int:
+        dialog.show()
+        dialog.day.set_value(day)
+        qtbot.keyClicks(dialog.plate, "PTC4B83")
+        qtbot.keyClick(dialog.plate, Qt.Key.Key_Return)  # finds the vehicle and presses "Agendar"
+        qtbot.waitUntil(lambda: dialog.result() == ScheduleDialog.DialogCode.Accepted)
+        return int(dialog.result())
+
+    monkeypatch.setattr(ScheduleDialog, "exec", exec_)
+    page.schedule_new()
+    settle(qtbot)
+    panel = page.queue_panel if days_ahead == 0 else page.upcoming_panel
+    assert page.tabs.currentWidget() is panel
+    row = panel.selected()
+    assert row is not None and row.plate == "PTC4B83"
+    assert panel.table.hasFocus() or qtbot.waitUntil(panel.table.hasFocus) is None

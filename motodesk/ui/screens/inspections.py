@@ -490,12 +490,28 @@ class InspectionsPage(ListPage):
         if row is None:
             return
         kind = InspectionKind.REGULAR if row.kind is InspectionKind.REINSPECTION else row.kind
-        if ScheduleDialog(self.ctx, self, vehicle_id=row.vehicle_id, kind=kind).exec():
-            self.reload()
+        self._book(ScheduleDialog(self.ctx, self, vehicle_id=row.vehicle_id, kind=kind))
 
     def schedule_new(self) -> None:
-        if ScheduleDialog(self.ctx, self).exec():
-            self.reload()
+        self._book(ScheduleDialog(self.ctx, self))
+
+    def _book(self, dialog: ScheduleDialog) -> None:
+        """The booking, once made, is the chosen row of the list it lands in, and that list has the
+        focus: today's in the queue (Enter starts it), a later day's in Próximos dias."""
+        if not dialog.exec():
+            return
+        vehicle, booked = dialog.vehicle, dialog.scheduled_id
+        self.reload()
+        if vehicle is None or booked is None:
+            return
+        if dialog.day.value() == vehicles.local_today():
+            panel: ListPanel[Any] = self.queue_panel
+            panel.reload(select=(vehicle.id, booked, InspectionKind(dialog.kind.currentData())))
+        else:
+            panel = self.upcoming_panel
+            panel.reload(select=booked)
+        self.tabs.setCurrentWidget(panel)
+        panel.table.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def campaign(self) -> None:
         if CampaignDialog(self.ctx, self).exec():
