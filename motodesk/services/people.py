@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload
@@ -159,14 +160,7 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
     values["full_name"] = name
     if isinstance(values.get("zip_code"), str):
         values["zip_code"] = re.sub(r"[\s.\-]", "", values["zip_code"])
-    for key, limit in _LIMITS.items():
-        value = values.get(key)
-        if isinstance(value, str):
-            value = value.strip()
-            values[key] = value or None
-            problem = _text_problem(key, value, limit) if value else None
-            if problem:
-                errors[key] = problem  # says more than "informe o nome completo"
+    _strip_texts(values, _LIMITS, errors)  # a problem there says more than "informe o nome completo"
     values["full_name"] = name
     values["cpf"] = cpf.value if cpf.ok else data.cpf
     if values.get("uf"):
@@ -181,6 +175,19 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
     return PersonInput(**values), errors
 
 
+def _strip_texts(values: dict[str, Any], limits: Mapping[str, int], errors: dict[str, str]) -> None:
+    """Each text of ``limits`` in ``values`` stripped (empty: None), and its problem (too long,
+    a character that cannot be stored) in ``errors``."""
+    for key, limit in limits.items():
+        value = values.get(key)
+        if isinstance(value, str):
+            value = value.strip()
+            values[key] = value or None
+            problem = _text_problem(key, value, limit) if value else None
+            if problem:
+                errors[key] = problem
+
+
 def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]]:
     """Normalise a document row; refuse only what cannot be stored (field -> pt_BR reason).
 
@@ -189,14 +196,7 @@ def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]
     """
     errors: dict[str, str] = {}
     values = {f.name: getattr(doc, f.name) for f in dataclasses.fields(doc)}  # shallow: every field is immutable
-    for key, limit in DOCUMENT_LIMITS.items():
-        value = values.get(key)
-        if isinstance(value, str):
-            value = value.strip()
-            values[key] = value or None
-            problem = _text_problem(key, value, limit) if value else None
-            if problem:
-                errors[key] = problem
+    _strip_texts(values, DOCUMENT_LIMITS, errors)
     if values.get("issuer_uf"):
         values["issuer_uf"] = values["issuer_uf"].upper()
         if values["issuer_uf"] not in BRAZILIAN_UFS and "issuer_uf" not in errors:
