@@ -64,7 +64,7 @@ from motodesk.services.errors import (
 )
 from motodesk.services.settings import law_settings
 from motodesk.services.text import LIKE_ESCAPE, contains_pattern, digits, fold, prefix_pattern, search_text
-from motodesk.services.vehicles import MIN_REASON, ReplacementOutcome, apply_replacement, plate_forms
+from motodesk.services.vehicles import ReplacementOutcome, apply_replacement, plate_forms, required_reason
 
 RECORDERS = (Role.INSPECTOR, Role.SUPERVISOR)
 SCHEDULERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR)
@@ -353,10 +353,7 @@ def reschedule_inspection(ctx: AppContext, inspection_id: int, on: date, *, expe
 def cancel_inspection(ctx: AppContext, inspection_id: int, reason: str, *,
                       expected_version: int | None = None) -> None:
     """Cancel a scheduled inspection, or (inspectors and supervisors) a draft, with the reason."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_REASON:
-        raise InvalidInputError("Informe o motivo do cancelamento.",
-                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    reason = required_reason(reason, "Informe o motivo do cancelamento.")
     with ctx.write() as s:
         inspection = _load(s, inspection_id, lock_version=expected_version)
         status = InspectionStatus(inspection.status)
@@ -561,10 +558,7 @@ def reopen_as_reinspection(ctx: AppContext, failed_id: int) -> int:
 def supersede_inspection(ctx: AppContext, approved_id: int, reason: str, *,
                          expected_version: int | None = None) -> int:
     """Open a new full inspection that, once concluded, replaces an approved one; the reason is kept."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_REASON:
-        raise InvalidInputError("Informe o motivo da substituição da vistoria.",
-                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    reason = required_reason(reason, "Informe o motivo da substituição da vistoria.")
     with ctx.write() as s:
         old = _load(s, approved_id, lock_version=expected_version)
         if old.status != InspectionStatus.APPROVED:

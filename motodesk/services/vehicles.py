@@ -88,6 +88,16 @@ UFS = frozenset(
 )
 MIN_REASON = 10
 
+
+def required_reason(reason: str | None, message: str) -> str:
+    """The reason of a supervised act, its white space folded; shorter than :data:`MIN_REASON`
+    it is refused (``message`` on the form, the minimum on the field)."""
+    reason = " ".join((reason or "").split())
+    if len(reason) < MIN_REASON:
+        raise InvalidInputError(message, {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    return reason
+
+
 ART_REPLACEMENT = "Art. 31, Grupo 3, II"
 ART_ONE_VEHICLE = "Art. 6º, § 2º"
 
@@ -467,10 +477,7 @@ def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None 
 def authorise_replacement(ctx: AppContext, vehicle_id: int, reason: str,
                           expected_version: int | None = None) -> VehicleSaved:
     """The supervisor's prior authorisation to replace the holder's vehicle (Art. 31, Grupo 3, II)."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_REASON:
-        raise InvalidInputError("Informe o motivo da substituição.",
-                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    reason = required_reason(reason, "Informe o motivo da substituição.")
     with ctx.write() as s:
         vehicle = s.get(Vehicle, vehicle_id)
         if vehicle is None:
