@@ -257,6 +257,20 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
     return f"O banco de dados recusou a operação (código {code}); os detalhes estão no registro {log_path()}."
 
 
+def copy_sqlite(source: Path, target: Path) -> None:
+    """Copy the SQLite database ``source`` into the file ``target`` through the online backup API
+    (a consistent copy even while another connection writes); both connections are closed after."""
+    src = sqlite3.connect(source)
+    try:
+        dst = sqlite3.connect(target)
+        try:
+            src.backup(dst)
+        finally:
+            dst.close()
+    finally:
+        src.close()
+
+
 def shipped_head() -> str:
     heads = shipped_heads()
     if len(heads) != 1:
@@ -518,15 +532,7 @@ class Database:
         if target is None:
             stamp = local_now().strftime("%Y%m%d-%H%M%S")
             target = src_path.with_name(f"{src_path.stem}.antes-atualizacao-{stamp}{src_path.suffix}")
-        src = sqlite3.connect(src_path)
-        try:
-            dst = sqlite3.connect(target)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        copy_sqlite(src_path, target)
         return target
 
     def grant_app_role(self, role: str) -> None:
