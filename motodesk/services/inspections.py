@@ -206,14 +206,24 @@ def _allows_na(service: ServiceType) -> dict[str, bool]:
     return {item.code: item.allows_not_applicable for item in checklist_for(service)}
 
 
-def _load(s: Session, inspection_id: int, *, lock_version: int | None = None) -> Inspection:
+def _load(s: Session, inspection_id: int, *, lock_version: int | None = None,
+          status: InspectionStatus | None = None, refusal: str = "") -> Inspection:
+    """The inspection with its items; with ``status``, one in another status is refused with ``refusal``."""
     inspection = s.scalar(select(Inspection).options(selectinload(Inspection.items))
                           .where(Inspection.id == inspection_id))
     if inspection is None:
         raise NotFoundError("Vistoria não encontrada.")
     if lock_version is not None and inspection.version != lock_version:
         raise ConflictError(CONFLICT_MESSAGE)
+    if status is not None and inspection.status != status:
+        raise MotodeskError(refusal)
     return inspection
+
+
+def _refuse_past(on: date, today: date) -> None:
+    if on < today:
+        raise InvalidInputError("A data da vistoria não pode estar no passado.",
+                                {"scheduled_for": f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."})
 
 
 def _active_vehicle(s: Session, vehicle_id: int) -> Vehicle:
@@ -320,9 +330,7 @@ def schedule_inspection(ctx: AppContext, vehicle_id: int, on: date, kind: Inspec
     if kind is InspectionKind.REINSPECTION:
         raise InvalidInputError("A nova vistoria dos itens pendentes é aberta a partir da vistoria reprovada.",
                                 {"kind": "Tipo de vistoria não agendável."})
-    if on < today:
-        raise InvalidInputError("A data da vistoria não pode estar no passado.",
-                                {"scheduled_for": f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."})
+    _refuse_past(on, today)
     with ctx.write() as s:
         vehicle = _active_vehicle(s, vehicle_id)
         _refuse_second_open(s, vehicle.id)
@@ -337,13 +345,10 @@ def schedule_inspection(ctx: AppContext, vehicle_id: int, on: date, kind: Inspec
 def reschedule_inspection(ctx: AppContext, inspection_id: int, on: date, *, expected_version: int | None = None,
                           today: date | None = None) -> int:
     today = today or local_today()
-    if on < today:
-        raise InvalidInputError("A data da vistoria não pode estar no passado.",
-                                {"scheduled_for": f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."})
+    _refuse_past(on, today)
     with ctx.write() as s:
-        inspection = _load(s, inspection_id, lock_version=expected_version)
-        if inspection.status != InspectionStatus.SCHEDULED:
-            raise MotodeskError("Só uma vistoria agendada (ainda não iniciada) pode mudar de data.")
+        inspection = _load(s, inspection_id, lock_version=expected_version, status=InspectionStatus.SCHEDULED,
+                           refusal="Só uma vistoria agendada (ainda não iniciada) pode mudar de data.")
         inspection.scheduled_for = on
         s.flush()
         return inspection.version
@@ -531,9 +536,8 @@ def conclude_inspection(ctx: AppContext, inspection_id: int, answers: Sequence[I
 def reopen_as_reinspection(ctx: AppContext, failed_id: int) -> int:
     """A new inspection of the failed one's pending items only (kind: re-inspection)."""
     with ctx.write() as s:
-        failed = _load(s, failed_id)
-        if failed.status != InspectionStatus.FAILED:
-            raise MotodeskError("Só uma vistoria reprovada pode ser reaberta para nova vistoria dos pendentes.")
+        failed = _load(s, failed_id, status=InspectionStatus.FAILED,
+                       refusal="Só uma vistoria reprovada pode ser reaberta para nova vistoria dos pendentes.")
         vehicle = _active_vehicle(s, failed.vehicle_id)
         later = s.scalar(select(Inspection).where(
             Inspection.vehicle_id == vehicle.id, Inspection.id > failed.id,
@@ -560,9 +564,8 @@ def supersede_inspection(ctx: AppContext, approved_id: int, reason: str, *,
     """Open a new full inspection that, once concluded, replaces an approved one; the reason is kept."""
     reason = required_reason(reason, "Informe o motivo da substituição da vistoria.")
     with ctx.write() as s:
-        old = _load(s, approved_id, lock_version=expected_version)
-        if old.status != InspectionStatus.APPROVED:
-            raise MotodeskError("Só uma vistoria aprovada é substituída por outra.")
+        old = _load(s, approved_id, lock_version=expected_version, status=InspectionStatus.APPROVED,
+                    refusal="Só uma vistoria aprovada é substituída por outra.")
         if old.superseded_by_id is not None:
             raise MotodeskError("Já existe uma vistoria em preenchimento para substituir esta.", code="inspection.replacement_open")
         vehicle = _active_vehicle(s, old.vehicle_id)
