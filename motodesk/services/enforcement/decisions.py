@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -175,24 +177,30 @@ def _apply_effects(s: Session, user: CurrentUser, notice: InfractionNotice, plan
     """Take the plan's steps through the permit's (or the link's) session steps, in this transaction."""
     for step, until in plan.steps:
         if reached.permit is not None:
-            permit = reached.permit
-            if step is Step.SUSPEND:
-                assert until is not None
-                permits.apply_suspend(s, user, permit, until, notice=notice, reason=reason, on=today)
-            elif step is Step.REINSTATE:
-                permits.apply_reinstate(s, user, permit, reason=reason, on=today, notice=notice)
-            else:
-                permits.apply_revoke(s, user, permit, reason=reason, on=today, notice=notice)
+            _take(step, until, (permits.apply_suspend, permits.apply_reinstate, permits.apply_revoke),
+                  s, user, reached.permit, notice=notice, reason=reason, on=today)
         elif reached.link is not None:
-            link = reached.link
-            if step is Step.SUSPEND:
-                assert until is not None
-                deputies.apply_deputy_suspend(s, user, link, until, notice=notice, reason=reason, on=today)
-            elif step is Step.REINSTATE:
-                deputies.apply_deputy_reinstate(s, user, link, reason=reason, on=today, notice=notice)
-            else:
-                deputies.apply_deputy_revoke(s, user, link, notice=notice, reason=reason, on=today)
+            _take(step, until, (deputies.apply_deputy_suspend, deputies.apply_deputy_reinstate,
+                                deputies.apply_deputy_revoke),
+                  s, user, reached.link, notice=notice, reason=reason, on=today)
     s.flush()
+
+
+#: A session step on a permit or a deputy's link (permits.apply_suspend, deputies.apply_deputy_revoke …).
+_Act = Callable[..., None]
+
+
+def _take(step: Step, until: date | None, steps: tuple[_Act, _Act, _Act], s: Session, user: CurrentUser,
+          target: Any, **act: Any) -> None:
+    """One step on the permit or the deputy's link, by its session steps ``(suspend, reinstate, revoke)``."""
+    suspend, reinstate, revoke = steps
+    if step is Step.SUSPEND:
+        assert until is not None
+        suspend(s, user, target, until, **act)
+    elif step is Step.REINSTATE:
+        reinstate(s, user, target, **act)
+    else:
+        revoke(s, user, target, **act)
 
 
 def _effect_reason(notice: InfractionNotice, what: str, stage: str) -> str:
