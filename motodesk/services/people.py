@@ -550,6 +550,19 @@ def _apply_document_judged(s: Session, row: PersonDocument, clean: DocumentInput
         _apply_document(row, clean)
 
 
+def _person_to_save(s: Session, person_id: int | None, expected_version: int | None, clean: PersonInput,
+                    missing: str) -> Person:
+    """The row a save writes the person into: a new one (no id), or the stored one at the version the
+    form was loaded with (``missing`` when another station removed it), its identity unchanged."""
+    if person_id is None:
+        person = Person()
+        s.add(person)
+        return person
+    stored = current_row(s, Person, person_id, expected_version, missing)
+    check_identity_unchanged(s, stored, clean.cpf, clean.full_name)
+    return stored
+
+
 @requires(*EDITORS)
 def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = None,
                 expected_version: int | None = None) -> PersonSaved:
@@ -558,13 +571,7 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
     if errors:
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
     with ctx.write(_INTEGRITY) as s:
-        if person_id is None:
-            person = Person()
-            s.add(person)
-        else:
-            stored = current_row(s, Person, person_id, expected_version, "A pessoa não existe mais no cadastro.")
-            check_identity_unchanged(s, stored, clean.cpf, clean.full_name)
-            person = stored
+        person = _person_to_save(s, person_id, expected_version, clean, "A pessoa não existe mais no cadastro.")
         _apply_person(person, clean)
         s.flush()
         return PersonSaved(person.id, person.version)
@@ -625,16 +632,10 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
     if errors:
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
     with ctx.write(_INTEGRITY) as s:
-        if person_id is None:
-            row_person = Person()
-            s.add(row_person)
-            existing: dict[DocumentKind, PersonDocument] = {}
-        else:
-            stored = current_row(s, Person, person_id, person_version, "A pessoa não existe mais no cadastro: outra estação a removeu.")
-            check_identity_unchanged(s, stored, clean_person.cpf, clean_person.full_name)
-            row_person = stored
-            existing = {d.kind: d for d in s.scalars(select(PersonDocument)
-                                                      .where(PersonDocument.person_id == person_id))}
+        row_person = _person_to_save(s, person_id, person_version, clean_person,
+                                     "A pessoa não existe mais no cadastro: outra estação a removeu.")
+        existing: dict[DocumentKind, PersonDocument] = {} if person_id is None else {
+            d.kind: d for d in s.scalars(select(PersonDocument).where(PersonDocument.person_id == person_id))}
         _apply_person(row_person, clean_person)
         s.flush()
         saved: dict[DocumentKind, PersonDocument] = {}
