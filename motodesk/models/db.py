@@ -7,7 +7,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -260,15 +260,8 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
 def copy_sqlite(source: Path, target: Path) -> None:
     """Copy the SQLite database ``source`` into the file ``target`` through the online backup API
     (a consistent copy even while another connection writes); both connections are closed after."""
-    src = sqlite3.connect(source)
-    try:
-        dst = sqlite3.connect(target)
-        try:
-            src.backup(dst)
-        finally:
-            dst.close()
-    finally:
-        src.close()
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 def shipped_head() -> str:
