@@ -67,7 +67,7 @@ from motodesk.models.db import explain_error
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.context import AppContext, requires
-from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
+from motodesk.services.errors import DatabaseUnavailableError
 from motodesk.services.text import escape_like, fold, search_text
 
 PAGE_SIZE = 200
@@ -606,9 +606,7 @@ def _quick_read(ctx: AppContext, read: Callable[[Connection], _Read]) -> _Read:
     """``read`` through :meth:`Database.run_read`, a database failure said as the clerk reads it."""
     try:
         return ctx.db.run_read(read)
-    except MotodeskError:
-        raise
-    except DBAPIError as exc:
+    except DBAPIError as exc:  # a MotodeskError the read raises goes through as it is
         raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
 
 
