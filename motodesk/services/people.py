@@ -176,8 +176,7 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
 
 
 def _strip_texts(values: dict[str, Any], limits: Mapping[str, int], errors: dict[str, str]) -> None:
-    """Each text of ``limits`` in ``values`` stripped (empty: None), and its problem (too long,
-    a character that cannot be stored) in ``errors``."""
+    """Each text of ``limits`` in ``values`` stripped (empty: None); its problem (too long, a bad character) in ``errors``."""
     for key, limit in limits.items():
         value = values.get(key)
         if isinstance(value, str):
