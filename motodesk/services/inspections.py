@@ -55,7 +55,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import fees
 from motodesk.services.clock import LOCAL_TZ, local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -227,9 +227,7 @@ def _refuse_past(on: date, today: date) -> None:
 
 
 def _active_vehicle(s: Session, vehicle_id: int) -> Vehicle:
-    vehicle = s.get(Vehicle, vehicle_id)
-    if vehicle is None:
-        raise NotFoundError("Veículo não encontrado.")
+    vehicle = current_row(s, Vehicle, vehicle_id, None, "Veículo não encontrado.")
     if not vehicle.active:
         raise MotodeskError("Este veículo foi substituído: só o veículo ativo do titular é vistoriado.", code="inspection.vehicle_replaced")
     if vehicle.service_type is None:
@@ -716,9 +714,7 @@ def checklist_view(ctx: AppContext, inspection_id: int) -> tuple[InspectionView,
 def inspection_report(ctx: AppContext, inspection_id: int) -> bytes:
     """The laudo stored when the inspection concluded (the same bytes every time)."""
     with ctx.read() as s:
-        inspection = s.get(Inspection, inspection_id)
-        if inspection is None:
-            raise NotFoundError("Vistoria não encontrada.")
+        inspection = current_row(s, Inspection, inspection_id, None, "Vistoria não encontrada.")
         if inspection.report_sha256 is None:
             if InspectionStatus(inspection.status).concluded:
                 raise MotodeskError("Esta vistoria não tem laudo gravado (registro importado ou anterior ao "

@@ -53,7 +53,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import join_words
 from motodesk.services import deputies, permits
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, CurrentUser, requires
+from motodesk.services.context import AppContext, CurrentUser, current_row, requires
 from motodesk.services.enforcement._common import (
     DECIDERS,
     MAX_TEXT,
@@ -68,7 +68,6 @@ from motodesk.services.enforcement._common import (
 )
 from motodesk.services.errors import (
     InvalidInputError,
-    NotFoundError,
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
@@ -155,9 +154,7 @@ class _Reached:
 def _reached(s: Session, notice: InfractionNotice, today: date) -> _Reached:
     target = target_of(OffenderKind(notice.offender_kind))
     if target is Target.PERMIT and notice.permit_id is not None:
-        permit = s.get(Permit, notice.permit_id)
-        if permit is None:
-            raise NotFoundError("A permissão do autuado não existe mais.")
+        permit = current_row(s, Permit, notice.permit_id, None, "A permissão do autuado não existe mais.")
         return _Reached(TargetFacts(target, permit.state.in_force, permit.state is PermitState.SUSPENDED,
                                     permit.suspended_until), permit=permit)
     if target is Target.DEPUTY and notice.permit_id is not None and notice.person_id is not None:

@@ -43,7 +43,7 @@ from motodesk.rules.infractions import (
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cnpj, format_plate, validate_cpf, validate_plate
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.enforcement._common import (
     MAX_NAME,
     MAX_PLACE,
@@ -67,7 +67,6 @@ from motodesk.services.enforcement._common import (
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
-    NotFoundError,
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
@@ -180,9 +179,7 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     if data.person_id is None:
         errors["person"] = "Escolha o autuado (titular ou preposto) no cadastro."
         return None
-    person = s.get(Person, data.person_id)
-    if person is None:
-        raise NotFoundError("A pessoa escolhida não existe mais no cadastro.")
+    person = current_row(s, Person, data.person_id, None, "A pessoa escolhida não existe mais no cadastro.")
     if kind is OffenderKind.HOLDER:
         permit = _in_force_permit_of(s, person.id)
         if permit is None:
@@ -199,9 +196,7 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     vehicle_id = data.vehicle_id or permit.vehicle_id
     plate: str | None = None
     if vehicle_id is not None:
-        vehicle = s.get(Vehicle, vehicle_id)
-        if vehicle is None:
-            raise NotFoundError("O veículo escolhido não existe mais no cadastro.")
+        vehicle = current_row(s, Vehicle, vehicle_id, None, "O veículo escolhido não existe mais no cadastro.")
         plate = vehicle.plate
     elif data.plate.strip():
         result = validate_plate(data.plate)
@@ -235,9 +230,7 @@ def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
     """Art. 32: a person and a vehicle, registered or not."""
     person: Person | None = None
     if data.person_id is not None:
-        person = s.get(Person, data.person_id)
-        if person is None:
-            raise NotFoundError("A pessoa escolhida não existe mais no cadastro.")
+        person = current_row(s, Person, data.person_id, None, "A pessoa escolhida não existe mais no cadastro.")
     cpf: str | None = None
     if person is None and data.offender_cpf.strip():
         result = validate_cpf(data.offender_cpf)
