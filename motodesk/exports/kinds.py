@@ -26,23 +26,35 @@ from motodesk.rules.text import format_int
 from motodesk.rules.validators import format_cpf, mask_cpf
 
 __all__ = [
+    "CPF_MASKED",
     "CPF_PATTERN",
+    "CPF_SHOWN",
     "DEADLINES",
     "EXPORT_KINDS",
     "FEES_COLLECTED",
+    "FULL_NAME",
+    "HOLDER_NAME",
     "INFRACTIONS",
     "INSPECTIONS",
+    "LOGGED_AT",
     "ORGANISATION_MEMBERS",
     "PEOPLE",
     "PEOPLE_TRANSPARENCY",
     "PERMITS",
     "PERMITS_TRANSPARENCY",
+    "PERMIT_NUMBER",
+    "PHONE",
+    "PLATE",
     "QUOTA_STUDY",
     "QUOTA_WAITING_LIST",
-    "QuotaStudy",
+    "SERVICE",
+    "USER_LOGIN",
     "VEHICLES",
+    "WHEN",
+    "QuotaStudy",
     "cpf_masked",
     "cpf_shown",
+    "published",
     "quota_study_sheets",
     "transparency_rows",
 ]
@@ -86,6 +98,32 @@ def cpf_masked(value: Any) -> str | None:
     return masked
 
 
+# ------------------------------------------------- the columns several sheets share
+
+#: Declared once: every sheet that shows a permit, a service, a holder, a plate, a name or a CPF
+#: shows it under the same header and width.
+PERMIT_NUMBER = Column("permit_number", "Permissão", "text", 14)
+SERVICE = Column("service", "Serviço", "text", 12)
+HOLDER_NAME = Column("holder_name", "Titular", "text", 36)
+PLATE = Column("plate", "Placa", "text", 10)
+FULL_NAME = Column("full_name", "Nome completo", "text", 36)
+CPF_SHOWN = Column("cpf", "CPF", "text", 16, transform=cpf_shown)
+CPF_MASKED = Column("cpf", "CPF", "text", 16, transform=cpf_masked)
+PHONE = Column("phone", "Telefone", "text", 16)
+WHEN = "Data e hora"
+#: The two columns every trail (audit, access log) opens with: when, and who.
+LOGGED_AT = Column("at", WHEN, "datetime", 17)
+USER_LOGIN = Column("user_login", "Usuário", "text", 16)
+
+
+def published(spec: SheetSpec, title: str, keys: Sequence[str], columns: Sequence[Column] | None = None) -> SheetSpec:
+    """The transparency sheet of an internal one: only ``keys``, in that order, with the internal
+    headers and widths, and the CPF masked (:data:`CPF_MASKED`) instead of shown."""
+    by_key = {c.key: c for c in (spec.columns if columns is None else columns)}
+    return SheetSpec(title=title, sheet_name=spec.sheet_name,
+                     columns=tuple(CPF_MASKED if key == "cpf" else by_key[key] for key in keys))
+
+
 # ---------------------------------------------------------------- permits register
 
 PERMITS = SheetSpec(
@@ -93,10 +131,10 @@ PERMITS = SheetSpec(
     sheet_name="Permissões",
     columns=(
         Column("number", "Número", "text", 14),
-        Column("service", "Serviço", "text", 12),
-        Column("holder_name", "Titular", "text", 36),
-        Column("cpf", "CPF", "text", 16, transform=cpf_shown),
-        Column("plate", "Placa", "text", 10),
+        SERVICE,
+        HOLDER_NAME,
+        CPF_SHOWN,
+        PLATE,
         Column("state", "Situação", "text", 18),
         Column("issued_on", "Emissão", "date"),
         Column("certificate_valid_until", "Validade do certificado", "date", 14),
@@ -112,21 +150,9 @@ PERMITS = SheetSpec(
     ),
 )
 
-PERMITS_TRANSPARENCY = SheetSpec(
-    title="Permissões e autorizações em vigor",
-    sheet_name="Permissões",
-    columns=(
-        Column("number", "Número", "text", 14),
-        Column("service", "Serviço", "text", 12),
-        Column("holder_name", "Titular", "text", 36),
-        Column("cpf", "CPF", "text", 16, transform=cpf_masked),
-        Column("plate", "Placa", "text", 10),
-        Column("state", "Situação", "text", 18),
-        Column("issued_on", "Emissão", "date"),
-        Column("term_ends_on", "Fim do prazo", "date"),
-        Column("decree", "Decreto", "text", 16),
-    ),
-)
+PERMITS_TRANSPARENCY = published(
+    PERMITS, "Permissões e autorizações em vigor",
+    ("number", "service", "holder_name", "cpf", "plate", "state", "issued_on", "term_ends_on", "decree"))
 
 # ------------------------------------------------------------------- fees collected
 
@@ -148,14 +174,14 @@ FEES_COLLECTED = SheetSpec(
 # ------------------------------------------------------------------------- people
 
 _PEOPLE_COLUMNS = (
-    Column("full_name", "Nome completo", "text", 36),
-    Column("cpf", "CPF", "text", 16, transform=cpf_shown),
+    FULL_NAME,
+    CPF_SHOWN,
     Column("role", "Vínculo", "text", 14),  # Titular / Preposto / Requerente
-    Column("service", "Serviço", "text", 12),
-    Column("permit_number", "Permissão", "text", 14),
+    SERVICE,
+    PERMIT_NUMBER,
     Column("birth_date", "Data de nascimento", "date", 12),
     Column("sex", "Sexo", "text", 10),
-    Column("phone", "Telefone", "text", 16),
+    PHONE,
     Column("email", "E-mail", "text", 28),
     Column("address", "Endereço", "text", 40),
 )
@@ -174,17 +200,8 @@ def people_spec() -> SheetSpec:
 
 PEOPLE = people_spec()
 
-PEOPLE_TRANSPARENCY = SheetSpec(
-    title="Permissionários e autorizatários",
-    sheet_name="Pessoas",
-    columns=(
-        Column("full_name", "Nome completo", "text", 36),
-        Column("cpf", "CPF", "text", 16, transform=cpf_masked),
-        Column("role", "Vínculo", "text", 14),
-        Column("service", "Serviço", "text", 12),
-        Column("permit_number", "Permissão", "text", 14),
-    ),
-)
+PEOPLE_TRANSPARENCY = published(PEOPLE, "Permissionários e autorizatários",
+                                ("full_name", "cpf", "role", "service", "permit_number"), _PEOPLE_COLUMNS)
 
 # ----------------------------------------------------------------------- vehicles
 
@@ -192,7 +209,7 @@ VEHICLES = SheetSpec(
     title="Veículos",
     sheet_name="Veículos",
     columns=(
-        Column("plate", "Placa", "text", 10),
+        PLATE,
         Column("renavam", "RENAVAM", "text", 14),
         Column("vin", "Chassi", "text", 20),
         Column("make_model", "Marca/modelo", "text", 24),
@@ -203,9 +220,9 @@ VEHICLES = SheetSpec(
         Column("rental_category", "Categoria aluguel", "bool", 11),
         Column("useful_life_until", "Vida útil até", "date", 12),
         Column("crlv_valid_until", "CRLV válido até", "date", 12),
-        Column("service", "Serviço", "text", 12),
-        Column("permit_number", "Permissão", "text", 14),
-        Column("holder_name", "Titular", "text", 36),
+        SERVICE,
+        PERMIT_NUMBER,
+        HOLDER_NAME,
     ),
 )
 
@@ -215,11 +232,11 @@ INSPECTIONS = SheetSpec(
     title="Vistorias",
     sheet_name="Vistorias",
     columns=(
-        Column("inspected_at", "Data e hora", "datetime"),
-        Column("plate", "Placa", "text", 10),
-        Column("permit_number", "Permissão", "text", 14),
-        Column("service", "Serviço", "text", 12),
-        Column("holder_name", "Titular", "text", 36),
+        Column("inspected_at", WHEN, "datetime"),
+        PLATE,
+        PERMIT_NUMBER,
+        SERVICE,
+        HOLDER_NAME,
         Column("inspector", "Vistoriador", "text", 24),
         Column("kind", "Tipo", "text", 16),  # inicial, semestral, anual, pós-acidente
         Column("result", "Resultado", "text", 12),  # Aprovada / Reprovada
@@ -235,12 +252,12 @@ INFRACTIONS = SheetSpec(
     sheet_name="Autos de infração",
     columns=(
         Column("number", "Nº do auto", "text", 12),
-        Column("occurred_at", "Data e hora", "datetime"),
+        Column("occurred_at", WHEN, "datetime"),
         Column("place", "Local", "text", 30),
         Column("offender_name", "Autuado", "text", 32),
         Column("offender_role", "Vínculo", "text", 10),  # Titular / Preposto
-        Column("permit_number", "Permissão", "text", 14),
-        Column("plate", "Placa", "text", 10),
+        PERMIT_NUMBER,
+        PLATE,
         Column("article", "Enquadramento", "text", 18),  # "Art. 30, G2, IV"
         Column("description", "Infração", "text", 48),
         Column("severity", "Gravidade", "text", 12),  # leve, média, grave, gravíssima
@@ -263,10 +280,10 @@ DEADLINES = SheetSpec(
         Column("days_left", "Dias restantes", "int", 10),
         Column("obligation", "Obrigação", "text", 36),
         Column("article", "Artigo", "text", 14),
-        Column("permit_number", "Permissão", "text", 14),
-        Column("service", "Serviço", "text", 12),
-        Column("holder_name", "Titular", "text", 36),
-        Column("phone", "Telefone", "text", 16),
+        PERMIT_NUMBER,
+        SERVICE,
+        HOLDER_NAME,
+        PHONE,
         Column("status", "Situação", "text", 14),  # a vencer, vencido, cumprido
     ),
 )
@@ -281,9 +298,9 @@ ORGANISATION_MEMBERS = SheetSpec(
         Column("organisation_kind", "Tipo", "text", 14),  # cooperativa, central, associação, operadora
         Column("cnpj", "CNPJ", "text", 19),
         Column("member_name", "Filiado", "text", 36),
-        Column("cpf", "CPF", "text", 16, transform=cpf_shown),
-        Column("permit_number", "Permissão", "text", 14),
-        Column("service", "Serviço", "text", 12),
+        CPF_SHOWN,
+        PERMIT_NUMBER,
+        SERVICE,
         Column("joined_on", "Desde", "date"),
         Column("left_on", "Até", "date"),
     ),
@@ -306,8 +323,8 @@ QUOTA_WAITING_LIST = SheetSpec(
     sheet_name="Cadastro de reserva",
     columns=(
         Column("rank", "Classificação", "int", 12),
-        Column("full_name", "Nome completo", "text", 36),
-        Column("cpf", "CPF", "text", 16, transform=cpf_masked),
+        FULL_NAME,
+        CPF_MASKED,
         Column("tender", "Licitação", "text", 18),
         Column("registered_on", "Inscrição", "date"),
         Column("status", "Situação", "text", 18),

@@ -7,7 +7,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -255,6 +255,13 @@ def explain_error(exc: BaseException, url: URL | None = None) -> str:
     from motodesk.logs import log_path
 
     return f"O banco de dados recusou a operação (código {code}); os detalhes estão no registro {log_path()}."
+
+
+def copy_sqlite(source: Path, target: Path) -> None:
+    """Copy the SQLite database ``source`` into the file ``target`` through the online backup API
+    (a consistent copy even while another connection writes); both connections are closed after."""
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
 
 
 def shipped_head() -> str:
@@ -518,15 +525,7 @@ class Database:
         if target is None:
             stamp = local_now().strftime("%Y%m%d-%H%M%S")
             target = src_path.with_name(f"{src_path.stem}.antes-atualizacao-{stamp}{src_path.suffix}")
-        src = sqlite3.connect(src_path)
-        try:
-            dst = sqlite3.connect(target)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        copy_sqlite(src_path, target)
         return target
 
     def grant_app_role(self, role: str) -> None:

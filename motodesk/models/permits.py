@@ -25,6 +25,14 @@ from motodesk.rules.common import PermitState, ServiceType
 IN_FORCE_SQL = "state IN ('active', 'suspended')"
 
 
+def _one_open(index: str, *columns: str) -> tuple[Index, CheckConstraint]:
+    """The table args of a period row (``start_on`` … ``end_on``, open while ``end_on`` is NULL): at most
+    one open row per ``columns`` (a partial unique index named ``index``), and no end before the start."""
+    return (Index(index, *columns, unique=True,
+                  sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
+            CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"))
+
+
 class Decree(Versioned, Base):
     """A municipal Decree: grants permits (Art. 6), sets stands (Art. 17), fines (Art. 34 §ún.)."""
 
@@ -170,11 +178,7 @@ class DeputyLink(Versioned, Timestamps, Base):
     """A holder's deputy (preposto, Art. 14): one at a time, with a work schedule."""
 
     __tablename__ = "deputy_links"
-    __table_args__ = (
-        Index("uq_deputy_links_active_permit", "permit_id", unique=True,
-              sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
-        CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"),
-    )
+    __table_args__ = _one_open("uq_deputy_links_active_permit", "permit_id")
 
     id: Mapped[int] = mapped_column(primary_key=True)
     permit_id: Mapped[int] = mapped_column(ForeignKey("permits.id"), index=True)
@@ -209,11 +213,7 @@ class Affiliation(Versioned, Base):
     """A holder's membership of an organisation (Art. 9º § 2º), which he may end at any time (§ 3º)."""
 
     __tablename__ = "affiliations"
-    __table_args__ = (
-        Index("uq_affiliations_active_member", "organisation_id", "person_id", unique=True,
-              sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
-        CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"),
-    )
+    __table_args__ = _one_open("uq_affiliations_active_member", "organisation_id", "person_id")
 
     id: Mapped[int] = mapped_column(primary_key=True)
     organisation_id: Mapped[int] = mapped_column(ForeignKey("organisations.id"), index=True)
@@ -245,11 +245,7 @@ class Stand(Versioned, Timestamps, Base):
 
 class StandAssignment(Versioned, Base):
     __tablename__ = "stand_assignments"
-    __table_args__ = (
-        Index("uq_stand_assignments_active_permit", "permit_id", unique=True,
-              sqlite_where=text("end_on IS NULL"), postgresql_where=text("end_on IS NULL")),
-        CheckConstraint("end_on IS NULL OR end_on >= start_on", name="ends_after_start"),
-    )
+    __table_args__ = _one_open("uq_stand_assignments_active_permit", "permit_id")
 
     id: Mapped[int] = mapped_column(primary_key=True)
     stand_id: Mapped[int] = mapped_column(ForeignKey("stands.id"), index=True)

@@ -303,14 +303,7 @@ def _cnh(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
     found = Findings("art5_ii_cnh", "Art. 5º, II", FIELD_LABELS)
     said: list[str] = []
 
-    if facts.cnh_number is None or not facts.cnh_number.strip():
-        found.need("cnh_number")
-    else:
-        number = validate_cnh(facts.cnh_number)
-        if number.ok:
-            said.append(f"CNH nº {number.value}")
-        else:
-            found.fail(as_clause(number.message or "número da CNH inválido"))
+    _say_number(found, said, "cnh_number", facts.cnh_number, validate_cnh, "número da CNH inválido", "CNH nº {}")
 
     if facts.cnh_categories is None or not facts.cnh_categories.strip():
         found.need("cnh_categories")
@@ -418,14 +411,8 @@ def _military_and_electoral(facts: ApplicantFacts, on: date, subject: str) -> Ve
     else:
         found.need("reservist_number")
 
-    if not _given(facts.voter_title):
-        found.need("voter_title")
-    else:
-        title = validate_titulo(facts.voter_title)
-        if title.ok:
-            said.append(f"título de eleitor nº {title.value}")
-        else:
-            found.fail(as_clause(title.message or "título de eleitor inválido"))
+    _say_number(found, said, "voter_title", facts.voter_title, validate_titulo, "título de eleitor inválido",
+                "título de eleitor nº {}")
 
     if facts.electoral_quitacao is None:
         found.need("electoral_quitacao")
@@ -668,11 +655,20 @@ def _one_number(found: Findings, field: str, raw: str | None, validate: Callable
                 invalid: str, met: str) -> Verdict:
     """A requirement met by one number that must be given and check: missing, refused with the check's
     reason (``invalid`` when it gives none), or met, saying ``met`` with the number formatted into it."""
+    said: list[str] = []
+    _say_number(found, said, field, raw, validate, invalid, met)
+    return found.verdict(*said)
+
+
+def _say_number(found: Findings, said: list[str], field: str, raw: str | None,
+                validate: Callable[[str | None], Validation], invalid: str, met: str) -> None:
+    """One number of a requirement: ``field`` missing, refused with the check's reason (``invalid`` when it
+    gives none), or checked, ``met`` with the formatted number added to what the verdict says."""
     if not _given(raw):
         found.need(field)
-        return found.verdict()
+        return
     number = validate(raw)
-    if not number.ok:
+    if number.ok:
+        said.append(met.format(number.value))
+    else:
         found.fail(as_clause(number.message or invalid))
-        return found.verdict()
-    return found.verdict(met.format(number.value))

@@ -24,6 +24,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from motodesk.exports.kinds import LOGGED_AT, USER_LOGIN
 from motodesk.exports.xlsx import Column, ExportTargetLocked, SheetSpec, write_workbook
 from motodesk.models import AccessRecord, Person
 from motodesk.models.base import utcnow
@@ -130,8 +131,8 @@ ACCESS_LOG_SHEET = SheetSpec(
     title="Registro de acessos a dados pessoais sensíveis (LGPD)",
     sheet_name="Acessos",
     columns=(
-        Column("at", "Data e hora", "datetime", 17),
-        Column("user_login", "Usuário", "text", 16),
+        LOGGED_AT,
+        USER_LOGIN,
         Column("person_name", "Pessoa", "text", 34),
         Column("person_cpf", "CPF", "text", 16),
         Column("kind", "Dado acessado", "text", 34),

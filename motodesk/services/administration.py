@@ -82,6 +82,11 @@ def _group(f: dataclasses.Field[Any]) -> str:
     return OTHER_GROUP
 
 
+#: The form kind of a plain type hint, and of the items of a ``tuple[...]`` one.
+_PLAIN_KINDS: dict[type, str] = {bool: BOOL, int: INT, str: TEXT, date: DATE, time: TIME}
+_ITEM_KINDS: dict[type, str] = {date: DATES, time: TIMES, str: TEXTS}
+
+
 def kind_of(hint: Any, name: str = "") -> tuple[str, type[Enum] | None]:
     """The form kind of a type hint (and the enum of enum kinds)."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -91,30 +96,19 @@ def kind_of(hint: Any, name: str = "") -> tuple[str, type[Enum] | None]:
             return OPTIONAL_INT, None
         return OTHER, None
     if origin is tuple and args:
-        item = args[0]
-        if item is date:
-            return DATES, None
-        if item is time:
-            return TIMES, None
-        if item is str:
-            return TEXTS, None
-        if isinstance(item, type) and issubclass(item, Enum):
-            return ENUM_SET, item
-        return OTHER, None
-    if hint is bool:
-        return BOOL, None
-    if hint is int:
-        return INT, None
+        return _by_type(_ITEM_KINDS, args[0], ENUM_SET)
     if hint is Decimal:
         return (MONEY if name.endswith("_brl") else DECIMAL), None
-    if hint is str:
-        return TEXT, None
-    if hint is date:
-        return DATE, None
-    if hint is time:
-        return TIME, None
+    return _by_type(_PLAIN_KINDS, hint, ENUM)
+
+
+def _by_type(kinds: dict[type, str], hint: Any, enum_kind: str) -> tuple[str, type[Enum] | None]:
+    """The kind ``kinds`` gives the very type ``hint`` (a subclass is not that type), else ``enum_kind``
+    for an enum, else OTHER."""
+    if isinstance(hint, type) and hint in kinds:
+        return kinds[hint], None
     if isinstance(hint, type) and issubclass(hint, Enum):
-        return ENUM, hint
+        return enum_kind, hint
     return OTHER, None
 
 

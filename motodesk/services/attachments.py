@@ -23,7 +23,7 @@ from motodesk.models.base import utcnow
 from motodesk.rules.common import Role
 from motodesk.rules.dossier import DocumentKind
 from motodesk.services import access_log
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError, NotFoundError
 from motodesk.services.text import text_problem
 
@@ -249,9 +249,7 @@ def attachment_content(ctx: AppContext, attachment_id: int, *,
     """The scan's bytes; opening a scan of criminal certificates or of a medical certificate is
     recorded in the LGPD access log in the same transaction (``screen`` names who asked)."""
     with ctx.write() as s:
-        attachment = s.get(Attachment, attachment_id)
-        if attachment is None:
-            raise NotFoundError("Anexo não encontrado.")
+        attachment = current_row(s, Attachment, attachment_id, None, "Anexo não encontrado.")
         data = s.scalar(select(Blob.data).where(Blob.sha256 == attachment.blob_sha256))
         if attachment.owner_table == "person_documents":
             owner = s.execute(select(PersonDocument.person_id, PersonDocument.kind)

@@ -625,6 +625,7 @@ def audit_users(ctx: AppContext) -> list[str]:
 
 
 def _audit_sheet() -> typing.Any:
+    from motodesk.exports.kinds import LOGGED_AT, USER_LOGIN
     from motodesk.exports.xlsx import Column, SheetSpec
 
     return SheetSpec(
@@ -632,8 +633,8 @@ def _audit_sheet() -> typing.Any:
         sheet_name="Auditoria",
         columns=(
             Column("id", "Nº", "int", 9),
-            Column("at", "Data e hora", "datetime", 17),
-            Column("user_login", "Usuário", "text", 16),
+            LOGGED_AT,
+            USER_LOGIN,
             Column("what", "O quê", "text", 26),
             Column("action", "Operação", "text", 12),
             Column("row_key", "Registro", "text", 14),

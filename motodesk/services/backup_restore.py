@@ -23,7 +23,7 @@ from sqlalchemy import Connection, create_engine, inspect, text
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from motodesk.models import Base
-from motodesk.models.db import Database, explain_error, shipped_revisions
+from motodesk.models.db import Database, copy_sqlite, explain_error, shipped_revisions
 from motodesk.services import backup_keys
 from motodesk.services.backup_format import (
     FORMAT,
@@ -398,15 +398,7 @@ def _restore_sqlite(source: Path, db: Database, manifest: Manifest) -> None:
     try:
         try:
             _create_private(partial).close()
-            src = sqlite3.connect(source)
-            try:
-                dst = sqlite3.connect(partial)
-                try:
-                    src.backup(dst)
-                finally:
-                    dst.close()
-            finally:
-                src.close()
+            copy_sqlite(source, partial)
         except sqlite3.Error as exc:
             if _sqlite_full(exc):
                 raise RestoreError(f"O disco de {target.parent} está cheio: nada foi restaurado; libere espaço e "

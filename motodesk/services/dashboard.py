@@ -18,6 +18,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.deadlines import DeadlineKind
 from motodesk.rules.infractions import UNLICENSED_CODE, Severity
 from motodesk.rules.periods import add_months
+from motodesk.rules.quota import QuotaStatus, quota_status
 from motodesk.services.campaigns import CampaignProgress
 from motodesk.services.campaigns import progress as campaign_progress
 from motodesk.services.clock import LOCAL_TZ, local_today
@@ -32,17 +33,8 @@ STATES = (PermitState.ACTIVE, PermitState.SUSPENDED, PermitState.EXPIRED, Permit
 MONTHS_PT = ("jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez")
 
 
-@dataclass(frozen=True)
-class QuotaFigures:
-    population: int
-    population_year: int
-    quota: int
-    in_force: int
-    open_places: int
-
-    @property
-    def excess(self) -> int:
-        return max(0, self.in_force - self.quota)
+#: The dashboard's quota card: the rules' own figures (Art. 10, I; Art. 39), not a copy of them.
+QuotaFigures = QuotaStatus
 
 
 @dataclass(frozen=True)
@@ -82,8 +74,6 @@ def group_label(group: int) -> str:
 
 @requires(*VIEWERS)
 def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
-    from motodesk.rules.quota import mototaxi_quota
-
     today = today or local_today()
     settings = law_settings(ctx)
     first_month = add_months(today.replace(day=1), -11)
@@ -110,8 +100,7 @@ def dashboard(ctx: AppContext, today: date | None = None) -> DashboardData:
             if slot is not None and group is not None:
                 infractions[group][slot] += 1
     in_force = permits[ServiceType.MOTOTAXI][PermitState.ACTIVE] + permits[ServiceType.MOTOTAXI][PermitState.SUSPENDED]
-    quota = mototaxi_quota(settings.population)
-    figures = QuotaFigures(settings.population, settings.population_year, quota, in_force, max(0, quota - in_force))
+    figures = quota_status(settings.population, settings.population_year, in_force)
 
     end_of_month = add_months(today.replace(day=1), 1) - timedelta(days=1)
     due: dict[DeadlineKind, int] = {}

@@ -247,9 +247,7 @@ def deputy_history(ctx: AppContext, permit_id: int) -> list[DeputyInfo]:
     """Every deputy of a permit, the current one (if any) first, then the past ones newest first."""
     settings = law_settings(ctx)
     with ctx.read() as s:
-        permit = s.get(Permit, permit_id)
-        if permit is None:
-            raise NotFoundError("Permissão não encontrada.")
+        permit = current_row(s, Permit, permit_id, None, "Permissão não encontrada.")
         holder = s.get(Person, permit.person_id)
         assert holder is not None
         rows = s.execute(select(DeputyLink, Person).join(Person, Person.id == DeputyLink.deputy_person_id)
@@ -468,9 +466,7 @@ def work_schedule_pdf(ctx: AppContext, link_id: int, *, signed_on: date | None =
     from motodesk.printing.documents import PersonInfo, WorkScheduleData, WorkShift, render_work_schedule
 
     with ctx.read() as s:
-        link = s.get(DeputyLink, link_id)
-        if link is None:
-            raise NotFoundError("Vínculo de preposto não encontrado.")
+        link = current_row(s, DeputyLink, link_id, None, "Vínculo de preposto não encontrado.")
         permit = s.get(Permit, link.permit_id)
         assert permit is not None
         holder = s.get(Person, permit.person_id)

@@ -28,7 +28,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import application_number, format_date
 from motodesk.rules.validators import format_plate
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
 from motodesk.services.settings import law_settings, update_settings
 
@@ -308,15 +308,11 @@ def payable_acts(ctx: AppContext, *, person_id: int | None = None, application_i
     with ctx.read() as s:
         vehicle_of: int | None = None
         if permit_id is not None:
-            permit = s.get(Permit, permit_id)
-            if permit is None:
-                raise NotFoundError("A permissão não existe mais.")
+            permit = current_row(s, Permit, permit_id, None, "A permissão não existe mais.")
             wanted += [(FeeAct.RENEWAL, permit.id), (FeeAct.EXTENSION, permit.id), (FeeAct.BADGE_COPY, permit.id)]
             vehicle_of = permit.vehicle_id
         if application_id is not None:
-            app = s.get(Application, application_id)
-            if app is None:
-                raise NotFoundError("O requerimento não existe mais.")
+            app = current_row(s, Application, application_id, None, "O requerimento não existe mais.")
             wanted.append((FeeAct.ISSUE, app.id))
             person_id = person_id or app.person_id
         if person_id is not None and permit_id is None and application_id is None:

@@ -56,7 +56,7 @@ from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import fees
 from motodesk.services.applications import permit_or_application_number
 from motodesk.services.clock import LOCAL_TZ, local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -65,7 +65,7 @@ from motodesk.services.errors import (
 )
 from motodesk.services.settings import law_settings
 from motodesk.services.text import LIKE_ESCAPE, contains_pattern, digits, fold, prefix_pattern, search_text
-from motodesk.services.vehicles import MIN_REASON, ReplacementOutcome, apply_replacement, plate_forms
+from motodesk.services.vehicles import ReplacementOutcome, apply_replacement, plate_forms, required_reason
 
 RECORDERS = (Role.INSPECTOR, Role.SUPERVISOR)
 SCHEDULERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR)
@@ -207,20 +207,28 @@ def _allows_na(service: ServiceType) -> dict[str, bool]:
     return {item.code: item.allows_not_applicable for item in checklist_for(service)}
 
 
-def _load(s: Session, inspection_id: int, *, lock_version: int | None = None) -> Inspection:
+def _load(s: Session, inspection_id: int, *, lock_version: int | None = None,
+          status: InspectionStatus | None = None, refusal: str = "") -> Inspection:
+    """The inspection with its items; with ``status``, one in another status is refused with ``refusal``."""
     inspection = s.scalar(select(Inspection).options(selectinload(Inspection.items))
                           .where(Inspection.id == inspection_id))
     if inspection is None:
         raise NotFoundError("Vistoria não encontrada.")
     if lock_version is not None and inspection.version != lock_version:
         raise ConflictError(CONFLICT_MESSAGE)
+    if status is not None and inspection.status != status:
+        raise MotodeskError(refusal)
     return inspection
 
 
+def _refuse_past(on: date, today: date) -> None:
+    if on < today:
+        raise InvalidInputError("A data da vistoria não pode estar no passado.",
+                                {"scheduled_for": f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."})
+
+
 def _active_vehicle(s: Session, vehicle_id: int) -> Vehicle:
-    vehicle = s.get(Vehicle, vehicle_id)
-    if vehicle is None:
-        raise NotFoundError("Veículo não encontrado.")
+    vehicle = current_row(s, Vehicle, vehicle_id, None, "Veículo não encontrado.")
     if not vehicle.active:
         raise MotodeskError("Este veículo foi substituído: só o veículo ativo do titular é vistoriado.", code="inspection.vehicle_replaced")
     if vehicle.service_type is None:
@@ -321,9 +329,7 @@ def schedule_inspection(ctx: AppContext, vehicle_id: int, on: date, kind: Inspec
     if kind is InspectionKind.REINSPECTION:
         raise InvalidInputError("A nova vistoria dos itens pendentes é aberta a partir da vistoria reprovada.",
                                 {"kind": "Tipo de vistoria não agendável."})
-    if on < today:
-        raise InvalidInputError("A data da vistoria não pode estar no passado.",
-                                {"scheduled_for": f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."})
+    _refuse_past(on, today)
     with ctx.write() as s:
         vehicle = _active_vehicle(s, vehicle_id)
         _refuse_second_open(s, vehicle.id)
@@ -338,13 +344,10 @@ def schedule_inspection(ctx: AppContext, vehicle_id: int, on: date, kind: Inspec
 def reschedule_inspection(ctx: AppContext, inspection_id: int, on: date, *, expected_version: int | None = None,
                           today: date | None = None) -> int:
     today = today or local_today()
-    if on < today:
-        raise InvalidInputError("A data da vistoria não pode estar no passado.",
-                                {"scheduled_for": f"Escolha hoje ({today:%d/%m/%Y}) ou uma data futura."})
+    _refuse_past(on, today)
     with ctx.write() as s:
-        inspection = _load(s, inspection_id, lock_version=expected_version)
-        if inspection.status != InspectionStatus.SCHEDULED:
-            raise MotodeskError("Só uma vistoria agendada (ainda não iniciada) pode mudar de data.")
+        inspection = _load(s, inspection_id, lock_version=expected_version, status=InspectionStatus.SCHEDULED,
+                           refusal="Só uma vistoria agendada (ainda não iniciada) pode mudar de data.")
         inspection.scheduled_for = on
         s.flush()
         return inspection.version
@@ -354,10 +357,7 @@ def reschedule_inspection(ctx: AppContext, inspection_id: int, on: date, *, expe
 def cancel_inspection(ctx: AppContext, inspection_id: int, reason: str, *,
                       expected_version: int | None = None) -> None:
     """Cancel a scheduled inspection, or (inspectors and supervisors) a draft, with the reason."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_REASON:
-        raise InvalidInputError("Informe o motivo do cancelamento.",
-                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    reason = required_reason(reason, "Informe o motivo do cancelamento.")
     with ctx.write() as s:
         inspection = _load(s, inspection_id, lock_version=expected_version)
         status = InspectionStatus(inspection.status)
@@ -535,9 +535,8 @@ def conclude_inspection(ctx: AppContext, inspection_id: int, answers: Sequence[I
 def reopen_as_reinspection(ctx: AppContext, failed_id: int) -> int:
     """A new inspection of the failed one's pending items only (kind: re-inspection)."""
     with ctx.write() as s:
-        failed = _load(s, failed_id)
-        if failed.status != InspectionStatus.FAILED:
-            raise MotodeskError("Só uma vistoria reprovada pode ser reaberta para nova vistoria dos pendentes.")
+        failed = _load(s, failed_id, status=InspectionStatus.FAILED,
+                       refusal="Só uma vistoria reprovada pode ser reaberta para nova vistoria dos pendentes.")
         vehicle = _active_vehicle(s, failed.vehicle_id)
         later = s.scalar(select(Inspection).where(
             Inspection.vehicle_id == vehicle.id, Inspection.id > failed.id,
@@ -562,14 +561,10 @@ def reopen_as_reinspection(ctx: AppContext, failed_id: int) -> int:
 def supersede_inspection(ctx: AppContext, approved_id: int, reason: str, *,
                          expected_version: int | None = None) -> int:
     """Open a new full inspection that, once concluded, replaces an approved one; the reason is kept."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_REASON:
-        raise InvalidInputError("Informe o motivo da substituição da vistoria.",
-                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    reason = required_reason(reason, "Informe o motivo da substituição da vistoria.")
     with ctx.write() as s:
-        old = _load(s, approved_id, lock_version=expected_version)
-        if old.status != InspectionStatus.APPROVED:
-            raise MotodeskError("Só uma vistoria aprovada é substituída por outra.")
+        old = _load(s, approved_id, lock_version=expected_version, status=InspectionStatus.APPROVED,
+                    refusal="Só uma vistoria aprovada é substituída por outra.")
         if old.superseded_by_id is not None:
             raise MotodeskError("Já existe uma vistoria em preenchimento para substituir esta.", code="inspection.replacement_open")
         vehicle = _active_vehicle(s, old.vehicle_id)
@@ -720,9 +715,7 @@ def checklist_view(ctx: AppContext, inspection_id: int) -> tuple[InspectionView,
 def inspection_report(ctx: AppContext, inspection_id: int) -> bytes:
     """The laudo stored when the inspection concluded (the same bytes every time)."""
     with ctx.read() as s:
-        inspection = s.get(Inspection, inspection_id)
-        if inspection is None:
-            raise NotFoundError("Vistoria não encontrada.")
+        inspection = current_row(s, Inspection, inspection_id, None, "Vistoria não encontrada.")
         if inspection.report_sha256 is None:
             if InspectionStatus(inspection.status).concluded:
                 raise MotodeskError("Esta vistoria não tem laudo gravado (registro importado ou anterior ao "

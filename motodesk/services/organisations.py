@@ -184,9 +184,7 @@ def list_organisations(ctx: AppContext, search: str = "") -> list[OrganisationRo
 @requires(*READERS)
 def get_organisation(ctx: AppContext, organisation_id: int) -> OrganisationRow:
     with ctx.read() as s:
-        o = s.get(Organisation, organisation_id)
-        if o is None:
-            raise NotFoundError("Organização não encontrada.")
+        o = current_row(s, Organisation, organisation_id, None, "Organização não encontrada.")
         return _row(o, _members_count(s, [o.id]).get(o.id, 0))
 
 
@@ -309,12 +307,8 @@ def join_organisation(ctx: AppContext, organisation_id: int, person_id: int, *, 
     on = on or today
     _check_date(on, today, "joined_on", "entrada")
     with ctx.write(_INTEGRITY) as s:
-        organisation = s.get(Organisation, organisation_id)
-        if organisation is None:
-            raise NotFoundError("Organização não encontrada.")
-        person = s.get(Person, person_id)
-        if person is None:
-            raise NotFoundError("Pessoa não encontrada.")
+        organisation = current_row(s, Organisation, organisation_id, None, "Organização não encontrada.")
+        person = current_row(s, Person, person_id, None, "Pessoa não encontrada.")
         in_force = s.scalar(select(func.count(Permit.id)).where(
             Permit.person_id == person_id, Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED))))
         if not in_force:
@@ -340,9 +334,7 @@ def leave_organisation(ctx: AppContext, affiliation_id: int, *, on: date | None 
     on = on or today
     _check_date(on, today, "left_on", "saída")
     with ctx.write(_INTEGRITY) as s:
-        affiliation = s.get(Affiliation, affiliation_id)
-        if affiliation is None:
-            raise NotFoundError("Filiação não encontrada.")
+        affiliation = current_row(s, Affiliation, affiliation_id, None, "Filiação não encontrada.")
         if affiliation.end_on is not None:
             raise MotodeskError(f"A saída já foi registrada em {format_date(affiliation.end_on)}.",
                                 code="organisation.already_left")

@@ -21,6 +21,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload
@@ -159,14 +160,7 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
     values["full_name"] = name
     if isinstance(values.get("zip_code"), str):
         values["zip_code"] = re.sub(r"[\s.\-]", "", values["zip_code"])
-    for key, limit in _LIMITS.items():
-        value = values.get(key)
-        if isinstance(value, str):
-            value = value.strip()
-            values[key] = value or None
-            problem = _text_problem(key, value, limit) if value else None
-            if problem:
-                errors[key] = problem  # says more than "informe o nome completo"
+    _strip_texts(values, _LIMITS, errors)  # a problem there says more than "informe o nome completo"
     values["full_name"] = name
     values["cpf"] = cpf.value if cpf.ok else data.cpf
     if values.get("uf"):
@@ -181,6 +175,18 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
     return PersonInput(**values), errors
 
 
+def _strip_texts(values: dict[str, Any], limits: Mapping[str, int], errors: dict[str, str]) -> None:
+    """Each text of ``limits`` in ``values`` stripped (empty: None); its problem (too long, a bad character) in ``errors``."""
+    for key, limit in limits.items():
+        value = values.get(key)
+        if isinstance(value, str):
+            value = value.strip()
+            values[key] = value or None
+            problem = _text_problem(key, value, limit) if value else None
+            if problem:
+                errors[key] = problem
+
+
 def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]]:
     """Normalise a document row; refuse only what cannot be stored (field -> pt_BR reason).
 
@@ -189,14 +195,7 @@ def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]
     """
     errors: dict[str, str] = {}
     values = {f.name: getattr(doc, f.name) for f in dataclasses.fields(doc)}  # shallow: every field is immutable
-    for key, limit in DOCUMENT_LIMITS.items():
-        value = values.get(key)
-        if isinstance(value, str):
-            value = value.strip()
-            values[key] = value or None
-            problem = _text_problem(key, value, limit) if value else None
-            if problem:
-                errors[key] = problem
+    _strip_texts(values, DOCUMENT_LIMITS, errors)
     if values.get("issuer_uf"):
         values["issuer_uf"] = values["issuer_uf"].upper()
         if values["issuer_uf"] not in BRAZILIAN_UFS and "issuer_uf" not in errors:
@@ -550,6 +549,19 @@ def _apply_document_judged(s: Session, row: PersonDocument, clean: DocumentInput
         _apply_document(row, clean)
 
 
+def _person_to_save(s: Session, person_id: int | None, expected_version: int | None, clean: PersonInput,
+                    missing: str) -> Person:
+    """The row a save writes the person into: a new one (no id), or the stored one at the version the
+    form was loaded with (``missing`` when another station removed it), its identity unchanged."""
+    if person_id is None:
+        person = Person()
+        s.add(person)
+        return person
+    stored = current_row(s, Person, person_id, expected_version, missing)
+    check_identity_unchanged(s, stored, clean.cpf, clean.full_name)
+    return stored
+
+
 @requires(*EDITORS)
 def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = None,
                 expected_version: int | None = None) -> PersonSaved:
@@ -558,13 +570,7 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
     if errors:
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
     with ctx.write(_INTEGRITY) as s:
-        if person_id is None:
-            person = Person()
-            s.add(person)
-        else:
-            stored = current_row(s, Person, person_id, expected_version, "A pessoa não existe mais no cadastro.")
-            check_identity_unchanged(s, stored, clean.cpf, clean.full_name)
-            person = stored
+        person = _person_to_save(s, person_id, expected_version, clean, "A pessoa não existe mais no cadastro.")
         _apply_person(person, clean)
         s.flush()
         return PersonSaved(person.id, person.version)
@@ -625,16 +631,10 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
     if errors:
         raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
     with ctx.write(_INTEGRITY) as s:
-        if person_id is None:
-            row_person = Person()
-            s.add(row_person)
-            existing: dict[DocumentKind, PersonDocument] = {}
-        else:
-            stored = current_row(s, Person, person_id, person_version, "A pessoa não existe mais no cadastro: outra estação a removeu.")
-            check_identity_unchanged(s, stored, clean_person.cpf, clean_person.full_name)
-            row_person = stored
-            existing = {d.kind: d for d in s.scalars(select(PersonDocument)
-                                                      .where(PersonDocument.person_id == person_id))}
+        row_person = _person_to_save(s, person_id, person_version, clean_person,
+                                     "A pessoa não existe mais no cadastro: outra estação a removeu.")
+        existing: dict[DocumentKind, PersonDocument] = {} if person_id is None else {
+            d.kind: d for d in s.scalars(select(PersonDocument).where(PersonDocument.person_id == person_id))}
         _apply_person(row_person, clean_person)
         s.flush()
         saved: dict[DocumentKind, PersonDocument] = {}

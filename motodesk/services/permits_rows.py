@@ -16,8 +16,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import TRANSITIONS, Transition, available_transitions
 from motodesk.rules.text import application_number
 from motodesk.rules.validators import format_plate
-from motodesk.services.context import AppContext, requires
-from motodesk.services.errors import NotFoundError
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.permits_steps import READERS, _vehicle_id_for
 from motodesk.services.text import LIKE_ESCAPE, contains_pattern, fold, search_text
 
@@ -200,13 +199,8 @@ def get_row(ctx: AppContext, kind: str, row_id: int) -> PermitRow:
     """The current state of one line (after an action, or to refresh a stale screen)."""
     with ctx.read() as s:
         if kind == "permit":
-            permit = s.get(Permit, row_id)
-            if permit is None:
-                raise NotFoundError("O registro não existe mais.")
-            return _row_of_permit(s, permit)
-        app = s.get(Application, row_id)
-        if app is None:
-            raise NotFoundError("O registro não existe mais.")
+            return _row_of_permit(s, current_row(s, Permit, row_id, None, "O registro não existe mais."))
+        app = current_row(s, Application, row_id, None, "O registro não existe mais.")
         permit = s.scalar(select(Permit).where(Permit.application_id == app.id))
         if permit is not None:
             return _row_of_permit(s, permit)
@@ -235,9 +229,7 @@ def history(ctx: AppContext, kind: str, row_id: int) -> list[EventRow]:
     """Every step of an application and of the permit it became, oldest first."""
     with ctx.read() as s:
         if kind == "permit":
-            permit = s.get(Permit, row_id)
-            if permit is None:
-                raise NotFoundError("A permissão não existe mais.")
+            permit = current_row(s, Permit, row_id, None, "A permissão não existe mais.")
             where = or_(PermitEvent.permit_id == row_id,
                         and_(PermitEvent.application_id.is_not(None),
                              PermitEvent.application_id == permit.application_id))

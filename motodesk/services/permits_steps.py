@@ -16,12 +16,10 @@ from motodesk.rules.common import PermitState, Role, Verdict
 from motodesk.rules.lifecycle import TransitionContext, check_transition
 from motodesk.rules.tenders import TenderCandidateFacts, check_candidacy_tie, check_tender, tender_required
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, CurrentUser
+from motodesk.services.context import AppContext, CurrentUser, current_row
 from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.errors import (
-    ConflictError,
     InvalidInputError,
-    NotFoundError,
     PermissionDeniedError,
     RuleViolationError,
 )
@@ -117,12 +115,7 @@ def _clean_reason(reason: str | None) -> str | None:
 
 
 def _load(s: Session, model: type[Any], row_id: int, expected_version: int | None, what: str) -> Any:
-    obj = s.get(model, row_id)
-    if obj is None:
-        raise NotFoundError(f"{what} não existe mais.")
-    if expected_version is not None and obj.version != expected_version:
-        raise ConflictError(CONFLICT_MESSAGE)
-    return obj
+    return current_row(s, model, row_id, expected_version, f"{what} não existe mais.")
 
 
 def _today(on: date | None) -> date:

@@ -67,7 +67,7 @@ from motodesk.models.db import explain_error
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.context import AppContext, requires
-from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
+from motodesk.services.errors import DatabaseUnavailableError
 from motodesk.services.text import escape_like, fold, search_text
 
 PAGE_SIZE = 200
@@ -265,6 +265,7 @@ def _cached(key: tuple[Any, ...], build: Callable[[], _Built]) -> _Built:
 
 
 _Built = TypeVar("_Built")
+_Read = TypeVar("_Read")
 
 
 def _text_param(name: str) -> BindParameter[str]:
@@ -582,12 +583,7 @@ def search_people(ctx: AppContext, query: str, *, sort: SortKey | str = SortKey.
             hits = _hits(s.execute(_describe_ids(False), {"ids": _id_list(order)}).all(), order) if order else []
         return SearchPage(parsed, hits, next_cursor)
 
-    try:
-        return ctx.db.run_read(read)
-    except MotodeskError:
-        raise
-    except DBAPIError as exc:
-        raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
+    return _quick_read(ctx, read)
 
 
 @requires(*READERS)
@@ -603,11 +599,14 @@ def people_by_ids(ctx: AppContext, ids: Sequence[int]) -> list[PersonHit]:
         return _hits(s.execute(_describe_ids(not sqlite), {"ids": wanted if not sqlite else _id_list(wanted)}).all(),
                      wanted)
 
+    return _quick_read(ctx, read)
+
+
+def _quick_read(ctx: AppContext, read: Callable[[Connection], _Read]) -> _Read:
+    """``read`` through :meth:`Database.run_read`, a database failure said as the clerk reads it."""
     try:
         return ctx.db.run_read(read)
-    except MotodeskError:
-        raise
-    except DBAPIError as exc:
+    except DBAPIError as exc:  # a MotodeskError the read raises goes through as it is
         raise DatabaseUnavailableError(explain_error(exc, ctx.db.url)) from exc
 
 

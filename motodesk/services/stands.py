@@ -136,22 +136,33 @@ def _decree(s: Session, number: str, signed_on: date | None, on: date) -> Decree
         missing_number="Art. 17: os pontos são indicados por Decreto; informe o número do Decreto.")
 
 
+def _checked(data: StandInput, *, registered: bool) -> tuple[str, str, tuple[ServiceType, ...]]:
+    """A stand's name, address and services as saved: a bus or taxi stop refused (Art. 18), then the fields."""
+    if data.is_bus_or_taxi_stop:
+        raise RuleViolationError([stand_rules.bus_or_taxi_stop(registered=registered)])
+    name, address, services, errors = _validate(data)
+    if errors:
+        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    return name, address, services
+
+
+def _required_text(errors: dict[str, str], key: str, value: str, limit: int, missing: str, too_long: str) -> None:
+    """A text the stand must have: ``missing`` when empty, ``too_long`` past ``limit``, else its character problem."""
+    if not value:
+        errors[key] = missing
+    elif len(value) > limit:
+        errors[key] = too_long
+    elif problem := text_problem(value):
+        errors[key] = problem
+
+
 def _validate(data: StandInput) -> tuple[str, str, tuple[ServiceType, ...], dict[str, str]]:
     errors: dict[str, str] = {}
     name = clean_name(data.name)
     address = clean_name(data.address)
-    if not name:
-        errors["name"] = "Informe o nome do ponto."
-    elif len(name) > 200:
-        errors["name"] = "Nome longo demais (até 200 caracteres)."
-    elif problem := text_problem(name):
-        errors["name"] = problem
-    if not address:
-        errors["address"] = "Informe o endereço do ponto."
-    elif len(address) > 300:
-        errors["address"] = "Endereço longo demais (até 300 caracteres)."
-    elif problem := text_problem(address):
-        errors["address"] = problem
+    _required_text(errors, "name", name, 200, "Informe o nome do ponto.", "Nome longo demais (até 200 caracteres).")
+    _required_text(errors, "address", address, 300, "Informe o endereço do ponto.",
+                   "Endereço longo demais (até 300 caracteres).")
     services = tuple(s for s in ServiceType if s in {ServiceType(x) for x in data.services})
     if not services:
         errors["services"] = "Escolha ao menos um serviço permitido no ponto."
@@ -179,11 +190,7 @@ def _stand_row(stand: Stand, decree: Decree, occupied: int) -> StandRow:
 @requires(*MANAGERS)
 def create_stand(ctx: AppContext, data: StandInput) -> StandRow:
     """Register a stand set by Decree (Art. 17); a bus or taxi stop is refused (Art. 18)."""
-    if data.is_bus_or_taxi_stop:
-        raise RuleViolationError([stand_rules.bus_or_taxi_stop(registered=False)])
-    name, address, services, errors = _validate(data)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    name, address, services = _checked(data, registered=False)
     today = local_today()
     with ctx.write(_INTEGRITY) as s:
         decree = _decree(s, data.decree_number, data.decree_date, today)
@@ -200,11 +207,7 @@ def update_stand(ctx: AppContext, stand_id: int, data: StandInput, *,
                  expected_version: int | None = None) -> StandRow:
     """Change a stand by a (new) Decree: its places never below the holders already there (Art. 17), and
     no service taken away from holders assigned to it."""
-    if data.is_bus_or_taxi_stop:
-        raise RuleViolationError([stand_rules.bus_or_taxi_stop(registered=True)])
-    name, address, services, errors = _validate(data)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    name, address, services = _checked(data, registered=True)
     today = local_today()
     with ctx.write(_INTEGRITY) as s:
         stand = current_row(s, Stand, stand_id, expected_version, "Ponto não encontrado.")
@@ -360,12 +363,8 @@ def assign_to_stand(ctx: AppContext, stand_id: int, permit_id: int, *, on: date 
         raise InvalidInputError(f"A data da designação ({format_date(on)}) é posterior a hoje.",
                                 {"start_on": "Data no futuro."})
     with ctx.write(_INTEGRITY) as s:
-        stand = s.get(Stand, stand_id)
-        if stand is None:
-            raise NotFoundError("Ponto não encontrado.")
-        permit = s.get(Permit, permit_id)
-        if permit is None:
-            raise NotFoundError("Permissão não encontrada.")
+        stand = current_row(s, Stand, stand_id, None, "Ponto não encontrado.")
+        permit = current_row(s, Permit, permit_id, None, "Permissão não encontrada.")
         instrument = permit.service_type.instrument
         if not stand.active:
             raise RuleViolationError([stand_rules.stand_inactive(stand.name)])

@@ -360,9 +360,7 @@ def call_next_candidate(ctx: AppContext, tender_id: int, *, on: date | None = No
     """Call the best-ranked waiting candidate, if the quota has a place not promised to another one."""
     on = on or local_today()
     with ctx.write() as s:
-        tender = s.get(Tender, tender_id)
-        if tender is None:
-            raise NotFoundError("A licitação não existe mais.")
+        tender = current_row(s, Tender, tender_id, None, "A licitação não existe mais.")
         if tender.homologated_on is None:
             raise RuleViolationError([tender_rules.not_homologated(tender.number)])
         quota = quota_counts(s)
@@ -444,9 +442,7 @@ class TenderStanding:
 def standing_of(s: Session, person_id: int) -> TenderStanding:
     """Session step: the candidate tied to the person's open mototáxi application, or else their newest
     place by CPF (a called one first), and the tenders still calling candidates."""
-    person = s.get(Person, person_id)
-    if person is None:
-        raise NotFoundError("A pessoa não existe mais no cadastro.")
+    person = current_row(s, Person, person_id, None, "A pessoa não existe mais no cadastro.")
     linked = s.scalar(select(Application.tender_candidate_id)
                       .where(Application.person_id == person_id, Application.service_type == ServiceType.MOTOTAXI,
                              Application.state.in_((PermitState.REQUESTED, PermitState.UNDER_REVIEW,

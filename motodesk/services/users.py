@@ -122,19 +122,28 @@ def set_active(ctx: AppContext, login: str, active: bool) -> UserRow:
         return _row(user)
 
 
-@requires(Role.ADMIN)
-def change_role(ctx: AppContext, login: str, role: Role | str) -> UserRow:
+def _known_role(role: Role | str) -> Role:
     try:
-        new_role = Role(role)
+        return Role(role)
     except ValueError:
         raise InvalidInputError(f"Perfil desconhecido: {role!r}.", {"role": "Perfil inválido."}) from None
+
+
+def _check_role_change(ctx: AppContext, s: Session, user: User, new_role: Role) -> None:
+    """An administrator leaves the profile only if it is not oneself nor the last active one."""
+    if user.role == Role.ADMIN and new_role is not Role.ADMIN:
+        if _is_self(ctx, user):
+            raise PermissionDeniedError(SELF_DEMOTE)
+        if user.active:
+            _check_not_last_admin(s, user, "mudar o seu perfil")
+
+
+@requires(Role.ADMIN)
+def change_role(ctx: AppContext, login: str, role: Role | str) -> UserRow:
+    new_role = _known_role(role)
     with ctx.write() as s:
         user = _user(s, login)
-        if user.role == Role.ADMIN and new_role is not Role.ADMIN:
-            if _is_self(ctx, user):
-                raise PermissionDeniedError(SELF_DEMOTE)
-            if user.active:
-                _check_not_last_admin(s, user, "mudar o seu perfil")
+        _check_role_change(ctx, s, user, new_role)
         user.role = new_role
         s.flush()
         roles.sync_user(s, user.login)  # per-user roles: the profile's group
@@ -192,19 +201,12 @@ def update_user(ctx: AppContext, login: str, full_name: str, role: Role | str) -
     """Name and role together, in one transaction (the same guards as :func:`change_role`)."""
     from motodesk.services.text import clean_text
 
-    try:
-        new_role = Role(role)
-    except ValueError:
-        raise InvalidInputError(f"Perfil desconhecido: {role!r}.", {"role": "Perfil inválido."}) from None
+    new_role = _known_role(role)
     if not (full_name or "").strip():
         raise InvalidInputError("Informe o nome completo do usuário.", {"full_name": "Informe o nome."})
     with ctx.write() as s:
         user = _user(s, login)
-        if user.role == Role.ADMIN and new_role is not Role.ADMIN:
-            if _is_self(ctx, user):
-                raise PermissionDeniedError(SELF_DEMOTE)
-            if user.active:
-                _check_not_last_admin(s, user, "mudar o seu perfil")
+        _check_role_change(ctx, s, user, new_role)
         user.full_name = clean_text(full_name, field="full_name", label="Nome", max_length=200, name=True)
         user.role = new_role
         s.flush()

@@ -53,12 +53,10 @@ from motodesk.rules.vehicle import (
 )
 from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import LOCAL_TZ, local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.errors import (
-    ConflictError,
     InvalidInputError,
     MotodeskError,
-    NotFoundError,
     RuleViolationError,
 )
 from motodesk.services.judged import judged
@@ -87,6 +85,16 @@ UFS = frozenset(
     "AC AL AM AP BA CE DF ES GO MA MG MS MT PA PB PE PI PR RJ RN RO RR RS SC SE SP TO".split()
 )
 MIN_REASON = 10
+
+
+def required_reason(reason: str | None, message: str) -> str:
+    """The reason of a supervised act, its white space folded; shorter than :data:`MIN_REASON`
+    it is refused (``message`` on the form, the minimum on the field)."""
+    reason = " ".join((reason or "").split())
+    if len(reason) < MIN_REASON:
+        raise InvalidInputError(message, {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    return reason
+
 
 ART_REPLACEMENT = "Art. 31, Grupo 3, II"
 ART_ONE_VEHICLE = "Art. 6º, § 2º"
@@ -253,8 +261,12 @@ def _input_of(v: Vehicle) -> VehicleInput:
     return VehicleInput(**{f.name: getattr(v, f.name) for f in dataclasses.fields(VehicleInput)})
 
 
+def _holder_of(s: Session, vehicle: Vehicle) -> Person | None:
+    return s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
+
+
 def _record(s: Session, v: Vehicle) -> VehicleRecord:
-    holder = s.get(Person, v.holder_id) if v.holder_id else None
+    holder = _holder_of(s, v)
     successor = s.get(Vehicle, v.replaced_by_id) if v.replaced_by_id else None
     previous = s.scalar(select(Vehicle).where(Vehicle.replaced_by_id == v.id))
     return VehicleRecord(
@@ -272,9 +284,7 @@ def _record(s: Session, v: Vehicle) -> VehicleRecord:
 @requires(*READERS)
 def get_vehicle(ctx: AppContext, vehicle_id: int) -> VehicleRecord:
     with ctx.read() as s:
-        v = s.get(Vehicle, vehicle_id)
-        if v is None:
-            raise NotFoundError("Veículo não encontrado.")
+        v = current_row(s, Vehicle, vehicle_id, None, "Veículo não encontrado.")
         return _record(s, v)
 
 
@@ -301,9 +311,7 @@ def holder_by_cpf(ctx: AppContext, cpf: str) -> HolderRef | None:
 @requires(*READERS)
 def get_holder(ctx: AppContext, person_id: int) -> HolderRef:
     with ctx.read() as s:
-        person = s.get(Person, person_id)
-        if person is None:
-            raise NotFoundError("Pessoa não encontrada.")
+        person = current_row(s, Person, person_id, None, "Pessoa não encontrada.")
         return _holder_ref(s, person)
 
 
@@ -436,12 +444,7 @@ def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None 
         if vehicle_id is None:
             vehicle = Vehicle(active=True)
         else:
-            found = s.get(Vehicle, vehicle_id)
-            if found is None:
-                raise NotFoundError("O veículo não existe mais no cadastro.")
-            vehicle = found
-            if expected_version is not None and vehicle.version != expected_version:
-                raise ConflictError(CONFLICT_MESSAGE)
+            vehicle = current_row(s, Vehicle, vehicle_id, expected_version, "O veículo não existe mais no cadastro.")
             if not vehicle.active:
                 raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.", code="vehicle.replaced")
             if clean.holder_id != vehicle.holder_id:
@@ -467,16 +470,9 @@ def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None 
 def authorise_replacement(ctx: AppContext, vehicle_id: int, reason: str,
                           expected_version: int | None = None) -> VehicleSaved:
     """The supervisor's prior authorisation to replace the holder's vehicle (Art. 31, Grupo 3, II)."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_REASON:
-        raise InvalidInputError("Informe o motivo da substituição.",
-                                {"reason": f"Descreva o motivo (pelo menos {MIN_REASON} caracteres)."})
+    reason = required_reason(reason, "Informe o motivo da substituição.")
     with ctx.write() as s:
-        vehicle = s.get(Vehicle, vehicle_id)
-        if vehicle is None:
-            raise NotFoundError("O veículo não existe mais no cadastro.")
-        if expected_version is not None and vehicle.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        vehicle = current_row(s, Vehicle, vehicle_id, expected_version, "O veículo não existe mais no cadastro.")
         if not vehicle.active:
             raise MotodeskError("Este veículo já foi substituído.")
         if vehicle.replacement_authorised_at is not None:
@@ -516,11 +512,8 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
     today = today or local_today()
     settings = law_settings(ctx)
     with ctx.write(_INTEGRITY) as s:
-        old = s.get(Vehicle, old_vehicle_id)
-        if old is None:
-            raise NotFoundError("O veículo a substituir não existe mais no cadastro.")
-        if expected_version is not None and old.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        old = current_row(s, Vehicle, old_vehicle_id, expected_version,
+                          "O veículo a substituir não existe mais no cadastro.")
         if not old.active:
             raise MotodeskError("Este veículo já foi substituído.")
         if old.replacement_authorised_at is None:
@@ -533,7 +526,7 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         _check_unique(s, clean, exclude={old.id}, errors=errors)
         if errors:
             raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
-        holder = s.get(Person, old.holder_id) if old.holder_id else None
+        holder = _holder_of(s, old)
         refusals = new_vehicle_refusals(vehicle_verdicts(clean, settings, holder.cpf if holder else None, today))
         if refusals:
             raise RuleViolationError(refusals, "O veículo substituto não cumpre os requisitos da lei:")
@@ -591,7 +584,7 @@ def apply_replacement(s: Session, vehicle: Vehicle, *, inspection_approved: bool
     waiting = _permits_in_force_naming(s, old.id)
     if not waiting:
         return ReplacementOutcome()
-    holder = s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
+    holder = _holder_of(s, vehicle)
     verdicts = vehicle_verdicts(_input_of(vehicle), settings, holder.cpf if holder else None, on)
     blocking = permit_may_name(verdicts, inspection_approved, format_plate(vehicle.plate))
     if blocking:
@@ -624,11 +617,7 @@ def correct_identifier(ctx: AppContext, vehicle_id: int, field_name: str, value:
     settings = law_settings(ctx)
     media_type = check_content(crlv_file[1], crlv_file[0]) if crlv_file and crlv_file[0] else None
     with ctx.write(_INTEGRITY) as s:
-        vehicle = s.get(Vehicle, vehicle_id)
-        if vehicle is None:
-            raise NotFoundError("O veículo não existe mais no cadastro.")
-        if expected_version is not None and vehicle.version != expected_version:
-            raise ConflictError(CONFLICT_MESSAGE)
+        vehicle = current_row(s, Vehicle, vehicle_id, expected_version, "O veículo não existe mais no cadastro.")
         if not vehicle.active:
             raise MotodeskError("Este veículo foi substituído: o histórico dele não pode ser alterado.", code="vehicle.replaced")
         current = _input_of(vehicle)
@@ -642,7 +631,7 @@ def correct_identifier(ctx: AppContext, vehicle_id: int, field_name: str, value:
         _check_unique(s, corrected, exclude={vehicle.id}, errors=errors)
         if field_name in errors:
             raise InvalidInputError("Corrija os campos marcados.", {field_name: errors[field_name]})
-        holder = s.get(Person, vehicle.holder_id) if vehicle.holder_id else None
+        holder = _holder_of(s, vehicle)
         identification = next((v for v in vehicle_verdicts(corrected, settings, holder.cpf if holder else None, today)
                                if v.rule_id == "vehicle_identification"), None)
         verdicts = check_identifier_correction(
@@ -766,9 +755,7 @@ def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, 
     if any(v.rule_id == "art31_g2_ii_accident_dates" for v in verdicts):
         raise InvalidInputError(verdicts[0].message, {"reported_on": verdicts[0].message})
     with ctx.write() as s:
-        vehicle = s.get(Vehicle, vehicle_id)
-        if vehicle is None:
-            raise NotFoundError("O veículo não existe mais no cadastro.")
+        vehicle = current_row(s, Vehicle, vehicle_id, None, "O veículo não existe mais no cadastro.")
         if not vehicle.active:
             raise MotodeskError("Este veículo foi substituído: registre o acidente no veículo ativo do titular.")
         accident = VehicleAccident(vehicle_id=vehicle.id, happened_on=happened_on, reported_on=reported_on,

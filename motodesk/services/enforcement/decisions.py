@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -51,7 +53,7 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import join_words
 from motodesk.services import deputies, permits
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, CurrentUser, requires
+from motodesk.services.context import AppContext, CurrentUser, current_row, requires
 from motodesk.services.enforcement._common import (
     DECIDERS,
     MAX_TEXT,
@@ -66,7 +68,6 @@ from motodesk.services.enforcement._common import (
 )
 from motodesk.services.errors import (
     InvalidInputError,
-    NotFoundError,
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
@@ -153,9 +154,7 @@ class _Reached:
 def _reached(s: Session, notice: InfractionNotice, today: date) -> _Reached:
     target = target_of(OffenderKind(notice.offender_kind))
     if target is Target.PERMIT and notice.permit_id is not None:
-        permit = s.get(Permit, notice.permit_id)
-        if permit is None:
-            raise NotFoundError("A permissão do autuado não existe mais.")
+        permit = current_row(s, Permit, notice.permit_id, None, "A permissão do autuado não existe mais.")
         return _Reached(TargetFacts(target, permit.state.in_force, permit.state is PermitState.SUSPENDED,
                                     permit.suspended_until), permit=permit)
     if target is Target.DEPUTY and notice.permit_id is not None and notice.person_id is not None:
@@ -175,24 +174,30 @@ def _apply_effects(s: Session, user: CurrentUser, notice: InfractionNotice, plan
     """Take the plan's steps through the permit's (or the link's) session steps, in this transaction."""
     for step, until in plan.steps:
         if reached.permit is not None:
-            permit = reached.permit
-            if step is Step.SUSPEND:
-                assert until is not None
-                permits.apply_suspend(s, user, permit, until, notice=notice, reason=reason, on=today)
-            elif step is Step.REINSTATE:
-                permits.apply_reinstate(s, user, permit, reason=reason, on=today, notice=notice)
-            else:
-                permits.apply_revoke(s, user, permit, reason=reason, on=today, notice=notice)
+            _take(step, until, (permits.apply_suspend, permits.apply_reinstate, permits.apply_revoke),
+                  s, user, reached.permit, notice=notice, reason=reason, on=today)
         elif reached.link is not None:
-            link = reached.link
-            if step is Step.SUSPEND:
-                assert until is not None
-                deputies.apply_deputy_suspend(s, user, link, until, notice=notice, reason=reason, on=today)
-            elif step is Step.REINSTATE:
-                deputies.apply_deputy_reinstate(s, user, link, reason=reason, on=today, notice=notice)
-            else:
-                deputies.apply_deputy_revoke(s, user, link, notice=notice, reason=reason, on=today)
+            _take(step, until, (deputies.apply_deputy_suspend, deputies.apply_deputy_reinstate,
+                                deputies.apply_deputy_revoke),
+                  s, user, reached.link, notice=notice, reason=reason, on=today)
     s.flush()
+
+
+#: A session step on a permit or a deputy's link (permits.apply_suspend, deputies.apply_deputy_revoke …).
+_Act = Callable[..., None]
+
+
+def _take(step: Step, until: date | None, steps: tuple[_Act, _Act, _Act], s: Session, user: CurrentUser,
+          target: Any, **act: Any) -> None:
+    """One step on the permit or the deputy's link, by its session steps ``(suspend, reinstate, revoke)``."""
+    suspend, reinstate, revoke = steps
+    if step is Step.SUSPEND:
+        assert until is not None
+        suspend(s, user, target, until, **act)
+    elif step is Step.REINSTATE:
+        reinstate(s, user, target, **act)
+    else:
+        revoke(s, user, target, **act)
 
 
 def _effect_reason(notice: InfractionNotice, what: str, stage: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import date
 
 from sqlalchemy.orm import Session
@@ -57,10 +56,23 @@ def _check_filed(data: FiledDocument, notice: InfractionNotice, today: date, wha
     return received_on, text
 
 
-def _store_files(s: Session, ctx: AppContext, owner_id: int, files: Sequence[tuple[str, bytes]]) -> list[int]:
-    """Scans filed with a defence or appeal: checked by content (services.attachments), stored once."""
-    return [attachments.store_attachment(s, ctx, DEFENCE_OWNER, owner_id, filename, content).id
-            for filename, content in files]
+def _check_scans(data: FiledDocument) -> None:
+    """Refuse a scan by its content (services.attachments) before anything is read or written."""
+    for filename, content in data.files:
+        attachments.check_content(filename, content)
+
+
+def _file(s: Session, ctx: AppContext, notice: InfractionNotice, stage: str, received_on: date, text: str | None,
+          data: FiledDocument) -> tuple[Defence, list[int]]:
+    """Session step: the defence or appeal filed with the notice, and its scans (checked by content in
+    services.attachments, stored once)."""
+    filed = Defence(notice_id=notice.id, stage=stage, received_on=received_on, text=text,
+                    waived=data.waived, received_by=ctx.user.login)
+    s.add(filed)
+    s.flush()
+    ids = [attachments.store_attachment(s, ctx, DEFENCE_OWNER, filed.id, filename, content).id
+           for filename, content in data.files]
+    return filed, ids
 
 
 @requires(*RECORDERS)
@@ -68,18 +80,13 @@ def record_defence(ctx: AppContext, notice_id: int, data: FiledDocument, *, toda
                    expected_version: int | None = None) -> FiledRecorded:
     """The offender's defence (text and scans), or the waiver of the defence period (Art. 29, § 3º)."""
     today = today or local_today()
-    for filename, content in data.files:
-        attachments.check_content(filename, content)
+    _check_scans(data)
     with ctx.write() as s:
         notice = _load_notice(s, notice_id, expected_version)
         if notice.status != NoticeStatus.OPEN:
             raise RuleViolationError([law.defence_after_decision(ART_DEFENCE, notice.number)])
         received_on, text = _check_filed(data, notice, today, "da defesa")
-        defence = Defence(notice_id=notice.id, stage="defence", received_on=received_on, text=text,
-                          waived=data.waived, received_by=ctx.user.login)
-        s.add(defence)
-        s.flush()
-        ids = _store_files(s, ctx, defence.id, data.files)
+        defence, ids = _file(s, ctx, notice, "defence", received_on, text, data)
         _touch(notice)
         late = notice.defence_due is not None and received_on > notice.defence_due
         return FiledRecorded(defence.id, "defence", late, ids)
@@ -90,8 +97,7 @@ def record_appeal(ctx: AppContext, notice_id: int, data: FiledDocument, *, today
                   expected_version: int | None = None) -> FiledRecorded:
     """The offender's appeal against an upheld decision, or its waiver (Art. 34, parágrafo único)."""
     today = today or local_today()
-    for filename, content in data.files:
-        attachments.check_content(filename, content)
+    _check_scans(data)
     with ctx.write() as s:
         notice = _load_notice(s, notice_id, expected_version)
         if notice.status != NoticeStatus.DECIDED:
@@ -107,11 +113,7 @@ def record_appeal(ctx: AppContext, notice_id: int, data: FiledDocument, *, today
         if notice.appeal_due is not None and received_on > notice.appeal_due and not data.waived:
             raise RuleViolationError([law.appeal_late(ART_APPEAL, notice.number, format_date(notice.appeal_due),
                                                       format_date(received_on))])
-        appeal = Defence(notice_id=notice.id, stage="appeal", received_on=received_on, text=text,
-                         waived=data.waived, received_by=ctx.user.login)
-        s.add(appeal)
-        s.flush()
-        ids = _store_files(s, ctx, appeal.id, data.files)
+        appeal, ids = _file(s, ctx, notice, "appeal", received_on, text, data)
         if not data.waived:
             notice.status = NoticeStatus.APPEALED.value
         _touch(notice)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -39,9 +40,10 @@ from motodesk.rules.infractions import (
     Infraction,
     infraction_by_code,
 )
+from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cnpj, format_plate, validate_cpf, validate_plate
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import AppContext, current_row, requires
 from motodesk.services.enforcement._common import (
     MAX_NAME,
     MAX_PLACE,
@@ -65,7 +67,6 @@ from motodesk.services.enforcement._common import (
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
-    NotFoundError,
     RuleViolationError,
 )
 from motodesk.services.settings import law_settings
@@ -178,9 +179,7 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     if data.person_id is None:
         errors["person"] = "Escolha o autuado (titular ou preposto) no cadastro."
         return None
-    person = s.get(Person, data.person_id)
-    if person is None:
-        raise NotFoundError("A pessoa escolhida não existe mais no cadastro.")
+    person = current_row(s, Person, data.person_id, None, "A pessoa escolhida não existe mais no cadastro.")
     if kind is OffenderKind.HOLDER:
         permit = _in_force_permit_of(s, person.id)
         if permit is None:
@@ -197,9 +196,7 @@ def _resolve_offender(s: Session, data: NoticeInput, infraction: Infraction,
     vehicle_id = data.vehicle_id or permit.vehicle_id
     plate: str | None = None
     if vehicle_id is not None:
-        vehicle = s.get(Vehicle, vehicle_id)
-        if vehicle is None:
-            raise NotFoundError("O veículo escolhido não existe mais no cadastro.")
+        vehicle = current_row(s, Vehicle, vehicle_id, None, "O veículo escolhido não existe mais no cadastro.")
         plate = vehicle.plate
     elif data.plate.strip():
         result = validate_plate(data.plate)
@@ -233,9 +230,7 @@ def _unregistered(s: Session, data: NoticeInput, errors: dict[str, str]) -> _Off
     """Art. 32: a person and a vehicle, registered or not."""
     person: Person | None = None
     if data.person_id is not None:
-        person = s.get(Person, data.person_id)
-        if person is None:
-            raise NotFoundError("A pessoa escolhida não existe mais no cadastro.")
+        person = current_row(s, Person, data.person_id, None, "A pessoa escolhida não existe mais no cadastro.")
     cpf: str | None = None
     if person is None and data.offender_cpf.strip():
         result = validate_cpf(data.offender_cpf)
@@ -368,39 +363,78 @@ class NotificationInput:
 
 
 MAX_REFERENCE = 120
+_Notified = TypeVar("_Notified")
+FIX_NOTIFICATION = "Corrija os campos marcados antes de registrar a notificação."
+
+
+def _notification_reference(data: NotificationInput) -> str | None:
+    """The notification's reference (the AR's number, the edital's publication), checked before anything is read."""
+    errors: dict[str, str] = {}
+    reference = _text(data.reference, MAX_REFERENCE, "reference", "a referência", errors)
+    if errors:
+        raise InvalidInputError(FIX_NOTIFICATION, errors)
+    return reference
+
+
+@dataclass(frozen=True)
+class _NotificationWay:
+    """What differs between recording the notice's notification and the decision's: the columns
+    (``{prefix}notified_on``, ``{prefix}notification_method`` …, and the rule ids the same way), the
+    period that runs from it and the rule that judges it."""
+
+    prefix: str
+    due: str
+    period_end: Callable[[date, LawSettings], date]
+    judge: Callable[[InfractionNotice, NotificationMethod | None, date | None, date], list[Verdict]]
+
+
+def _record_notified(ctx: AppContext, notice_id: int, data: NotificationInput, way: _NotificationWay,
+                     result: Callable[[InfractionNotice], _Notified], *, today: date | None,
+                     expected_version: int | None) -> _Notified:
+    """Judge and record a notification the ``way`` says; ``result`` reads the saved notice."""
+    today = today or local_today()
+    settings = law_settings(ctx)
+    reference = _notification_reference(data)
+    with ctx.write() as s:
+        notice = _load_notice(s, notice_id, expected_version)
+        method = NotificationMethod(data.method) if data.method else None
+        verdicts = way.judge(notice, method, data.notified_on, today)
+        if verdicts:
+            _refuse_notification(verdicts, {f"{way.prefix}notification_method": "method",
+                                            f"{way.prefix}notification_date": "notified_on"})
+        assert data.notified_on is not None and method is not None
+        setattr(notice, f"{way.prefix}notified_on", data.notified_on)
+        setattr(notice, way.due, way.period_end(data.notified_on, settings))
+        setattr(notice, f"{way.prefix}notification_method", method.value)
+        setattr(notice, f"{way.prefix}notification_reference", reference)
+        setattr(notice, f"{way.prefix}notification_recorded_by", ctx.user.login)
+        _touch(notice)
+        s.flush()
+        return result(notice)
+
+
+def _judge_notification(notice: InfractionNotice, method: NotificationMethod | None, notified_on: date | None,
+                        today: date) -> list[Verdict]:
+    return check_notification(NotificationFacts(
+        number=notice.number, status=NoticeStatus(notice.status),
+        signature=(Signature.SIGNED if notice.signed else Signature.REFUSED if notice.refused_to_sign
+                   else Signature.ABSENT),
+        written_on=local_time(notice.occurred_at).date(), already_notified_on=notice.notified_on,
+        method=method, notified_on=notified_on, today=today))
+
+
+_NOTICE_NOTIFIED = _NotificationWay("", "defence_due", defence_period_end, _judge_notification)
 
 
 @requires(*RECORDERS)
 def record_notification(ctx: AppContext, notice_id: int, data: NotificationInput, *, today: date | None = None,
                         expected_version: int | None = None) -> NoticeCreated:
     """Record the later notification of the offender; the defence period runs from it (Art. 29, §§ 2º–3º)."""
-    today = today or local_today()
-    settings = law_settings(ctx)
-    errors: dict[str, str] = {}
-    reference = _text(data.reference, MAX_REFERENCE, "reference", "a referência", errors)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", errors)
-    with ctx.write() as s:
-        notice = _load_notice(s, notice_id, expected_version)
-        method = NotificationMethod(data.method) if data.method else None
-        verdicts = check_notification(NotificationFacts(
-            number=notice.number, status=NoticeStatus(notice.status),
-            signature=(Signature.SIGNED if notice.signed else Signature.REFUSED if notice.refused_to_sign
-                       else Signature.ABSENT),
-            written_on=local_time(notice.occurred_at).date(), already_notified_on=notice.notified_on,
-            method=method, notified_on=data.notified_on, today=today))
-        if verdicts:
-            _refuse_notification(verdicts, {"notification_method": "method", "notification_date": "notified_on"})
-        assert data.notified_on is not None and method is not None
-        notice.notified_on = data.notified_on
-        notice.defence_due = defence_period_end(data.notified_on, settings)
-        notice.notification_method = method.value
-        notice.notification_reference = reference
-        notice.notification_recorded_by = ctx.user.login
-        _touch(notice)
-        s.flush()
-        return NoticeCreated(notice.id, notice.number, notice.notified_on, notice.defence_due,
-                             notice.refused_to_sign, notice.vehicle_seized)
+    return _record_notified(
+        ctx, notice_id, data, _NOTICE_NOTIFIED,
+        lambda notice: NoticeCreated(notice.id, notice.number, notice.notified_on, notice.defence_due,
+                                     notice.refused_to_sign, notice.vehicle_seized),
+        today=today, expected_version=expected_version)
 
 
 def _refuse_notification(verdicts: list[Verdict], fields: dict[str, str]) -> NoReturn:
@@ -408,7 +442,7 @@ def _refuse_notification(verdicts: list[Verdict], fields: dict[str, str]) -> NoR
     keyed = {fields[v.rule_id.removeprefix("enforcement_")]: v.message for v in verdicts
              if v.rule_id.removeprefix("enforcement_") in fields}
     if keyed and len(keyed) == len(verdicts):
-        raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", keyed)
+        raise InvalidInputError(FIX_NOTIFICATION, keyed)
     raise RuleViolationError(verdicts)
 
 
@@ -423,35 +457,29 @@ class DecisionNotified:
     appeal_due: date
 
 
+def _judge_decision_notification(notice: InfractionNotice, method: NotificationMethod | None,
+                                 notified_on: date | None, today: date) -> list[Verdict]:
+    return check_decision_notification(DecisionNotificationFacts(
+        number=notice.number, status=NoticeStatus(notice.status),
+        decided=any(d.stage == "first" for d in notice.decisions),
+        notice_notified_on=notice.notified_on, already_notified_on=notice.decision_notified_on,
+        method=method, notified_on=notified_on, today=today))
+
+
+def _decision_notified(notice: InfractionNotice) -> DecisionNotified:
+    assert notice.decision_notified_on is not None and notice.appeal_due is not None  # both just recorded
+    return DecisionNotified(notice.id, notice.number, notice.decision_notified_on, notice.appeal_due)
+
+
+_DECISION_NOTIFIED = _NotificationWay("decision_", "appeal_due", appeal_period_end, _judge_decision_notification)
+
+
 @requires(*RECORDERS)
 def record_decision_notification(ctx: AppContext, notice_id: int, data: NotificationInput, *,
                                  today: date | None = None,
                                  expected_version: int | None = None) -> DecisionNotified:
     """Record how and when the first decision reached the offender; the appeal period runs from it
     (Art. 29, §§ 2º–3º; Art. 34, §ún.), and the process closes only after that period."""
-    today = today or local_today()
-    settings = law_settings(ctx)
-    errors: dict[str, str] = {}
-    reference = _text(data.reference, MAX_REFERENCE, "reference", "a referência", errors)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de registrar a notificação.", errors)
-    with ctx.write() as s:
-        notice = _load_notice(s, notice_id, expected_version)
-        method = NotificationMethod(data.method) if data.method else None
-        verdicts = check_decision_notification(DecisionNotificationFacts(
-            number=notice.number, status=NoticeStatus(notice.status),
-            decided=any(d.stage == "first" for d in notice.decisions),
-            notice_notified_on=notice.notified_on, already_notified_on=notice.decision_notified_on,
-            method=method, notified_on=data.notified_on, today=today))
-        if verdicts:
-            _refuse_notification(verdicts, {"decision_notification_method": "method",
-                                            "decision_notification_date": "notified_on"})
-        assert data.notified_on is not None and method is not None
-        notice.decision_notified_on = data.notified_on
-        notice.appeal_due = appeal_period_end(data.notified_on, settings)
-        notice.decision_notification_method = method.value
-        notice.decision_notification_reference = reference
-        notice.decision_notification_recorded_by = ctx.user.login
-        _touch(notice)
-        s.flush()
-        return DecisionNotified(notice.id, notice.number, notice.decision_notified_on, notice.appeal_due)
+    return _record_notified(
+        ctx, notice_id, data, _DECISION_NOTIFIED,
+        _decision_notified, today=today, expected_version=expected_version)
