@@ -38,7 +38,7 @@ from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, table_view
+from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, status_line, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 BATCH_COLUMNS: list[Column[BatchRow]] = [
@@ -102,9 +102,7 @@ class CardStockDialog(GuardedDialog):
                                  "um número; desligado, o número é opcional e o relatório conta os crachás sem "
                                  "cartão. Só supervisor ou administrador altera.")
         self.required.toggled.connect(self._required_toggled)
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
+        self.status = status_line()
         close = QPushButton("&Fechar")
         close.setObjectName("close")
         close.setAutoDefault(False)

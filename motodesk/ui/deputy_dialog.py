@@ -21,7 +21,6 @@ from PySide6.QtCore import QTime
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDialog,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -55,7 +54,7 @@ from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, VerdictList, ok_cancel_buttons
+from motodesk.ui.widgets import DateField, VerdictList, dialog_answer, ok_cancel_buttons, status_line
 
 HISTORY_COLUMNS: list[Column[DeputyInfo]] = [
     Column("deputy_name", "Preposto", lambda d: d.deputy_name),
@@ -341,11 +340,7 @@ class EndLinkDialog(GuardedDialog):
 
 def ask_end(deputy: DeputyInfo, parent: QWidget) -> EndInput | None:
     """The end date and reason, or None when cancelled.  Tests replace this function."""
-    dialog = EndLinkDialog(deputy, parent)
-    try:
-        return dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(EndLinkDialog(deputy, parent), EndLinkDialog.values)
 
 
 # --- the dialog --------------------------------------------------------------------------------
@@ -406,9 +401,7 @@ class DeputyDialog(GuardedDialog):
         self.history.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.history.horizontalHeader().setStretchLastSection(True)
 
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
+        self.status = status_line()
         close = QPushButton("&Fechar")
         close.setObjectName("close")
         close.setAutoDefault(False)

@@ -58,7 +58,7 @@ from motodesk.ui.changes import follow_changes
 from motodesk.ui.flow import FlowLayout
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import fit_columns, heading, table_view
+from motodesk.ui.widgets import fit_columns, heading, status_line, table_view
 
 Row = TypeVar("Row")
 DEBOUNCE_MS = 250
@@ -638,6 +638,13 @@ class ListPage(QWidget):
 
     def set_body(self, body: QWidget) -> None:
         self.page_layout.addWidget(body, 1)
+
+    def set_master_detail(self, master: QWidget, detail: ListPanel[Any]) -> None:
+        """Master above detail (its title shown), then the page's status line ``self.status``."""
+        self.status = status_line()
+        self.set_body(stacked(master, detail))
+        self.page_layout.addWidget(self.status)
+        detail.title.show()
 
 
 def stacked(*panels: QWidget, stretches: Sequence[int] = ()) -> QSplitter:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
+from typing import TypeVar
 
 from PySide6.QtCore import QDate, QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QKeySequence, QShortcut
@@ -40,6 +41,9 @@ ERROR_STYLE = "border: 1px solid #c62828; background: #fff3f3;"
 MESSAGE_STYLE = "color: #b00020"  # a dialog's message line: why it refused
 NOTE_STYLE = "color: #555"  # a hint under a form
 PASSWORDS_DIFFER = "As senhas digitadas não conferem."
+
+D = TypeVar("D", bound=QDialog)
+T = TypeVar("T")
 
 STATUS_COLOURS = {Status.MET: "#2e7d32", Status.NOT_MET: "#c62828", Status.PENDING: "#ef6c00"}
 STATUS_SYMBOLS = {Status.MET: "✔", Status.NOT_MET: "✘", Status.PENDING: "…"}
@@ -424,6 +428,14 @@ def message_line() -> QLabel:
     return label
 
 
+def status_line(name: str = "status") -> QLabel:
+    """A page's or dialog's word-wrapped line for what was just done (object name ``name``)."""
+    label = QLabel("")
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    return label
+
+
 def password_field(name: str) -> QLineEdit:
     edit = QLineEdit()
     edit.setObjectName(name)
@@ -533,9 +545,19 @@ def fit_columns(view: QTableView, max_width: int = 300) -> None:
 
 
 def run_dialog(dialog: QDialog) -> bool:
-    """exec() the dialog: True when accepted. Screens call it through their own module, so tests can
-    replace `<screen module>.run_dialog` to drive the dialog."""
+    """exec() the dialog: True when accepted. Screens call it through their own module (or through
+    :func:`dialog_answer`), so tests can replace `<screen module>.run_dialog` (or `widgets.run_dialog`)
+    to drive the dialog."""
     return dialog.exec() == QDialog.DialogCode.Accepted
+
+
+def dialog_answer(dialog: D, read: Callable[[D], T | None]) -> T | None:
+    """Run ``dialog`` (through :func:`run_dialog`); what ``read`` takes from it when accepted, None when
+    cancelled. The dialog is deleted afterwards either way."""
+    try:
+        return read(dialog) if run_dialog(dialog) else None
+    finally:
+        dialog.deleteLater()
 
 
 class FlexiblePage(QWidget):

@@ -32,16 +32,16 @@ from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
-from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name, stacked
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column
 from motodesk.ui.widgets import (
     DateField,
     FormattedLineEdit,
+    dialog_answer,
     mark_field,
     ok_cancel_buttons,
-    run_dialog,
     save_cancel_buttons,
 )
 
@@ -234,11 +234,7 @@ class OrganisationsPage(ListPage):
             identity=lambda m: m.affiliation_id, kinds={"organisation", "person", "permit"},
             count=lambda n, _m: f"{n} filiação(ões)", on_loaded=lambda _rows: self._members_title()),
             autoload=False)
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
-        self.set_body(stacked(self.orgs, self.members))
-        self.page_layout.addWidget(self.status)
+        self.set_master_detail(self.orgs, self.members)
         # the names tests and other code know
         self.search = self.orgs.line("search")
         self.export_scope = self.orgs.combo("export_scope")
@@ -251,7 +247,6 @@ class OrganisationsPage(ListPage):
         self.join_button = self.members.buttons["join"]
         self.leave_button = self.members.buttons["leave"]
         self.members_title = self.members.title
-        self.members_title.show()
         self.orgs.reload()
 
     # --- data ------------------------------------------------------------------------------------
@@ -277,15 +272,11 @@ class OrganisationsPage(ListPage):
 
     # --- actions ---------------------------------------------------------------------------------
     def _open_form(self, row: OrganisationRow | None) -> None:
-        dialog = OrganisationDialog(self.ctx, row, self)
-        try:
-            if run_dialog(dialog) and dialog.saved is not None:
-                saved = dialog.saved
-                self.status.setText(f"{saved.kind.label} {saved.name} (CNPJ {saved.cnpj_formatted}) "
-                                    f"{'atualizada' if row else 'cadastrada'}.")
-                self.reload(select=saved.id)
-        finally:
-            dialog.deleteLater()
+        saved = dialog_answer(OrganisationDialog(self.ctx, row, self), lambda d: d.saved)
+        if saved is not None:
+            self.status.setText(f"{saved.kind.label} {saved.name} (CNPJ {saved.cnpj_formatted}) "
+                                f"{'atualizada' if row else 'cadastrada'}.")
+            self.reload(select=saved.id)
 
     def new_organisation(self) -> None:
         self._open_form(None)
@@ -302,14 +293,10 @@ class OrganisationsPage(ListPage):
         hit = person_picker.pick(person_picker.people_picker(self.ctx, f"Filiar titular a {org.name}", self))
         if hit is None:
             return
-        dialog = DateDialog("Filiação", f"{hit.full_name} informa a filiação a {org.name} (Art. 9º, § 2º).",
-                            "Filiado &desde:", self)
-        try:
-            if not run_dialog(dialog):
-                return
-            on = dialog.value()
-        finally:
-            dialog.deleteLater()
+        on = dialog_answer(DateDialog("Filiação", f"{hit.full_name} informa a filiação a {org.name} "
+                                              "(Art. 9º, § 2º).", "Filiado &desde:", self), DateDialog.value)
+        if on is None:
+            return
         ctx = self.ctx
 
         def joined(member: MemberRow) -> None:
@@ -324,15 +311,11 @@ class OrganisationsPage(ListPage):
         org = self.selected()
         if member is None or org is None:
             return
-        dialog = DateDialog("Saída da organização",
-                            f"{member.name} deixa {org.name}. O titular pode desvincular-se a qualquer tempo "
-                            "(Art. 9º, § 3º).", "Saiu &em:", self)
-        try:
-            if not run_dialog(dialog):
-                return
-            on = dialog.value()
-        finally:
-            dialog.deleteLater()
+        on = dialog_answer(DateDialog("Saída da organização",
+                                      f"{member.name} deixa {org.name}. O titular pode desvincular-se a qualquer "
+                                      "tempo (Art. 9º, § 3º).", "Saiu &em:", self), DateDialog.value)
+        if on is None:
+            return
         ctx = self.ctx
 
         def left(row: MemberRow) -> None:

@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
     QGroupBox,
@@ -65,10 +64,12 @@ from motodesk.ui.widgets import (
     DateField,
     FlexiblePage,
     FormattedLineEdit,
+    dialog_answer,
     fit_columns,
     heading,
     keyboard_tabs,
     ok_cancel_buttons,
+    status_line,
 )
 
 RIGHT = Qt.AlignmentFlag.AlignRight
@@ -202,13 +203,7 @@ def _with_key(label: str, key: str) -> str:
 
 def ask_step(parent: QWidget, title: str, intro: str, **fields: object) -> StepInput | None:
     """Open the step's dialog; None when cancelled.  Tests replace this function."""
-    dialog = StepDialog(title, intro, parent=parent, **fields)  # type: ignore[arg-type]
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.values()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(StepDialog(title, intro, parent=parent, **fields), StepDialog.values)  # type: ignore[arg-type]
 
 
 class ConvictionDialog(GuardedDialog):
@@ -256,13 +251,7 @@ class ConvictionDialog(GuardedDialog):
 
 def ask_conviction(parent: QWidget, row: PermitRow) -> enforcement.ConvictionInput | None:
     """Open the Art. 35 dialog; None when cancelled.  Tests replace this function."""
-    dialog = ConvictionDialog(row, parent)
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.values()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(ConvictionDialog(row, parent), ConvictionDialog.values)
 
 
 
@@ -701,23 +690,12 @@ class TenderDialog(GuardedDialog):
 
 
 def ask_tender(parent: QWidget) -> tuple[str, str, date | None] | None:
-    dialog = TenderDialog(parent)
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.number.text(), dialog.description.text(), dialog.homologated_on.value()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(TenderDialog(parent),
+                         lambda d: (d.number.text(), d.description.text(), d.homologated_on.value()))
 
 
 def ask_candidate(parent: QWidget, ctx: AppContext | None = None) -> tuple[int, str, str] | None:
-    dialog = CandidateDialog(parent, ctx)
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.rank.value(), dialog.cpf.text(), dialog.name.text()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(CandidateDialog(parent, ctx), lambda d: (d.rank.value(), d.cpf.text(), d.name.text()))
 
 
 class TenderTab(FlexiblePage):
@@ -781,9 +759,7 @@ class TenderTab(FlexiblePage):
                 Action("eliminated", "&Eliminar", lambda _r: self.set_status("eliminated"), managers),
             ],
             kinds={"tender", "permit"}, count=lambda n, _m: f"{n} candidato(s)"), autoload=False)
-        self.status = QLabel("")
-        self.status.setObjectName("tender_status")
-        self.status.setWordWrap(True)
+        self.status = status_line("tender_status")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
