@@ -42,6 +42,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import EventRow, PermitRow
 from motodesk.services.tenders import CandidateRow, TenderRow
+from motodesk.ui.detail_pane import side_by_side
 from motodesk.ui.errors import show_error
 from motodesk.ui.flow import FlowLayout
 from motodesk.ui.formatting import format_date
@@ -51,7 +52,6 @@ from motodesk.ui.listpage import (
     Filter,
     ListPanel,
     ListSpec,
-    labelled,
     list_table,
     open_file_name,
     stacked,
@@ -288,20 +288,8 @@ class PermitsTab(FlexiblePage):
         self.prints_model: RowTableModel[BadgePrintRow] = RowTableModel(PRINT_COLUMNS)
         self.prints = list_table("badge_prints")
         self.prints.setModel(self.prints_model)
-        details = QWidget()
-        details_layout = QVBoxLayout(details)
-        details_layout.setContentsMargins(0, 0, 0, 0)
-        details_layout.addWidget(self.detail_title)
-        row = QHBoxLayout()
-        left = QVBoxLayout()
-        left.addWidget(labelled("&Histórico (quem, quando, por quê)", self.events))
-        left.addWidget(self.events)
-        right = QVBoxLayout()
-        right.addWidget(labelled("Impressões do crac&há", self.prints))
-        right.addWidget(self.prints)
-        row.addLayout(left, 3)
-        row.addLayout(right, 2)
-        details_layout.addLayout(row)
+        details = side_by_side(self.detail_title, ("&Histórico (quem, quando, por quê)", self.events),
+                               ("Impressões do crac&há", self.prints))
 
         steps = [Action(f"step_{name}", text, self._step_handler(name), enabled=self._step_allowed(name),
                         tooltip=f"{transition(name).label} ({transition(name).article})",
