@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -25,7 +24,7 @@ from motodesk.services.errors import InvalidInputError
 from motodesk.services.vehicles import AccidentRecorded
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, place_field_errors
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, button_row, mark_field, message_line
 
 
 class AccidentDialog(GuardedDialog):
@@ -49,10 +48,7 @@ class AccidentDialog(GuardedDialog):
         self.description = QLineEdit()
         self.description.setObjectName("description")
         self.description.setMaxLength(vehicles.MAX_ACCIDENT_TEXT)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         ok = QPushButton("&Registrar")
         ok.setObjectName("ok")
         ok.setDefault(True)
@@ -67,10 +63,7 @@ class AccidentDialog(GuardedDialog):
         form.addRow("D&escrição:", self.description)
         note = QLabel("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
         note.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(ok)
-        buttons.addWidget(cancel)
+        buttons = button_row(ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)

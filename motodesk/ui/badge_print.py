@@ -59,7 +59,7 @@ from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import load_pdf
 from motodesk.ui.printqueue import PrintQueueError, Receipt, queue_problem, send_pdf
-from motodesk.ui.widgets import mark_field
+from motodesk.ui.widgets import button_row, mark_field
 
 LAYOUTS = (("card", "Impressora de cartões (CR80, frente e verso)"),
            ("a4", "Folha A4 com marcas de corte (8 por folha)"))
@@ -643,7 +643,6 @@ class SpoilCardDialog(GuardedDialog):
         self.reason.setCurrentIndex(-1)
         self.reason.setEditText("")
         form.addRow("&Motivo:", self.reason)
-        buttons = QHBoxLayout()
         self.save_button = QPushButton("&Registrar")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)
@@ -651,10 +650,7 @@ class SpoilCardDialog(GuardedDialog):
         cancel.setObjectName("cancel")
         self.save_button.clicked.connect(self.save_and_close)
         cancel.clicked.connect(self.reject)
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(cancel)
-        form.addRow(buttons)
+        form.addRow(button_row(self.save_button, cancel))
         self.resize(520, self.sizeHint().height())
         self.mark_clean()
 

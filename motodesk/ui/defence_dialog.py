@@ -25,7 +25,7 @@ from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import FILE_DIALOG_OPTIONS, documents_folder, labelled
 from motodesk.ui.ops import ServiceOp, errors_on
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, button_row, mark_field, message_line
 
 
 class FiledDialog(GuardedDialog):
@@ -72,10 +72,7 @@ class FiledDialog(GuardedDialog):
         remove = QPushButton("Re&tirar")
         remove.setObjectName("remove_file")
         remove.clicked.connect(self.remove_file)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         save = QPushButton("Re&gistrar")
         save.setObjectName("save")
         save.clicked.connect(self.save)
@@ -95,10 +92,7 @@ class FiledDialog(GuardedDialog):
         side.addStretch(1)
         files.addLayout(side)
         form.addRow(labelled("A&nexos (PDF, JPEG, PNG):", self.file_list), files)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(save)
-        buttons.addWidget(cancel)
+        buttons = button_row(save, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.deadline)
         layout.addWidget(summary)

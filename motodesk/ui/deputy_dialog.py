@@ -54,7 +54,14 @@ from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, VerdictList, dialog_answer, ok_cancel_buttons, status_line
+from motodesk.ui.widgets import (
+    DateField,
+    VerdictList,
+    button_row,
+    dialog_answer,
+    ok_cancel_buttons,
+    status_line,
+)
 
 HISTORY_COLUMNS: list[Column[DeputyInfo]] = [
     Column("deputy_name", "Preposto", lambda d: d.deputy_name),
@@ -384,10 +391,7 @@ class DeputyDialog(GuardedDialog):
         self.schedule = ScheduleEditor()
         self.save_schedule_button = self._button("save_schedule", "&Salvar escala", self.save_schedule)
         self.print_schedule_button = self._button("print_schedule", "Im&primir escala…", self.print_schedule)
-        schedule_buttons = QHBoxLayout()
-        schedule_buttons.addStretch(1)
-        schedule_buttons.addWidget(self.save_schedule_button)
-        schedule_buttons.addWidget(self.print_schedule_button)
+        schedule_buttons = button_row(self.save_schedule_button, self.print_schedule_button)
         schedule_layout = QVBoxLayout(schedule_box)
         schedule_layout.addWidget(self.schedule, 1)
         schedule_layout.addLayout(schedule_buttons)

@@ -13,7 +13,6 @@ from datetime import date
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -31,7 +30,7 @@ from motodesk.services.fees import Payable, PaymentInfo
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, button_row, mark_field, message_line
 
 
 class PaymentDialog(GuardedDialog):
@@ -65,10 +64,7 @@ class PaymentDialog(GuardedDialog):
         self.paid_on.set_value(self.today)
         self.amount = QLineEdit()
         self.amount.setObjectName("amount")
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         self.save_button = QPushButton("&Registrar")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)
@@ -91,10 +87,7 @@ class PaymentDialog(GuardedDialog):
         amount_label = QLabel("&Valor pago (R$):")
         amount_label.setBuddy(self.amount)
         form.addRow(amount_label, self.amount)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(cancel)
+        buttons = button_row(self.save_button, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)

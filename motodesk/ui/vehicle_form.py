@@ -37,7 +37,14 @@ from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import DateField, FormattedLineEdit, VerdictList, field_error, mark_field
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    VerdictList,
+    field_error,
+    mark_field,
+    message_line,
+)
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
                    "aprendizagem": "Aprendizagem", "coleção": "Coleção"}
@@ -237,10 +244,7 @@ class VehicleForm(GuardedDialog):
         self.verdicts = VerdictList()
         self.verdicts.setObjectName("verdicts")
         self.verdicts.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         self.save_button = QPushButton("&Salvar")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -452,6 +453,15 @@ def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDia
     buttons.accepted.connect(save)
     buttons.rejected.connect(dialog.reject)
     return buttons, save_button
+
+
+def button_row(*buttons: QWidget) -> QHBoxLayout:
+    """A dialog's own buttons (pushed, not a QDialogButtonBox), at the right of their row."""
+    row = QHBoxLayout()
+    row.addStretch(1)
+    for button in buttons:
+        row.addWidget(button)
+    return row
 
 
 def ok_cancel_buttons(

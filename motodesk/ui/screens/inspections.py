@@ -10,7 +10,6 @@ from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -44,7 +43,15 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, FormattedLineEdit, keyboard_tabs, mark_field, ok_cancel_buttons
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    button_row,
+    keyboard_tabs,
+    mark_field,
+    message_line,
+    ok_cancel_buttons,
+)
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
@@ -107,10 +114,7 @@ class ScheduleDialog(GuardedDialog):
         self.kind.setCurrentIndex(max(0, self.kind.findData(InspectionKind(kind).value)))
         self.notes = QLineEdit()
         self.notes.setObjectName("notes")
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         ok = QPushButton("&Agendar")
         ok.setObjectName("ok")
         ok.setDefault(True)
@@ -126,10 +130,7 @@ class ScheduleDialog(GuardedDialog):
         form.addRow("&Data:", self.day)
         form.addRow("&Tipo:", self.kind)
         form.addRow("&Observação:", self.notes)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(ok)
-        buttons.addWidget(cancel)
+        buttons = button_row(ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)
@@ -254,10 +255,7 @@ class CampaignDialog(GuardedDialog):
         form.addRow("&Serviço:", self.service)
         form.addRow("&A partir de:", self.start)
         form.addRow("&Vistorias por dia útil:", self.per_day)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.ok)
-        buttons.addWidget(cancel)
+        buttons = button_row(self.ok, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Art. 5º, § 6º</b>: vistorias semestrais quando a Secretaria determinar."))
         layout.addLayout(form)
