@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +28,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
 from motodesk.ui.formatting import format_date
 from motodesk.ui.ops import ServiceOp, load_into
+from motodesk.ui.widgets import plain_button
 
 PHOTO_W, PHOTO_H = 180, 240
 #: A genuine token is about 170 characters; the line accepts more so junk is judged, not cut.
@@ -75,10 +75,7 @@ class BadgeVerifyDialog(QDialog):
         self._build_verdict()
         person = self._build_person()
 
-        close = QPushButton("Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.accept)
+        close = plain_button("Fechar", "close", self.accept)
         bottom = QHBoxLayout()
         bottom.addStretch(1)
         bottom.addWidget(close)
@@ -107,10 +104,7 @@ class BadgeVerifyDialog(QDialog):
         self.scan.setPlaceholderText("Texto do código QR (https://…#MD1.…)")
         self.scan.setClearButtonEnabled(True)
         self.scan.returnPressed.connect(self.verify)
-        self.verify_button = QPushButton("Verificar")
-        self.verify_button.setObjectName("verify")
-        self.verify_button.setAutoDefault(False)
-        self.verify_button.clicked.connect(self.verify)
+        self.verify_button = plain_button("Verificar", "verify", self.verify)
         line = QHBoxLayout()
         line.addWidget(self.scan, 1)
         line.addWidget(self.verify_button)

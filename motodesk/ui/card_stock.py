@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -38,7 +37,15 @@ from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, status_line, table_view
+from motodesk.ui.widgets import (
+    DateField,
+    fit_columns,
+    keyboard_tabs,
+    mark_field,
+    plain_button,
+    status_line,
+    table_view,
+)
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 BATCH_COLUMNS: list[Column[BatchRow]] = [
@@ -103,10 +110,7 @@ class CardStockDialog(GuardedDialog):
                                  "cartão. Só supervisor ou administrador altera.")
         self.required.toggled.connect(self._required_toggled)
         self.status = status_line()
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.reject)
+        close = plain_button("&Fechar", "close", self.reject)
         bottom = QHBoxLayout()
         bottom.addWidget(self.required)
         bottom.addStretch(1)
@@ -141,10 +145,7 @@ class CardStockDialog(GuardedDialog):
         self.note.setObjectName("note")
         self.note.setMaxLength(card_stock.MAX_NOTE)
         self.note.setPlaceholderText("nota fiscal, fornecedor…")
-        self.add_batch_button = QPushButton("Re&gistrar lote")
-        self.add_batch_button.setObjectName("add_batch")
-        self.add_batch_button.setAutoDefault(False)
-        self.add_batch_button.clicked.connect(self.add_batch)
+        self.add_batch_button = plain_button("Re&gistrar lote", "add_batch", self.add_batch)
         grid = QGridLayout(box)
         for column, (text, field) in enumerate((("&Primeiro cartão:", self.first), ("Úl&timo cartão:", self.last),
                                                 ("Rece&bido em:", self.received), ("&Observação:", self.note))):
@@ -182,10 +183,7 @@ class CardStockDialog(GuardedDialog):
         self.spoil_reason.addItems(SPOIL_REASONS)
         self.spoil_reason.setCurrentIndex(-1)
         self.spoil_reason.setEditText("")
-        self.spoil_button = QPushButton("Registrar i&nutilizado")
-        self.spoil_button.setObjectName("spoil")
-        self.spoil_button.setAutoDefault(False)
-        self.spoil_button.clicked.connect(self.spoil)
+        self.spoil_button = plain_button("Registrar i&nutilizado", "spoil", self.spoil)
         form = QFormLayout(box)
         form.addRow("&Cartão:", self.spoil_serial)
         form.addRow("&Motivo:", self.spoil_reason)
@@ -208,14 +206,8 @@ class CardStockDialog(GuardedDialog):
         self.end.set_value(today)
         for field in (self.start, self.end):
             field.setProperty("guard_ignore", True)  # a period to look at, not work to lose
-        self.run_button = QPushButton("&Gerar relatório")
-        self.run_button.setObjectName("run_report")
-        self.run_button.setAutoDefault(False)
-        self.run_button.clicked.connect(self.run_report)
-        self.export_button = QPushButton("&Exportar planilha…")
-        self.export_button.setObjectName("export")
-        self.export_button.setAutoDefault(False)
-        self.export_button.clicked.connect(self.export)
+        self.run_button = plain_button("&Gerar relatório", "run_report", self.run_report)
+        self.export_button = plain_button("&Exportar planilha…", "export", self.export)
         period = QHBoxLayout()
         for text, field in (("&De:", self.start), ("&Até:", self.end)):
             caption = QLabel(text)

@@ -48,6 +48,7 @@ from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import show_error
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
+from motodesk.ui.widgets import plain_button
 from motodesk.ui.wizard import (
     LOCAL_ACCESS,
     LOCAL_LABEL,
@@ -275,10 +276,8 @@ class BackupDialog(QDialog):
         self._saving_days: int | None = None
         self.days.valueChanged.connect(self._days_changed)
         self.days.editingFinished.connect(self.save_days)
-        self.make = QPushButton("&Fazer cópia de segurança…")
-        self.make.setObjectName("make_backup")
-        self.make.setAutoDefault(False)  # Enter in the reminder field must not start a backup
-        self.make.clicked.connect(self.choose_and_backup)
+        # not auto-default: Enter in the reminder field must not start a backup
+        self.make = plain_button("&Fazer cópia de segurança…", "make_backup", self.choose_and_backup)
         how = QLabel("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
                      "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
                      "'motodesk restore ARQUIVO' em um banco de dados vazio.")

@@ -60,6 +60,7 @@ from motodesk.ui.widgets import (
     button_row,
     dialog_answer,
     ok_cancel_buttons,
+    plain_button,
     status_line,
 )
 
@@ -406,10 +407,7 @@ class DeputyDialog(GuardedDialog):
         self.history.horizontalHeader().setStretchLastSection(True)
 
         self.status = status_line()
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.reject)  # with an unsaved schedule, asks first
+        close = plain_button("&Fechar", "close", self.reject)  # with an unsaved schedule, asks first
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(close)
@@ -423,12 +421,11 @@ class DeputyDialog(GuardedDialog):
         layout.addLayout(bottom)
         self.reload()
 
-    def _button(self, name: str, text: str, slot) -> QPushButton:  # noqa: ANN001
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAutoDefault(False)
-        button.clicked.connect(lambda _c=False: slot())
-        return button
+    def _button(self, name: str, text: str, slot: Callable[[], object]) -> QPushButton:
+        def clicked(_checked: bool = False) -> None:
+            slot()  # never handed the checked flag
+
+        return plain_button(text, name, clicked)
 
     def reload(self) -> None:
         ctx, permit_id = self.ctx, self.permit_id

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.ui.dossier_parts import field_label, show_value
+from motodesk.ui.widgets import plain_button
 
 
 class ConflictDialog(QMessageBox):
@@ -124,10 +124,7 @@ class NameChangeDialog(QDialog):
         self.file_edit = QLineEdit()
         self.file_edit.setObjectName("document_file")
         self.file_edit.setPlaceholderText("Certidão de casamento, decisão judicial… (PDF, JPEG ou PNG)")
-        self.browse_button = QPushButton("&Escolher…")
-        self.browse_button.setObjectName("browse")
-        self.browse_button.setAutoDefault(False)
-        self.browse_button.clicked.connect(self.browse)
+        self.browse_button = plain_button("&Escolher…", "browse", self.browse)
         file_row = QHBoxLayout()
         file_row.addWidget(self.file_edit, 1)
         file_row.addWidget(self.browse_button)

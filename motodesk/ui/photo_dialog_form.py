@@ -33,6 +33,7 @@ from motodesk.ui.photo_views import (
     PhotoHistoryModel,
     SourceView,
 )
+from motodesk.ui.widgets import plain_button
 
 if TYPE_CHECKING:  # the methods run on a PhotoDialog: what they use of it is typed there
     _Window = Any
@@ -110,10 +111,7 @@ class PhotoDialogFormMixin(_Window):
         self.zoom_slider.valueChanged.connect(self._slider_moved)
         zoom_label = QLabel("&Zoom:")
         zoom_label.setBuddy(self.zoom_slider)
-        self.reset_button = QPushButton("&Recorte automático")
-        self.reset_button.setObjectName("reset_button")
-        self.reset_button.setAutoDefault(False)
-        self.reset_button.clicked.connect(self.reset_crop)
+        self.reset_button = plain_button("&Recorte automático", "reset_button", self.reset_crop)
         zoom = QHBoxLayout()
         zoom.addWidget(zoom_label)
         zoom.addWidget(self.zoom_slider, 1)

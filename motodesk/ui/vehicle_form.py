@@ -44,6 +44,7 @@ from motodesk.ui.widgets import (
     field_error,
     mark_field,
     message_line,
+    plain_button,
 )
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
@@ -179,10 +180,8 @@ class VehicleForm(GuardedDialog):
         self.inputs["crlv_uf"] = self.crlv_uf
         self.owner_name = line("owner_name", "como no CRV/CRLV", 200)
         self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", kind="cpf")
-        self.copy_holder = QPushButton(with_access_key("Mesmo do titular", lab.used))
-        self.copy_holder.setAutoDefault(False)
-        self.copy_holder.setObjectName("copy_holder")
-        self.copy_holder.clicked.connect(self._copy_holder)
+        self.copy_holder = plain_button(with_access_key("Mesmo do titular", lab.used), "copy_holder",
+                                        self._copy_holder)
 
         vehicle_box = QGroupBox("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)")
         vehicle_form = QFormLayout(vehicle_box)

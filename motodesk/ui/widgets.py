@@ -455,6 +455,15 @@ def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDia
     return buttons, save_button
 
 
+def plain_button(text: str, name: str, slot: Callable[[], object]) -> QPushButton:
+    """A button Enter in a field never presses (not auto-default), named ``name``, running ``slot``."""
+    button = QPushButton(text)
+    button.setObjectName(name)
+    button.setAutoDefault(False)
+    button.clicked.connect(slot)
+    return button
+
+
 def button_row(*buttons: QWidget) -> QHBoxLayout:
     """A dialog's own buttons (pushed, not a QDialogButtonBox), at the right of their row."""
     row = QHBoxLayout()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -37,6 +36,7 @@ from motodesk.ui.widgets import (
     fit_columns,
     format_partial,
     mark_field,
+    plain_button,
     table_view,
 )
 
@@ -68,24 +68,15 @@ class BackupsTab(QWidget):
         self.contents = QLabel("…")
         self.contents.setObjectName("backup_contents")
         self.contents.setWordWrap(True)
-        self.make = QPushButton("Fazer có&pia de segurança agora…")
-        self.make.setObjectName("make_backup")
-        self.make.setAutoDefault(False)
-        self.make.clicked.connect(self.choose_and_backup)
+        self.make = plain_button("Fazer có&pia de segurança agora…", "make_backup", self.choose_and_backup)
         self.days = QSpinBox()
         self.days.setObjectName("reminder_days")
         self.days.setRange(0, 365)
         self.days.setSpecialValueText("nunca lembrar")
         self.days.setSuffix(" dia(s)")
         self.days.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
-        self.save_days_button = QPushButton("Salvar o lembr&ete")
-        self.save_days_button.setObjectName("save_reminder")
-        self.save_days_button.setAutoDefault(False)
-        self.save_days_button.clicked.connect(self.save_days)
-        self.verify_button = QPushButton("Conferir a &trilha de auditoria")
-        self.verify_button.setObjectName("verify_audit")
-        self.verify_button.setAutoDefault(False)
-        self.verify_button.clicked.connect(self.verify)
+        self.save_days_button = plain_button("Salvar o lembr&ete", "save_reminder", self.save_days)
+        self.verify_button = plain_button("Conferir a &trilha de auditoria", "verify_audit", self.verify)
         self.message = QLabel()
         self.message.setObjectName("backups_message")
         self.message.setWordWrap(True)
@@ -226,14 +217,8 @@ class AccessLogTab(QWidget):
         self.since.setObjectName("access_since")
         self.until = DateField()
         self.until.setObjectName("access_until")
-        self.filter_button = QPushButton("&Buscar")
-        self.filter_button.setObjectName("access_filter")
-        self.filter_button.setAutoDefault(False)
-        self.filter_button.clicked.connect(self.reload)
-        self.export_button = QPushButton("E&xportar…")
-        self.export_button.setObjectName("access_export")
-        self.export_button.setAutoDefault(False)
-        self.export_button.clicked.connect(self.choose_and_export)
+        self.filter_button = plain_button("&Buscar", "access_filter", self.reload)
+        self.export_button = plain_button("E&xportar…", "access_export", self.choose_and_export)
         for edit in (self.cpf, self.who, self.since, self.until):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[access_log.AccessEntry] = RowTableModel(ACCESS_COLUMNS)
@@ -349,19 +334,10 @@ class AuditTab(QWidget):
         self.record.setObjectName("audit_record")
         self.record.setPlaceholderText("nº ou CPF")
         self.record.setMaximumWidth(150)
-        self.filter_button = QPushButton("&Buscar")
-        self.filter_button.setObjectName("audit_filter")
-        self.filter_button.setAutoDefault(False)
-        self.filter_button.clicked.connect(self.reload)
-        self.more_button = QPushButton("&Ver mais antigos")
-        self.more_button.setObjectName("audit_more")
-        self.more_button.setAutoDefault(False)
+        self.filter_button = plain_button("&Buscar", "audit_filter", self.reload)
+        self.more_button = plain_button("&Ver mais antigos", "audit_more", self.load_more)
         self.more_button.setEnabled(False)
-        self.more_button.clicked.connect(self.load_more)
-        self.export_button = QPushButton("E&xportar…")
-        self.export_button.setObjectName("audit_export")
-        self.export_button.setAutoDefault(False)
-        self.export_button.clicked.connect(self.choose_and_export)
+        self.export_button = plain_button("E&xportar…", "audit_export", self.choose_and_export)
         for edit in (self.who, self.since, self.until, self.record):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[audit.AuditEntry] = RowTableModel(AUDIT_COLUMNS)

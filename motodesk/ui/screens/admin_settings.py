@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QScrollArea,
     QSpinBox,
     QStackedWidget,
@@ -38,12 +37,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.ui.guard import snapshot
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import (
-    MESSAGE_STYLE,
-    NOTE_STYLE,
-    DateField,
-    mark_field,
-)
+from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field, plain_button
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 WARN_STYLE = "color: #8a5a00"
@@ -297,14 +291,8 @@ class SettingsTab(QWidget):
         self.scrolls: list[QScrollArea] = []
         groups_label = QLabel("&Grupo:")
         groups_label.setBuddy(self.groups)
-        self.save_button = QPushButton("&Salvar configurações")
-        self.save_button.setObjectName("save_settings")
-        self.save_button.setAutoDefault(False)
-        self.save_button.clicked.connect(self.save)
-        self.revert_button = QPushButton("&Desfazer alterações")
-        self.revert_button.setObjectName("revert_settings")
-        self.revert_button.setAutoDefault(False)
-        self.revert_button.clicked.connect(self.revert)
+        self.save_button = plain_button("&Salvar configurações", "save_settings", self.save)
+        self.revert_button = plain_button("&Desfazer alterações", "revert_settings", self.revert)
         self.message = QLabel()
         self.message.setObjectName("settings_message")
         self.message.setWordWrap(True)
