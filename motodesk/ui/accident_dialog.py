@@ -22,9 +22,10 @@ from motodesk.services import vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.vehicles import AccidentRecorded
+from motodesk.ui import formkit
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, place_field_errors
-from motodesk.ui.widgets import DateField, button_row, mark_field, message_line
+from motodesk.ui.widgets import DateField, mark_field, message_line
 
 
 class AccidentDialog(GuardedDialog):
@@ -63,7 +64,7 @@ class AccidentDialog(GuardedDialog):
         form.addRow("D&escrição:", self.description)
         note = QLabel("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
         note.setWordWrap(True)
-        buttons = button_row(ok, cancel)
+        buttons = formkit.row(1, ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)

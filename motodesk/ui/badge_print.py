@@ -54,12 +54,13 @@ from motodesk.services.badges import BadgeRequest, PrintedBadges
 from motodesk.services.card_stock import CardState
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.ui import formkit
 from motodesk.ui.errors import show_error
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import load_pdf
 from motodesk.ui.printqueue import PrintQueueError, Receipt, queue_problem, send_pdf
-from motodesk.ui.widgets import button_row, mark_field
+from motodesk.ui.widgets import mark_field
 
 LAYOUTS = (("card", "Impressora de cartões (CR80, frente e verso)"),
            ("a4", "Folha A4 com marcas de corte (8 por folha)"))
@@ -650,7 +651,7 @@ class SpoilCardDialog(GuardedDialog):
         cancel.setObjectName("cancel")
         self.save_button.clicked.connect(self.save_and_close)
         cancel.clicked.connect(self.reject)
-        form.addRow(button_row(self.save_button, cancel))
+        form.addRow(formkit.row(1, self.save_button, cancel))
         self.resize(520, self.sizeHint().height())
         self.mark_clean()
 

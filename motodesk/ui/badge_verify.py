@@ -27,8 +27,8 @@ from motodesk.services.badges import BadgeStatus, BadgeVerification
 from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import push_button
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import plain_button
 
 PHOTO_W, PHOTO_H = 180, 240
 #: A genuine token is about 170 characters; the line accepts more so junk is judged, not cut.
@@ -75,7 +75,7 @@ class BadgeVerifyDialog(QDialog):
         self._build_verdict()
         person = self._build_person()
 
-        close = plain_button("Fechar", "close", self.accept)
+        close = push_button("Fechar", "close", self.accept, auto_default=False)
         bottom = QHBoxLayout()
         bottom.addStretch(1)
         bottom.addWidget(close)
@@ -104,7 +104,7 @@ class BadgeVerifyDialog(QDialog):
         self.scan.setPlaceholderText("Texto do código QR (https://…#MD1.…)")
         self.scan.setClearButtonEnabled(True)
         self.scan.returnPressed.connect(self.verify)
-        self.verify_button = plain_button("Verificar", "verify", self.verify)
+        self.verify_button = push_button("Verificar", "verify", self.verify, auto_default=False)
         line = QHBoxLayout()
         line.addWidget(self.scan, 1)
         line.addWidget(self.verify_button)

@@ -34,18 +34,11 @@ from motodesk.services.card_stock import Anomaly, BatchRow, SpoiledRow, StockRep
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import (
-    DateField,
-    fit_columns,
-    keyboard_tabs,
-    mark_field,
-    plain_button,
-    status_line,
-    table_view,
-)
+from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 BATCH_COLUMNS: list[Column[BatchRow]] = [
@@ -109,8 +102,8 @@ class CardStockDialog(GuardedDialog):
                                  "um número; desligado, o número é opcional e o relatório conta os crachás sem "
                                  "cartão. Só supervisor ou administrador altera.")
         self.required.toggled.connect(self._required_toggled)
-        self.status = status_line()
-        close = plain_button("&Fechar", "close", self.reject)
+        self.status = wrapped_label("", "status")
+        close = push_button("&Fechar", "close", self.reject, auto_default=False)
         bottom = QHBoxLayout()
         bottom.addWidget(self.required)
         bottom.addStretch(1)
@@ -145,7 +138,7 @@ class CardStockDialog(GuardedDialog):
         self.note.setObjectName("note")
         self.note.setMaxLength(card_stock.MAX_NOTE)
         self.note.setPlaceholderText("nota fiscal, fornecedor…")
-        self.add_batch_button = plain_button("Re&gistrar lote", "add_batch", self.add_batch)
+        self.add_batch_button = push_button("Re&gistrar lote", "add_batch", self.add_batch, auto_default=False)
         grid = QGridLayout(box)
         for column, (text, field) in enumerate((("&Primeiro cartão:", self.first), ("Úl&timo cartão:", self.last),
                                                 ("Rece&bido em:", self.received), ("&Observação:", self.note))):
@@ -183,7 +176,7 @@ class CardStockDialog(GuardedDialog):
         self.spoil_reason.addItems(SPOIL_REASONS)
         self.spoil_reason.setCurrentIndex(-1)
         self.spoil_reason.setEditText("")
-        self.spoil_button = plain_button("Registrar i&nutilizado", "spoil", self.spoil)
+        self.spoil_button = push_button("Registrar i&nutilizado", "spoil", self.spoil, auto_default=False)
         form = QFormLayout(box)
         form.addRow("&Cartão:", self.spoil_serial)
         form.addRow("&Motivo:", self.spoil_reason)
@@ -206,8 +199,8 @@ class CardStockDialog(GuardedDialog):
         self.end.set_value(today)
         for field in (self.start, self.end):
             field.setProperty("guard_ignore", True)  # a period to look at, not work to lose
-        self.run_button = plain_button("&Gerar relatório", "run_report", self.run_report)
-        self.export_button = plain_button("&Exportar planilha…", "export", self.export)
+        self.run_button = push_button("&Gerar relatório", "run_report", self.run_report, auto_default=False)
+        self.export_button = push_button("&Exportar planilha…", "export", self.export, auto_default=False)
         period = QHBoxLayout()
         for text, field in (("&De:", self.start), ("&Até:", self.end)):
             caption = QLabel(text)

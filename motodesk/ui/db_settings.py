@@ -46,9 +46,9 @@ from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import push_button
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import plain_button
 from motodesk.ui.wizard import (
     LOCAL_ACCESS,
     LOCAL_LABEL,
@@ -277,7 +277,7 @@ class BackupDialog(QDialog):
         self.days.valueChanged.connect(self._days_changed)
         self.days.editingFinished.connect(self.save_days)
         # not auto-default: Enter in the reminder field must not start a backup
-        self.make = plain_button("&Fazer cópia de segurança…", "make_backup", self.choose_and_backup)
+        self.make = push_button("&Fazer cópia de segurança…", "make_backup", self.choose_and_backup, auto_default=False)
         how = QLabel("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
                      "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
                      "'motodesk restore ARQUIVO' em um banco de dados vazio.")

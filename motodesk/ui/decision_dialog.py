@@ -39,11 +39,12 @@ from motodesk.services.enforcement import (
     Outcome,
 )
 from motodesk.services.errors import MotodeskError
+from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import labelled
 from motodesk.ui.ops import ServiceOp, errors_on
-from motodesk.ui.widgets import button_row, mark_field, message_line
+from motodesk.ui.widgets import mark_field, message_line
 
 WARNING_STYLE = "background: #fff3e0; border: 1px solid #ef6c00; padding: 6px; color: #6d3600;"
 
@@ -156,7 +157,7 @@ class DecisionDialog(GuardedDialog):
         outcomes.addWidget(self.upheld)
         outcomes.addWidget(self.dismissed)
         outcomes.addStretch(1)
-        buttons = button_row(self.decide_button, cancel)
+        buttons = formkit.row(1, self.decide_button, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.case)
         layout.addWidget(self.deadline)

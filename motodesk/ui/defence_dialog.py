@@ -21,11 +21,12 @@ from PySide6.QtWidgets import (
 from motodesk.services import enforcement
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import FiledDocument, FiledRecorded, NoticeView
+from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import FILE_DIALOG_OPTIONS, documents_folder, labelled
 from motodesk.ui.ops import ServiceOp, errors_on
-from motodesk.ui.widgets import DateField, button_row, mark_field, message_line
+from motodesk.ui.widgets import DateField, mark_field, message_line
 
 
 class FiledDialog(GuardedDialog):
@@ -92,7 +93,7 @@ class FiledDialog(GuardedDialog):
         side.addStretch(1)
         files.addLayout(side)
         form.addRow(labelled("A&nexos (PDF, JPEG, PNG):", self.file_list), files)
-        buttons = button_row(save, cancel)
+        buttons = formkit.row(1, save, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.deadline)
         layout.addWidget(summary)

@@ -46,23 +46,16 @@ from motodesk.services.deputies import DRIVERS, WEEKDAY_NAMES, DeputyInfo, Shift
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
-from motodesk.ui import person_picker
+from motodesk.ui import formkit, person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import (
-    DateField,
-    VerdictList,
-    button_row,
-    dialog_answer,
-    ok_cancel_buttons,
-    plain_button,
-    status_line,
-)
+from motodesk.ui.widgets import DateField, VerdictList, dialog_answer, ok_cancel_buttons
 
 HISTORY_COLUMNS: list[Column[DeputyInfo]] = [
     Column("deputy_name", "Preposto", lambda d: d.deputy_name),
@@ -392,7 +385,7 @@ class DeputyDialog(GuardedDialog):
         self.schedule = ScheduleEditor()
         self.save_schedule_button = self._button("save_schedule", "&Salvar escala", self.save_schedule)
         self.print_schedule_button = self._button("print_schedule", "Im&primir escala…", self.print_schedule)
-        schedule_buttons = button_row(self.save_schedule_button, self.print_schedule_button)
+        schedule_buttons = formkit.row(1, self.save_schedule_button, self.print_schedule_button)
         schedule_layout = QVBoxLayout(schedule_box)
         schedule_layout.addWidget(self.schedule, 1)
         schedule_layout.addLayout(schedule_buttons)
@@ -406,8 +399,8 @@ class DeputyDialog(GuardedDialog):
         self.history.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.history.horizontalHeader().setStretchLastSection(True)
 
-        self.status = status_line()
-        close = plain_button("&Fechar", "close", self.reject)  # with an unsaved schedule, asks first
+        self.status = wrapped_label("", "status")
+        close = push_button("&Fechar", "close", self.reject, auto_default=False)  # with an unsaved schedule, asks first
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(close)
@@ -425,7 +418,7 @@ class DeputyDialog(GuardedDialog):
         def clicked(_checked: bool = False) -> None:
             slot()  # never handed the checked flag
 
-        return plain_button(text, name, clicked)
+        return push_button(text, name, clicked, auto_default=False)
 
     def reload(self) -> None:
         ctx, permit_id = self.ctx, self.permit_id

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.ui.dossier_parts import field_label, show_value
-from motodesk.ui.widgets import plain_button
+from motodesk.ui.formkit import push_button
 
 
 class ConflictDialog(QMessageBox):
@@ -124,7 +124,7 @@ class NameChangeDialog(QDialog):
         self.file_edit = QLineEdit()
         self.file_edit.setObjectName("document_file")
         self.file_edit.setPlaceholderText("Certidão de casamento, decisão judicial… (PDF, JPEG ou PNG)")
-        self.browse_button = plain_button("&Escolher…", "browse", self.browse)
+        self.browse_button = push_button("&Escolher…", "browse", self.browse, auto_default=False)
         file_row = QHBoxLayout()
         file_row.addWidget(self.file_edit, 1)
         file_row.addWidget(self.browse_button)

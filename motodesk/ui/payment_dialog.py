@@ -27,10 +27,11 @@ from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.fees import Payable, PaymentInfo
+from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.widgets import DateField, button_row, mark_field, message_line
+from motodesk.ui.widgets import DateField, mark_field, message_line
 
 
 class PaymentDialog(GuardedDialog):
@@ -87,7 +88,7 @@ class PaymentDialog(GuardedDialog):
         amount_label = QLabel("&Valor pago (R$):")
         amount_label.setBuddy(self.amount)
         form.addRow(amount_label, self.amount)
-        buttons = button_row(self.save_button, cancel)
+        buttons = formkit.row(1, self.save_button, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.services import photos
+from motodesk.ui.formkit import push_button
 from motodesk.ui.photo_analysis import (
     ZOOM_STEPS,
 )
@@ -33,7 +34,6 @@ from motodesk.ui.photo_views import (
     PhotoHistoryModel,
     SourceView,
 )
-from motodesk.ui.widgets import plain_button
 
 if TYPE_CHECKING:  # the methods run on a PhotoDialog: what they use of it is typed there
     _Window = Any
@@ -111,7 +111,7 @@ class PhotoDialogFormMixin(_Window):
         self.zoom_slider.valueChanged.connect(self._slider_moved)
         zoom_label = QLabel("&Zoom:")
         zoom_label.setBuddy(self.zoom_slider)
-        self.reset_button = plain_button("&Recorte automático", "reset_button", self.reset_crop)
+        self.reset_button = push_button("&Recorte automático", "reset_button", self.reset_crop, auto_default=False)
         zoom = QHBoxLayout()
         zoom.addWidget(zoom_label)
         zoom.addWidget(self.zoom_slider, 1)

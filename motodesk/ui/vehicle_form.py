@@ -35,6 +35,7 @@ from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
 from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
+from motodesk.ui.formkit import push_button
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.widgets import (
@@ -44,7 +45,6 @@ from motodesk.ui.widgets import (
     field_error,
     mark_field,
     message_line,
-    plain_button,
 )
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
@@ -180,8 +180,8 @@ class VehicleForm(GuardedDialog):
         self.inputs["crlv_uf"] = self.crlv_uf
         self.owner_name = line("owner_name", "como no CRV/CRLV", 200)
         self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", kind="cpf")
-        self.copy_holder = plain_button(with_access_key("Mesmo do titular", lab.used), "copy_holder",
-                                        self._copy_holder)
+        self.copy_holder = push_button(with_access_key("Mesmo do titular", lab.used), "copy_holder",
+                                        self._copy_holder, auto_default=False)
 
         vehicle_box = QGroupBox("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)")
         vehicle_form = QFormLayout(vehicle_box)

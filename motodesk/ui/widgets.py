@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
-    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -429,12 +428,6 @@ def message_line() -> QLabel:
     return label
 
 
-def status_line(name: str = "status") -> QLabel:
-    """A page's or dialog's word-wrapped line for what was just done (object name ``name``)."""
-    label = QLabel("")
-    label.setObjectName(name)
-    label.setWordWrap(True)
-    return label
 
 
 def password_field(name: str) -> QLineEdit:
@@ -455,22 +448,8 @@ def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDia
     return buttons, save_button
 
 
-def plain_button(text: str, name: str, slot: Callable[[], object]) -> QPushButton:
-    """A button Enter in a field never presses (not auto-default), named ``name``, running ``slot``."""
-    button = QPushButton(text)
-    button.setObjectName(name)
-    button.setAutoDefault(False)
-    button.clicked.connect(slot)
-    return button
 
 
-def button_row(*buttons: QWidget) -> QHBoxLayout:
-    """A dialog's own buttons (pushed, not a QDialogButtonBox), at the right of their row."""
-    row = QHBoxLayout()
-    row.addStretch(1)
-    for button in buttons:
-        row.addWidget(button)
-    return row
 
 
 def ok_cancel_buttons(

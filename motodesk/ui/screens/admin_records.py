@@ -26,6 +26,7 @@ from motodesk.services.audit import verify_audit_trail
 from motodesk.services.context import AppContext
 from motodesk.ui.db_settings import BackupSummary, describe_backup_summary, format_size, read_backup_summary
 from motodesk.ui.formatting import format_datetime
+from motodesk.ui.formkit import push_button
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
@@ -36,7 +37,6 @@ from motodesk.ui.widgets import (
     fit_columns,
     format_partial,
     mark_field,
-    plain_button,
     table_view,
 )
 
@@ -68,15 +68,15 @@ class BackupsTab(QWidget):
         self.contents = QLabel("…")
         self.contents.setObjectName("backup_contents")
         self.contents.setWordWrap(True)
-        self.make = plain_button("Fazer có&pia de segurança agora…", "make_backup", self.choose_and_backup)
+        self.make = push_button("Fazer có&pia de segurança agora…", "make_backup", self.choose_and_backup, auto_default=False)
         self.days = QSpinBox()
         self.days.setObjectName("reminder_days")
         self.days.setRange(0, 365)
         self.days.setSpecialValueText("nunca lembrar")
         self.days.setSuffix(" dia(s)")
         self.days.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
-        self.save_days_button = plain_button("Salvar o lembr&ete", "save_reminder", self.save_days)
-        self.verify_button = plain_button("Conferir a &trilha de auditoria", "verify_audit", self.verify)
+        self.save_days_button = push_button("Salvar o lembr&ete", "save_reminder", self.save_days, auto_default=False)
+        self.verify_button = push_button("Conferir a &trilha de auditoria", "verify_audit", self.verify, auto_default=False)
         self.message = QLabel()
         self.message.setObjectName("backups_message")
         self.message.setWordWrap(True)
@@ -217,8 +217,8 @@ class AccessLogTab(QWidget):
         self.since.setObjectName("access_since")
         self.until = DateField()
         self.until.setObjectName("access_until")
-        self.filter_button = plain_button("&Buscar", "access_filter", self.reload)
-        self.export_button = plain_button("E&xportar…", "access_export", self.choose_and_export)
+        self.filter_button = push_button("&Buscar", "access_filter", self.reload, auto_default=False)
+        self.export_button = push_button("E&xportar…", "access_export", self.choose_and_export, auto_default=False)
         for edit in (self.cpf, self.who, self.since, self.until):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[access_log.AccessEntry] = RowTableModel(ACCESS_COLUMNS)
@@ -334,10 +334,10 @@ class AuditTab(QWidget):
         self.record.setObjectName("audit_record")
         self.record.setPlaceholderText("nº ou CPF")
         self.record.setMaximumWidth(150)
-        self.filter_button = plain_button("&Buscar", "audit_filter", self.reload)
-        self.more_button = plain_button("&Ver mais antigos", "audit_more", self.load_more)
+        self.filter_button = push_button("&Buscar", "audit_filter", self.reload, auto_default=False)
+        self.more_button = push_button("&Ver mais antigos", "audit_more", self.load_more, auto_default=False)
         self.more_button.setEnabled(False)
-        self.export_button = plain_button("E&xportar…", "audit_export", self.choose_and_export)
+        self.export_button = push_button("E&xportar…", "audit_export", self.choose_and_export, auto_default=False)
         for edit in (self.who, self.since, self.until, self.record):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[audit.AuditEntry] = RowTableModel(AUDIT_COLUMNS)

@@ -35,9 +35,10 @@ from motodesk.services import administration
 from motodesk.services.administration import SettingField
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
+from motodesk.ui.formkit import push_button
 from motodesk.ui.guard import snapshot
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field, plain_button
+from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 WARN_STYLE = "color: #8a5a00"
@@ -291,8 +292,8 @@ class SettingsTab(QWidget):
         self.scrolls: list[QScrollArea] = []
         groups_label = QLabel("&Grupo:")
         groups_label.setBuddy(self.groups)
-        self.save_button = plain_button("&Salvar configurações", "save_settings", self.save)
-        self.revert_button = plain_button("&Desfazer alterações", "revert_settings", self.revert)
+        self.save_button = push_button("&Salvar configurações", "save_settings", self.save, auto_default=False)
+        self.revert_button = push_button("&Desfazer alterações", "revert_settings", self.revert, auto_default=False)
         self.message = QLabel()
         self.message.setObjectName("settings_message")
         self.message.setWordWrap(True)

@@ -35,6 +35,7 @@ from motodesk.services.inspections import (
     QueueRow,
 )
 from motodesk.services.vehicles import VehicleRow
+from motodesk.ui import formkit
 from motodesk.ui.checklist import ChecklistDialog, read_checklist
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog, confirm
@@ -46,7 +47,6 @@ from motodesk.ui.tablemodel import Column
 from motodesk.ui.widgets import (
     DateField,
     FormattedLineEdit,
-    button_row,
     keyboard_tabs,
     mark_field,
     message_line,
@@ -130,7 +130,7 @@ class ScheduleDialog(GuardedDialog):
         form.addRow("&Data:", self.day)
         form.addRow("&Tipo:", self.kind)
         form.addRow("&Observação:", self.notes)
-        buttons = button_row(ok, cancel)
+        buttons = formkit.row(1, ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)
@@ -255,7 +255,7 @@ class CampaignDialog(GuardedDialog):
         form.addRow("&Serviço:", self.service)
         form.addRow("&A partir de:", self.start)
         form.addRow("&Vistorias por dia útil:", self.per_day)
-        buttons = button_row(self.ok, cancel)
+        buttons = formkit.row(1, self.ok, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Art. 5º, § 6º</b>: vistorias semestrais quando a Secretaria determinar."))
         layout.addLayout(form)

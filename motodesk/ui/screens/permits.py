@@ -46,6 +46,7 @@ from motodesk.ui.detail_pane import side_by_side
 from motodesk.ui.errors import show_error
 from motodesk.ui.flow import FlowLayout
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import (
     Action,
@@ -69,7 +70,6 @@ from motodesk.ui.widgets import (
     heading,
     keyboard_tabs,
     ok_cancel_buttons,
-    status_line,
 )
 
 RIGHT = Qt.AlignmentFlag.AlignRight
@@ -747,7 +747,7 @@ class TenderTab(FlexiblePage):
                 Action("eliminated", "&Eliminar", lambda _r: self.set_status("eliminated"), managers),
             ],
             kinds={"tender", "permit"}, count=lambda n, _m: f"{n} candidato(s)"), autoload=False)
-        self.status = status_line("tender_status")
+        self.status = wrapped_label("", "tender_status")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
