@@ -222,30 +222,14 @@ class BadgePrintDialog(GuardedDialog):
 
     def _build_buttons(self) -> QHBoxLayout:
         """Print, save, spoiled card and close."""
-        self.print_button = QPushButton("&Imprimir…")
-        self.print_button.setObjectName("print")
-        self.save_button = QPushButton("&Salvar PDF…")
-        self.save_button.setObjectName("save_pdf")
-        self.spoil_button = QPushButton("Cartão inu&tilizado…")
-        self.spoil_button.setObjectName("spoil")
-        self.spoil_button.setToolTip("Registra um cartão em branco perdido (erro de impressão, dano…); depois de "
-                                     "imprimir, passa o crachá para o próximo cartão.")
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        for button in (self.print_button, self.save_button, self.spoil_button):
-            button.setAutoDefault(False)
-        self.print_button.clicked.connect(self.print_badges)
-        self.save_button.clicked.connect(self.save_pdf)
-        self.spoil_button.clicked.connect(self.spoil_card)
-        close.clicked.connect(self.reject)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.print_button)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.spoil_button)
-        buttons.addStretch(1)
-        buttons.addWidget(close)
-        return buttons
+        self.print_button = formkit.push_button("&Imprimir…", "print", self.print_badges, auto_default=False)
+        self.save_button = formkit.push_button("&Salvar PDF…", "save_pdf", self.save_pdf, auto_default=False)
+        self.spoil_button = formkit.push_button(
+            "Cartão inu&tilizado…", "spoil", self.spoil_card, auto_default=False,
+            tooltip="Registra um cartão em branco perdido (erro de impressão, dano…); depois de imprimir, passa o "
+                    "crachá para o próximo cartão.")
+        close = formkit.push_button("&Fechar", "close", self.reject, auto_default=False)
+        return formkit.row(self.print_button, self.save_button, self.spoil_button, 1, close)
 
     def _lay_out(self, form: QFormLayout, buttons: QHBoxLayout, preview_label: QLabel) -> None:
         """The form, note and buttons on the left, the preview on the right."""

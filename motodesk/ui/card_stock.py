@@ -34,7 +34,7 @@ from motodesk.services.card_stock import Anomaly, BatchRow, SpoiledRow, StockRep
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
-from motodesk.ui.formkit import push_button, wrapped_label
+from motodesk.ui.formkit import captioned, push_button, row, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -201,15 +201,7 @@ class CardStockDialog(GuardedDialog):
             field.setProperty("guard_ignore", True)  # a period to look at, not work to lose
         self.run_button = push_button("&Gerar relatório", "run_report", self.run_report, auto_default=False)
         self.export_button = push_button("&Exportar planilha…", "export", self.export, auto_default=False)
-        period = QHBoxLayout()
-        for text, field in (("&De:", self.start), ("&Até:", self.end)):
-            caption = QLabel(text)
-            caption.setBuddy(field)
-            period.addWidget(caption)
-            period.addWidget(field)
-        period.addWidget(self.run_button)
-        period.addWidget(self.export_button)
-        period.addStretch(1)
+        period = row(*captioned(("&De:", self.start), ("&Até:", self.end)), self.run_button, self.export_button, 1)
         self.summary = QLabel("")
         self.summary.setObjectName("summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)

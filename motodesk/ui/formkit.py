@@ -102,6 +102,12 @@ def buddy(text: str, widget: QWidget) -> QLabel:
     return label
 
 
+def captioned(*pairs: tuple[str, QWidget]) -> list[QWidget]:
+    """Each field after its caption (a :func:`buddy` label), in one flat list for a row of filters:
+    ``row(*captioned(("&De:", self.start), ("&Até:", self.end)), self.run_button, 1)``."""
+    return [widget for text, field in pairs for widget in (buddy(text, field), field)]
+
+
 def fill(layout: QBoxLayout, items: Iterable[Item]) -> QBoxLayout:
     for item in items:
         stretch = 0

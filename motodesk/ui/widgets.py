@@ -430,6 +430,16 @@ def message_line() -> QLabel:
 
 
 
+def note_line(text: str, name: str = "") -> QLabel:
+    """A grey word-wrapped hint under a form or a list, named ``name`` if given."""
+    label = QLabel(text)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setStyleSheet(NOTE_STYLE)
+    return label
+
+
 def password_field(name: str) -> QLineEdit:
     edit = QLineEdit()
     edit.setObjectName(name)

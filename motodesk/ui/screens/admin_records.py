@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QSpinBox,
@@ -26,17 +25,17 @@ from motodesk.services.audit import verify_audit_trail
 from motodesk.services.context import AppContext
 from motodesk.ui.db_settings import BackupSummary, describe_backup_summary, format_size, read_backup_summary
 from motodesk.ui.formatting import format_datetime
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import buddy, captioned, push_button, row
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
     MESSAGE_STYLE,
-    NOTE_STYLE,
     DateField,
     FormattedLineEdit,
     fit_columns,
     format_partial,
     mark_field,
+    note_line,
     table_view,
 )
 
@@ -68,7 +67,8 @@ class BackupsTab(QWidget):
         self.contents = QLabel("…")
         self.contents.setObjectName("backup_contents")
         self.contents.setWordWrap(True)
-        self.make = push_button("Fazer có&pia de segurança agora…", "make_backup", self.choose_and_backup, auto_default=False)
+        self.make = push_button("Fazer có&pia de segurança agora…", "make_backup", self.choose_and_backup,
+                                auto_default=False)
         self.days = QSpinBox()
         self.days.setObjectName("reminder_days")
         self.days.setRange(0, 365)
@@ -76,7 +76,8 @@ class BackupsTab(QWidget):
         self.days.setSuffix(" dia(s)")
         self.days.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
         self.save_days_button = push_button("Salvar o lembr&ete", "save_reminder", self.save_days, auto_default=False)
-        self.verify_button = push_button("Conferir a &trilha de auditoria", "verify_audit", self.verify, auto_default=False)
+        self.verify_button = push_button("Conferir a &trilha de auditoria", "verify_audit", self.verify,
+                                         auto_default=False)
         self.message = QLabel()
         self.message.setObjectName("backups_message")
         self.message.setWordWrap(True)
@@ -84,13 +85,7 @@ class BackupsTab(QWidget):
         form = QFormLayout()
         form.addRow(QLabel("Última cópia:"), self.last)
         form.addRow(QLabel("Conteúdo:"), self.contents)
-        reminder = QHBoxLayout()
-        reminder.addWidget(self.days)
-        reminder.addWidget(self.save_days_button)
-        reminder.addStretch(1)
-        days_label = QLabel("Lembrar a ca&da:")
-        days_label.setBuddy(self.days)
-        form.addRow(days_label, reminder)
+        form.addRow(buddy("Lembrar a ca&da:", self.days), row(self.days, self.save_days_button, 1))
         how = QLabel(
             "<b>Como restaurar</b><ol>"
             "<li>Guarde as cópias fora deste computador (pen drive, outra máquina); cada cópia é conferida ao ser "
@@ -105,11 +100,7 @@ class BackupsTab(QWidget):
         how.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        row = QHBoxLayout()
-        row.addWidget(self.make)
-        row.addWidget(self.verify_button)
-        row.addStretch(1)
-        layout.addLayout(row)
+        layout.addLayout(row(self.make, self.verify_button, 1))
         layout.addWidget(self.message)
         layout.addWidget(how)
         layout.addStretch(1)
@@ -228,20 +219,10 @@ class AccessLogTab(QWidget):
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("access_count")
-        filters = QHBoxLayout()
-        for text, field in (("CPF da &pessoa:", self.cpf), ("&Quem (login):", self.who), ("De&sde:", self.since),
-                            ("A&té:", self.until)):
-            label = QLabel(text)
-            label.setBuddy(field)
-            filters.addWidget(label)
-            filters.addWidget(field)
-        filters.addWidget(self.filter_button)
-        filters.addWidget(self.export_button)
-        filters.addStretch(1)
-        note = QLabel("Cada leitura de certidões criminais, atestados médicos, das suas digitalizações e de um "
-                      "dossiê completo (LGPD). Somente leitura; a exportação leva todos os acessos do filtro.")
-        note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        filters = row(*captioned(("CPF da &pessoa:", self.cpf), ("&Quem (login):", self.who), ("De&sde:", self.since),
+                                 ("A&té:", self.until)), self.filter_button, self.export_button, 1)
+        note = note_line("Cada leitura de certidões criminais, atestados médicos, das suas digitalizações e de um "
+                         "dossiê completo (LGPD). Somente leitura; a exportação leva todos os acessos do filtro.")
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
@@ -347,23 +328,11 @@ class AuditTab(QWidget):
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("audit_count")
-        first, second = QHBoxLayout(), QHBoxLayout()
-        for row, caption, field in ((first, "&Quem (login):", self.who), (first, "De&sde:", self.since),
-                                 (first, "A&té:", self.until), (second, "O qu&e:", self.what),
-                                 (second, "O&peração:", self.action), (second, "Re&gistro:", self.record)):
-            caption_label = QLabel(caption)
-            caption_label.setBuddy(field)
-            row.addWidget(caption_label)
-            row.addWidget(field)
-        first.addStretch(1)
-        second.addWidget(self.filter_button)
-        second.addWidget(self.more_button)
-        second.addWidget(self.export_button)
-        second.addStretch(1)
-        note = QLabel("Cada inclusão, alteração e exclusão de dados, com quem a fez e quando (somente leitura). "
-                      "Senhas e chaves aparecem só como alteradas. A exportação leva toda a trilha do filtro.")
-        note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        first = row(*captioned(("&Quem (login):", self.who), ("De&sde:", self.since), ("A&té:", self.until)), 1)
+        second = row(*captioned(("O qu&e:", self.what), ("O&peração:", self.action), ("Re&gistro:", self.record)),
+                     self.filter_button, self.more_button, self.export_button, 1)
+        note = note_line("Cada inclusão, alteração e exclusão de dados, com quem a fez e quando (somente leitura). "
+                         "Senhas e chaves aparecem só como alteradas. A exportação leva toda a trilha do filtro.")
         layout = QVBoxLayout(self)
         layout.addLayout(first)
         layout.addLayout(second)

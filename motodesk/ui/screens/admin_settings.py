@@ -38,7 +38,7 @@ from motodesk.services.errors import InvalidInputError
 from motodesk.ui.formkit import push_button
 from motodesk.ui.guard import snapshot
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field
+from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field, note_line
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 WARN_STYLE = "color: #8a5a00"
@@ -297,11 +297,9 @@ class SettingsTab(QWidget):
         self.message = QLabel()
         self.message.setObjectName("settings_message")
         self.message.setWordWrap(True)
-        intro = QLabel("Valores que a Lei nº 4.883/2017 deixa ao Decreto, ao IBGE ou à Secretaria. Cada campo "
-                       "mostra o artigo a que serve; os marcados como provisórios devem ser confirmados quando o "
-                       "Decreto for publicado. Toda alteração fica na trilha de auditoria (valor anterior → novo).")
-        intro.setWordWrap(True)
-        intro.setStyleSheet(NOTE_STYLE)
+        intro = note_line("Valores que a Lei nº 4.883/2017 deixa ao Decreto, ao IBGE ou à Secretaria. Cada campo "
+                          "mostra o artigo a que serve; os marcados como provisórios devem ser confirmados quando o "
+                          "Decreto for publicado. Toda alteração fica na trilha de auditoria (valor anterior → novo).")
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.revert_button)
