@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -50,12 +49,8 @@ class AccidentDialog(GuardedDialog):
         self.description.setObjectName("description")
         self.description.setMaxLength(vehicles.MAX_ACCIDENT_TEXT)
         self.message = message_line()
-        ok = QPushButton("&Registrar")
-        ok.setObjectName("ok")
-        ok.setDefault(True)
-        cancel = QPushButton("&Cancelar")
-        ok.clicked.connect(self.record)
-        cancel.clicked.connect(self.reject)
+        ok = formkit.push_button("&Registrar", "ok", self.record, default=True)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
 
         form = QFormLayout()
         form.addRow("&Data do acidente:", self.happened_on)

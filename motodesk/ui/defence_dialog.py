@@ -74,11 +74,8 @@ class FiledDialog(GuardedDialog):
         remove.setObjectName("remove_file")
         remove.clicked.connect(self.remove_file)
         self.message = message_line()
-        save = QPushButton("Re&gistrar")
-        save.setObjectName("save")
-        save.clicked.connect(self.save)
-        cancel = QPushButton("&Cancelar")
-        cancel.clicked.connect(self.reject)
+        save = formkit.push_button("Re&gistrar", "save", self.save)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
 
         form = QFormLayout()
         form.addRow("Rece&bido em:", self.received_on)

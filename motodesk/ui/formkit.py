@@ -78,12 +78,15 @@ def choice_combo(name: str, choices: Iterable[tuple[str, Any]]) -> QComboBox:
 
 
 def push_button(text: str, name: str = "", slot: Callable[[], object] | None = None, *,
-                auto_default: bool | None = None, visible: bool = True, tooltip: str = "") -> QPushButton:
-    """A named button running ``slot``; ``visible=False`` hides it before it has a parent (showing a
-    parentless widget would open it as a window of its own for a moment)."""
+                auto_default: bool | None = None, default: bool = False, visible: bool = True,
+                tooltip: str = "") -> QPushButton:
+    """A named button running ``slot`` (``default``: the one Enter presses); ``visible=False`` hides it
+    before it has a parent (showing a parentless widget would open it as a window of its own for a moment)."""
     button = QPushButton(text)
     if name:
         button.setObjectName(name)
+    if default:
+        button.setDefault(True)
     if auto_default is not None:
         button.setAutoDefault(auto_default)
     if tooltip:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -66,13 +65,8 @@ class PaymentDialog(GuardedDialog):
         self.amount = QLineEdit()
         self.amount.setObjectName("amount")
         self.message = message_line()
-        self.save_button = QPushButton("&Registrar")
-        self.save_button.setObjectName("save")
-        self.save_button.setDefault(True)
-        self.save_button.clicked.connect(self.save)
-        cancel = QPushButton("&Cancelar")
-        cancel.setAutoDefault(False)
-        cancel.clicked.connect(self.reject)
+        self.save_button = formkit.push_button("&Registrar", "save", self.save, default=True)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject, auto_default=False)
 
         form = QFormLayout()
         act_label = QLabel("&Ato:")

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -115,12 +114,8 @@ class ScheduleDialog(GuardedDialog):
         self.notes = QLineEdit()
         self.notes.setObjectName("notes")
         self.message = message_line()
-        ok = QPushButton("&Agendar")
-        ok.setObjectName("ok")
-        ok.setDefault(True)
-        cancel = QPushButton("&Cancelar")
-        ok.clicked.connect(self.schedule)
-        cancel.clicked.connect(self.reject)
+        ok = formkit.push_button("&Agendar", "ok", self.schedule, default=True)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
         self.plate.editingFinished.connect(self.find_vehicle)
         self.setMinimumWidth(460)
 
@@ -246,11 +241,8 @@ class CampaignDialog(GuardedDialog):
                               "em ordem de placa, nos dias úteis a partir da data de início.")
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
-        self.ok = QPushButton("C&onvocar")
-        self.ok.setObjectName("ok")
-        cancel = QPushButton("&Cancelar")
-        self.ok.clicked.connect(self.run)
-        cancel.clicked.connect(self.reject)
+        self.ok = formkit.push_button("C&onvocar", "ok", self.run)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
         form = QFormLayout()
         form.addRow("&Serviço:", self.service)
         form.addRow("&A partir de:", self.start)
