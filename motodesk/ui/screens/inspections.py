@@ -55,22 +55,24 @@ from motodesk.ui.widgets import (
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
 
-QUEUE_COLUMNS: list[Column[QueueRow]] = [
-    Column("situation", "Situação", lambda r: r.situation),
+#: The vehicle and the kind of inspection, the same in the queue and in the lists of inspections.
+VEHICLE_AND_KIND: list[Column[Any]] = [
     Column("plate", "Placa", lambda r: r.plate),
     Column("holder_name", "Titular", lambda r: r.holder_name),
     Column("service_type", "Serviço", lambda r: r.service_type),
     Column("kind", "Tipo", lambda r: r.kind),
+]
+
+QUEUE_COLUMNS: list[Column[QueueRow]] = [
+    Column("situation", "Situação", lambda r: r.situation),
+    *VEHICLE_AND_KIND,
     Column("due", "Data prevista", lambda r: r.due),
     Column("days_late", "Dias de atraso", lambda r: r.days_late or "", RIGHT),
 ]
 
 INSPECTION_COLUMNS: list[Column[InspectionRow]] = [
     Column("id", "Nº", lambda r: f"{r.id:06d}"),
-    Column("plate", "Placa", lambda r: r.plate),
-    Column("holder_name", "Titular", lambda r: r.holder_name),
-    Column("service_type", "Serviço", lambda r: r.service_type),
-    Column("kind", "Tipo", lambda r: r.kind),
+    *VEHICLE_AND_KIND,
     Column("status", "Situação", lambda r: r.status),
     Column("scheduled_for", "Agendada para", lambda r: r.scheduled_for),
     Column("performed_at", "Realizada em", lambda r: r.performed_at),
