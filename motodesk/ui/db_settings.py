@@ -114,6 +114,13 @@ def choose_backup_file(parent: QWidget) -> Path | None:
     return Path(name)
 
 
+def choose_and_start_backup(parent: QWidget, start: Callable[[Path], object]) -> None:
+    """Ask where (:func:`choose_backup_file`), then ``start(path)``; nothing when cancelled."""
+    path = choose_backup_file(parent)
+    if path is not None:
+        start(path)
+
+
 def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[backups.BackupResult], None],
                *, lock: QWidget | None = None) -> ServiceOp:
     """Write a backup off the GUI thread with a progress dialog; ``on_done`` after the notice."""
@@ -344,9 +351,7 @@ class BackupDialog(QDialog):
         return suggested_backup_path()
 
     def choose_and_backup(self) -> None:
-        path = choose_backup_file(self)
-        if path is not None:
-            self.start_backup(path)
+        choose_and_start_backup(self, self.start_backup)
 
     def start_backup(self, path: Path) -> ServiceOp:
         def done(result: backups.BackupResult) -> None:

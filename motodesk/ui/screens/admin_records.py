@@ -23,7 +23,13 @@ from motodesk.services import access_log, audit
 from motodesk.services import backup as backups
 from motodesk.services.audit import verify_audit_trail
 from motodesk.services.context import AppContext
-from motodesk.ui.db_settings import BackupSummary, describe_backup_summary, format_size, read_backup_summary
+from motodesk.ui.db_settings import (
+    BackupSummary,
+    choose_and_start_backup,
+    describe_backup_summary,
+    format_size,
+    read_backup_summary,
+)
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.formkit import buddy, captioned, push_button, row
 from motodesk.ui.ops import ServiceOp, load_into
@@ -132,11 +138,7 @@ class BackupsTab(QWidget):
         return suggested_backup_path()
 
     def choose_and_backup(self) -> None:
-        from motodesk.ui.db_settings import choose_backup_file
-
-        path = choose_backup_file(self)
-        if path is not None:
-            self.start_backup(path)
+        choose_and_start_backup(self, self.start_backup)
 
     def start_backup(self, path: Path) -> object:
         from motodesk.ui.db_settings import run_backup
