@@ -92,19 +92,11 @@ class ScheduleEditor(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.add_button = QPushButton("&Adicionar turno")
-        self.add_button.setObjectName("add_shift")
-        self.add_button.clicked.connect(lambda _c=False: self.add_shift())
-        self.remove_button = QPushButton("Re&mover turno")
-        self.remove_button.setObjectName("remove_shift")
-        self.remove_button.clicked.connect(lambda _c=False: self.remove_selected())
+        self.add_button = push_button("&Adicionar turno", "add_shift", self.add_shift)
+        self.remove_button = push_button("Re&mover turno", "remove_shift", self.remove_selected)
         self.totals = QLabel("")
         self.totals.setObjectName("totals")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.totals)
+        buttons = formkit.row(self.add_button, self.remove_button, 1, self.totals)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table, 1)
@@ -194,23 +186,15 @@ class NominateDialog(GuardedDialog):
         intro.setWordWrap(True)
         self.person_label = QLabel("Nenhuma pessoa escolhida.")
         self.person_label.setObjectName("person")
-        self.choose_button = QPushButton("&Escolher pessoa…")
-        self.choose_button.setObjectName("choose_person")
-        self.choose_button.clicked.connect(lambda _c=False: self.choose_person())
-        person_row = QHBoxLayout()
-        person_row.addWidget(self.person_label, 1)
-        person_row.addWidget(self.choose_button)
+        self.choose_button = push_button("&Escolher pessoa…", "choose_person", self.choose_person)
+        person_row = formkit.row((self.person_label, 1), self.choose_button)
         self.start_on = DateField(optional=False)
         self.start_on.setObjectName("start_on")
         self.start_on.valueChanged.connect(self.refresh_verdicts)
         self.file_label = QLabel("Nenhum arquivo anexado.")
         self.file_label.setObjectName("nomination_file")
-        self.attach_button = QPushButton("Ane&xar…")
-        self.attach_button.setObjectName("attach")
-        self.attach_button.clicked.connect(lambda _c=False: self.attach())
-        file_row = QHBoxLayout()
-        file_row.addWidget(self.file_label, 1)
-        file_row.addWidget(self.attach_button)
+        self.attach_button = push_button("Ane&xar…", "attach", self.attach)
+        file_row = formkit.row((self.file_label, 1), self.attach_button)
         form = QFormLayout()
         form.addRow("Preposto:", person_row)
         form.addRow("&Data da indicação:", self.start_on)
@@ -415,10 +399,7 @@ class DeputyDialog(GuardedDialog):
         self.reload()
 
     def _button(self, name: str, text: str, slot: Callable[[], object]) -> QPushButton:
-        def clicked(_checked: bool = False) -> None:
-            slot()  # never handed the checked flag
-
-        return push_button(text, name, clicked, auto_default=False)
+        return push_button(text, name, slot, auto_default=False)  # the slot is never handed the checked flag
 
     def reload(self) -> None:
         ctx, permit_id = self.ctx, self.permit_id
