@@ -34,7 +34,7 @@ from motodesk.services.card_stock import Anomaly, BatchRow, SpoiledRow, StockRep
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
-from motodesk.ui.formkit import captioned, push_button, row, wrapped_label
+from motodesk.ui.formkit import buddy, captioned, push_button, row, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -121,10 +121,8 @@ class CardStockDialog(GuardedDialog):
     def _batches_tab(self, keeper: bool) -> QWidget:
         page = QWidget()
         self.batch_model: RowTableModel[BatchRow] = RowTableModel(BATCH_COLUMNS)
-        self.batch_table = table_view("batches")
-        self.batch_table.setModel(self.batch_model)
-        label = QLabel("Lotes regi&strados:")
-        label.setBuddy(self.batch_table)
+        self.batch_table = table_view("batches", model=self.batch_model)
+        label = buddy("Lotes regi&strados:", self.batch_table)
         box = QGroupBox("Registrar lote recebido")
         self.first = QLineEdit()
         self.first.setObjectName("first_serial")
@@ -163,10 +161,8 @@ class CardStockDialog(GuardedDialog):
     def _spoiled_tab(self, printer: bool) -> QWidget:
         page = QWidget()
         self.spoiled_model: RowTableModel[SpoiledRow] = RowTableModel(SPOILED_COLUMNS)
-        self.spoiled_table = table_view("spoiled")
-        self.spoiled_table.setModel(self.spoiled_model)
-        label = QLabel("Cartões inutili&zados (mais recentes primeiro):")
-        label.setBuddy(self.spoiled_table)
+        self.spoiled_table = table_view("spoiled", model=self.spoiled_model)
+        label = buddy("Cartões inutili&zados (mais recentes primeiro):", self.spoiled_table)
         box = QGroupBox("Registrar cartão inutilizado")
         self.spoil_serial = QLineEdit()
         self.spoil_serial.setObjectName("spoil_serial")
@@ -206,10 +202,8 @@ class CardStockDialog(GuardedDialog):
         self.summary.setObjectName("summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.anomaly_model: RowTableModel[Anomaly] = RowTableModel(ANOMALY_COLUMNS)
-        self.anomaly_table = table_view("anomalies")
-        self.anomaly_table.setModel(self.anomaly_model)
-        label = QLabel("A&nomalias (cartão usado duas vezes, pulado ou fora dos lotes):")
-        label.setBuddy(self.anomaly_table)
+        self.anomaly_table = table_view("anomalies", model=self.anomaly_model)
+        label = buddy("A&nomalias (cartão usado duas vezes, pulado ou fora dos lotes):", self.anomaly_table)
         layout = QVBoxLayout(page)
         layout.addLayout(period)
         layout.addWidget(self.summary)

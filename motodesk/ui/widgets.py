@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from datetime import date
 from typing import TypeVar
 
-from PySide6.QtCore import QDate, QLocale, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractItemModel, QDate, QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -525,8 +525,10 @@ def heading(text: str) -> QLabel:
     return label
 
 
-def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTableView:
-    """A read-only table of records: whole rows selected, alternating colours, no row numbers."""
+def table_view(name: str, *, multi: bool = False, sortable: bool = False,
+               model: QAbstractItemModel | None = None) -> QTableView:
+    """A read-only table of records (of ``model``, if given): whole rows selected, alternating colours,
+    no row numbers."""
     view = QTableView()
     view.setObjectName(name)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -540,6 +542,8 @@ def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTa
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
     view.setWordWrap(False)
+    if model is not None:
+        view.setModel(model)
     return view
 
 

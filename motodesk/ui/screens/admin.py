@@ -212,9 +212,7 @@ class UsersTab(QWidget):
         self.open_dialog = open_dialog
         self.setObjectName("users_tab")
         self.model: RowTableModel[users.UserRow] = RowTableModel(USER_COLUMNS)
-        self.table = table_view("users_table")
-        self.table.setModel(self.model)
-        self.table.setTabKeyNavigation(False)
+        self.table = table_view("users_table", model=self.model)
         self.table.activated.connect(lambda _index: self.edit_user())
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._update_buttons())
         self.new_button = formkit.push_button("&Novo usuário…", "new_user", self.new_user, auto_default=False)

@@ -215,9 +215,7 @@ class AccessLogTab(QWidget):
         for edit in (self.cpf, self.who, self.since, self.until):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[access_log.AccessEntry] = RowTableModel(ACCESS_COLUMNS)
-        self.table = table_view("access_table")
-        self.table.setModel(self.model)
-        self.table.setTabKeyNavigation(False)
+        self.table = table_view("access_table", model=self.model)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("access_count")
@@ -324,9 +322,7 @@ class AuditTab(QWidget):
         for edit in (self.who, self.since, self.until, self.record):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[audit.AuditEntry] = RowTableModel(AUDIT_COLUMNS)
-        self.table = table_view("audit_table")
-        self.table.setModel(self.model)
-        self.table.setTabKeyNavigation(False)
+        self.table = table_view("audit_table", model=self.model)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("audit_count")
