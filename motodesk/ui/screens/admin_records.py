@@ -4,6 +4,7 @@ Trilha de auditoria (the audit trail, a page at a time, filtered and exported to
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +183,17 @@ def _export_path(widget: QWidget, title: str, stem: str) -> Path | None:
                           suffix=".xlsx")
 
 
+def _export_shown(tab: QWidget, where: object | None, title: str, stem: str,
+                  export_to: Callable[[Path], object]) -> None:
+    """Ask where to export what ``tab`` shows (not when its filter is refused: ``where`` None), then
+    ``export_to`` that file."""
+    if where is None:
+        return
+    path = _export_path(tab, title, stem)
+    if path is not None:
+        export_to(path)
+
+
 def _day_filters(widget: QWidget, since: DateField, until: DateField) -> bool:
     """Mark an impossible date on its field; True when both are dates or empty."""
     for field in (since, until):
@@ -253,11 +265,7 @@ class AccessLogTab(QWidget):
         op.success(loaded).run()
 
     def choose_and_export(self) -> None:
-        if self._filters() is None:
-            return
-        path = _export_path(self, "Exportar o registro de acessos", "registro-de-acessos")
-        if path is not None:
-            self.export_to(path)
+        _export_shown(self, self._filters(), "Exportar o registro de acessos", "registro-de-acessos", self.export_to)
 
     def export_to(self, path: Path) -> object:
         ctx, where = self.ctx, self._filters()
@@ -381,11 +389,8 @@ class AuditTab(QWidget):
         self.count.setText(f"{shown} registro(s) da trilha{tail}.")
 
     def choose_and_export(self) -> None:
-        if self.current_filter() is None:
-            return
-        path = _export_path(self, "Exportar a trilha de auditoria", "trilha-de-auditoria")
-        if path is not None:
-            self.export_to(path)
+        _export_shown(self, self.current_filter(), "Exportar a trilha de auditoria", "trilha-de-auditoria",
+                      self.export_to)
 
     def export_to(self, path: Path) -> object:
         ctx, where = self.ctx, self.current_filter()
