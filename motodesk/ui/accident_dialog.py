@@ -10,7 +10,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QVBoxLayout,
@@ -22,6 +21,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.vehicles import AccidentRecorded
 from motodesk.ui import formkit
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, place_field_errors
 from motodesk.ui.widgets import DateField, mark_field, message_line
@@ -57,8 +57,7 @@ class AccidentDialog(GuardedDialog):
         form.addRow("Co&municado pelo titular em:", self.reported_on)
         form.addRow(self.safety)  # the whole row: a larger system font does not clip it
         form.addRow("D&escrição:", self.description)
-        note = QLabel("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
-        note.setWordWrap(True)
+        note = wrapped_label("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
         buttons = formkit.row(1, ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)

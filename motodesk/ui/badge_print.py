@@ -56,6 +56,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui import formkit
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import load_pdf
@@ -190,8 +191,7 @@ class BadgePrintDialog(GuardedDialog):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a larger system font: field below its label
         who = ", ".join(labels[:6]) + ("…" if len(labels) > 6 else "")
         if who:
-            shown = QLabel(who)
-            shown.setWordWrap(True)
+            shown = wrapped_label(who)
             form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
         form.addRow("Im&pressão:", self.layout_box)
         form.addRow(self.deputy)  # the whole row: a larger system font does not clip it

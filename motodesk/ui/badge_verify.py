@@ -27,7 +27,7 @@ from motodesk.services.badges import BadgeStatus, BadgeVerification
 from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
 from motodesk.ui.formatting import format_date
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.ops import ServiceOp, load_into
 
 PHOTO_W, PHOTO_H = 180, 240
@@ -95,9 +95,8 @@ class BadgeVerifyDialog(QDialog):
 
     def _build_scan_line(self) -> tuple[QLabel, QHBoxLayout]:
         """The hint and the scanned text's line; the hint and the line."""
-        hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
-                      "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
-        hint.setWordWrap(True)
+        hint = wrapped_label("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
+                             "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
         self.scan = QLineEdit()
         self.scan.setObjectName("scan")
         self.scan.setMaxLength(MAX_INPUT)

@@ -47,7 +47,7 @@ from motodesk.services.vehicles import LOCAL_TZ
 from motodesk.ui.dossier import fit_to_screen
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date, format_datetime
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import confirm
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
@@ -120,8 +120,7 @@ class ItemRow:
         self.set_photo_count(item.photo_count)
         self.article = QLabel(item.article)
         self.article.setObjectName(f"article_{item.code}")
-        self.text = QLabel(item.text)
-        self.text.setWordWrap(True)
+        self.text = wrapped_label(item.text)
         self.text.setMinimumWidth(280)
 
     def set_photo_count(self, count: int) -> None:

@@ -46,7 +46,7 @@ from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import show_error
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.wizard import (
@@ -175,8 +175,7 @@ class DatabaseSettingsDialog(GuardedDialog):
         now.setWordWrap(True)
         now.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.local = QRadioButton(LOCAL_LABEL)
-        local_note = QLabel(f"Arquivo: {config.default_sqlite_path()}")
-        local_note.setWordWrap(True)
+        local_note = wrapped_label(f"Arquivo: {config.default_sqlite_path()}")
         local_note.setStyleSheet("color: #555; margin-left: 22px")
         local_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.local.setObjectName("choice_local")
@@ -285,10 +284,9 @@ class BackupDialog(QDialog):
         self.days.editingFinished.connect(self.save_days)
         # not auto-default: Enter in the reminder field must not start a backup
         self.make = push_button("&Fazer cópia de segurança…", "make_backup", self.choose_and_backup, auto_default=False)
-        how = QLabel("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
-                     "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
-                     "'motodesk restore ARQUIVO' em um banco de dados vazio.")
-        how.setWordWrap(True)
+        how = wrapped_label("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
+                            "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
+                            "'motodesk restore ARQUIVO' em um banco de dados vazio.")
         how.setStyleSheet("color: #555")
         form = QFormLayout()
         form.addRow(QLabel("Última cópia:"), self.last)

@@ -23,6 +23,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.enforcement import FiledDocument, FiledRecorded, NoticeView
 from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import FILE_DIALOG_OPTIONS, documents_folder, labelled
 from motodesk.ui.ops import ServiceOp, errors_on
@@ -52,9 +53,8 @@ class FiledDialog(GuardedDialog):
         self.deadline = QLabel(
             f"<b>Prazo de {what}: até {format_date(due)}</b> ({article})" if due else f"Prazo de {what}: —")
         self.deadline.setObjectName("deadline")
-        summary = QLabel(f"{view.number} · {view.infraction.article} — {view.infraction.text}<br>"
-                         f"Autuado(a): {view.offender_name}")
-        summary.setWordWrap(True)
+        summary = wrapped_label(f"{view.number} · {view.infraction.article} — {view.infraction.text}<br>"
+                                f"Autuado(a): {view.offender_name}")
         self.received_on = DateField(optional=False)
         self.received_on.setObjectName("received_on")
         self.received_on.set_value(self.today)

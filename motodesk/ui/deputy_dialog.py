@@ -180,10 +180,9 @@ class NominateDialog(GuardedDialog):
         self.setWindowTitle(f"Indicar preposto – {permit.number}")
         fit_to_screen(self, 720, 620)
 
-        intro = QLabel(f"O titular {permit.holder} indica, por escrito, um preposto para auxiliá-lo (Art. 14). "
-                       "O preposto deve cumprir as mesmas exigências do titular (§ 2º): cadastre antes o seu "
-                       "dossiê em Pessoas.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"O titular {permit.holder} indica, por escrito, um preposto para auxiliá-lo (Art. 14). "
+                              "O preposto deve cumprir as mesmas exigências do titular (§ 2º): cadastre antes o seu "
+                              "dossiê em Pessoas.")
         self.person_label = QLabel("Nenhuma pessoa escolhida.")
         self.person_label.setObjectName("person")
         self.choose_button = push_button("&Escolher pessoa…", "choose_person", self.choose_person)
@@ -302,10 +301,9 @@ class EndLinkDialog(GuardedDialog):
         super().__init__(parent)
         self.setObjectName("end_link")
         self.setWindowTitle("Encerrar vínculo do preposto")
-        text = QLabel(f"Encerrar o vínculo de {deputy.deputy_name} com {deputy.permit_number}. Informe o dia em "
-                      "que o vínculo terminou: dele corre o prazo de 15 dias para a baixa (Art. 31, Grupo 1, I). "
-                      "O crachá do preposto deixa de valer.")
-        text.setWordWrap(True)
+        text = wrapped_label(f"Encerrar o vínculo de {deputy.deputy_name} com {deputy.permit_number}. Informe o dia em "
+                             "que o vínculo terminou: dele corre o prazo de 15 dias para a baixa (Art. 31, Grupo 1, I). "
+                             "O crachá do preposto deixa de valer.")
         self.end_on = DateField(optional=False)
         self.end_on.setObjectName("end_on")
         self.reason = QPlainTextEdit()

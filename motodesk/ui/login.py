@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.services.errors import MotodeskError
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.widgets import message_line, ok_cancel_buttons
 
 if TYPE_CHECKING:
@@ -86,8 +87,7 @@ class LoginDialog(QDialog):
         layout.addWidget(title)
         layout.addLayout(form)
         if hint:
-            hint_label = QLabel(hint)
-            hint_label.setWordWrap(True)
+            hint_label = wrapped_label(hint)
             hint_label.setStyleSheet("color: #555")
             layout.addWidget(hint_label)
         layout.addWidget(self.message)

@@ -35,7 +35,7 @@ from motodesk.services import administration
 from motodesk.services.administration import SettingField
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import snapshot
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field, note_line
@@ -366,8 +366,7 @@ class SettingsTab(QWidget):
             self.group_of[f.name] = len(groups) - 1
             editor = SettingEditor(f, keys)
             self.editors[f.name] = editor
-            label = QLabel(keys(f.label) + ":")
-            label.setWordWrap(True)
+            label = wrapped_label(keys(f.label) + ":")
             label.setBuddy(editor.input)
             label.setObjectName(f"label_{f.name}")
             label.setMinimumWidth(240)

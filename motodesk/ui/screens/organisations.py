@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QProgressDialog,
     QVBoxLayout,
@@ -31,6 +30,7 @@ from motodesk.services.organisations import MemberRow, OrganisationInput, Organi
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name
 from motodesk.ui.mainwindow import register_page
@@ -99,9 +99,8 @@ class OrganisationDialog(GuardedDialog):
             widget = getattr(self, key)
             widget.setObjectName(key)
             self.widgets[key] = widget
-        intro = QLabel("Operadora de Serviço, Central de Serviço, Cooperativa ou Associação de permissionários "
-                       "e autorizatários (Art. 9º). A organização não vincula a permissão.")
-        intro.setWordWrap(True)
+        intro = wrapped_label("Operadora de Serviço, Central de Serviço, Cooperativa ou Associação de permissionários "
+                              "e autorizatários (Art. 9º). A organização não vincula a permissão.")
         form = QFormLayout()
         form.addRow("&Tipo:", self.kind)
         form.addRow("&Razão social:", self.name)
@@ -167,8 +166,7 @@ class DateDialog(GuardedDialog):
         self.setObjectName("date_dialog")
         self.setWindowTitle(title)
         self.setMinimumWidth(460)
-        intro = QLabel(text)
-        intro.setWordWrap(True)
+        intro = wrapped_label(text)
         self.date = DateField(optional=False)
         self.date.setObjectName("date")
         form = QFormLayout()

@@ -214,10 +214,9 @@ class ConvictionDialog(GuardedDialog):
         self.setObjectName("conviction_dialog")
         self.setWindowTitle("Condenação criminal transitada em julgado (Art. 35)")
         self.setMinimumWidth(560)
-        intro = QLabel(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
-                       "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
-                       "Informe os dados da certidão do juízo.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
+                              "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
+                              "Informe os dados da certidão do juízo.")
         self.court = QLineEdit()
         self.court.setObjectName("court")
         self.court.setMaxLength(200)

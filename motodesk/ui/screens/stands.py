@@ -31,6 +31,7 @@ from motodesk.services.stands import AssignmentRow, StandInput, StandRow
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error  # noqa: F401 - tests replace it
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec
 from motodesk.ui.mainwindow import register_page
@@ -97,10 +98,9 @@ class StandDialog(GuardedDialog):
         self.bus_or_taxi_stop = QCheckBox("O local é &ponto de ônibus ou de táxi")
         self.bus_or_taxi_stop.setObjectName("bus_or_taxi_stop")
         self.bus_or_taxi_stop.setToolTip("Art. 18: é proibido exercer estes serviços nos pontos de ônibus e de táxi.")
-        intro = QLabel("O Poder Executivo indica por Decreto os pontos onde o titular pode parar ou estacionar, "
-                       "com o limite máximo de vagas (Art. 17). É proibido exercer o serviço em ponto de ônibus "
-                       "ou de táxi (Art. 18).")
-        intro.setWordWrap(True)
+        intro = wrapped_label("O Poder Executivo indica por Decreto os pontos onde o titular pode parar ou estacionar, "
+                              "com o limite máximo de vagas (Art. 17). É proibido exercer o serviço em ponto de ônibus "
+                              "ou de táxi (Art. 18).")
         form = QFormLayout()
         form.addRow("&Nome do ponto:", self.name)
         form.addRow("&Endereço:", self.address)
