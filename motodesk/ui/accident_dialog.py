@@ -10,11 +10,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
-    QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -23,9 +20,11 @@ from motodesk.services import vehicles
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.vehicles import AccidentRecorded
+from motodesk.ui import formkit
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, place_field_errors
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, mark_field, message_line
 
 
 class AccidentDialog(GuardedDialog):
@@ -49,28 +48,17 @@ class AccidentDialog(GuardedDialog):
         self.description = QLineEdit()
         self.description.setObjectName("description")
         self.description.setMaxLength(vehicles.MAX_ACCIDENT_TEXT)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
-        ok = QPushButton("&Registrar")
-        ok.setObjectName("ok")
-        ok.setDefault(True)
-        cancel = QPushButton("&Cancelar")
-        ok.clicked.connect(self.record)
-        cancel.clicked.connect(self.reject)
+        self.message = message_line()
+        ok = formkit.push_button("&Registrar", "ok", self.record, default=True)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
 
         form = QFormLayout()
         form.addRow("&Data do acidente:", self.happened_on)
         form.addRow("Co&municado pelo titular em:", self.reported_on)
         form.addRow(self.safety)  # the whole row: a larger system font does not clip it
         form.addRow("D&escrição:", self.description)
-        note = QLabel("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
-        note.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(ok)
-        buttons.addWidget(cancel)
+        note = wrapped_label("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
+        buttons = formkit.row(1, ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(note)

@@ -54,7 +54,9 @@ from motodesk.services.badges import BadgeRequest, PrintedBadges
 from motodesk.services.card_stock import CardState
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.ui import formkit
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import load_pdf
@@ -189,8 +191,7 @@ class BadgePrintDialog(GuardedDialog):
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # a larger system font: field below its label
         who = ", ".join(labels[:6]) + ("…" if len(labels) > 6 else "")
         if who:
-            shown = QLabel(who)
-            shown.setWordWrap(True)
+            shown = wrapped_label(who)
             form.addRow(QLabel("Crachás:"), shown)  # a value shown, not a field: no access key
         form.addRow("Im&pressão:", self.layout_box)
         form.addRow(self.deputy)  # the whole row: a larger system font does not clip it
@@ -221,30 +222,14 @@ class BadgePrintDialog(GuardedDialog):
 
     def _build_buttons(self) -> QHBoxLayout:
         """Print, save, spoiled card and close."""
-        self.print_button = QPushButton("&Imprimir…")
-        self.print_button.setObjectName("print")
-        self.save_button = QPushButton("&Salvar PDF…")
-        self.save_button.setObjectName("save_pdf")
-        self.spoil_button = QPushButton("Cartão inu&tilizado…")
-        self.spoil_button.setObjectName("spoil")
-        self.spoil_button.setToolTip("Registra um cartão em branco perdido (erro de impressão, dano…); depois de "
-                                     "imprimir, passa o crachá para o próximo cartão.")
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        for button in (self.print_button, self.save_button, self.spoil_button):
-            button.setAutoDefault(False)
-        self.print_button.clicked.connect(self.print_badges)
-        self.save_button.clicked.connect(self.save_pdf)
-        self.spoil_button.clicked.connect(self.spoil_card)
-        close.clicked.connect(self.reject)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.print_button)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.spoil_button)
-        buttons.addStretch(1)
-        buttons.addWidget(close)
-        return buttons
+        self.print_button = formkit.push_button("&Imprimir…", "print", self.print_badges, auto_default=False)
+        self.save_button = formkit.push_button("&Salvar PDF…", "save_pdf", self.save_pdf, auto_default=False)
+        self.spoil_button = formkit.push_button(
+            "Cartão inu&tilizado…", "spoil", self.spoil_card, auto_default=False,
+            tooltip="Registra um cartão em branco perdido (erro de impressão, dano…); depois de imprimir, passa o "
+                    "crachá para o próximo cartão.")
+        close = formkit.push_button("&Fechar", "close", self.reject, auto_default=False)
+        return formkit.row(self.print_button, self.save_button, self.spoil_button, 1, close)
 
     def _lay_out(self, form: QFormLayout, buttons: QHBoxLayout, preview_label: QLabel) -> None:
         """The form, note and buttons on the left, the preview on the right."""
@@ -643,7 +628,6 @@ class SpoilCardDialog(GuardedDialog):
         self.reason.setCurrentIndex(-1)
         self.reason.setEditText("")
         form.addRow("&Motivo:", self.reason)
-        buttons = QHBoxLayout()
         self.save_button = QPushButton("&Registrar")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)
@@ -651,10 +635,7 @@ class SpoilCardDialog(GuardedDialog):
         cancel.setObjectName("cancel")
         self.save_button.clicked.connect(self.save_and_close)
         cancel.clicked.connect(self.reject)
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(cancel)
-        form.addRow(buttons)
+        form.addRow(formkit.row(1, self.save_button, cancel))
         self.resize(520, self.sizeHint().height())
         self.mark_clean()
 

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -28,6 +27,7 @@ from motodesk.services.badges import BadgeStatus, BadgeVerification
 from motodesk.services.context import AppContext
 from motodesk.services.errors import DatabaseUnavailableError, MotodeskError
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.ops import ServiceOp, load_into
 
 PHOTO_W, PHOTO_H = 180, 240
@@ -75,10 +75,7 @@ class BadgeVerifyDialog(QDialog):
         self._build_verdict()
         person = self._build_person()
 
-        close = QPushButton("Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.accept)
+        close = push_button("Fechar", "close", self.accept, auto_default=False)
         bottom = QHBoxLayout()
         bottom.addStretch(1)
         bottom.addWidget(close)
@@ -98,19 +95,15 @@ class BadgeVerifyDialog(QDialog):
 
     def _build_scan_line(self) -> tuple[QLabel, QHBoxLayout]:
         """The hint and the scanned text's line; the hint and the line."""
-        hint = QLabel("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
-                      "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
-        hint.setWordWrap(True)
+        hint = wrapped_label("Aponte o leitor para o código QR do verso do crachá, ou cole o texto do código "
+                             "(o endereço https://…#MD1.… ou só MD1.…) e tecle Enter.")
         self.scan = QLineEdit()
         self.scan.setObjectName("scan")
         self.scan.setMaxLength(MAX_INPUT)
         self.scan.setPlaceholderText("Texto do código QR (https://…#MD1.…)")
         self.scan.setClearButtonEnabled(True)
         self.scan.returnPressed.connect(self.verify)
-        self.verify_button = QPushButton("Verificar")
-        self.verify_button.setObjectName("verify")
-        self.verify_button.setAutoDefault(False)
-        self.verify_button.clicked.connect(self.verify)
+        self.verify_button = push_button("Verificar", "verify", self.verify, auto_default=False)
         line = QHBoxLayout()
         line.addWidget(self.scan, 1)
         line.addWidget(self.verify_button)

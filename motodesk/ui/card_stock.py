@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -35,6 +34,7 @@ from motodesk.services.card_stock import Anomaly, BatchRow, SpoiledRow, StockRep
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
+from motodesk.ui.formkit import buddy, captioned, push_button, row, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -102,13 +102,8 @@ class CardStockDialog(GuardedDialog):
                                  "um número; desligado, o número é opcional e o relatório conta os crachás sem "
                                  "cartão. Só supervisor ou administrador altera.")
         self.required.toggled.connect(self._required_toggled)
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.reject)
+        self.status = wrapped_label("", "status")
+        close = push_button("&Fechar", "close", self.reject, auto_default=False)
         bottom = QHBoxLayout()
         bottom.addWidget(self.required)
         bottom.addStretch(1)
@@ -126,10 +121,8 @@ class CardStockDialog(GuardedDialog):
     def _batches_tab(self, keeper: bool) -> QWidget:
         page = QWidget()
         self.batch_model: RowTableModel[BatchRow] = RowTableModel(BATCH_COLUMNS)
-        self.batch_table = table_view("batches")
-        self.batch_table.setModel(self.batch_model)
-        label = QLabel("Lotes regi&strados:")
-        label.setBuddy(self.batch_table)
+        self.batch_table = table_view("batches", model=self.batch_model)
+        label = buddy("Lotes regi&strados:", self.batch_table)
         box = QGroupBox("Registrar lote recebido")
         self.first = QLineEdit()
         self.first.setObjectName("first_serial")
@@ -143,10 +136,7 @@ class CardStockDialog(GuardedDialog):
         self.note.setObjectName("note")
         self.note.setMaxLength(card_stock.MAX_NOTE)
         self.note.setPlaceholderText("nota fiscal, fornecedor…")
-        self.add_batch_button = QPushButton("Re&gistrar lote")
-        self.add_batch_button.setObjectName("add_batch")
-        self.add_batch_button.setAutoDefault(False)
-        self.add_batch_button.clicked.connect(self.add_batch)
+        self.add_batch_button = push_button("Re&gistrar lote", "add_batch", self.add_batch, auto_default=False)
         grid = QGridLayout(box)
         for column, (text, field) in enumerate((("&Primeiro cartão:", self.first), ("Úl&timo cartão:", self.last),
                                                 ("Rece&bido em:", self.received), ("&Observação:", self.note))):
@@ -171,10 +161,8 @@ class CardStockDialog(GuardedDialog):
     def _spoiled_tab(self, printer: bool) -> QWidget:
         page = QWidget()
         self.spoiled_model: RowTableModel[SpoiledRow] = RowTableModel(SPOILED_COLUMNS)
-        self.spoiled_table = table_view("spoiled")
-        self.spoiled_table.setModel(self.spoiled_model)
-        label = QLabel("Cartões inutili&zados (mais recentes primeiro):")
-        label.setBuddy(self.spoiled_table)
+        self.spoiled_table = table_view("spoiled", model=self.spoiled_model)
+        label = buddy("Cartões inutili&zados (mais recentes primeiro):", self.spoiled_table)
         box = QGroupBox("Registrar cartão inutilizado")
         self.spoil_serial = QLineEdit()
         self.spoil_serial.setObjectName("spoil_serial")
@@ -184,10 +172,7 @@ class CardStockDialog(GuardedDialog):
         self.spoil_reason.addItems(SPOIL_REASONS)
         self.spoil_reason.setCurrentIndex(-1)
         self.spoil_reason.setEditText("")
-        self.spoil_button = QPushButton("Registrar i&nutilizado")
-        self.spoil_button.setObjectName("spoil")
-        self.spoil_button.setAutoDefault(False)
-        self.spoil_button.clicked.connect(self.spoil)
+        self.spoil_button = push_button("Registrar i&nutilizado", "spoil", self.spoil, auto_default=False)
         form = QFormLayout(box)
         form.addRow("&Cartão:", self.spoil_serial)
         form.addRow("&Motivo:", self.spoil_reason)
@@ -210,31 +195,15 @@ class CardStockDialog(GuardedDialog):
         self.end.set_value(today)
         for field in (self.start, self.end):
             field.setProperty("guard_ignore", True)  # a period to look at, not work to lose
-        self.run_button = QPushButton("&Gerar relatório")
-        self.run_button.setObjectName("run_report")
-        self.run_button.setAutoDefault(False)
-        self.run_button.clicked.connect(self.run_report)
-        self.export_button = QPushButton("&Exportar planilha…")
-        self.export_button.setObjectName("export")
-        self.export_button.setAutoDefault(False)
-        self.export_button.clicked.connect(self.export)
-        period = QHBoxLayout()
-        for text, field in (("&De:", self.start), ("&Até:", self.end)):
-            caption = QLabel(text)
-            caption.setBuddy(field)
-            period.addWidget(caption)
-            period.addWidget(field)
-        period.addWidget(self.run_button)
-        period.addWidget(self.export_button)
-        period.addStretch(1)
+        self.run_button = push_button("&Gerar relatório", "run_report", self.run_report, auto_default=False)
+        self.export_button = push_button("&Exportar planilha…", "export", self.export, auto_default=False)
+        period = row(*captioned(("&De:", self.start), ("&Até:", self.end)), self.run_button, self.export_button, 1)
         self.summary = QLabel("")
         self.summary.setObjectName("summary")
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.anomaly_model: RowTableModel[Anomaly] = RowTableModel(ANOMALY_COLUMNS)
-        self.anomaly_table = table_view("anomalies")
-        self.anomaly_table.setModel(self.anomaly_model)
-        label = QLabel("A&nomalias (cartão usado duas vezes, pulado ou fora dos lotes):")
-        label.setBuddy(self.anomaly_table)
+        self.anomaly_table = table_view("anomalies", model=self.anomaly_model)
+        label = buddy("A&nomalias (cartão usado duas vezes, pulado ou fora dos lotes):", self.anomaly_table)
         layout = QVBoxLayout(page)
         layout.addLayout(period)
         layout.addWidget(self.summary)

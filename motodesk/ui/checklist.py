@@ -47,6 +47,7 @@ from motodesk.services.vehicles import LOCAL_TZ
 from motodesk.ui.dossier import fit_to_screen
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import confirm
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
@@ -119,8 +120,7 @@ class ItemRow:
         self.set_photo_count(item.photo_count)
         self.article = QLabel(item.article)
         self.article.setObjectName(f"article_{item.code}")
-        self.text = QLabel(item.text)
-        self.text.setWordWrap(True)
+        self.text = wrapped_label(item.text)
         self.text.setMinimumWidth(280)
 
     def set_photo_count(self, count: int) -> None:
@@ -241,20 +241,11 @@ class ChecklistDialog(QDialog):
 
     def _build_buttons(self) -> None:
         """Save the draft, conclude, see the report and close."""
-        self.save_button = QPushButton("&Salvar rascunho")
-        self.save_button.setObjectName("save_draft")
-        self.conclude_button = QPushButton("&Concluir vistoria")
-        self.conclude_button.setObjectName("conclude")
-        self.report_button = QPushButton("Ver &laudo…")
-        self.report_button.setObjectName("show_report")
-        self.close_button = QPushButton("Fec&har")
-        self.close_button.setObjectName("close")
-        for button in (self.all_ok, self.save_button, self.conclude_button, self.report_button, self.close_button):
-            button.setAutoDefault(False)
-        self.save_button.clicked.connect(lambda: self.save_draft())
-        self.conclude_button.clicked.connect(self.conclude)
-        self.report_button.clicked.connect(self.show_report)
-        self.close_button.clicked.connect(self.reject)
+        self.all_ok.setAutoDefault(False)
+        self.save_button = push_button("&Salvar rascunho", "save_draft", self.save_draft, auto_default=False)
+        self.conclude_button = push_button("&Concluir vistoria", "conclude", self.conclude, auto_default=False)
+        self.report_button = push_button("Ver &laudo…", "show_report", self.show_report, auto_default=False)
+        self.close_button = push_button("Fec&har", "close", self.reject, auto_default=False)
 
     def _lay_out(self, scroll: QScrollArea) -> None:
         """Header, banner, the items, notes, result, pending, message and buttons, top to bottom."""

@@ -46,6 +46,7 @@ from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.wizard import (
@@ -113,6 +114,13 @@ def choose_backup_file(parent: QWidget) -> Path | None:
     return Path(name)
 
 
+def choose_and_start_backup(parent: QWidget, start: Callable[[Path], object]) -> None:
+    """Ask where (:func:`choose_backup_file`), then ``start(path)``; nothing when cancelled."""
+    path = choose_backup_file(parent)
+    if path is not None:
+        start(path)
+
+
 def run_backup(parent: QWidget, ctx: AppContext, path: Path, on_done: Callable[[backups.BackupResult], None],
                *, lock: QWidget | None = None) -> ServiceOp:
     """Write a backup off the GUI thread with a progress dialog; ``on_done`` after the notice."""
@@ -167,8 +175,7 @@ class DatabaseSettingsDialog(GuardedDialog):
         now.setWordWrap(True)
         now.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.local = QRadioButton(LOCAL_LABEL)
-        local_note = QLabel(f"Arquivo: {config.default_sqlite_path()}")
-        local_note.setWordWrap(True)
+        local_note = wrapped_label(f"Arquivo: {config.default_sqlite_path()}")
         local_note.setStyleSheet("color: #555; margin-left: 22px")
         local_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.local.setObjectName("choice_local")
@@ -275,14 +282,11 @@ class BackupDialog(QDialog):
         self._saving_days: int | None = None
         self.days.valueChanged.connect(self._days_changed)
         self.days.editingFinished.connect(self.save_days)
-        self.make = QPushButton("&Fazer cópia de segurança…")
-        self.make.setObjectName("make_backup")
-        self.make.setAutoDefault(False)  # Enter in the reminder field must not start a backup
-        self.make.clicked.connect(self.choose_and_backup)
-        how = QLabel("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
-                     "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
-                     "'motodesk restore ARQUIVO' em um banco de dados vazio.")
-        how.setWordWrap(True)
+        # not auto-default: Enter in the reminder field must not start a backup
+        self.make = push_button("&Fazer cópia de segurança…", "make_backup", self.choose_and_backup, auto_default=False)
+        how = wrapped_label("A cópia inclui todo o banco de dados: cadastros, anexos, fotos e a trilha de auditoria. "
+                            "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
+                            "'motodesk restore ARQUIVO' em um banco de dados vazio.")
         how.setStyleSheet("color: #555")
         form = QFormLayout()
         form.addRow(QLabel("Última cópia:"), self.last)
@@ -345,9 +349,7 @@ class BackupDialog(QDialog):
         return suggested_backup_path()
 
     def choose_and_backup(self) -> None:
-        path = choose_backup_file(self)
-        if path is not None:
-            self.start_backup(path)
+        choose_and_start_backup(self, self.start_backup)
 
     def start_backup(self, path: Path) -> ServiceOp:
         def done(result: backups.BackupResult) -> None:

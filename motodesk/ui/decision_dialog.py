@@ -39,11 +39,12 @@ from motodesk.services.enforcement import (
     Outcome,
 )
 from motodesk.services.errors import MotodeskError
+from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import labelled
 from motodesk.ui.ops import ServiceOp, errors_on
-from motodesk.ui.widgets import mark_field
+from motodesk.ui.widgets import mark_field, message_line
 
 WARNING_STYLE = "background: #fff3e0; border: 1px solid #ef6c00; padding: 6px; color: #6d3600;"
 
@@ -145,10 +146,7 @@ class DecisionDialog(GuardedDialog):
 
     def _lay_out(self) -> QPushButton:
         """The message, the buttons and the layout: the case, the outcome, the penalty, the grounds; the cancel button."""
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         self.decide_button = QPushButton("Re&gistrar decisão")
         self.decide_button.setObjectName("decide")
         self.decide_button.setAutoDefault(False)
@@ -159,10 +157,7 @@ class DecisionDialog(GuardedDialog):
         outcomes.addWidget(self.upheld)
         outcomes.addWidget(self.dismissed)
         outcomes.addStretch(1)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.decide_button)
-        buttons.addWidget(cancel)
+        buttons = formkit.row(1, self.decide_button, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.case)
         layout.addWidget(self.deadline)

@@ -21,11 +21,13 @@ from PySide6.QtWidgets import (
 from motodesk.services import enforcement
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import FiledDocument, FiledRecorded, NoticeView
+from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import FILE_DIALOG_OPTIONS, documents_folder, labelled
 from motodesk.ui.ops import ServiceOp, errors_on
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, mark_field, message_line
 
 
 class FiledDialog(GuardedDialog):
@@ -51,9 +53,8 @@ class FiledDialog(GuardedDialog):
         self.deadline = QLabel(
             f"<b>Prazo de {what}: até {format_date(due)}</b> ({article})" if due else f"Prazo de {what}: —")
         self.deadline.setObjectName("deadline")
-        summary = QLabel(f"{view.number} · {view.infraction.article} — {view.infraction.text}<br>"
-                         f"Autuado(a): {view.offender_name}")
-        summary.setWordWrap(True)
+        summary = wrapped_label(f"{view.number} · {view.infraction.article} — {view.infraction.text}<br>"
+                                f"Autuado(a): {view.offender_name}")
         self.received_on = DateField(optional=False)
         self.received_on.setObjectName("received_on")
         self.received_on.set_value(self.today)
@@ -72,15 +73,9 @@ class FiledDialog(GuardedDialog):
         remove = QPushButton("Re&tirar")
         remove.setObjectName("remove_file")
         remove.clicked.connect(self.remove_file)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
-        save = QPushButton("Re&gistrar")
-        save.setObjectName("save")
-        save.clicked.connect(self.save)
-        cancel = QPushButton("&Cancelar")
-        cancel.clicked.connect(self.reject)
+        self.message = message_line()
+        save = formkit.push_button("Re&gistrar", "save", self.save)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
 
         form = QFormLayout()
         form.addRow("Rece&bido em:", self.received_on)
@@ -95,10 +90,7 @@ class FiledDialog(GuardedDialog):
         side.addStretch(1)
         files.addLayout(side)
         form.addRow(labelled("A&nexos (PDF, JPEG, PNG):", self.file_list), files)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(save)
-        buttons.addWidget(cancel)
+        buttons = formkit.row(1, save, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(self.deadline)
         layout.addWidget(summary)

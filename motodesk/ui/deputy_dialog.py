@@ -21,7 +21,6 @@ from PySide6.QtCore import QTime
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QDialog,
     QFileDialog,
     QFormLayout,
     QGroupBox,
@@ -47,15 +46,16 @@ from motodesk.services.deputies import DRIVERS, WEEKDAY_NAMES, DeputyInfo, Shift
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
-from motodesk.ui import person_picker
+from motodesk.ui import formkit, person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, VerdictList, ok_cancel_buttons
+from motodesk.ui.widgets import DateField, VerdictList, dialog_answer, ok_cancel_buttons
 
 HISTORY_COLUMNS: list[Column[DeputyInfo]] = [
     Column("deputy_name", "Preposto", lambda d: d.deputy_name),
@@ -92,19 +92,11 @@ class ScheduleEditor(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.add_button = QPushButton("&Adicionar turno")
-        self.add_button.setObjectName("add_shift")
-        self.add_button.clicked.connect(lambda _c=False: self.add_shift())
-        self.remove_button = QPushButton("Re&mover turno")
-        self.remove_button.setObjectName("remove_shift")
-        self.remove_button.clicked.connect(lambda _c=False: self.remove_selected())
+        self.add_button = push_button("&Adicionar turno", "add_shift", self.add_shift)
+        self.remove_button = push_button("Re&mover turno", "remove_shift", self.remove_selected)
         self.totals = QLabel("")
         self.totals.setObjectName("totals")
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.add_button)
-        buttons.addWidget(self.remove_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.totals)
+        buttons = formkit.row(self.add_button, self.remove_button, 1, self.totals)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table, 1)
@@ -188,29 +180,20 @@ class NominateDialog(GuardedDialog):
         self.setWindowTitle(f"Indicar preposto – {permit.number}")
         fit_to_screen(self, 720, 620)
 
-        intro = QLabel(f"O titular {permit.holder} indica, por escrito, um preposto para auxiliá-lo (Art. 14). "
-                       "O preposto deve cumprir as mesmas exigências do titular (§ 2º): cadastre antes o seu "
-                       "dossiê em Pessoas.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"O titular {permit.holder} indica, por escrito, um preposto para auxiliá-lo (Art. 14). "
+                              "O preposto deve cumprir as mesmas exigências do titular (§ 2º): cadastre antes o seu "
+                              "dossiê em Pessoas.")
         self.person_label = QLabel("Nenhuma pessoa escolhida.")
         self.person_label.setObjectName("person")
-        self.choose_button = QPushButton("&Escolher pessoa…")
-        self.choose_button.setObjectName("choose_person")
-        self.choose_button.clicked.connect(lambda _c=False: self.choose_person())
-        person_row = QHBoxLayout()
-        person_row.addWidget(self.person_label, 1)
-        person_row.addWidget(self.choose_button)
+        self.choose_button = push_button("&Escolher pessoa…", "choose_person", self.choose_person)
+        person_row = formkit.row((self.person_label, 1), self.choose_button)
         self.start_on = DateField(optional=False)
         self.start_on.setObjectName("start_on")
         self.start_on.valueChanged.connect(self.refresh_verdicts)
         self.file_label = QLabel("Nenhum arquivo anexado.")
         self.file_label.setObjectName("nomination_file")
-        self.attach_button = QPushButton("Ane&xar…")
-        self.attach_button.setObjectName("attach")
-        self.attach_button.clicked.connect(lambda _c=False: self.attach())
-        file_row = QHBoxLayout()
-        file_row.addWidget(self.file_label, 1)
-        file_row.addWidget(self.attach_button)
+        self.attach_button = push_button("Ane&xar…", "attach", self.attach)
+        file_row = formkit.row((self.file_label, 1), self.attach_button)
         form = QFormLayout()
         form.addRow("Preposto:", person_row)
         form.addRow("&Data da indicação:", self.start_on)
@@ -318,10 +301,9 @@ class EndLinkDialog(GuardedDialog):
         super().__init__(parent)
         self.setObjectName("end_link")
         self.setWindowTitle("Encerrar vínculo do preposto")
-        text = QLabel(f"Encerrar o vínculo de {deputy.deputy_name} com {deputy.permit_number}. Informe o dia em "
-                      "que o vínculo terminou: dele corre o prazo de 15 dias para a baixa (Art. 31, Grupo 1, I). "
-                      "O crachá do preposto deixa de valer.")
-        text.setWordWrap(True)
+        text = wrapped_label(f"Encerrar o vínculo de {deputy.deputy_name} com {deputy.permit_number}. Informe o dia em "
+                             "que o vínculo terminou: dele corre o prazo de 15 dias para a baixa (Art. 31, Grupo 1, I). "
+                             "O crachá do preposto deixa de valer.")
         self.end_on = DateField(optional=False)
         self.end_on.setObjectName("end_on")
         self.reason = QPlainTextEdit()
@@ -341,11 +323,7 @@ class EndLinkDialog(GuardedDialog):
 
 def ask_end(deputy: DeputyInfo, parent: QWidget) -> EndInput | None:
     """The end date and reason, or None when cancelled.  Tests replace this function."""
-    dialog = EndLinkDialog(deputy, parent)
-    try:
-        return dialog.values() if dialog.exec() == QDialog.DialogCode.Accepted else None
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(EndLinkDialog(deputy, parent), EndLinkDialog.values)
 
 
 # --- the dialog --------------------------------------------------------------------------------
@@ -389,10 +367,7 @@ class DeputyDialog(GuardedDialog):
         self.schedule = ScheduleEditor()
         self.save_schedule_button = self._button("save_schedule", "&Salvar escala", self.save_schedule)
         self.print_schedule_button = self._button("print_schedule", "Im&primir escala…", self.print_schedule)
-        schedule_buttons = QHBoxLayout()
-        schedule_buttons.addStretch(1)
-        schedule_buttons.addWidget(self.save_schedule_button)
-        schedule_buttons.addWidget(self.print_schedule_button)
+        schedule_buttons = formkit.row(1, self.save_schedule_button, self.print_schedule_button)
         schedule_layout = QVBoxLayout(schedule_box)
         schedule_layout.addWidget(self.schedule, 1)
         schedule_layout.addLayout(schedule_buttons)
@@ -406,13 +381,8 @@ class DeputyDialog(GuardedDialog):
         self.history.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.history.horizontalHeader().setStretchLastSection(True)
 
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
-        close = QPushButton("&Fechar")
-        close.setObjectName("close")
-        close.setAutoDefault(False)
-        close.clicked.connect(self.reject)  # with an unsaved schedule, asks first
+        self.status = wrapped_label("", "status")
+        close = push_button("&Fechar", "close", self.reject, auto_default=False)  # with an unsaved schedule, asks first
         bottom = QHBoxLayout()
         bottom.addWidget(self.status, 1)
         bottom.addWidget(close)
@@ -426,12 +396,8 @@ class DeputyDialog(GuardedDialog):
         layout.addLayout(bottom)
         self.reload()
 
-    def _button(self, name: str, text: str, slot) -> QPushButton:  # noqa: ANN001
-        button = QPushButton(text)
-        button.setObjectName(name)
-        button.setAutoDefault(False)
-        button.clicked.connect(lambda _c=False: slot())
-        return button
+    def _button(self, name: str, text: str, slot: Callable[[], object]) -> QPushButton:
+        return push_button(text, name, slot, auto_default=False)  # the slot is never handed the checked flag
 
     def reload(self) -> None:
         ctx, permit_id = self.ctx, self.permit_id

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.ui.dossier_parts import field_label, show_value
+from motodesk.ui.formkit import push_button, wrapped_label
 
 
 class ConflictDialog(QMessageBox):
@@ -70,9 +70,8 @@ class ReviewDialog(QDialog):
         self.setWindowTitle("Revisar as duas versões do dossiê")
         self.resize(860, 420)
         self.keys = [k for k in mine if mine[k] != stored.get(k)]
-        intro = QLabel(f"Campos em que a sua versão difere da gravada{who}. Marque os campos em que a versão "
-                       "gravada deve ficar; os demais ficam como você digitou. Depois, salve.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"Campos em que a sua versão difere da gravada{who}. Marque os campos em que a versão "
+                              "gravada deve ficar; os demais ficam como você digitou. Depois, salve.")
         self.table = QTableWidget(len(self.keys), 4)
         self.table.setObjectName("differences")
         self.table.setHorizontalHeaderLabels(["Campo", "Sua versão", "Versão gravada", "Usar a gravada"])
@@ -111,10 +110,9 @@ class NameChangeDialog(QDialog):
         super().__init__(parent)
         self.setObjectName("name_change_dialog")
         self.setWindowTitle("Alterar nome")
-        intro = QLabel(f"Nome atual: <b>{current_name}</b>. A permissão é pessoal e intransferível (Art. 6º, § 1º; "
-                       "Art. 7º): o nome muda só por casamento, retificação judicial ou motivo semelhante, com o "
-                       "documento anexado. A alteração aparece no histórico da permissão.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"Nome atual: <b>{current_name}</b>. A permissão é pessoal e intransferível (Art. 6º, § 1º; "
+                              "Art. 7º): o nome muda só por casamento, retificação judicial ou motivo semelhante, com o "
+                              "documento anexado. A alteração aparece no histórico da permissão.")
         self.name_edit = QLineEdit()
         self.name_edit.setObjectName("new_name")
         self.reason_edit = QPlainTextEdit()
@@ -124,10 +122,7 @@ class NameChangeDialog(QDialog):
         self.file_edit = QLineEdit()
         self.file_edit.setObjectName("document_file")
         self.file_edit.setPlaceholderText("Certidão de casamento, decisão judicial… (PDF, JPEG ou PNG)")
-        self.browse_button = QPushButton("&Escolher…")
-        self.browse_button.setObjectName("browse")
-        self.browse_button.setAutoDefault(False)
-        self.browse_button.clicked.connect(self.browse)
+        self.browse_button = push_button("&Escolher…", "browse", self.browse, auto_default=False)
         file_row = QHBoxLayout()
         file_row.addWidget(self.file_edit, 1)
         file_row.addWidget(self.browse_button)

@@ -57,13 +57,9 @@ from motodesk.ui.dossier_parts import (
     with_access_key,
 )
 from motodesk.ui.formatting import format_datetime
+from motodesk.ui.formkit import push_button
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import (
-    STATUS_COLOURS,
-    DateField,
-    FormattedLineEdit,
-    VerdictList,
-)
+from motodesk.ui.widgets import STATUS_COLOURS, DateField, FormattedLineEdit, VerdictList
 
 if TYPE_CHECKING:  # the methods run on a DossierWindow: what they use of it is typed there
     _Window = Any
@@ -429,10 +425,7 @@ class DossierFormMixin(_Window):
         ], parent=self)
         self.applications_view = self._small_table(self.applications_model, "applications")
         self.permits_view = self._small_table(self.permits_model, "permits")
-        self.open_application_button = QPushButton()
-        self.open_application_button.setAutoDefault(False)
-        self.open_application_button.setObjectName("open_application")
-        self.open_application_button.clicked.connect(self.open_application)
+        self.open_application_button = push_button("", "open_application", self.open_application, auto_default=False)
         row = QHBoxLayout()
         row.addWidget(QLabel("<b>Requerimentos</b>"))
         row.addStretch(1)

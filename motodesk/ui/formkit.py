@@ -78,12 +78,15 @@ def choice_combo(name: str, choices: Iterable[tuple[str, Any]]) -> QComboBox:
 
 
 def push_button(text: str, name: str = "", slot: Callable[[], object] | None = None, *,
-                auto_default: bool | None = None, visible: bool = True, tooltip: str = "") -> QPushButton:
-    """A named button running ``slot``; ``visible=False`` hides it before it has a parent (showing a
-    parentless widget would open it as a window of its own for a moment)."""
+                auto_default: bool | None = None, default: bool = False, visible: bool = True,
+                tooltip: str = "") -> QPushButton:
+    """A named button running ``slot`` (``default``: the one Enter presses); ``visible=False`` hides it
+    before it has a parent (showing a parentless widget would open it as a window of its own for a moment)."""
     button = QPushButton(text)
     if name:
         button.setObjectName(name)
+    if default:
+        button.setDefault(True)
     if auto_default is not None:
         button.setAutoDefault(auto_default)
     if tooltip:
@@ -100,6 +103,12 @@ def buddy(text: str, widget: QWidget) -> QLabel:
     label = QLabel(text)
     label.setBuddy(widget)
     return label
+
+
+def captioned(*pairs: tuple[str, QWidget]) -> list[QWidget]:
+    """Each field after its caption (a :func:`buddy` label), in one flat list for a row of filters:
+    ``row(*captioned(("&De:", self.start), ("&Até:", self.end)), self.run_button, 1)``."""
+    return [widget for text, field in pairs for widget in (buddy(text, field), field)]
 
 
 def fill(layout: QBoxLayout, items: Iterable[Item]) -> QBoxLayout:

@@ -56,6 +56,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.flow import FlowLayout
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
 from motodesk.ui.widgets import fit_columns, heading, table_view
@@ -638,6 +639,13 @@ class ListPage(QWidget):
 
     def set_body(self, body: QWidget) -> None:
         self.page_layout.addWidget(body, 1)
+
+    def set_master_detail(self, master: QWidget, detail: ListPanel[Any]) -> None:
+        """Master above detail (its title shown), then the page's status line ``self.status``."""
+        self.status = wrapped_label("", "status")
+        self.set_body(stacked(master, detail))
+        self.page_layout.addWidget(self.status)
+        detail.title.show()
 
 
 def stacked(*panels: QWidget, stretches: Sequence[int] = ()) -> QSplitter:

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.services.errors import MotodeskError
-from motodesk.ui.widgets import ok_cancel_buttons
+from motodesk.ui.formkit import wrapped_label
+from motodesk.ui.widgets import message_line, ok_cancel_buttons
 
 if TYPE_CHECKING:
     from motodesk.services.context import AppContext, CurrentUser
@@ -75,10 +76,7 @@ class LoginDialog(QDialog):
         self.password_edit = QLineEdit()
         self.password_edit.setObjectName("password")
         self.password_edit.setEchoMode(QLineEdit.EchoMode.Password)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(ERROR_STYLE)
+        self.message = message_line()
 
         form = QFormLayout()
         form.addRow("&Usuário:", self.login_edit)
@@ -89,8 +87,7 @@ class LoginDialog(QDialog):
         layout.addWidget(title)
         layout.addLayout(form)
         if hint:
-            hint_label = QLabel(hint)
-            hint_label.setWordWrap(True)
+            hint_label = wrapped_label(hint)
             hint_label.setStyleSheet("color: #555")
             layout.addWidget(hint_label)
         layout.addWidget(self.message)

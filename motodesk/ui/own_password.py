@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QVBoxLayout, QWidg
 
 from motodesk.services.auth import MIN_PASSWORD_LENGTH, change_own_password
 from motodesk.services.context import AppContext, CurrentUser
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.widgets import (
@@ -40,9 +41,8 @@ class OwnPasswordDialog(GuardedDialog):
         form = QFormLayout()
         form.addRow(QLabel(f"Usuário: <b>{ctx.user.login}</b> — {ctx.user.full_name}"))
         if forced:
-            intro = QLabel("A sua senha foi definida por um administrador e é provisória: escolha agora uma senha "
-                           "que só você conheça para continuar.")
-            intro.setWordWrap(True)
+            intro = wrapped_label("A sua senha foi definida por um administrador e é provisória: escolha agora uma senha "
+                                  "que só você conheça para continuar.")
             intro.setObjectName("intro")
             form.addRow(intro)
             self.current.hide()

@@ -13,11 +13,9 @@ from datetime import date
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -28,10 +26,11 @@ from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.services.fees import Payable, PaymentInfo
+from motodesk.ui import formkit
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.widgets import DateField, mark_field
+from motodesk.ui.widgets import DateField, mark_field, message_line
 
 
 class PaymentDialog(GuardedDialog):
@@ -65,17 +64,9 @@ class PaymentDialog(GuardedDialog):
         self.paid_on.set_value(self.today)
         self.amount = QLineEdit()
         self.amount.setObjectName("amount")
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
-        self.save_button = QPushButton("&Registrar")
-        self.save_button.setObjectName("save")
-        self.save_button.setDefault(True)
-        self.save_button.clicked.connect(self.save)
-        cancel = QPushButton("&Cancelar")
-        cancel.setAutoDefault(False)
-        cancel.clicked.connect(self.reject)
+        self.message = message_line()
+        self.save_button = formkit.push_button("&Registrar", "save", self.save, default=True)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject, auto_default=False)
 
         form = QFormLayout()
         act_label = QLabel("&Ato:")
@@ -91,10 +82,7 @@ class PaymentDialog(GuardedDialog):
         amount_label = QLabel("&Valor pago (R$):")
         amount_label.setBuddy(self.amount)
         form.addRow(amount_label, self.amount)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(cancel)
+        buttons = formkit.row(1, self.save_button, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)

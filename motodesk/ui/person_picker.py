@@ -32,7 +32,7 @@ from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import ok_cancel_buttons
+from motodesk.ui.widgets import dialog_answer, ok_cancel_buttons
 
 Row = TypeVar("Row")
 DEBOUNCE_MS = 200
@@ -185,10 +185,5 @@ def permit_picker(ctx: AppContext, title: str, parent: QWidget | None = None) ->
 
 def pick(dialog: PickerDialog[Row]) -> Row | None:
     """Run the picker; the chosen row or None.  Tests replace this function."""
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.chosen
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(dialog, lambda d: d.chosen)
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from motodesk.services import photos
+from motodesk.ui.formkit import push_button
 from motodesk.ui.photo_analysis import (
     ZOOM_STEPS,
 )
@@ -110,10 +111,7 @@ class PhotoDialogFormMixin(_Window):
         self.zoom_slider.valueChanged.connect(self._slider_moved)
         zoom_label = QLabel("&Zoom:")
         zoom_label.setBuddy(self.zoom_slider)
-        self.reset_button = QPushButton("&Recorte automático")
-        self.reset_button.setObjectName("reset_button")
-        self.reset_button.setAutoDefault(False)
-        self.reset_button.clicked.connect(self.reset_crop)
+        self.reset_button = push_button("&Recorte automático", "reset_button", self.reset_crop, auto_default=False)
         zoom = QHBoxLayout()
         zoom.addWidget(zoom_label)
         zoom.addWidget(self.zoom_slider, 1)

@@ -35,9 +35,17 @@ from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
 from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
+from motodesk.ui.formkit import push_button
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import DateField, FormattedLineEdit, VerdictList, field_error, mark_field
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    VerdictList,
+    field_error,
+    mark_field,
+    message_line,
+)
 
 CATEGORY_LABELS = {"aluguel": "Aluguel", "particular": "Particular", "oficial": "Oficial",
                    "aprendizagem": "Aprendizagem", "coleção": "Coleção"}
@@ -172,10 +180,8 @@ class VehicleForm(GuardedDialog):
         self.inputs["crlv_uf"] = self.crlv_uf
         self.owner_name = line("owner_name", "como no CRV/CRLV", 200)
         self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", kind="cpf")
-        self.copy_holder = QPushButton(with_access_key("Mesmo do titular", lab.used))
-        self.copy_holder.setAutoDefault(False)
-        self.copy_holder.setObjectName("copy_holder")
-        self.copy_holder.clicked.connect(self._copy_holder)
+        self.copy_holder = push_button(with_access_key("Mesmo do titular", lab.used), "copy_holder",
+                                        self._copy_holder, auto_default=False)
 
         vehicle_box = QGroupBox("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)")
         vehicle_form = QFormLayout(vehicle_box)
@@ -237,10 +243,7 @@ class VehicleForm(GuardedDialog):
         self.verdicts = VerdictList()
         self.verdicts.setObjectName("verdicts")
         self.verdicts.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
+        self.message = message_line()
         self.save_button = QPushButton("&Salvar")
         self.save_button.setObjectName("save")
         self.save_button.setDefault(True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
+from typing import TypeVar
 
-from PySide6.QtCore import QDate, QLocale, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractItemModel, QDate, QLocale, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFocusEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -40,6 +41,9 @@ ERROR_STYLE = "border: 1px solid #c62828; background: #fff3f3;"
 MESSAGE_STYLE = "color: #b00020"  # a dialog's message line: why it refused
 NOTE_STYLE = "color: #555"  # a hint under a form
 PASSWORDS_DIFFER = "As senhas digitadas não conferem."
+
+D = TypeVar("D", bound=QDialog)
+T = TypeVar("T")
 
 STATUS_COLOURS = {Status.MET: "#2e7d32", Status.NOT_MET: "#c62828", Status.PENDING: "#ef6c00"}
 STATUS_SYMBOLS = {Status.MET: "✔", Status.NOT_MET: "✘", Status.PENDING: "…"}
@@ -424,6 +428,18 @@ def message_line() -> QLabel:
     return label
 
 
+
+
+def note_line(text: str, name: str = "") -> QLabel:
+    """A grey word-wrapped hint under a form or a list, named ``name`` if given."""
+    label = QLabel(text)
+    if name:
+        label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setStyleSheet(NOTE_STYLE)
+    return label
+
+
 def password_field(name: str) -> QLineEdit:
     edit = QLineEdit()
     edit.setObjectName(name)
@@ -440,6 +456,10 @@ def save_cancel_buttons(dialog: QDialog, save: Callable[[], None]) -> tuple[QDia
     buttons.accepted.connect(save)
     buttons.rejected.connect(dialog.reject)
     return buttons, save_button
+
+
+
+
 
 
 def ok_cancel_buttons(
@@ -505,8 +525,10 @@ def heading(text: str) -> QLabel:
     return label
 
 
-def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTableView:
-    """A read-only table of records: whole rows selected, alternating colours, no row numbers."""
+def table_view(name: str, *, multi: bool = False, sortable: bool = False,
+               model: QAbstractItemModel | None = None) -> QTableView:
+    """A read-only table of records (of ``model``, if given): whole rows selected, alternating colours,
+    no row numbers."""
     view = QTableView()
     view.setObjectName(name)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -520,6 +542,8 @@ def table_view(name: str, *, multi: bool = False, sortable: bool = False) -> QTa
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(True)
     view.setWordWrap(False)
+    if model is not None:
+        view.setModel(model)
     return view
 
 
@@ -533,9 +557,19 @@ def fit_columns(view: QTableView, max_width: int = 300) -> None:
 
 
 def run_dialog(dialog: QDialog) -> bool:
-    """exec() the dialog: True when accepted. Screens call it through their own module, so tests can
-    replace `<screen module>.run_dialog` to drive the dialog."""
+    """exec() the dialog: True when accepted. Screens call it through their own module (or through
+    :func:`dialog_answer`), so tests can replace `<screen module>.run_dialog` (or `widgets.run_dialog`)
+    to drive the dialog."""
     return dialog.exec() == QDialog.DialogCode.Accepted
+
+
+def dialog_answer(dialog: D, read: Callable[[D], T | None]) -> T | None:
+    """Run ``dialog`` (through :func:`run_dialog`); what ``read`` takes from it when accepted, None when
+    cancelled. The dialog is deleted afterwards either way."""
+    try:
+        return read(dialog) if run_dialog(dialog) else None
+    finally:
+        dialog.deleteLater()
 
 
 class FlexiblePage(QWidget):

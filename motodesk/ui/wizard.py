@@ -45,6 +45,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
 from motodesk.ui.guard import Answer, ask_unsaved
 from motodesk.ui.ops import ServiceOp
+from motodesk.ui.widgets import message_line
 
 __all__ = ["describe_connection"]  # re-exported: the database settings test a connection as the wizard does
 
@@ -255,10 +256,7 @@ class ChoicePage(QWizardPage):
             note.setWordWrap(True)
             note.setStyleSheet("color: #555; margin-left: 22px")
             note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(ERROR_STYLE)
+        self.message = message_line()
         layout = QVBoxLayout(self)
         layout.addWidget(self.local)
         layout.addWidget(local_note)
@@ -324,10 +322,7 @@ class AdminPage(QWizardPage):
         form.addRow("&Login:", self.login)
         form.addRow("&Senha:", self.password)
         form.addRow("&Repita a senha:", self.repeat)
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet(ERROR_STYLE)
+        self.message = message_line()
         for field in (self.full_name, self.login, self.password, self.repeat):
             field.textEdited.connect(self.message.clear)
         layout = QVBoxLayout(self)

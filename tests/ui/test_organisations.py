@@ -18,7 +18,7 @@ from motodesk.services import organisations, permits
 from motodesk.services.context import AppContext
 from motodesk.services.organisations import OrganisationInput, OrganisationKind
 from motodesk.services.search import PersonHit
-from motodesk.ui import ops, person_picker
+from motodesk.ui import ops, person_picker, widgets
 from motodesk.ui.app import create_application
 from motodesk.ui.screens import organisations as screen
 from motodesk.ui.screens.organisations import OrganisationDialog, OrganisationsPage
@@ -85,7 +85,7 @@ def test_an_invalid_cnpj_is_marked_and_refused_then_the_organisation_is_register
         wait_ops()
         return dialog.result() == QDialog.DialogCode.Accepted
 
-    monkeypatch.setattr(screen, "run_dialog", fill_and_save)
+    monkeypatch.setattr(widgets, "run_dialog", fill_and_save)
     qtbot.mouseClick(page.new_button, Qt.MouseButton.LeftButton)
     wait_ops()
     assert errors == []  # the refusal was on the field itself, not in a message box
@@ -116,7 +116,7 @@ def test_holders_join_and_leave_and_the_supervisor_exports_the_members(
     wait_ops()
     assert "Filiados de Cooperativa" in page.members_title.text() and not page.leave_button.isEnabled()
 
-    monkeypatch.setattr(screen, "run_dialog", lambda _dialog: True)  # the date: today
+    monkeypatch.setattr(widgets, "run_dialog", lambda _dialog: True)  # the date: today
     for hit in (ana, bruno, carla):
         monkeypatch.setattr(person_picker, "pick", lambda _picker, hit=hit: hit)
         qtbot.mouseClick(page.join_button, Qt.MouseButton.LeftButton)

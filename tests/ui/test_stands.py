@@ -16,7 +16,7 @@ from motodesk.rules.common import PermitState, ServiceType
 from motodesk.services import permits, stands
 from motodesk.services.context import AppContext
 from motodesk.services.stands import StandInput
-from motodesk.ui import ops, person_picker
+from motodesk.ui import ops, person_picker, widgets
 from motodesk.ui.app import create_application
 from motodesk.ui.screens import stands as screen
 from motodesk.ui.screens.stands import StandDialog, StandsPage
@@ -93,7 +93,7 @@ def test_a_supervisor_creates_a_stand_by_decree_and_a_bus_stop_is_refused(
         wait_ops()
         return dialog.result() == QDialog.DialogCode.Accepted
 
-    monkeypatch.setattr(screen, "run_dialog", fill)
+    monkeypatch.setattr(widgets, "run_dialog", fill)
     qtbot.mouseClick(page.new_button, Qt.MouseButton.LeftButton)
     settle(wait_ops)
     assert len(errors) == 1  # the missing Decree number is marked on its field, not in a box

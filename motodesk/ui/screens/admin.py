@@ -28,10 +28,8 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -40,6 +38,7 @@ from PySide6.QtWidgets import (
 from motodesk.rules.common import Role
 from motodesk.services import users
 from motodesk.services.context import AppContext
+from motodesk.ui import formkit
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.guard import Answer, GuardedDialog, ask_unsaved
@@ -49,11 +48,11 @@ from motodesk.ui.screens.admin_records import AccessLogTab, AuditTab, BackupsTab
 from motodesk.ui.screens.admin_settings import SETTINGS_RESERVED, AccessKeys, SettingEditor, SettingsTab
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
-    NOTE_STYLE,
     fit_columns,
     heading,
     keyboard_tabs,
     message_line,
+    note_line,
     password_field,
     passwords_differ,
     save_cancel_buttons,
@@ -95,10 +94,7 @@ class UserDialog(GuardedDialog):
         self.password = password_field("password")
         self.repeat = password_field("repeat")
         # A login is kept as it is typed in (NFKC, lower case): said on the field, never silently.
-        self.login_note = QLabel()
-        self.login_note.setObjectName("login_note")
-        self.login_note.setWordWrap(True)
-        self.login_note.setStyleSheet(NOTE_STYLE)
+        self.login_note = note_line("", "login_note")
         self.login_note.hide()
         self.login.textChanged.connect(self._login_changed)
         form = QFormLayout()
@@ -115,10 +111,8 @@ class UserDialog(GuardedDialog):
             self.temporary.setObjectName("temporary")
             self.temporary.setChecked(True)
             form.addRow(self.temporary)
-            note = QLabel(f"A senha deve ter pelo menos {MIN_PASSWORD_LENGTH} caracteres. Entregue-a pessoalmente; "
-                          "o usuário pode pedir outra a um administrador.")
-            note.setWordWrap(True)
-            note.setStyleSheet(NOTE_STYLE)
+            note = note_line(f"A senha deve ter pelo menos {MIN_PASSWORD_LENGTH} caracteres. Entregue-a pessoalmente; "
+                             "o usuário pode pedir outra a um administrador.")
             form.addRow(note)
         else:
             self.password.hide()
@@ -188,11 +182,9 @@ class PasswordDialog(GuardedDialog):
         self.temporary.setObjectName("temporary")
         self.temporary.setChecked(True)
         form.addRow(self.temporary)
-        note = QLabel("Entregue a nova senha pessoalmente: ela é provisória, o usuário escolhe outra ao entrar "
-                      "(desmarque acima só se ele mesmo a escolheu). Um usuário bloqueado continua bloqueado até "
-                      "ser desbloqueado.")
-        note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        note = note_line("Entregue a nova senha pessoalmente: ela é provisória, o usuário escolhe outra ao entrar "
+                         "(desmarque acima só se ele mesmo a escolheu). Um usuário bloqueado continua bloqueado até "
+                         "ser desbloqueado.")
         self.message = message_line()
         buttons, _save = save_cancel_buttons(self, self.save_and_close)
         layout = QVBoxLayout(self)
@@ -220,39 +212,22 @@ class UsersTab(QWidget):
         self.open_dialog = open_dialog
         self.setObjectName("users_tab")
         self.model: RowTableModel[users.UserRow] = RowTableModel(USER_COLUMNS)
-        self.table = table_view("users_table")
-        self.table.setModel(self.model)
-        self.table.setTabKeyNavigation(False)
+        self.table = table_view("users_table", model=self.model)
         self.table.activated.connect(lambda _index: self.edit_user())
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._update_buttons())
-        self.new_button = QPushButton("&Novo usuário…")
-        self.new_button.setObjectName("new_user")
-        self.edit_button = QPushButton("&Editar usuário…")
-        self.edit_button.setObjectName("edit_user")
-        self.password_button = QPushButton("Redefinir &senha…")
-        self.password_button.setObjectName("reset_password")
-        self.unlock_button = QPushButton("&Desbloquear")
-        self.unlock_button.setObjectName("unlock")
-        self.active_button = QPushButton("Desa&tivar")
-        self.active_button.setObjectName("toggle_active")
-        self.new_button.clicked.connect(self.new_user)
-        self.edit_button.clicked.connect(self.edit_user)
-        self.password_button.clicked.connect(self.reset_password)
-        self.unlock_button.clicked.connect(self.unlock)
-        self.active_button.clicked.connect(self.toggle_active)
+        self.new_button = formkit.push_button("&Novo usuário…", "new_user", self.new_user, auto_default=False)
+        self.edit_button = formkit.push_button("&Editar usuário…", "edit_user", self.edit_user, auto_default=False)
+        self.password_button = formkit.push_button("Redefinir &senha…", "reset_password", self.reset_password,
+                                           auto_default=False)
+        self.unlock_button = formkit.push_button("&Desbloquear", "unlock", self.unlock, auto_default=False)
+        self.active_button = formkit.push_button("Desa&tivar", "toggle_active", self.toggle_active, auto_default=False)
         self.status = QLabel()
         self.status.setObjectName("users_status")
         self.status.setWordWrap(True)
-        note = QLabel("Enter abre o usuário selecionado. Um usuário desativado não entra no MotoDesk, mas o seu "
-                      "histórico fica. O último administrador ativo não pode ser desativado nem perder o perfil.")
-        note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
-        buttons = QHBoxLayout()
-        for button in (self.new_button, self.edit_button, self.password_button, self.unlock_button,
-                       self.active_button):
-            button.setAutoDefault(False)
-            buttons.addWidget(button)
-        buttons.addStretch(1)
+        note = note_line("Enter abre o usuário selecionado. Um usuário desativado não entra no MotoDesk, mas o seu "
+                         "histórico fica. O último administrador ativo não pode ser desativado nem perder o perfil.")
+        buttons = formkit.row(self.new_button, self.edit_button, self.password_button, self.unlock_button,
+                              self.active_button, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)

@@ -4,6 +4,7 @@ Trilha de auditoria (the audit trail, a page at a time, filtered and exported to
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,8 @@ from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QPushButton,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -25,18 +24,25 @@ from motodesk.services import access_log, audit
 from motodesk.services import backup as backups
 from motodesk.services.audit import verify_audit_trail
 from motodesk.services.context import AppContext
-from motodesk.ui.db_settings import BackupSummary, describe_backup_summary, format_size, read_backup_summary
+from motodesk.ui.db_settings import (
+    BackupSummary,
+    choose_and_start_backup,
+    describe_backup_summary,
+    format_size,
+    read_backup_summary,
+)
 from motodesk.ui.formatting import format_datetime
+from motodesk.ui.formkit import buddy, captioned, push_button, row
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
     MESSAGE_STYLE,
-    NOTE_STYLE,
     DateField,
     FormattedLineEdit,
     fit_columns,
     format_partial,
     mark_field,
+    note_line,
     table_view,
 )
 
@@ -68,24 +74,17 @@ class BackupsTab(QWidget):
         self.contents = QLabel("…")
         self.contents.setObjectName("backup_contents")
         self.contents.setWordWrap(True)
-        self.make = QPushButton("Fazer có&pia de segurança agora…")
-        self.make.setObjectName("make_backup")
-        self.make.setAutoDefault(False)
-        self.make.clicked.connect(self.choose_and_backup)
+        self.make = push_button("Fazer có&pia de segurança agora…", "make_backup", self.choose_and_backup,
+                                auto_default=False)
         self.days = QSpinBox()
         self.days.setObjectName("reminder_days")
         self.days.setRange(0, 365)
         self.days.setSpecialValueText("nunca lembrar")
         self.days.setSuffix(" dia(s)")
         self.days.setButtonSymbols(QAbstractSpinBox.ButtonSymbols.UpDownArrows)
-        self.save_days_button = QPushButton("Salvar o lembr&ete")
-        self.save_days_button.setObjectName("save_reminder")
-        self.save_days_button.setAutoDefault(False)
-        self.save_days_button.clicked.connect(self.save_days)
-        self.verify_button = QPushButton("Conferir a &trilha de auditoria")
-        self.verify_button.setObjectName("verify_audit")
-        self.verify_button.setAutoDefault(False)
-        self.verify_button.clicked.connect(self.verify)
+        self.save_days_button = push_button("Salvar o lembr&ete", "save_reminder", self.save_days, auto_default=False)
+        self.verify_button = push_button("Conferir a &trilha de auditoria", "verify_audit", self.verify,
+                                         auto_default=False)
         self.message = QLabel()
         self.message.setObjectName("backups_message")
         self.message.setWordWrap(True)
@@ -93,13 +92,7 @@ class BackupsTab(QWidget):
         form = QFormLayout()
         form.addRow(QLabel("Última cópia:"), self.last)
         form.addRow(QLabel("Conteúdo:"), self.contents)
-        reminder = QHBoxLayout()
-        reminder.addWidget(self.days)
-        reminder.addWidget(self.save_days_button)
-        reminder.addStretch(1)
-        days_label = QLabel("Lembrar a ca&da:")
-        days_label.setBuddy(self.days)
-        form.addRow(days_label, reminder)
+        form.addRow(buddy("Lembrar a ca&da:", self.days), row(self.days, self.save_days_button, 1))
         how = QLabel(
             "<b>Como restaurar</b><ol>"
             "<li>Guarde as cópias fora deste computador (pen drive, outra máquina); cada cópia é conferida ao ser "
@@ -114,11 +107,7 @@ class BackupsTab(QWidget):
         how.setTextFormat(Qt.TextFormat.RichText)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        row = QHBoxLayout()
-        row.addWidget(self.make)
-        row.addWidget(self.verify_button)
-        row.addStretch(1)
-        layout.addLayout(row)
+        layout.addLayout(row(self.make, self.verify_button, 1))
         layout.addWidget(self.message)
         layout.addWidget(how)
         layout.addStretch(1)
@@ -150,11 +139,7 @@ class BackupsTab(QWidget):
         return suggested_backup_path()
 
     def choose_and_backup(self) -> None:
-        from motodesk.ui.db_settings import choose_backup_file
-
-        path = choose_backup_file(self)
-        if path is not None:
-            self.start_backup(path)
+        choose_and_start_backup(self, self.start_backup)
 
     def start_backup(self, path: Path) -> object:
         from motodesk.ui.db_settings import run_backup
@@ -198,6 +183,17 @@ def _export_path(widget: QWidget, title: str, stem: str) -> Path | None:
                           suffix=".xlsx")
 
 
+def _export_shown(tab: QWidget, where: object | None, title: str, stem: str,
+                  export_to: Callable[[Path], object]) -> None:
+    """Ask where to export what ``tab`` shows (not when its filter is refused: ``where`` None), then
+    ``export_to`` that file."""
+    if where is None:
+        return
+    path = _export_path(tab, title, stem)
+    if path is not None:
+        export_to(path)
+
+
 def _day_filters(widget: QWidget, since: DateField, until: DateField) -> bool:
     """Mark an impossible date on its field; True when both are dates or empty."""
     for field in (since, until):
@@ -226,37 +222,19 @@ class AccessLogTab(QWidget):
         self.since.setObjectName("access_since")
         self.until = DateField()
         self.until.setObjectName("access_until")
-        self.filter_button = QPushButton("&Buscar")
-        self.filter_button.setObjectName("access_filter")
-        self.filter_button.setAutoDefault(False)
-        self.filter_button.clicked.connect(self.reload)
-        self.export_button = QPushButton("E&xportar…")
-        self.export_button.setObjectName("access_export")
-        self.export_button.setAutoDefault(False)
-        self.export_button.clicked.connect(self.choose_and_export)
+        self.filter_button = push_button("&Buscar", "access_filter", self.reload, auto_default=False)
+        self.export_button = push_button("E&xportar…", "access_export", self.choose_and_export, auto_default=False)
         for edit in (self.cpf, self.who, self.since, self.until):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[access_log.AccessEntry] = RowTableModel(ACCESS_COLUMNS)
-        self.table = table_view("access_table")
-        self.table.setModel(self.model)
-        self.table.setTabKeyNavigation(False)
+        self.table = table_view("access_table", model=self.model)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("access_count")
-        filters = QHBoxLayout()
-        for text, field in (("CPF da &pessoa:", self.cpf), ("&Quem (login):", self.who), ("De&sde:", self.since),
-                            ("A&té:", self.until)):
-            label = QLabel(text)
-            label.setBuddy(field)
-            filters.addWidget(label)
-            filters.addWidget(field)
-        filters.addWidget(self.filter_button)
-        filters.addWidget(self.export_button)
-        filters.addStretch(1)
-        note = QLabel("Cada leitura de certidões criminais, atestados médicos, das suas digitalizações e de um "
-                      "dossiê completo (LGPD). Somente leitura; a exportação leva todos os acessos do filtro.")
-        note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        filters = row(*captioned(("CPF da &pessoa:", self.cpf), ("&Quem (login):", self.who), ("De&sde:", self.since),
+                                 ("A&té:", self.until)), self.filter_button, self.export_button, 1)
+        note = note_line("Cada leitura de certidões criminais, atestados médicos, das suas digitalizações e de um "
+                         "dossiê completo (LGPD). Somente leitura; a exportação leva todos os acessos do filtro.")
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
         layout.addWidget(self.table, 1)
@@ -287,11 +265,7 @@ class AccessLogTab(QWidget):
         op.success(loaded).run()
 
     def choose_and_export(self) -> None:
-        if self._filters() is None:
-            return
-        path = _export_path(self, "Exportar o registro de acessos", "registro-de-acessos")
-        if path is not None:
-            self.export_to(path)
+        _export_shown(self, self._filters(), "Exportar o registro de acessos", "registro-de-acessos", self.export_to)
 
     def export_to(self, path: Path) -> object:
         ctx, where = self.ctx, self._filters()
@@ -349,45 +323,22 @@ class AuditTab(QWidget):
         self.record.setObjectName("audit_record")
         self.record.setPlaceholderText("nº ou CPF")
         self.record.setMaximumWidth(150)
-        self.filter_button = QPushButton("&Buscar")
-        self.filter_button.setObjectName("audit_filter")
-        self.filter_button.setAutoDefault(False)
-        self.filter_button.clicked.connect(self.reload)
-        self.more_button = QPushButton("&Ver mais antigos")
-        self.more_button.setObjectName("audit_more")
-        self.more_button.setAutoDefault(False)
+        self.filter_button = push_button("&Buscar", "audit_filter", self.reload, auto_default=False)
+        self.more_button = push_button("&Ver mais antigos", "audit_more", self.load_more, auto_default=False)
         self.more_button.setEnabled(False)
-        self.more_button.clicked.connect(self.load_more)
-        self.export_button = QPushButton("E&xportar…")
-        self.export_button.setObjectName("audit_export")
-        self.export_button.setAutoDefault(False)
-        self.export_button.clicked.connect(self.choose_and_export)
+        self.export_button = push_button("E&xportar…", "audit_export", self.choose_and_export, auto_default=False)
         for edit in (self.who, self.since, self.until, self.record):
             edit.returnPressed.connect(self.reload)
         self.model: RowTableModel[audit.AuditEntry] = RowTableModel(AUDIT_COLUMNS)
-        self.table = table_view("audit_table")
-        self.table.setModel(self.model)
-        self.table.setTabKeyNavigation(False)
+        self.table = table_view("audit_table", model=self.model)
         self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         self.count = QLabel()
         self.count.setObjectName("audit_count")
-        first, second = QHBoxLayout(), QHBoxLayout()
-        for row, caption, field in ((first, "&Quem (login):", self.who), (first, "De&sde:", self.since),
-                                 (first, "A&té:", self.until), (second, "O qu&e:", self.what),
-                                 (second, "O&peração:", self.action), (second, "Re&gistro:", self.record)):
-            caption_label = QLabel(caption)
-            caption_label.setBuddy(field)
-            row.addWidget(caption_label)
-            row.addWidget(field)
-        first.addStretch(1)
-        second.addWidget(self.filter_button)
-        second.addWidget(self.more_button)
-        second.addWidget(self.export_button)
-        second.addStretch(1)
-        note = QLabel("Cada inclusão, alteração e exclusão de dados, com quem a fez e quando (somente leitura). "
-                      "Senhas e chaves aparecem só como alteradas. A exportação leva toda a trilha do filtro.")
-        note.setWordWrap(True)
-        note.setStyleSheet(NOTE_STYLE)
+        first = row(*captioned(("&Quem (login):", self.who), ("De&sde:", self.since), ("A&té:", self.until)), 1)
+        second = row(*captioned(("O qu&e:", self.what), ("O&peração:", self.action), ("Re&gistro:", self.record)),
+                     self.filter_button, self.more_button, self.export_button, 1)
+        note = note_line("Cada inclusão, alteração e exclusão de dados, com quem a fez e quando (somente leitura). "
+                         "Senhas e chaves aparecem só como alteradas. A exportação leva toda a trilha do filtro.")
         layout = QVBoxLayout(self)
         layout.addLayout(first)
         layout.addLayout(second)
@@ -438,11 +389,8 @@ class AuditTab(QWidget):
         self.count.setText(f"{shown} registro(s) da trilha{tail}.")
 
     def choose_and_export(self) -> None:
-        if self.current_filter() is None:
-            return
-        path = _export_path(self, "Exportar a trilha de auditoria", "trilha-de-auditoria")
-        if path is not None:
-            self.export_to(path)
+        _export_shown(self, self.current_filter(), "Exportar a trilha de auditoria", "trilha-de-auditoria",
+                      self.export_to)
 
     def export_to(self, path: Path) -> object:
         ctx, where = self.ctx, self.current_filter()

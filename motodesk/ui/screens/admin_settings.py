@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QScrollArea,
     QSpinBox,
     QStackedWidget,
@@ -36,14 +35,10 @@ from motodesk.services import administration
 from motodesk.services.administration import SettingField
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
+from motodesk.ui.formkit import push_button, wrapped_label
 from motodesk.ui.guard import snapshot
 from motodesk.ui.ops import ServiceOp, load_into
-from motodesk.ui.widgets import (
-    MESSAGE_STYLE,
-    NOTE_STYLE,
-    DateField,
-    mark_field,
-)
+from motodesk.ui.widgets import MESSAGE_STYLE, NOTE_STYLE, DateField, mark_field, note_line
 
 PT_BR = QLocale(QLocale.Language.Portuguese, QLocale.Country.Brazil)
 WARN_STYLE = "color: #8a5a00"
@@ -297,22 +292,14 @@ class SettingsTab(QWidget):
         self.scrolls: list[QScrollArea] = []
         groups_label = QLabel("&Grupo:")
         groups_label.setBuddy(self.groups)
-        self.save_button = QPushButton("&Salvar configurações")
-        self.save_button.setObjectName("save_settings")
-        self.save_button.setAutoDefault(False)
-        self.save_button.clicked.connect(self.save)
-        self.revert_button = QPushButton("&Desfazer alterações")
-        self.revert_button.setObjectName("revert_settings")
-        self.revert_button.setAutoDefault(False)
-        self.revert_button.clicked.connect(self.revert)
+        self.save_button = push_button("&Salvar configurações", "save_settings", self.save, auto_default=False)
+        self.revert_button = push_button("&Desfazer alterações", "revert_settings", self.revert, auto_default=False)
         self.message = QLabel()
         self.message.setObjectName("settings_message")
         self.message.setWordWrap(True)
-        intro = QLabel("Valores que a Lei nº 4.883/2017 deixa ao Decreto, ao IBGE ou à Secretaria. Cada campo "
-                       "mostra o artigo a que serve; os marcados como provisórios devem ser confirmados quando o "
-                       "Decreto for publicado. Toda alteração fica na trilha de auditoria (valor anterior → novo).")
-        intro.setWordWrap(True)
-        intro.setStyleSheet(NOTE_STYLE)
+        intro = note_line("Valores que a Lei nº 4.883/2017 deixa ao Decreto, ao IBGE ou à Secretaria. Cada campo "
+                          "mostra o artigo a que serve; os marcados como provisórios devem ser confirmados quando o "
+                          "Decreto for publicado. Toda alteração fica na trilha de auditoria (valor anterior → novo).")
         buttons = QHBoxLayout()
         buttons.addWidget(self.save_button)
         buttons.addWidget(self.revert_button)
@@ -379,8 +366,7 @@ class SettingsTab(QWidget):
             self.group_of[f.name] = len(groups) - 1
             editor = SettingEditor(f, keys)
             self.editors[f.name] = editor
-            label = QLabel(keys(f.label) + ":")
-            label.setWordWrap(True)
+            label = wrapped_label(keys(f.label) + ":")
             label.setBuddy(editor.input)
             label.setObjectName(f"label_{f.name}")
             label.setMinimumWidth(240)

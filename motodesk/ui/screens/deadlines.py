@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
@@ -35,6 +34,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.deadlines import WINDOWS, Campaign, DeadlineFilter, DeadlineRow
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name
 from motodesk.ui.mainwindow import MainWindow, register_page
@@ -139,8 +139,7 @@ class RenewalDialog(GuardedDialog):
         form.addRow("&Ato (portaria):", self.portaria)
         form.addRow("&Local de atendimento:", self.place)
         form.addRow("&Horário:", self.hours)
-        intro = QLabel(f"Uma carta por titular ({letters}), com os vencimentos listados na tela, em um só PDF A4.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"Uma carta por titular ({letters}), com os vencimentos listados na tela, em um só PDF A4.")
         buttons, _ok = ok_cancel_buttons(self, "&Gerar cartas")
         layout = QVBoxLayout(self)
         layout.addWidget(intro)

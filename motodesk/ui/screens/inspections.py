@@ -10,12 +10,10 @@ from PySide6.QtCore import QDate, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QSpinBox,
     QTabWidget,
     QVBoxLayout,
@@ -36,6 +34,7 @@ from motodesk.services.inspections import (
     QueueRow,
 )
 from motodesk.services.vehicles import VehicleRow
+from motodesk.ui import formkit
 from motodesk.ui.checklist import ChecklistDialog, read_checklist
 from motodesk.ui.formatting import format_date
 from motodesk.ui.guard import GuardedDialog, confirm
@@ -44,27 +43,36 @@ from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, FormattedLineEdit, keyboard_tabs, mark_field, ok_cancel_buttons
+from motodesk.ui.widgets import (
+    DateField,
+    FormattedLineEdit,
+    keyboard_tabs,
+    mark_field,
+    message_line,
+    ok_cancel_buttons,
+)
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 SCHEDULABLE = [k for k in InspectionKind if k is not InspectionKind.REINSPECTION]
 
-QUEUE_COLUMNS: list[Column[QueueRow]] = [
-    Column("situation", "Situação", lambda r: r.situation),
+#: The vehicle and the kind of inspection, the same in the queue and in the lists of inspections.
+VEHICLE_AND_KIND: list[Column[Any]] = [
     Column("plate", "Placa", lambda r: r.plate),
     Column("holder_name", "Titular", lambda r: r.holder_name),
     Column("service_type", "Serviço", lambda r: r.service_type),
     Column("kind", "Tipo", lambda r: r.kind),
+]
+
+QUEUE_COLUMNS: list[Column[QueueRow]] = [
+    Column("situation", "Situação", lambda r: r.situation),
+    *VEHICLE_AND_KIND,
     Column("due", "Data prevista", lambda r: r.due),
     Column("days_late", "Dias de atraso", lambda r: r.days_late or "", RIGHT),
 ]
 
 INSPECTION_COLUMNS: list[Column[InspectionRow]] = [
     Column("id", "Nº", lambda r: f"{r.id:06d}"),
-    Column("plate", "Placa", lambda r: r.plate),
-    Column("holder_name", "Titular", lambda r: r.holder_name),
-    Column("service_type", "Serviço", lambda r: r.service_type),
-    Column("kind", "Tipo", lambda r: r.kind),
+    *VEHICLE_AND_KIND,
     Column("status", "Situação", lambda r: r.status),
     Column("scheduled_for", "Agendada para", lambda r: r.scheduled_for),
     Column("performed_at", "Realizada em", lambda r: r.performed_at),
@@ -107,16 +115,9 @@ class ScheduleDialog(GuardedDialog):
         self.kind.setCurrentIndex(max(0, self.kind.findData(InspectionKind(kind).value)))
         self.notes = QLineEdit()
         self.notes.setObjectName("notes")
-        self.message = QLabel()
-        self.message.setObjectName("message")
-        self.message.setWordWrap(True)
-        self.message.setStyleSheet("color: #b00020")
-        ok = QPushButton("&Agendar")
-        ok.setObjectName("ok")
-        ok.setDefault(True)
-        cancel = QPushButton("&Cancelar")
-        ok.clicked.connect(self.schedule)
-        cancel.clicked.connect(self.reject)
+        self.message = message_line()
+        ok = formkit.push_button("&Agendar", "ok", self.schedule, default=True)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
         self.plate.editingFinished.connect(self.find_vehicle)
         self.setMinimumWidth(460)
 
@@ -126,10 +127,7 @@ class ScheduleDialog(GuardedDialog):
         form.addRow("&Data:", self.day)
         form.addRow("&Tipo:", self.kind)
         form.addRow("&Observação:", self.notes)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(ok)
-        buttons.addWidget(cancel)
+        buttons = formkit.row(1, ok, cancel)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.message)
@@ -245,19 +243,13 @@ class CampaignDialog(GuardedDialog):
                               "em ordem de placa, nos dias úteis a partir da data de início.")
         self.message.setObjectName("message")
         self.message.setWordWrap(True)
-        self.ok = QPushButton("C&onvocar")
-        self.ok.setObjectName("ok")
-        cancel = QPushButton("&Cancelar")
-        self.ok.clicked.connect(self.run)
-        cancel.clicked.connect(self.reject)
+        self.ok = formkit.push_button("C&onvocar", "ok", self.run)
+        cancel = formkit.push_button("&Cancelar", slot=self.reject)
         form = QFormLayout()
         form.addRow("&Serviço:", self.service)
         form.addRow("&A partir de:", self.start)
         form.addRow("&Vistorias por dia útil:", self.per_day)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.ok)
-        buttons.addWidget(cancel)
+        buttons = formkit.row(1, self.ok, cancel)
         layout = QVBoxLayout(self)
         layout.addWidget(QLabel("<b>Art. 5º, § 6º</b>: vistorias semestrais quando a Secretaria determinar."))
         layout.addLayout(form)

@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QProgressDialog,
     QVBoxLayout,
@@ -31,17 +30,18 @@ from motodesk.services.organisations import MemberRow, OrganisationInput, Organi
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog
-from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name, stacked
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column
 from motodesk.ui.widgets import (
     DateField,
     FormattedLineEdit,
+    dialog_answer,
     mark_field,
     ok_cancel_buttons,
-    run_dialog,
     save_cancel_buttons,
 )
 
@@ -99,9 +99,8 @@ class OrganisationDialog(GuardedDialog):
             widget = getattr(self, key)
             widget.setObjectName(key)
             self.widgets[key] = widget
-        intro = QLabel("Operadora de Serviço, Central de Serviço, Cooperativa ou Associação de permissionários "
-                       "e autorizatários (Art. 9º). A organização não vincula a permissão.")
-        intro.setWordWrap(True)
+        intro = wrapped_label("Operadora de Serviço, Central de Serviço, Cooperativa ou Associação de permissionários "
+                              "e autorizatários (Art. 9º). A organização não vincula a permissão.")
         form = QFormLayout()
         form.addRow("&Tipo:", self.kind)
         form.addRow("&Razão social:", self.name)
@@ -167,8 +166,7 @@ class DateDialog(GuardedDialog):
         self.setObjectName("date_dialog")
         self.setWindowTitle(title)
         self.setMinimumWidth(460)
-        intro = QLabel(text)
-        intro.setWordWrap(True)
+        intro = wrapped_label(text)
         self.date = DateField(optional=False)
         self.date.setObjectName("date")
         form = QFormLayout()
@@ -234,11 +232,7 @@ class OrganisationsPage(ListPage):
             identity=lambda m: m.affiliation_id, kinds={"organisation", "person", "permit"},
             count=lambda n, _m: f"{n} filiação(ões)", on_loaded=lambda _rows: self._members_title()),
             autoload=False)
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
-        self.set_body(stacked(self.orgs, self.members))
-        self.page_layout.addWidget(self.status)
+        self.set_master_detail(self.orgs, self.members)
         # the names tests and other code know
         self.search = self.orgs.line("search")
         self.export_scope = self.orgs.combo("export_scope")
@@ -251,7 +245,6 @@ class OrganisationsPage(ListPage):
         self.join_button = self.members.buttons["join"]
         self.leave_button = self.members.buttons["leave"]
         self.members_title = self.members.title
-        self.members_title.show()
         self.orgs.reload()
 
     # --- data ------------------------------------------------------------------------------------
@@ -277,15 +270,11 @@ class OrganisationsPage(ListPage):
 
     # --- actions ---------------------------------------------------------------------------------
     def _open_form(self, row: OrganisationRow | None) -> None:
-        dialog = OrganisationDialog(self.ctx, row, self)
-        try:
-            if run_dialog(dialog) and dialog.saved is not None:
-                saved = dialog.saved
-                self.status.setText(f"{saved.kind.label} {saved.name} (CNPJ {saved.cnpj_formatted}) "
-                                    f"{'atualizada' if row else 'cadastrada'}.")
-                self.reload(select=saved.id)
-        finally:
-            dialog.deleteLater()
+        saved = dialog_answer(OrganisationDialog(self.ctx, row, self), lambda d: d.saved)
+        if saved is not None:
+            self.status.setText(f"{saved.kind.label} {saved.name} (CNPJ {saved.cnpj_formatted}) "
+                                f"{'atualizada' if row else 'cadastrada'}.")
+            self.reload(select=saved.id)
 
     def new_organisation(self) -> None:
         self._open_form(None)
@@ -302,14 +291,10 @@ class OrganisationsPage(ListPage):
         hit = person_picker.pick(person_picker.people_picker(self.ctx, f"Filiar titular a {org.name}", self))
         if hit is None:
             return
-        dialog = DateDialog("Filiação", f"{hit.full_name} informa a filiação a {org.name} (Art. 9º, § 2º).",
-                            "Filiado &desde:", self)
-        try:
-            if not run_dialog(dialog):
-                return
-            on = dialog.value()
-        finally:
-            dialog.deleteLater()
+        on = dialog_answer(DateDialog("Filiação", f"{hit.full_name} informa a filiação a {org.name} "
+                                              "(Art. 9º, § 2º).", "Filiado &desde:", self), DateDialog.value)
+        if on is None:
+            return
         ctx = self.ctx
 
         def joined(member: MemberRow) -> None:
@@ -324,15 +309,11 @@ class OrganisationsPage(ListPage):
         org = self.selected()
         if member is None or org is None:
             return
-        dialog = DateDialog("Saída da organização",
-                            f"{member.name} deixa {org.name}. O titular pode desvincular-se a qualquer tempo "
-                            "(Art. 9º, § 3º).", "Saiu &em:", self)
-        try:
-            if not run_dialog(dialog):
-                return
-            on = dialog.value()
-        finally:
-            dialog.deleteLater()
+        on = dialog_answer(DateDialog("Saída da organização",
+                                      f"{member.name} deixa {org.name}. O titular pode desvincular-se a qualquer "
+                                      "tempo (Art. 9º, § 3º).", "Saiu &em:", self), DateDialog.value)
+        if on is None:
+            return
         ctx = self.ctx
 
         def left(row: MemberRow) -> None:

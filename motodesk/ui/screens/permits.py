@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
-    QDialog,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
     QFormLayout,
     QGroupBox,
@@ -43,16 +42,17 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError
 from motodesk.services.permits import EventRow, PermitRow
 from motodesk.services.tenders import CandidateRow, TenderRow
+from motodesk.ui.detail_pane import side_by_side
 from motodesk.ui.errors import show_error
 from motodesk.ui.flow import FlowLayout
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import (
     Action,
     Filter,
     ListPanel,
     ListSpec,
-    labelled,
     list_table,
     open_file_name,
     stacked,
@@ -65,6 +65,7 @@ from motodesk.ui.widgets import (
     DateField,
     FlexiblePage,
     FormattedLineEdit,
+    dialog_answer,
     fit_columns,
     heading,
     keyboard_tabs,
@@ -202,13 +203,7 @@ def _with_key(label: str, key: str) -> str:
 
 def ask_step(parent: QWidget, title: str, intro: str, **fields: object) -> StepInput | None:
     """Open the step's dialog; None when cancelled.  Tests replace this function."""
-    dialog = StepDialog(title, intro, parent=parent, **fields)  # type: ignore[arg-type]
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.values()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(StepDialog(title, intro, parent=parent, **fields), StepDialog.values)  # type: ignore[arg-type]
 
 
 class ConvictionDialog(GuardedDialog):
@@ -219,10 +214,9 @@ class ConvictionDialog(GuardedDialog):
         self.setObjectName("conviction_dialog")
         self.setWindowTitle("Condenação criminal transitada em julgado (Art. 35)")
         self.setMinimumWidth(560)
-        intro = QLabel(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
-                       "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
-                       "Informe os dados da certidão do juízo.")
-        intro.setWordWrap(True)
+        intro = wrapped_label(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
+                              "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
+                              "Informe os dados da certidão do juízo.")
         self.court = QLineEdit()
         self.court.setObjectName("court")
         self.court.setMaxLength(200)
@@ -256,13 +250,7 @@ class ConvictionDialog(GuardedDialog):
 
 def ask_conviction(parent: QWidget, row: PermitRow) -> enforcement.ConvictionInput | None:
     """Open the Art. 35 dialog; None when cancelled.  Tests replace this function."""
-    dialog = ConvictionDialog(row, parent)
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.values()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(ConvictionDialog(row, parent), ConvictionDialog.values)
 
 
 
@@ -299,20 +287,8 @@ class PermitsTab(FlexiblePage):
         self.prints_model: RowTableModel[BadgePrintRow] = RowTableModel(PRINT_COLUMNS)
         self.prints = list_table("badge_prints")
         self.prints.setModel(self.prints_model)
-        details = QWidget()
-        details_layout = QVBoxLayout(details)
-        details_layout.setContentsMargins(0, 0, 0, 0)
-        details_layout.addWidget(self.detail_title)
-        row = QHBoxLayout()
-        left = QVBoxLayout()
-        left.addWidget(labelled("&Histórico (quem, quando, por quê)", self.events))
-        left.addWidget(self.events)
-        right = QVBoxLayout()
-        right.addWidget(labelled("Impressões do crac&há", self.prints))
-        right.addWidget(self.prints)
-        row.addLayout(left, 3)
-        row.addLayout(right, 2)
-        details_layout.addLayout(row)
+        details = side_by_side(self.detail_title, ("&Histórico (quem, quando, por quê)", self.events),
+                               ("Impressões do crac&há", self.prints))
 
         steps = [Action(f"step_{name}", text, self._step_handler(name), enabled=self._step_allowed(name),
                         tooltip=f"{transition(name).label} ({transition(name).article})",
@@ -701,23 +677,12 @@ class TenderDialog(GuardedDialog):
 
 
 def ask_tender(parent: QWidget) -> tuple[str, str, date | None] | None:
-    dialog = TenderDialog(parent)
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.number.text(), dialog.description.text(), dialog.homologated_on.value()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(TenderDialog(parent),
+                         lambda d: (d.number.text(), d.description.text(), d.homologated_on.value()))
 
 
 def ask_candidate(parent: QWidget, ctx: AppContext | None = None) -> tuple[int, str, str] | None:
-    dialog = CandidateDialog(parent, ctx)
-    try:
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return None
-        return dialog.rank.value(), dialog.cpf.text(), dialog.name.text()
-    finally:
-        dialog.deleteLater()
+    return dialog_answer(CandidateDialog(parent, ctx), lambda d: (d.rank.value(), d.cpf.text(), d.name.text()))
 
 
 class TenderTab(FlexiblePage):
@@ -781,9 +746,7 @@ class TenderTab(FlexiblePage):
                 Action("eliminated", "&Eliminar", lambda _r: self.set_status("eliminated"), managers),
             ],
             kinds={"tender", "permit"}, count=lambda n, _m: f"{n} candidato(s)"), autoload=False)
-        self.status = QLabel("")
-        self.status.setObjectName("tender_status")
-        self.status.setWordWrap(True)
+        self.status = wrapped_label("", "tender_status")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -34,6 +34,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.reports import EXPORTERS, ExportCancelled, ExportKind, suggested_name
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.listpage import save_file_name, with_access_key
 from motodesk.ui.mainwindow import MainWindow, register_page
 from motodesk.ui.ops import ServiceOp
@@ -130,8 +131,7 @@ class ExportsTab(QWidget):
             button.setMinimumWidth(260)
             button.setEnabled(allowed)
             button.clicked.connect(lambda _c=False, k=kind: self.export(k))
-            note = QLabel(kind.description)
-            note.setWordWrap(True)
+            note = wrapped_label(kind.description)
             grid = grids[kind.public]
             grid.addWidget(button, rows[kind.public], 0)
             grid.addWidget(note, rows[kind.public], 1)
@@ -144,10 +144,9 @@ class ExportsTab(QWidget):
             denied = QLabel("As exportações são feitas pelos perfis Supervisor e Administrador.")
             denied.setObjectName("export_denied")
             layout.addWidget(denied)
-        intro = QLabel("Cada planilha traz um título com a data e quem exportou, cabeçalhos com filtro, datas como "
-                       "datas (dd/mm/aaaa) e números como números. Textos que começam com =, +, -, @ não viram "
-                       "fórmulas.")
-        intro.setWordWrap(True)
+        intro = wrapped_label("Cada planilha traz um título com a data e quem exportou, cabeçalhos com filtro, datas como "
+                              "datas (dd/mm/aaaa) e números como números. Textos que começam com =, +, -, @ não viram "
+                              "fórmulas.")
         layout.addWidget(intro)
         layout.addWidget(internal)
         layout.addWidget(public)
@@ -194,13 +193,12 @@ class ImportTab(QWidget):
         super().__init__(parent)
         self.ctx = ctx
         allowed = ctx.user.role in IMPORT_ROLES
-        intro = QLabel(
-            "<p>Traga o cadastro que a secretaria mantém em planilha: baixe o modelo, copie as pessoas para a aba "
-            "<b>Cadastro</b> (uma por linha) e importe. Cada linha é conferida pelas regras da Lei nº 4.883/2017 e "
-            "pelos validadores (CPF, CNH, placa…); o relatório mostra o que será incluído, atualizado ou recusado "
-            "e por quê. Nada é gravado antes de você confirmar, e a importação grava todas as linhas confirmadas "
-            "ou nenhuma. Importar de novo a mesma planilha não duplica ninguém.</p>")
-        intro.setWordWrap(True)
+        intro = wrapped_label(
+                   "<p>Traga o cadastro que a secretaria mantém em planilha: baixe o modelo, copie as pessoas para a aba "
+                   "<b>Cadastro</b> (uma por linha) e importe. Cada linha é conferida pelas regras da Lei nº 4.883/2017 e "
+                   "pelos validadores (CPF, CNH, placa…); o relatório mostra o que será incluído, atualizado ou recusado "
+                   "e por quê. Nada é gravado antes de você confirmar, e a importação grava todas as linhas confirmadas "
+                   "ou nenhuma. Importar de novo a mesma planilha não duplica ninguém.</p>")
         self.template_button = QPushButton("Baixar &modelo…")
         self.template_button.setObjectName("template")
         self.template_button.clicked.connect(self.save_template)

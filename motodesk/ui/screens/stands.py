@@ -31,12 +31,13 @@ from motodesk.services.stands import AssignmentRow, StandInput, StandRow
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error  # noqa: F401 - tests replace it
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.guard import GuardedDialog, confirm
-from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, stacked
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column
-from motodesk.ui.widgets import DateField, mark_field, run_dialog, save_cancel_buttons
+from motodesk.ui.widgets import DateField, dialog_answer, mark_field, save_cancel_buttons
 
 RIGHT = Qt.AlignmentFlag.AlignRight
 
@@ -97,10 +98,9 @@ class StandDialog(GuardedDialog):
         self.bus_or_taxi_stop = QCheckBox("O local é &ponto de ônibus ou de táxi")
         self.bus_or_taxi_stop.setObjectName("bus_or_taxi_stop")
         self.bus_or_taxi_stop.setToolTip("Art. 18: é proibido exercer estes serviços nos pontos de ônibus e de táxi.")
-        intro = QLabel("O Poder Executivo indica por Decreto os pontos onde o titular pode parar ou estacionar, "
-                       "com o limite máximo de vagas (Art. 17). É proibido exercer o serviço em ponto de ônibus "
-                       "ou de táxi (Art. 18).")
-        intro.setWordWrap(True)
+        intro = wrapped_label("O Poder Executivo indica por Decreto os pontos onde o titular pode parar ou estacionar, "
+                              "com o limite máximo de vagas (Art. 17). É proibido exercer o serviço em ponto de ônibus "
+                              "ou de táxi (Art. 18).")
         form = QFormLayout()
         form.addRow("&Nome do ponto:", self.name)
         form.addRow("&Endereço:", self.address)
@@ -185,11 +185,7 @@ class StandsPage(ListPage):
             ],
             kinds={"stand", "permit"}, count=lambda n, _m: "",
             on_loaded=lambda _rows: self._assignments_title()), autoload=False)
-        self.status = QLabel("")
-        self.status.setObjectName("status")
-        self.status.setWordWrap(True)
-        self.set_body(stacked(self.stands, self.assignments))
-        self.page_layout.addWidget(self.status)
+        self.set_master_detail(self.stands, self.assignments)
         # the names tests and other code know
         self.service_filter = self.stands.combo("service_filter")
         self.past = self.assignments.check("show_past")
@@ -200,7 +196,6 @@ class StandsPage(ListPage):
         self.assign_button = self.assignments.buttons["assign"]
         self.unassign_button = self.assignments.buttons["unassign"]
         self.assignments_title = self.assignments.title
-        self.assignments_title.show()
         self.stands.reload()
 
     # --- data ------------------------------------------------------------------------------------
@@ -233,14 +228,10 @@ class StandsPage(ListPage):
 
     # --- actions ---------------------------------------------------------------------------------
     def _open_form(self, row: StandRow | None) -> None:
-        dialog = StandDialog(self.ctx, row, self)
-        try:
-            if run_dialog(dialog) and dialog.saved is not None:
-                saved = dialog.saved
-                self.status.setText(f"{saved.name}: {saved.max_places} vaga(s), {saved.decree_label}.")
-                self.reload(select=saved.id)
-        finally:
-            dialog.deleteLater()
+        saved = dialog_answer(StandDialog(self.ctx, row, self), lambda d: d.saved)
+        if saved is not None:
+            self.status.setText(f"{saved.name}: {saved.max_places} vaga(s), {saved.decree_label}.")
+            self.reload(select=saved.id)
 
     def new_stand(self) -> None:
         self._open_form(None)

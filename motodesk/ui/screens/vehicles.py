@@ -6,10 +6,8 @@ from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QHBoxLayout,
     QInputDialog,
     QLabel,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -20,8 +18,9 @@ from motodesk.services.context import AppContext
 from motodesk.services.inspections import InspectionRow
 from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import VehicleRow
+from motodesk.ui.detail_pane import side_by_side
 from motodesk.ui.guard import confirm
-from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, labelled, list_table
+from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, list_table
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import load_into
 from motodesk.ui.tablemodel import Column, RowTableModel
@@ -75,21 +74,8 @@ class VehiclesPage(ListPage):
         self.accidents = QLabel()
         self.accidents.setObjectName("vehicle_accidents")
         self.accidents.setWordWrap(True)
-        details = QWidget()
-        details_layout = QVBoxLayout(details)
-        details_layout.setContentsMargins(0, 0, 0, 0)
-        details_layout.addWidget(self.detail_title)
-        row = QHBoxLayout()
-        left = QVBoxLayout()
-        left.addWidget(labelled("Re&quisitos do veículo", self.verdicts))
-        left.addWidget(self.verdicts)
-        right = QVBoxLayout()
-        right.addWidget(labelled("&Vistorias deste veículo", self.history))
-        right.addWidget(self.history)
-        right.addWidget(self.accidents)
-        row.addLayout(left, 3)
-        row.addLayout(right, 2)
-        details_layout.addLayout(row)
+        details = side_by_side(self.detail_title, ("Re&quisitos do veículo", self.verdicts),
+                               ("&Vistorias deste veículo", self.history), self.accidents)
 
         self.panel: ListPanel[VehicleRow] = ListPanel(ctx, ListSpec(
             name="vehicles_table", columns=VEHICLE_COLUMNS, fetch=self._fetch,
