@@ -64,3 +64,29 @@ def no_database_on_the_gui_thread(request: pytest.FixtureRequest, monkeypatch: p
     lines = "\n".join(f"  {site} ×{count}" for site, count in seen.sites.items())
     pytest.fail(f"UI code opened the database on the GUI thread (use load_into / ServiceOp):\n{lines}",
                 pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> object:
+    """A form a GUI test leaves open with unsaved changes is closed without asking.
+
+    pytest-qt closes every widget a test registered once the test is over; a GuardedDialog with
+    changes then asks "Alterações não salvas" in a modal loop nobody answers, and the worker waits
+    for good (a test that changed a field and ended; it went unseen while the form's wrapper died
+    with the test's locals, and hung the suite once a connection kept the form alive until the
+    collector). A test that means to see the question asks it in its own body."""
+    if UI_TESTS in Path(str(item.path)).resolve().parents:
+        _closing_without_question()
+    return (yield)
+
+
+def _closing_without_question() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from motodesk.ui.guard import GuardedDialog
+
+    if QApplication.instance() is None:
+        return
+    for widget in QApplication.allWidgets():
+        if isinstance(widget, GuardedDialog):
+            widget._closing_ok = True  # noqa: SLF001 - what accept() and done() set
