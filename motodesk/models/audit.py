@@ -168,7 +168,7 @@ def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
     # Never reuse an id a checkpoint sealed (rows deleted past the triggers): ids go on, as PostgreSQL's sequence does.
     next_id = max(next_id, int(conn.execute(select(func.max(_SEALED.c.last_id))).scalar() or 0) + 1)
     for row in rows:
-        row["changes"] = json.dumps(row["changes"], ensure_ascii=False, sort_keys=True)
+        row["changes"] = _to_json(row["changes"])
         row["id"] = next_id
         row["prev_hash"] = prev
         row["row_hash"] = prev = chain_hash(next_id, row["at"], row["user_login"], row["table_name"],
@@ -179,8 +179,15 @@ def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
 
 # --- the diff, in Python (SQLite) -------------------------------------------------------------------
 
+#: ``json.dumps(obj, ensure_ascii=False, sort_keys=True)`` (the same text), without building an encoder per row.
+_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+_SCALARS = frozenset((type(None), bool, int, float, str))
+
+
 def _plain(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if type(value) in _SCALARS:  # the common case first (an enum of str is not one: its value, below)
+        return value
+    if isinstance(value, (bool, int, float, str)) and not isinstance(value, Enum):
         return value
     if isinstance(value, Enum):
         return value.value
@@ -429,10 +436,15 @@ def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]
     missing = [n for n in defaults if n not in rows[0]]
     complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
     columns = list(rows[0]) + missing
-    processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
-    values = [tuple(value if fn is None or value is None else fn(value)
-                    for fn, value in zip(processors, (row[n] for n in columns), strict=True))
-              for row in complete]
+    processors = [(i, fn) for i, n in enumerate(columns)
+                  if (fn := table.c[n].type._cached_bind_processor(dialect)) is not None]
+    values: list[tuple[Any, ...]] = []
+    for row in complete:  # each row's values in column order, a bind processor applied where a column has one
+        record = [row[n] for n in columns]
+        for i, fn in processors:
+            if record[i] is not None:
+                record[i] = fn(record[i])
+        values.append(tuple(record))
     quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
     return complete, columns, values, quoted, dialect.identifier_preparer.format_table(table)
 
@@ -763,7 +775,7 @@ def prepare_bulk_insert(session: Session, table: Table, rows: Sequence[dict[str,
     for row in complete:
         key = _key_of(table, row)
         diff = _insert_diff(row, redact)
-        audit.append((key, json.dumps(_mask(table.name, key, diff), ensure_ascii=False, sort_keys=True)))
+        audit.append((key, _to_json(_mask(table.name, key, diff))))
     marks = ", ".join("?" for _ in columns)
     return PreparedInsert(table, columns, f"INSERT INTO {name} ({quoted}) VALUES ({marks})", values, audit, redact)
 

@@ -234,8 +234,8 @@ def _key(data: Any) -> tuple[Any, ...]:
 class _Memo:
     """Results of the pure checks (validators, rules) by their inputs.
 
-    The preview fills it and hands it to the apply, which plans the rows again against the
-    database but need not repeat what does not depend on it.
+    One memo per :class:`_Planner` (one day, one set of settings): the keys leave those out (hashing the
+    settings for every check of every row was a tenth of the memo's cost).
     """
 
     LIMIT = 4096  # results kept at most (issue 28: unbounded, a 50,000-line file's memo was 90 MB)
@@ -262,7 +262,8 @@ class _Planner:
         self.forms = dict(forms or {})  # plate -> its forms, parsed once (_FileKeys); a copy: it grows
         self.settings = settings
         self.today = today
-        self.memo = memo
+        self.memo = memo  # one memo per planner: its keys leave out today and the settings, the planner's own
+        self.documents = _imported_documents()  # the sheet's declared documents, looked up once per file
         self.plates: dict[str, tuple[int, str]] = {}  # plate form -> (line, cpf) claimed earlier in the file
         self.numbers: dict[str, int] = {}  # permit number -> line
         self.quota_taken = 0
@@ -300,7 +301,7 @@ class _Planner:
         # --- documents: every declared document the sheet has columns for (``documents_declared``)
         docs: list[DocumentInput] = []
         doc = DocumentInput(DocumentKind.CNH)  # the CNH, as the rules below read it
-        for declared_doc, cols in _imported_documents():
+        for declared_doc, cols in self.documents:
             kind = DocumentKind(declared_doc.kind)
             doc_given = {f.name: v.get(f.column) for f in cols if f.column is not None}
             old = self.known.docs.get((person_id, kind)) if person_id else None
@@ -326,7 +327,7 @@ class _Planner:
                                cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
         # The memo keeps only the verdicts a row can be refused for (a row's full list of verdicts,
         # with their pt_BR texts, is ~10 KB: 500 MB at the importer's 50,000 rows).
-        verdicts = self.memo(("rules", service, self.today, self.settings, *_key(facts)),
+        verdicts = self.memo(("rules", service, *_key(facts)),
                              lambda: [verdict for verdict in check_age_and_cnh(facts, service, self.today,
                                                                                subject="o titular")
                                       if verdict.rule_id in ("art5_i_age", "art5_ii_cnh")
@@ -398,7 +399,7 @@ class _Planner:
             # the same vehicle: only the cells given replace what is stored
             data = dataclasses.replace(data, **{k: getattr(current, k) for k in _VEHICLE_FIELDS
                                                 if getattr(data, k) is None})
-        clean, errors, verdicts = self.memo(("vehicle", self.today, self.settings, row.key, *_key(data)),
+        clean, errors, verdicts = self.memo(("vehicle", row.key, *_key(data)),
                                             lambda: self._judge_vehicle(data, service, row.key))
         line.errors += list(errors.values())
         if errors:

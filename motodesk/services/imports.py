@@ -311,7 +311,8 @@ def _findings(ctx: AppContext, numbers: Sequence[str], settings: LawSettings, to
             ids: list[int] = []
             for among in _among(s, Permit.number, part):
                 ids += list(s.scalars(select(Permit.id).where(among)))
-            for permit in sorted(permits_facts(s, ids).values(), key=lambda p: p.number):
+            # plain rows: this read session holds nothing pending, and no object of it is wanted after
+            for permit in sorted(permits_facts(s, ids, plain=True).values(), key=lambda p: p.number):
                 verdicts = acts.imported_permit_findings(permit, today, settings)
                 if verdicts:
                     out.append((permit.holder.name, permit.number,
