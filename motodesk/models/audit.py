@@ -426,6 +426,12 @@ def _defaults(table: Table) -> dict[str, Any]:
     return found
 
 
+def _is_utcnow(default: Any) -> bool:
+    """A column default of :func:`~motodesk.models.base.utcnow` (SQLAlchemy wraps the callable)."""
+    arg = getattr(default, "arg", None)
+    return arg is utcnow or getattr(arg, "__wrapped__", None) is utcnow
+
+
 def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]
                    ) -> tuple[Sequence[dict[str, Any]], list[str], list[tuple[Any, ...]], str, str]:
     """What one bulk insert of ``rows`` sends (shared by :func:`bulk_insert` and :func:`prepare_bulk_insert`):
@@ -434,7 +440,11 @@ def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]
     dialect = conn.dialect
     defaults = _defaults(table)
     missing = [n for n in defaults if n not in rows[0]]
-    complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
+    # One instant for the batch's timestamps (as its audit rows get one, :func:`_append_prepared`); any other
+    # default is still made row by row.
+    once = {n: defaults[n]() for n in missing if _is_utcnow(table.c[n].default)}
+    each = [n for n in missing if n not in once]
+    complete = rows if not missing else [{**row, **once, **{n: defaults[n]() for n in each}} for row in rows]
     columns = list(rows[0]) + missing
     processors = [(i, fn) for i, n in enumerate(columns)
                   if (fn := table.c[n].type._cached_bind_processor(dialect)) is not None]
