@@ -449,11 +449,17 @@ def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]
     processors = [(i, fn) for i, n in enumerate(columns)
                   if (fn := table.c[n].type._cached_bind_processor(dialect)) is not None]
     values: list[tuple[Any, ...]] = []
+    last: list[tuple[Any, Any]] = [(None, None)] * len(processors)  # per column: the value last processed, as sent
     for row in complete:  # each row's values in column order, a bind processor applied where a column has one
         record = [row[n] for n in columns]
-        for i, fn in processors:
-            if record[i] is not None:
-                record[i] = fn(record[i])
+        for j, (i, fn) in enumerate(processors):
+            value = record[i]
+            if value is not None:
+                seen, sent = last[j]
+                if value is not seen:  # the same object again (the batch's one instant): sent as it was
+                    sent = fn(value)
+                    last[j] = (value, sent)
+                record[i] = sent
         values.append(tuple(record))
     quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
     return complete, columns, values, quoted, dialect.identifier_preparer.format_table(table)

@@ -142,8 +142,8 @@ def mark_problem(name: str) -> str | None:
     composed if any word needed it ("João", "Conceição" typed decomposed are composed and pass).
     A mark after a letter of a script that needs them (Arabic, Hebrew, Devanagari, Thai...) passes.
     """
-    if name.isascii():
-        return None  # no combining mark and no variation selector is ASCII
+    if max(name, default="") < "\u0300":
+        return None  # every combining mark (U+0300 on) and variation selector lies above ASCII and Latin-1/Ext-A
     base: str | None = None
     for ch in name:
         if is_variation_selector(ch):
