@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import (
@@ -88,10 +88,17 @@ def _rows(s: Session, model: Any, *where: Any, plain: bool = False, order: Seque
     return s.scalars(select(model).where(*where).order_by(*order))
 
 
+def _in(column: Any, ids: Sequence[int]) -> Any:
+    """``column IN (ids)`` with the ids as one expanding parameter: the statement is built and cached once,
+    not coerced id by id (issue 28: building the IN lists of 500 literals was a fifth of loading the facts
+    of 10,000 imported permits)."""
+    return column.in_(bindparam(None, value=list(ids), expanding=True, type_=column.type))
+
+
 def _by_id(s: Session, model: Any, ids: Iterable[int], plain: bool = False) -> dict[int, Any]:
     found: dict[int, Any] = {}
     for chunk in _chunks(ids):
-        found.update({row.id: row for row in _rows(s, model, model.id.in_(chunk), plain=plain)})
+        found.update({row.id: row for row in _rows(s, model, _in(model.id, chunk), plain=plain)})
     return found
 
 
@@ -117,12 +124,12 @@ def people_facts(s: Session, person_ids: Iterable[int], *,
     convictions: dict[int, list[ConvictionEvidence]] = {pid: [] for pid in people}
     penalties: dict[int, list[PenaltyFacts]] = {pid: [] for pid in people}
     for chunk in _chunks(people):
-        for row in _rows(s, PersonDocument, PersonDocument.person_id.in_(chunk), plain=plain):
+        for row in _rows(s, PersonDocument, _in(PersonDocument.person_id, chunk), plain=plain):
             documents[row.person_id][DocumentKind(row.kind)] = row
         for person_id, newest in s.execute(select(Photo.person_id, func.max(Photo.captured_at))
-                                           .where(Photo.person_id.in_(chunk)).group_by(Photo.person_id)):
+                                           .where(_in(Photo.person_id, chunk)).group_by(Photo.person_id)):
             photos[person_id] = _local(newest)
-        for j in _rows(s, CriminalJudgment, CriminalJudgment.person_id.in_(chunk), plain=plain,
+        for j in _rows(s, CriminalJudgment, _in(CriminalJudgment.person_id, chunk), plain=plain,
                        order=(CriminalJudgment.final_on.desc(), CriminalJudgment.id.desc())):
             convictions[j.person_id].append(ConvictionEvidence(True, j.permit_id, j.person_id, j.case_number or "",
                                                                j.final_on))
@@ -130,7 +137,7 @@ def people_facts(s: Session, person_ids: Iterable[int], *,
             select(InfractionNotice.person_id, InfractionNotice.number, InfractionNotice.status,
                    InfractionNotice.permit_id, Decision.penalty, Decision.suspension_end)
             .join(Decision, Decision.notice_id == InfractionNotice.id)
-            .where(InfractionNotice.person_id.in_(chunk), Decision.outcome == "upheld")
+            .where(_in(InfractionNotice.person_id, chunk), Decision.outcome == "upheld")
             .order_by(InfractionNotice.id, Decision.id))
         last: dict[tuple[int, str], PenaltyFacts] = {}
         for d in decided:  # the latest decision of each notice is the one in force
@@ -169,9 +176,9 @@ def vehicles_facts(s: Session, wanted: Iterable[tuple[int, ServiceType]], *,
     inspections: dict[int, list[Inspection]] = {vid: [] for vid in vehicles}
     accidents: dict[int, list[AccidentFacts]] = {vid: [] for vid in vehicles}
     for chunk in _chunks(vehicles):
-        for i in _rows(s, Inspection, Inspection.vehicle_id.in_(chunk), plain=plain):
+        for i in _rows(s, Inspection, _in(Inspection.vehicle_id, chunk), plain=plain):
             inspections[i.vehicle_id].append(i)
-        for a in _rows(s, VehicleAccident, VehicleAccident.vehicle_id.in_(chunk), plain=plain,
+        for a in _rows(s, VehicleAccident, _in(VehicleAccident.vehicle_id, chunk), plain=plain,
                        order=(VehicleAccident.happened_on, VehicleAccident.id)):
             accidents[a.vehicle_id].append(AccidentFacts(a.happened_on, a.reported_on, a.safety_compromised))
     out = {}
@@ -214,16 +221,16 @@ def permits_facts(s: Session, permit_ids: Sequence[int], *, plain: bool = False)
     holder_ids = {p.person_id for p in permits.values()}
     for chunk in _chunks(permits):
         links.update({link.permit_id: link for link in _rows(
-            s, DeputyLink, DeputyLink.permit_id.in_(chunk), DeputyLink.end_on.is_(None), plain=plain)})
+            s, DeputyLink, _in(DeputyLink.permit_id, chunk), DeputyLink.end_on.is_(None), plain=plain)})
         for act, subject in s.execute(select(FeePayment.act, FeePayment.subject_id).where(
-                FeePayment.subject_id.in_(chunk), FeePayment.used_at.is_(None),
+                _in(FeePayment.subject_id, chunk), FeePayment.used_at.is_(None),
                 FeePayment.act.in_((FeeAct.RENEWAL, FeeAct.EXTENSION, FeeAct.BADGE_COPY)))):
             waiting[subject].add(FeeAct(act))
-        imported.update(s.scalars(select(PermitEvent.permit_id).where(PermitEvent.permit_id.in_(chunk),
+        imported.update(s.scalars(select(PermitEvent.permit_id).where(_in(PermitEvent.permit_id, chunk),
                                                                        PermitEvent.transition == "import")))
     for chunk in _chunks(holder_ids):
         for (person_id,) in s.execute(select(Permit.person_id).where(
-                Permit.person_id.in_(chunk), Permit.state.in_(_IN_FORCE))):
+                _in(Permit.person_id, chunk), Permit.state.in_(_IN_FORCE))):
             others[person_id] = others.get(person_id, 0) + 1
     applications: dict[int, Application] = _by_id(
         s, Application, {p.application_id for p in permits.values() if p.application_id}, plain)
