@@ -155,7 +155,7 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
                                 f"mais de {MAX_AGE_YEARS} anos. Confira o documento.")
     if data.sex not in (None, "", "M", "F"):
         errors["sex"] = "Sexo deve ser M ou F."
-    values = {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}  # shallow: every field is immutable
+    values = {name: getattr(data, name) for name in _PERSON_FIELDS}  # shallow: every field is immutable
     values["full_name"] = name
     if isinstance(values.get("zip_code"), str):
         values["zip_code"] = re.sub(r"[\s.\-]", "", values["zip_code"])
@@ -188,7 +188,7 @@ def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]
     :func:`document_warnings` shows them on the field and the rules judge them.
     """
     errors: dict[str, str] = {}
-    values = {f.name: getattr(doc, f.name) for f in dataclasses.fields(doc)}  # shallow: every field is immutable
+    values = {name: getattr(doc, name) for name in _DOCUMENT_FIELDS}  # shallow: every field is immutable
     for key, limit in DOCUMENT_LIMITS.items():
         value = values.get(key)
         if isinstance(value, str):
