@@ -41,6 +41,7 @@ from motodesk.models.checkpoints import AuditCheckpoint
 
 _AUDIT = typing.cast(Table, AuditEvent.__table__)
 _SEALED = typing.cast(Table, AuditCheckpoint.__table__)
+_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode  # json.dumps' text, one encoder for all rows
 
 # Columns whose values never go into the trail (only the fact that they changed).
 SECRET_COLUMNS = frozenset({"password_hash"})
@@ -179,15 +180,8 @@ def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
 
 # --- the diff, in Python (SQLite) -------------------------------------------------------------------
 
-#: ``json.dumps(obj, ensure_ascii=False, sort_keys=True)`` (the same text), without building an encoder per row.
-_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
-_SCALARS = frozenset((type(None), bool, int, float, str))
-
-
 def _plain(value: Any) -> Any:
-    if type(value) in _SCALARS:  # the common case first (an enum of str is not one: its value, below)
-        return value
-    if isinstance(value, (bool, int, float, str)) and not isinstance(value, Enum):
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, Enum):
         return value.value
@@ -426,12 +420,6 @@ def _defaults(table: Table) -> dict[str, Any]:
     return found
 
 
-def _is_utcnow(default: Any) -> bool:
-    """A column default of :func:`~motodesk.models.base.utcnow` (SQLAlchemy wraps the callable)."""
-    arg = getattr(default, "arg", None)
-    return arg is utcnow or getattr(arg, "__wrapped__", None) is utcnow
-
-
 def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]]
                    ) -> tuple[Sequence[dict[str, Any]], list[str], list[tuple[Any, ...]], str, str]:
     """What one bulk insert of ``rows`` sends (shared by :func:`bulk_insert` and :func:`prepare_bulk_insert`):
@@ -440,27 +428,11 @@ def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]
     dialect = conn.dialect
     defaults = _defaults(table)
     missing = [n for n in defaults if n not in rows[0]]
-    # One instant for the batch's timestamps (as its audit rows get one, :func:`_append_prepared`); any other
-    # default is still made row by row.
-    once = {n: defaults[n]() for n in missing if _is_utcnow(table.c[n].default)}
-    each = [n for n in missing if n not in once]
-    complete = rows if not missing else [{**row, **once, **{n: defaults[n]() for n in each}} for row in rows]
+    complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
     columns = list(rows[0]) + missing
-    processors = [(i, fn) for i, n in enumerate(columns)
-                  if (fn := table.c[n].type._cached_bind_processor(dialect)) is not None]
-    values: list[tuple[Any, ...]] = []
-    last: list[tuple[Any, Any]] = [(None, None)] * len(processors)  # per column: the value last processed, as sent
-    for row in complete:  # each row's values in column order, a bind processor applied where a column has one
-        record = [row[n] for n in columns]
-        for j, (i, fn) in enumerate(processors):
-            value = record[i]
-            if value is not None:
-                seen, sent = last[j]
-                if value is not seen:  # the same object again (the batch's one instant): sent as it was
-                    sent = fn(value)
-                    last[j] = (value, sent)
-                record[i] = sent
-        values.append(tuple(record))
+    processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
+    values = [tuple([v if f is None or v is None else f(v)  # a list per row: no generator per value
+                     for f, v in zip(processors, [row[n] for n in columns], strict=True)]) for row in complete]
     quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
     return complete, columns, values, quoted, dialect.identifier_preparer.format_table(table)
 

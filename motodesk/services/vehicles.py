@@ -121,10 +121,6 @@ class VehicleInput:
     notes: str | None = None
 
 
-#: VehicleInput's field names, looked up once (``dataclasses.fields`` per validation: issue 28's import).
-_INPUT_FIELDS = tuple(f.name for f in dataclasses.fields(VehicleInput))
-
-
 @dataclass
 class VehicleSaved:
     id: int
@@ -217,7 +213,7 @@ def validate_vehicle(data: VehicleInput, today: date | None = None) -> tuple[Veh
     """Normalise and check the form: (clean data, field -> pt_BR reason).  No database."""
     today = today or local_today()
     errors: dict[str, str] = {}
-    values = {name: getattr(data, name) for name in _INPUT_FIELDS}  # shallow: every field is immutable
+    values = dict(vars(data))  # its fields (no dataclasses.fields per call), shallow: every field is immutable
     values["service_type"] = data.service_type
     squash_texts(values, errors)
     check_numbers(data, values, errors)
