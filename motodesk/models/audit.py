@@ -41,6 +41,7 @@ from motodesk.models.checkpoints import AuditCheckpoint
 
 _AUDIT = typing.cast(Table, AuditEvent.__table__)
 _SEALED = typing.cast(Table, AuditCheckpoint.__table__)
+_to_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode  # json.dumps' text, one encoder for all rows
 
 # Columns whose values never go into the trail (only the fact that they changed).
 SECRET_COLUMNS = frozenset({"password_hash"})
@@ -168,7 +169,7 @@ def _append(conn: Connection, rows: list[dict[str, Any]]) -> None:
     # Never reuse an id a checkpoint sealed (rows deleted past the triggers): ids go on, as PostgreSQL's sequence does.
     next_id = max(next_id, int(conn.execute(select(func.max(_SEALED.c.last_id))).scalar() or 0) + 1)
     for row in rows:
-        row["changes"] = json.dumps(row["changes"], ensure_ascii=False, sort_keys=True)
+        row["changes"] = _to_json(row["changes"])
         row["id"] = next_id
         row["prev_hash"] = prev
         row["row_hash"] = prev = chain_hash(next_id, row["at"], row["user_login"], row["table_name"],
@@ -430,9 +431,8 @@ def _insert_values(conn: Connection, table: Table, rows: Sequence[dict[str, Any]
     complete = rows if not missing else [{**row, **{n: defaults[n]() for n in missing}} for row in rows]
     columns = list(rows[0]) + missing
     processors = [table.c[n].type._cached_bind_processor(dialect) for n in columns]
-    values = [tuple(value if fn is None or value is None else fn(value)
-                    for fn, value in zip(processors, (row[n] for n in columns), strict=True))
-              for row in complete]
+    values = [tuple([v if f is None or v is None else f(v)  # a list per row: no generator per value
+                     for f, v in zip(processors, [row[n] for n in columns], strict=True)]) for row in complete]
     quoted = ", ".join(dialect.identifier_preparer.quote(n) for n in columns)
     return complete, columns, values, quoted, dialect.identifier_preparer.format_table(table)
 
@@ -763,7 +763,7 @@ def prepare_bulk_insert(session: Session, table: Table, rows: Sequence[dict[str,
     for row in complete:
         key = _key_of(table, row)
         diff = _insert_diff(row, redact)
-        audit.append((key, json.dumps(_mask(table.name, key, diff), ensure_ascii=False, sort_keys=True)))
+        audit.append((key, _to_json(_mask(table.name, key, diff))))
     marks = ", ".join("?" for _ in columns)
     return PreparedInsert(table, columns, f"INSERT INTO {name} ({quoted}) VALUES ({marks})", values, audit, redact)
 

@@ -142,8 +142,8 @@ def mark_problem(name: str) -> str | None:
     composed if any word needed it ("João", "Conceição" typed decomposed are composed and pass).
     A mark after a letter of a script that needs them (Arabic, Hebrew, Devanagari, Thai...) passes.
     """
-    if name.isascii():
-        return None  # no combining mark and no variation selector is ASCII
+    if max(name, default="") < "\u0300":
+        return None  # every combining mark (U+0300 on) and variation selector lies above ASCII and Latin-1/Ext-A
     base: str | None = None
     for ch in name:
         if is_variation_selector(ch):
@@ -166,10 +166,26 @@ def clean_name(text: str | None) -> str:
     return " ".join(unicodedata.normalize("NFC", text or "").split())
 
 
+#: Names whose verdict :func:`name_problem` remembers at most (then it forgets them all and starts again).
+_NAME_MEMO_SIZE = 65_536
+_name_memo: dict[str, str | None] = {}
+
+
 def name_problem(name: str) -> str | None:
     """The one check of a person's name on every path (typed, register import, tender import):
-    :func:`text_problem`, then :func:`mark_problem`. ``name`` is :func:`clean_name`'s result."""
-    return text_problem(name) or mark_problem(name)
+    :func:`text_problem`, then :func:`mark_problem`. ``name`` is :func:`clean_name`'s result.
+
+    A pure function of the text, so each text is checked once (issue 28: the register import checked
+    every row's name twice, reading the cell and validating the person): a bounded memo, as the
+    validators' (:func:`motodesk.rules.validators._once`)."""
+    try:
+        return _name_memo[name]
+    except KeyError:
+        pass
+    if len(_name_memo) >= _NAME_MEMO_SIZE:
+        _name_memo.clear()
+    found = _name_memo[name] = text_problem(name) or mark_problem(name)
+    return found
 
 
 def application_number(application_id: int, opened_on: date) -> str:

@@ -6,11 +6,10 @@ and :mod:`motodesk.rules`), a short summary per line (:class:`ImportLine`) and t
 from __future__ import annotations
 
 import dataclasses
-import functools
 import gc
 import pickle
 import zlib
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
@@ -220,49 +219,23 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 
 def _field_names(kind: type) -> tuple[str, ...]:
     """A dataclass's field names, looked up once per class (``dataclasses.fields`` per row was ~5 %
-    of a preview: the memo keys every row's person, documents and vehicle by them)."""
+    of a preview)."""
     names = _FIELD_NAMES.get(kind)
     if names is None:
         names = _FIELD_NAMES[kind] = tuple(f.name for f in dataclasses.fields(kind))
     return names
 
 
-def _key(data: Any) -> tuple[Any, ...]:
-    return (type(data).__name__, *(getattr(data, name) for name in _field_names(type(data))))
-
-
-class _Memo:
-    """Results of the pure checks (validators, rules) by their inputs.
-
-    The preview fills it and hands it to the apply, which plans the rows again against the
-    database but need not repeat what does not depend on it.
-    """
-
-    LIMIT = 4096  # results kept at most (issue 28: unbounded, a 50,000-line file's memo was 90 MB)
-
-    def __init__(self) -> None:
-        self.store: dict[tuple[Any, ...], Any] = {}
-
-    def __call__(self, key: tuple[Any, ...], compute: Callable[[], Any]) -> Any:
-        try:
-            return self.store[key]
-        except KeyError:
-            if len(self.store) >= self.LIMIT:
-                self.store.clear()
-            value = self.store[key] = compute()
-            return value
-
-
 class _Planner:
     """Judges rows one after the other, remembering what earlier rows of the file claim."""
 
-    def __init__(self, known: _Known, settings: LawSettings, today: date, memo: _Memo,
+    def __init__(self, known: _Known, settings: LawSettings, today: date,
                  forms: dict[str, tuple[str, ...]] | None = None) -> None:
         self.known = known
         self.forms = dict(forms or {})  # plate -> its forms, parsed once (_FileKeys); a copy: it grows
         self.settings = settings
         self.today = today
-        self.memo = memo
+        self.documents = _imported_documents()  # the sheet's declared documents, looked up once per file
         self.plates: dict[str, tuple[int, str]] = {}  # plate form -> (line, cpf) claimed earlier in the file
         self.numbers: dict[str, int] = {}  # permit number -> line
         self.quota_taken = 0
@@ -285,7 +258,10 @@ class _Planner:
         if existing is not None:  # an empty cell keeps what the register holds
             merged = dataclasses.replace(given, **{k: getattr(existing, k) for k in _PERSON_FIELDS
                                                    if getattr(given, k) is None})
-        clean, errors = self.memo(("person", *_key(merged)), lambda: validate_person(merged))
+        # Each check runs once per row, on the row's own values: a memo of whole rows never hit (every row has
+        # its own CPF, CNH and plate) and cost a tenth of the judging in keys (issue 28); the validators
+        # underneath remember each text they checked (motodesk.rules.validators).
+        clean, errors = validate_person(merged)
         line.errors += list(errors.values())
         changes: list[str] = []
         if existing is None:
@@ -300,14 +276,14 @@ class _Planner:
         # --- documents: every declared document the sheet has columns for (``documents_declared``)
         docs: list[DocumentInput] = []
         doc = DocumentInput(DocumentKind.CNH)  # the CNH, as the rules below read it
-        for declared_doc, cols in _imported_documents():
+        for declared_doc, cols in self.documents:
             kind = DocumentKind(declared_doc.kind)
             doc_given = {f.name: v.get(f.column) for f in cols if f.column is not None}
             old = self.known.docs.get((person_id, kind)) if person_id else None
             base = {name: getattr(old, name) for name in doc_given} if old is not None else {}
             if any(value is not None for value in doc_given.values()):
                 new_input = DocumentInput(kind, **{**base, **{k: val for k, val in doc_given.items() if val is not None}})
-                clean_doc, doc_errors = self.memo(_key(new_input), functools.partial(validate_document, new_input))
+                clean_doc, doc_errors = validate_document(new_input)
                 line.errors += list(doc_errors.values())
                 changed = [documents_declared.change_label(declared_doc, f) for f in cols
                            if doc_given[f.name] is not None
@@ -324,14 +300,7 @@ class _Planner:
         # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
         facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
                                cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
-        # The memo keeps only the verdicts a row can be refused for (a row's full list of verdicts,
-        # with their pt_BR texts, is ~10 KB: 500 MB at the importer's 50,000 rows).
-        verdicts = self.memo(("rules", service, self.today, self.settings, *_key(facts)),
-                             lambda: [verdict for verdict in check_age_and_cnh(facts, service, self.today,
-                                                                               subject="o titular")
-                                      if verdict.rule_id in ("art5_i_age", "art5_ii_cnh")
-                                      and verdict.status is Status.NOT_MET])
-        for verdict in verdicts:
+        for verdict in check_age_and_cnh(facts, service, self.today, subject="o titular"):
             if verdict.rule_id in ("art5_i_age", "art5_ii_cnh") and verdict.status is Status.NOT_MET:
                 # The sheet has no column for what the verdict may also miss (the EAR remark): say only why
                 # the row fails, not what the dossier will still need.
@@ -398,8 +367,7 @@ class _Planner:
             # the same vehicle: only the cells given replace what is stored
             data = dataclasses.replace(data, **{k: getattr(current, k) for k in _VEHICLE_FIELDS
                                                 if getattr(data, k) is None})
-        clean, errors, verdicts = self.memo(("vehicle", self.today, self.settings, row.key, *_key(data)),
-                                            lambda: self._judge_vehicle(data, service, row.key))
+        clean, errors, verdicts = self._judge_vehicle(data, service, row.key)
         line.errors += list(errors.values())
         if errors:
             return None, None
@@ -506,7 +474,7 @@ def _plan_with(known: _Known, rows: list[ImportRow], settings: LawSettings, toda
     look-up is by a row's own CPF, plate or number): a short summary per line, and the plans of the
     importable lines packed (issue 28: only the summary stays a Python object). With ``pack_rows`` each
     row is packed there once judged and leaves ``rows``, so the file's rows shrink as the lines grow."""
-    planner = _Planner(known, settings, today, _Memo(), keys.forms if keys is not None else None)
+    planner = _Planner(known, settings, today, keys.forms if keys is not None else None)
     lines: list[ImportLine] = []
     plans = _Packed()
     for index, row in enumerate(rows):

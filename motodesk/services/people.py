@@ -156,7 +156,7 @@ def validate_person(data: PersonInput) -> tuple[PersonInput, dict[str, str]]:
                                 f"mais de {MAX_AGE_YEARS} anos. Confira o documento.")
     if data.sex not in (None, "", "M", "F"):
         errors["sex"] = "Sexo deve ser M ou F."
-    values = {f.name: getattr(data, f.name) for f in dataclasses.fields(data)}  # shallow: every field is immutable
+    values = {name: getattr(data, name) for name in _PERSON_FIELDS}  # shallow: every field is immutable
     values["full_name"] = name
     if isinstance(values.get("zip_code"), str):
         values["zip_code"] = re.sub(r"[\s.\-]", "", values["zip_code"])
@@ -194,7 +194,7 @@ def validate_document(doc: DocumentInput) -> tuple[DocumentInput, dict[str, str]
     :func:`document_warnings` shows them on the field and the rules judge them.
     """
     errors: dict[str, str] = {}
-    values = {f.name: getattr(doc, f.name) for f in dataclasses.fields(doc)}  # shallow: every field is immutable
+    values = {name: getattr(doc, name) for name in _DOCUMENT_FIELDS}  # shallow: every field is immutable
     _strip_texts(values, DOCUMENT_LIMITS, errors)
     if values.get("issuer_uf"):
         values["issuer_uf"] = values["issuer_uf"].upper()
