@@ -68,25 +68,32 @@ def no_database_on_the_gui_thread(request: pytest.FixtureRequest, monkeypatch: p
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item) -> object:
-    """A form a GUI test leaves open with unsaved changes is closed without asking.
+    """What a GUI test leaves open is closed without a question nobody would answer.
 
-    pytest-qt closes every widget a test registered once the test is over; a GuardedDialog with
-    changes then asks "Alterações não salvas" in a modal loop nobody answers, and the worker waits
-    for good (a test that changed a field and ended; it went unseen while the form's wrapper died
-    with the test's locals, and hung the suite once a connection kept the form alive until the
-    collector). A test that means to see the question asks it in its own body."""
-    if UI_TESTS in Path(str(item.path)).resolve().parents:
-        _closing_without_question()
-    return (yield)
-
-
-def _closing_without_question() -> None:
-    from PySide6.QtWidgets import QApplication
+    pytest-qt closes every widget a test registered once the test is over; a form with unsaved
+    changes then asked "Alterações não salvas" in a modal loop nobody answers, and the worker
+    waited for good (a test that changed a field and ended: it went unseen while the form's wrapper
+    died with the test's locals, and hung the suite once a connection kept the form alive until the
+    collector ran). During the teardown a GuardedDialog closes as after accept(), and any other
+    modal question (the dossier's, the wizard's, the import's, the settings') returns at once
+    unanswered, as Cancelar. A test that means to see the question asks it in its own body."""
+    if "qtbot" not in getattr(item, "fixturenames", ()):
+        return (yield)
+    from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
     from motodesk.ui.guard import GuardedDialog
 
-    if QApplication.instance() is None:
-        return
-    for widget in QApplication.allWidgets():
-        if isinstance(widget, GuardedDialog):
-            widget._closing_ok = True  # noqa: SLF001 - what accept() and done() set
+    if QApplication.instance() is not None:
+        for widget in QApplication.allWidgets():
+            if isinstance(widget, GuardedDialog):
+                widget._closing_ok = True  # noqa: SLF001 - what accept() and done() set
+    saved = QDialog.exec, QMessageBox.exec
+
+    def unanswered(self: QDialog) -> int:
+        return int(QDialog.DialogCode.Rejected)
+
+    QDialog.exec = QMessageBox.exec = unanswered  # type: ignore[method-assign]
+    try:
+        return (yield)
+    finally:
+        QDialog.exec, QMessageBox.exec = saved  # type: ignore[method-assign]
