@@ -441,7 +441,8 @@ def inspector_day(desk: Desk, today: dt.date) -> None:
     desk.settle(2.0)
     desk.shot("inspector-queue")
     # the new motorcycle is not in today's queue: Agendar vistoria… (Alt+G), its plate, Tab (the
-    # vehicle is looked up), Enter (Agendar, the default); then its row is the queue's last (End)
+    # vehicle is looked up), Enter (Agendar, the default); the booking comes back as the queue's
+    # chosen row with the focus there (a2a52bb); before, the queue was reached by Tabs and End
     mark = desk.mark()
     desk.key("alt+g")
     desk.wait_focus(lambda f: f["window"] not in ("MainWindow", ""), mark, 20, "o agendamento")
@@ -454,13 +455,16 @@ def inspector_day(desk: Desk, today: dt.date) -> None:
     desk.key("Return")
     desk.wait_focus(lambda f: f["window"] == "MainWindow", mark, 20, "a volta à fila")
     desk.settle(2.0)
+    tabs = 0
     for _ in range(8):
         if desk.focus()["class"] == "QTableView":
             break
         desk.key("Tab")
+        tabs += 1
         desk.settle(0.2)
-    desk.key("End")
-    desk.settle(0.5)
+    if tabs:
+        desk.key("End")  # reached by hand: the new row is the queue's last
+        desk.settle(0.5)
     desk.shot("inspector-queue-row")
     mark = desk.mark()
     desk.key("alt+i")  # Iniciar vistoria

@@ -352,3 +352,25 @@ def test_a_booking_is_the_chosen_row_of_its_list_and_that_list_has_the_focus(
     row = panel.selected()
     assert row is not None and row.plate == "PTC4B83"
     assert panel.table.hasFocus() or qtbot.waitUntil(panel.table.hasFocus) is None
+
+
+@pytest.mark.qt_log_ignore("Keyboard event not accepted")  # Return locks the dialog while it saves
+def test_agendar_takes_the_plate_then_tab_then_enter_as_a_person_types_it(qtbot, clerk: AppContext,  # noqa: ANN001
+                                                                          vehicle_id: int) -> None:
+    """The X bench's inspector: the plate, Tab (the vehicle is looked up; the cursor is in Data),
+    Enter (Agendar, the default button)."""
+    create_application()
+    dialog = ScheduleDialog(clerk, None)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitExposed(dialog)
+    dialog.plate.setFocus()
+    qtbot.keyClicks(dialog.plate, "PTC4B83")
+    qtbot.keyClick(dialog.plate, Qt.Key.Key_Tab)
+    settle(qtbot)
+    focused = dialog.focusWidget()
+    assert focused is not None and (focused is dialog.day or dialog.day.isAncestorOf(focused))
+    qtbot.keyClick(focused, Qt.Key.Key_Return)
+    settle(qtbot)
+    assert dialog.result() == ScheduleDialog.DialogCode.Accepted, dialog.message.text()
