@@ -23,13 +23,13 @@ EXCEPTIONS: dict[str, int] = {
     # Being split by other work of issue 27, item 4.
     "exports/importer.py": 1171,
     # Not split yet.
-    "ui/screens/permits.py": 943,
-    "services/search.py": 923,
-    "services/inspections.py": 912,
+    "ui/screens/permits.py": 906,
+    "services/search.py": 922,
+    "services/inspections.py": 902,
     "printing/documents.py": 870,
     "rules/document.py": 862,
-    "services/vehicles.py": 808,
-    "models/db.py": 736,
+    "services/vehicles.py": 795,
+    "models/db.py": 735,
     "services/people.py": 727,
     "services/campaigns.py": 720,
     "models/audit.py": 822,
