@@ -18,7 +18,7 @@ from motodesk.services.context import AppContext
 from motodesk.ui.app import create_application
 from motodesk.ui.changes import notify_changed
 from motodesk.ui.listpage import Action, Filter, ListPanel, ListSpec
-from motodesk.ui.ops import load_into
+from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column
 
 
@@ -268,7 +268,8 @@ def test_a_big_list_reads_its_next_page_off_the_gui_thread(qtbot, wait_ops) -> N
     assert not painted.isNull() and panel.model.rowCount() == 10
     panel.model.fetchMore(panel.model.index(-1, -1))  # asked again while waiting: still one request
     drain_events()
-    assert len(threads) == asked + 1
+    assert ServiceOp.running() == 1  # counted when the request is made, before any worker picks it up
+    qtbot.waitUntil(lambda: len(threads) == asked + 1)  # the one request, on a worker (when it gets there)
     gate.set()
     wait_ops()
     assert panel.model.rowCount() == 20 and panel.count.text() == "20+ registro(s)"
