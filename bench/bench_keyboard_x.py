@@ -297,6 +297,20 @@ def seed_tender(desk: Desk, cpf: str, today: dt.date) -> str:
     return number
 
 
+def through_file_dialog(desk: Desk, key: str, back_to: str, path: Path, opening: str, returning: str) -> None:
+    """``key`` opens Qt's file dialog from the ``back_to`` window; the path is typed into its name
+    field and Enter takes it, back in ``back_to`` (the photo's import, the badge's PDF)."""
+    mark = desk.mark()
+    desk.key(key)
+    desk.wait_focus(lambda f: f["class"] == "QLineEdit" and f["window"] != back_to, mark, 30, opening)
+    desk.settle(0.8)
+    desk.type(str(path))
+    mark = desk.mark()
+    desk.key("Return")
+    desk.wait_focus(lambda f: f["window"] == back_to, mark, 30, returning)
+    desk.settle(3.0)
+
+
 def clerk_day(desk: Desk, cpf: str, today: dt.date) -> None:
     from validate_docbr import CNH, PIS, RENAVAM, TituloEleitoral
 
@@ -355,16 +369,7 @@ def clerk_day(desk: Desk, cpf: str, today: dt.date) -> None:
     desk.shot("clerk-photo-dialog")
     first = desk.focus()
     desk.now.per_field.append((f"(primeiro foco do diálogo da foto: {first['class']} {first['name']!r})", 0))
-    mark = desk.mark()
-    desk.key("alt+i")
-    desk.wait_focus(lambda f: f["class"] == "QLineEdit" and f["window"] != "photo_dialog", mark, 30,
-                    "o diálogo de arquivo")
-    desk.settle(0.8)
-    desk.type(str(PHOTO))
-    mark = desk.mark()
-    desk.key("Return")
-    desk.wait_focus(lambda f: f["window"] == "photo_dialog", mark, 30, "a volta ao diálogo da foto")
-    desk.settle(3.0)
+    through_file_dialog(desk, "alt+i", "photo_dialog", PHOTO, "o diálogo de arquivo", "a volta ao diálogo da foto")
     desk.shot("clerk-photo")
     mark = desk.mark()
     desk.key("alt+a")
@@ -607,16 +612,8 @@ def supervisor_day(desk: Desk, cpf: str, today: dt.date) -> None:
     desk.shot("supervisor-badge-dialog")
     first = desk.focus()
     count.per_field.append((f"(primeiro foco do crachá: {first['class']} {first['name']!r})", 0))
-    mark = desk.mark()
-    desk.key("alt+s")  # Salvar PDF…
-    desk.wait_focus(lambda f: f["class"] == "QLineEdit" and f["window"] != "badge_print", mark, 30,
-                    "o diálogo de salvar")
-    desk.settle(0.8)
-    desk.type(str(pdf))
-    mark = desk.mark()
-    desk.key("Return")
-    desk.wait_focus(lambda f: f["window"] == "badge_print", mark, 30, "a volta ao diálogo do crachá")
-    desk.settle(3.0)
+    through_file_dialog(desk, "alt+s", "badge_print", pdf, "o diálogo de salvar",  # Salvar PDF…
+                        "a volta ao diálogo do crachá")
     desk.shot("supervisor-badge-saved")
     if desk.focus()["window"] == "badge_print":
         desk.key("Escape")  # Fechar: the badges are logged as printed
