@@ -3,12 +3,9 @@ test that fails: run for real, in a small suite of its own under pytest-xdist.""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
+from tests_helpers import run_small_suite  # type: ignore[import-not-found]
 
 SUITE = '''
 import os
@@ -41,13 +38,7 @@ def pytest_collection_modifyitems(items):
 
 
 def test_a_crashed_worker_reruns_once_and_a_failure_never(tmp_path: Path) -> None:
-    (tmp_path / "test_suite.py").write_text(SUITE)
-    (tmp_path / "conftest.py").write_text(CONFTEST)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-n", "1", "-q", "-p", "no:cacheprovider",
-                           "--rootdir", str(tmp_path),
-                           "-c", os.devnull, str(tmp_path)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False)
+    done = run_small_suite(tmp_path, {"test_suite.py": SUITE, "conftest.py": CONFTEST}, "-n", "1")
     out = done.stdout + done.stderr
     assert done.returncode == 1, out
     assert "1 failed, 1 passed, 1 rerun" in out, out

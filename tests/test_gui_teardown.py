@@ -4,13 +4,10 @@ waited for good. Run for real, in a small suite of its own, with a time limit.""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
+from tests_helpers import run_small_suite  # type: ignore[import-not-found]
 
 SUITE = '''
 from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
@@ -53,14 +50,9 @@ pytest_plugins = ["gui_guard"]
 
 
 def test_a_gui_test_that_leaves_a_changed_form_open_ends(tmp_path: Path) -> None:
-    (tmp_path / "test_leftover.py").write_text(SUITE)
-    (tmp_path / "conftest.py").write_text(CONFTEST)
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
-           "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT), os.environ.get("PYTHONPATH", "")])}
     try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-n", "0", "-q", "-p", "no:cacheprovider",
-                               "--rootdir", str(tmp_path), "-c", os.devnull, str(tmp_path)],
-                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+        done = run_small_suite(tmp_path, {"test_leftover.py": SUITE, "conftest.py": CONFTEST}, "-n", "0",
+                               timeout=120)
     except subprocess.TimeoutExpired as exc:
         raise AssertionError("the teardown waited for an answer nobody gives") from exc
     assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout + done.stderr

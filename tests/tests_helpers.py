@@ -6,10 +6,11 @@ import contextlib
 import functools
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TypeVar
@@ -364,3 +365,18 @@ def assert_refused(verdicts: Iterable[Verdict], *rule_ids: str) -> None:
     assert not missing, f"rules {missing} not refused; refused: {[v.rule_id for v in refused]}"
     for rule_id in rule_ids:
         check_wording(rule_id, "\n".join(v.message for v in refused if v.rule_id == rule_id))
+
+
+def run_small_suite(folder: Path, files: Mapping[str, str], *args: str,
+                    timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """A pytest suite of its own: ``files`` (name → text) written into ``folder`` and run there by a new
+    process, with this tests folder and the project on its path and the offscreen screen; ``args`` go
+    to pytest (``-n 1``, say). For the tests of the suite's own plugins (a crash, a hang at teardown)."""
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "PYTHONPATH": os.pathsep.join([str(tests), str(tests.parent), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider",
+                           "--rootdir", str(folder), "-c", os.devnull, str(folder)],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=timeout, check=False)
