@@ -123,9 +123,7 @@ class _Hub(QObject):
     def _tick(self) -> None:
         now = time.monotonic()
         for op in list(ServiceOp._running):
-            op.tick(now)
-        if not ServiceOp._running:
-            self._clock.stop()
+            op.tick(now)  # an op a tick delivers ends through op_ended, which stops the clock when none runs
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         """While a locked op runs, Esc anywhere in its window abandons the newest such wait (the

@@ -493,15 +493,17 @@ class InspectionsPage(ListPage):
         if not dialog.exec():
             return
         vehicle, booked = dialog.vehicle, dialog.scheduled_id
-        self.reload()
         if vehicle is None or booked is None:
+            self.reload()
             return
+        panel: ListPanel[Any]
+        select: object
         if dialog.day.value() == vehicles.local_today():
-            panel: ListPanel[Any] = self.queue_panel
-            panel.reload(select=(vehicle.id, booked, InspectionKind(dialog.kind.currentData())))
+            panel, select = self.queue_panel, (vehicle.id, booked, InspectionKind(dialog.kind.currentData()))
         else:
-            panel = self.upcoming_panel
-            panel.reload(select=booked)
+            panel, select = self.upcoming_panel, booked
+        for each in (self.queue_panel, self.upcoming_panel, self.history_panel):  # each list read once
+            each.reload(select=select if each is panel else None)
         self.tabs.setCurrentWidget(panel)
         panel.table.setFocus(Qt.FocusReason.OtherFocusReason)
 
