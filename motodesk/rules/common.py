@@ -109,4 +109,10 @@ class PermitState(StrEnum):
     @property
     def in_force(self) -> bool:
         """Counts against the quota and blocks a second permit (Art. 6 §2, Art. 10 I)."""
-        return self in (PermitState.ACTIVE, PermitState.SUSPENDED)
+        return self in IN_FORCE_STATES
+
+
+#: The states of a permit in force: they count against the quota and block a second one.
+IN_FORCE_STATES = (PermitState.ACTIVE, PermitState.SUSPENDED)
+#: The states of a requerimento not yet decided (one per person at a time).
+OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)

@@ -15,7 +15,8 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
 from motodesk.rules import acts
-from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import IN_FORCE_STATES, PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import OPEN_APPLICATION_STATES as OPEN_STATES
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.text import application_number
 from motodesk.services import fees
@@ -27,7 +28,6 @@ from motodesk.services.settings import law_settings
 
 EDITORS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
-OPEN_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ def permit_or_application_number(s: Session, person_id: int | None) -> str:
         return ""
     permit = s.scalar(select(Permit).where(
         Permit.person_id == person_id,
-        Permit.state.in_([st for st in PermitState if st.in_force])).order_by(Permit.id.desc()))
+        Permit.state.in_(IN_FORCE_STATES)).order_by(Permit.id.desc()))
     if permit is not None:
         return permit.number or ""
     application = s.scalar(select(Application).where(

@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session, aliased
 from motodesk.models import DeputyLink, Inspection, Permit, Person, PersonDocument, Vehicle, VehicleAccident
 from motodesk.rules import deadlines as dl
 from motodesk.rules import documents_declared
-from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.common import IN_FORCE_STATES as IN_FORCE
+from motodesk.rules.common import Role, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.rules.periods import add_months, add_years
 from motodesk.rules.settings import LawSettings
@@ -29,7 +30,6 @@ from motodesk.services.errors import InvalidInputError
 from motodesk.services.settings import law_settings
 from motodesk.services.text import digits, fold, search_text
 
-IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 WINDOWS = (30, 60, 90)
 
 

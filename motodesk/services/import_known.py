@@ -16,14 +16,14 @@ from sqlalchemy.orm import Session
 from motodesk.exports.importer import ImportRow
 from motodesk.models import Permit, Person, PersonDocument, Vehicle
 from motodesk.rules import documents_declared
-from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.common import IN_FORCE_STATES as IN_FORCE
+from motodesk.rules.common import ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.services.facts import quota_counts
 from motodesk.services.people import tied_people
 from motodesk.services.vehicles import plate_forms
 
 CHUNK = 500
-IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 _PERMIT_NUMBER = re.compile(r"(MT|MB|MF)\s*-?\s*0*(\d{1,6})\s*/\s*(\d{4})", re.IGNORECASE)
 _CODES = {s.code: s for s in ServiceType}
 

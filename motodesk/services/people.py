@@ -38,7 +38,7 @@ from motodesk.models import (
 )
 from motodesk.models.base import utcnow
 from motodesk.rules import acts, documents_declared
-from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.common import OPEN_APPLICATION_STATES, PermitState, Role, ServiceType, Verdict
 from motodesk.rules.dossier import DocumentKind, check_certificate_change
 from motodesk.rules.eligibility import BRAZILIAN_UFS, ApplicantFacts, check_applicant
 from motodesk.rules.facts import dossier_facts
@@ -334,7 +334,6 @@ def last_change(ctx: AppContext, person_id: int) -> LastChange | None:
 
 PERSONAL_ARTICLE = "Art. 6º, § 1º; Art. 7º"
 ENDED_PERMIT_STATES = (PermitState.EXPIRED, PermitState.CANCELLED, PermitState.REVOKED)
-OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
 MAX_REASON = 500
 
 

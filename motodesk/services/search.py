@@ -64,7 +64,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from motodesk.models import Application, Permit, Person, Vehicle
 from motodesk.models.db import explain_error
-from motodesk.rules.common import PermitState, Role, ServiceType
+from motodesk.rules.common import OPEN_APPLICATION_STATES, PermitState, Role, ServiceType
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services.context import AppContext, requires
 from motodesk.services.errors import DatabaseUnavailableError
@@ -92,7 +92,6 @@ FEW_LINKED_ALWAYS = 1000
 #: SQLite's trigram table (revision 0012).
 FTS_TABLE = table("people_fts", sql_column("rowid"))
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
-OPEN_APPLICATION_STATES = (PermitState.REQUESTED, PermitState.UNDER_REVIEW, PermitState.APPROVED)
 APPLICATION_LABELS = {
     PermitState.REQUESTED: "Requerimento aberto",
     PermitState.UNDER_REVIEW: "Requerimento em análise",

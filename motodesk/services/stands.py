@@ -33,6 +33,7 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Decree, Permit, Person, Stand, StandAssignment
 from motodesk.rules import stands as stand_rules
+from motodesk.rules.common import IN_FORCE_STATES as IN_FORCE
 from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.stands import services_text
 from motodesk.rules.text import format_date
@@ -52,7 +53,6 @@ MANAGERS = (Role.SUPERVISOR,)
 ASSIGNERS = (Role.CLERK, Role.SUPERVISOR)
 READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_PLACES = 999
-IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 
 _STANDS = cast(Table, Stand.__table__)
 _ASSIGNMENTS = cast(Table, StandAssignment.__table__)
