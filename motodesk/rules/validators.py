@@ -109,18 +109,22 @@ def _checked(result: Validation, name: str, check_digits_ok: bool) -> Validation
     return result
 
 
+def _eleven_checked(raw: str | None, name: str, check_digits: CPF | CNH | PIS) -> Validation:
+    """The documents of eleven digits whose last ones check the others (CPF, CNH, NIT/PIS)."""
+    result = _digits_document(raw, name=name, lengths=(11,))
+    return _checked(result, name, result.ok and check_digits.validate(result.value or ""))
+
+
 @_once
 def validate_cpf(raw: str | None) -> Validation:
     """CPF (Art. 5º, XII): 11 digits with two check digits; value is the 11 digits."""
-    result = _digits_document(raw, name="o CPF", lengths=(11,))
-    return _checked(result, "o CPF", result.ok and CPF().validate(result.value or ""))
+    return _eleven_checked(raw, "o CPF", CPF())
 
 
 @_once
 def validate_cnh(raw: str | None) -> Validation:
     """CNH number, registro nacional (Art. 5º, II): 11 digits with two check digits."""
-    result = _digits_document(raw, name="o número da CNH", lengths=(11,))
-    return _checked(result, "o número da CNH", result.ok and CNH().validate(result.value or ""))
+    return _eleven_checked(raw, "o número da CNH", CNH())
 
 
 @_once
@@ -138,8 +142,7 @@ def validate_renavam(raw: str | None) -> Validation:
 @_once
 def validate_nit(raw: str | None) -> Validation:
     """NIT/PIS/PASEP (Art. 5º, VIII, inscrição no INSS): 11 digits with one check digit."""
-    result = _digits_document(raw, name="o NIT/PIS", lengths=(11,))
-    return _checked(result, "o NIT/PIS", result.ok and PIS().validate(result.value or ""))
+    return _eleven_checked(raw, "o NIT/PIS", PIS())
 
 
 @_once
