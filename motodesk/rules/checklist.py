@@ -177,18 +177,27 @@ _MOTOTAXI: tuple[ChecklistItem, ...] = (
     ),
 )
 
+
+def _black_with_yellow_signs(code: str, sign: str) -> tuple[ChecklistItem, ...]:
+    """Art. 5º, § 1º, IV and Art. 13, X: the motoboy's and the moto-frete's vehicle is black, its
+    sign and the helmet's yellow; ``code`` ends the items' codes, ``sign`` is the word on the tank."""
+    return (
+        ChecklistItem(f"A5-1-IV-COLOUR-{code}", "Art. 5º, § 1º, IV", "Veículo na cor preta"),
+        ChecklistItem(
+            f"A5-1-IV-SIGN-{code}",
+            "Art. 5º, § 1º, IV",
+            f"Dístico “{sign}” no tanque de combustível, na cor amarela topázio Y 198",
+        ),
+        ChecklistItem(
+            "A13-X-HELMETS",
+            "Art. 13, X",
+            "Capacete na cor preta, com a placa do veículo e dísticos na cor amarela",
+        ),
+    )
+
+
 _MOTOBOY: tuple[ChecklistItem, ...] = (
-    ChecklistItem("A5-1-IV-COLOUR-MB", "Art. 5º, § 1º, IV", "Veículo na cor preta"),
-    ChecklistItem(
-        "A5-1-IV-SIGN-MB",
-        "Art. 5º, § 1º, IV",
-        "Dístico “MOTOBOY” no tanque de combustível, na cor amarela topázio Y 198",
-    ),
-    ChecklistItem(
-        "A13-X-HELMETS",
-        "Art. 13, X",
-        "Capacete na cor preta, com a placa do veículo e dísticos na cor amarela",
-    ),
+    *_black_with_yellow_signs("MB", "MOTOBOY"),
     ChecklistItem(
         "A22-1-CONTAINER",
         "Art. 22, § 1º",
@@ -198,17 +207,7 @@ _MOTOBOY: tuple[ChecklistItem, ...] = (
 )
 
 _MOTOFRETE: tuple[ChecklistItem, ...] = (
-    ChecklistItem("A5-1-IV-COLOUR-MF", "Art. 5º, § 1º, IV", "Veículo na cor preta"),
-    ChecklistItem(
-        "A5-1-IV-SIGN-MF",
-        "Art. 5º, § 1º, IV",
-        "Dístico “MOTO-FRETE” no tanque de combustível, na cor amarela topázio Y 198",
-    ),
-    ChecklistItem(
-        "A13-X-HELMETS",
-        "Art. 13, X",
-        "Capacete na cor preta, com a placa do veículo e dísticos na cor amarela",
-    ),
+    *_black_with_yellow_signs("MF", "MOTO-FRETE"),
     ChecklistItem(
         "A23-1-DEVICE",
         "Art. 23, caput e § 1º",
