@@ -32,6 +32,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any, Literal
 
 from motodesk.rules.common import ServiceType, Status, Verdict
+from motodesk.rules.evidence import after_reference
 from motodesk.rules.periods import add_years
 from motodesk.rules.text import format_date, plural
 
@@ -312,8 +313,7 @@ def check_declared(doc: DeclaredDocument, evidence: DocumentEvidence | None, on:
         said.append(f"nº {ev.number}")
     if ev.issue_date is not None:
         if ev.issue_date > on:
-            problems.append(f"{name} ({format_date(ev.issue_date)}) é posterior à data de referência "
-                            f"({format_date(on)})")
+            problems.append(after_reference(name, ev.issue_date, on))
         elif doc.validity is not None:
             until = doc.validity.until(ev.issue_date, settings)
             if on > until:

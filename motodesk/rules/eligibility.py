@@ -57,7 +57,7 @@ from datetime import date
 from motodesk.rules import documents_declared
 from motodesk.rules.common import ServiceType, Status, Verdict
 from motodesk.rules.documents_declared import DEPUTY, HOLDER, DocumentEvidence
-from motodesk.rules.evidence import Findings, as_clause
+from motodesk.rules.evidence import Findings, after_reference, as_clause
 from motodesk.rules.periods import (
     add_calendar_days,
     add_years,
@@ -254,14 +254,8 @@ def blocking(verdicts: Sequence[Verdict]) -> list[Verdict]:
 
 def _age(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
     found = Findings("art5_i_age", "Art. 5º, I", FIELD_LABELS)
-    birth = facts.birth_date
+    birth = found.dated("birth_date", "a data de nascimento", facts.birth_date, on)
     if birth is None:
-        found.need("birth_date")
-        return found.verdict()
-    if birth > on:
-        found.impossible_data(
-            f"a data de nascimento ({format_date(birth)}) é posterior à data de referência ({format_date(on)})"
-        )
         return found.verdict()
     years = completed_years(birth, on)
     if years > MAX_PLAUSIBLE_AGE:
@@ -316,20 +310,13 @@ def _cnh(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
         else:
             said.append(f"categoria {''.join(categories)}")
 
-    first_a = facts.cnh_first_a_date
-    if first_a is None:
-        found.need("cnh_first_a_date")
-    elif first_a > on:
-        found.impossible_data(
-            f"a primeira habilitação na categoria A ({format_date(first_a)}) é posterior à data de "
-            f"referência ({format_date(on)})"
-        )
-    elif facts.birth_date is not None and first_a < add_years(facts.birth_date, MIN_LICENCE_AGE):
+    first_a = found.dated("cnh_first_a_date", "a primeira habilitação na categoria A", facts.cnh_first_a_date, on)
+    if first_a is not None and facts.birth_date is not None and first_a < add_years(facts.birth_date, MIN_LICENCE_AGE):
         found.impossible_data(
             f"a primeira habilitação na categoria A ({format_date(first_a)}) é anterior aos "
             f"{MIN_LICENCE_AGE} anos {_of(subject)}"
         )
-    else:
+    elif first_a is not None:
         held = describe_period(first_a, on, with_days=True)
         completes = add_years(first_a, MIN_CATEGORY_A_YEARS)
         if completed_years(first_a, on) < MIN_CATEGORY_A_YEARS:
@@ -365,13 +352,7 @@ def _course(facts: ApplicantFacts, on: date) -> Verdict:
     for name in ("course_certificate_number", "course_school"):
         if not _given(getattr(facts, name)):
             found.need(name)
-    if facts.course_date is None:
-        found.need("course_date")
-    elif facts.course_date > on:
-        found.impossible_data(
-            f"a conclusão do curso ({format_date(facts.course_date)}) é posterior à data de "
-            f"referência ({format_date(on)})"
-        )
+    found.dated("course_date", "a conclusão do curso", facts.course_date, on)
     if not found.clear or facts.course_date is None:
         return found.verdict()
     return found.verdict(
@@ -455,10 +436,7 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
     presented = facts.medical_presented_date
 
     if homologation is not None and homologation > on:
-        found.impossible_data(
-            f"a homologação da licitação ({format_date(homologation)}) é posterior à data de "
-            f"referência ({format_date(on)})"
-        )
+        found.impossible_data(after_reference("a homologação da licitação", homologation, on))
         return found.verdict()
     if medical is None:
         if deadline is not None and on > deadline and (presented is None or presented > deadline):
@@ -471,9 +449,7 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
             found.pending_note = f"prazo: {format_date(deadline)}"
         return found.verdict()
     if medical > on:
-        found.impossible_data(
-            f"o atestado médico ({format_date(medical)}) é posterior à data de referência ({format_date(on)})"
-        )
+        found.impossible_data(after_reference("o atestado médico", medical, on))
         return found.verdict()
     if presented is not None and presented < medical:
         found.impossible_data(
@@ -482,10 +458,7 @@ def _medical(facts: ApplicantFacts, service: ServiceType, on: date, settings: La
         )
         return found.verdict()
     if presented is not None and presented > on:
-        found.impossible_data(
-            f"a apresentação do atestado médico ({format_date(presented)}) é posterior à data de referência "
-            f"({format_date(on)})"
-        )
+        found.impossible_data(after_reference("a apresentação do atestado médico", presented, on))
         return found.verdict()
     valid_until = medical_valid_until(medical, settings)
     if on > valid_until:
@@ -529,13 +502,8 @@ def _recent(
     max_days: int,
 ) -> None:
     """Shared rule of the "recent" documents: issued no more than ``max_days`` before ``on``."""
-    if issued is None:
-        found.need(field_name)
-    elif issued > on:
-        found.impossible_data(
-            f"{document} ({format_date(issued)}) é posterior à data de referência ({format_date(on)})"
-        )
-    elif (on - issued).days > max_days:
+    issued = found.dated(field_name, document, issued, on)
+    if issued is not None and (on - issued).days > max_days:
         found.fail(
             f"{document} é de {format_date(issued)}, há {plural((on - issued).days, 'dia', 'dias')}; "
             f"o máximo é {plural(max_days, 'dia', 'dias')}"
@@ -588,16 +556,10 @@ def _criminal(facts: ApplicantFacts, on: date, settings: LawSettings) -> Verdict
     elif result == "positive":
         found.fail("as certidões criminais não são negativas")
 
-    issued = facts.criminal_certificates_date
+    issued = found.dated("criminal_certificates_date", "as certidões criminais", facts.criminal_certificates_date,
+                         on, plural=True)
     valid_until = None
-    if issued is None:
-        found.need("criminal_certificates_date")
-    elif issued > on:
-        found.impossible_data(
-            f"as certidões criminais ({format_date(issued)}) são posteriores à data de referência "
-            f"({format_date(on)})"
-        )
-    else:
+    if issued is not None:
         valid_until = criminal_certificates_valid_until(issued, settings)
         if on > valid_until:
             found.fail(

@@ -16,9 +16,16 @@ pieces are mentioned but do not hide the failure.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import date
 
 from motodesk.rules.common import Status, Verdict
-from motodesk.rules.text import join_words
+from motodesk.rules.text import format_date, join_words
+
+
+def after_reference(what: str, day: date, on: date, *, plural: bool = False) -> str:
+    """The impossible date of a document: ``"a foto (02/03/2027) é posterior à data de referência (…)"``."""
+    verb = "são posteriores" if plural else "é posterior"
+    return f"{what} ({format_date(day)}) {verb} à data de referência ({format_date(on)})"
 
 
 class Findings:
@@ -50,6 +57,17 @@ class Findings:
     def impossible_data(self, sentence: str) -> None:
         """The data cannot be true, for the reason in ``sentence``."""
         self.impossible.append(sentence)
+
+    def dated(self, field_name: str, what: str, day: date | None, on: date, *, plural: bool = False) -> date | None:
+        """A date of the evidence that cannot be after ``on``: ``day`` when given and possible; else None,
+        the field noted missing or the date impossible (:func:`after_reference`)."""
+        if day is None:
+            self.need(field_name)
+        elif day > on:
+            self.impossible_data(after_reference(what, day, on, plural=plural))
+        else:
+            return day
+        return None
 
     def verdict(self, met_sentence: str = "requisito atendido") -> Verdict:
         """The verdict; ``met_sentence`` (a clause, no final period) is used only when met."""

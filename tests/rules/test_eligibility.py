@@ -537,3 +537,23 @@ def test_age_and_cnh_alone_are_the_verdicts_check_applicant_gives_for_them(
     statuses = {v.rule_id: v.status for v in check_age_and_cnh(young, MT, on) + check_age_and_cnh(no_a, MT, on)
                 if v.status is Status.NOT_MET}
     assert statuses == {"art5_i_age": Status.NOT_MET, "art5_ii_cnh": Status.NOT_MET}
+
+
+@pytest.mark.parametrize(
+    ("field", "rule_id", "sentence"),
+    [
+        ("cnh_first_a_date", "art5_ii_cnh", "a primeira habilitação na categoria A (11/03/2026) é posterior"),
+        ("course_date", "art5_iii_course", "a conclusão do curso (11/03/2026) é posterior"),
+        ("medical_date", "art5_vii_medical", "o atestado médico (11/03/2026) é posterior"),
+        ("photo_date", "art5_ix_photo", "a foto (11/03/2026) é posterior"),
+        ("residence_proof_date", "art5_x_residence", "o comprovante de residência (11/03/2026) é posterior"),
+        ("criminal_certificates_date", "art5_xi_criminal", "as certidões criminais (11/03/2026) são posteriores"),
+    ],
+)
+def test_a_document_dated_after_the_reference_day_is_impossible(
+    applicant: ApplicantFacts, on: date, field: str, rule_id: str, sentence: str
+) -> None:
+    """Every dated document says the same sentence when its date comes after the reference day."""
+    verdict = check(replace(applicant, **{field: on + timedelta(days=1)}), on, rule_id)
+    assert verdict.status is Status.NOT_MET
+    assert f"dado impossível — {sentence} à data de referência (10/03/2026)" in verdict.message
