@@ -273,6 +273,22 @@ def _text_converter(transform: Callable[[Any], Any] | None) -> Callable[[Any], A
     return convert
 
 
+def _date_cell(value: Any) -> date | None:
+    """A date column's cell value: a date as it is, a datetime on the secretariat's clock; None: not a date."""
+    if type(value) is date:
+        return value
+    if isinstance(value, datetime):
+        return _naive(value)
+    return value if isinstance(value, date) else None
+
+
+def _datetime_cell(value: Any) -> datetime | None:
+    """A date-and-time column's cell value: a date at midnight; None: not a date."""
+    if isinstance(value, datetime):
+        return _naive(value)
+    return datetime.combine(value, time()) if isinstance(value, date) else None
+
+
 def _styled_converter(
     ws: Any,
     kind: str,
@@ -285,36 +301,16 @@ def _styled_converter(
     cell.number_format = number_format
     text = _text_converter(None)
 
-    if kind == "date":
+    if kind in ("date", "datetime"):
+        as_cell = _date_cell if kind == "date" else _datetime_cell
 
         def convert(value: Any) -> Any:
             if transform is not None:
                 value = transform(value)
-            t = type(value)
-            if t is date:
-                cell._value = value
-            elif t is datetime or isinstance(value, date):
-                cell._value = _naive(value) if isinstance(value, datetime) else value
-            elif value is None or value == "":
-                return None
-            else:
-                return text(value)
-            cell.data_type = "d"
-            return cell
-
-    elif kind == "datetime":
-
-        def convert(value: Any) -> Any:
-            if transform is not None:
-                value = transform(value)
-            if isinstance(value, datetime):
-                cell._value = _naive(value)
-            elif isinstance(value, date):
-                cell._value = datetime.combine(value, time())
-            elif value is None or value == "":
-                return None
-            else:
-                return text(value)
+            day = as_cell(value)
+            if day is None:
+                return None if value is None or value == "" else text(value)
+            cell._value = day
             cell.data_type = "d"
             return cell
 
