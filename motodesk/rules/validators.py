@@ -45,6 +45,14 @@ def _invalid(message: str) -> Validation:
 
 
 _SEPARATORS = re.compile(r"[\s.\-/]")
+_SPACES_AND_HYPHENS = re.compile(r"[\s\-]")
+
+
+def _compact(raw: str | None, separators: re.Pattern[str] = _SPACES_AND_HYPHENS) -> str | None:
+    """An identifier as typed, without ``separators`` and upper-cased; None when nothing was typed."""
+    if raw is None or not raw.strip():
+        return None
+    return separators.sub("", raw).upper()
 
 
 def _digits_document(
@@ -163,9 +171,9 @@ def validate_cnpj(raw: str | None) -> Validation:
     The alphanumeric CNPJ (IN RFB nº 2.229/2024) has letters or digits in the
     first 12 positions and two check digits; the value is upper-cased.
     """
-    if raw is None or not raw.strip():
+    value = _compact(raw, _SEPARATORS)
+    if value is None:
         return _invalid("Informe o CNPJ.")
-    value = _SEPARATORS.sub("", raw).upper()
     if not re.fullmatch(r"[0-9A-Z]*", value):
         return _invalid("O CNPJ deve conter apenas letras e números.")
     if len(value) != 14:
@@ -184,9 +192,9 @@ _MERCOSUL_PLATE = re.compile(r"[A-Z]{3}[0-9][A-Z][0-9]{2}")
 @_once
 def validate_plate(raw: str | None) -> Validation:
     """Plate: old format ``ABC-1234`` or Mercosul ``ABC1D23``; value upper case without hyphen."""
-    if raw is None or not raw.strip():
+    value = _compact(raw)
+    if value is None:
         return _invalid("Informe a placa.")
-    value = re.sub(r"[\s\-]", "", raw).upper()
     if _OLD_PLATE.fullmatch(value) or _MERCOSUL_PLATE.fullmatch(value):
         return _valid(value)
     return _invalid("Placa inválida: use o formato ABC-1234 ou o formato Mercosul ABC1D23.")
@@ -198,9 +206,9 @@ _VIN = re.compile(r"[A-HJ-NPR-Z0-9]{17}")
 @_once
 def validate_vin(raw: str | None) -> Validation:
     """Chassis number (VIN): 17 letters and digits, never I, O or Q (ABNT NBR 6066 / ISO 3779)."""
-    if raw is None or not raw.strip():
+    value = _compact(raw)
+    if value is None:
         return _invalid("Informe o número do chassi.")
-    value = re.sub(r"[\s\-]", "", raw).upper()
     if len(value) != 17:
         return _invalid(f"O chassi deve ter 17 caracteres; foram informados {len(value)}.")
     if forbidden := sorted(set(value) & set("IOQ")):
