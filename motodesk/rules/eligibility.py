@@ -327,12 +327,8 @@ def _cnh(facts: ApplicantFacts, on: date, subject: str) -> Verdict:
         else:
             said.append(f"na categoria A desde {format_date(first_a)} ({held})")
 
-    if facts.cnh_expiry is None:
-        found.need("cnh_expiry")
-    elif facts.cnh_expiry < on:
-        found.fail(f"a CNH venceu em {format_date(facts.cnh_expiry)}")
-    else:
-        said.append(f"válida até {format_date(facts.cnh_expiry)}")
+    if (expiry := found.in_force("cnh_expiry", "a CNH", facts.cnh_expiry, on)) is not None:
+        said.append(f"válida até {format_date(expiry)}")
 
     if facts.cnh_ear is None:
         found.need("cnh_ear")

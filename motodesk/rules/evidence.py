@@ -69,6 +69,17 @@ class Findings:
             return day
         return None
 
+    def in_force(self, field_name: str, what: str, until: date | None, on: date) -> date | None:
+        """The last day of a validity, which must not have passed on ``on``: ``until`` when in force; else
+        None, the field noted missing or the failure said (``"a CNH venceu em 31/05/2026"``)."""
+        if until is None:
+            self.need(field_name)
+        elif until < on:
+            self.fail(f"{what} venceu em {format_date(until)}")
+        else:
+            return until
+        return None
+
     def verdict(self, met_sentence: str = "requisito atendido") -> Verdict:
         """The verdict; ``met_sentence`` (a clause, no final period) is used only when met."""
         missing = tuple(self.missing)

@@ -292,10 +292,7 @@ def mandatory_insurance_verdict(facts: VehicleFacts, on: date, holder_cpf: str |
     """
     found = Findings("art5_1_i_insurance", ART_MANDATORY_INSURANCE, FIELD_LABELS)
     until = facts.mandatory_insurance_valid_until
-    if until is None:
-        found.need("mandatory_insurance_valid_until")
-    elif until < on:
-        found.fail(f"o seguro obrigatório (DPVAT/SPVAT) venceu em {format_date(until)}")
+    found.in_force("mandatory_insurance_valid_until", "o seguro obrigatório (DPVAT/SPVAT)", until, on)
     insured = facts.mandatory_insurance_insured_cpf
     if insured is None or not insured.strip():
         found.need("mandatory_insurance_insured_cpf")
@@ -361,12 +358,9 @@ def _passengers_or_cargo(facts: VehicleFacts, service: ServiceType) -> Verdict:
 
 def _passenger_insurance(facts: VehicleFacts, on: date) -> Verdict:
     found = Findings("art19_1_insurance", "Art. 19, §§ 1º e 2º", FIELD_LABELS)
-    until = facts.insurance_valid_until
+    until = found.in_force("insurance_valid_until", "o seguro de acidentes dos passageiros",
+                           facts.insurance_valid_until, on)
     if until is None:
-        found.need("insurance_valid_until")
-    elif until < on:
-        found.fail(f"o seguro de acidentes dos passageiros venceu em {format_date(until)}")
-    if not found.clear or until is None:
         return found.verdict()
     return found.verdict(f"seguro de acidentes dos passageiros válido até {format_date(until)}")
 
