@@ -48,11 +48,22 @@ _SEPARATORS = re.compile(r"[\s.\-/]")
 _SPACES_AND_HYPHENS = re.compile(r"[\s\-]")
 
 
-def _compact(raw: str | None, separators: re.Pattern[str] = _SPACES_AND_HYPHENS) -> str | None:
-    """An identifier as typed, without ``separators`` and upper-cased; None when nothing was typed."""
-    if raw is None or not raw.strip():
-        return None
-    return separators.sub("", raw).upper()
+def _typed(
+    name: str, separators: re.Pattern[str] = _SPACES_AND_HYPHENS
+) -> Callable[[Callable[[str], Validation]], Callable[[str | None], Validation]]:
+    """An identifier's validator judges it as typed without ``separators`` and upper-cased; an empty one
+    is asked for (``"Informe a placa."``, ``name`` with its article)."""
+
+    def judged(check: Callable[[str], Validation]) -> Callable[[str | None], Validation]:
+        @functools.wraps(check)
+        def validate(raw: str | None) -> Validation:
+            if raw is None or not raw.strip():
+                return _invalid(f"Informe {name}.")
+            return check(separators.sub("", raw).upper())
+
+        return validate
+
+    return judged
 
 
 def _digits_document(
@@ -165,15 +176,13 @@ def validate_titulo(raw: str | None) -> Validation:
 
 
 @_once
-def validate_cnpj(raw: str | None) -> Validation:
+@_typed("o CNPJ", _SEPARATORS)
+def validate_cnpj(value: str) -> Validation:
     """CNPJ (cooperatives, associations, operators of Art. 9): 14 characters, numeric or alphanumeric.
 
     The alphanumeric CNPJ (IN RFB nº 2.229/2024) has letters or digits in the
     first 12 positions and two check digits; the value is upper-cased.
     """
-    value = _compact(raw, _SEPARATORS)
-    if value is None:
-        return _invalid("Informe o CNPJ.")
     if not re.fullmatch(r"[0-9A-Z]*", value):
         return _invalid("O CNPJ deve conter apenas letras e números.")
     if len(value) != 14:
@@ -190,11 +199,9 @@ _MERCOSUL_PLATE = re.compile(r"[A-Z]{3}[0-9][A-Z][0-9]{2}")
 
 
 @_once
-def validate_plate(raw: str | None) -> Validation:
+@_typed("a placa")
+def validate_plate(value: str) -> Validation:
     """Plate: old format ``ABC-1234`` or Mercosul ``ABC1D23``; value upper case without hyphen."""
-    value = _compact(raw)
-    if value is None:
-        return _invalid("Informe a placa.")
     if _OLD_PLATE.fullmatch(value) or _MERCOSUL_PLATE.fullmatch(value):
         return _valid(value)
     return _invalid("Placa inválida: use o formato ABC-1234 ou o formato Mercosul ABC1D23.")
@@ -204,11 +211,9 @@ _VIN = re.compile(r"[A-HJ-NPR-Z0-9]{17}")
 
 
 @_once
-def validate_vin(raw: str | None) -> Validation:
+@_typed("o número do chassi")
+def validate_vin(value: str) -> Validation:
     """Chassis number (VIN): 17 letters and digits, never I, O or Q (ABNT NBR 6066 / ISO 3779)."""
-    value = _compact(raw)
-    if value is None:
-        return _invalid("Informe o número do chassi.")
     if len(value) != 17:
         return _invalid(f"O chassi deve ter 17 caracteres; foram informados {len(value)}.")
     if forbidden := sorted(set(value) & set("IOQ")):
