@@ -786,53 +786,57 @@ def _deputy_and_replacement_section() -> str:
 def _documents_section(settings: LawSettings) -> str:
     """The document gate and accidents (issue 16, items 2, 4, 5, 6, 10)."""
     from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents
-    from motodesk.rules.document_gate import (
-        Document,
-        DocumentFacts,
+    from motodesk.rules.document_gate import Document, DocumentFacts, check_document
+    from motodesk.rules.facts import (
+        DeputyOnPermit,
         InspectionFacts,
-        PersonOnDocument,
-        check_document,
+        PermitFacts,
+        PersonFacts,
+        VehicleOnPermit,
     )
 
-    holder = PersonOnDocument(1, "João da Silva", medical_date=date(2026, 2, 2),
-                              criminal_certificates_date=date(2026, 1, 20), criminal_result="negative",
-                              dossier=EXAMPLE_APPLICANT)
-    deputy = replace(holder, person_id=3, name="Pedro Preposto")
-    good = DocumentFacts(
-        document=Document.BADGE, permit_number="MT-0007/2026", service=ServiceType.MOTOTAXI,
-        state=PermitState.ACTIVE, certificate_valid_until=date(2027, 1, 5), term_end=date(2031, 1, 5),
-        holder=holder, holder_cpf=EXAMPLE_HOLDER_CPF, granted_person_id=1, vehicle=EXAMPLE_VEHICLE,
-        vehicle_holder_id=1, last_inspection=InspectionFacts(date(2026, 1, 12), True),
-    )
+    holder = PersonFacts(1, "João da Silva", EXAMPLE_HOLDER_CPF, EXAMPLE_APPLICANT)
+    vehicle = VehicleOnPermit(1, "HMG4B83", 1, True, EXAMPLE_VEHICLE,
+                              last_inspection=InspectionFacts(date(2026, 1, 12), True))
+    permit = PermitFacts(7, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE, issued_on=date(2026, 1, 5),
+                         term_end=date(2031, 1, 5), extended=False, certificate_valid_until=date(2027, 1, 5),
+                         holder=holder, granted_person_id=1, vehicle=vehicle)
+    deputy = DeputyOnPermit(1, replace(holder, person_id=3, name="Pedro Preposto"), date(2026, 1, 5))
+    good = DocumentFacts(Document.BADGE, permit)
+
+    def badge(**changes: Any) -> DocumentFacts:  # the badge of the permit with ``changes``
+        return DocumentFacts(Document.BADGE, replace(permit, **changes))
+
+    def car(**changes: Any) -> VehicleOnPermit:
+        return replace(vehicle, facts=replace(EXAMPLE_VEHICLE, **changes))
+
+    def dossier(**changes: Any) -> PersonFacts:
+        return replace(holder, dossier=replace(EXAMPLE_APPLICANT, **changes))
+
     accident = AccidentFacts(date(2026, 3, 1), date(2026, 3, 9), True)
     cases: list[tuple[str, DocumentFacts]] = [
-        ("Permissão suspensa", replace(good, state=PermitState.SUSPENDED, suspended_until=date(2026, 4, 1))),
+        ("Permissão suspensa", badge(state=PermitState.SUSPENDED, suspended_until=date(2026, 4, 1))),
         ("Pedido em nome de outra pessoa", replace(good, requested_person_id=2)),
-        ("Titular trocado no registro", replace(good, granted_person_id=2)),
-        ("Vida útil encerrada", replace(good, vehicle=replace(EXAMPLE_VEHICLE, year_manufacture=2020,
-                                                              year_model=2020))),
-        ("Seguro obrigatório vencido", replace(good, vehicle=replace(
-            EXAMPLE_VEHICLE, mandatory_insurance_valid_until=date(2026, 3, 9)))),
-        ("Vistoria vencida (mototáxi: 6 meses)", replace(good, last_inspection=InspectionFacts(date(2025, 9, 9), True))),
-        ("Acidente sem vistoria", replace(good, accidents=(accident,))),
-        ("Atestado médico vencido", replace(good, holder=replace(holder, medical_date=date(2025, 3, 9)))),
-        ("CNH vencida", replace(good, holder=replace(holder, dossier=replace(EXAMPLE_APPLICANT,
-                                                                             cnh_expiry=date(2026, 3, 9))))),
-        ("CNH sem a categoria A", replace(good, holder=replace(holder, dossier=replace(EXAMPLE_APPLICANT,
-                                                                                       cnh_categories="B")))),
-        ("Seguro de passageiros vencido (Art. 19)", replace(good, vehicle=replace(
-            EXAMPLE_VEHICLE, insurance_valid_until=date(2026, 3, 9)))),
-        ("Cilindrada acima de 250 cc", replace(good, vehicle=replace(EXAMPLE_VEHICLE, engine_cc=300))),
-        ("Cor diferente da do serviço", replace(good, vehicle=replace(EXAMPLE_VEHICLE, colour="PRETA"))),
-        ("Crachá de preposto para quem não é o preposto", replace(
-            good, document=Document.DEPUTY_BADGE, deputy=deputy, requested_person_id=4)),
-        ("Autorização de trânsito que nomeia um preposto suspenso", replace(
-            good, document=Document.TRANSIT_AUTHORIZATION, deputy=deputy,
-            deputy_suspended_until=date(2026, 3, 20))),
+        ("Titular trocado no registro", badge(granted_person_id=2)),
+        ("Vida útil encerrada", badge(vehicle=car(year_manufacture=2020, year_model=2020))),
+        ("Seguro obrigatório vencido", badge(vehicle=car(mandatory_insurance_valid_until=date(2026, 3, 9)))),
+        ("Vistoria vencida (mototáxi: 6 meses)",
+         badge(vehicle=replace(vehicle, last_inspection=InspectionFacts(date(2025, 9, 9), True)))),
+        ("Acidente sem vistoria", badge(vehicle=replace(vehicle, accidents=(accident,)))),
+        ("Atestado médico vencido", badge(holder=dossier(medical_date=date(2025, 3, 9)))),
+        ("CNH vencida", badge(holder=dossier(cnh_expiry=date(2026, 3, 9)))),
+        ("CNH sem a categoria A", badge(holder=dossier(cnh_categories="B"))),
+        ("Seguro de passageiros vencido (Art. 19)", badge(vehicle=car(insurance_valid_until=date(2026, 3, 9)))),
+        ("Cilindrada acima de 250 cc", badge(vehicle=car(engine_cc=300))),
+        ("Cor diferente da do serviço", badge(vehicle=car(colour="PRETA"))),
+        ("Crachá de preposto para quem não é o preposto",
+         DocumentFacts(Document.DEPUTY_BADGE, replace(permit, deputy=deputy), requested_person_id=4)),
+        ("Autorização de trânsito que nomeia um preposto suspenso", DocumentFacts(
+            Document.TRANSIT_AUTHORIZATION, replace(permit, deputy=replace(deputy, suspended_until=date(2026, 3, 20))))),
     ]
     rows = [(label, "<br>".join(v.message for v in check_document(facts, EXAMPLE_DAY, settings)))
             for label, facts in cases]
-    several = check_document(replace(good, accidents=(accident,), holder=replace(holder, medical_date=None)),
+    several = check_document(badge(vehicle=replace(vehicle, accidents=(accident,)), holder=dossier(medical_date=None)),
                              EXAMPLE_DAY, settings)
     late = check_accident_report(accident, settings)[0]
     return (

@@ -31,13 +31,12 @@ from datetime import date
 from enum import StrEnum
 
 from motodesk.rules import documents_declared
-from motodesk.rules.accidents import AccidentFacts, check_accidents
+from motodesk.rules.accidents import check_accidents
 from motodesk.rules.common import PermitState, ServiceType, Status, Verdict, not_met
 from motodesk.rules.deadlines import inspection_valid_until
 from motodesk.rules.deputies import deputy_requirements
-from motodesk.rules.documents_declared import DEPUTY, HOLDER, DocumentEvidence
+from motodesk.rules.documents_declared import DEPUTY, HOLDER
 from motodesk.rules.eligibility import (
-    ApplicantFacts,
     check_cnh,
     check_deputy,
     criminal_certificates_valid_until,
@@ -47,7 +46,7 @@ from motodesk.rules.facts import InspectionFacts, PermitFacts, PersonFacts
 from motodesk.rules.replacement import documents_wait_for_replacement
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import format_date, plural
-from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+from motodesk.rules.vehicle import check_vehicle
 
 ART_PERSONAL = "Art. 6º, § 1º; Art. 7º"
 ART_INSPECTION = "Art. 5º, § 6º; Art. 23"
@@ -94,159 +93,91 @@ class Document(StrEnum):
 
 
 @dataclass(frozen=True)
-class PersonOnDocument:
-    """A person the document vouches for: the holder, or the deputy of a deputy badge."""
-
-    person_id: int
-    name: str
-    medical_date: date | None = None
-    criminal_certificates_date: date | None = None
-    criminal_result: str | None = None  # "negative" / "positive"
-    #: The documents of the declarations judged by their generic rule (``documents_declared``), by kind.
-    declared: tuple[tuple[str, DocumentEvidence], ...] = ()
-    #: The whole dossier, for the CNH (validity, category A, EAR — Art. 5º, II); None: not loaded, refused.
-    dossier: ApplicantFacts | None = None
-
-
-@dataclass(frozen=True)
 class DocumentFacts:
-    """Everything :func:`check_document` looks at, loaded by the printing service in its transaction."""
+    """Everything :func:`check_document` looks at: the permit's complete facts (:mod:`motodesk.rules.facts`,
+    loaded once by the printing service in its transaction) and what the print request adds."""
 
     document: Document
-    permit_number: str
-    service: ServiceType
-    state: PermitState
-    certificate_valid_until: date
-    term_end: date
-    holder: PersonOnDocument
-    holder_cpf: str | None
-    suspended_until: date | None = None
-    #: The person the permit was granted to (its application's applicant); None for imported permits.
-    granted_person_id: int | None = None
+    permit: PermitFacts
     #: The person the print request names, when it names one.
     requested_person_id: int | None = None
-    vehicle: VehicleFacts | None = None
-    vehicle_holder_id: int | None = None
-    last_inspection: InspectionFacts | None = None
-    accidents: tuple[AccidentFacts, ...] = ()
-    approved_accident_inspections: tuple[date, ...] = ()
-    #: The deputy linked to the permit now (None: no deputy linked); judged on the documents that
-    #: name the deputy (:data:`NAME_THE_DEPUTY`).
-    deputy: PersonOnDocument | None = None
-    #: The link's suspension by a decided notice runs until this day (Art. 34, III).
-    deputy_suspended_until: date | None = None
-    #: The link ended in the deputy's cassação (Art. 34, IV).
-    deputy_revoked: bool = False
     #: The deputy judged again by the holder's rules today (Art. 14, § 2º), as
     #: :func:`motodesk.rules.deputies.deputy_requirements` gives them.
     deputy_requirements: tuple[Verdict, ...] = ()
-    #: The permit's vehicle left service for a replacement: (its plate, the new vehicle's plate or None)
-    #: — the permit names the new one only once it passes inspection (Art. 31, Grupo 3, II).
-    replaced_vehicle: tuple[str, str | None] | None = None
 
 
 def _not_met(rule_id: str, article: str, sentence: str) -> Verdict:
     return not_met(rule_id, article, f"{sentence}.")
 
 
-def person_on_document(person: PersonFacts) -> PersonOnDocument:
-    """The person as a document vouches for them, from the facts loaded once (:mod:`motodesk.rules.facts`)."""
-    d = person.dossier
-    return PersonOnDocument(person.person_id, person.name, medical_date=d.medical_date,
-                            criminal_certificates_date=d.criminal_certificates_date,
-                            criminal_result=d.criminal_result, declared=d.declared, dossier=d)
-
-
 def document_facts_of(permit: PermitFacts, document: Document, on: date, settings: LawSettings,
                       requested_person_id: int | None = None) -> DocumentFacts:
     """What :func:`check_document` looks at for ``document`` of ``permit``, from the permit's complete facts."""
-    vehicle = permit.vehicle
     deputy = permit.deputy
     requirements: tuple[Verdict, ...] = ()
     if deputy is not None and document.value in NAME_THE_DEPUTY:
         requirements = tuple(deputy_requirements(check_deputy(deputy.person.dossier, permit.service, on, settings),
                                                  deputy.person.name))
-    return DocumentFacts(
-        document=document,
-        permit_number=permit.number,
-        service=permit.service,
-        state=permit.state,
-        certificate_valid_until=permit.certificate_valid_until,
-        term_end=permit.term_end,
-        holder=person_on_document(permit.holder),
-        holder_cpf=permit.holder.cpf,
-        suspended_until=permit.suspended_until,
-        granted_person_id=permit.granted_person_id,
-        requested_person_id=requested_person_id,
-        vehicle=vehicle.facts if vehicle else None,
-        vehicle_holder_id=vehicle.holder_id if vehicle else None,
-        last_inspection=vehicle.last_inspection if vehicle else None,
-        accidents=vehicle.accidents if vehicle else (),
-        approved_accident_inspections=vehicle.approved_accident_inspections if vehicle else (),
-        deputy=person_on_document(deputy.person) if deputy else None,
-        deputy_suspended_until=deputy.suspended_until if deputy else None,
-        deputy_revoked=deputy.revoked if deputy else False,
-        deputy_requirements=requirements,
-        replaced_vehicle=((vehicle.plate, vehicle.successor_plate) if vehicle is not None and not vehicle.active
-                          else None),
-    )
+    return DocumentFacts(document, permit, requested_person_id, requirements)
 
 
-def _in_force(facts: DocumentFacts, on: date) -> list[Verdict]:
-    instrument = f"a {facts.service.instrument} {facts.permit_number}"
-    if facts.state is PermitState.SUSPENDED:
-        until = f" até {format_date(facts.suspended_until)}" if facts.suspended_until else ""
+def _in_force(document: Document, permit: PermitFacts, on: date) -> list[Verdict]:
+    instrument = f"a {permit.service.instrument} {permit.number}"
+    if permit.state is PermitState.SUSPENDED:
+        until = f" até {format_date(permit.suspended_until)}" if permit.suspended_until else ""
         return [_not_met("document_state", "Art. 34, III",
-                         f"{instrument} está suspensa{until}; não se imprime {facts.document.noun} "
+                         f"{instrument} está suspensa{until}; não se imprime {document.noun} "
                          "durante a suspensão")]
-    if facts.state is not PermitState.ACTIVE:
-        return [_not_met("document_state", facts.document.article,
-                         f"{instrument} está “{facts.state.label}”; só se imprime {facts.document.noun} "
+    if permit.state is not PermitState.ACTIVE:
+        return [_not_met("document_state", document.article,
+                         f"{instrument} está “{permit.state.label}”; só se imprime {document.noun} "
                          "de permissão em vigor")]
     found = []
-    if facts.term_end < on:
+    if permit.term_end < on:
         found.append(_not_met("document_term", "Art. 6º",
-                              f"o prazo de {instrument} terminou em {format_date(facts.term_end)}"))
-    if facts.certificate_valid_until < on:
+                              f"o prazo de {instrument} terminou em {format_date(permit.term_end)}"))
+    if permit.certificate_valid_until < on:
         found.append(_not_met("document_certificate", "Art. 4º, § 1º",
-                              f"o certificado de registro de {facts.permit_number} venceu em "
-                              f"{format_date(facts.certificate_valid_until)}; renove o registro antes de "
-                              f"imprimir {facts.document.label}"))
+                              f"o certificado de registro de {permit.number} venceu em "
+                              f"{format_date(permit.certificate_valid_until)}; renove o registro antes de "
+                              f"imprimir {document.label}"))
     return found
 
 
 def _personal(facts: DocumentFacts) -> list[Verdict]:
+    permit, holder, deputy = facts.permit, facts.permit.holder, facts.permit.deputy
+    vehicle_holder_id = permit.vehicle.holder_id if permit.vehicle is not None else None
     found = []
-    if facts.granted_person_id is not None and facts.granted_person_id != facts.holder.person_id:
+    if permit.granted_person_id is not None and permit.granted_person_id != holder.person_id:
         found.append(_not_met("document_personal_grant", ART_PERSONAL,
-                              f"{facts.permit_number} foi outorgada a outra pessoa, não a {facts.holder.name}; "
+                              f"{permit.number} foi outorgada a outra pessoa, não a {holder.name}; "
                               "a permissão é pessoal e intransferível"))
-    if facts.vehicle_holder_id is not None and facts.vehicle_holder_id != facts.holder.person_id:
+    if vehicle_holder_id is not None and vehicle_holder_id != holder.person_id:
         found.append(_not_met("document_personal_vehicle", ART_PERSONAL,
-                              f"o veículo de {facts.permit_number} está cadastrado para outra pessoa, não para "
-                              f"o titular {facts.holder.name}"))
+                              f"o veículo de {permit.number} está cadastrado para outra pessoa, não para "
+                              f"o titular {holder.name}"))
     if facts.document is Document.DEPUTY_BADGE:
-        if facts.deputy is None:
+        if deputy is None:
             found.append(_not_met("document_deputy", "Art. 14",
-                                  f"{facts.permit_number} não tem preposto vinculado"))
-        elif facts.requested_person_id is not None and facts.requested_person_id != facts.deputy.person_id:
+                                  f"{permit.number} não tem preposto vinculado"))
+        elif facts.requested_person_id is not None and facts.requested_person_id != deputy.person.person_id:
             found.append(_not_met("document_personal_bearer", ART_PERSONAL,
-                                  f"o crachá de preposto de {facts.permit_number} só é emitido para o preposto "
-                                  f"vinculado, {facts.deputy.name}"))
-    elif facts.requested_person_id is not None and facts.requested_person_id != facts.holder.person_id:
+                                  f"o crachá de preposto de {permit.number} só é emitido para o preposto "
+                                  f"vinculado, {deputy.person.name}"))
+    elif facts.requested_person_id is not None and facts.requested_person_id != holder.person_id:
         found.append(_not_met("document_personal_bearer", ART_PERSONAL,
-                              f"{facts.document.noun} de {facts.permit_number} só se imprime para o titular, "
-                              f"{facts.holder.name}; a permissão é pessoal e intransferível"))
+                              f"{facts.document.noun} de {permit.number} só se imprime para o titular, "
+                              f"{holder.name}; a permissão é pessoal e intransferível"))
     return found
 
 
-def _vehicle(facts: DocumentFacts, on: date, settings: LawSettings) -> list[Verdict]:
-    if facts.vehicle is None:
+def _vehicle(permit: PermitFacts, on: date, settings: LawSettings) -> list[Verdict]:
+    if permit.vehicle is None:
         return [_not_met("document_vehicle", "Art. 5º, § 1º",
-                         f"{facts.permit_number} não tem veículo vinculado")]
+                         f"{permit.number} não tem veículo vinculado")]
     # Every fact of the vehicle the document states: identification, engine size, useful life, rental
     # category, CRLV, mandatory insurance, owner, colour, use and the Art. 19 passenger policy.
-    verdicts = check_vehicle(facts.vehicle, facts.service, on, settings, facts.holder_cpf)
+    verdicts = check_vehicle(permit.vehicle.facts, permit.service, on, settings, permit.holder.cpf)
     return [v if v.status is Status.NOT_MET else _not_met(v.rule_id, v.article, _pending_sentence(v))
             for v in verdicts if v.status is not Status.MET]
 
@@ -279,13 +210,13 @@ def check_inspection_valid(service: ServiceType, last: InspectionFacts | None, o
     return []
 
 
-def _declared(person: PersonOnDocument, who: str, role: str, service: ServiceType, on: date,
+def _declared(person: PersonFacts, who: str, role: str, service: ServiceType, on: date,
               settings: LawSettings) -> list[Verdict]:
     """The declared documents the gate checks (``gate=True``) with no rule of their own: missing,
     expired or positive refuses — except, for a document added after the holders were registered,
     before the start date of its transition (then it is a pending item of the dossier only)."""
     found = []
-    evidence = dict(person.declared)
+    evidence = dict(person.dossier.declared)
     for doc in documents_declared.generic():
         if not doc.gate or not doc.applies(service, role) or documents_declared.in_transition(doc, on, settings):
             continue
@@ -297,33 +228,31 @@ def _declared(person: PersonOnDocument, who: str, role: str, service: ServiceTyp
     return found
 
 
-def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings,
+def _person(person: PersonFacts, role: str, on: date, settings: LawSettings,
             service: ServiceType | None = None) -> list[Verdict]:
     found = []
     who = f"{role} {person.name}"
-    if person.dossier is None:
-        found.append(_not_met("document_cnh", ART_CNH, f"não há CNH {who}"))
-    else:
-        cnh = check_cnh(person.dossier, on, "o preposto" if role == "do preposto" else "o titular")
-        if cnh.status is not Status.MET:
-            said = cnh.message.removeprefix(f"{cnh.article}: ").rstrip(".")
-            if cnh.status is Status.PENDING:
-                said = f"{said} — não se imprime documento com esse fato em aberto"
-            bound = " (Art. 14, § 2º: as mesmas exigências do titular)" if role == "do preposto" else ""
-            found.append(_not_met("document_cnh", ART_CNH, f"CNH {who}{bound}: {said}"))
-    if person.medical_date is None:
+    dossier = person.dossier
+    cnh = check_cnh(dossier, on, "o preposto" if role == "do preposto" else "o titular")
+    if cnh.status is not Status.MET:
+        said = cnh.message.removeprefix(f"{cnh.article}: ").rstrip(".")
+        if cnh.status is Status.PENDING:
+            said = f"{said} — não se imprime documento com esse fato em aberto"
+        bound = " (Art. 14, § 2º: as mesmas exigências do titular)" if role == "do preposto" else ""
+        found.append(_not_met("document_cnh", ART_CNH, f"CNH {who}{bound}: {said}"))
+    if dossier.medical_date is None:
         found.append(_not_met("document_medical", ART_MEDICAL, f"não há atestado médico {who}"))
     else:
-        until = medical_valid_until(person.medical_date, settings)
+        until = medical_valid_until(dossier.medical_date, settings)
         if on > until:
             found.append(_not_met("document_medical", ART_MEDICAL,
                                   f"o atestado médico {who} venceu em {format_date(until)}; vale por "
                                   f"{plural(settings.medical_valid_years, 'ano', 'anos')}"))
-    result = (person.criminal_result or "").strip().lower()
-    if person.criminal_certificates_date is None or not result:
+    result = (dossier.criminal_result or "").strip().lower()
+    if dossier.criminal_certificates_date is None or not result:
         found.append(_not_met("document_criminal", ART_CRIMINAL, f"não há certidões criminais {who}"))
     else:
-        until = criminal_certificates_valid_until(person.criminal_certificates_date, settings)
+        until = criminal_certificates_valid_until(dossier.criminal_certificates_date, settings)
         if result != "negative":
             found.append(_not_met("document_criminal", ART_CRIMINAL,
                                   f"as certidões criminais {who} não são negativas"))
@@ -338,24 +267,25 @@ def _person(person: PersonOnDocument, role: str, on: date, settings: LawSettings
 
 def check_document(facts: DocumentFacts, on: date, settings: LawSettings) -> list[Verdict]:
     """Every reason ``facts.document`` may not print on ``on``; empty = it may print."""
-    found = [*_in_force(facts, on), *_personal(facts), *_vehicle(facts, on, settings),
-             *check_inspection_valid(facts.service, facts.last_inspection, on, settings),
-             *check_accidents(facts.accidents, facts.approved_accident_inspections),
-             *_person(facts.holder, "do titular", on, settings, facts.service)]
-    if facts.replaced_vehicle is not None:
-        found.append(documents_wait_for_replacement(*facts.replaced_vehicle))
-    if facts.document.value in NAME_THE_DEPUTY and facts.deputy is not None:
+    document, permit, vehicle, deputy = facts.document, facts.permit, facts.permit.vehicle, facts.permit.deputy
+    found = [*_in_force(document, permit, on), *_personal(facts), *_vehicle(permit, on, settings),
+             *check_inspection_valid(permit.service, vehicle.last_inspection if vehicle else None, on, settings),
+             *check_accidents(vehicle.accidents if vehicle else (),
+                              vehicle.approved_accident_inspections if vehicle else ()),
+             *_person(permit.holder, "do titular", on, settings, permit.service)]
+    if vehicle is not None and not vehicle.active:
+        found.append(documents_wait_for_replacement(vehicle.plate, vehicle.successor_plate))
+    if document.value in NAME_THE_DEPUTY and deputy is not None:
         # Every document that names the deputy vouches for the deputy too (Art. 14, § 2º).
-        if facts.deputy_revoked:
+        name = deputy.person.name
+        if deputy.revoked:
             found.append(_not_met("document_deputy_revoked", "Art. 34, IV",
-                                  f"o registro do preposto {facts.deputy.name} foi cassado; "
-                                  f"{facts.document.noun} não pode nomeá-lo"))
-        if facts.deputy_suspended_until is not None and facts.deputy_suspended_until >= on:
+                                  f"o registro do preposto {name} foi cassado; {document.noun} não pode nomeá-lo"))
+        if deputy.suspended_until is not None and deputy.suspended_on(on):
             found.append(_not_met("document_deputy_suspended", "Art. 34, III",
-                                  f"o preposto {facts.deputy.name} está suspenso até "
-                                  f"{format_date(facts.deputy_suspended_until)}; não se imprime "
-                                  f"{facts.document.noun} que o nomeia durante a suspensão"))
-        found += _person(facts.deputy, "do preposto", on, settings, facts.service)
+                                  f"o preposto {name} está suspenso até {format_date(deputy.suspended_until)}; "
+                                  f"não se imprime {document.noun} que o nomeia durante a suspensão"))
+        found += _person(deputy.person, "do preposto", on, settings, permit.service)
         # The rest of the holder's requirements (Art. 14, § 2º): what the certificates above did not say.
         said = {v.article for v in found}
         waiting = {d.rule for d in documents_declared.generic() if documents_declared.in_transition(d, on, settings)}

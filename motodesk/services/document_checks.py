@@ -79,7 +79,7 @@ def document_refusals(s: Session, requests: Sequence[DocumentRequest], on: date,
     for facts in document_facts(s, requests, on, settings):
         for verdict in check_document(facts, on, settings):
             # In a batch, say which permit each line is about.
-            refusals.append(replace(verdict, message=f"{facts.permit_number} — {verdict.message}") if many
+            refusals.append(replace(verdict, message=f"{facts.permit.number} — {verdict.message}") if many
                             else verdict)
     return refusals
 

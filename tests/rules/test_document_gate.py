@@ -10,15 +10,9 @@ import pytest
 from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents, report_is_late
 from motodesk.rules.common import PermitState, ServiceType, Status
 from motodesk.rules.deadlines import inspection_valid_until
-from motodesk.rules.document_gate import (
-    Document,
-    DocumentFacts,
-    InspectionFacts,
-    PersonOnDocument,
-    check_document,
-    check_inspection_valid,
-)
+from motodesk.rules.document_gate import Document, DocumentFacts, check_document, check_inspection_valid
 from motodesk.rules.eligibility import ApplicantFacts
+from motodesk.rules.facts import DeputyOnPermit, InspectionFacts, PermitFacts, PersonFacts, VehicleOnPermit
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import VehicleFacts, mandatory_insurance_verdict
 
@@ -29,10 +23,28 @@ SETTINGS = LawSettings()
 
 @pytest.fixture
 def facts(vehicle: VehicleFacts, applicant: ApplicantFacts) -> DocumentFacts:
-    holder = PersonOnDocument(1, "João da Silva", date(2026, 2, 2), date(2026, 1, 20), "negative", dossier=applicant)
-    return DocumentFacts(Document.BADGE, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE,
-                         date(2027, 1, 5), date(2031, 1, 5), holder, HOLDER_CPF, granted_person_id=1,
-                         vehicle=vehicle, vehicle_holder_id=1, last_inspection=InspectionFacts(date(2026, 1, 12), True))
+    holder = PersonFacts(1, "João da Silva", HOLDER_CPF, applicant)
+    on_permit = VehicleOnPermit(1, "HMG-4B83", 1, True, vehicle, last_inspection=InspectionFacts(date(2026, 1, 12), True))
+    return DocumentFacts(Document.BADGE, PermitFacts(
+        7, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE, issued_on=date(2026, 1, 5),
+        term_end=date(2031, 1, 5), extended=False, certificate_valid_until=date(2027, 1, 5), holder=holder,
+        granted_person_id=1, vehicle=on_permit))
+
+
+def permit(facts: DocumentFacts, **changes: object) -> DocumentFacts:
+    """The same document of the permit with ``changes``."""
+    return replace(facts, permit=replace(facts.permit, **changes))
+
+
+def car(facts: DocumentFacts, **changes: object) -> VehicleOnPermit:
+    """The permit's vehicle with ``changes`` to its facts."""
+    assert facts.permit.vehicle is not None
+    return replace(facts.permit.vehicle, facts=replace(facts.permit.vehicle.facts, **changes))
+
+
+def dossier(person: PersonFacts, **changes: object) -> PersonFacts:
+    """``person`` with ``changes`` to the dossier."""
+    return replace(person, dossier=replace(person.dossier, **changes))
 
 
 def test_a_complete_permit_prints(facts: DocumentFacts) -> None:
@@ -40,10 +52,10 @@ def test_a_complete_permit_prints(facts: DocumentFacts) -> None:
 
 
 def test_every_failing_article_is_listed(facts: DocumentFacts) -> None:
-    bad = replace(facts, certificate_valid_until=date(2026, 3, 9), requested_person_id=9,
-                  vehicle=replace(facts.vehicle, crlv_year=2024, mandatory_insurance_valid_until=date(2026, 3, 9)),
-                  last_inspection=None, accidents=(AccidentFacts(date(2026, 3, 1), date(2026, 3, 2), True),),
-                  holder=replace(facts.holder, criminal_result="positive"))
+    vehicle = replace(car(facts, crlv_year=2024, mandatory_insurance_valid_until=date(2026, 3, 9)), last_inspection=None,
+                      accidents=(AccidentFacts(date(2026, 3, 1), date(2026, 3, 2), True),))
+    bad = replace(permit(facts, certificate_valid_until=date(2026, 3, 9), vehicle=vehicle,
+                         holder=dossier(facts.permit.holder, criminal_result="positive")), requested_person_id=9)
     assert {v.rule_id for v in check_document(bad, ON, SETTINGS)} == {
         "document_certificate", "document_personal_bearer", "art5_1_i_crlv", "art5_1_i_insurance",
         "inspection_valid", "art31_g4_i_accident_inspection", "document_criminal"}
@@ -51,13 +63,15 @@ def test_every_failing_article_is_listed(facts: DocumentFacts) -> None:
 
 
 def test_the_deputy_badge_judges_the_linked_deputy(facts: DocumentFacts) -> None:
-    deputy = PersonOnDocument(3, "Pedro Preposto", date(2025, 3, 9), date(2026, 1, 1), "negative",
-                              dossier=facts.holder.dossier)
-    badge = replace(facts, document=Document.DEPUTY_BADGE, deputy=deputy)
+    person = replace(facts.permit.holder, person_id=3, name="Pedro Preposto")
+    deputy = DeputyOnPermit(1, dossier(person, medical_date=date(2025, 3, 9), criminal_certificates_date=date(2026, 1, 1)),
+                            date(2026, 1, 5))
+    badge = replace(permit(facts, deputy=deputy), document=Document.DEPUTY_BADGE)
     assert [v.rule_id for v in check_document(badge, ON, SETTINGS)] == ["document_medical"]
     assert "do preposto Pedro Preposto" in check_document(badge, ON, SETTINGS)[0].message
-    assert [v.rule_id for v in check_document(replace(badge, deputy=None), ON, SETTINGS)] == ["document_deputy"]
-    stranger = replace(badge, deputy=replace(deputy, medical_date=ON), requested_person_id=1)
+    assert [v.rule_id for v in check_document(permit(badge, deputy=None), ON, SETTINGS)] == ["document_deputy"]
+    stranger = replace(permit(badge, deputy=replace(deputy, person=dossier(deputy.person, medical_date=ON))),
+                       requested_person_id=1)
     assert [v.rule_id for v in check_document(stranger, ON, SETTINGS)] == ["document_personal_bearer"]
 
 
@@ -113,11 +127,11 @@ def test_mandatory_insurance_in_the_holders_name(vehicle: VehicleFacts) -> None:
 
 def test_the_gate_states_the_periods_of_the_settings(facts: DocumentFacts) -> None:
     """Issue 30, item 4: a refusal that states a period reads it from the setting."""
-    old = replace(facts, holder=replace(facts.holder, criminal_certificates_date=date(2022, 3, 1)))
+    old = permit(facts, holder=dossier(facts.permit.holder, criminal_certificates_date=date(2022, 3, 1)))
     three = replace(SETTINGS, criminal_valid_years=3)
     [criminal] = check_document(old, ON, three)
     assert criminal.rule_id == "document_criminal" and "renovadas a cada 3 anos" in criminal.message
-    lapsed = replace(facts, holder=replace(facts.holder, medical_date=date(2025, 3, 9)))
+    lapsed = permit(facts, holder=dossier(facts.permit.holder, medical_date=date(2025, 3, 9)))
     assert "vale por 1 ano" in check_document(lapsed, ON, SETTINGS)[0].message
     assert check_document(lapsed, ON, replace(SETTINGS, medical_valid_years=2)) == []
 
@@ -136,7 +150,7 @@ def test_a_declared_gate_document_refuses_only_after_its_transition(facts: Docum
         assert check_document(facts, ON, waiting) == []  # before the start date: not a refusal
         started = replace(SETTINGS, requirement_starts=("tax_clearance=10/03/2026",))
         assert [v.rule_id for v in check_document(facts, ON, started)] == ["doc_tax_clearance"]
-        brought = replace(facts, holder=replace(facts.holder, declared=(
+        brought = permit(facts, holder=dossier(facts.permit.holder, declared=(
             ("tax_clearance", DocumentEvidence(issue_date=date(2026, 3, 1))),)))
         assert check_document(brought, ON, started) == []
     finally:
@@ -147,13 +161,11 @@ def test_a_declared_gate_document_refuses_only_after_its_transition(facts: Docum
 
 
 def test_the_holders_cnh_is_judged_on_the_day_of_the_document(facts: DocumentFacts) -> None:
-    assert facts.holder.dossier is not None
-    expired = replace(facts, holder=replace(facts.holder, dossier=replace(facts.holder.dossier,
-                                                                          cnh_expiry=date(2026, 3, 9))))
-    no_a = replace(facts, holder=replace(facts.holder, dossier=replace(facts.holder.dossier, cnh_categories="B")))
-    unknown = replace(facts, holder=replace(facts.holder, dossier=None))
+    holder = facts.permit.holder
+    expired, no_a, unknown = (dossier(holder, cnh_expiry=date(2026, 3, 9)), dossier(holder, cnh_categories="B"),
+                              dossier(holder, cnh_expiry=None))
     for bad in (expired, no_a, unknown):
-        found = check_document(bad, ON, SETTINGS)
+        found = check_document(permit(facts, holder=bad), ON, SETTINGS)
         assert [(v.rule_id, v.article) for v in found] == [("document_cnh", "Art. 5º, II")]
         assert "do titular João da Silva" in found[0].message
 
@@ -168,22 +180,22 @@ def test_the_holders_cnh_is_judged_on_the_day_of_the_document(facts: DocumentFac
 ])
 def test_every_vehicle_characteristic_is_vouched_for(facts: DocumentFacts, change: dict[str, object],
                                                      rule_id: str) -> None:
-    assert facts.vehicle is not None
-    found = check_document(replace(facts, vehicle=replace(facts.vehicle, **change)), ON, SETTINGS)
+    found = check_document(permit(facts, vehicle=car(facts, **change)), ON, SETTINGS)
     assert rule_id in {v.rule_id for v in found}
     assert all(v.status is Status.NOT_MET for v in found)
 
 
 def test_the_certificate_and_authorization_vouch_for_the_deputy_they_name(facts: DocumentFacts) -> None:
-    deputy = replace(facts.holder, person_id=3, name="Pedro Preposto")
+    deputy = DeputyOnPermit(1, replace(facts.permit.holder, person_id=3, name="Pedro Preposto"), date(2026, 1, 5))
     for document in (Document.REGISTRATION_CERTIFICATE, Document.TRANSIT_AUTHORIZATION):
-        named = replace(facts, document=document, deputy=deputy)
+        named = replace(permit(facts, deputy=deputy), document=document)
         assert check_document(named, ON, SETTINGS) == []
-        suspended = check_document(replace(named, deputy_suspended_until=ON), ON, SETTINGS)
+        suspended = check_document(permit(named, deputy=replace(deputy, suspended_until=ON)), ON, SETTINGS)
         assert [v.article for v in suspended] == ["Art. 34, III"]
-        assert [v.article for v in check_document(replace(named, deputy_revoked=True), ON, SETTINGS)] == \
-            ["Art. 34, IV"]
-        stale = check_document(replace(named, deputy=replace(deputy, medical_date=date(2025, 3, 9))), ON, SETTINGS)
+        assert [v.article for v in check_document(permit(named, deputy=replace(deputy, revoked=True)), ON,
+                                                  SETTINGS)] == ["Art. 34, IV"]
+        stale = check_document(permit(named, deputy=replace(deputy, person=dossier(
+            deputy.person, medical_date=date(2025, 3, 9)))), ON, SETTINGS)
         assert [v.rule_id for v in stale] == ["document_medical"] and "Pedro Preposto" in stale[0].message
     # the holder's own badge does not name the deputy
-    assert check_document(replace(facts, deputy=deputy, deputy_revoked=True), ON, SETTINGS) == []
+    assert check_document(permit(facts, deputy=replace(deputy, revoked=True)), ON, SETTINGS) == []
