@@ -786,14 +786,8 @@ def _deputy_and_replacement_section() -> str:
 def _documents_section(settings: LawSettings) -> str:
     """The document gate and accidents (issue 16, items 2, 4, 5, 6, 10)."""
     from motodesk.rules.accidents import AccidentFacts, check_accident_report, check_accidents
-    from motodesk.rules.document_gate import Document, DocumentFacts, check_document
-    from motodesk.rules.facts import (
-        DeputyOnPermit,
-        InspectionFacts,
-        PermitFacts,
-        PersonFacts,
-        VehicleOnPermit,
-    )
+    from motodesk.rules.document_gate import Document, DocumentFacts, InspectionFacts, check_document
+    from motodesk.rules.facts import DeputyOnPermit, PermitFacts, PersonFacts, VehicleOnPermit
 
     holder = PersonFacts(1, "João da Silva", EXAMPLE_HOLDER_CPF, EXAMPLE_APPLICANT)
     vehicle = VehicleOnPermit(1, "HMG4B83", 1, True, EXAMPLE_VEHICLE,
@@ -802,7 +796,6 @@ def _documents_section(settings: LawSettings) -> str:
                          term_end=date(2031, 1, 5), extended=False, certificate_valid_until=date(2027, 1, 5),
                          holder=holder, granted_person_id=1, vehicle=vehicle)
     deputy = DeputyOnPermit(1, replace(holder, person_id=3, name="Pedro Preposto"), date(2026, 1, 5))
-    good = DocumentFacts(Document.BADGE, permit)
 
     def badge(**changes: Any) -> DocumentFacts:  # the badge of the permit with ``changes``
         return DocumentFacts(Document.BADGE, replace(permit, **changes))
@@ -816,7 +809,7 @@ def _documents_section(settings: LawSettings) -> str:
     accident = AccidentFacts(date(2026, 3, 1), date(2026, 3, 9), True)
     cases: list[tuple[str, DocumentFacts]] = [
         ("Permissão suspensa", badge(state=PermitState.SUSPENDED, suspended_until=date(2026, 4, 1))),
-        ("Pedido em nome de outra pessoa", replace(good, requested_person_id=2)),
+        ("Pedido em nome de outra pessoa", replace(badge(), requested_person_id=2)),
         ("Titular trocado no registro", badge(granted_person_id=2)),
         ("Vida útil encerrada", badge(vehicle=car(year_manufacture=2020, year_model=2020))),
         ("Seguro obrigatório vencido", badge(vehicle=car(mandatory_insurance_valid_until=date(2026, 3, 9)))),
