@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QLabel,
     QTableView,
-    QTabWidget,
     QWidget,
 )
 
@@ -45,7 +44,7 @@ from motodesk.ui.formkit import (
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, table_view
+from motodesk.ui.widgets import DateField, fit_columns, mark_field, tab_widget, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 BATCH_COLUMNS: list[Column[BatchRow]] = [
@@ -89,13 +88,9 @@ class CardStockDialog(GuardedDialog):
         keeper = ctx.user.role in (Role.SUPERVISOR, Role.ADMIN)
         printer = ctx.user.role in (Role.CLERK, Role.SUPERVISOR)
 
-        self.tabs = QTabWidget()
-
-        keyboard_tabs(self.tabs)
-        self.tabs.setObjectName("tabs")
-        self.tabs.addTab(self._batches_tab(keeper), "&Lotes")
-        self.tabs.addTab(self._spoiled_tab(printer), "&Inutilizados")
-        self.tabs.addTab(self._report_tab(), "&Relatório do período")
+        self.tabs = tab_widget("tabs", (self._batches_tab(keeper), "&Lotes"),
+                               (self._spoiled_tab(printer), "&Inutilizados"),
+                               (self._report_tab(), "&Relatório do período"))
         for button in (self.run_button, self.export_button):  # the report is for supervisor and admin
             button.setEnabled(keeper)
             if not keeper:

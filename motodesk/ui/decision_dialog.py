@@ -13,6 +13,7 @@ from html import escape
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
+    QFormLayout,
     QGroupBox,
     QLabel,
     QPushButton,
@@ -124,14 +125,13 @@ class DecisionDialog(GuardedDialog):
     def _build_penalty_box(self) -> None:
         """The penalty's fields in their box (Art. 34)."""
         self.penalty_box = QGroupBox("Penalidade (Art. 34)")
-        self.penalty_form = formkit.form(
-            ("C&lassificação:", self.severity),
-            ("&Motivo da reclassificação:", self.reason),
-            ("Pe&nalidade:", self.penalty),
-            ("Valor:", self.amount),
-            ("&Suspensão por:", self.days),
-            ("Efeito na permissão:", self.effect),
-            parent=self.penalty_box)
+        self.penalty_form = penalty_form = QFormLayout(self.penalty_box)
+        penalty_form.addRow("C&lassificação:", self.severity)
+        penalty_form.addRow("&Motivo da reclassificação:", self.reason)
+        penalty_form.addRow("Pe&nalidade:", self.penalty)
+        penalty_form.addRow("Valor:", self.amount)
+        penalty_form.addRow("&Suspensão por:", self.days)
+        penalty_form.addRow("Efeito na permissão:", self.effect)
 
     def _lay_out(self) -> QPushButton:
         """The message, the buttons and the layout: the case, the outcome, the penalty, the grounds; the cancel button."""

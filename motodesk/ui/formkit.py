@@ -54,14 +54,22 @@ def digits_only(max_len: int) -> QRegularExpressionValidator:
     return QRegularExpressionValidator(QRegularExpression(rf"\d{{0,{max_len}}}"))
 
 
+E = TypeVar("E", QLineEdit, QPlainTextEdit)
+
+
+def _with_placeholder(edit: E, name: str, placeholder: str) -> E:
+    """``edit`` named ``name``, showing ``placeholder`` (if any) while empty."""
+    edit.setObjectName(name)
+    if placeholder:
+        edit.setPlaceholderText(placeholder)
+    return edit
+
+
 def line_edit(name: str, placeholder: str = "", max_len: int = 0, *, digits: int = 0,
               edit: QLineEdit | None = None) -> QLineEdit:
     """A named line edit (``edit`` if given, e.g. a FormattedLineEdit), with its placeholder, its
     maximum length and, with ``digits``, a validator that takes only that many digits."""
-    edit = edit if edit is not None else QLineEdit()
-    edit.setObjectName(name)
-    if placeholder:
-        edit.setPlaceholderText(placeholder)
+    edit = _with_placeholder(edit if edit is not None else QLineEdit(), name, placeholder)
     if max_len:
         edit.setMaxLength(max_len)
     if digits:
@@ -73,10 +81,7 @@ def text_box(name: str, placeholder: str = "", *, height: int = 0, max_height: i
              tab_moves: bool = False) -> QPlainTextEdit:
     """A named box of free text (a reason, notes) ``height`` pixels high (or at most ``max_height``);
     with ``tab_moves``, Tab goes on to the next field instead of typing a tab."""
-    box = QPlainTextEdit()
-    box.setObjectName(name)
-    if placeholder:
-        box.setPlaceholderText(placeholder)
+    box = _with_placeholder(QPlainTextEdit(), name, placeholder)
     if height:
         box.setFixedHeight(height)
     if max_height:

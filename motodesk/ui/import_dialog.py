@@ -7,9 +7,10 @@ until "Confirmar importação"; then every line that can go in goes in, in one t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QGuiApplication
@@ -56,6 +57,9 @@ COLUMNS: list[Column[ImportLine]] = [
     Column("warnings", "Avisos", lambda r: "; ".join(w.rstrip(".") for w in r.warnings),
            tooltip=lambda r: "\n".join(r.warnings) or None),
 ]
+
+
+T = TypeVar("T")
 
 
 class ImportLinesModel(RowTableModel[ImportLine]):
@@ -123,16 +127,25 @@ class ImportDialog(QDialog):
         self.path.setText(path)
         self.preview = None
         self.model.set_rows([])
-        self._busy(True)
-        self.summary_label.setText(f"Conferindo <b>{escape(Path(path).name)}</b>, linha por linha…")
         ctx = self.ctx
-        ServiceOp(self, lambda: preview_import(ctx, path), lock=False).success(self._previewed) \
-            .failure(self._failure).run()
+        self._run(f"Conferindo <b>{escape(Path(path).name)}</b>, linha por linha…", lambda: preview_import(ctx, path),
+                  self._previewed)
+
+    def _run(self, text: str, work: Callable[[], T], done: Callable[[T], None], **op: Any) -> None:
+        """``work`` off the GUI thread, the dialog busy and ``text`` shown meanwhile; ``done`` gets its
+        answer unless the dialog was closed while it ran (a failure goes to ``_failure``)."""
+        self._busy(True)
+        self.summary_label.setText(text)
+
+        def landed(result: T) -> None:
+            if not isValid(self):
+                return  # closed while the work ran
+            self._busy(False)
+            done(result)
+
+        ServiceOp(self, work, lock=False, **op).success(landed).failure(self._failure).run()
 
     def _previewed(self, preview: ImportPreview) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        self._busy(False)
         self.preview = preview
         if preview.file_errors:
             items = "".join(f"<li>{escape(e)}</li>" for e in preview.file_errors)
@@ -196,17 +209,11 @@ class ImportDialog(QDialog):
                 + "\n\nA importação grava todas as linhas confirmadas ou nenhuma.")
         if not confirm(self, "Confirmar importação", text):
             return
-        self._busy(True)
-        self.summary_label.setText("Importando…")
         ctx = self.ctx
         # The register's pages (people, vehicles, permits) show what the import wrote.
-        ServiceOp(self, lambda: apply_import(ctx, preview), lock=False, change="*").success(self._imported) \
-            .failure(self._failure).run()
+        self._run("Importando…", lambda: apply_import(ctx, preview), self._imported, change="*")
 
     def _imported(self, summary: ImportSummary) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        self._busy(False)
         self.summary = summary
         self.confirm_button.setEnabled(False)
         first = render_summary(summary).splitlines()

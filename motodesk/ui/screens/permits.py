@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSpinBox,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -65,8 +64,8 @@ from motodesk.ui.widgets import (
     dialog_answer,
     fit_columns,
     heading,
-    keyboard_tabs,
     ok_cancel_buttons,
+    tab_widget,
 )
 
 RIGHT = Qt.AlignmentFlag.AlignRight
@@ -852,12 +851,9 @@ class PermitsPage(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.tabs = QTabWidget()
-        keyboard_tabs(self.tabs)
-        self.tabs.setObjectName("permit_tabs")
         self.permits_tab, self.tender_tab = PermitsTab(ctx), TenderTab(ctx)  # each scrolls only when it must
-        self.tabs.addTab(self.permits_tab, "Permissões e requerimentos")
-        self.tabs.addTab(self.tender_tab, "Licitação e cota")
+        self.tabs = tab_widget("permit_tabs", (self.permits_tab, "Permissões e requerimentos"),
+                               (self.tender_tab, "Licitação e cota"))
         layout = QVBoxLayout(self)
         layout.addWidget(heading("Permissões e autorizações"))
         layout.addWidget(self.tabs, 1)
