@@ -37,8 +37,6 @@ EXCEPTIONS: dict[str, int] = {
     "services/import_plan.py:_Planner.plan": 101,
     "services/import_write.py:_write": 128,
     "services/imports.py:apply_import": 103,
-    "ui/screens/permits.py:PermitsTab.__init__": 97,
-    "ui/vehicle_form.py:VehicleForm.__init__": 212,
 }
 
 

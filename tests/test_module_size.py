@@ -23,7 +23,7 @@ EXCEPTIONS: dict[str, int] = {
     # Being split by other work of issue 27, item 4.
     "exports/importer.py": 1171,
     # Not split yet.
-    "ui/screens/permits.py": 906,
+    "ui/screens/permits.py": 864,
     "services/search.py": 922,
     "services/inspections.py": 902,
     "printing/documents.py": 870,

@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFormLayout,
-    QLineEdit,
     QMessageBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -38,32 +35,24 @@ class AccidentDialog(GuardedDialog):
         self.vehicle_id = vehicle_id
         self.recorded: AccidentRecorded | None = None
         today = vehicles.local_today()
-        self.happened_on = DateField()
-        self.happened_on.setObjectName("happened_on")
-        self.reported_on = DateField()
-        self.reported_on.setObjectName("reported_on")
+        self.happened_on = formkit.named(DateField(), "happened_on")
+        self.reported_on = formkit.named(DateField(), "reported_on")
         self.reported_on.set_value(today)
-        self.safety = QCheckBox("A &segurança do veículo foi comprometida (exige vistoria – Art. 31, Grupo 4, I)")
-        self.safety.setObjectName("safety_compromised")
-        self.description = QLineEdit()
-        self.description.setObjectName("description")
-        self.description.setMaxLength(vehicles.MAX_ACCIDENT_TEXT)
+        self.safety = formkit.named(QCheckBox("A &segurança do veículo foi comprometida (exige vistoria – Art. 31, "
+                                              "Grupo 4, I)"), "safety_compromised")
+        self.description = formkit.line_edit("description", max_len=vehicles.MAX_ACCIDENT_TEXT)
         self.message = message_line()
         ok = formkit.push_button("&Registrar", "ok", self.record, default=True)
         cancel = formkit.push_button("&Cancelar", slot=self.reject)
 
-        form = QFormLayout()
-        form.addRow("&Data do acidente:", self.happened_on)
-        form.addRow("Co&municado pelo titular em:", self.reported_on)
-        form.addRow(self.safety)  # the whole row: a larger system font does not clip it
-        form.addRow("D&escrição:", self.description)
+        form = formkit.form(
+            ("&Data do acidente:", self.happened_on),
+            ("Co&municado pelo titular em:", self.reported_on),
+            self.safety,  # the whole row: a larger system font does not clip it
+            ("D&escrição:", self.description),
+        )
         note = wrapped_label("O titular comunica o acidente em até 5 dias (Art. 31, Grupo 2, II).")
-        buttons = formkit.row(1, ok, cancel)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(note)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
+        formkit.column(form, note, self.message, formkit.row(1, ok, cancel), parent=self)
         self.setMinimumWidth(560)
         self.happened_on.setFocus()
         self.mark_clean()

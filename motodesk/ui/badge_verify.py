@@ -127,6 +127,15 @@ class BadgeVerifyDialog(QDialog):
         message_font.setPointSize(12)
         self.message.setFont(message_font)
 
+    def _bold_label(self, name: str, points: int) -> QLabel:
+        """A wrapped label in the dialog's font, bold, at ``points``."""
+        label = wrapped_label("", name)
+        font = QFont(self.font())
+        font.setPointSize(points)
+        font.setBold(True)
+        label.setFont(font)
+        return label
+
     def _build_person(self) -> QHBoxLayout:
         """The bearer: photo, name, role (holder or deputy) and details."""
         self.photo = QLabel()
@@ -134,23 +143,9 @@ class BadgeVerifyDialog(QDialog):
         self.photo.setFixedSize(PHOTO_W, PHOTO_H)
         self.photo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.photo.setStyleSheet("border: 1px solid #9a9a9a; background: #f2f2f2;")
-        self.name = QLabel("")
-        self.name.setObjectName("holder_name")
-        self.name.setWordWrap(True)
-        name_font = QFont(self.font())
-        name_font.setPointSize(18)
-        name_font.setBold(True)
-        self.name.setFont(name_font)
-        self.bearer_role = QLabel("")  # Art. 11: the holder or his deputy, nobody else drives
-        self.bearer_role.setObjectName("bearer_role")
-        self.bearer_role.setWordWrap(True)
-        role_font = QFont(self.font())
-        role_font.setPointSize(13)
-        role_font.setBold(True)
-        self.bearer_role.setFont(role_font)
-        self.details = QLabel("")
-        self.details.setObjectName("details")
-        self.details.setWordWrap(True)
+        self.name = self._bold_label("holder_name", 18)
+        self.bearer_role = self._bold_label("bearer_role", 13)  # Art. 11: the holder or his deputy, nobody else drives
+        self.details = wrapped_label("", "details")
         self.details.setTextFormat(Qt.TextFormat.PlainText)
         info = QVBoxLayout()
         info.addWidget(self.name)

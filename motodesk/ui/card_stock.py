@@ -16,14 +16,10 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFileDialog,
-    QFormLayout,
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QTabWidget,
-    QVBoxLayout,
+    QTableView,
     QWidget,
 )
 
@@ -34,11 +30,21 @@ from motodesk.services.card_stock import Anomaly, BatchRow, SpoiledRow, StockRep
 from motodesk.services.clock import local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.badge_print import SPOIL_REASONS, fit_screen
-from motodesk.ui.formkit import buddy, captioned, push_button, row, wrapped_label
+from motodesk.ui.formkit import (
+    buddy,
+    captioned,
+    column,
+    form,
+    line_edit,
+    named,
+    push_button,
+    row,
+    wrapped_label,
+)
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import DateField, fit_columns, keyboard_tabs, mark_field, table_view
+from motodesk.ui.widgets import DateField, fit_columns, mark_field, tab_widget, table_view
 
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 BATCH_COLUMNS: list[Column[BatchRow]] = [
@@ -82,13 +88,9 @@ class CardStockDialog(GuardedDialog):
         keeper = ctx.user.role in (Role.SUPERVISOR, Role.ADMIN)
         printer = ctx.user.role in (Role.CLERK, Role.SUPERVISOR)
 
-        self.tabs = QTabWidget()
-
-        keyboard_tabs(self.tabs)
-        self.tabs.setObjectName("tabs")
-        self.tabs.addTab(self._batches_tab(keeper), "&Lotes")
-        self.tabs.addTab(self._spoiled_tab(printer), "&Inutilizados")
-        self.tabs.addTab(self._report_tab(), "&Relatório do período")
+        self.tabs = tab_widget("tabs", (self._batches_tab(keeper), "&Lotes"),
+                               (self._spoiled_tab(printer), "&Inutilizados"),
+                               (self._report_tab(), "&Relatório do período"))
         for button in (self.run_button, self.export_button):  # the report is for supervisor and admin
             button.setEnabled(keeper)
             if not keeper:
@@ -104,46 +106,34 @@ class CardStockDialog(GuardedDialog):
         self.required.toggled.connect(self._required_toggled)
         self.status = wrapped_label("", "status")
         close = push_button("&Fechar", "close", self.reject, auto_default=False)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.required)
-        bottom.addStretch(1)
-        bottom.addWidget(close)
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.status)
-        layout.addLayout(bottom)
+        column((self.tabs, 1), self.status, row(self.required, 1, close), parent=self)
         fit_screen(self, 1100, 660)
         self.reload()
         self.mark_clean()
 
     # --- tabs --------------------------------------------------------------------------------
-    def _batches_tab(self, keeper: bool) -> QWidget:
+    @staticmethod
+    def _list_and_form(caption: str, table: QTableView, box: QGroupBox) -> QWidget:
+        """A tab: its list, captioned (the caption's access key goes to the table), above the box that
+        registers one more."""
         page = QWidget()
+        column(buddy(caption, table), (table, 1), box, parent=page)
+        return page
+
+    def _batches_tab(self, keeper: bool) -> QWidget:
         self.batch_model: RowTableModel[BatchRow] = RowTableModel(BATCH_COLUMNS)
         self.batch_table = table_view("batches", model=self.batch_model)
-        label = buddy("Lotes regi&strados:", self.batch_table)
         box = QGroupBox("Registrar lote recebido")
-        self.first = QLineEdit()
-        self.first.setObjectName("first_serial")
-        self.first.setPlaceholderText("ex.: 000101 ou PTC-000101")
-        self.last = QLineEdit()
-        self.last.setObjectName("last_serial")
-        self.last.setPlaceholderText("ex.: 000600")
-        self.received = DateField(optional=False)
-        self.received.setObjectName("received_on")
-        self.note = QLineEdit()
-        self.note.setObjectName("note")
-        self.note.setMaxLength(card_stock.MAX_NOTE)
-        self.note.setPlaceholderText("nota fiscal, fornecedor…")
+        self.first = line_edit("first_serial", "ex.: 000101 ou PTC-000101")
+        self.last = line_edit("last_serial", "ex.: 000600")
+        self.received = named(DateField(optional=False), "received_on")
+        self.note = line_edit("note", "nota fiscal, fornecedor…", card_stock.MAX_NOTE)
         self.add_batch_button = push_button("Re&gistrar lote", "add_batch", self.add_batch, auto_default=False)
         grid = QGridLayout(box)
-        for column, (text, field) in enumerate((("&Primeiro cartão:", self.first), ("Úl&timo cartão:", self.last),
-                                                ("Rece&bido em:", self.received), ("&Observação:", self.note))):
-            caption = QLabel(text)
-            caption.setBuddy(field)
-            grid.addWidget(caption, 0, column)
-            grid.addWidget(field, 1, column)
+        for index, (text, field) in enumerate((("&Primeiro cartão:", self.first), ("Úl&timo cartão:", self.last),
+                                               ("Rece&bido em:", self.received), ("&Observação:", self.note))):
+            grid.addWidget(buddy(text, field), 0, index)
+            grid.addWidget(field, 1, index)
         grid.addWidget(self.add_batch_button, 1, 4)
         for field in (self.first, self.last):
             field.setMinimumWidth(190)
@@ -152,37 +142,22 @@ class CardStockDialog(GuardedDialog):
         box.setEnabled(keeper)
         if not keeper:
             box.setToolTip("Só supervisor ou administrador registra lotes.")
-        layout = QVBoxLayout(page)
-        layout.addWidget(label)
-        layout.addWidget(self.batch_table, 1)
-        layout.addWidget(box)
-        return page
+        return self._list_and_form("Lotes regi&strados:", self.batch_table, box)
 
     def _spoiled_tab(self, printer: bool) -> QWidget:
-        page = QWidget()
         self.spoiled_model: RowTableModel[SpoiledRow] = RowTableModel(SPOILED_COLUMNS)
         self.spoiled_table = table_view("spoiled", model=self.spoiled_model)
-        label = buddy("Cartões inutili&zados (mais recentes primeiro):", self.spoiled_table)
         box = QGroupBox("Registrar cartão inutilizado")
-        self.spoil_serial = QLineEdit()
-        self.spoil_serial.setObjectName("spoil_serial")
-        self.spoil_reason = QComboBox()
-        self.spoil_reason.setObjectName("spoil_reason")
+        self.spoil_serial = line_edit("spoil_serial")
+        self.spoil_reason = named(QComboBox(), "spoil_reason")
         self.spoil_reason.setEditable(True)
         self.spoil_reason.addItems(SPOIL_REASONS)
         self.spoil_reason.setCurrentIndex(-1)
         self.spoil_reason.setEditText("")
         self.spoil_button = push_button("Registrar i&nutilizado", "spoil", self.spoil, auto_default=False)
-        form = QFormLayout(box)
-        form.addRow("&Cartão:", self.spoil_serial)
-        form.addRow("&Motivo:", self.spoil_reason)
-        form.addRow("", self.spoil_button)
+        form(("&Cartão:", self.spoil_serial), ("&Motivo:", self.spoil_reason), ("", self.spoil_button), parent=box)
         box.setEnabled(printer)
-        layout = QVBoxLayout(page)
-        layout.addWidget(label)
-        layout.addWidget(self.spoiled_table, 1)
-        layout.addWidget(box)
-        return page
+        return self._list_and_form("Cartões inutili&zados (mais recentes primeiro):", self.spoiled_table, box)
 
     def _report_tab(self) -> QWidget:
         page = QWidget()
@@ -203,12 +178,8 @@ class CardStockDialog(GuardedDialog):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.anomaly_model: RowTableModel[Anomaly] = RowTableModel(ANOMALY_COLUMNS)
         self.anomaly_table = table_view("anomalies", model=self.anomaly_model)
-        label = buddy("A&nomalias (cartão usado duas vezes, pulado ou fora dos lotes):", self.anomaly_table)
-        layout = QVBoxLayout(page)
-        layout.addLayout(period)
-        layout.addWidget(self.summary)
-        layout.addWidget(label)
-        layout.addWidget(self.anomaly_table, 1)
+        column(period, self.summary, buddy("A&nomalias (cartão usado duas vezes, pulado ou fora dos lotes):",
+                                           self.anomaly_table), (self.anomaly_table, 1), parent=page)
         return page
 
     # --- loading -----------------------------------------------------------------------------

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtWidgets import QWidget
+
+from motodesk.ui.widgets import one_shot_timer
 
 ANY = "*"
 
@@ -49,10 +51,7 @@ class _Follower(QObject):
         self.reload = reload
         self.kinds = kinds
         self.stale = False
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._reload_now)
+        self._timer = one_shot_timer(self, 0, self._reload_now)
         change_bus().changed.connect(self._changed)
         widget.installEventFilter(self)
         widget.destroyed.connect(self._disconnect)

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QProgressBar,
-    QPushButton,
     QVBoxLayout,
     QWidget,
 )
@@ -46,6 +45,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.dashboard import STATES, DashboardData, dashboard, group_label
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.formatting import format_date, format_datetime
+from motodesk.ui.formkit import push_button
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.pdfpreview import preview_pdf
 
@@ -218,13 +218,9 @@ class DashboardWidget(QWidget):
         self.data: DashboardData | None = None
         self._generation = 0
 
-        self.refresh_button = QPushButton("At&ualizar")
-        self.refresh_button.setObjectName("refresh")
-        self.refresh_button.clicked.connect(self.refresh)
-        self.print_button = QPushButton("&Imprimir…")
-        self.print_button.setObjectName("print")
+        self.refresh_button = push_button("At&ualizar", "refresh", self.refresh)
+        self.print_button = push_button("&Imprimir…", "print", self.print_dashboard)
         self.print_button.setEnabled(False)
-        self.print_button.clicked.connect(self.print_dashboard)
 
         # What is printed: the heading, the figures and the charts.
         self.sheet = QWidget()

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QMainWindow,
@@ -32,7 +31,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSpinBox,
     QToolBar,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -46,7 +44,7 @@ from motodesk.services.clock import local_now
 from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.ui.errors import show_error
-from motodesk.ui.formkit import push_button, wrapped_label
+from motodesk.ui.formkit import column, form, named, push_button, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.wizard import (
@@ -170,17 +168,14 @@ class DatabaseSettingsDialog(GuardedDialog):
         self.saved: DatabaseChoice | None = None
         current = config.load_choice()
         in_use = "SQLite local" if ctx.db.is_sqlite else f"servidor {ctx.db.url.host}:{ctx.db.url.port or 5432}"
-        now = QLabel(f"Em uso agora: {in_use}" + (f"\nConfiguração desta estação: {current.describe()}"
-                                                  if current else ""))
-        now.setWordWrap(True)
+        now = wrapped_label(f"Em uso agora: {in_use}" + (f"\nConfiguração desta estação: {current.describe()}"
+                                                         if current else ""))
         now.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.local = QRadioButton(LOCAL_LABEL)
+        self.local = named(QRadioButton(LOCAL_LABEL), "choice_local")
         local_note = wrapped_label(f"Arquivo: {config.default_sqlite_path()}")
         local_note.setStyleSheet("color: #555; margin-left: 22px")
         local_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.local.setObjectName("choice_local")
-        self.server = QRadioButton(SERVER_LABEL)
-        self.server.setObjectName("choice_server")
+        self.server = named(QRadioButton(SERVER_LABEL), "choice_server")
         group = QButtonGroup(self)
         group.addButton(self.local)
         group.addButton(self.server)
@@ -192,9 +187,8 @@ class DatabaseSettingsDialog(GuardedDialog):
             self.local.setChecked(True)
         self.server.toggled.connect(self.form.setEnabled)
         self.form.setEnabled(self.server.isChecked())
-        note = QLabel("A nova configuração vale a partir do próximo início do MotoDesk nesta estação.")
+        note = wrapped_label("A nova configuração vale a partir do próximo início do MotoDesk nesta estação.")
         note.setStyleSheet("color: #555")
-        note.setWordWrap(True)
         buttons = QDialogButtonBox()
         self.save_button = buttons.addButton("&Salvar", QDialogButtonBox.ButtonRole.AcceptRole)
         self.save_button.setObjectName("save")
@@ -203,14 +197,7 @@ class DatabaseSettingsDialog(GuardedDialog):
         buttons.rejected.connect(self.reject)
         self.local.setText(LOCAL_ACCESS)
         self.server.setText(SERVER_ACCESS)
-        layout = QVBoxLayout(self)
-        layout.addWidget(now)
-        layout.addWidget(self.local)
-        layout.addWidget(local_note)
-        layout.addWidget(self.server)
-        layout.addWidget(self.form)
-        layout.addWidget(note)
-        layout.addWidget(buttons)
+        column(now, self.local, local_note, self.server, self.form, note, buttons, parent=self)
         self.mark_clean()
 
     def chosen(self) -> DatabaseChoice | None:
@@ -263,14 +250,10 @@ class BackupDialog(QDialog):
         self.setMinimumWidth(520)
         self.result_: backups.BackupResult | None = None
         self._op: ServiceOp | None = None
-        self.last = QLabel()
-        self.last.setObjectName("last_backup")
-        self.last.setWordWrap(True)
+        self.last = wrapped_label(name="last_backup")
         self.last.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.contents = QLabel()
-        self.contents.setWordWrap(True)
-        self.days = QSpinBox()
-        self.days.setObjectName("reminder_days")
+        self.contents = wrapped_label()
+        self.days = named(QSpinBox(), "reminder_days")
         self.days.setRange(0, 365)
         self.days.setSpecialValueText("nunca lembrar")
         self.days.setSuffix(" dia(s)")
@@ -288,19 +271,15 @@ class BackupDialog(QDialog):
                             "Guarde-a fora deste computador (pen drive, outra máquina). Para restaurar: "
                             "'motodesk restore ARQUIVO' em um banco de dados vazio.")
         how.setStyleSheet("color: #555")
-        form = QFormLayout()
-        form.addRow(QLabel("Última cópia:"), self.last)
-        form.addRow(QLabel("Conteúdo:"), self.contents)
-        form.addRow("&Lembrar após:", self.days)
         buttons = QDialogButtonBox()
         close = buttons.addButton("F&echar", QDialogButtonBox.ButtonRole.RejectRole)
         close.setObjectName("close")
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(how)
-        layout.addWidget(self.make)
-        layout.addWidget(buttons)
+        column(form(
+            (QLabel("Última cópia:"), self.last),
+            (QLabel("Conteúdo:"), self.contents),
+            ("&Lembrar após:", self.days),
+        ), how, self.make, buttons, parent=self)
         admin = ctx.user.role is Role.ADMIN
         self.make.setEnabled(admin)
         self.days.setEnabled(admin)

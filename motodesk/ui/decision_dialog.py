@@ -15,13 +15,10 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -112,26 +109,18 @@ class DecisionDialog(GuardedDialog):
             self.severity.addItem(f"{severity.label} ({severity.article}){catalogue}", severity.value)
         self.severity.setCurrentIndex(self.severity.findData(view.infraction.severity.value))
         self.severity.setEnabled(not view.infraction.penalty_fixed_by_law)
-        self.reason = QPlainTextEdit()
-        self.reason.setObjectName("reclassification_reason")
-        self.reason.setPlaceholderText("Art. 33, parágrafo único: circunstâncias e consequências do fato que "
-                                       "atenuam ou agravam a classificação")
-        self.reason.setMaximumHeight(60)
-        self.penalty = QComboBox()
-        self.penalty.setObjectName("penalty")
-        self.amount = QLabel()
-        self.amount.setObjectName("amount")
-        self.days = QSpinBox()
-        self.days.setObjectName("suspension_days")
+        self.reason = formkit.text_box("reclassification_reason",
+                                       "Art. 33, parágrafo único: circunstâncias e consequências do fato que "
+                                       "atenuam ou agravam a classificação", max_height=60, tab_moves=True)
+        self.penalty = formkit.named(QComboBox(), "penalty")
+        self.amount = formkit.named(QLabel(), "amount")
+        self.days = formkit.named(QSpinBox(), "suspension_days")
         self.days.setRange(1, enforcement.MAX_SUSPENSION_DAYS)
         self.days.setValue(30)
         self.days.setSuffix(" dia(s)")
-        self.effect = QLabel()
-        self.effect.setObjectName("effect")
-        self.effect.setWordWrap(True)
-        self.grounds = QPlainTextEdit()
-        self.grounds.setObjectName("grounds")
-        self.grounds.setPlaceholderText("Fundamentação: fatos, provas, defesa apreciada e conclusão")
+        self.effect = formkit.wrapped_label(name="effect")
+        self.grounds = formkit.text_box("grounds", "Fundamentação: fatos, provas, defesa apreciada e conclusão",
+                                        tab_moves=True)
 
     def _build_penalty_box(self) -> None:
         """The penalty's fields in their box (Art. 34)."""
@@ -147,29 +136,11 @@ class DecisionDialog(GuardedDialog):
     def _lay_out(self) -> QPushButton:
         """The message, the buttons and the layout: the case, the outcome, the penalty, the grounds; the cancel button."""
         self.message = message_line()
-        self.decide_button = QPushButton("Re&gistrar decisão")
-        self.decide_button.setObjectName("decide")
-        self.decide_button.setAutoDefault(False)
-        cancel = QPushButton("&Cancelar")
-        cancel.setAutoDefault(False)
-
-        outcomes = QHBoxLayout()
-        outcomes.addWidget(self.upheld)
-        outcomes.addWidget(self.dismissed)
-        outcomes.addStretch(1)
-        buttons = formkit.row(1, self.decide_button, cancel)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.case)
-        layout.addWidget(self.deadline)
-        layout.addWidget(self.repeat)
-        layout.addLayout(outcomes)
-        layout.addWidget(self.penalty_box)
-        layout.addWidget(labelled("&Fundamentação da decisão:", self.grounds))
-        self.reason.setTabChangesFocus(True)
-        self.grounds.setTabChangesFocus(True)
-        layout.addWidget(self.grounds, 1)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
+        self.decide_button = formkit.push_button("Re&gistrar decisão", "decide", auto_default=False)
+        cancel = formkit.push_button("&Cancelar", auto_default=False)
+        formkit.column(self.case, self.deadline, self.repeat, formkit.row(self.upheld, self.dismissed, 1),
+                       self.penalty_box, labelled("&Fundamentação da decisão:", self.grounds), (self.grounds, 1),
+                       self.message, formkit.row(1, self.decide_button, cancel), parent=self)
         return cancel
 
     def save_and_close(self) -> None:

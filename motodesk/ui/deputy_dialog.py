@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QTableView,
     QTableWidget,
@@ -304,17 +303,10 @@ class EndLinkDialog(GuardedDialog):
         text = wrapped_label(f"Encerrar o vínculo de {deputy.deputy_name} com {deputy.permit_number}. Informe o dia em "
                              "que o vínculo terminou: dele corre o prazo de 15 dias para a baixa (Art. 31, Grupo 1, I). "
                              "O crachá do preposto deixa de valer.")
-        self.end_on = DateField(optional=False)
-        self.end_on.setObjectName("end_on")
-        self.reason = QPlainTextEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setFixedHeight(80)
-        form = QFormLayout(self)
-        form.addRow(text)
-        form.addRow("&Fim do vínculo em:", self.end_on)
-        form.addRow("&Motivo:", self.reason)
+        self.end_on = formkit.named(DateField(optional=False), "end_on")
+        self.reason = formkit.text_box("reason", height=80)
         buttons, _ok = ok_cancel_buttons(self, None, cancel_text=None)
-        form.addRow(buttons)
+        formkit.form(text, ("&Fim do vínculo em:", self.end_on), ("&Motivo:", self.reason), buttons, parent=self)
         self.mark_clean()
 
     def values(self) -> EndInput:

@@ -23,7 +23,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -68,6 +68,7 @@ from motodesk.ui.errors import show_error, show_unexpected
 from motodesk.ui.formatting import format_datetime
 from motodesk.ui.guard import Answer, ask_unsaved
 from motodesk.ui.ops import ServiceOp, load_into
+from motodesk.ui.widgets import one_shot_timer
 
 log = logging.getLogger(__name__)
 
@@ -108,10 +109,7 @@ class DossierWindow(DossierFormMixin, DossierValuesMixin, DossierActionsMixin, Q
         self.person_inputs: dict[str, QWidget] = {}
         self.error_labels: dict[str, QLabel] = {}
         self.documents: dict[DocumentKind, _DocumentRow] = {}
-        self._recheck_timer = QTimer(self)
-        self._recheck_timer.setSingleShot(True)
-        self._recheck_timer.setInterval(120)
-        self._recheck_timer.timeout.connect(self.recheck)
+        self._recheck_timer = one_shot_timer(self, 120, self.recheck)
         self._build()
         fit_to_screen(self, 1280, 840)
         self._build_actions(on_new_person, on_find)

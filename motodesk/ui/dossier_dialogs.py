@@ -11,21 +11,17 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
-    QHBoxLayout,
     QHeaderView,
-    QLabel,
-    QLineEdit,
     QMessageBox,
-    QPlainTextEdit,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
+from motodesk.ui import formkit
 from motodesk.ui.dossier_parts import field_label, show_value
-from motodesk.ui.formkit import push_button, wrapped_label
+from motodesk.ui.formkit import buddy, column, form, line_edit, push_button, text_box, wrapped_label
 
 
 class ConflictDialog(QMessageBox):
@@ -113,44 +109,23 @@ class NameChangeDialog(QDialog):
         intro = wrapped_label(f"Nome atual: <b>{current_name}</b>. A permissão é pessoal e intransferível (Art. 6º, § 1º; "
                               "Art. 7º): o nome muda só por casamento, retificação judicial ou motivo semelhante, com o "
                               "documento anexado. A alteração aparece no histórico da permissão.")
-        self.name_edit = QLineEdit()
-        self.name_edit.setObjectName("new_name")
-        self.reason_edit = QPlainTextEdit()
-        self.reason_edit.setObjectName("reason")
-        self.reason_edit.setTabChangesFocus(True)
-        self.reason_edit.setMaximumHeight(80)
-        self.file_edit = QLineEdit()
-        self.file_edit.setObjectName("document_file")
-        self.file_edit.setPlaceholderText("Certidão de casamento, decisão judicial… (PDF, JPEG ou PNG)")
+        self.name_edit = line_edit("new_name")
+        self.reason_edit = text_box("reason", max_height=80, tab_moves=True)
+        self.file_edit = line_edit("document_file", "Certidão de casamento, decisão judicial… (PDF, JPEG ou PNG)")
         self.browse_button = push_button("&Escolher…", "browse", self.browse, auto_default=False)
-        file_row = QHBoxLayout()
-        file_row.addWidget(self.file_edit, 1)
-        file_row.addWidget(self.browse_button)
-        self.error_label = QLabel("")
-        self.error_label.setObjectName("error")
+        self.error_label = wrapped_label("", "error")
         self.error_label.setStyleSheet("color: #c62828;")
-        self.error_label.setWordWrap(True)
         self.error_label.hide()
-        form = QFormLayout()
-        name_label = QLabel("&Novo nome:")
-        name_label.setBuddy(self.name_edit)
-        reason_label = QLabel("&Motivo:")
-        reason_label.setBuddy(self.reason_edit)
-        file_label = QLabel("&Documento:")
-        file_label.setBuddy(self.file_edit)
-        form.addRow(name_label, self.name_edit)
-        form.addRow(reason_label, self.reason_edit)
-        form.addRow(file_label, file_row)
         buttons = QDialogButtonBox()
         self.ok_button = buttons.addButton("&Alterar o nome", QDialogButtonBox.ButtonRole.AcceptRole)
         buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addLayout(form)
-        layout.addWidget(self.error_label)
-        layout.addWidget(buttons)
+        column(intro, form(
+            (buddy("&Novo nome:", self.name_edit), self.name_edit),
+            (buddy("&Motivo:", self.reason_edit), self.reason_edit),
+            (buddy("&Documento:", self.file_edit), formkit.row((self.file_edit, 1), self.browse_button)),
+        ), self.error_label, buttons, parent=self)
         QWidget.setTabOrder(self.name_edit, self.reason_edit)
         QWidget.setTabOrder(self.reason_edit, self.file_edit)
         QWidget.setTabOrder(self.file_edit, self.browse_button)

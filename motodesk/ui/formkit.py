@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLayout,
     QLineEdit,
+    QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QVBoxLayout,
@@ -53,19 +54,41 @@ def digits_only(max_len: int) -> QRegularExpressionValidator:
     return QRegularExpressionValidator(QRegularExpression(rf"\d{{0,{max_len}}}"))
 
 
+E = TypeVar("E", QLineEdit, QPlainTextEdit)
+
+
+def _with_placeholder(edit: E, name: str, placeholder: str) -> E:
+    """``edit`` named ``name``, showing ``placeholder`` (if any) while empty."""
+    edit.setObjectName(name)
+    if placeholder:
+        edit.setPlaceholderText(placeholder)
+    return edit
+
+
 def line_edit(name: str, placeholder: str = "", max_len: int = 0, *, digits: int = 0,
               edit: QLineEdit | None = None) -> QLineEdit:
     """A named line edit (``edit`` if given, e.g. a FormattedLineEdit), with its placeholder, its
     maximum length and, with ``digits``, a validator that takes only that many digits."""
-    edit = edit if edit is not None else QLineEdit()
-    edit.setObjectName(name)
-    if placeholder:
-        edit.setPlaceholderText(placeholder)
+    edit = _with_placeholder(edit if edit is not None else QLineEdit(), name, placeholder)
     if max_len:
         edit.setMaxLength(max_len)
     if digits:
         edit.setValidator(digits_only(digits))
     return edit
+
+
+def text_box(name: str, placeholder: str = "", *, height: int = 0, max_height: int = 0,
+             tab_moves: bool = False) -> QPlainTextEdit:
+    """A named box of free text (a reason, notes) ``height`` pixels high (or at most ``max_height``);
+    with ``tab_moves``, Tab goes on to the next field instead of typing a tab."""
+    box = _with_placeholder(QPlainTextEdit(), name, placeholder)
+    if height:
+        box.setFixedHeight(height)
+    if max_height:
+        box.setMaximumHeight(max_height)
+    if tab_moves:
+        box.setTabChangesFocus(True)
+    return box
 
 
 def choice_combo(name: str, choices: Iterable[tuple[str, Any]]) -> QComboBox:
@@ -125,20 +148,27 @@ def fill(layout: QBoxLayout, items: Iterable[Item]) -> QBoxLayout:
     return layout
 
 
-def row(*items: Item, parent: QWidget | None = None, margins: int | None = None) -> QHBoxLayout:
-    """A horizontal layout of ``items`` (see ``Item``), set on ``parent`` if given."""
-    layout = QHBoxLayout(parent) if parent is not None else QHBoxLayout()
+L = TypeVar("L", bound=QLayout)
+
+
+def _new_layout(kind: type[L], parent: QWidget | None, margins: int | None) -> L:
+    """A layout of ``kind``, set on ``parent`` if given, with ``margins`` all round if given."""
+    layout = kind(parent) if parent is not None else kind()
     if margins is not None:
         layout.setContentsMargins(margins, margins, margins, margins)
+    return layout
+
+
+def row(*items: Item, parent: QWidget | None = None, margins: int | None = None) -> QHBoxLayout:
+    """A horizontal layout of ``items`` (see ``Item``), set on ``parent`` if given."""
+    layout = _new_layout(QHBoxLayout, parent, margins)
     fill(layout, items)
     return layout
 
 
 def column(*items: Item, parent: QWidget | None = None, margins: int | None = None) -> QVBoxLayout:
     """A vertical layout of ``items`` (see ``Item``), set on ``parent`` if given."""
-    layout = QVBoxLayout(parent) if parent is not None else QVBoxLayout()
-    if margins is not None:
-        layout.setContentsMargins(margins, margins, margins, margins)
+    layout = _new_layout(QVBoxLayout, parent, margins)
     fill(layout, items)
     return layout
 
@@ -150,9 +180,7 @@ FormRow = tuple[str | QLabel, QWidget | QLayout] | QWidget
 
 def form(*rows: FormRow, parent: QWidget | None = None, margins: int | None = None) -> QFormLayout:
     """A form layout of ``rows`` (see ``FormRow``), set on ``parent`` if given."""
-    layout = QFormLayout(parent) if parent is not None else QFormLayout()
-    if margins is not None:
-        layout.setContentsMargins(margins, margins, margins, margins)
+    layout = _new_layout(QFormLayout, parent, margins)
     for entry in rows:
         if isinstance(entry, tuple):
             label, field = entry

@@ -7,24 +7,17 @@ until "Confirmar importação"; then every line that can go in goes in, in one t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QColor, QGuiApplication
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
     QDialog,
     QFileDialog,
-    QHBoxLayout,
-    QHeaderView,
     QLabel,
-    QLineEdit,
-    QPushButton,
-    QTableView,
-    QVBoxLayout,
     QWidget,
 )
 from shiboken6 import isValid
@@ -44,9 +37,11 @@ from motodesk.services.imports import (
     render_summary,
 )
 from motodesk.ui.errors import show_error
+from motodesk.ui.formkit import buddy, choice_combo, column, line_edit, push_button, row, wrapped_label
 from motodesk.ui.guard import Answer, ask_unsaved, confirm
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import AnyIndex, Column, RowTableModel
+from motodesk.ui.widgets import table_view
 
 COLOURS = {Outcome.NEW: QColor("#1b5e20"), Outcome.UPDATE: QColor("#0d47a1"), Outcome.UNCHANGED: QColor("#616161"),
            Outcome.REFUSED: QColor("#b00020")}
@@ -62,6 +57,9 @@ COLUMNS: list[Column[ImportLine]] = [
     Column("warnings", "Avisos", lambda r: "; ".join(w.rstrip(".") for w in r.warnings),
            tooltip=lambda r: "\n".join(r.warnings) or None),
 ]
+
+
+T = TypeVar("T")
 
 
 class ImportLinesModel(RowTableModel[ImportLine]):
@@ -91,70 +89,30 @@ class ImportDialog(QDialog):
         self.setWindowTitle("Importar cadastro de planilha")
         self.resize(1100, 640)
 
-        self.path = QLineEdit()
-        self.path.setObjectName("path")
+        self.path = line_edit("path", "Escolha a planilha (.xlsx) feita a partir do modelo")
         self.path.setReadOnly(True)
-        self.path.setPlaceholderText("Escolha a planilha (.xlsx) feita a partir do modelo")
-        self.choose_button = QPushButton("&Escolher arquivo…")
-        self.choose_button.setObjectName("choose")
-        self.choose_button.clicked.connect(self.choose_file)
-        self.summary_label = QLabel("Nada foi importado.")
-        self.summary_label.setObjectName("summary")
-        self.summary_label.setWordWrap(True)
+        self.choose_button = push_button("&Escolher arquivo…", "choose", self.choose_file)
+        self.summary_label = wrapped_label("Nada foi importado.", "summary")
         self.summary_label.setTextFormat(Qt.TextFormat.RichText)
         self.summary_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.show_filter = QComboBox()
-        self.show_filter.setObjectName("show")
-        for key, label in SHOW:
-            self.show_filter.addItem(label, key)
+        self.show_filter = choice_combo("show", ((label, key) for key, label in SHOW))
         self.show_filter.currentIndexChanged.connect(lambda _i: self._fill())
 
         self.model = ImportLinesModel(self)
-        self.table = QTableView()
-        self.table.setObjectName("lines")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.setTabKeyNavigation(False)  # Tab leaves the table
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table = table_view("lines", multi=True, model=self.model)
         self.table.resizeColumnsToContents()  # every heading whole before the first spreadsheet
 
-        self.copy_button = QPushButton("&Copiar relatório")
-        self.copy_button.setObjectName("copy")
+        self.copy_button = push_button("&Copiar relatório", "copy", self.copy_report)
         self.copy_button.setEnabled(False)
-        self.copy_button.clicked.connect(self.copy_report)
-        self.confirm_button = QPushButton("C&onfirmar importação")
-        self.confirm_button.setObjectName("confirm")
+        self.confirm_button = push_button("C&onfirmar importação", "confirm", self.confirm)
         self.confirm_button.setEnabled(False)
-        self.confirm_button.clicked.connect(self.confirm)
-        self.close_button = QPushButton("&Fechar")
-        self.close_button.setObjectName("close")
-        self.close_button.clicked.connect(self.reject)
-
-        top = QHBoxLayout()
-        top.addWidget(QLabel("Planilha:"))
-        top.addWidget(self.path, 1)
-        top.addWidget(self.choose_button)
-        middle = QHBoxLayout()
-        middle.addWidget(self.summary_label, 1)
-        show_label = QLabel("&Mostrar:")
-        show_label.setBuddy(self.show_filter)
-        middle.addWidget(show_label)
-        middle.addWidget(self.show_filter)
-        bottom = QHBoxLayout()
-        bottom.addWidget(self.copy_button)
-        bottom.addStretch(1)
-        bottom.addWidget(self.confirm_button)
-        bottom.addWidget(self.close_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(top)
-        layout.addLayout(middle)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(bottom)
+        self.close_button = push_button("&Fechar", "close", self.reject)
+        column(
+            row(QLabel("Planilha:"), (self.path, 1), self.choose_button),
+            row((self.summary_label, 1), buddy("&Mostrar:", self.show_filter), self.show_filter),
+            (self.table, 1),
+            row(self.copy_button, 1, self.confirm_button, self.close_button),
+            parent=self)
 
     # -- the preview ---------------------------------------------------------------------------
     def choose_file(self) -> None:
@@ -169,16 +127,25 @@ class ImportDialog(QDialog):
         self.path.setText(path)
         self.preview = None
         self.model.set_rows([])
-        self._busy(True)
-        self.summary_label.setText(f"Conferindo <b>{escape(Path(path).name)}</b>, linha por linha…")
         ctx = self.ctx
-        ServiceOp(self, lambda: preview_import(ctx, path), lock=False).success(self._previewed) \
-            .failure(self._failure).run()
+        self._run(f"Conferindo <b>{escape(Path(path).name)}</b>, linha por linha…", lambda: preview_import(ctx, path),
+                  self._previewed)
+
+    def _run(self, text: str, work: Callable[[], T], done: Callable[[T], None], **op: Any) -> None:
+        """``work`` off the GUI thread, the dialog busy and ``text`` shown meanwhile; ``done`` gets its
+        answer unless the dialog was closed while it ran (a failure goes to ``_failure``)."""
+        self._busy(True)
+        self.summary_label.setText(text)
+
+        def landed(result: T) -> None:
+            if not isValid(self):
+                return  # closed while the work ran
+            self._busy(False)
+            done(result)
+
+        ServiceOp(self, work, lock=False, **op).success(landed).failure(self._failure).run()
 
     def _previewed(self, preview: ImportPreview) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        self._busy(False)
         self.preview = preview
         if preview.file_errors:
             items = "".join(f"<li>{escape(e)}</li>" for e in preview.file_errors)
@@ -242,17 +209,11 @@ class ImportDialog(QDialog):
                 + "\n\nA importação grava todas as linhas confirmadas ou nenhuma.")
         if not confirm(self, "Confirmar importação", text):
             return
-        self._busy(True)
-        self.summary_label.setText("Importando…")
         ctx = self.ctx
         # The register's pages (people, vehicles, permits) show what the import wrote.
-        ServiceOp(self, lambda: apply_import(ctx, preview), lock=False, change="*").success(self._imported) \
-            .failure(self._failure).run()
+        self._run("Importando…", lambda: apply_import(ctx, preview), self._imported, change="*")
 
     def _imported(self, summary: ImportSummary) -> None:
-        if not isValid(self):
-            return  # closed while the work ran
-        self._busy(False)
         self.summary = summary
         self.confirm_button.setEnabled(False)
         first = render_summary(summary).splitlines()

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -18,7 +16,7 @@ from PySide6.QtWidgets import (
 from motodesk.rules.infractions import ALL_INFRACTIONS, Infraction, find_infractions
 from motodesk.ui.listpage import fit_to_screen
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import ok_cancel_buttons
+from motodesk.ui.widgets import ok_cancel_buttons, rows_table
 
 CATALOGUE_COLUMNS: list[Column[Infraction]] = [
     Column("article", "Enquadramento", lambda i: i.article),
@@ -52,12 +50,7 @@ class InfractionPicker(QWidget):
         self.search.setPlaceholderText("Buscar por palavras ou artigo: troco, 30.2.VI, “Art. 31, Grupo 3”…")
         self.search.setClearButtonEnabled(True)
         self.model: RowTableModel[Infraction] = RowTableModel(CATALOGUE_COLUMNS, ALL_INFRACTIONS)
-        self.view = QTableView()
-        self.view.setObjectName("infraction_list")
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view = rows_table("infraction_list", self.model)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(True)
         self.view.verticalHeader().hide()

@@ -31,7 +31,6 @@ from PySide6.QtCore import (
     QObject,
     QStandardPaths,
     Qt,
-    QTimer,
     Signal,
 )
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
@@ -59,7 +58,7 @@ from motodesk.ui.flow import FlowLayout
 from motodesk.ui.formkit import wrapped_label
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.tablemodel import Column, LazyTableModel, RowTableModel
-from motodesk.ui.widgets import fit_columns, heading, table_view
+from motodesk.ui.widgets import fit_columns, heading, one_shot_timer, table_view
 
 Row = TypeVar("Row")
 DEBOUNCE_MS = 250
@@ -321,10 +320,7 @@ class ListPanel(QWidget, Generic[Row]):
     def _build_filters(self, spec: ListSpec[Row]) -> None:
         """The filters' row, each filter shown to its roles; a typed filter reloads after a pause."""
         self.filters: dict[str, QWidget] = {}
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.reload)
+        self._debounce = one_shot_timer(self, DEBOUNCE_MS, self.reload)
         self.filter_row = QHBoxLayout()
         self.filter_row.setContentsMargins(0, 0, 0, 0)
         for flt in spec.filters:

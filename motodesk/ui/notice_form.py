@@ -19,12 +19,10 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QLabel,
-    QLineEdit,
     QPlainTextEdit,
     QPushButton,
     QRadioButton,
     QSplitter,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -432,32 +430,22 @@ class NotificationDialog(GuardedDialog):
                            "no ato da autuação. Registre como e quando foi notificado: o prazo de defesa começa "
                            "nesse dia (Art. 29, §§ 2º e 3º).")
         intro.setWordWrap(True)
-        self.method = QComboBox()
-        self.method.setObjectName("method")
+        self.method = named(QComboBox(), "method")
         self.method.addItem("Escolha…", None)
         for method in rules_enforcement.LATER_NOTIFICATION_METHODS:
             self.method.addItem(method.label, method.value)
-        self.notified_on = DateField()
-        self.notified_on.setObjectName("notified_on")
+        self.notified_on = named(DateField(), "notified_on")
         self.notified_on.set_value(self.today)
-        self.reference = QLineEdit()
-        self.reference.setObjectName("reference")
-        self.reference.setMaxLength(120)
-        self.reference.setPlaceholderText("nº do AR, ou jornal e página do edital")
-        self.error = QLabel()
-        self.error.setObjectName("error")
-        self.error.setWordWrap(True)
+        self.reference = line_edit("reference", "nº do AR, ou jornal e página do edital", 120)
+        self.error = wrapped_label(name="error")
         self.error.setStyleSheet("color: #b00020")
-        form = QFormLayout()
-        form.addRow("&Meio:", self.method)
-        form.addRow("&Data da notificação:", self.notified_on)
-        form.addRow("&Referência:", self.reference)
-        form.addRow(self.error)
         buttons, _ok = ok_cancel_buttons(self, "Re&gistrar", self.submit)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        column(intro, form(  # the intro outside the form: a wrapped label there gets one line's height
+            ("&Meio:", self.method),
+            ("&Data da notificação:", self.notified_on),
+            ("&Referência:", self.reference),
+            self.error,
+        ), buttons, parent=self)
         self.setMinimumWidth(520)
         self.method.setFocus()
         self.mark_clean()

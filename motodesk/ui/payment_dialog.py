@@ -12,11 +12,7 @@ from datetime import date
 
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
-    QLabel,
-    QLineEdit,
     QMessageBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -52,41 +48,24 @@ class PaymentDialog(GuardedDialog):
         self.act.setObjectName("act")
         for item in payables:
             self.act.addItem(f"Taxa de {item.act.label} — {item.subject}", item.act.value)
-        self.basis = QLabel()
-        self.basis.setObjectName("basis")
-        self.basis.setWordWrap(True)
-        self.number = QLineEdit()
-        self.number.setObjectName("number")
-        self.number.setMaxLength(40)
-        self.number.setPlaceholderText("Número impresso na guia/DAM")
+        self.basis = formkit.wrapped_label(name="basis")
+        self.number = formkit.line_edit("number", "Número impresso na guia/DAM", 40)
         self.paid_on = DateField(optional=False)
         self.paid_on.setObjectName("paid_on")
         self.paid_on.set_value(self.today)
-        self.amount = QLineEdit()
-        self.amount.setObjectName("amount")
+        self.amount = formkit.line_edit("amount")
         self.message = message_line()
         self.save_button = formkit.push_button("&Registrar", "save", self.save, default=True)
         cancel = formkit.push_button("&Cancelar", slot=self.reject, auto_default=False)
 
-        form = QFormLayout()
-        act_label = QLabel("&Ato:")
-        act_label.setBuddy(self.act)
-        form.addRow(act_label, self.act)
-        form.addRow("", self.basis)
-        number_label = QLabel("Nº da &guia/DAM:")
-        number_label.setBuddy(self.number)
-        form.addRow(number_label, self.number)
-        date_label = QLabel("&Data do pagamento:")
-        date_label.setBuddy(self.paid_on)
-        form.addRow(date_label, self.paid_on)
-        amount_label = QLabel("&Valor pago (R$):")
-        amount_label.setBuddy(self.amount)
-        form.addRow(amount_label, self.amount)
-        buttons = formkit.row(1, self.save_button, cancel)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.message)
-        layout.addLayout(buttons)
+        form = formkit.form(
+            (formkit.buddy("&Ato:", self.act), self.act),
+            ("", self.basis),
+            (formkit.buddy("Nº da &guia/DAM:", self.number), self.number),
+            (formkit.buddy("&Data do pagamento:", self.paid_on), self.paid_on),
+            (formkit.buddy("&Valor pago (R$):", self.amount), self.amount),
+        )
+        formkit.column(form, self.message, formkit.row(1, self.save_button, cancel), parent=self)
         self.setTabOrder(self.act, self.number)
         self.setTabOrder(self.number, self.paid_on)
         self.setTabOrder(self.paid_on, self.amount)

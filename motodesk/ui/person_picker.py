@@ -11,15 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
-from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QDialogButtonBox,
     QHeaderView,
     QLabel,
     QLineEdit,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -32,7 +29,7 @@ from motodesk.services.permits import PermitRow
 from motodesk.services.search import PersonHit
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel
-from motodesk.ui.widgets import dialog_answer, ok_cancel_buttons
+from motodesk.ui.widgets import dialog_answer, ok_cancel_buttons, one_shot_timer, rows_table
 
 Row = TypeVar("Row")
 DEBOUNCE_MS = 200
@@ -70,12 +67,7 @@ class PickerDialog(QDialog, Generic[Row]):
         self.query.setPlaceholderText(hint)
         self.query.setClearButtonEnabled(True)
         self.model: RowTableModel[Row] = RowTableModel(columns)
-        self.table = QTableView()
-        self.table.setObjectName("results")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table = rows_table("results", self.model)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
@@ -88,10 +80,7 @@ class PickerDialog(QDialog, Generic[Row]):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.count)
         layout.addWidget(self.buttons)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(DEBOUNCE_MS)
-        self._timer.timeout.connect(self.refresh)
+        self._timer = one_shot_timer(self, DEBOUNCE_MS, self.refresh)
         self.query.textChanged.connect(lambda _t: self._timer.start())
         self.query.returnPressed.connect(self._enter)
         self.table.selectionModel().selectionChanged.connect(lambda *_: self._update_ok())

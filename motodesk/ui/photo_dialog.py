@@ -30,7 +30,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import (
     QImage,
     QKeyEvent,
@@ -86,6 +86,7 @@ from motodesk.ui.photo_dialog_form import PhotoDialogFormMixin
 from motodesk.ui.photo_views import (
     CROP_VIEW_SIZE,
 )
+from motodesk.ui.widgets import one_shot_timer
 
 log = logging.getLogger(__name__)
 
@@ -132,10 +133,7 @@ class PhotoDialog(PhotoDialogFormMixin, QDialog):
         self.source.captured.connect(self._on_captured)
         self.source.failed.connect(self._on_source_failed)
         self.source.camerasChanged.connect(self._on_cameras_changed)
-        self._quality_timer = QTimer(self)
-        self._quality_timer.setSingleShot(True)
-        self._quality_timer.setInterval(QUALITY_DELAY_MS)
-        self._quality_timer.timeout.connect(self._recheck)
+        self._quality_timer = one_shot_timer(self, QUALITY_DELAY_MS, self._recheck)
         self._load_history()
         self._start_camera()
 

@@ -16,15 +16,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QListWidget,
-    QPushButton,
     QSlider,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from motodesk.services import photos
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import buddy, column, push_button, row, wrapped_label
 from motodesk.ui.photo_analysis import (
     ZOOM_STEPS,
 )
@@ -34,6 +32,7 @@ from motodesk.ui.photo_views import (
     PhotoHistoryModel,
     SourceView,
 )
+from motodesk.ui.widgets import rows_table
 
 if TYPE_CHECKING:  # the methods run on a PhotoDialog: what they use of it is typed there
     _Window = Any
@@ -49,9 +48,7 @@ class PhotoDialogFormMixin(_Window):
         page = QWidget()
         left = self._build_source_column()
         right_box = self._build_crop_column()
-        row = QHBoxLayout(page)
-        row.addLayout(left, 1)
-        row.addWidget(right_box)
+        row((left, 1), right_box, parent=page)
         return page
 
     def _build_source_column(self) -> QVBoxLayout:
@@ -59,40 +56,18 @@ class PhotoDialogFormMixin(_Window):
         self.camera_combo = QComboBox()
         self.camera_combo.setObjectName("camera_combo")
         self.camera_combo.currentIndexChanged.connect(self._camera_chosen)
-        camera_label = QLabel("&Câmera:")
-        camera_label.setBuddy(self.camera_combo)
-        chooser = QHBoxLayout()
-        chooser.addWidget(camera_label)
-        chooser.addWidget(self.camera_combo, 1)
+        chooser = row(buddy("&Câmera:", self.camera_combo), (self.camera_combo, 1))
         self.source_view = SourceView()
-        self.camera_message = QLabel("")
-        self.camera_message.setObjectName("camera_message")
-        self.camera_message.setWordWrap(True)
+        self.camera_message = wrapped_label("", "camera_message")
         self.camera_message.setStyleSheet("color: #b71c1c;")
         self.camera_message.hide()
-        self.capture_button = QPushButton("Ca&pturar")
-        self.capture_button.setObjectName("capture_button")
-        self.capture_button.setToolTip("Tirar a foto com a câmera (Enter)")
-        self.retake_button = QPushButton("&Tirar outra")
-        self.retake_button.setObjectName("retake_button")
-        self.import_button = QPushButton("&Importar arquivo…")
-        self.import_button.setObjectName("import_button")
-        self.import_button.setToolTip("Usar uma foto trazida pelo requerente (JPEG, PNG, WebP, BMP ou TIFF)")
-        for button in (self.capture_button, self.retake_button, self.import_button):
-            button.setAutoDefault(False)
-        self.capture_button.clicked.connect(self.capture)
-        self.retake_button.clicked.connect(self.retake)
-        self.import_button.clicked.connect(self.import_file)
-        actions = QHBoxLayout()
-        actions.addWidget(self.capture_button)
-        actions.addWidget(self.retake_button)
-        actions.addStretch(1)
-        actions.addWidget(self.import_button)
-        left = QVBoxLayout()
-        left.addLayout(chooser)
-        left.addWidget(self.source_view, 1)
-        left.addWidget(self.camera_message)
-        left.addLayout(actions)
+        self.capture_button = push_button("Ca&pturar", "capture_button", self.capture, auto_default=False,
+                                          tooltip="Tirar a foto com a câmera (Enter)")
+        self.retake_button = push_button("&Tirar outra", "retake_button", self.retake, auto_default=False)
+        self.import_button = push_button("&Importar arquivo…", "import_button", self.import_file, auto_default=False,
+                                         tooltip="Usar uma foto trazida pelo requerente (JPEG, PNG, WebP, BMP ou TIFF)")
+        actions = row(self.capture_button, self.retake_button, 1, self.import_button)
+        left = column(chooser, (self.source_view, 1), self.camera_message, actions)
         return left
 
     def _build_crop_column(self) -> QWidget:
@@ -169,11 +144,7 @@ class PhotoDialogFormMixin(_Window):
     def _build_history_tab(self) -> QWidget:
         page = QWidget()
         self.history_model = PhotoHistoryModel(parent=self)
-        self.history_view = QTableView()
-        self.history_view.setObjectName("history")
-        self.history_view.setModel(self.history_model)
-        self.history_view.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
-        self.history_view.setSelectionMode(QTableView.SelectionMode.SingleSelection)
+        self.history_view = rows_table("history", self.history_model)
         self.history_view.setIconSize(PhotoHistoryModel.THUMB)
         self.history_view.verticalHeader().hide()
         self.history_view.verticalHeader().setDefaultSectionSize(PhotoHistoryModel.THUMB.height() + 8)
@@ -185,14 +156,6 @@ class PhotoDialogFormMixin(_Window):
         self.history_photo.setFixedSize(177, 236)
         self.history_photo.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.history_photo.setStyleSheet("border: 1px solid #9e9e9e; background: #f5f5f5;")
-        self.history_note = QLabel("")
-        self.history_note.setObjectName("history_note")
-        self.history_note.setWordWrap(True)
-        side = QVBoxLayout()
-        side.addWidget(self.history_photo)
-        side.addWidget(self.history_note)
-        side.addStretch(1)
-        row = QHBoxLayout(page)
-        row.addWidget(self.history_view, 1)
-        row.addLayout(side)
+        self.history_note = wrapped_label("", "history_note")
+        row((self.history_view, 1), column(self.history_photo, self.history_note, 1), parent=page)
         return page

@@ -6,21 +6,17 @@ register the new vehicle of an authorised replacement (permuta, Art. 31, Grupo 3
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from PySide6.QtCore import QRegularExpression, Qt
-from PySide6.QtGui import QRegularExpressionValidator
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
+    QLayout,
     QLineEdit,
     QPlainTextEdit,
-    QPushButton,
-    QScrollArea,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -35,7 +31,20 @@ from motodesk.services.settings import law_settings
 from motodesk.services.vehicles import HolderRef, VehicleInput, VehicleRecord
 from motodesk.ui.dossier import fit_to_screen, with_access_key
 from motodesk.ui.formatting import format_datetime
-from motodesk.ui.formkit import push_button
+from motodesk.ui.formkit import (
+    Item,
+    W,
+    choice_combo,
+    column,
+    form,
+    host,
+    line_edit,
+    named,
+    push_button,
+    row,
+    scroll_area,
+    wrapped_label,
+)
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.ops import ServiceOp, load_into
 from motodesk.ui.widgets import (
@@ -54,10 +63,6 @@ TEXT_FIELDS = ("plate", "renavam", "vin", "make", "model", "crlv_municipality",
                "owner_name", "owner_cpf", "insurance_number", "insurance_insured_name", "insurance_insured_cpf")
 #: Messages the form shows only after a save attempt (an empty required field is no error while typing).
 REQUIRED_ONLY_ON_SAVE = ("holder_id", "service_type")
-
-
-def _digits_only(max_len: int) -> QRegularExpressionValidator:
-    return QRegularExpressionValidator(QRegularExpression(rf"\d{{0,{max_len}}}"))
 
 
 #: The colours of the SENATRAN/DENATRAN table (Portaria that lists the CRV's "cor predominante").
@@ -81,6 +86,37 @@ class _Labels:
         label = QLabel(with_access_key(text, self.used) + ":")
         label.setBuddy(buddy)
         return label
+
+
+#: What shares a form's row with its field: a widget, a (widget, stretch) pair, or a labelled field as
+#: (text, widget) or (text, widget, stretch).
+RowExtra = QWidget | tuple[QWidget, int] | tuple[str, QWidget] | tuple[str, QWidget, int]
+#: A form's row: its label's text, its field, then what shares the row.
+FormLine = tuple[str, QWidget, *tuple[RowExtra, ...]]
+
+
+def _form_row(lab: _Labels, line: FormLine) -> tuple[QLabel, QWidget | QLayout]:
+    """The label and the field (or the row) of ``line``; the labels inside a row are made before the
+    row's own (the order that gave the access keys the counter knows)."""
+    text, field, *extras = line
+    if not extras:
+        return lab(text, field), field
+    items: list[Item] = [field]
+    for extra in extras:
+        if isinstance(extra, tuple) and isinstance(extra[0], str):
+            items.append(lab(extra[0], extra[1]))
+            items.append((extra[1], extra[2]) if len(extra) == 3 else extra[1])
+        else:
+            items.append(extra)  # type: ignore[arg-type]  # a widget or a (widget, stretch) pair
+    layout = row(*items)  # before the row's label (see above)
+    return lab(text, field), layout
+
+
+def _group(title: str, lab: _Labels, lines: Iterable[FormLine]) -> QGroupBox:
+    """A titled box holding a form of ``lines``."""
+    box = QGroupBox(title)
+    form(*(_form_row(lab, line) for line in lines), parent=box)
+    return box
 
 
 class VehicleForm(GuardedDialog):
@@ -107,181 +143,112 @@ class VehicleForm(GuardedDialog):
         self._holder_asked = False
         lab = _Labels("sh")  # Salvar, Fechar
 
-        self.banner = QLabel()
-        self.banner.setObjectName("banner")
+        self.banner = named(QLabel(), "banner")
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet("background: #fff8e1; border: 1px solid #f0c36d; padding: 6px;")
         self.banner.hide()
-
-        # --- holder and service ----------------------------------------------------------------
-        self.holder_cpf = FormattedLineEdit("cpf")
-        self.holder_cpf.setObjectName("holder_cpf")
-        self.holder_cpf.setPlaceholderText("CPF do titular")
-        self.holder_name = QLabel("—")
-        self.holder_name.setObjectName("holder_name")
-        self.holder_name.setWordWrap(True)
-        self.inputs["holder_id"] = self.holder_cpf
-        self.service = QComboBox()
-        self.service.setObjectName("service_type")
-        self.service.addItem("", None)
-        for st in ServiceType:
-            self.service.addItem(st.label, st.value)
-        self.inputs["service_type"] = self.service
-
-        holder_box = QGroupBox("Titular e serviço (Art. 6º, § 2º; Art. 5º, § 8º)")
-        holder_form = QFormLayout(holder_box)
-        row = QHBoxLayout()
-        row.addWidget(self.holder_cpf)
-        row.addWidget(self.holder_name, 1)
-        holder_form.addRow(lab("Titular (CPF)", self.holder_cpf), row)
-        holder_form.addRow(lab("Serviço autorizado", self.service), self.service)
-
-        # --- identification and CRLV -----------------------------------------------------------
-        def line(key: str, placeholder: str = "", max_len: int = 0, digits: int = 0,
-                 kind: str | None = None) -> QLineEdit:
-            edit = FormattedLineEdit(kind) if kind else QLineEdit()
-            edit.setObjectName(key)
-            if placeholder:
-                edit.setPlaceholderText(placeholder)
-            if max_len:
-                edit.setMaxLength(max_len)
-            if digits:
-                edit.setValidator(_digits_only(digits))
-            self.inputs[key] = edit
-            return edit
-
-        self.plate = line("plate", "ABC-1234 ou ABC1D23", 8, kind="plate")
-        self.renavam = line("renavam", "11 dígitos", 11, digits=11)
-        self.vin = line("vin", "17 caracteres, sem I, O e Q", 17)
-        self.make = line("make", "Honda, Yamaha…", 60)
-        self.model = line("model", "CG 160 Titan…", 60)
-        self.year_manufacture = line("year_manufacture", "aaaa", digits=4)
-        self.year_model = line("year_model", "aaaa", digits=4)
-        self.engine_cc = line("engine_cc", "cc", digits=5)
-        self.colour = QComboBox()  # a closed list: the SENATRAN colours (typing "pr" picks Prata, Preta…)
-        self.colour.setObjectName("colour")
-        self.colour.addItem("—", None)
-        for colour in SENATRAN_COLOURS:
-            self.colour.addItem(colour, colour)
-        self.inputs["colour"] = self.colour
-        self.category = QComboBox()
-        self.category.setObjectName("category")
-        self.category.addItem("", None)
-        for value, label in CATEGORY_LABELS.items():
-            self.category.addItem(label, value)
-        self.inputs["category"] = self.category
-        self.crlv_year = line("crlv_year", "exercício", digits=4)
-        self.crlv_municipality = line("crlv_municipality", "Patrocínio", 100)
-        self.crlv_uf = QComboBox()
-        self.crlv_uf.setObjectName("crlv_uf")
-        self.crlv_uf.addItem("—", None)
-        for uf in sorted(BRAZILIAN_UFS):
-            self.crlv_uf.addItem(uf, uf)
-        self.inputs["crlv_uf"] = self.crlv_uf
-        self.owner_name = line("owner_name", "como no CRV/CRLV", 200)
-        self.owner_cpf = line("owner_cpf", "CPF do proprietário no CRV/CRLV", kind="cpf")
-        self.copy_holder = push_button(with_access_key("Mesmo do titular", lab.used), "copy_holder",
-                                        self._copy_holder, auto_default=False)
-
-        vehicle_box = QGroupBox("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)")
-        vehicle_form = QFormLayout(vehicle_box)
-        vehicle_form.addRow(lab("Placa", self.plate), self.plate)
-        vehicle_form.addRow(lab("RENAVAM", self.renavam), self.renavam)
-        vehicle_form.addRow(lab("Chassi (VIN)", self.vin), self.vin)
-        make_row = QHBoxLayout()
-        make_row.addWidget(self.make)
-        make_row.addWidget(lab("Modelo", self.model))
-        make_row.addWidget(self.model)
-        vehicle_form.addRow(lab("Marca", self.make), make_row)
-        years = QHBoxLayout()
-        years.addWidget(self.year_manufacture)
-        years.addWidget(lab("Ano do modelo", self.year_model))
-        years.addWidget(self.year_model)
-        vehicle_form.addRow(lab("Ano de fabricação", self.year_manufacture), years)
-        vehicle_form.addRow(lab("Cilindrada (cc)", self.engine_cc), self.engine_cc)
-        vehicle_form.addRow(lab("Cor", self.colour), self.colour)
-        vehicle_form.addRow(lab("Categoria", self.category), self.category)
-        crlv = QHBoxLayout()
-        crlv.addWidget(self.crlv_year)
-        crlv.addWidget(lab("Município", self.crlv_municipality))
-        crlv.addWidget(self.crlv_municipality, 2)
-        crlv.addWidget(lab("UF", self.crlv_uf))
-        crlv.addWidget(self.crlv_uf)
-        vehicle_form.addRow(lab("CRLV (exercício)", self.crlv_year), crlv)
-        vehicle_form.addRow(lab("Proprietário (nome)", self.owner_name), self.owner_name)
-        owner = QHBoxLayout()
-        owner.addWidget(self.owner_cpf)
-        owner.addWidget(self.copy_holder)
-        vehicle_form.addRow(lab("Proprietário (CPF)", self.owner_cpf), owner)
-
-        # --- insurance and notes ---------------------------------------------------------------
-        self.insurance = DateField()
-        self.insurance.setObjectName("insurance_valid_until")
-        self.inputs["insurance_valid_until"] = self.insurance
-        self.insurance_number = line("insurance_number", "nº do bilhete/apólice do DPVAT/SPVAT", 40)
-        self.insurance_insured_name = line("insurance_insured_name", "segurado, como no bilhete", 200)
-        self.insurance_insured_cpf = line("insurance_insured_cpf", "CPF do segurado (o titular)", kind="cpf")
-        self.passenger_insurance = DateField()
-        self.passenger_insurance.setObjectName("passenger_insurance_valid_until")
-        self.inputs["passenger_insurance_valid_until"] = self.passenger_insurance
-        self.notes = QPlainTextEdit()
-        self.notes.setObjectName("notes")
-        self.notes.setFixedHeight(54)
-        self.inputs["notes"] = self.notes
-        insurance_box = QGroupBox("Seguros e observações")
-        insurance_form = QFormLayout(insurance_box)
-        self.notes.setTabChangesFocus(True)
-        insurance_form.addRow(lab("Seguro obrigatório válido até", self.insurance), self.insurance)
-        insurance_form.addRow(lab("Seguro obrigatório (número)", self.insurance_number), self.insurance_number)
-        insurance_form.addRow(lab("Segurado (nome)", self.insurance_insured_name), self.insurance_insured_name)
-        insurance_form.addRow(lab("Segurado (CPF)", self.insurance_insured_cpf), self.insurance_insured_cpf)
-        insurance_form.addRow(lab("Seguro de passageiros (mototáxi) até", self.passenger_insurance),
-                              self.passenger_insurance)
-        insurance_form.addRow(lab("Observações", self.notes), self.notes)
-
-        # --- verdicts and buttons --------------------------------------------------------------
-        self.verdicts = VerdictList()
-        self.verdicts.setObjectName("verdicts")
-        self.verdicts.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
-        self.message = message_line()
-        self.save_button = QPushButton("&Salvar")
-        self.save_button.setObjectName("save")
-        self.save_button.setDefault(True)
-        self.cancel_button = QPushButton("Fec&har")
-        self.cancel_button.setAutoDefault(False)
-        self.cancel_button.setObjectName("cancel")
-        self.save_button.clicked.connect(self.save)
-        self.cancel_button.clicked.connect(self.reject)
-
-        form_host = QWidget()
-        left = QVBoxLayout(form_host)
-        left.setContentsMargins(0, 0, 0, 0)
-        left.addWidget(holder_box)
-        left.addWidget(vehicle_box)
-        left.addWidget(insurance_box)
-        left.addStretch(1)
-        scroll = QScrollArea()  # the form scrolls on a small screen; the buttons stay in view
-        scroll.setObjectName("form_area")
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(form_host)
-        right = QVBoxLayout()
-        right.addWidget(QLabel("<b>Requisitos do veículo</b> (conferidos enquanto você digita)"))
-        right.addWidget(self.verdicts, 1)
-        body = QHBoxLayout()
-        body.addWidget(scroll, 3)
-        body.addLayout(right, 2)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.message, 1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(self.cancel_button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.banner)
-        layout.addLayout(body, 1)
-        layout.addLayout(buttons)
+        self._lay_out(self._holder_box(lab), self._vehicle_box(lab), self._insurance_box(lab))
 
         self._load(vehicle_id, holder_id, replacing_id)
+        self._follow_inputs()
+        self._service_changed()
+        self.refresh()
+        fit_to_screen(self, 1060, 720)
+        self.mark_clean()
+
+    # --- building --------------------------------------------------------------------------------
+    def _input(self, key: str, widget: W) -> W:
+        """``widget`` named ``key`` and kept among the inputs (what is read, marked and locked)."""
+        self.inputs[key] = named(widget, key)
+        return widget
+
+    def _line(self, key: str, placeholder: str = "", max_len: int = 0, digits: int = 0,
+              kind: str | None = None) -> QLineEdit:
+        return self._input(key, line_edit(key, placeholder, max_len, digits=digits,
+                                          edit=FormattedLineEdit(kind) if kind else None))
+
+    def _combo(self, key: str, blank: str, choices: Iterable[tuple[str, Any]]) -> QComboBox:
+        """A closed list whose first entry (``blank``) is no choice."""
+        return self._input(key, choice_combo(key, [(blank, None), *choices]))
+
+    def _holder_box(self, lab: _Labels) -> QGroupBox:
+        self.holder_cpf = self._input("holder_id", FormattedLineEdit("cpf"))
+        self.holder_cpf.setObjectName("holder_cpf")
+        self.holder_cpf.setPlaceholderText("CPF do titular")
+        self.holder_name = wrapped_label("—", "holder_name")
+        self.service = self._combo("service_type", "", ((st.label, st.value) for st in ServiceType))
+        return _group("Titular e serviço (Art. 6º, § 2º; Art. 5º, § 8º)", lab, (
+            ("Titular (CPF)", self.holder_cpf, (self.holder_name, 1)),
+            ("Serviço autorizado", self.service),
+        ))
+
+    def _vehicle_box(self, lab: _Labels) -> QGroupBox:
+        """Identification and CRLV."""
+        self.plate = self._line("plate", "ABC-1234 ou ABC1D23", 8, kind="plate")
+        self.renavam = self._line("renavam", "11 dígitos", 11, digits=11)
+        self.vin = self._line("vin", "17 caracteres, sem I, O e Q", 17)
+        self.make = self._line("make", "Honda, Yamaha…", 60)
+        self.model = self._line("model", "CG 160 Titan…", 60)
+        self.year_manufacture = self._line("year_manufacture", "aaaa", digits=4)
+        self.year_model = self._line("year_model", "aaaa", digits=4)
+        self.engine_cc = self._line("engine_cc", "cc", digits=5)
+        # a closed list: the SENATRAN colours (typing "pr" picks Prata, Preta…)
+        self.colour = self._combo("colour", "—", ((colour, colour) for colour in SENATRAN_COLOURS))
+        self.category = self._combo("category", "", ((label, value) for value, label in CATEGORY_LABELS.items()))
+        self.crlv_year = self._line("crlv_year", "exercício", digits=4)
+        self.crlv_municipality = self._line("crlv_municipality", "Patrocínio", 100)
+        self.crlv_uf = self._combo("crlv_uf", "—", ((uf, uf) for uf in sorted(BRAZILIAN_UFS)))
+        self.owner_name = self._line("owner_name", "como no CRV/CRLV", 200)
+        self.owner_cpf = self._line("owner_cpf", "CPF do proprietário no CRV/CRLV", kind="cpf")
+        self.copy_holder = push_button(with_access_key("Mesmo do titular", lab.used), "copy_holder",
+                                       self._copy_holder, auto_default=False)
+        return _group("Veículo – CRV/CRLV (Art. 3º; Art. 5º, § 1º)", lab, (
+            ("Placa", self.plate),
+            ("RENAVAM", self.renavam),
+            ("Chassi (VIN)", self.vin),
+            ("Marca", self.make, ("Modelo", self.model)),
+            ("Ano de fabricação", self.year_manufacture, ("Ano do modelo", self.year_model)),
+            ("Cilindrada (cc)", self.engine_cc),
+            ("Cor", self.colour),
+            ("Categoria", self.category),
+            ("CRLV (exercício)", self.crlv_year, ("Município", self.crlv_municipality, 2), ("UF", self.crlv_uf)),
+            ("Proprietário (nome)", self.owner_name),
+            ("Proprietário (CPF)", self.owner_cpf, self.copy_holder),
+        ))
+
+    def _insurance_box(self, lab: _Labels) -> QGroupBox:
+        """Insurance and notes."""
+        self.insurance = self._input("insurance_valid_until", DateField())
+        self.insurance_number = self._line("insurance_number", "nº do bilhete/apólice do DPVAT/SPVAT", 40)
+        self.insurance_insured_name = self._line("insurance_insured_name", "segurado, como no bilhete", 200)
+        self.insurance_insured_cpf = self._line("insurance_insured_cpf", "CPF do segurado (o titular)", kind="cpf")
+        self.passenger_insurance = self._input("passenger_insurance_valid_until", DateField())
+        self.notes = self._input("notes", QPlainTextEdit())
+        self.notes.setFixedHeight(54)
+        self.notes.setTabChangesFocus(True)
+        return _group("Seguros e observações", lab, (
+            ("Seguro obrigatório válido até", self.insurance),
+            ("Seguro obrigatório (número)", self.insurance_number),
+            ("Segurado (nome)", self.insurance_insured_name),
+            ("Segurado (CPF)", self.insurance_insured_cpf),
+            ("Seguro de passageiros (mototáxi) até", self.passenger_insurance),
+            ("Observações", self.notes),
+        ))
+
+    def _lay_out(self, *boxes: QGroupBox) -> None:
+        """The form (scrolling on a small screen) beside the verdicts; the buttons always in view."""
+        self.verdicts = named(VerdictList(), "verdicts")
+        self.verdicts.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # read, not a Tab stop
+        self.message = message_line()
+        self.save_button = push_button("&Salvar", "save", self.save, default=True)
+        self.cancel_button = push_button("Fec&har", "cancel", self.reject, auto_default=False)
+        scroll = scroll_area("form_area", host(column(*boxes, 1, margins=0)))
+        right = column(QLabel("<b>Requisitos do veículo</b> (conferidos enquanto você digita)"), (self.verdicts, 1))
+        column(self.banner, (row((scroll, 3), (right, 2)), 1),
+               row((self.message, 1), self.save_button, self.cancel_button), parent=self)
+
+    def _follow_inputs(self) -> None:
+        """The verdicts follow every change; the holder is looked up once the CPF is typed."""
         for widget in self.inputs.values():
             if isinstance(widget, QLineEdit):
                 widget.textChanged.connect(self.refresh)
@@ -291,10 +258,6 @@ class VehicleForm(GuardedDialog):
                 widget.valueChanged.connect(self.refresh)
         self.holder_cpf.editingFinished.connect(self._lookup_holder)
         self.service.currentIndexChanged.connect(self._service_changed)
-        self._service_changed()
-        self.refresh()
-        fit_to_screen(self, 1060, 720)
-        self.mark_clean()
 
     # --- loading ---------------------------------------------------------------------------------
     def _load(self, vehicle_id: int | None, holder_id: int | None, replacing_id: int | None) -> None:

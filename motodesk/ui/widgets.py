@@ -71,6 +71,16 @@ def after(owner: QObject, msec: int, slot: Callable[[], object]) -> QTimer:
     return timer
 
 
+def one_shot_timer(owner: QObject, msec: int, slot: Callable[[], object]) -> QTimer:
+    """A timer, ``owner``'s child, that calls ``slot`` once ``msec`` after each ``start()`` (started
+    again, it waits again: the pause after the last keystroke, a recheck gathered into one)."""
+    timer = QTimer(owner)
+    timer.setSingleShot(True)
+    timer.setInterval(msec)
+    timer.timeout.connect(slot)
+    return timer
+
+
 def parse_typed_date(text: str) -> tuple[date | None, str | None]:
     """``"31/02/2020"`` → ``(None, "Data inexistente: …")``; ``"  /  /    "`` → ``(None, None)``.
 
@@ -525,16 +535,24 @@ def heading(text: str) -> QLabel:
     return label
 
 
-def table_view(name: str, *, multi: bool = False, sortable: bool = False,
-               model: QAbstractItemModel | None = None) -> QTableView:
-    """A read-only table of records (of ``model``, if given): whole rows selected, alternating colours,
-    no row numbers."""
+def rows_table(name: str, model: QAbstractItemModel | None = None, *, multi: bool = False) -> QTableView:
+    """A read-only table (of ``model``, if given) whose rows are picked whole: one, or with ``multi`` several."""
     view = QTableView()
     view.setObjectName(name)
+    if model is not None:
+        view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection if multi
                           else QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    return view
+
+
+def table_view(name: str, *, multi: bool = False, sortable: bool = False,
+               model: QAbstractItemModel | None = None) -> QTableView:
+    """A read-only table of records (of ``model``, if given): whole rows selected, alternating colours,
+    no row numbers."""
+    view = rows_table(name, multi=multi)
     view.setTabKeyNavigation(False)  # Tab leaves the table; the arrows move inside it
     view.setAlternatingRowColors(True)
     view.setSortingEnabled(sortable)
@@ -583,6 +601,17 @@ class FlexiblePage(QWidget):
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802
         return -1
+
+
+def tab_widget(name: str, *pages: tuple[QWidget, str]) -> QTabWidget:
+    """A tab widget named ``name`` whose tabs the keyboard switches (:func:`keyboard_tabs`), holding
+    ``pages`` as (page, title) in order."""
+    tabs = QTabWidget()
+    keyboard_tabs(tabs)
+    tabs.setObjectName(name)
+    for page, title in pages:
+        tabs.addTab(page, title)
+    return tabs
 
 
 def keyboard_tabs(tabs: QTabWidget) -> None:

@@ -21,13 +21,10 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QDialog,
-    QFormLayout,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
     QMessageBox,
-    QPushButton,
     QRadioButton,
     QSpinBox,
     QVBoxLayout,
@@ -43,6 +40,7 @@ from motodesk.rules.common import Role
 from motodesk.services.connection import describe_connection
 from motodesk.services.context import AppContext
 from motodesk.services.errors import InvalidInputError, MotodeskError
+from motodesk.ui.formkit import column, form, line_edit, named, push_button, row, wrapped_label
 from motodesk.ui.guard import Answer, ask_unsaved
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.widgets import message_line
@@ -124,23 +122,16 @@ class ServerForm(QWidget):
     def __init__(self, parent: QWidget | None = None, *, keyring_available: bool | None = None) -> None:
         super().__init__(parent)
         self.keyring_available = config.keyring_available() if keyring_available is None else keyring_available
-        self.host = QLineEdit()
-        self.host.setObjectName("host")
-        self.host.setPlaceholderText("ex.: servidor-sestran ou 10.0.0.5")
-        self.port = QSpinBox()
-        self.port.setObjectName("port")
+        self.host = line_edit("host", "ex.: servidor-sestran ou 10.0.0.5")
+        self.port = named(QSpinBox(), "port")
         self.port.setRange(1, 65535)
         self.port.setValue(config.DEFAULT_PG_PORT)
-        self.database = QLineEdit("motodesk")
-        self.database.setObjectName("database")
-        self.user = QLineEdit()
-        self.user.setObjectName("user")
-        self.user.setPlaceholderText("perfil de login das estações, ex.: motodesk_estacao")
+        self.database = line_edit("database", edit=QLineEdit("motodesk"))
+        self.user = line_edit("user", "perfil de login das estações, ex.: motodesk_estacao")
         self.user.setToolTip("Use o perfil de login das estações (criado com 'motodesk init-db --login-role'), "
                              "nunca o dono do banco. Com perfis por usuário (--per-user-roles) ele é só a "
                              "entrada: cada pessoa entra depois com o seu próprio usuário e senha.")
-        self.password = QLineEdit()
-        self.password.setObjectName("password")
+        self.password = line_edit("password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
         self.remember = QCheckBox("&Guardar a senha no cofre de senhas do sistema")
         self.remember.setObjectName("remember")
@@ -154,30 +145,16 @@ class ServerForm(QWidget):
         else:
             self.remember.setChecked(False)
             self.remember.setEnabled(False)
-        self.test_button = QPushButton("&Testar conexão")
-        self.test_button.setObjectName("test_connection")
-        self.test_button.clicked.connect(self.test_connection)
-        self.result = QLabel()
-        self.result.setObjectName("test_result")
-        self.result.setWordWrap(True)
+        self.test_button = push_button("&Testar conexão", "test_connection", self.test_connection)
+        self.result = wrapped_label(name="test_result")
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-
-        form = QFormLayout()
-        form.addRow("Ser&vidor:", self.host)
-        form.addRow("&Porta:", self.port)
-        form.addRow("&Banco de dados:", self.database)
-        form.addRow("&Usuário:", self.user)
-        form.addRow("S&enha:", self.password)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(form)
-        layout.addWidget(self.remember)
-        layout.addWidget(self.keyring_note)
-        row = QHBoxLayout()
-        row.addWidget(self.test_button)
-        row.addStretch(1)
-        layout.addLayout(row)
-        layout.addWidget(self.result)
+        column(form(
+            ("Ser&vidor:", self.host),
+            ("&Porta:", self.port),
+            ("&Banco de dados:", self.database),
+            ("&Usuário:", self.user),
+            ("S&enha:", self.password),
+        ), self.remember, self.keyring_note, row(self.test_button, 1), self.result, parent=self, margins=0)
         self._test: ServiceOp | None = None
 
     def choice(self) -> DatabaseChoice:
@@ -302,34 +279,24 @@ class AdminPage(QWizardPage):
         self.wizard_ = wizard
         self.setTitle("Primeiro administrador")
         self.setFinalPage(True)
-        self.note = QLabel()
-        self.note.setObjectName("admin_note")
-        self.note.setWordWrap(True)
-        self.full_name = QLineEdit()
-        self.full_name.setObjectName("admin_name")
-        self.login = QLineEdit("admin")
-        self.login.setObjectName("admin_login")
-        self.password = QLineEdit()
-        self.password.setObjectName("admin_password")
+        self.note = wrapped_label(name="admin_note")
+        self.full_name = line_edit("admin_name")
+        self.login = line_edit("admin_login", edit=QLineEdit("admin"))
+        self.password = line_edit("admin_password")
         self.password.setEchoMode(QLineEdit.EchoMode.Password)
-        self.repeat = QLineEdit()
-        self.repeat.setObjectName("admin_repeat")
+        self.repeat = line_edit("admin_repeat")
         self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
         self.form_widget = QWidget()
-        form = QFormLayout(self.form_widget)
-        form.setContentsMargins(0, 0, 0, 0)
-        form.addRow("&Nome completo:", self.full_name)
-        form.addRow("&Login:", self.login)
-        form.addRow("&Senha:", self.password)
-        form.addRow("&Repita a senha:", self.repeat)
+        form(
+            ("&Nome completo:", self.full_name),
+            ("&Login:", self.login),
+            ("&Senha:", self.password),
+            ("&Repita a senha:", self.repeat),
+            parent=self.form_widget, margins=0)
         self.message = message_line()
         for field in (self.full_name, self.login, self.password, self.repeat):
             field.textEdited.connect(self.message.clear)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.note)
-        layout.addWidget(self.form_widget)
-        layout.addStretch(1)
-        layout.addWidget(self.message)
+        column(self.note, self.form_widget, 1, self.message, parent=self)
 
     def nextId(self) -> int:  # noqa: N802 (Qt)
         return -1

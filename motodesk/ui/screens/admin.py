@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
     QLineEdit,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -50,12 +49,12 @@ from motodesk.ui.tablemodel import Column, RowTableModel
 from motodesk.ui.widgets import (
     fit_columns,
     heading,
-    keyboard_tabs,
     message_line,
     note_line,
     password_field,
     passwords_differ,
     save_cancel_buttons,
+    tab_widget,
     table_view,
 )
 
@@ -66,6 +65,17 @@ USER_COLUMNS: list[Column[users.UserRow]] = [
     Column("status", "Situação", lambda r: r.status),
     Column("last_login_at", "Último acesso", lambda r: format_datetime(r.last_login_at) or "nunca"),
 ]
+
+
+def _password_rows(form: QFormLayout, label: str, password: QLineEdit, repeat: QLineEdit,
+                   temporary: str) -> QCheckBox:
+    """The password twice and, ticked, "the user changes it" (``temporary``: its text), in ``form``."""
+    form.addRow(label, password)
+    form.addRow("&Repita a senha:", repeat)
+    check = formkit.named(QCheckBox(temporary), "temporary")
+    check.setChecked(True)
+    form.addRow(check)
+    return check
 
 
 # -- Usuários ---------------------------------------------------------------------------------------
@@ -105,12 +115,8 @@ class UserDialog(GuardedDialog):
         if existing is None:
             from motodesk.services.auth import MIN_PASSWORD_LENGTH
 
-            form.addRow("&Senha inicial:", self.password)
-            form.addRow("&Repita a senha:", self.repeat)
-            self.temporary = QCheckBox("&O usuário troca esta senha no primeiro acesso")
-            self.temporary.setObjectName("temporary")
-            self.temporary.setChecked(True)
-            form.addRow(self.temporary)
+            self.temporary = _password_rows(form, "&Senha inicial:", self.password, self.repeat,
+                                            "&O usuário troca esta senha no primeiro acesso")
             note = note_line(f"A senha deve ter pelo menos {MIN_PASSWORD_LENGTH} caracteres. Entregue-a pessoalmente; "
                              "o usuário pode pedir outra a um administrador.")
             form.addRow(note)
@@ -176,12 +182,8 @@ class PasswordDialog(GuardedDialog):
         self.repeat = password_field("repeat")
         form = QFormLayout()
         form.addRow(QLabel(f"Usuário: <b>{row.login}</b> — {row.full_name}"))
-        form.addRow("&Nova senha:", self.password)
-        form.addRow("&Repita a senha:", self.repeat)
-        self.temporary = QCheckBox("&O usuário troca esta senha ao entrar")
-        self.temporary.setObjectName("temporary")
-        self.temporary.setChecked(True)
-        form.addRow(self.temporary)
+        self.temporary = _password_rows(form, "&Nova senha:", self.password, self.repeat,
+                                        "&O usuário troca esta senha ao entrar")
         note = note_line("Entregue a nova senha pessoalmente: ela é provisória, o usuário escolhe outra ao entrar "
                          "(desmarque acima só se ele mesmo a escolheu). Um usuário bloqueado continua bloqueado até "
                          "ser desbloqueado.")
@@ -318,19 +320,14 @@ class AdminPage(QWidget):
         super().__init__()
         self.ctx = ctx
         self.setObjectName("AdminPage")
-        self.tabs = QTabWidget()
-        keyboard_tabs(self.tabs)
-        self.tabs.setObjectName("admin_tabs")
         self.users = UsersTab(ctx, lambda dialog: _module_exec(dialog))
         self.settings = SettingsTab(ctx)
         self.backups = BackupsTab(ctx)
         self.access = AccessLogTab(ctx)
         self.audit = AuditTab(ctx)
-        self.tabs.addTab(self.users, "&Usuários")
-        self.tabs.addTab(self.settings, "Configurações da &lei")
-        self.tabs.addTab(self.backups, "&Cópias de segurança")
-        self.tabs.addTab(self.access, "&Registro de acessos")
-        self.tabs.addTab(self.audit, "Tr&ilha de auditoria")
+        self.tabs = tab_widget("admin_tabs", (self.users, "&Usuários"), (self.settings, "Configurações da &lei"),
+                               (self.backups, "&Cópias de segurança"), (self.access, "&Registro de acessos"),
+                               (self.audit, "Tr&ilha de auditoria"))
         layout = QVBoxLayout(self)
         layout.addWidget(heading("Administração"))
         layout.addWidget(self.tabs, 1)

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -47,6 +46,7 @@ from motodesk.services.clock import local_now, local_today
 from motodesk.services.context import AppContext
 from motodesk.ui.changes import follow_changes
 from motodesk.ui.formatting import format_date
+from motodesk.ui.formkit import buddy, column, form, line_edit
 from motodesk.ui.guard import confirm
 from motodesk.ui.mainwindow import register_page
 from motodesk.ui.ops import ServiceOp
@@ -147,24 +147,14 @@ class RescheduleDialog(QDialog):
         self.slot_choice.setObjectName("slot_choice")
         for slot in slots:
             self.slot_choice.addItem(f"{slot:%d/%m/%Y} ({WEEKDAYS[slot.weekday()]}) {slot:%H:%M}", slot)
-        self.reason = QLineEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setMaxLength(campaigns.MAX_REASON)
-        self.reason.setPlaceholderText("opcional: por que mudou")
-        form = QFormLayout()
-        current = QLabel(f"{row.name} – hoje marcado para {row.slot:%d/%m/%Y às %H:%M}")
-        form.addRow(current)
-        slot_label = QLabel("&Novo horário:")
-        slot_label.setBuddy(self.slot_choice)
-        form.addRow(slot_label, self.slot_choice)
-        reason_label = QLabel("&Motivo:")
-        reason_label.setBuddy(self.reason)
-        form.addRow(reason_label, self.reason)
-        buttons, ok = ok_cancel_buttons(self, "&Reagendar", cancel_text="Cancelar")
+        self.reason = line_edit("reason", "opcional: por que mudou", campaigns.MAX_REASON)
+        buttons, _ok = ok_cancel_buttons(self, "&Reagendar", cancel_text="Cancelar")
         buttons.button(QDialogButtonBox.StandardButton.Cancel).setShortcut("Esc")
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        column(form(
+            QLabel(f"{row.name} – hoje marcado para {row.slot:%d/%m/%Y às %H:%M}"),
+            (buddy("&Novo horário:", self.slot_choice), self.slot_choice),
+            (buddy("&Motivo:", self.reason), self.reason),
+        ), buttons, parent=self)
 
     def chosen(self) -> datetime | None:
         value = self.slot_choice.currentData()

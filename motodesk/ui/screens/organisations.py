@@ -14,10 +14,8 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
-    QFormLayout,
     QLineEdit,
     QProgressDialog,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -30,7 +28,7 @@ from motodesk.services.organisations import MemberRow, OrganisationInput, Organi
 from motodesk.ui import person_picker
 from motodesk.ui.errors import show_error
 from motodesk.ui.formatting import format_date
-from motodesk.ui.formkit import wrapped_label
+from motodesk.ui.formkit import column, form, named, wrapped_label
 from motodesk.ui.guard import GuardedDialog
 from motodesk.ui.listpage import Action, Filter, ListPage, ListPanel, ListSpec, save_file_name
 from motodesk.ui.mainwindow import register_page
@@ -73,7 +71,9 @@ MEMBER_COLUMNS: list[Column[MemberRow]] = [
 class OrganisationDialog(GuardedDialog):
     """Register or edit an organisation; saving happens here, so a refusal keeps what was typed."""
 
-    FIELDS = ("kind", "name", "cnpj", "address", "phone", "email", "contact_name")
+    #: The fields, by object name, with their labels in the order of the form.
+    FIELDS = {"kind": "&Tipo:", "name": "&Razão social:", "cnpj": "C&NPJ:", "address": "&Endereço:",
+              "phone": "Tele&fone:", "email": "E-&mail:", "contact_name": "Res&ponsável:"}
 
     def __init__(self, ctx: AppContext, row: OrganisationRow | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,19 +101,10 @@ class OrganisationDialog(GuardedDialog):
             self.widgets[key] = widget
         intro = wrapped_label("Operadora de Serviço, Central de Serviço, Cooperativa ou Associação de permissionários "
                               "e autorizatários (Art. 9º). A organização não vincula a permissão.")
-        form = QFormLayout()
-        form.addRow("&Tipo:", self.kind)
-        form.addRow("&Razão social:", self.name)
-        form.addRow("C&NPJ:", self.cnpj)
-        form.addRow("&Endereço:", self.address)
-        form.addRow("Tele&fone:", self.phone)
-        form.addRow("E-&mail:", self.email)
-        form.addRow("Res&ponsável:", self.contact_name)
         self.buttons, self.save_button = save_cancel_buttons(self, self.save)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
-        layout.addLayout(form)
-        layout.addWidget(self.buttons)
+        # the intro outside the form: a wrapped label there gets one line's height
+        column(intro, form(*((label, self.widgets[key]) for key, label in self.FIELDS.items())), self.buttons,
+               parent=self)
         if row is not None:
             self.kind.setCurrentIndex(list(OrganisationKind).index(row.kind))
             for key in ("name", "address", "phone", "email", "contact_name"):
@@ -167,15 +158,9 @@ class DateDialog(GuardedDialog):
         self.setWindowTitle(title)
         self.setMinimumWidth(460)
         intro = wrapped_label(text)
-        self.date = DateField(optional=False)
-        self.date.setObjectName("date")
-        form = QFormLayout()
-        form.addRow(label, self.date)
+        self.date = named(DateField(optional=False), "date")
         buttons, _ok = ok_cancel_buttons(self, "&Registrar")
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        column(intro, form((label, self.date)), buttons, parent=self)
         self.mark_clean()
 
     def accept(self) -> None:

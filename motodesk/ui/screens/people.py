@@ -14,7 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -39,6 +38,7 @@ from motodesk.ui.errors import show_error
 from motodesk.ui.mainwindow import MainWindow, register_page
 from motodesk.ui.ops import ServiceOp
 from motodesk.ui.tablemodel import Column, RowTableModel, RowWindow, read_dropped_rows_off_gui_thread
+from motodesk.ui.widgets import one_shot_timer, rows_table
 
 if TYPE_CHECKING:  # imported when the first dossier opens, not with the page
     from motodesk.ui.dossier import DossierWindow
@@ -190,12 +190,7 @@ class PeoplePage(QWidget):
         self.status.setObjectName("status")
 
         self.model = PeopleSearchModel(ctx, self)
-        self.table = QTableView()
-        self.table.setObjectName("results")
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table = rows_table("results", self.model)
         self.table.setAlternatingRowColors(True)
         self.table.setTabKeyNavigation(False)  # Tab and Shift+Tab leave the table
         self.table.setHorizontalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -212,10 +207,7 @@ class PeoplePage(QWidget):
         self.table.installEventFilter(self)
         self.search_box.installEventFilter(self)
 
-        self._debounce = QTimer(self)
-        self._debounce.setSingleShot(True)
-        self._debounce.setInterval(DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.run_query)
+        self._debounce = one_shot_timer(self, DEBOUNCE_MS, self.run_query)
         self.search_box.textChanged.connect(lambda _text: self._debounce.start())
         self.search_box.returnPressed.connect(self._enter_in_search)
         self.model.loading.connect(lambda: self._set_status("Buscando…"))

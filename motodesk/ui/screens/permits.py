@@ -18,15 +18,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QFileDialog,  # noqa: F401 - tests replace its static dialogs
-    QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
-    QPlainTextEdit,
     QPushButton,
     QSpinBox,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -46,7 +42,7 @@ from motodesk.ui.detail_pane import side_by_side
 from motodesk.ui.errors import show_error
 from motodesk.ui.flow import FlowLayout
 from motodesk.ui.formatting import format_date
-from motodesk.ui.formkit import wrapped_label
+from motodesk.ui.formkit import FormRow, column, form, line_edit, named, text_box, wrapped_label
 from motodesk.ui.guard import GuardedDialog, confirm
 from motodesk.ui.listpage import (
     Action,
@@ -68,8 +64,8 @@ from motodesk.ui.widgets import (
     dialog_answer,
     fit_columns,
     heading,
-    keyboard_tabs,
     ok_cancel_buttons,
+    tab_widget,
 )
 
 RIGHT = Qt.AlignmentFlag.AlignRight
@@ -149,38 +145,24 @@ class StepDialog(GuardedDialog):
         self.setObjectName("step_dialog")
         self.setWindowTitle(title)
         self.setMinimumWidth(520)
-        text = QLabel(intro)
-        text.setObjectName("intro")
-        text.setWordWrap(True)
-        form = QFormLayout()
-        self.reason = QPlainTextEdit()
-        self.reason.setObjectName("reason")
-        self.reason.setFixedHeight(80)
-        self.reason.setTabChangesFocus(True)
-        self.decree_number = QLineEdit()
-        self.decree_number.setObjectName("decree_number")
-        self.decree_number.setMaxLength(32)
-        self.decree_number.setPlaceholderText("ex.: 1.234/2026")
-        self.decree_date = DateField()
-        self.decree_date.setObjectName("decree_date")
-        self.until = DateField()
-        self.until.setObjectName("until")
-        self.express_request = QCheckBox("O titular pediu o cancelamento por &escrito (pedido anexado)")
-        self.express_request.setObjectName("express_request")
+        self.reason = text_box("reason", height=80, tab_moves=True)
+        self.decree_number = line_edit("decree_number", "ex.: 1.234/2026", 32)
+        self.decree_date = named(DateField(), "decree_date")
+        self.until = named(DateField(), "until")
+        self.express_request = named(QCheckBox("O titular pediu o cancelamento por &escrito (pedido anexado)"),
+                                     "express_request")
+        rows: list[FormRow] = []
         if decree is not None:
-            form.addRow(_with_key(decree, "D"), self.decree_number)
-            form.addRow("Data do Dec&reto:", self.decree_date)
+            rows += [(_with_key(decree, "D"), self.decree_number), ("Data do Dec&reto:", self.decree_date)]
         if until is not None:
-            form.addRow(_with_key(until, "H"), self.until)
+            rows.append((_with_key(until, "H"), self.until))
         if reason is not None:
-            form.addRow(_with_key(reason, "M"), self.reason)
+            rows.append((_with_key(reason, "M"), self.reason))
         if express_request:
-            form.addRow(self.express_request)
+            rows.append(self.express_request)
         buttons, _ok = ok_cancel_buttons(self, "&Confirmar", cancel_text="Ca&ncelar")
-        layout = QVBoxLayout(self)
-        layout.addWidget(text)  # outside the form: a wrapped label there gets one line's height
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        # the intro outside the form: a wrapped label there gets one line's height
+        column(wrapped_label(intro, "intro"), form(*rows), buttons, parent=self)
         self.mark_clean()
 
     def values(self) -> StepInput:
@@ -217,29 +199,17 @@ class ConvictionDialog(GuardedDialog):
         intro = wrapped_label(f"A {row.service.instrument} {row.number} de {row.holder} será <b>cassada</b> "
                               "(Art. 35: “será cassada em caso de condenação criminal transitado em julgado”). "
                               "Informe os dados da certidão do juízo.")
-        self.court = QLineEdit()
-        self.court.setObjectName("court")
-        self.court.setMaxLength(200)
-        self.court.setPlaceholderText("ex.: 1ª Vara Criminal da Comarca de Patrocínio")
-        self.case_number = QLineEdit()
-        self.case_number.setObjectName("case_number")
-        self.case_number.setMaxLength(40)
-        self.case_number.setPlaceholderText("NNNNNNN-DD.AAAA.J.TR.OOOO")
-        self.final_on = DateField()
-        self.final_on.setObjectName("final_on")
-        self.notes = QPlainTextEdit()
-        self.notes.setObjectName("notes")
-        self.notes.setFixedHeight(60)
-        form = QFormLayout()
-        form.addRow("&Juízo ou tribunal:", self.court)
-        form.addRow("Nº do &processo:", self.case_number)
-        form.addRow("&Trânsito em julgado em:", self.final_on)
-        form.addRow("&Observações:", self.notes)
-        buttons, ok = ok_cancel_buttons(self, "Re&gistrar e cassar")
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)  # outside the form: a wrapped label there gets one line's height
-        layout.addLayout(form)
-        layout.addWidget(buttons)
+        self.court = line_edit("court", "ex.: 1ª Vara Criminal da Comarca de Patrocínio", 200)
+        self.case_number = line_edit("case_number", "NNNNNNN-DD.AAAA.J.TR.OOOO", 40)
+        self.final_on = named(DateField(), "final_on")
+        self.notes = text_box("notes", height=60)
+        buttons, _ok = ok_cancel_buttons(self, "Re&gistrar e cassar")
+        column(intro, form(  # the intro outside the form (see StepDialog)
+            ("&Juízo ou tribunal:", self.court),
+            ("Nº do &processo:", self.case_number),
+            ("&Trânsito em julgado em:", self.final_on),
+            ("&Observações:", self.notes),
+        ), buttons, parent=self)
         self.court.setFocus()
         self.mark_clean()
 
@@ -275,26 +245,49 @@ class PermitsTab(FlexiblePage):
         super().__init__(parent)
         self.ctx = ctx
         self.role = ctx.user.role
-        printers = frozenset(badges.PRINTERS)
+        details = self._detail()
+        steps = [Action(f"step_{name}", text, self._step_handler(name), enabled=self._step_allowed(name),
+                        tooltip=f"{transition(name).label} ({transition(name).article})",
+                        default=name == "start_review")
+                 for name, text in self.STEP_BUTTONS]
+        outputs = self._output_actions()
+        self.panel: ListPanel[PermitRow] = ListPanel(ctx, ListSpec(
+            name="permits_table", columns=PERMIT_COLUMNS, fetch=self._fetch, multi=True,
+            filters=[
+                Filter("state_filter", "&Situação:", kind="choice",
+                       choices=[(permits.STATE_FILTERS[k][0], k)
+                                for k in ("all", "in_force", "pending", *[s.value for s in PermitState])]),
+                Filter("service_filter", "Ser&viço:", kind="choice",
+                       choices=[("Todos os serviços", None), *[(s.label, s.value) for s in ServiceType]]),
+                Filter("search", "&Buscar:", placeholder="Nome, CPF, placa ou número (MT-0007/2026)", stretch=True),
+            ],
+            actions=[*steps, *outputs], identity=lambda r: (r.kind, r.id), sort=("start", True), select_first=False,
+            kinds={"permit", "person", "vehicle", "badge", "payment", "notice", "deputy"},
+            count=lambda n, more: f"{n}{'+' if more else ''} registro(s)",
+            detail=details, on_current=lambda _r: self.show_details()), autoload=False)
+        self._outputs_on_their_own_row(outputs)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.panel)
+        self._name_the_parts()
+        self.reload()
 
-        # --- the detail: history and badge prints of the selected row -------------------------------
-        self.detail_title = QLabel("Selecione uma permissão ou requerimento.")
-        self.detail_title.setObjectName("detail_title")
-        self.detail_title.setWordWrap(True)
+    def _detail(self) -> QWidget:
+        """The detail: the history and the badge prints of the selected row."""
+        self.detail_title = wrapped_label("Selecione uma permissão ou requerimento.", "detail_title")
         self.events_model: RowTableModel[EventRow] = RowTableModel(EVENT_COLUMNS)
         self.events = list_table("permit_history")
         self.events.setModel(self.events_model)
         self.prints_model: RowTableModel[BadgePrintRow] = RowTableModel(PRINT_COLUMNS)
         self.prints = list_table("badge_prints")
         self.prints.setModel(self.prints_model)
-        details = side_by_side(self.detail_title, ("&Histórico (quem, quando, por quê)", self.events),
-                               ("Impressões do crac&há", self.prints))
+        return side_by_side(self.detail_title, ("&Histórico (quem, quando, por quê)", self.events),
+                            ("Impressões do crac&há", self.prints))
 
-        steps = [Action(f"step_{name}", text, self._step_handler(name), enabled=self._step_allowed(name),
-                        tooltip=f"{transition(name).label} ({transition(name).article})",
-                        default=name == "start_review")
-                 for name, text in self.STEP_BUTTONS]
-        outputs = [
+    def _output_actions(self) -> list[Action]:
+        """The documents and the other acts on a permit (beside the steps of its life)."""
+        printers = frozenset(badges.PRINTERS)
+        return [
             Action("print_badge", "Imprimir &crachá…", lambda rows: self.print_badge(), printers, multi=True,
                    enabled=lambda rows: all(r.is_permit and r.state is PermitState.ACTIVE for r in rows),
                    shortcut="Ctrl+P"),
@@ -313,21 +306,9 @@ class PermitsTab(FlexiblePage):
             Action("verify_badge", "Verificar cr&achá…", lambda _r: self.verify_badge(), needs_row=False,
                    shortcut="Ctrl+Shift+V"),
         ]
-        self.panel: ListPanel[PermitRow] = ListPanel(ctx, ListSpec(
-            name="permits_table", columns=PERMIT_COLUMNS, fetch=self._fetch, multi=True,
-            filters=[
-                Filter("state_filter", "&Situação:", kind="choice",
-                       choices=[(permits.STATE_FILTERS[k][0], k)
-                                for k in ("all", "in_force", "pending", *[s.value for s in PermitState])]),
-                Filter("service_filter", "Ser&viço:", kind="choice",
-                       choices=[("Todos os serviços", None), *[(s.label, s.value) for s in ServiceType]]),
-                Filter("search", "&Buscar:", placeholder="Nome, CPF, placa ou número (MT-0007/2026)", stretch=True),
-            ],
-            actions=[*steps, *outputs], identity=lambda r: (r.kind, r.id), sort=("start", True), select_first=False,
-            kinds={"permit", "person", "vehicle", "badge", "payment", "notice", "deputy"},
-            count=lambda n, more: f"{n}{'+' if more else ''} registro(s)",
-            detail=details, on_current=lambda _r: self.show_details()), autoload=False)
-        # the step buttons on one row, the documents on the next (each wraps rather than outgrow the screen)
+
+    def _outputs_on_their_own_row(self, outputs: list[Action]) -> None:
+        """The step buttons on one row, the documents on the next (each wraps rather than outgrow the screen)."""
         outputs_box = QWidget()
         outputs_row = FlowLayout(outputs_box)
         for action in outputs:
@@ -338,10 +319,8 @@ class PermitsTab(FlexiblePage):
         assert isinstance(panel_top, QVBoxLayout)
         panel_top.insertWidget(panel_top.indexOf(self.panel.status), outputs_box)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.panel)
-        # the names tests and other code know
+    def _name_the_parts(self) -> None:
+        """The names tests and other code know."""
         self.model, self.table, self.status, self.count = (self.panel.model, self.panel.table, self.panel.status,
                                                            self.panel.count)
         self.state_filter = self.panel.combo("state_filter")
@@ -355,7 +334,6 @@ class PermitsTab(FlexiblePage):
         self.payment_button = self.panel.buttons["record_payment"]
         self.conviction_button = self.panel.buttons["conviction"]
         self.verify_button = self.panel.buttons["verify_badge"]
-        self.reload()
 
     # --- data ------------------------------------------------------------------------------------
     def _fetch(self, values: dict[str, Any], offset: int, limit: int, key: str, descending: bool) -> list[PermitRow]:
@@ -608,24 +586,15 @@ class CandidateDialog(GuardedDialog):
         self.ctx = ctx
         self.setWindowTitle("Adicionar candidato")
         self.setMinimumWidth(420)
-        self.rank = QSpinBox()
-        self.rank.setObjectName("rank")
+        self.rank = named(QSpinBox(), "rank")
         self.rank.setRange(1, 9999)
-        self.cpf = FormattedLineEdit("cpf")
-        self.cpf.setObjectName("cpf")
-        self.name = QLineEdit()
-        self.name.setObjectName("name")
-        self.registered = QLabel()
-        self.registered.setObjectName("registered")
-        self.registered.setWordWrap(True)
+        self.cpf = line_edit("cpf", edit=FormattedLineEdit("cpf"))
+        self.name = line_edit("name")
+        self.registered = wrapped_label(name="registered")
         self._carried_name = ""  # the name the CPF brought (replaced when another CPF brings another)
-        form = QFormLayout(self)
-        form.addRow("C&lassificação:", self.rank)
-        form.addRow("C&PF:", self.cpf)
-        form.addRow("&Nome completo:", self.name)
-        form.addRow(self.registered)
         buttons, _ok = ok_cancel_buttons(self, "&Adicionar")
-        form.addRow(buttons)
+        form(("C&lassificação:", self.rank), ("C&PF:", self.cpf), ("&Nome completo:", self.name),
+             self.registered, buttons, parent=self)
         self.cpf.textChanged.connect(self._cpf_changed)
         self.mark_clean()
 
@@ -659,20 +628,12 @@ class TenderDialog(GuardedDialog):
         super().__init__(parent)
         self.setWindowTitle("Nova licitação")
         self.setMinimumWidth(460)
-        self.number = QLineEdit()
-        self.number.setObjectName("number")
-        self.number.setMaxLength(32)
-        self.number.setPlaceholderText("ex.: Concorrência 01/2026")
-        self.description = QLineEdit()
-        self.description.setObjectName("description")
-        self.homologated_on = DateField()
-        self.homologated_on.setObjectName("homologated_on")
-        form = QFormLayout(self)
-        form.addRow("&Número:", self.number)
-        form.addRow("&Descrição:", self.description)
-        form.addRow("&Homologada em:", self.homologated_on)
+        self.number = line_edit("number", "ex.: Concorrência 01/2026", 32)
+        self.description = line_edit("description")
+        self.homologated_on = named(DateField(), "homologated_on")
         buttons, _ok = ok_cancel_buttons(self, "&Registrar")
-        form.addRow(buttons)
+        form(("&Número:", self.number), ("&Descrição:", self.description), ("&Homologada em:", self.homologated_on),
+             buttons, parent=self)
         self.mark_clean()
 
 
@@ -890,12 +851,9 @@ class PermitsPage(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.tabs = QTabWidget()
-        keyboard_tabs(self.tabs)
-        self.tabs.setObjectName("permit_tabs")
         self.permits_tab, self.tender_tab = PermitsTab(ctx), TenderTab(ctx)  # each scrolls only when it must
-        self.tabs.addTab(self.permits_tab, "Permissões e requerimentos")
-        self.tabs.addTab(self.tender_tab, "Licitação e cota")
+        self.tabs = tab_widget("permit_tabs", (self.permits_tab, "Permissões e requerimentos"),
+                               (self.tender_tab, "Licitação e cota"))
         layout = QVBoxLayout(self)
         layout.addWidget(heading("Permissões e autorizações"))
         layout.addWidget(self.tabs, 1)

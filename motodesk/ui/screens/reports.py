@@ -16,12 +16,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QMessageBox,
     QProgressDialog,
     QPushButton,
-    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -34,11 +32,11 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import MotodeskError
 from motodesk.services.reports import EXPORTERS, ExportCancelled, ExportKind, suggested_name
 from motodesk.ui.errors import show_error
-from motodesk.ui.formkit import wrapped_label
+from motodesk.ui.formkit import column, push_button, row, wrapped_label
 from motodesk.ui.listpage import save_file_name, with_access_key
 from motodesk.ui.mainwindow import MainWindow, register_page
 from motodesk.ui.ops import ServiceOp
-from motodesk.ui.widgets import keyboard_tabs
+from motodesk.ui.widgets import tab_widget
 
 EXPORT_ROLES = (Role.SUPERVISOR, Role.ADMIN)
 IMPORT_ROLES = (Role.CLERK, Role.SUPERVISOR)
@@ -199,27 +197,12 @@ class ImportTab(QWidget):
                    "pelos validadores (CPF, CNH, placa…); o relatório mostra o que será incluído, atualizado ou recusado "
                    "e por quê. Nada é gravado antes de você confirmar, e a importação grava todas as linhas confirmadas "
                    "ou nenhuma. Importar de novo a mesma planilha não duplica ninguém.</p>")
-        self.template_button = QPushButton("Baixar &modelo…")
-        self.template_button.setObjectName("template")
-        self.template_button.clicked.connect(self.save_template)
-        self.import_button = QPushButton("&Importar planilha…")
-        self.import_button.setObjectName("import")
+        self.template_button = push_button("Baixar &modelo…", "template", self.save_template)
+        self.import_button = push_button("&Importar planilha…", "import", self.open_import)
         self.import_button.setEnabled(allowed)
-        self.import_button.clicked.connect(self.open_import)
-        self.status = QLabel()
-        self.status.setObjectName("import_status")
-        self.status.setWordWrap(True)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.template_button)
-        buttons.addWidget(self.import_button)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        if not allowed:
-            layout.addWidget(QLabel("A importação é feita pelos perfis Atendente e Supervisor."))
-        layout.addLayout(buttons)
-        layout.addWidget(self.status)
-        layout.addStretch(1)
+        self.status = wrapped_label(name="import_status")
+        only = [] if allowed else [QLabel("A importação é feita pelos perfis Atendente e Supervisor.")]
+        column(intro, *only, row(self.template_button, self.import_button, 1), self.status, 1, parent=self)
 
     def save_template(self) -> None:
         from motodesk.exports.importer import write_template
@@ -251,13 +234,9 @@ class ReportsPage(QWidget):
     def __init__(self, ctx: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.ctx = ctx
-        self.tabs = QTabWidget()
-        keyboard_tabs(self.tabs)
-        self.tabs.setObjectName("report_tabs")
         self.exports = ExportsTab(ctx)
         self.imports = ImportTab(ctx)
-        self.tabs.addTab(self.exports, "&Planilhas")
-        self.tabs.addTab(self.imports, "I&mportação")
+        self.tabs = tab_widget("report_tabs", (self.exports, "&Planilhas"), (self.imports, "I&mportação"))
         self.dashboard: QWidget | None = None
         if ctx.user.role in DASHBOARD_ROLES:
             from motodesk.ui.dashboard import DashboardWidget
