@@ -103,10 +103,7 @@ def _write_instructions(info: Worksheet, columns: tuple[TemplateColumn, ...]) ->
     for paragraph in _INTRODUCTION:
         info.append([paragraph])
     info.append([])
-    header_row = info.max_row + 1
-    info.append(["Coluna", "Obrigatória", "O que informar", "Exemplo"])
-    for cell in info[header_row]:
-        cell.font = _BOLD
+    _bold_line(info, ["Coluna", "Obrigatória", "O que informar", "Exemplo"])
     for col in columns:
         info.append([col.header, "Sim" if col.required else "Não", col.help, col.example])
         example = info.cell(row=info.max_row, column=4)
