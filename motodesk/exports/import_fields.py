@@ -32,6 +32,8 @@ from motodesk.rules.validators import (
 
 #: What a cell gives: its value, an error and a warning (each a pt_BR sentence), any of them None.
 Parsed = tuple[Any, str | None, str | None]
+#: The reader of one kind of field: ``(column, cell value, today) -> Parsed``, for a cell not empty.
+FieldParser = Callable[[TemplateColumn, Any, date], Parsed]
 
 _DMY = re.compile(r"(\d{1,2})[/\-.](\d{1,2})[/\-.](\d{4}|\d{2})")
 _YMD = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?")
@@ -150,10 +152,15 @@ def parse_field(col: TemplateColumn, raw: Any, today: date) -> Parsed:
     """One cell into ``(value, error, warning)``; an empty cell gives ``(None, None, None)``."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return None, None, None
-    parse = _PARSERS.get(col.kind)
+    return field_parser(col.kind)(col, raw, today)
+
+
+def field_parser(kind: str) -> FieldParser:
+    """The reader of ``kind``'s cells (a line's reader looks each column's up once)."""
+    parse = _PARSERS.get(kind)
     if parse is None:  # pragma: no cover
-        raise AssertionError(f"unknown field kind {col.kind}")
-    return parse(col, raw, today)
+        raise AssertionError(f"unknown field kind {kind}")
+    return parse
 
 
 def _parse_date(col: TemplateColumn, raw: Any, today: date) -> Parsed:
@@ -286,7 +293,7 @@ def _as_int(raw: Any) -> int | None:
 
 
 #: The reader of each :data:`~motodesk.exports.import_columns.FieldKind`.
-_PARSERS: dict[str, Callable[[TemplateColumn, Any, date], Parsed]] = {
+_PARSERS: dict[str, FieldParser] = {
     "date": _parse_date,
     "past_date": _parse_date,
     **dict.fromkeys(_VALIDATORS, _parse_document),

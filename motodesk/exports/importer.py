@@ -60,7 +60,7 @@ from motodesk.exports.import_columns import (
     normalise_header,
     template_columns,
 )
-from motodesk.exports.import_fields import parse_date, parse_field
+from motodesk.exports.import_fields import FieldParser, field_parser, parse_date, parse_field
 from motodesk.exports.import_report import ImportReport, ImportRow, render_report
 from motodesk.exports.import_sheets import (
     FAST_MAX_COLS,
@@ -128,6 +128,7 @@ __all__ = [
     "document_columns",
     "normalise_header",
     "parse_date",
+    "parse_field",
     "read_import",
     "render_report",
     "template_columns",
@@ -383,11 +384,11 @@ def _close_headers(wanted: TemplateColumn, unknown: Sequence[tuple[int, str]]) -
 def _read_lines(ws: Sheet, header_row: int, columns: dict[int, TemplateColumn], report: ImportReport, *,
                 max_rows: int, today: date, progress: Callable[[int], None] | None) -> ImportReport:
     """The data lines below ``header_row`` into ``report``, until :data:`EMPTY_ROWS_STOP` empty ones."""
-    wanted = sorted(columns.items())
+    wanted = [(i, col, field_parser(col.kind)) for i, col in sorted(columns.items())]
     empty_run = 0
     read = 0
     stopped_at: int | None = None
-    positions = [i - 1 for i, _ in wanted]
+    positions = [i - 1 for i, _, _ in wanted]
     for line, cells in ws.rows(header_row + 1):
         if all(_blank(cells[i]) for i in positions if i < len(cells)):
             empty_run += 1
@@ -425,11 +426,13 @@ def _blank(value: Any) -> bool:
 
 
 def _read_row(
-    line: int, cells: Sequence[Any], wanted: list[tuple[int, TemplateColumn]], today: date
+    line: int, cells: Sequence[Any], wanted: list[tuple[int, TemplateColumn, FieldParser]], today: date
 ) -> ImportRow:
+    """One data line: each wanted column's cell checked (required, no formula, not too long), then
+    read by its kind's parser (``parse_field``'s, called directly: once per cell of every line)."""
     row = ImportRow(line=line, values={})
     width = len(cells)
-    for col_idx, col in wanted:
+    for col_idx, col, parse in wanted:
         raw = cells[col_idx - 1] if col_idx <= width else None
         if raw is None or raw == "":
             row.values[col.key] = None
@@ -445,7 +448,10 @@ def _read_row(
                                                        size=format_int(len(raw)), limit=format_int(MAX_CELL_CHARS)))
             row.values[col.key] = None
             continue
-        value, error, warning = parse_field(col, raw, today)
+        if isinstance(raw, str) and not raw.strip():
+            value = error = warning = None
+        else:
+            value, error, warning = parse(col, raw, today)
         row.values[col.key] = value
         if error:
             row.errors.append(error)
