@@ -121,6 +121,10 @@ def test_template_has_headers_instructions_and_lists(tmp_path: Path) -> None:
     texts = [c.value for row in info.iter_rows() for c in row if isinstance(c.value, str)]
     assert any("Colunas destacadas são obrigatórias" in t for t in texts)
     assert "Maria Aparecida da Silva" in texts  # the example row
+    header = next(row[:4] for row in info.iter_rows() if row[0].value == "Coluna")
+    assert [c.value for c in header] == ["Coluna", "Obrigatória", "O que informar", "Exemplo"]
+    assert all(c.font.b for c in header)  # the column list's header is bold, not the empty line above it
+    assert not any(c.font.b for c in info[header[0].row - 1][:4])
 
 
 def test_empty_template_reads_as_no_rows(tmp_path: Path) -> None:
