@@ -11,7 +11,11 @@ from __future__ import annotations
 
 WORDING: dict[str, tuple[str, ...]] = {
     "appeal_late": ("intempestivo",),
-    "art10_i_quota": (r"Art\. 10, I: não há vaga de mototáxi para convocar",),
+    "art10_i_quota": (
+        r"Art\. 10, I: não há vaga de mototáxi para convocar",
+        r"Art\. 10, I: não há vaga de mototáxi — \d+ permissões para [\d.]+ habitantes",
+        r"Art\. 10, I: dado impossível",
+    ),
     "art14_one_deputy": ("Art. 14: o titular indica um preposto, e Primeiro Preposto Silva",),
     "art14_permit": ("Art. 34, III",),
     "art14_self": ("não pode ser preposto de si mesmo",),
