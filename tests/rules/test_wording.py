@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,21 @@ def test_the_quota_and_the_vehicle_say_their_sentences_word_for_word() -> None:
         "Art. 5º, § 8º: o veículo não pode ser autorizado para passageiros e carga ao mesmo tempo.")
     assert said["vehicle_identification"] == (
         "Art. 5º, § 1º, I: placa HMG4B83, RENAVAM 89038149178, chassi 9C2KC2200LR012345.")
+
+
+@pytest.mark.parametrize(
+    ("changes", "fragment"),
+    [
+        ({"photo_max_age_days": -1}, "Idade máxima da foto 3x4 (dias) não pode ser negativo"),
+        ({"crlv_previous_year_accepted_until_month": 13}, "deve ser um mês de 1 a 12"),
+        ({"periodic_inspection_months": 0}, "deve ser positivo ou vazio"),
+        ({"fine_ufm_leve": Decimal("-1")}, "A multa de infração leve não pode ser negativa"),
+        ({"penalties_grave": ()}, "Informe ao menos uma penalidade para infração grave"),
+        ({"ufm_value_brl": Decimal("-0.01")}, "O valor da UFM não pode ser negativo"),
+    ],
+)
+def test_invalid_settings_are_refused_in_portuguese(changes: dict[str, object], fragment: str) -> None:
+    """The law's settings refuse a bad value naming the field by its label."""
+    with pytest.raises(ValueError, match="Configuração inválida") as raised:
+        replace(LawSettings(), **changes)  # type: ignore[arg-type]
+    assert fragment in str(raised.value)
