@@ -29,9 +29,18 @@ WORDING: dict[str, tuple[str, ...]] = {
     "art31_g3_ii_replacement": ("Art. 31, Grupo 3, II",),
     "art31_g4_i_accident_inspection": (r"Art\. 31, Grupo 4, I",),
     "art32_has_permit": (r"Art\. 32: .*tem permissão de mototáxi em vigor",),
+    "art3_i_engine": (
+        r"Art\. 3º, I: o motor tem \d+ cc; o permitido é de \d+ cc a \d+ cc",
+        r"Art\. 3º, I: dado impossível",
+    ),
     "art5_1_i_insurance": (
         r"Art\. 5º, § 1º, I; Art\. 5º, § 5º",
         "seguro obrigatório",
+    ),
+    "art5_i_age": (
+        r"Art\. 5º, I: .*(requerente|preposto) tem \d+ anos",
+        r"Art\. 5º, I: dado impossível",
+        r"^data inválida — .*Data de nascimento",
     ),
     "art5_ix_photo_recent": (
         r"Art\. 5º, IX: a foto é de .* há 181 dias",
@@ -40,6 +49,12 @@ WORDING: dict[str, tuple[str, ...]] = {
     "art5_vii_medical": (
         "apresentado em .* depois do prazo de 30 dias",
         r"Art\. 5º, VII e § 2º: .*prazo de 30 dias",
+    ),
+    "art6_tender": (
+        r"Art\. \d+.*: o requerente é candidato \d+º da licitação .*, mas ",
+        "não está entre os candidatos",
+        "não há licitação de mototáxi em andamento",
+        "ainda não homologada",
     ),
     "art9_holder": ("Art. 9º: organizam-se os permissionários",),
     "attachment.bad_type": ("não é um PDF, JPEG ou PNG",),
