@@ -326,6 +326,14 @@ def check_wording(key: str, text: str) -> None:
             f"the wording of {key!r} follows none of its patterns in tests/wording_table.py: {text}"
 
 
+def names_in(said: BaseException | str, *names: object) -> None:
+    """The data an error or a report names (a file, a table, a login, an id), not its wording: each
+    of ``names`` appears in the message, whatever the sentence around it says."""
+    text = str(said)
+    missing = [str(n) for n in names if str(n) not in text]
+    assert not missing, f"{missing} not named in: {text}"
+
+
 @contextlib.contextmanager
 def raises_code(exc_type: type[E], code: str, *, fields: Sequence[str] = ()) -> Iterator[pytest.ExceptionInfo[E]]:
     """``pytest.raises(exc_type)`` that also asserts the error's stable ``code`` (see

@@ -113,7 +113,8 @@ def check_content(filename: str, data: bytes) -> str:
         if marker is not None:
             raise InvalidInputError(f"O arquivo {name} começa como PDF mas contém também uma página da web "
                                     f"(“{marker.decode('ascii')}”): um arquivo assim pode executar código ao ser "
-                                    "aberto e não é anexado. Digitalize o documento ou gere o PDF de novo.")
+                                    "aberto e não é anexado. Digitalize o documento ou gere o PDF de novo.",
+                                    code="attachment.html_polyglot")
         return media_type
     kind = MEDIA_TYPES[media_type]
     try:

@@ -93,15 +93,16 @@ def check_login_name(s: Session, login: str) -> str:
     """The normalised login, or InvalidInputError (bad characters, look-alike of an existing login)."""
     normal = normalise_login(login)
     if not LOGIN_PATTERN.fullmatch(normal):
-        raise InvalidInputError(INVALID_LOGIN, {"login": "Login inválido."})
+        raise InvalidInputError(INVALID_LOGIN, {"login": "Login inválido."}, code="user.login_invalid")
     skeleton = login_skeleton(normal)
     for existing in s.scalars(select(User.login)):
         if existing == normal:
-            raise InvalidInputError(f"Já existe um usuário com o login {normal!r}.", {"login": "Já existe."})
+            raise InvalidInputError(f"Já existe um usuário com o login {normal!r}.", {"login": "Já existe."},
+                                    code="user.login_taken")
         if login_skeleton(existing) == skeleton:
             raise InvalidInputError(
                 f"O login {normal!r} se confunde com o login existente {existing!r} (letras parecidas); "
-                "escolha outro.", {"login": "Parecido demais com outro login."})
+                "escolha outro.", {"login": "Parecido demais com outro login."}, code="user.login_confusable")
     return normal
 
 
@@ -211,7 +212,8 @@ def _first_admin_through_gate(ctx: AppContext, login: str, full_name: str, passw
     login = normalise_login(login)
     if not LOGIN_PATTERN.fullmatch(login):
         raise InvalidInputError("Login inválido: use de 2 a 32 letras minúsculas, números, ponto, hífen ou "
-                                "sublinhado, começando por letra ou número.", {"login": "Login inválido."})
+                                "sublinhado, começando por letra ou número.", {"login": "Login inválido."},
+                                code="user.login_invalid")
     name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
     if count_users(ctx):
         raise PermissionDeniedError(ALREADY_HAS_USERS)

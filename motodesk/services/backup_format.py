@@ -376,7 +376,7 @@ ZIP_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, zipfile.LargeZipFile, No
 def _damaged(archive: Path, member: str | None = None) -> RestoreError:
     where = f"o conteúdo de {member} está corrompido" if member else "o arquivo zip está incompleto ou corrompido"
     return RestoreError(f"A cópia de segurança {archive} está danificada: {where} (arquivo truncado ou com CRC "
-                        "errado). Use outra cópia.")
+                        "errado). Use outra cópia.", code="restore.damaged_archive")
 
 
 @contextmanager
@@ -403,17 +403,17 @@ def _sqlite_health(path: Path, what: str) -> None:
         orphans = con.execute("PRAGMA foreign_key_check").fetchmany(10)
     except sqlite3.DatabaseError as exc:
         raise BackupError(f"{what} está danificado ({exc}). Nenhuma cópia foi gravada: recupere o banco "
-                          "(ou restaure a última cópia boa) antes de fazer uma nova.") from exc
+                          "(ou restaure a última cópia boa) antes de fazer uma nova.", code="backup.damaged_database") from exc
     finally:
         con.close()
     if problems != ["ok"]:
         raise BackupError(f"{what} está danificado (PRAGMA integrity_check: {'; '.join(problems[:5])}). Nenhuma "
                           "cópia foi gravada: recupere o banco (ou restaure a última cópia boa) antes de fazer uma "
-                          "nova.")
+                          "nova.", code="backup.damaged_database")
     if orphans:
         listed = "; ".join(f"{t} linha {rowid} aponta para {parent} inexistente" for t, rowid, parent, _ in orphans[:5])
         raise BackupError(f"{what} tem referências quebradas (PRAGMA foreign_key_check: {listed}). Nenhuma cópia "
-                          "foi gravada: corrija o banco antes de fazer uma nova.")
+                          "foi gravada: corrija o banco antes de fazer uma nova.", code="backup.broken_references")
 
 
 def _hash_member(lines: IO[bytes]) -> tuple[TableHash, dict[str, Any]]:

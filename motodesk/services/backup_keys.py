@@ -113,7 +113,7 @@ def sign(data: bytes) -> tuple[str, str]:
 def _load_public(pem: bytes, source: str) -> Ed25519PublicKey:
     if b"PRIVATE KEY" in pem:
         raise InvalidInputError(f"{source} contém uma chave PRIVADA: importe apenas a chave pública "
-                                "(gerada por 'motodesk export-backup-key').")
+                                "(gerada por 'motodesk export-backup-key').", code="backup_key.private")
     try:
         public = serialization.load_pem_public_key(pem)
     except (ValueError, TypeError) as exc:

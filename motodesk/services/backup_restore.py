@@ -85,14 +85,15 @@ def _open_backup(archive: Path, *, verify: bool = True) -> _Opened:
             if len(names) != len(listed):
                 twice = sorted({n for n in listed if listed.count(n) > 1})
                 raise RestoreError(f"{archive} traz mais de um arquivo com o mesmo nome ({', '.join(twice[:5])}): "
-                                   "a cópia foi alterada. Não restaure este arquivo.")
+                                   "a cópia foi alterada. Não restaure este arquivo.", code="restore.duplicate_members")
             if MANIFEST not in names:
                 raise RestoreError(f"{archive} não é uma cópia de segurança do MotoDesk (falta {MANIFEST}).")
             manifest_bytes = _read_capped(archive, zf, MANIFEST, MANIFEST_LIMIT)
             signature_bytes = _read_capped(archive, zf, SIGNATURE, SIGNATURE_LIMIT) if SIGNATURE in names else None
     except ZIP_DAMAGE:
         raise RestoreError(f"{archive} não é uma cópia de segurança do MotoDesk íntegra: o arquivo zip está "
-                           "incompleto ou corrompido (arquivo truncado, CRC errado ou de outro programa).") from None
+                           "incompleto ou corrompido (arquivo truncado, CRC errado ou de outro programa).",
+                           code="restore.damaged_archive") from None
     except OSError as exc:
         raise RestoreError(f"Não foi possível ler {archive}: {exc.strerror or exc}.") from exc
     try:
@@ -109,7 +110,7 @@ def _open_backup(archive: Path, *, verify: bool = True) -> _Opened:
         raise RestoreError(
             f"{archive} não tem assinatura nem somas de conferência (formato {version}, MotoDesk "
             f"{raw.get('program_version')}): esta versão só restaura cópias assinadas. Restaure-a com a versão que a "
-            "fez e faça uma nova cópia de segurança com esta versão.")
+            "fez e faça uma nova cópia de segurança com esta versão.", code="restore.unsigned")
     signer = ""
     if verify:
         signer = _check_signature(archive, manifest_bytes, signature_bytes)
@@ -127,7 +128,7 @@ def _open_backup(archive: Path, *, verify: bool = True) -> _Opened:
     extra = sorted(names - set(manifest.members) - {MANIFEST, SIGNATURE})
     if extra:
         raise RestoreError(f"{archive} traz arquivos que o manifesto não lista ({', '.join(extra[:5])}): "
-                           "a cópia foi alterada.")
+                           "a cópia foi alterada.", code="restore.unlisted_members")
     return _Opened(manifest, signer)
 
 
@@ -157,10 +158,10 @@ def _check_signature(archive: Path, manifest_bytes: bytes, signature_bytes: byte
         raise RestoreError(
             f"{archive} foi assinada pela chave {signer}, que esta instalação não conhece. Se a cópia veio de outra "
             "instalação do MotoDesk, exporte lá a chave pública ('motodesk export-backup-key ARQUIVO') e restaure "
-            "aqui com 'motodesk restore --trust-key ARQUIVO …'.")
+            "aqui com 'motodesk restore --trust-key ARQUIVO …'.", code="restore.unknown_key")
     if verdict is False:
         raise RestoreError(f"A assinatura de {archive} não confere (chave {signer}): o manifesto foi alterado depois "
-                           "da cópia. Não restaure este arquivo.")
+                           "da cópia. Não restaure este arquivo.", code="restore.bad_signature")
     return signer
 
 
@@ -188,12 +189,13 @@ def _extract_verified(archive: Path, manifest: Manifest, work: Path) -> None:
                     raise _damaged(archive, name) from None
                 if sha.hexdigest() != expected.get("sha256") or size != expected.get("size"):
                     raise RestoreError(f"O conteúdo de {name} em {archive} não confere com o manifesto assinado "
-                                       "(SHA-256): a cópia foi alterada ou danificada. Não restaure este arquivo.")
+                                       "(SHA-256): a cópia foi alterada ou danificada. Não restaure este arquivo.",
+                                       code="restore.member_differs")
     except ZIP_DAMAGE:
         raise _damaged(archive) from None
     except OSError as exc:
         raise RestoreError(_disk_message(exc, work.parent) + f": não foi possível extrair {archive.name} "
-                           "para a restauração.") from exc
+                           "para a restauração.", code="restore.disk_refused") from exc
 
 
 def _member_path(work: Path, name: str) -> Path:
@@ -362,15 +364,15 @@ def _check_contents(archive: Path, work: Path, manifest: Manifest) -> None:
     if problems:
         raise RestoreError(
             f"Os dados de {archive} não conferem com o manifesto assinado, e nada foi restaurado. Diferenças: "
-            + "; ".join(problems[:8]) + "."
+            + "; ".join(problems[:8]) + ".", code="restore.data_differs"
         )
 
 
 def _schema_refusal(archive: Path, problems: list[str]) -> RestoreError:
     return RestoreError(
         f"O esquema de {archive} difere do que as migrações do MotoDesk constroem, e nada foi restaurado: "
-        + "; ".join(problems[:8]) + (f"; e mais {len(problems) - 8}" if len(problems) > 8 else "") + "."
-    )
+        + "; ".join(problems[:8]) + (f"; e mais {len(problems) - 8}" if len(problems) > 8 else "") + ".",
+        code="restore.schema_differs")
 
 
 def _check_sqlite_member(archive: Path, source: Path, revision: str, declared: SchemaDescription) -> None:
@@ -402,10 +404,10 @@ def _restore_sqlite(source: Path, db: Database, manifest: Manifest) -> None:
         except sqlite3.Error as exc:
             if _sqlite_full(exc):
                 raise RestoreError(f"O disco de {target.parent} está cheio: nada foi restaurado; libere espaço e "
-                                   "restaure de novo.") from exc
+                                   "restaure de novo.", code="restore.disk_refused") from exc
             raise RestoreError(explain_error(exc, db.url)) from exc
         except OSError as exc:
-            raise RestoreError(_disk_message(exc, target.parent) + ": nada foi restaurado.") from exc
+            raise RestoreError(_disk_message(exc, target.parent) + ": nada foi restaurado.", code="restore.disk_refused") from exc
         built = Database.open(f"sqlite:///{partial}")
         try:
             _verify_restored(built, manifest)
@@ -532,7 +534,8 @@ def _copy_in(conn: Connection, db: Database, manifest: Manifest, source: RowSour
         known = {n: {c["name"] for c in insp.get_columns(n)} for n in names}
         unknown = sorted(set(manifest.tables) - set(names))
         if unknown:
-            raise RestoreError(f"A cópia traz tabelas que as migrações do MotoDesk não criam: {', '.join(unknown)}.")
+            raise RestoreError(f"A cópia traz tabelas que as migrações do MotoDesk não criam: {', '.join(unknown)}.",
+                                   code="restore.unknown_tables")
         q = conn.dialect.identifier_preparer.quote
         # User triggers (the audit triggers among them) must not fire for restored rows: the audit rows
         # come verbatim from the backup. Re-enabled below, in this same transaction.

@@ -134,7 +134,7 @@ def create_backup(ctx: AppContext, out: Path | str, *, progress: Progress | None
     try:
         return _write_backup(ctx, out, state, report, reference)
     except OSError as exc:
-        raise BackupError(_disk_message(exc, out.parent) + ": a cópia de segurança não foi gravada.") from exc
+        raise BackupError(_disk_message(exc, out.parent) + ": a cópia de segurança não foi gravada.", code="backup.disk_refused") from exc
 
 
 def _reference_schema(db: Database) -> SchemaDescription:
@@ -145,7 +145,8 @@ def _reference_schema(db: Database) -> SchemaDescription:
         raise BackupError(
             "O banco de dados não tem a revisão do esquema (a tabela alembic_version está vazia ou faltando): "
             "ele foi alterado fora do MotoDesk e uma cópia dele não poderia ser restaurada. Nenhuma cópia foi "
-            "gravada: restaure a última cópia boa ou corrija o banco antes de fazer uma nova.")
+            "gravada: restaure a última cópia boa ou corrija o banco antes de fazer uma nova.",
+            code="backup.no_revision")
     if db.is_sqlite:
         return sqlite_reference(revision)
     try:
@@ -163,7 +164,7 @@ def _schema_damage(where: str, reference: SchemaDescription, found: SchemaDescri
             f"O esquema {where} difere do que as migrações do MotoDesk constroem, e uma cópia dele não poderia ser "
             "restaurada: " + "; ".join(problems[:8]) + (f"; e mais {len(problems) - 8}" if len(problems) > 8 else "")
             + ". Nenhuma cópia foi gravada: restaure a última cópia boa (ou recrie o que falta) antes de fazer uma "
-            "nova.")
+            "nova.", code="backup.schema_differs")
 
 
 def _write_backup(ctx: AppContext, out: Path, state: str, report: Progress,
@@ -215,10 +216,10 @@ def _backup_sqlite(db: Database, work: Path, zf: zipfile.ZipFile, folder: Path, 
         db.backup_sqlite(target)  # SQLite's online backup API: a consistent copy while others write
     except sqlite3.Error as exc:
         if _sqlite_full(exc):
-            raise BackupError(f"O disco de {folder} está cheio: a cópia de segurança não foi gravada.") from exc
+            raise BackupError(f"O disco de {folder} está cheio: a cópia de segurança não foi gravada.", code="backup.disk_refused") from exc
         if "disk i/o error" in str(exc).lower():
             raise BackupError(f"O disco de {folder} recusou a gravação (disco cheio, arquivo maior do que o permitido "
-                              "ou falha do disco): a cópia de segurança não foi gravada.") from exc
+                              "ou falha do disco): a cópia de segurança não foi gravada.", code="backup.disk_refused") from exc
         raise BackupError(explain_error(exc, db.url)) from exc
     _sqlite_health(target, f"A cópia do banco de dados {source}")
     engine = create_engine(f"sqlite:///{target}")
@@ -292,7 +293,8 @@ def _backup_postgresql(db: Database, zf: zipfile.ZipFile, reference: SchemaDescr
                 broken = _foreign_key_orphans(conn)
                 if broken:
                     raise BackupError("O banco de dados do servidor tem referências quebradas (" + "; ".join(broken[:5])
-                                      + "). Nenhuma cópia foi gravada: corrija o banco antes de fazer uma nova.")
+                                      + "). Nenhuma cópia foi gravada: corrija o banco antes de fazer uma nova.",
+                                      code="backup.broken_references")
                 for name in _data_tables(conn):
                     member = f"{TABLES_PREFIX}{name}{TABLE_SUFFIX}"
                     columns, rows = _rows(conn, name)
@@ -329,7 +331,8 @@ def _read_back(partial: Path, out: Path, manifest: Manifest) -> None:
                         if found.hexdigest() != want["sha256"] or found.rows != want["rows"]:
                             raise BackupError(
                                 f"A cópia gravada em {out.parent} não confere com o banco de dados: a tabela {table} "
-                                "lida de volta do arquivo difere do que o banco contém. A cópia foi descartada.")
+                                "lida de volta do arquivo difere do que o banco contém. A cópia foi descartada.",
+                                code="backup.read_back_differs")
                     else:
                         writer = _HashingWriter(io.BytesIO())
                         for chunk in iter(lambda m=member: m.read(1 << 20), b""):  # type: ignore[misc]
@@ -338,7 +341,7 @@ def _read_back(partial: Path, out: Path, manifest: Manifest) -> None:
                         summary = writer.summary()
                 if summary != expected:
                     raise BackupError(f"A cópia gravada em {out.parent} não confere ao ser lida de volta ({name}): "
-                                      "o disco pode estar com defeito. A cópia foi descartada.")
+                                      "o disco pode estar com defeito. A cópia foi descartada.", code="backup.read_back_differs")
     except (*ZIP_DAMAGE, ValueError, KeyError) as exc:
         raise BackupError(f"A cópia gravada em {out.parent} não pôde ser lida de volta ({exc}): o disco pode estar "
                           "com defeito. A cópia foi descartada.") from exc

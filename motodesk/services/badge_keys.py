@@ -57,7 +57,8 @@ def public_of(private_pem: bytes) -> bytes:
     try:
         key = serialization.load_pem_private_key(bytes(private_pem), password=None)
     except (ValueError, TypeError):
-        raise StationKeyError("O arquivo não contém uma chave privada de crachás do MotoDesk (Ed25519, PEM).") \
+        raise StationKeyError("O arquivo não contém uma chave privada de crachás do MotoDesk (Ed25519, PEM).",
+                              code="badge_key.not_private_key") \
             from None
     if not isinstance(key, Ed25519PrivateKey):
         raise StationKeyError("A chave não é Ed25519: não é uma chave de assinatura de crachás do MotoDesk.")
@@ -154,7 +155,7 @@ def save(private_pem: bytes) -> str:
                 write_private(path, private_pem)
         except OSError as exc:
             raise StationKeyError(f"Não foi possível gravar a chave de assinatura dos crachás em {folder}: "
-                                  f"{exc.strerror or exc}. Verifique as permissões dessa pasta.") from None
+                                  f"{exc.strerror or exc}. Verifique as permissões dessa pasta.", code="badge_key.write_failed") from None
     if load(kid) != private_pem:
         raise StationKeyError("A chave de assinatura dos crachás não pôde ser conferida depois de gravada "
                               "nesta estação.")

@@ -85,7 +85,7 @@ def current_signing_key(ctx: AppContext) -> SigningKey:
             f"Esta estação não está registrada para imprimir crachás: ela não tem a chave de assinatura "
             f"atual ({kid}). Ela continua verificando crachás. Para imprimir aqui, um administrador executa "
             "'motodesk export-badge-signing-key ARQUIVO' numa estação registrada e "
-            "'motodesk register-printer-station --key-file ARQUIVO' nesta.")
+            "'motodesk register-printer-station --key-file ARQUIVO' nesta.", code="badge_key.station_not_registered")
     return SigningKey(private, public, kid)
 
 
@@ -189,7 +189,7 @@ def register_printing_station(ctx: AppContext, key_file: Path | None = None) -> 
         if key_id(derived) != key_id(public):
             raise StationKeyError(
                 f"A chave do arquivo {path} ({key_id(derived)}) não é a chave atual dos crachás ({key_id(public)}): "
-                "exporte-a de novo numa estação registrada depois da última troca de chave.")
+                "exporte-a de novo numa estação registrada depois da última troca de chave.", code="badge_key.not_current")
         kid = badge_keys.save(private)
         return StationRegistration(kid, False, False, badge_keys.describe())
     if public is not None:
@@ -197,7 +197,8 @@ def register_printing_station(ctx: AppContext, key_file: Path | None = None) -> 
             f"Já existe uma chave de assinatura dos crachás ({key_id(public)}) e esta estação não a tem. "
             "Numa estação registrada, execute 'motodesk export-badge-signing-key ARQUIVO' e aqui "
             "'motodesk register-printer-station --key-file ARQUIVO' (apague o arquivo depois); "
-            "ou troque a chave ('motodesk rotate-badge-key') e registre de novo as outras estações.")
+            "ou troque a chave ('motodesk rotate-badge-key') e registre de novo as outras estações.",
+            code="badge_key.station_lacks_key")
     private, public = generate_keypair()
     kid = badge_keys.save(private)  # first on this workstation: the pair is never half-made in the database
     try:
@@ -226,7 +227,7 @@ def export_signing_key(ctx: AppContext, path: Path) -> str:
     key = current_signing_key(ctx)
     path = Path(path).expanduser()
     if path.exists():
-        raise InvalidInputError(f"O arquivo {path} já existe: escolha outro nome.")
+        raise InvalidInputError(f"O arquivo {path} já existe: escolha outro nome.", code="badge_key.file_exists")
     try:
         write_private(path, key.private_pem)
     except OSError as exc:

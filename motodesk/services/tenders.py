@@ -271,7 +271,7 @@ def read_candidates_xlsx(data: bytes | str | os.PathLike[str]) -> list[Candidate
         with open_workbook(data, max_bytes=MAX_IMPORT_BYTES) as wb:
             return _read_candidates(wb)
     except SpreadsheetRefused as refused:
-        raise InvalidInputError(refused.message) from None
+        raise InvalidInputError(refused.message, code="tender.sheet_refused") from None
 
 
 def _read_candidates(wb: Any) -> list[CandidateInput]:
@@ -279,7 +279,7 @@ def _read_candidates(wb: Any) -> list[CandidateInput]:
 
     sheets = visible_sheets(wb)
     if not sheets:
-        raise InvalidInputError("A planilha não tem nenhuma aba visível.")
+        raise InvalidInputError("A planilha não tem nenhuma aba visível.", code="tender.no_visible_sheet")
     ws = sheets[0]
     ws.reset_dimensions()  # never trust the stored dimension (it may claim 1,000,000 rows)
     columns: dict[str, int] = {}

@@ -23,7 +23,7 @@ from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import Table, delete, func, insert, select, text, update
 from sqlalchemy import types as sqltypes
 from sqlalchemy.exc import DBAPIError
-from tests_helpers import existing_register, race, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, names_in, race, valid_cpf  # type: ignore[import-not-found]
 
 import motodesk.services as services_package
 from motodesk.models import AuditEvent, Base, Permit, QuotaCounter, StandAssignment
@@ -53,6 +53,7 @@ def _last_id(ctx: AppContext) -> int:
 # --- 1. the quota counter cannot drift --------------------------------------------------------------
 
 RACERS = 25
+QUOTA_REFUSALS = {("transition_quota",), ("art10_i_quota",)}  # Art. 10, I: no place left
 
 
 def test_recounts_racing_issues_never_leave_more_mototaxi_permits_than_places(
@@ -72,7 +73,8 @@ def test_recounts_racing_issues_never_leave_more_mototaxi_permits_than_places(
     won, lost = race(db_url, actions, role=Role.SUPERVISOR)
 
     for exc in lost:  # the only refusal: no place left (Art. 10, I)
-        assert isinstance(exc, RuleViolationError) and "Art. 10, I" in str(exc), repr(exc)
+        # the issue's own quota check, or the recheck under the lock when another station took the place
+        assert isinstance(exc, RuleViolationError) and exc.rule_ids in QUOTA_REFUSALS, repr(exc)
     with ctx.read() as s:
         in_force = s.scalar(select(func.count(Permit.id)).where(
             Permit.service_type == ServiceType.MOTOTAXI, Permit.state.in_((PermitState.ACTIVE, PermitState.SUSPENDED))))
@@ -339,8 +341,7 @@ def _some_history(clerk: AppContext) -> list[int]:
 def test_an_untouched_trail_verifies(ctx: AppContext, clerk: AppContext) -> None:
     ids = _some_history(clerk)
     result = audit.verify_audit_trail(ctx)
-    assert result.intact and result.rows == len(ids)
-    assert "íntegra" in result.message
+    assert result.intact and result.rows == len(ids) and result.findings == ()
     with pytest.raises(PermissionDeniedError):
         audit.verify_audit_trail(clerk)
 
@@ -371,7 +372,8 @@ def test_tampering_is_reported_at_the_first_broken_link(ctx: AppContext, clerk: 
     result = audit.verify_audit_trail(ctx)
     assert result.broken is not None
     assert (result.broken.row_id, expected[1] in result.broken.reason) == (expected[0], True)
-    assert f"registro nº {expected[0]}" in result.message and "ADULTERADA" in result.message
+    assert not result.intact
+    names_in(result.message, expected[0], result.broken.reason)  # the first broken link, with its reason
 
 
 def test_audit_verify_command_names_the_broken_link(ctx: AppContext, clerk: AppContext, db_url: str) -> None:

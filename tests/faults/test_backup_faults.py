@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from backup_tools import add_member, empty_database_fixture, read_members, rewrite  # type: ignore[import-not-found]  # noqa: F401
 from sqlalchemy import text
+from tests_helpers import names_in, raises_code  # type: ignore[import-not-found]
 
 from motodesk.models import Setting
 from motodesk.models.db import Database
@@ -80,8 +81,9 @@ def test_a_damaged_sqlite_database_is_not_backed_up(ctx: AppContext, tmp_path: P
                 "added_at) VALUES ('people', 1, 'ff00', 'x.pdf', 'application/pdf', 1, 'x', '2026-01-01 00:00:00')")
     con.commit()
     con.close()
-    with pytest.raises(backups.BackupError, match=r"referências quebradas \(PRAGMA foreign_key_check: attachments"):
+    with raises_code(backups.BackupError, "backup.broken_references") as broken:
         backups.create_backup(ctx, out / "a.zip")
+    names_in(broken.value, "foreign_key_check", "attachments")
     con = sqlite3.connect(path)
     con.execute("DELETE FROM attachments WHERE blob_sha256 = 'ff00'")
     con.commit()
@@ -89,8 +91,9 @@ def test_a_damaged_sqlite_database_is_not_backed_up(ctx: AppContext, tmp_path: P
     ctx.db.dispose()
     # A damaged page.
     _corrupt_index_page(path)
-    with pytest.raises(backups.BackupError, match=rf"banco de dados {path} está danificado"):
+    with raises_code(backups.BackupError, "backup.damaged_database") as damaged:
         backups.create_backup(ctx, out / "b.zip")
+    names_in(damaged.value, path)
     assert list(out.iterdir()) == [], "nothing is written for a damaged database"
 
 
@@ -110,7 +113,7 @@ def test_a_copy_damaged_on_the_way_is_not_kept(ctx: AppContext, tmp_path: Path, 
             return made
 
         monkeypatch.setattr(Database, "backup_sqlite", damaging)
-        expected = "A cópia do banco de dados .* está danificad"
+        expected = "backup.damaged_database"
     else:
         real_line = backup_write._file_line
 
@@ -118,8 +121,8 @@ def test_a_copy_damaged_on_the_way_is_not_kept(ctx: AppContext, tmp_path: Path, 
             return real_line([["t", v[1][:16]] if isinstance(v, list) and v[0] == "t" else v for v in encoded])
 
         monkeypatch.setattr(backup_write, "_file_line", lossy)
-        expected = "não confere com o banco de dados: a tabela .* lida de volta do arquivo difere"
-    with pytest.raises(backups.BackupError, match=expected):
+        expected = "backup.read_back_differs"
+    with raises_code(backups.BackupError, expected):
         backups.create_backup(ctx, out / "c.zip")
     assert list(out.iterdir()) == []
 
@@ -134,8 +137,9 @@ def test_a_damaged_postgresql_database_is_not_backed_up(empty_database: MakeDb, 
         conn.exec_driver_sql("INSERT INTO attachments (owner_table, owner_id, blob_sha256, filename, media_type, "
                              "size, added_by, added_at) VALUES ('people', 1, 'ff00', 'x.pdf', 'application/pdf', 1, "
                              "'x', now())")
-    with pytest.raises(backups.BackupError, match=r"referências quebradas \(attachments → blobs"):
+    with raises_code(backups.BackupError, "backup.broken_references") as broken:
         backups.create_backup(ctx, tmp_path / "x.zip")
+    names_in(broken.value, "attachments", "blobs")
     assert not (tmp_path / "x.zip").exists()
 
 
@@ -154,13 +158,13 @@ def test_forged_unsigned_or_foreign_backups_are_refused(ctx: AppContext, empty_d
         manifest["counts"]["people"] += 1
 
     edited = rewrite(good.path, tmp_path / "editada.zip", one_more, resign=False)
-    with pytest.raises(backups.RestoreError, match="assinatura de .* não confere"):
+    with raises_code(backups.RestoreError, "restore.bad_signature"):
         backups.restore_backup(edited, empty_database())
 
     def no_signature(manifest: dict, members: dict) -> None:
         members.pop(backups.SIGNATURE)
 
-    with pytest.raises(backups.RestoreError, match="não tem assinatura"):
+    with raises_code(backups.RestoreError, "restore.unsigned"):
         backups.restore_backup(rewrite(good.path, tmp_path / "sem.zip", no_signature, resign=False), empty_database())
 
     data_member = next(n for n in good.manifest.members if n != backups.SCHEMA_MEMBER)
@@ -169,26 +173,29 @@ def test_forged_unsigned_or_foreign_backups_are_refused(ctx: AppContext, empty_d
     with zipfile.ZipFile(tmp_path / "dados.zip", "w") as zf:
         for name, data in members.items():
             zf.writestr(name, data)
-    with pytest.raises(backups.RestoreError, match=f"conteúdo de {data_member} .* não confere com o manifesto"):
+    with raises_code(backups.RestoreError, "restore.member_differs") as differs:
         backups.restore_backup(tmp_path / "dados.zip", empty_database())
+    names_in(differs.value, data_member)
 
     def extra(manifest: dict, members: dict) -> None:
         members["leia-me.sql"] = b"DROP TABLE people;"
 
-    with pytest.raises(backups.RestoreError, match="não lista \\(leia-me.sql\\)"):
+    with raises_code(backups.RestoreError, "restore.unlisted_members") as unlisted:
         backups.restore_backup(rewrite(good.path, tmp_path / "extra.zip", extra, resign=False), empty_database())
+    names_in(unlisted.value, "leia-me.sql")
 
     # Another installation does not know the key until its administrator trusts the exported public part.
     monkeypatch.setenv(backup_keys.KEY_DIR_ENV, str(here))
-    with pytest.raises(backups.RestoreError, match=f"chave {good.key_id}, que esta instalação não conhece"):
+    with raises_code(backups.RestoreError, "restore.unknown_key") as unknown:
         backups.restore_backup(good.path, empty_database())
+    names_in(unknown.value, good.key_id)
     monkeypatch.setenv(backup_keys.KEY_DIR_ENV, str(there))
     exported = tmp_path / "chave-publica.pem"
     assert backup_keys.export_public_key(exported) == good.key_id
     assert b"PUBLIC KEY" in exported.read_bytes() and b"PRIVATE" not in exported.read_bytes()
     monkeypatch.setenv(backup_keys.KEY_DIR_ENV, str(here))
     private = there / backup_keys.PRIVATE_FILE
-    with pytest.raises(backups.InvalidInputError, match="chave PRIVADA"):
+    with raises_code(backups.InvalidInputError, "backup_key.private"):
         backup_keys.trust_key(private)
     restored = backups.restore_backup(good.path, empty_database(), trust_key=exported)
     assert restored.key_id == good.key_id and restored.snapshot.counts["people"] == 8
@@ -225,29 +232,30 @@ def test_a_schema_other_than_the_migrations_is_refused(ctx: AppContext, backend:
     good = backups.create_backup(ctx, tmp_path / "boa.zip")
     schema = json.loads(read_members(good.path)[backups.SCHEMA_MEMBER])
     index = next(k for k in schema if k.startswith("index ") and "people" in k)
+    constraint = next((k for k in schema if k.startswith("constraint ")), "")
     if backend == "sqlite":
         cases = {
             "gatilho": (_plant_sqlite("CREATE TRIGGER plantado AFTER INSERT ON people BEGIN "
-                                      "DELETE FROM audit_events; END;"), "gatilho plantado a mais"),
-            "tabela": (_plant_sqlite("CREATE TABLE plantada (x TEXT);"), "tabela plantada a mais"),
-            "índice": (_plant_sqlite(f"DROP INDEX {index.split(' ', 1)[1]};"), f"falta índice {index.split(' ', 1)[1]}"),
+                                      "DELETE FROM audit_events; END;"), "plantado"),
+            "tabela": (_plant_sqlite("CREATE TABLE plantada (x TEXT);"), "plantada"),
+            "índice": (_plant_sqlite(f"DROP INDEX {index.split(' ', 1)[1]};"), index.split(' ', 1)[1]),
         }
     else:
         trigger = ("trigger public.people.plantado", "CREATE TRIGGER plantado AFTER INSERT ON public.people FOR EACH "
                    "ROW EXECUTE FUNCTION plantada() enabled=O")
         cases = {
-            "gatilho": (_plant_schema(lambda s: s.__setitem__(*trigger)), "gatilho public.people.plantado a mais"),
+            "gatilho": (_plant_schema(lambda s: s.__setitem__(*trigger)), "public.people.plantado"),
             "função": (_plant_schema(lambda s: s.__setitem__("function public.plantada()", "CREATE FUNCTION …")),
-                       r"função public.plantada\(\) a mais"),
-            "restrição": (_plant_schema(lambda s: s.pop(next(k for k in s if k.startswith("constraint ")))),
-                          "falta restrição"),
-            "índice": (_plant_schema(lambda s: s.pop(index)), f"falta índice {index.split(' ', 1)[1]}"),
+                       "public.plantada()"),
+            "restrição": (_plant_schema(lambda s: s.pop(constraint)), constraint.split(" ", 1)[1]),
+            "índice": (_plant_schema(lambda s: s.pop(index)), index.split(' ', 1)[1]),
         }
-    for label, (edit, message) in cases.items():
+    for label, (edit, named) in cases.items():
         forged = rewrite(good.path, tmp_path / f"{label}.zip", edit)
         target = empty_database()
-        with pytest.raises(backups.RestoreError, match=f"esquema de .* difere do que as migrações.*{message}"):
+        with raises_code(backups.RestoreError, "restore.schema_differs") as refused:
             backups.restore_backup(forged, target)
+        names_in(refused.value, forged, named)
         assert target.is_empty(), f"{label}: nothing is left in the target"
 
 
@@ -267,9 +275,9 @@ def test_table_contents_that_do_not_match_their_hash_are_refused(ctx: AppContext
             members["tables/people.jsonl"] = "".join(lines).encode()
     forged = rewrite(good.path, tmp_path / "outra.zip", edit)  # member hashes and signature redone
     target = empty_database()
-    with pytest.raises(backups.RestoreError, match=r"não conferem com o manifesto assinado.*tabela people: conteúdo "
-                                                   r"diferente \(SHA-256\)"):
+    with raises_code(backups.RestoreError, "restore.data_differs") as differs:
         backups.restore_backup(forged, target)
+    names_in(differs.value, "people", "SHA-256")
     assert target.is_empty()
 
 
@@ -304,8 +312,9 @@ def test_code_planted_in_a_postgresql_backup_does_not_run(empty_database: MakeDb
         conn.exec_driver_sql("CREATE TRIGGER plantado AFTER INSERT ON people FOR EACH ROW EXECUTE FUNCTION plantada()")
         conn.execute(text("INSERT INTO settings (key, value, version) VALUES ('plantado', :v, 1)"), {"v": payload})
     # Issue 31: the backup itself refuses a database whose schema the migrations did not build...
-    with pytest.raises(backups.BackupError, match=r"função public.plantada\(\) a mais"):
+    with raises_code(backups.BackupError, "backup.schema_differs") as refused:
         backups.create_backup(ctx, tmp_path / "recusada.zip")
+    names_in(refused.value, "public.plantada()")
     # ...so the file below is one made without that check (an older version, or forged and re-signed).
     with monkeypatch.context() as unchecked:
         unchecked.setattr(backup_write, "_schema_damage", lambda *args: None)
@@ -318,9 +327,9 @@ def test_code_planted_in_a_postgresql_backup_does_not_run(empty_database: MakeDb
         marker.unlink()
         # 1. As made, the backup says its schema has a function and a trigger the migrations do not build.
         target = empty_database()
-        with pytest.raises(backups.RestoreError, match=r"função public.plantada\(\) a mais.*gatilho public.people"
-                                                       r".plantado a mais"):
+        with raises_code(backups.RestoreError, "restore.schema_differs") as refused:
             backups.restore_backup(backup.path, target)
+        names_in(refused.value, "public.plantada()", "public.people.plantado")
         assert target.is_empty() and not marker.exists()
 
         # 2. Validly signed, with the plant hidden from the schema description and a table name that is SQL:
@@ -351,7 +360,7 @@ def test_code_planted_in_a_postgresql_backup_does_not_run(empty_database: MakeDb
             hide(manifest, members)
 
         target = empty_database()
-        with pytest.raises(backups.RestoreError, match="tabelas que as migrações do MotoDesk não criam"):
+        with raises_code(backups.RestoreError, "restore.unknown_tables"):
             backups.restore_backup(rewrite(backup.path, tmp_path / "nome.zip", sql_table_name), target)
         assert target.is_empty() and not marker.exists()
     finally:
@@ -367,7 +376,7 @@ def test_the_format_that_ran_pg_restore_is_refused(empty_database: MakeDb, tmp_p
     with zipfile.ZipFile(old, "w") as zf:
         zf.writestr("manifest.json", json.dumps(manifest))
         zf.writestr("database.pgdump", b"PGDMP COPY (SELECT 1) TO PROGRAM 'touch /tmp/x'")
-    with pytest.raises(backups.RestoreError, match="não tem assinatura nem somas de conferência"):
+    with raises_code(backups.RestoreError, "restore.unsigned"):
         backups.restore_backup(old, empty_database())
 
 
@@ -498,14 +507,16 @@ def test_truncated_and_corrupted_files_are_refused(ctx: AppContext, empty_databa
     for cut in (100, good.size // 2, good.size - 10):
         truncated = tmp_path / f"truncada-{cut}.zip"
         truncated.write_bytes(good.path.read_bytes()[:cut])
-        with pytest.raises(backups.RestoreError, match=f"{truncated}.*(incompleto ou corrompido|danificada)"):
+        with raises_code(backups.RestoreError, "restore.damaged_archive") as damaged:
             backups.restore_backup(truncated, empty_database())
+        names_in(damaged.value, truncated)
     member = max(good.manifest.members, key=lambda n: good.manifest.members[n]["size"])
     bad = _stored_zip(good.path, tmp_path / "crc.zip")
     _flip_inside(bad, member)
     target = empty_database()
-    with pytest.raises(backups.RestoreError, match=f"{bad} está danificada: o conteúdo de {member} está corrompido"):
+    with raises_code(backups.RestoreError, "restore.damaged_archive") as damaged:
         backups.restore_backup(bad, target)
+    names_in(damaged.value, bad, member)
     assert target.is_empty()
 
 
@@ -539,12 +550,15 @@ def test_a_full_disk_is_named_and_leaves_nothing_behind(ctx: AppContext, empty_d
     folder.mkdir()
     real = backup_write._create_private
     monkeypatch.setattr(backup_write, "_create_private", lambda path: _DiskFillsUp(real(path), 20_000))
-    with pytest.raises(backups.BackupError, match=f"O disco de {folder} está cheio.*não foi gravada"):
+    with raises_code(backups.BackupError, "backup.disk_refused") as full:
         backups.create_backup(ctx, folder / "copia.zip")
+    names_in(full.value, folder)
+    assert isinstance(full.value.__cause__, OSError) and full.value.__cause__.errno == errno.ENOSPC
     assert list(folder.iterdir()) == [], "no partial file"
     monkeypatch.setattr(backup_restore, "_create_private", lambda path: _DiskFillsUp(real(path), 1_000))
-    with pytest.raises(backups.RestoreError, match="O disco de .* está cheio.*não foi possível extrair boa.zip"):
+    with raises_code(backups.RestoreError, "restore.disk_refused") as full:
         backups.restore_backup(good.path, target := empty_database())
+    names_in(full.value, "boa.zip")
     assert target.is_empty()
 
 

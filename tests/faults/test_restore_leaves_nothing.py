@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from backup_tools import empty_database_fixture, read_members, write_zip  # type: ignore[import-not-found]  # noqa: F401
 from sqlalchemy import text
+from tests_helpers import names_in, raises_code  # type: ignore[import-not-found]
 
 from motodesk.models.db import Database
 from motodesk.services import backup as backups
@@ -41,13 +42,16 @@ def test_a_restore_refused_after_the_copy_leaves_no_target(ctx: AppContext, back
     seed_demo(ctx, 5)
     good = backups.create_backup(ctx, tmp_path / "boa.zip")
 
+    refusal = backups.RestoreError("conferência recusada (teste)")
+
     def refuse(*args: object) -> None:
-        raise backups.RestoreError("conferência recusada (teste)")
+        raise refusal
 
     monkeypatch.setattr(backup_restore, "_verify_on", refuse)  # the last check, after the rows are in
     target = empty_database()
-    with pytest.raises(backups.RestoreError, match="conferência recusada"):
+    with pytest.raises(backups.RestoreError) as refused:
         backups.restore_backup(good.path, target)
+    assert refused.value is refusal, "the last check's own refusal reaches the caller"
     if backend == "sqlite":
         assert target.sqlite_path is not None
         assert not target.sqlite_path.exists(), "no target file"
@@ -67,7 +71,7 @@ def test_a_refused_sqlite_restore_creates_no_file(ctx: AppContext, tmp_path: Pat
     members[backups.MANIFEST] = members[backups.MANIFEST].replace(b'"sqlite"', b'"sqlite" ', 1)  # signature breaks
     forged = write_zip(tmp_path / "forjada.zip", members)
     target = Database.open(f"sqlite:///{tmp_path / 'novo.sqlite3'}")
-    with pytest.raises(backups.RestoreError, match="assinatura"):
+    with raises_code(backups.RestoreError, "restore.bad_signature"):
         backups.restore_backup(forged, target)
     target.dispose()
     assert not (tmp_path / "novo.sqlite3").exists()
@@ -81,8 +85,9 @@ def test_duplicate_member_names_are_refused(ctx: AppContext, tmp_path: Path, bac
         for name, data in members.items():
             zf.writestr(name, data)
         zf.writestr(backups.SCHEMA_MEMBER, b"{}")  # a second schema.json: which one would be read?
-    with pytest.raises(backups.RestoreError, match=r"mais de um arquivo com o mesmo nome \(schema.json\)"):
+    with raises_code(backups.RestoreError, "restore.duplicate_members") as twice:
         backups.read_manifest(doubled)
+    names_in(twice.value, backups.SCHEMA_MEMBER)
 
 
 _BOMB_CHILD = r"""

@@ -30,7 +30,7 @@ from typing import Any
 import openpyxl
 import pytest
 from sqlalchemy import select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.exports import spreadsheet
 from motodesk.exports.importer import TEMPLATE_HEADERS, TEMPLATE_SHEET, read_import
@@ -40,8 +40,10 @@ from motodesk.exports.spreadsheet import (
     MAX_SHARED_STRINGS_BYTES,
     MAX_STYLES_BYTES,
     MSG_EMPTY,
+    MSG_NOT_FOUND,
     MSG_PASSWORD,
     MSG_TEXT,
+    MSG_TOO_BIG,
     MSG_XLS,
     check_spreadsheet,
 )
@@ -360,7 +362,7 @@ def test_a_workbook_with_no_visible_sheet_imports_nothing_as_candidates(supervis
                 body = body.replace(b'state="visible" r:id', b'state="veryHidden" r:id')
             dst.writestr(item, body)
     tender_id = tenders.create_tender(supervisor, "Concorrência sem abas")
-    with pytest.raises(InvalidInputError, match="nenhuma aba visível"):
+    with raises_code(InvalidInputError, "tender.no_visible_sheet"):
         tenders.import_candidates(supervisor, tender_id, patched.getvalue())
 
 
@@ -380,7 +382,7 @@ def _ole(*streams: str) -> bytes:
 ], ids=["encrypted", "empty", "xls", "csv"])
 def test_bad_files_on_the_tender_path_are_named(supervisor: AppContext, data: bytes, message: str) -> None:
     tender_id = tenders.create_tender(supervisor, "Concorrência 09/2026")
-    with pytest.raises(InvalidInputError) as caught:
+    with raises_code(InvalidInputError, "tender.sheet_refused") as caught:
         tenders.import_candidates(supervisor, tender_id, data)
     assert caught.value.message == message
     assert tenders.list_candidates(supervisor, tender_id) == []
@@ -393,12 +395,12 @@ def test_a_file_over_the_tender_limit_is_refused_by_its_path_unread(tmp_path: Pa
         fh.write(b"PK\x03\x04")
         fh.truncate(1024 * MIB)
     tender_id = tenders.create_tender(supervisor, "Concorrência 10/2026")
-    with pytest.raises(InvalidInputError) as caught:
+    with raises_code(InvalidInputError, "tender.sheet_refused") as caught:
         tenders.import_candidates(supervisor, tender_id, path)
-    assert caught.value.message == f"O arquivo tem 1024 MB; o limite é {tenders.MAX_IMPORT_BYTES // MIB} MB. " \
-                                   "Divida a planilha em arquivos menores."
-    with pytest.raises(InvalidInputError, match="Arquivo não encontrado: sumiu.xlsx"):
+    assert caught.value.message == MSG_TOO_BIG.format(size=1024, limit=tenders.MAX_IMPORT_BYTES // MIB)
+    with raises_code(InvalidInputError, "tender.sheet_refused") as caught:
         tenders.import_candidates(supervisor, tender_id, tmp_path / "sumiu.xlsx")
+    assert caught.value.message == MSG_NOT_FOUND.format(name="sumiu.xlsx")
 
 
 # --- one name cleaner ---------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from motodesk.imaging import (
     process_upload,
     render_3x4,
 )
+from motodesk.imaging.cropping import MSG_NO_FACE
 
 
 def encode(im: Image.Image, fmt: str = "JPEG", **params: object) -> bytes:
@@ -54,9 +55,7 @@ def test_sideways_phone_photo_comes_out_upright(astronaut_4x3: Image.Image) -> N
 def test_landscape_without_face(sample_bytes) -> None:
     result = process_upload(sample_bytes("rocket.jpg"))
     assert not result.proposal.face_found
-    assert (
-        result.proposal.message == "Nenhum rosto encontrado: o recorte foi centralizado; ajuste manualmente."
-    )
+    assert result.proposal.message == MSG_NO_FACE
     assert [w.code for w in result.warnings] == [QualityCode.NO_FACE, QualityCode.LOW_RESOLUTION]
 
 

@@ -8,6 +8,7 @@ from datetime import date
 import pytest
 import segno
 import zxingcpp
+from tests_helpers import names_in  # type: ignore[import-not-found]
 
 from motodesk.printing.badge import (
     A4_GRID,
@@ -136,7 +137,7 @@ def test_photo_is_embedded_as_the_original_jpeg(badge, photo, pdf):
     # The JPEG is embedded as is (DCTDecode), not decoded and re-compressed.
     (xobject,) = reader.pages[0]["/Resources"]["/XObject"].values()
     stream = xobject.get_object()
-    assert "/DCTDecode" in str(stream["/Filter"])
+    assert stream["/Filter"] in ("/DCTDecode", ["/DCTDecode"])
     assert stream.get_data() == photo
     assert len(reader.pages[1].images) == 0
 
@@ -156,8 +157,9 @@ def test_without_photo_a_placeholder_frame(badge, pdf):
 
 
 def test_unreadable_photo_is_an_error_naming_the_permit(badge):
-    with pytest.raises(ValueError, match="MT-0007/2026"):
+    with pytest.raises(ValueError) as raised:
         render_badges([replace(badge, photo_jpeg=b"\xff\xd8 not really a jpeg")])
+    names_in(raised.value, badge.permit_number)
 
 
 def test_png_photo_is_accepted_too(badge, pdf):

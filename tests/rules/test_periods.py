@@ -108,7 +108,7 @@ def test_business_days_skip_weekends_and_holidays(settings: LawSettings) -> None
     assert add_business_days(date(2026, 3, 13), 1, settings) == date(2026, 3, 16)  # Fri → Mon
     # 15 business days from Thu 16/04/2026: Tiradentes (21/04) and 1º de maio are skipped.
     assert add_business_days(date(2026, 4, 16), 15, settings) == date(2026, 5, 11)
-    with pytest.raises(ValueError, match="negativo"):
+    with pytest.raises(ValueError):  # the one refusal of add_business_days
         add_business_days(date(2026, 3, 10), -1, settings)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests_helpers import assert_refused, names_in  # type: ignore[import-not-found]
 
 from motodesk.rules.common import Status
 from motodesk.rules.quota import QuotaStatus, check_quota_place, mototaxi_quota, quota_status
@@ -19,31 +20,27 @@ def test_one_permit_per_2000_inhabitants_rounded_down(population: int, quota: in
 
 
 def test_negative_population_is_refused() -> None:
-    with pytest.raises(ValueError, match="negativa"):
+    with pytest.raises(ValueError):  # the one refusal of mototaxi_quota
         mototaxi_quota(-1)
+    assert mototaxi_quota(0) == 0
 
 
 def test_the_last_place() -> None:
     open_ = check_quota_place(43, 89_826)
-    assert open_.status is Status.MET
-    assert (
-        open_.message
-        == "Art. 10, I: há 1 vaga de mototáxi — 44 permissões para 89.826 habitantes, 43 em vigor."
-    )
+    assert (open_.rule_id, open_.status) == ("art10_i_quota", Status.MET)
+    names_in(open_.message, "44 permissões", "89.826", "43 em vigor")  # its sentence: tests/rules/test_wording.py
     full = check_quota_place(44, 89_826)
     assert full.status is Status.NOT_MET
     assert full.article == "Art. 10, I"
-    assert (
-        full.message
-        == "Art. 10, I: não há vaga de mototáxi — 44 permissões para 89.826 habitantes, 44 em vigor."
-    )
+    assert_refused([full], "art10_i_quota")
+    names_in(full.message, "44 permissões", "89.826", "44 em vigor")
 
 
 def test_impossible_quota_data() -> None:
     for in_force, population in ((1, 0), (-1, 89_826), (0, -5)):
         verdict = check_quota_place(in_force, population)
         assert verdict.status is Status.NOT_MET
-        assert "dado impossível" in verdict.message
+        assert_refused([verdict], "art10_i_quota")
 
 
 def test_quota_status() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from tests_helpers import assert_refused, names_in  # type: ignore[import-not-found]
 
 from motodesk.rules.common import ServiceType, Status, Verdict
 from motodesk.rules.tenders import TenderCandidateFacts, check_tender, tender_required, tender_requirement
@@ -28,7 +29,8 @@ def test_a_spent_candidacy_serves_no_new_application() -> None:
     """Issue #24: the candidacy that gave its permission is spent (Art. 6º)."""
     verdicts = check_tender(True, TenderCandidateFacts(3, "accepted", "01/2026", date(2026, 2, 20)))
     assert [(v.article, v.status) for v in verdicts] == [("Art. 6º", Status.NOT_MET)]
-    assert "já foi usada" in verdicts[0].message
+    assert_refused(verdicts, "tender")  # its sentence: "… já foi usada", in the wording table
+    names_in(verdicts[0].message, "3º", "01/2026")  # the candidacy it names
 
 
 def test_applicant_who_is_no_called_candidate_is_refused() -> None:

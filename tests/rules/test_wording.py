@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,60 @@ def test_a_rule_refusal_is_named_by_its_rule_id_and_its_wording_checked_in_the_t
     assert_refused(verdicts, refused[0])
     with pytest.raises(AssertionError, match="not refused"):
         assert_refused(verdicts, "regra_que_nao_existe")
+
+
+def test_the_audit_report_heads_with_intact_or_tampered_and_says_whether_a_checkpoint_sealed_it() -> None:
+    """The administrator's sentences of ``motodesk audit-verify``; the tests of the trail assert its
+    structure (intact, the broken links, the missing rows) and the ids it names."""
+    from motodesk.models.audit import ChainBreak
+    from motodesk.services.audit import AuditVerification
+
+    unsealed = AuditVerification(rows=3, broken=None).message
+    assert unsealed.startswith("Trilha de auditoria íntegra: 3 registro(s)")
+    assert "Ainda não há ponto de controle assinado" in unsealed
+    broken = AuditVerification(rows=9, broken=ChainBreak(5, None, "o conteúdo do registro foi alterado"),
+                               breaks=(ChainBreak(5, None, "a"), ChainBreak(7, None, "b"))).message
+    assert broken.startswith("Trilha de auditoria ADULTERADA:")
+    assert "o primeiro elo quebrado é o registro nº 5" in broken and "Outros elos quebrados: nº 7 (b)" in broken
+    assert AuditVerification(rows=9, broken=None, findings=("O ponto de controle nº 1 foi adulterado.",)
+                             ).message.startswith("Trilha de auditoria ADULTERADA:")
+
+
+def test_the_quota_and_the_vehicle_say_their_sentences_word_for_word() -> None:
+    """The sentences the tests of the quota and of the vehicle judge by rule_id and status."""
+    from motodesk.rules.quota import check_quota_place
+    from motodesk.rules.vehicle import VehicleFacts, check_vehicle
+
+    assert check_quota_place(43, 89_826).message == (
+        "Art. 10, I: há 1 vaga de mototáxi — 44 permissões para 89.826 habitantes, 43 em vigor.")
+    assert check_quota_place(44, 89_826).message == (
+        "Art. 10, I: não há vaga de mototáxi — 44 permissões para 89.826 habitantes, 44 em vigor.")
+    assert check_quota_place(1, 0).message.startswith("Art. 10, I: dado impossível")
+    facts = VehicleFacts(plate="HMG-4B83", renavam="89038149178", vin="9C2KC2200LR012345", colour="PRETA",
+                         authorised_for="both")
+    said = {v.rule_id: v.message for v in check_vehicle(facts, ServiceType.MOTOTAXI, date(2026, 3, 10),
+                                                         LawSettings(), None)}
+    assert said["art5_1_iv_colour"] == (
+        "Art. 5º, § 1º, IV: o veículo é da cor “PRETA”; para Mototáxi a cor é amarela topázio Y 198.")
+    assert said["art5_8_passenger_cargo"] == (
+        "Art. 5º, § 8º: o veículo não pode ser autorizado para passageiros e carga ao mesmo tempo.")
+    assert said["vehicle_identification"] == (
+        "Art. 5º, § 1º, I: placa HMG4B83, RENAVAM 89038149178, chassi 9C2KC2200LR012345.")
+
+
+@pytest.mark.parametrize(
+    ("changes", "fragment"),
+    [
+        ({"photo_max_age_days": -1}, "Idade máxima da foto 3x4 (dias) não pode ser negativo"),
+        ({"crlv_previous_year_accepted_until_month": 13}, "deve ser um mês de 1 a 12"),
+        ({"periodic_inspection_months": 0}, "deve ser positivo ou vazio"),
+        ({"fine_ufm_leve": Decimal("-1")}, "A multa de infração leve não pode ser negativa"),
+        ({"penalties_grave": ()}, "Informe ao menos uma penalidade para infração grave"),
+        ({"ufm_value_brl": Decimal("-0.01")}, "O valor da UFM não pode ser negativo"),
+    ],
+)
+def test_invalid_settings_are_refused_in_portuguese(changes: dict[str, object], fragment: str) -> None:
+    """The law's settings refuse a bad value naming the field by its label."""
+    with pytest.raises(ValueError, match="Configuração inválida") as raised:
+        replace(LawSettings(), **changes)  # type: ignore[arg-type]
+    assert fragment in str(raised.value)

@@ -97,7 +97,7 @@ def test_restore_refuses_a_database_that_is_not_empty(ctx: AppContext, tmp_path:
 def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_database, tmp_path: Path) -> None:
     text_file = tmp_path / "notas.zip"
     text_file.write_text("não é zip")
-    with raises_code(backups.RestoreError, "restore"):
+    with raises_code(backups.RestoreError, "restore.damaged_archive"):
         backups.restore_backup(text_file, empty_database())
     with raises_code(InvalidInputError, "backup.file_missing"):
         backups.restore_backup(tmp_path / "sumiu.zip", empty_database())
@@ -114,7 +114,7 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
                 data = json.dumps(manifest).encode()
             dst.writestr(item, data)
     # The manifest is signed: an edited one is refused before anything is restored.
-    with raises_code(backups.RestoreError, "restore"):
+    with raises_code(backups.RestoreError, "restore.bad_signature"):
         backups.restore_backup(bad, empty_database())
 
     def one_more_person(manifest: dict, members: dict) -> None:
@@ -122,7 +122,7 @@ def test_other_files_and_tampered_backups_are_refused(ctx: AppContext, empty_dat
 
     # Even signed again (with this installation's key), a manifest that lies is caught by the verification.
     resigned = rewrite(good.path, tmp_path / "reassinada.zip", one_more_person)
-    with raises_code(backups.RestoreError, "restore"):
+    with raises_code(backups.RestoreError, "restore.data_differs"):
         backups.restore_backup(resigned, empty_database())
 
 

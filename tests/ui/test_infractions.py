@@ -20,7 +20,7 @@ from motodesk.models import Permit
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
 from motodesk.rules.common import PermitState
 from motodesk.rules.deadlines import DeadlineKind
-from motodesk.rules.infractions import Penalty
+from motodesk.rules.infractions import Penalty, Severity
 from motodesk.services import badges, enforcement
 from motodesk.services.context import AppContext
 from motodesk.services.enforcement import NoticeInput, NoticeStatus, OffenderKind, Signature
@@ -376,7 +376,7 @@ def test_reclassifying_needs_its_reason_and_opens_heavier_penalties(qtbot, ctx: 
     qtbot.mouseClick(dialog.decide_button, LEFT)
     wait_for_calls()
     assert dialog.result() == QDialog.DialogCode.Accepted
-    assert dialog.result_value is not None and dialog.result_value.severity.value == "grave"
+    assert dialog.result_value is not None and dialog.result_value.severity is Severity.GRAVE
 
 
 # --- the counter: defence with a scan, appeal, closing ----------------------------------------------------

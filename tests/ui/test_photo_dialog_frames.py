@@ -11,6 +11,8 @@ from PIL import Image
 from PySide6.QtGui import QColor, QImage
 
 from motodesk.imaging import Box, PhotoError, render_3x4
+from motodesk.imaging.cropping import MSG_NO_FACE
+from motodesk.imaging.loading import MSG_UNSUPPORTED
 from motodesk.imaging.quality import looks_grey
 from motodesk.ui.app import create_application
 from motodesk.ui.photo_analysis import (
@@ -116,18 +118,20 @@ def test_analyse_a_12_megapixel_frame() -> None:
 
 
 def test_an_empty_frame_is_refused() -> None:
-    with pytest.raises(PhotoError, match="imagem vazia"):
+    with pytest.raises(PhotoError) as refused:
         analyse_frame(QImage())
+    assert refused.value.code == "empty"
 
 
 def test_analyse_files(tmp_path: Path) -> None:
     face_less = analyse_file(PHOTOS / "rocket.jpg")
     assert not face_less.proposal.face_found and face_less.source == "file"
-    assert "Nenhum rosto encontrado" in (face_less.proposal.message or "")
+    assert face_less.proposal.message == MSG_NO_FACE
     text = tmp_path / "foto.jpg"
     text.write_text("isto não é uma foto")
-    with pytest.raises(PhotoError, match="não é uma imagem em formato aceito"):
+    with pytest.raises(PhotoError) as refused:
         analyse_file(text)
+    assert (refused.value.code, refused.value.message) == ("unsupported", MSG_UNSUPPORTED)
 
 
 def test_conversion_notes() -> None:
