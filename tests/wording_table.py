@@ -59,6 +59,10 @@ WORDING: dict[str, tuple[str, ...]] = {
         "Outra estação",
         "Outra estação salvou",
     ),
+    "database": (
+        "versão mais nova do MotoDesk",
+        "execute 'motodesk db-upgrade'",
+    ),
     "deadline.no_permit_in_force": ("Nenhuma",),
     "defence_after_decision": (r"Art\. 29, § 3º: o auto .* já foi decidido",),
     "demo.database_not_empty": (r"já tem dados \(1 pessoa\(s\), 1 permissão\(ões\)\)",),
@@ -125,7 +129,10 @@ WORDING: dict[str, tuple[str, ...]] = {
     "export.not_xlsx": (r"\.xlsx",),
     "export.unknown_kind": ("desconhecido",),
     "fee_renewal": (r"pagou R\$ 30,00, mas a taxa de renovação do registro em vigor é R\$ 35,00",),
-    "guarded_state": ("Art. 14",),
+    "guarded_state": (
+        "Art. 14",
+        "Nada foi gravado: .* só muda por um ato julgado pelas regras",
+    ),
     "holder_only": (r"Art\. 31: .*titular\), não do preposto",),
     "import.file_refused": ("recusado",),
     "import.register_changed": ("nada foi importado",),
@@ -152,6 +159,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     ),
     "invalid_input:cnpj": ("Já existe uma organização cadastrada com este CNPJ",),
     "invalid_input:cpf": ("Art. 6º, § 1º; Art. 7º",),
+    "invalid_input:current": ("senha atual não confere",),
     "invalid_input:days": (r"0 \(nunca\) a 365",),
     "invalid_input:deadline": ("já passou",),
     "invalid_input:decree_date": (
@@ -234,6 +242,10 @@ WORDING: dict[str, tuple[str, ...]] = {
     ),
     "photo.unknown_source": ("Origem",),
     "photo_quality": ("Art. 5º, IX",),
+    "publish.folder": (
+        "não é uma pasta",
+        "Não foi possível criar a pasta",
+    ),
     "reclassification": (
         r"Art\. 33, parágrafo único: informe o motivo",
         r"Art\. 32: .* não admite reclassificação",
@@ -280,7 +292,9 @@ WORDING: dict[str, tuple[str, ...]] = {
     ),
     "transition_term": (r"Art\. 6º: o prazo vai até",),
     "unregistered_kind": ("responde pelo Art. 32",),
+    "user.already_has_users": ("já tem usuários",),
     "user.not_locked": ("não está bloqueado",),
+    "user.self_temporary": ("provisória",),
     "vehicle.not_in_service": ("já não está no serviço",),
     "vehicle.replaced": ("substituído",),
     "vehicle_correction_crlv": ("anexe o CRLV",),
