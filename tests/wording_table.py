@@ -66,6 +66,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "deadline.no_permit_in_force": ("Nenhuma",),
     "defence_after_decision": (r"Art\. 29, § 3º: o auto .* já foi decidido",),
     "demo.database_not_empty": (r"já tem dados \(1 pessoa\(s\), 1 permissão\(ões\)\)",),
+    "demo.extra_missing": (r"pip install 'motodesk\[demo\]'",),
     "deputy.link_ended": (
         "já terminou",
         "não pode mais ser alterada",

@@ -37,6 +37,7 @@ CODES: dict[str, str] = {
     "campaign.not_yet_time": "O horário agendado ainda não chegou: não se marca falta antes dele.",
     "deadline.no_permit_in_force": "Nenhuma linha é de titular com permissão em vigor: não há carta a gerar.",
     "demo.database_not_empty": "O banco já tem dados: a demonstração só se cria num banco vazio.",
+    "demo.extra_missing": "Os dados de demonstração precisam do pacote opcional 'demo', que não está instalado.",
     "deputy.link_ended": "O vínculo do preposto já terminou: não se altera mais.",
     "export.folder_missing": "A pasta de destino da exportação não existe.",
     "export.not_xlsx": "O arquivo da exportação deve terminar em .xlsx.",
