@@ -11,7 +11,10 @@ from __future__ import annotations
 
 WORDING: dict[str, tuple[str, ...]] = {
     "appeal_late": ("intempestivo",),
-    "art10_i_quota": (r"Art\. 10, I: não há vaga de mototáxi para convocar",),
+    "art10_i_quota": (
+        r"Art\. 10, I: não há vaga de mototáxi para convocar",
+        r"Art\. 10, I: não há vaga de mototáxi — \d+ permiss(ão|ões) para [\d.]+ habitantes",
+    ),
     "art14_one_deputy": ("Art. 14: o titular indica um preposto, e Primeiro Preposto Silva",),
     "art14_permit": ("Art. 34, III",),
     "art14_self": ("não pode ser preposto de si mesmo",),
@@ -19,6 +22,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "art17_places": (
         "tem 1 vaga",
         "tem 2 titulares designados",
+        r"tem \d+ vagas, todas ocupadas",
     ),
     "art17_service": ("destinado a Motoboy, não a Moto-frete",),
     "art17_services": ("há titulares de Motoboy",),
@@ -29,6 +33,10 @@ WORDING: dict[str, tuple[str, ...]] = {
         r"Art\. 5º, § 1º, I; Art\. 5º, § 5º",
         "seguro obrigatório",
     ),
+    "art5_8_passenger_cargo": (
+        "carga",
+        "passageiros",
+    ),
     "art5_ix_photo_recent": (
         r"Art\. 5º, IX: a foto é de .* há 181 dias",
         "no máximo 30 dias",
@@ -36,13 +44,20 @@ WORDING: dict[str, tuple[str, ...]] = {
     "art5_vii_medical": (
         "apresentado em .* depois do prazo de 30 dias",
         r"Art\. 5º, VII e § 2º: .*prazo de 30 dias",
+        r"Art\. 5º, VII e § 2º: pendente — falta o atestado médico",
+    ),
+    "art6_tender": (
+        "aguarda convocação",
+        "em andamento",
     ),
     "art9_holder": ("Art. 9º: organizam-se os permissionários",),
     "attachment.bad_type": ("não é um PDF, JPEG ou PNG",),
     "attachment.removed": ("já foi removido",),
     "authentication": ("Usuário ou senha incorretos",),
+    "backup.file_exists": ("já existe: escolha outro nome",),
     "backup.file_missing": ("não encontrado",),
     "badge.duplicate_in_print": ("duas vezes",),
+    "campaign.already_open": ("Já há um recadastramento aberto",),
     "campaign.appointments_ahead": ("por vir",),
     "campaign.closed": ("já foi encerrado",),
     "campaign.not_yet_time": ("ainda não chegou",),
@@ -71,7 +86,9 @@ WORDING: dict[str, tuple[str, ...]] = {
         "já terminou",
         "não pode mais ser alterada",
     ),
+    "deputy_revoked": (r"foi cassado em .* \(Art\. 34, IV\)",),
     "deputy_revoked_before": (r"Art\. 34, IV: o registro desta pessoa como preposto foi cassado",),
+    "deputy_suspended": (r"está suspenso até \d\d/\d\d/\d{4} \(Art\. 34, III\)",),
     "document_certificate": (r"Art\. 4º, § 1º: o certificado de registro .* venceu",),
     "document_deputy": ("não tem preposto",),
     "document_personal_bearer": (
@@ -85,6 +102,7 @@ WORDING: dict[str, tuple[str, ...]] = {
         "só se imprime crachá de permissão em vigor",
         "Art. 34, III",
     ),
+    "duplicate": (r"Cartão \d+ registrado \d+ vezes",),
     "enforcement_already_decided": ("já foi decidido",),
     "enforcement_already_notified": (
         r"Art\. 29, § 2º: o autuado .* já foi notificado",
@@ -118,6 +136,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "evidence_notice_other_penalty": (
         r"Art\. 34, IV: a decisão do auto de infração .* não aplicou a cassação",
     ),
+    "evidence_notice_other_permit": (r"Art\. 29, § 3º; Art\. 34, III: o auto de infração .+ não foi lavrado contra esta permissão",),
     "evidence_notice_undecided": (
         r"Art\. 29, § 3º; Art\. 34, III: o auto de infração .* ainda não foi decidido \(fase: em defesa\)",
         "ainda não foi decidido",
@@ -126,10 +145,19 @@ WORDING: dict[str, tuple[str, ...]] = {
         r"Art\. 29, § 3º; Art\. 34, III: o auto de infração AI-9999/2026 não está registrado",
         r"Art\. 29, § 3º; Art\. 34, III: o auto de infração \(sem número\) não está registrado",
     ),
+    "expired": (r"\(Art\. 4º, § 1º\)",),
     "export.folder_missing": ("pasta não existe",),
     "export.not_xlsx": (r"\.xlsx",),
     "export.unknown_kind": ("desconhecido",),
-    "fee_renewal": (r"pagou R\$ 30,00, mas a taxa de renovação do registro em vigor é R\$ 35,00",),
+    "fee_application": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_badge_copy": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_extension": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_inspection": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_issue": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_renewal": (
+        r"pagou R\$ 30,00, mas a taxa de renovação do registro em vigor é R\$ 35,00",
+        r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",
+    ),
     "guarded_state": (
         "Art. 14",
         "Nada foi gravado: .* só muda por um ato julgado pelas regras",
@@ -141,6 +169,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "inspection.approved_locked": ("aprovada não pode ser alterada",),
     "inspection.failed_locked": ("reprovada não pode ser alterada",),
     "inspection.replacement_open": ("Já existe uma vistoria em preenchimento",),
+    "inspection.unanswered": (r"Falta(m)? responder \d+ ite(ns|m) da vistoria\. Salve como rascunho",),
     "inspection.vehicle_replaced": ("substituído",),
     "inspection_valid": (
         r"Art\. 5º, § 6º; Art\. 23: a vistoria de .* valeu até",
@@ -231,6 +260,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "organisation.already_left": ("já foi registrada",),
     "organisation.already_member": ("já é filiado",),
     "penalty_fixed": (r"Art\. 32: a penalidade é fixada pela própria lei",),
+    "penalty_not_allowed": (r"Art\. 34, [IV]+: a penalidade “.+” não é admitida para infração .+ \(Art\. 33, [IV]+\); admitidas: ",),
     "permission_denied": (
         "não permite",
         "Perfis autorizados: Supervisor, Vistoriador/Fiscal",
@@ -251,14 +281,20 @@ WORDING: dict[str, tuple[str, ...]] = {
         r"Art\. 33, parágrafo único: informe o motivo",
         r"Art\. 32: .* não admite reclassificação",
     ),
+    "replacement_pending": (r"Art\. 31, Grupo 3, II",),
     "restore": (
         "não está vazio",
         "não é uma cópia de segurança do MotoDesk",
         "assinatura de .*adulterada.zip não confere",
         "não confere.*tabela people: 5 linha",
     ),
+    "restore.postgresql_only": ("só pode ser restaurada em outro banco PostgreSQL",),
     "settings.unknown": ("desconhecida",),
+    "skipped": (r"não foi usado nem inutilizado, mas o \d+ do mesmo lote já foi",),
+    "stand.already_assigned": ("já está designada ao ponto",),
     "stand.already_left": ("já saiu do ponto",),
+    "superseded": (r"é a \d+ª via; a via em uso é a \d+ª",),
+    "suspended": (r"está suspensa até \d\d/\d\d/\d{4} \(Art\. 34, III\)",),
     "tender": (
         "Art. 6º",
         r"Art\. 6º: o candidato \d+º está “Permissão emitida”",
@@ -271,6 +307,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "tender.no_waiting_candidate": ("Não há candidatos aguardando",),
     "tender.permit_issued": ("já tem permissão emitida",),
     "tender.sheet_columns": ("colunas",),
+    "tender.sheet_refused": (r"A planilha tem \d+ problema\(s\); nada foi importado",),
     "tender_homologation": (r"Art\. 6º: a licitação .* ainda não foi homologada",),
     "transition_conviction": (r"Art\. 35: há condenação criminal transitada em julgado",),
     "transition_decree": (r"Art\. 6º.*Decreto",),
@@ -292,10 +329,12 @@ WORDING: dict[str, tuple[str, ...]] = {
         "não se aplica no estado “Cancelada a pedido”",
     ),
     "transition_term": (r"Art\. 6º: o prazo vai até",),
+    "unlinked": (r"desvinculado de .* \(Art\. 14\): o crachá não vale mais",),
     "unregistered_kind": ("responde pelo Art. 32",),
     "user.already_has_users": ("já tem usuários",),
     "user.not_locked": ("não está bloqueado",),
     "user.self_temporary": ("provisória",),
+    "valid": ("Verificação sem o cadastro",),
     "vehicle.not_in_service": ("já não está no serviço",),
     "vehicle.replaced": ("substituído",),
     "vehicle_correction_crlv": ("anexe o CRLV",),

@@ -335,7 +335,7 @@ def _read_candidates(wb: Any) -> list[CandidateInput]:
     if problems:
         raise InvalidInputError(
             f"A planilha tem {len(problems)} problema(s); nada foi importado.",
-            {f"linha_{i}": p for i, p in enumerate(problems[:50], start=1)},
+            {f"linha_{i}": p for i, p in enumerate(problems[:50], start=1)}, code="tender.sheet_refused",
         )
     if not items:
         raise InvalidInputError(f"A planilha não tem candidatos abaixo do cabeçalho (linha {header_row}).")
