@@ -312,7 +312,10 @@ WORDING: dict[str, tuple[str, ...]] = {
     "transition_conviction": (r"Art\. 35: há condenação criminal transitada em julgado",),
     "transition_decree": (r"Art\. 6º.*Decreto",),
     "transition_express_request": (r"Art\. 6º, § 7º: o cancelamento depende de pedido expresso",),
-    "transition_extension_once": (r"Art\. 6º: a autorização já foi prorrogada",),
+    "transition_extension_once": (
+        r"Art\. 6º: a autorização já foi prorrogada",
+        r"Art\. 6º: a permissão já foi prorrogada; a lei admite uma única prorrogação",
+    ),
     "transition_inspection": (
         r"Art\. 5º, § 1º, II e III: pendente — o veículo ainda não",
         r"Art\. 5º, § 1º, II e III: a última vistoria reprovou",
@@ -320,6 +323,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "transition_process": (
         r"Art\. 29, § 3º; Art\. 34, IV: a cassação só se aplica por decisão em processo",
         r"Art\. 34, IV: a cassação só se aplica",
+        r"Art\. 29, § 3º; Art\. 34, III: a suspensão só se aplica por decisão em processo administrativo",
     ),
     "transition_quota": (r"Art\. 10, I: não há vaga de mototáxi",),
     "transition_reason": ("informe o motivo do indeferimento",),
@@ -327,6 +331,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "transition_state": (
         "não se aplica no estado “Suspensa”",
         "não se aplica no estado “Cancelada a pedido”",
+        "não se aplica no estado “.+”; aplica-se a: ",
     ),
     "transition_term": (r"Art\. 6º: o prazo vai até",),
     "unlinked": (r"desvinculado de .* \(Art\. 14\): o crachá não vale mais",),
