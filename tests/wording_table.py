@@ -280,6 +280,8 @@ WORDING: dict[str, tuple[str, ...]] = {
     "reclassification": (
         r"Art\. 33, parágrafo único: informe o motivo",
         r"Art\. 32: .* não admite reclassificação",
+        r"Art\. 15, parágrafo único: a penalidade é fixada pela própria lei e não admite reclassificação",
+        r"Art\. 33, parágrafo único: a nova classificação \(.+\) é igual à prevista",
     ),
     "replacement_pending": (r"Art\. 31, Grupo 3, II",),
     "restore": (
