@@ -58,17 +58,14 @@ def test_seed_demo_without_the_demo_extra_says_so_and_writes_nothing(ctx, monkey
     import sys
 
     from sqlalchemy import func, select
+    from tests_helpers import raises_code  # type: ignore[import-not-found]
 
     from motodesk.models import Person
     from motodesk.services.demo import seed_demo
     from motodesk.services.errors import InvalidInputError
 
     monkeypatch.setitem(sys.modules, "faker", None)  # what a counter PC without the extra has
-    try:
+    with raises_code(InvalidInputError, "demo.extra_missing"):
         seed_demo(ctx, 3)
-    except InvalidInputError as exc:
-        assert "demo" in str(exc)
-    else:
-        raise AssertionError("seed_demo ran without Faker")
     with ctx.read() as s:
         assert s.scalar(select(func.count()).select_from(Person)) == 0

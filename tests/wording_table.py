@@ -15,6 +15,7 @@ WORDING: dict[str, tuple[str, ...]] = {
         r"Art\. 10, I: não há vaga de mototáxi para convocar",
         r"Art\. 10, I: não há vaga de mototáxi — \d+ permissões para [\d.]+ habitantes",
         r"Art\. 10, I: dado impossível",
+        r"Art\. 10, I: não há vaga de mototáxi — \d+ permiss(ão|ões) para [\d.]+ habitantes",
     ),
     "art14_one_deputy": ("Art. 14: o titular indica um preposto, e Primeiro Preposto Silva",),
     "art14_permit": ("Art. 34, III",),
@@ -23,6 +24,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "art17_places": (
         "tem 1 vaga",
         "tem 2 titulares designados",
+        r"tem \d+ vagas, todas ocupadas",
     ),
     "art17_service": ("destinado a Motoboy, não a Moto-frete",),
     "art17_services": ("há titulares de Motoboy",),
@@ -42,6 +44,10 @@ WORDING: dict[str, tuple[str, ...]] = {
         r"Art\. 5º, I: dado impossível",
         r"^data inválida — .*Data de nascimento",
     ),
+    "art5_8_passenger_cargo": (
+        "carga",
+        "passageiros",
+    ),
     "art5_ix_photo_recent": (
         r"Art\. 5º, IX: a foto é de .* há 181 dias",
         "no máximo 30 dias",
@@ -49,8 +55,11 @@ WORDING: dict[str, tuple[str, ...]] = {
     "art5_vii_medical": (
         "apresentado em .* depois do prazo de 30 dias",
         r"Art\. 5º, VII e § 2º: .*prazo de 30 dias",
+        r"Art\. 5º, VII e § 2º: pendente — falta o atestado médico",
     ),
     "art6_tender": (
+        "aguarda convocação",
+        "em andamento",
         r"Art\. \d+.*: o requerente é candidato \d+º da licitação .*, mas ",
         "não está entre os candidatos",
         "não há licitação de mototáxi em andamento",
@@ -71,6 +80,7 @@ WORDING: dict[str, tuple[str, ...]] = {
         "somente leitura",
         "Não foi possível gravar em",
     ),
+    "backup.file_exists": ("já existe: escolha outro nome",),
     "backup.file_missing": ("não encontrado",),
     "backup.no_revision": (r"não tem a revisão do esquema \(a tabela alembic_version está vazia",),
     "backup.read_back_differs": (
@@ -86,6 +96,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "badge_key.station_lacks_key": (r"Já existe uma chave .* e esta estação não a tem",),
     "badge_key.station_not_registered": (r"não está registrada para imprimir crachás",),
     "badge_key.write_failed": ("Não foi possível gravar a chave de assinatura dos crachás",),
+    "campaign.already_open": ("Já há um recadastramento aberto",),
     "campaign.appointments_ahead": ("por vir",),
     "campaign.closed": ("já foi encerrado",),
     "campaign.not_yet_time": ("ainda não chegou",),
@@ -103,14 +114,21 @@ WORDING: dict[str, tuple[str, ...]] = {
         "Outra estação salvou",
     ),
     "database_unavailable": ("Não foi possível conectar ao servidor de banco de dados",),
+    "database": (
+        "versão mais nova do MotoDesk",
+        "execute 'motodesk db-upgrade'",
+    ),
     "deadline.no_permit_in_force": ("Nenhuma",),
     "defence_after_decision": (r"Art\. 29, § 3º: o auto .* já foi decidido",),
     "demo.database_not_empty": (r"já tem dados \(1 pessoa\(s\), 1 permissão\(ões\)\)",),
+    "demo.extra_missing": (r"pip install 'motodesk\[demo\]'",),
     "deputy.link_ended": (
         "já terminou",
         "não pode mais ser alterada",
     ),
+    "deputy_revoked": (r"foi cassado em .* \(Art\. 34, IV\)",),
     "deputy_revoked_before": (r"Art\. 34, IV: o registro desta pessoa como preposto foi cassado",),
+    "deputy_suspended": (r"está suspenso até \d\d/\d\d/\d{4} \(Art\. 34, III\)",),
     "document_certificate": (r"Art\. 4º, § 1º: o certificado de registro .* venceu",),
     "document_deputy": ("não tem preposto",),
     "document_personal_bearer": (
@@ -124,6 +142,7 @@ WORDING: dict[str, tuple[str, ...]] = {
         "só se imprime crachá de permissão em vigor",
         "Art. 34, III",
     ),
+    "duplicate": (r"Cartão \d+ registrado \d+ vezes",),
     "enforcement_already_decided": ("já foi decidido",),
     "enforcement_already_notified": (
         r"Art\. 29, § 2º: o autuado .* já foi notificado",
@@ -157,6 +176,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "evidence_notice_other_penalty": (
         r"Art\. 34, IV: a decisão do auto de infração .* não aplicou a cassação",
     ),
+    "evidence_notice_other_permit": (r"Art\. 29, § 3º; Art\. 34, III: o auto de infração .+ não foi lavrado contra esta permissão",),
     "evidence_notice_undecided": (
         r"Art\. 29, § 3º; Art\. 34, III: o auto de infração .* ainda não foi decidido \(fase: em defesa\)",
         "ainda não foi decidido",
@@ -165,11 +185,23 @@ WORDING: dict[str, tuple[str, ...]] = {
         r"Art\. 29, § 3º; Art\. 34, III: o auto de infração AI-9999/2026 não está registrado",
         r"Art\. 29, § 3º; Art\. 34, III: o auto de infração \(sem número\) não está registrado",
     ),
+    "expired": (r"\(Art\. 4º, § 1º\)",),
     "export.folder_missing": ("pasta não existe",),
     "export.not_xlsx": (r"\.xlsx",),
     "export.unknown_kind": ("desconhecido",),
-    "fee_renewal": (r"pagou R\$ 30,00, mas a taxa de renovação do registro em vigor é R\$ 35,00",),
-    "guarded_state": ("Art. 14",),
+    "fee_application": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_badge_copy": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_extension": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_inspection": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_issue": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_renewal": (
+        r"pagou R\$ 30,00, mas a taxa de renovação do registro em vigor é R\$ 35,00",
+        r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",
+    ),
+    "guarded_state": (
+        "Art. 14",
+        "Nada foi gravado: .* só muda por um ato julgado pelas regras",
+    ),
     "holder_only": (r"Art\. 31: .*titular\), não do preposto",),
     "import.file_refused": ("recusado",),
     "import.register_changed": ("nada foi importado",),
@@ -177,6 +209,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "inspection.approved_locked": ("aprovada não pode ser alterada",),
     "inspection.failed_locked": ("reprovada não pode ser alterada",),
     "inspection.replacement_open": ("Já existe uma vistoria em preenchimento",),
+    "inspection.unanswered": (r"Falta(m)? responder \d+ ite(ns|m) da vistoria\. Salve como rascunho",),
     "inspection.vehicle_replaced": ("substituído",),
     "inspection_valid": (
         r"Art\. 5º, § 6º; Art\. 23: a vistoria de .* valeu até",
@@ -196,6 +229,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     ),
     "invalid_input:cnpj": ("Já existe uma organização cadastrada com este CNPJ",),
     "invalid_input:cpf": ("Art. 6º, § 1º; Art. 7º",),
+    "invalid_input:current": ("senha atual não confere",),
     "invalid_input:days": (r"0 \(nunca\) a 365",),
     "invalid_input:deadline": ("já passou",),
     "invalid_input:decree_date": (
@@ -267,6 +301,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "organisation.already_left": ("já foi registrada",),
     "organisation.already_member": ("já é filiado",),
     "penalty_fixed": (r"Art\. 32: a penalidade é fixada pela própria lei",),
+    "penalty_not_allowed": (r"Art\. 34, [IV]+: a penalidade “.+” não é admitida para infração .+ \(Art\. 33, [IV]+\); admitidas: ",),
     "permission_denied": (
         "não permite",
         "Perfis autorizados: Supervisor, Vistoriador/Fiscal",
@@ -279,10 +314,17 @@ WORDING: dict[str, tuple[str, ...]] = {
     ),
     "photo.unknown_source": ("Origem",),
     "photo_quality": ("Art. 5º, IX",),
+    "publish.folder": (
+        "não é uma pasta",
+        "Não foi possível criar a pasta",
+    ),
     "reclassification": (
         r"Art\. 33, parágrafo único: informe o motivo",
         r"Art\. 32: .* não admite reclassificação",
+        r"Art\. 15, parágrafo único: a penalidade é fixada pela própria lei e não admite reclassificação",
+        r"Art\. 33, parágrafo único: a nova classificação \(.+\) é igual à prevista",
     ),
+    "replacement_pending": (r"Art\. 31, Grupo 3, II",),
     "restore": (
         "não está vazio",
         "não é uma cópia de segurança do MotoDesk",
@@ -310,8 +352,13 @@ WORDING: dict[str, tuple[str, ...]] = {
     "restore.unknown_tables": ("tabelas que as migrações do MotoDesk não criam",),
     "restore.unlisted_members": ("que o manifesto não lista",),
     "restore.unsigned": ("não tem assinatura nem somas de conferência",),
+    "restore.postgresql_only": ("só pode ser restaurada em outro banco PostgreSQL",),
     "settings.unknown": ("desconhecida",),
+    "skipped": (r"não foi usado nem inutilizado, mas o \d+ do mesmo lote já foi",),
+    "stand.already_assigned": ("já está designada ao ponto",),
     "stand.already_left": ("já saiu do ponto",),
+    "superseded": (r"é a \d+ª via; a via em uso é a \d+ª",),
+    "suspended": (r"está suspensa até \d\d/\d\d/\d{4} \(Art\. 34, III\)",),
     "tender": (
         "Art. 6º",
         r"Art\. 6º: o candidato \d+º está “Permissão emitida”",
@@ -325,11 +372,15 @@ WORDING: dict[str, tuple[str, ...]] = {
     "tender.no_waiting_candidate": ("Não há candidatos aguardando",),
     "tender.permit_issued": ("já tem permissão emitida",),
     "tender.sheet_columns": ("colunas",),
+    "tender.sheet_refused": (r"A planilha tem \d+ problema\(s\); nada foi importado",),
     "tender_homologation": (r"Art\. 6º: a licitação .* ainda não foi homologada",),
     "transition_conviction": (r"Art\. 35: há condenação criminal transitada em julgado",),
     "transition_decree": (r"Art\. 6º.*Decreto",),
     "transition_express_request": (r"Art\. 6º, § 7º: o cancelamento depende de pedido expresso",),
-    "transition_extension_once": (r"Art\. 6º: a autorização já foi prorrogada",),
+    "transition_extension_once": (
+        r"Art\. 6º: a autorização já foi prorrogada",
+        r"Art\. 6º: a permissão já foi prorrogada; a lei admite uma única prorrogação",
+    ),
     "transition_inspection": (
         r"Art\. 5º, § 1º, II e III: pendente — o veículo ainda não",
         r"Art\. 5º, § 1º, II e III: a última vistoria reprovou",
@@ -337,6 +388,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "transition_process": (
         r"Art\. 29, § 3º; Art\. 34, IV: a cassação só se aplica por decisão em processo",
         r"Art\. 34, IV: a cassação só se aplica",
+        r"Art\. 29, § 3º; Art\. 34, III: a suspensão só se aplica por decisão em processo administrativo",
     ),
     "transition_quota": (r"Art\. 10, I: não há vaga de mototáxi",),
     "transition_reason": ("informe o motivo do indeferimento",),
@@ -344,6 +396,7 @@ WORDING: dict[str, tuple[str, ...]] = {
     "transition_state": (
         "não se aplica no estado “Suspensa”",
         "não se aplica no estado “Cancelada a pedido”",
+        "não se aplica no estado “.+”; aplica-se a: ",
     ),
     "transition_term": (r"Art\. 6º: o prazo vai até",),
     "unconfirmed": ("Confirme no balcão",),
@@ -351,7 +404,11 @@ WORDING: dict[str, tuple[str, ...]] = {
     "user.login_confusable:login": (r"se confunde com o login existente '.*' \(letras parecidas\)",),
     "user.login_invalid:login": ("Login inválido: use de 2 a 32 letras",),
     "user.login_taken:login": ("Já existe um usuário com o login",),
+    "unlinked": (r"desvinculado de .* \(Art\. 14\): o crachá não vale mais",),
+    "user.already_has_users": ("já tem usuários",),
     "user.not_locked": ("não está bloqueado",),
+    "user.self_temporary": ("provisória",),
+    "valid": ("Verificação sem o cadastro",),
     "vehicle.not_in_service": ("já não está no serviço",),
     "vehicle.replaced": ("substituído",),
     "vehicle_correction_crlv": ("anexe o CRLV",),

@@ -216,7 +216,7 @@ def _first_admin_through_gate(ctx: AppContext, login: str, full_name: str, passw
                                 code="user.login_invalid")
     name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
     if count_users(ctx):
-        raise PermissionDeniedError(ALREADY_HAS_USERS)
+        raise PermissionDeniedError(ALREADY_HAS_USERS, code="user.already_has_users")
     try:
         with ctx.write() as s:
             conn = s.connection()
@@ -224,7 +224,7 @@ def _first_admin_through_gate(ctx: AppContext, login: str, full_name: str, passw
             conn.exec_driver_sql("SELECT motodesk_create_first_admin(%s, %s, %s)", (login, name, verifier))
     except DBAPIError as exc:
         if getattr(exc.orig, "sqlstate", None) == "42501":
-            raise PermissionDeniedError(ALREADY_HAS_USERS) from None
+            raise PermissionDeniedError(ALREADY_HAS_USERS, code="user.already_has_users") from None
         raise
     return _authenticate_on_server(ctx, login, password)
 
@@ -266,7 +266,7 @@ def create_first_admin(ctx: AppContext, login: str, full_name: str, password: st
     with ctx.write({"uq_users_login": "Já existe um usuário com este login.",
                     "cols:users.login": "Já existe um usuário com este login."}) as s:
         if s.scalar(select(func.count(User.id))):
-            raise PermissionDeniedError(ALREADY_HAS_USERS)
+            raise PermissionDeniedError(ALREADY_HAS_USERS, code="user.already_has_users")
         login = check_login_name(s, login)
         name = clean_text(full_name or login, field="full_name", label="Nome", max_length=200, name=True)
         user = User(login=login, full_name=name, role=Role.ADMIN, password_hash=_stored_hash(ctx, password))

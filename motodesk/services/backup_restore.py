@@ -223,7 +223,7 @@ def restore_backup(archive: Path | str, db: Database, *, progress: Progress | No
     if manifest.kind == "postgresql" and target_kind == "sqlite":
         raise RestoreError(
             "Uma cópia de um servidor PostgreSQL só pode ser restaurada em outro banco PostgreSQL "
-            "(restaure-a em um banco vazio do servidor)."
+            "(restaure-a em um banco vazio do servidor).", code="restore.postgresql_only"
         )
     if db.is_sqlite:
         _sqlite_target(db)  # without connecting: a refused restore must not create the target file

@@ -79,10 +79,10 @@ def _place(partial: Path, out: Path) -> None:
         os.link(partial, out)  # fails if `out` exists: no overwrite even in a race
         partial.unlink()
     except FileExistsError:
-        raise InvalidInputError(f"O arquivo {out} já existe: escolha outro nome.") from None
+        raise InvalidInputError(f"O arquivo {out} já existe: escolha outro nome.", code="backup.file_exists") from None
     except OSError:  # a file system without hard links
         if out.exists():
-            raise InvalidInputError(f"O arquivo {out} já existe: escolha outro nome.") from None
+            raise InvalidInputError(f"O arquivo {out} já existe: escolha outro nome.", code="backup.file_exists") from None
         shutil.move(str(partial), out)
     os.chmod(out, PRIVATE_MODE)
 
@@ -110,7 +110,7 @@ def _check_output_path(out: Path) -> Path:
     if not out.parent.is_dir():
         raise InvalidInputError(f"A pasta de destino da cópia não existe: {out.parent}.")
     if out.exists():
-        raise InvalidInputError(f"O arquivo {out} já existe: escolha outro nome (uma cópia nunca sobrescreve outra).")
+        raise InvalidInputError(f"O arquivo {out} já existe: escolha outro nome (uma cópia nunca sobrescreve outra).", code="backup.file_exists")
     return out.resolve()
 
 

@@ -137,9 +137,9 @@ def _out_dir(out_dir: Path) -> Path:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise MotodeskError(f"Não foi possível criar a pasta {out}: {exc.strerror or exc}.") from None
+        raise MotodeskError(f"Não foi possível criar a pasta {out}: {exc.strerror or exc}.", code="publish.folder") from None
     if not out.is_dir():
-        raise MotodeskError(f"{out} não é uma pasta.")
+        raise MotodeskError(f"{out} não é uma pasta.", code="publish.folder")
     return out
 
 

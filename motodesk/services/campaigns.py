@@ -320,7 +320,7 @@ def open_campaign(ctx: AppContext, period_start: date | None, period_end: date |
     settings = law_settings(ctx)
     with ctx.write(_OPEN_MESSAGES) as s:
         if s.scalar(select(func.count()).select_from(Campaign).where(Campaign.state == "open")):
-            raise MotodeskError(_OPEN_MESSAGES["uq_campaigns_one_open"])
+            raise MotodeskError(_OPEN_MESSAGES["uq_campaigns_one_open"], code="campaign.already_open")
         called = rules.who_falls_due(_drivers(s, today), start, end, settings)
         if not called:
             raise InvalidInputError(f"Ninguém tem certificado vencendo até {format_date(end)}: não há quem convocar.",

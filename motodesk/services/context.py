@@ -113,7 +113,7 @@ def integrity_error(exc: IntegrityError, messages: dict[str, str]) -> MotodeskEr
     for name, message in messages.items():
         # PostgreSQL names the constraint; SQLite names the columns ("cols:table.column").
         if name.removeprefix("cols:") in text:
-            return MotodeskError(message)
+            return MotodeskError(message, code="constraint")
     return MotodeskError(explain_error(exc))  # pt_BR by kind (unique, not null, check, foreign key); original logged
 
 

@@ -247,7 +247,7 @@ def _faker(seed: int) -> Any:
     except ImportError as exc:
         raise InvalidInputError(
             "Os dados de demonstração precisam do pacote opcional 'demo' "
-            "(pip install 'motodesk[demo]'); o banco não foi alterado.") from exc
+            "(pip install 'motodesk[demo]'); o banco não foi alterado.", code="demo.extra_missing") from exc
     fake = Faker("pt_BR")
     fake.seed_instance(seed)
     return fake

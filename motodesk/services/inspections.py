@@ -504,7 +504,7 @@ def conclude_inspection(ctx: AppContext, inspection_id: int, answers: Sequence[I
             raise InvalidInputError(
                 f"{'Falta responder 1 item' if n == 1 else f'Faltam responder {n} itens'} da vistoria. "
                 "Salve como rascunho para continuar depois, ou responda todos antes de concluir.",
-                {item.code: "Item sem resposta." for item in outcome.unanswered},
+                {item.code: "Item sem resposta." for item in outcome.unanswered}, code="inspection.unanswered",
             )
         vehicle = s.get(Vehicle, inspection.vehicle_id)
         assert vehicle is not None

@@ -380,7 +380,7 @@ def assign_to_stand(ctx: AppContext, stand_id: int, permit_id: int, *, on: date 
         current = s.execute(select(StandAssignment.id, StandAssignment.stand_id)
                             .where(StandAssignment.permit_id == permit_id, StandAssignment.end_on.is_(None))).first()
         if current is not None and current.stand_id == stand_id:
-            raise MotodeskError(f"{permit.number} já está designada ao ponto {stand.name}.")
+            raise MotodeskError(f"{permit.number} já está designada ao ponto {stand.name}.", code="stand.already_assigned")
         if current is not None:
             # Both stands locked in id order: two workstations moving holders crosswise never deadlock.
             s.execute(select(_STANDS.c.id).where(_STANDS.c.id.in_((current.stand_id, stand_id)))

@@ -271,7 +271,7 @@ def read_candidates_xlsx(data: bytes | str | os.PathLike[str]) -> list[Candidate
         with open_workbook(data, max_bytes=MAX_IMPORT_BYTES) as wb:
             return _read_candidates(wb)
     except SpreadsheetRefused as refused:
-        raise InvalidInputError(refused.message, code="tender.sheet_refused") from None
+        raise InvalidInputError(refused.message, code="tender.file_refused") from None
 
 
 def _read_candidates(wb: Any) -> list[CandidateInput]:
@@ -335,7 +335,7 @@ def _read_candidates(wb: Any) -> list[CandidateInput]:
     if problems:
         raise InvalidInputError(
             f"A planilha tem {len(problems)} problema(s); nada foi importado.",
-            {f"linha_{i}": p for i, p in enumerate(problems[:50], start=1)},
+            {f"linha_{i}": p for i, p in enumerate(problems[:50], start=1)}, code="tender.sheet_refused",
         )
     if not items:
         raise InvalidInputError(f"A planilha não tem candidatos abaixo do cabeçalho (linha {header_row}).")

@@ -160,7 +160,7 @@ def reset_password(ctx: AppContext, login: str, password: str, *, temporary: boo
     with ctx.write() as s:
         user = _user(s, login)
         if _is_self(ctx, user) and user.must_change_password and not temporary:
-            raise PermissionDeniedError(SELF_TEMPORARY)  # the server refuses it too (motodesk_users_guard)
+            raise PermissionDeniedError(SELF_TEMPORARY, code="user.self_temporary")  # the server refuses it too (motodesk_users_guard)
         user.password_hash = auth._stored_hash(ctx, password)
         user.must_change_password = temporary
         if not user.locked:

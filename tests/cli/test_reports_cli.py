@@ -7,7 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import openpyxl
@@ -15,6 +15,8 @@ import pytest
 from tests_helpers import valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.exports.importer import TEMPLATE_COLUMNS, TEMPLATE_SHEET
+from motodesk.exports.kinds import PERMITS
+from motodesk.exports.xlsx import title_line
 from motodesk.services.demo import DEMO_PASSWORD
 
 ADMIN = ("--user", "admin")
@@ -53,13 +55,16 @@ def _people(path: Path) -> int:
 
 def test_export_every_kind_and_roles(database: tuple[str, Path], tmp_path: Path) -> None:
     url, _path = database
+    started = datetime.now(UTC)
     out = run("export", "permits", "--out", str(tmp_path / "permissoes.xlsx"), "--database", url, *SUPERVISOR,
               stdin=PASSWORD)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"Planilha gravada: {tmp_path / 'permissoes.xlsx'} (Cadastro de permissões, ")
     ws = openpyxl.load_workbook(tmp_path / "permissoes.xlsx").worksheets[0]
-    assert "exportado em" in ws["A1"].value and "por Marta Lúcia Fonseca" in ws["A1"].value
-    assert ws["A2"].value == "Número" and ws.freeze_panes == "A3"
+    # Row 1 is the sheet's title line naming who exported it, row 2 the declared headers (one wording each).
+    titles = {title_line(PERMITS.title, "Marta Lúcia Fonseca (supervisor)", at) for at in (started, datetime.now(UTC))}
+    assert ws["A1"].value in titles
+    assert [c.value for c in ws[2]] == [c.header for c in PERMITS.columns] and ws.freeze_panes == "A3"
 
     out = run("export", "people-public", "--out", str(tmp_path / "pub.xlsx"), "--database", url, *ADMIN,
               stdin=PASSWORD)

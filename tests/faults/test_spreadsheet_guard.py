@@ -382,7 +382,7 @@ def _ole(*streams: str) -> bytes:
 ], ids=["encrypted", "empty", "xls", "csv"])
 def test_bad_files_on_the_tender_path_are_named(supervisor: AppContext, data: bytes, message: str) -> None:
     tender_id = tenders.create_tender(supervisor, "Concorrência 09/2026")
-    with raises_code(InvalidInputError, "tender.sheet_refused") as caught:
+    with raises_code(InvalidInputError, "tender.file_refused") as caught:
         tenders.import_candidates(supervisor, tender_id, data)
     assert caught.value.message == message
     assert tenders.list_candidates(supervisor, tender_id) == []
@@ -395,10 +395,10 @@ def test_a_file_over_the_tender_limit_is_refused_by_its_path_unread(tmp_path: Pa
         fh.write(b"PK\x03\x04")
         fh.truncate(1024 * MIB)
     tender_id = tenders.create_tender(supervisor, "Concorrência 10/2026")
-    with raises_code(InvalidInputError, "tender.sheet_refused") as caught:
+    with raises_code(InvalidInputError, "tender.file_refused") as caught:
         tenders.import_candidates(supervisor, tender_id, path)
     assert caught.value.message == MSG_TOO_BIG.format(size=1024, limit=tenders.MAX_IMPORT_BYTES // MIB)
-    with raises_code(InvalidInputError, "tender.sheet_refused") as caught:
+    with raises_code(InvalidInputError, "tender.file_refused") as caught:
         tenders.import_candidates(supervisor, tender_id, tmp_path / "sumiu.xlsx")
     assert caught.value.message == MSG_NOT_FOUND.format(name="sumiu.xlsx")
 

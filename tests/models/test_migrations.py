@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from alembic import command
 from sqlalchemy import inspect, text
+from tests_helpers import check_wording  # type: ignore[import-not-found]
 
 from motodesk.models import Base
 from motodesk.models.db import Database, DatabaseOutdatedError, DatabaseTooNewError
@@ -30,8 +31,9 @@ def test_newer_database_is_refused(tmp_path: Path) -> None:
     db.prepare()
     with db.engine.begin() as conn:
         conn.execute(text("UPDATE alembic_version SET version_num = '9999_from_the_future'"))
-    with pytest.raises(DatabaseTooNewError, match="versão mais nova do MotoDesk"):
+    with pytest.raises(DatabaseTooNewError) as refused:
         db.prepare()
+    check_wording("database", str(refused.value))
 
 
 def test_older_sqlite_is_backed_up_before_upgrade(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,8 +60,9 @@ def test_outdated_shared_postgresql_asks_for_db_upgrade(request: pytest.FixtureR
     try:
         with db.engine.begin() as conn:
             conn.execute(text("DELETE FROM alembic_version"))
-        with pytest.raises(DatabaseOutdatedError, match="motodesk db-upgrade"):
+        with pytest.raises(DatabaseOutdatedError) as refused:
             db.prepare()
+        check_wording("database", str(refused.value))
     finally:
         with db.engine.begin() as conn:
             conn.execute(text("INSERT INTO alembic_version VALUES (:v)"), {"v": db.head_revision()})

@@ -22,7 +22,7 @@ from motodesk.services.context import AppContext
 from motodesk.services.errors import PermissionDeniedError
 from motodesk.services.people import PersonInput
 from tests.pgroles.conftest import Cluster
-from tests.tests_helpers import valid_cpf
+from tests.tests_helpers import raises_code, valid_cpf
 
 OWNER_PASSWORD = "dono-senha-123"
 GATE_PASSWORD = "entrada-senha-1"
@@ -69,7 +69,7 @@ def test_the_wizards_step_creates_the_first_administrator_as_his_own_role(fresh:
         with admin.db.engine.connect() as conn:
             assert conn.exec_driver_sql("SELECT session_user").scalar() == f"md_{name}_u_chefe"
         assert auth.count_users(gate) == 1
-        with pytest.raises(PermissionDeniedError, match="já tem usuários"):
+        with raises_code(PermissionDeniedError, "user.already_has_users"):
             auth.create_user(gate, "outro", "Outro Chefe", Role.ADMIN, "outro-senha-123")
         # The administrator works as himself: creates a clerk, who works as herself.
         users.create_user(admin, "rosa", "Rosa Lima", Role.CLERK, "senha-da-rosa-1")

@@ -18,7 +18,7 @@ from motodesk.services import auth, people, users
 from motodesk.services.errors import AuthenticationError, InvalidInputError
 from motodesk.services.people import PersonInput
 from tests.pgroles.conftest import CHEFE_PASSWORD, RolesSite
-from tests.tests_helpers import valid_cpf
+from tests.tests_helpers import raises_code, valid_cpf
 
 MARIA_PASSWORD = "maria-senha-123"
 
@@ -183,7 +183,7 @@ def test_a_reset_password_is_temporary_and_its_owner_replaces_it_on_the_server(
         roles_site.login("maria", MARIA_PASSWORD)  # the old one no longer opens
     temporary = roles_site.login("maria", "provisoria-123")
     assert temporary.user.must_change_password
-    with pytest.raises(InvalidInputError, match="senha atual não confere"):
+    with raises_code(InvalidInputError, "invalid_input", fields=("current",)):
         auth.change_own_password(temporary, "errada-1234", "nova-senha-456")
     changed = auth.change_own_password(temporary, "provisoria-123", "nova-senha-456")
     assert not changed.must_change_password

@@ -12,6 +12,7 @@ from motodesk.rules.common import Role
 from motodesk.services import auth, users
 from motodesk.services.errors import PermissionDeniedError
 from tests.pgroles.conftest import CHEFE_PASSWORD, RolesSite
+from tests.tests_helpers import raises_code
 
 TEMPORARY = "provisoria-123"
 
@@ -97,7 +98,7 @@ def test_an_administrator_with_a_temporary_password_cannot_clear_his_own_flag(
             conn.execute("SELECT motodesk_change_own_password(%s)", (set_by_admin,))
     assert _flag(roles_site, "ana")
     ana = roles_site.login("ana", TEMPORARY)
-    with pytest.raises(PermissionDeniedError, match="provisória"):
+    with raises_code(PermissionDeniedError, "user.self_temporary"):
         users.reset_password(ana, "ana", "definitiva-123", temporary=False)
     # Another administrator may make a reset final; the user's own change ends the flag as well.
     users.reset_password(admin, "ana", "definitiva-123", temporary=False)

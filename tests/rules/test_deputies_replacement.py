@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from tests_helpers import assert_refused  # type: ignore[import-not-found]
+
 from motodesk.rules.common import Status, Verdict
 from motodesk.rules.deputies import deputy_requirements, holder_keeps_hours
 from motodesk.rules.replacement import documents_wait_for_replacement, new_vehicle_refusals, permit_may_name
@@ -20,6 +22,8 @@ def test_the_holder_must_keep_hours_when_the_deputy_has_some() -> None:
     assert holder_keeps_hours(0, 0) is None  # no schedule yet
     assert holder_keeps_hours(480, 0) is None
 
+OLD_PLATE, NEW_PLATE = "ABC-1234", "QWE2R34"
+
 
 def test_deputy_requirements_name_the_deputy_and_keep_each_article() -> None:
     found = deputy_requirements([MET, NOT_MET, PENDING], "Paulo Nunes")
@@ -35,14 +39,15 @@ def test_deputy_requirements_name_the_deputy_and_keep_each_article() -> None:
 def test_the_new_vehicle_is_refused_for_what_is_not_met_and_named_only_after_inspection() -> None:
     assert new_vehicle_refusals([MET, NOT_MET, PENDING]) == [NOT_MET]
     assert new_vehicle_refusals([MET, PENDING]) == []
-    waiting = permit_may_name([MET], False, "QWE2R34")
-    assert [v.rule_id for v in waiting] == ["replacement_inspection"] and "QWE2R34" in waiting[0].message
-    assert permit_may_name([MET, PENDING], True, "QWE2R34") == [PENDING]  # judged again on that day
-    assert permit_may_name([MET], True, "QWE2R34") == []
+    waiting = permit_may_name([MET], False, NEW_PLATE)
+    assert [v.rule_id for v in waiting] == ["replacement_inspection"] and NEW_PLATE in waiting[0].message
+    assert permit_may_name([MET, PENDING], True, NEW_PLATE) == [PENDING]  # judged again on that day
+    assert permit_may_name([MET], True, NEW_PLATE) == []
 
 
 def test_no_document_while_the_replacement_waits() -> None:
-    verdict = documents_wait_for_replacement("ABC-1234", None)
-    assert verdict.status is Status.NOT_MET and "ABC-1234" in verdict.message
-    assert "ainda não foi cadastrado" in verdict.message
-    assert "QWE2R34" in documents_wait_for_replacement("ABC-1234", "QWE2R34").message
+    verdict = documents_wait_for_replacement(OLD_PLATE, None)
+    assert verdict.status is Status.NOT_MET and OLD_PLATE in verdict.message
+    assert_refused([verdict], "replacement_pending")
+    assert NEW_PLATE not in verdict.message  # no replacement registered yet: none is named
+    assert NEW_PLATE in documents_wait_for_replacement(OLD_PLATE, NEW_PLATE).message

@@ -68,7 +68,8 @@ def test_the_deputy_badge_judges_the_linked_deputy(facts: DocumentFacts) -> None
                             date(2026, 1, 5))
     badge = replace(permit(facts, deputy=deputy), document=Document.DEPUTY_BADGE)
     assert [v.rule_id for v in check_document(badge, ON, SETTINGS)] == ["document_medical"]
-    assert "do preposto Pedro Preposto" in check_document(badge, ON, SETTINGS)[0].message
+    assert deputy.person.name in check_document(badge, ON, SETTINGS)[0].message  # the deputy, not the holder
+    assert facts.permit.holder.name not in check_document(badge, ON, SETTINGS)[0].message
     assert [v.rule_id for v in check_document(permit(badge, deputy=None), ON, SETTINGS)] == ["document_deputy"]
     stranger = replace(permit(badge, deputy=replace(deputy, person=dossier(deputy.person, medical_date=ON))),
                        requested_person_id=1)
@@ -167,7 +168,7 @@ def test_the_holders_cnh_is_judged_on_the_day_of_the_document(facts: DocumentFac
     for bad in (expired, no_a, unknown):
         found = check_document(permit(facts, holder=bad), ON, SETTINGS)
         assert [(v.rule_id, v.article) for v in found] == [("document_cnh", "Art. 5º, II")]
-        assert "do titular João da Silva" in found[0].message
+        assert holder.name in found[0].message
 
 
 @pytest.mark.parametrize(("change", "rule_id"), [
@@ -196,6 +197,6 @@ def test_the_certificate_and_authorization_vouch_for_the_deputy_they_name(facts:
                                                   SETTINGS)] == ["Art. 34, IV"]
         stale = check_document(permit(named, deputy=replace(deputy, person=dossier(
             deputy.person, medical_date=date(2025, 3, 9)))), ON, SETTINGS)
-        assert [v.rule_id for v in stale] == ["document_medical"] and "Pedro Preposto" in stale[0].message
+        assert [v.rule_id for v in stale] == ["document_medical"] and deputy.person.name in stale[0].message
     # the holder's own badge does not name the deputy
     assert check_document(permit(facts, deputy=replace(deputy, revoked=True)), ON, SETTINGS) == []

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from tests_helpers import check_wording  # type: ignore[import-not-found]
 
 from motodesk.rules.infractions import (
     CATALOGUE,
@@ -155,19 +156,24 @@ def test_reclassify_up_or_down_with_a_reason() -> None:
 
 @pytest.mark.parametrize("reason", ["", "   "])
 def test_reclassify_needs_a_reason(reason: str) -> None:
-    with pytest.raises(ReclassificationError, match="informe o motivo"):
+    with pytest.raises(ReclassificationError) as refused:
         reclassify(infraction_by_code("30.1.IV"), Severity.MEDIA, reason)
+    check_wording("reclassification", str(refused.value))
 
 
 def test_reclassify_to_the_same_classification_is_refused() -> None:
-    with pytest.raises(ReclassificationError, match="igual à prevista"):
+    with pytest.raises(ReclassificationError) as refused:
         reclassify(infraction_by_code("30.1.IV"), Severity.LEVE, "motivo")
+    assert f"({Severity.LEVE.label})" in str(refused.value)  # names the classification it already has
+    check_wording("reclassification", str(refused.value))
 
 
 @pytest.mark.parametrize("code", ["32", "15"])
 def test_penalties_fixed_by_law_cannot_be_reclassified(code: str) -> None:
-    with pytest.raises(ReclassificationError, match="fixada pela própria lei"):
+    with pytest.raises(ReclassificationError) as refused:
         reclassify(infraction_by_code(code), Severity.LEVE, "motivo")
+    assert str(refused.value).startswith(infraction_by_code(code).article)  # the article that fixes it
+    check_wording("reclassification", str(refused.value))
 
 
 # --- Art. 34: penalties and fines -----------------------------------------------------------------

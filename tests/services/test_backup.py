@@ -90,7 +90,7 @@ def test_restore_refuses_a_database_that_is_not_empty(ctx: AppContext, tmp_path:
     result = backups.create_backup(ctx, tmp_path / "copia.zip")
     with raises_code(backups.RestoreError, "restore"):
         backups.restore_backup(result.path, ctx.db)
-    with pytest.raises(InvalidInputError, match="já existe"):
+    with raises_code(InvalidInputError, "backup.file_exists"):
         backups.create_backup(ctx, tmp_path / "copia.zip")
 
 
@@ -194,7 +194,7 @@ def test_sqlite_backup_restores_into_an_empty_postgresql(tmp_path: Path, empty_d
     # The sequences continue after the copied rows: a new row gets a new id.
     with AppContext(target).write() as s:
         s.add(Setting(key="depois-da-restauracao", value="1"))
-    with pytest.raises(backups.RestoreError, match="só pode ser restaurada em outro banco PostgreSQL"):
+    with raises_code(backups.RestoreError, "restore.postgresql_only"):
         pg_backup = backups.create_backup(AppContext(target), tmp_path / "servidor.zip")
         backups.restore_backup(pg_backup.path, empty_database("sqlite"))
 

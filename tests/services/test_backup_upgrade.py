@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from tests_helpers import check_wording  # type: ignore[import-not-found]
 
 from motodesk.models.db import Database, DatabaseOutdatedError
 from motodesk.services.auth import authenticate, hash_password
@@ -87,8 +88,9 @@ def test_old_shared_postgresql_waits_for_db_upgrade_and_keeps_its_data(empty_pg:
         if head == FIRST:
             assert db.prepare() == "current"
         else:
-            with pytest.raises(DatabaseOutdatedError, match="motodesk db-upgrade"):
+            with pytest.raises(DatabaseOutdatedError) as refused:
                 db.prepare()
+            check_wording("database", str(refused.value))
             assert db.current_revision() == FIRST, "refused means untouched"
             assert db.prepare(allow_upgrade_shared=True) == "upgraded"
         assert db.current_revision() == head

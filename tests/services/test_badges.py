@@ -4,6 +4,7 @@ decoded from the page at print resolution, verifies against the register; and ev
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import subprocess
 from dataclasses import replace
@@ -11,12 +12,20 @@ from datetime import date, timedelta
 
 import pytest
 import zxingcpp
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
 from enforcement_factory import revoke_through_process, suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from pypdf import PdfReader
 from sqlalchemy import select
-from tests_helpers import SCREENSHOTS, existing_register, raises_code, raises_rule  # type: ignore[import-not-found]
+from tests_helpers import (  # type: ignore[import-not-found]
+    SCREENSHOTS,
+    check_wording,
+    existing_register,
+    raises_code,
+    raises_rule,
+)
 
 from motodesk.models import AuditEvent, BadgePrint, DeputyLink, Permit, Setting
 from motodesk.printing.token import BadgeClaim, cpf_digest, generate_keypair, sign_claim, verify_token
@@ -147,7 +156,8 @@ def test_a_reprint_needs_a_reason_and_supersedes_the_lost_copy(ctx: AppContext, 
     assert second.badges[0].issue_no == 2
     assert [(round(w), round(h)) for w, h in _pages_mm(second.pdf)] == [(210, 297), (210, 297)]
     lost = badges.verify_badge(clerk, first)
-    assert lost.status is BadgeStatus.SUPERSEDED and "1ª via" in lost.message and "2ª" in lost.message
+    assert lost.status is BadgeStatus.SUPERSEDED and (lost.issue_no, lost.current_issue_no) == (1, 2)
+    check_wording(lost.status.value, lost.message)
     assert lost.photo_jpeg is None
     new = _qr(second.pdf, 2)[0]
     assert badges.verify_badge(clerk, new).status is BadgeStatus.VALID
@@ -162,7 +172,8 @@ def test_a_suspended_permit_verifies_as_suspended_and_prints_nothing(ctx: AppCon
     suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=20))
     result = badges.verify_badge(clerk, token)
     assert result.status is BadgeStatus.SUSPENDED
-    assert f"até {TODAY + timedelta(days=20):%d/%m/%Y}" in result.message and "Art. 34, III" in result.message
+    assert (TODAY + timedelta(days=20)).strftime("%d/%m/%Y") in result.message  # the end of the suspension
+    check_wording(result.status.value, result.message)
     with raises_rule("document_state"):
         badges.print_badges(clerk, [issued.id], reason="Dano")
     with ctx.read() as s:
@@ -179,7 +190,8 @@ def test_cancelled_and_expired(ctx: AppContext, clerk: AppContext, supervisor: A
     token_cancelled, token_expired = _qr(printed.pdf, 2)[0], _qr(printed.pdf, 4)[0]
     # The badge's printed validity passes before anything else happens:
     later = badges.verify_badge(clerk, token_expired, today=add_years(TODAY, 1) + timedelta(days=1))
-    assert later.status is BadgeStatus.EXPIRED and "Art. 4º, § 1º" in later.message
+    assert later.status is BadgeStatus.EXPIRED and later.valid_until == add_years(TODAY, 1)
+    check_wording(later.status.value, later.message)
     permits.cancel(clerk, cancelled.id, "Aposentadoria", express_request=True)
     assert badges.verify_badge(clerk, token_cancelled).status is BadgeStatus.CANCELLED
     permits.expire(clerk, expired.id, on=expired.term_end + timedelta(days=1))
@@ -235,7 +247,7 @@ def test_offline_verification_needs_only_the_public_key(ctx: AppContext, clerk: 
     assert public.startswith(b"-----BEGIN PUBLIC KEY-----") and b"PRIVATE" not in public
     ok = badges.verify_offline(token, public)
     assert ok.status is BadgeStatus.VALID and not ok.online and issued.number in ok.message
-    assert "sem o cadastro" in ok.message
+    check_wording(ok.status.value, ok.message)  # says the register was not consulted
     assert ok.holder_name == _dossier.name and ok.service is ServiceType.MOTOBOY  # as the signed claim says
     assert badges.verify_offline(token, public, today=add_years(TODAY, 2)).status is BadgeStatus.EXPIRED
     tampered = token[:-2] + ("AB" if token.endswith("AA") else "AA")  # always a different token
@@ -249,7 +261,7 @@ def test_the_key_pair_is_made_once_and_stays_out_of_the_database(ctx: AppContext
     assert first[0].startswith(b"-----BEGIN PRIVATE KEY-----")
     with ctx.read() as s:
         assert s.get(Setting, badges.SIGNING_KEY_SETTING) is None  # the database keeps public keys only
-        assert "PUBLIC KEY" in s.get(Setting, badges.PUBLIC_KEY_SETTING).value
+        assert isinstance(load_pem_public_key(json.loads(s.get(Setting, badges.PUBLIC_KEY_SETTING).value).encode()), Ed25519PublicKey)
         values = " ".join(s.scalars(select(Setting.value)).all())
         trail = " ".join(s.scalars(select(AuditEvent.changes)).all())
     assert "PRIVATE KEY" not in values
@@ -287,7 +299,8 @@ def test_deputy_badge_is_marked_and_verifies_as_the_deputy(ctx: AppContext, cler
         existing_register(s)
         s.scalar(select(DeputyLink)).end_on = TODAY
     ended = badges.verify_badge(clerk, _qr(printed.pdf, 4)[0])
-    assert ended.status is BadgeStatus.UNLINKED and "Art. 14" in ended.message
+    assert ended.status is BadgeStatus.UNLINKED
+    check_wording(ended.status.value, ended.message)
 
 
 def test_two_workstations_reprinting_at_once_do_not_share_an_issue_number(ctx: AppContext, clerk: AppContext,

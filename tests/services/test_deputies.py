@@ -13,7 +13,7 @@ from enforcement_factory import revoke_through_process, suspend_through_process 
 from permit_factory import add_person, make_dossier, requirement_count  # type: ignore[import-not-found]
 from pypdf import PdfReader
 from sqlalchemy import func, select
-from tests_helpers import existing_register, race, raises_code, raises_rule  # type: ignore[import-not-found]
+from tests_helpers import check_wording, existing_register, race, raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, DeputyLink, Permit, PersonDocument
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -28,7 +28,6 @@ from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
     PermissionDeniedError,
-    RuleViolationError,
 )
 from motodesk.services.settings import law_settings
 
@@ -87,10 +86,9 @@ def test_nomination_is_refused_while_the_deputy_is_20_and_accepted_at_21(ctx: Ap
     issued = issued_permit(ctx, supervisor, on=birthday - timedelta(days=10))
     person_id = deputy_person(ctx, on=birthday - timedelta(days=1), birth=add_years(birthday, -21))
 
-    with pytest.raises(RuleViolationError) as refused:
+    with raises_rule("art5_i_age") as refused:
         deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION, on=birthday - timedelta(days=1))
     assert [v.article for v in refused.value.verdicts] == ["Art. 5º, I"]
-    assert "Art. 14, § 2º" in str(refused.value) and "o preposto tem 20 anos" in str(refused.value)
     assert deputies.current_deputy(clerk, issued.id) is None
 
     nominated = deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION, SCHEDULE, on=birthday)
@@ -118,10 +116,9 @@ def test_the_deputy_dossier_is_judged_on_every_requirement(ctx: AppContext, cler
         s.delete(medical)
     verdicts = deputies.deputy_verdicts(clerk, person_id, ServiceType.MOTOBOY)
     assert len(verdicts) == requirement_count(ServiceType.MOTOBOY, deputy=True)  # the holder's list (Art. 14, § 2º)
-    with pytest.raises(RuleViolationError) as refused:
+    with raises_rule("art5_ii_cnh", "art5_vii_medical") as refused:
         deputies.nominate_deputy(clerk, issued.id, person_id, NOMINATION)
     assert {v.article for v in refused.value.verdicts} == {"Art. 5º, II", "Art. 5º, VII e § 2º"}
-    assert "a CNH venceu" in str(refused.value)
 
 
 def test_a_second_deputy_for_the_same_holder_is_refused(ctx: AppContext, clerk: AppContext,
@@ -150,7 +147,10 @@ def test_two_workstations_nominating_at_once_leave_one_deputy(ctx: AppContext, s
     people = [deputy_person(ctx, name=f"Preposto Candidato {n}", seed=n) for n in range(6)]
     won, lost = race(db_url, [lambda c, p=p: deputies.nominate_deputy(c, issued.id, p, NOMINATION) for p in people])
     assert len(won) == 1 and len(lost) == 5
-    assert all(isinstance(exc, MotodeskError) and "Art. 14" in str(exc) for exc in lost), lost
+    # Refused by the rule (Art. 14) or, when the check raced, by the one-deputy index inside the write.
+    assert all(getattr(exc, "rule_ids", ()) == ("art14_one_deputy",)
+               or (getattr(exc, "code", None) == "constraint"
+                   and str(exc) == deputies._INTEGRITY["uq_deputy_links_active_permit"]) for exc in lost), lost
     with ctx.read() as s:
         assert s.scalar(select(func.count(DeputyLink.id)).where(DeputyLink.end_on.is_(None))) == 1
         # Nothing of the refused nominations stayed behind: one nomination scan, the winner's.
@@ -191,7 +191,7 @@ def test_schedule_shifts_never_overlap_and_are_printable(ctx: AppContext, clerk:
     with raises_code(InvalidInputError, "invalid_input", fields=("schedule",)) as clash:
         deputies.set_work_schedule(clerk, nominated.link_id, [Shift(2, time(8), time(12), "titular"),
                                                                Shift(2, time(11), time(15), "preposto")])
-    assert "Art. 11" in str(clash.value)
+    assert "Art. 11" in clash.value.fields["schedule"]  # holder and deputy share the one vehicle
     with raises_code(InvalidInputError, "invalid_input", fields=("schedule",)):  # Sunday night runs into Monday
         deputies.set_work_schedule(clerk, nominated.link_id, [Shift(6, time(22), time(6), "titular"),
                                                                Shift(0, time(5), time(9), "titular")])
@@ -244,7 +244,7 @@ def test_the_deputy_badge_is_marked_and_stops_verifying_when_the_link_ends(
     assert not ended.recorded_late and "dentro do prazo" in ended.notice
     gone = badges.verify_badge(inspector, deputy_badge)
     assert gone.status is BadgeStatus.UNLINKED and not gone.valid
-    assert gone.status.label == "PREPOSTO DESVINCULADO" and "Art. 14" in gone.message
+    check_wording(gone.status.value, gone.message)
     assert gone.photo_jpeg is None
     assert badges.verify_badge(inspector, holder_badge).status is BadgeStatus.VALID  # the holder's still holds
     with raises_rule("document_deputy"):
@@ -261,7 +261,8 @@ def test_the_deputy_badge_stops_verifying_while_the_permit_is_suspended_or_revok
 
     suspend_through_process(supervisor, issued.id, TODAY + timedelta(days=30))
     suspended = badges.verify_badge(clerk, tokens[0])
-    assert suspended.status is BadgeStatus.SUSPENDED and "Art. 34, III" in suspended.message
+    assert suspended.status is BadgeStatus.SUSPENDED
+    check_wording(suspended.status.value, suspended.message)
     permits.run_calendar(ctx, on=TODAY + timedelta(days=30))  # the suspension's days are over
     assert badges.verify_badge(clerk, tokens[0], today=TODAY + timedelta(days=30)).valid
 
@@ -355,17 +356,15 @@ def test_the_deputy_is_judged_again_at_renewal_and_at_every_deputy_badge(ctx: Ap
     assert [b.holder_kind for b in printed.badges] == ["preposto"]
 
     _expire_deputy_cnh(ctx, person_id, TODAY)
-    with pytest.raises(RuleViolationError) as refused:
+    with raises_rule("deputy_art5_ii_cnh") as refused:
         permits.renew_registration(clerk, issued.id, on=TODAY)
     assert [v.article for v in refused.value.verdicts] == ["Art. 5º, II"]
-    assert "Art. 14, § 2º — preposto Preposto Paulo Nunes" in str(refused.value)
     with ctx.read() as s:
         before = s.get(Permit, issued.id)
         assert before is not None and before.certificate_valid_until == issued.certificate_valid_until
 
-    with pytest.raises(RuleViolationError) as refused:
+    with raises_rule("document_cnh"):
         badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)], reason="Perda")
-    assert "Art. 14, § 2º" in str(refused.value) and "a CNH venceu" in str(refused.value)
     assert deputies.current_deputy(clerk, issued.id).badge_issue_no == 1  # nothing was printed
     # the holder's own badge does not depend on the deputy's documents
     assert [b.holder_kind for b in badges.print_badges(clerk, [BadgeRequest(issued.id)]).badges] == ["titular"]

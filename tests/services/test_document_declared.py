@@ -17,7 +17,7 @@ import pytest
 from permit_factory import make_dossier, requirement_count  # type: ignore[import-not-found]
 from PySide6.QtWidgets import QLabel, QLineEdit
 from sqlalchemy import delete, select
-from tests_helpers import valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.exports.importer import TEMPLATE_SHEET, template_columns, write_template
 from motodesk.models import PersonDocument
@@ -125,7 +125,7 @@ def test_the_dossier_screen_shows_its_box_and_the_panel_judges_it(qtbot, tax_cle
     # The panel: one line more than without it, and it is not met (120 days > 90).
     assert window.verdict_list.count() == requirement_count()
     verdict = _verdict(window.verdicts, "doc_tax_clearance")
-    assert verdict.status is Status.NOT_MET and "venceu em" in verdict.message
+    assert verdict.status is Status.NOT_MET and TAX_CLEARANCE.label in verdict.message
     assert row.box.property("verdict") == "not_met" and TAX_CLEARANCE.label in row.box.title()
     issued.set_value(TODAY - timedelta(days=3))
     window.recheck()
@@ -218,10 +218,8 @@ def test_the_gate_refuses_to_print_without_it(tax_clearance, ctx: AppContext, cl
     dossier, issued = _issued(ctx, supervisor)
     assert permits.registration_certificate_pdf(clerk, issued.id).startswith(b"%PDF")
     _drop_document(ctx, dossier.person_id)
-    with pytest.raises(RuleViolationError) as refused:
+    with raises_rule("doc_tax_clearance"):
         permits.registration_certificate_pdf(clerk, issued.id)
-    assert "doc_tax_clearance" in {v.rule_id for v in refused.value.verdicts}
-    assert "certidão negativa de débitos municipais do titular" in str(refused.value)
 
 
 def test_before_its_start_date_it_is_pending_not_a_refusal(tax_clearance, ctx: AppContext,  # noqa: ANN001
@@ -234,7 +232,7 @@ def test_before_its_start_date_it_is_pending_not_a_refusal(tax_clearance, ctx: A
     update_settings(supervisor, {"requirement_starts": (f"{KIND}={start:%d/%m/%Y}",)})
     assert permits.registration_certificate_pdf(clerk, issued.id).startswith(b"%PDF")  # not refused
     verdict = _verdict(people.check_dossier(clerk, dossier.person_id, ServiceType.MOTOBOY), "doc_tax_clearance")
-    assert verdict.status is Status.PENDING and f"exigido a partir de {start:%d/%m/%Y}" in verdict.message
+    assert verdict.status is Status.PENDING and start.strftime("%d/%m/%Y") in verdict.message  # from when
 
     # The deadlines view lists who must bring it, due on the start date.
     rows = deadlines.deadlines(clerk, deadlines.DeadlineFilter(horizon_days=60))

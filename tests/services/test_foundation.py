@@ -69,8 +69,9 @@ def test_names_are_stored_exactly(clerk: AppContext) -> None:
 def test_duplicate_cpf_is_refused_in_ptbr(clerk: AppContext) -> None:
     cpf = valid_cpf()
     _person(clerk, "João da Silva", cpf)
-    with pytest.raises(MotodeskError, match="Já existe uma pessoa cadastrada com este CPF"):
+    with raises_code(MotodeskError, "constraint") as info:
         _person(clerk, "José da Silva", cpf)
+    assert str(info.value) == people._INTEGRITY["uq_people_cpf"]
 
 
 def test_invalid_cpf_is_a_field_error_and_stores_nothing(clerk: AppContext) -> None:

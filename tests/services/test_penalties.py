@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 from enforcement_factory import add_deputy, add_holder, an_hour_ago  # type: ignore[import-not-found]
 from sqlalchemy import select
-from tests_helpers import raises_code, raises_rule  # type: ignore[import-not-found]
+from tests_helpers import check_wording, raises_code, raises_rule  # type: ignore[import-not-found]
 
 from motodesk.models import BadgePrint, CriminalJudgment, DeputyLink, Permit, PermitEvent
 from motodesk.printing.token import BadgeClaim, cpf_digest, sign_claim
@@ -146,7 +146,7 @@ def test_a_deputy_suspension_suspends_the_link_not_the_permit_and_the_calendar_l
         assert event.transition == "deputy_suspend" and created.number in event.reason
     suspended = badges.verify_badge(clerk, deputy_badge, today=day)
     assert suspended.status is badges.BadgeStatus.DEPUTY_SUSPENDED and suspended.status.label == "PREPOSTO SUSPENSO"
-    assert "Art. 34, III" in suspended.message
+    check_wording(suspended.status.value, suspended.message)
     assert badges.verify_badge(clerk, holder_badge, today=day).valid
     view = enforcement.get_notice(clerk, created.id)
     assert view.final_decision.effect_label == "Preposto suspenso"
@@ -185,7 +185,7 @@ def test_a_deputy_cassacao_ends_the_link_when_final_and_his_badge_verifies_as_re
         assert s.get(Permit, holder.permit_id).state is PermitState.ACTIVE
     verdict = badges.verify_badge(clerk, deputy_badge, today=due + timedelta(days=1))
     assert verdict.status is badges.BadgeStatus.DEPUTY_REVOKED and verdict.status.label == "PREPOSTO CASSADO"
-    assert "Art. 34, IV" in verdict.message
+    check_wording(verdict.status.value, verdict.message)
 
 
 # --- the Decree's choice: when a penalty takes effect (Art. 34, parágrafo único) ----------------------

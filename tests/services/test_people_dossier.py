@@ -17,7 +17,7 @@ from motodesk.rules.eligibility import check_applicant
 from motodesk.rules.settings import LawSettings
 from motodesk.services import people
 from motodesk.services.context import AppContext
-from motodesk.services.errors import ConflictError, InvalidInputError, PermissionDeniedError
+from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError, PermissionDeniedError
 from motodesk.services.people import DocumentInput, PersonInput
 
 TODAY = date.today()
@@ -62,8 +62,9 @@ def test_an_error_in_one_document_saves_nothing(clerk: AppContext) -> None:
 def test_duplicate_cpf_refused_in_pt_br(clerk: AppContext) -> None:
     cpf = valid_cpf()
     people.save_dossier(clerk, complete_person(cpf))
-    with pytest.raises(Exception, match="Já existe uma pessoa cadastrada com este CPF"):
+    with raises_code(MotodeskError, "constraint") as info:
         people.save_dossier(clerk, complete_person(cpf), complete_documents())
+    assert str(info.value) == people._INTEGRITY["uq_people_cpf"]
     with clerk.read() as s:
         assert s.scalar(select(func.count(PersonDocument.id))) == 0  # the documents did not stay behind
     assert people.cpf_owner(clerk, cpf) is not None

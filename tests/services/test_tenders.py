@@ -9,7 +9,7 @@ from datetime import date, timedelta
 import pytest
 from openpyxl import Workbook
 from permit_factory import make_dossier  # type: ignore[import-not-found]
-from tests_helpers import raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import check_wording, raises_code, raises_rule, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.eligibility import tender_medical_deadline
@@ -73,7 +73,8 @@ def test_a_bad_sheet_imports_nothing_and_says_why(supervisor: AppContext) -> Non
             [5, cpf, "Eva Maria Luz"],
         ]))
     problems = " ".join(info.value.fields.values())
-    assert "nada foi importado" in str(info.value)
+    assert info.value.code == "tender.sheet_refused"
+    check_wording(info.value.code, str(info.value))
     for expected in ("Linha 4", "CPF", "nome completo", "“primeiro” não é um número", "fórmulas",
                      "Linha 4: classificação 1 repetida (já na linha 3)", "Linha 7: CPF repetido (já na linha 3)"):
         assert expected in problems, expected
@@ -140,14 +141,17 @@ def test_from_candidate_to_permit(ctx: AppContext, clerk: AppContext, supervisor
 
 def test_duplicates_and_roles(clerk: AppContext, supervisor: AppContext) -> None:
     tender_id = tenders.create_tender(supervisor, "Concorrência 05/2026")
-    with pytest.raises(MotodeskError, match="Já existe uma licitação"):
+    with raises_code(MotodeskError, "constraint") as info:
         tenders.create_tender(supervisor, "Concorrência 05/2026")
+    assert str(info.value) == tenders._INTEGRITY["uq_tenders_number"]
     cpf = valid_cpf()
     tenders.add_candidate(supervisor, tender_id, 1, cpf, "Ana Beatriz Rocha")
-    with pytest.raises(MotodeskError, match="classificação"):
+    with raises_code(MotodeskError, "constraint") as info:
         tenders.add_candidate(supervisor, tender_id, 1, valid_cpf(), "Bruno Henrique Dias")
-    with pytest.raises(MotodeskError, match="Este CPF já está"):
+    assert str(info.value) == tenders._INTEGRITY["uq_tender_candidates_tender_rank"]
+    with raises_code(MotodeskError, "constraint") as info:
         tenders.add_candidate(supervisor, tender_id, 2, cpf, "Ana Beatriz Rocha")
+    assert str(info.value) == tenders._INTEGRITY["uq_tender_candidates_tender_cpf"]
     from motodesk.services.errors import PermissionDeniedError
 
     with pytest.raises(PermissionDeniedError):

@@ -16,7 +16,7 @@ import pytest
 from enforcement_factory import suspend_through_process  # type: ignore[import-not-found]
 from permit_factory import make_dossier  # type: ignore[import-not-found]
 from sqlalchemy import select
-from tests_helpers import existing_register  # type: ignore[import-not-found]
+from tests_helpers import existing_register, raises_code  # type: ignore[import-not-found]
 
 from motodesk.models import DeputyLink
 from motodesk.models.db import Database
@@ -126,7 +126,7 @@ def test_publish_verifier_writes_a_static_site(ctx: AppContext, supervisor: AppC
     with pytest.raises(PermissionDeniedError):
         badges.publish_status(inspector, tmp_path / "www")
     (tmp_path / "a-file").write_text("x")
-    with pytest.raises(MotodeskError, match="pasta"):
+    with raises_code(MotodeskError, "publish.folder"):
         badges.publish_status(supervisor, tmp_path / "a-file")
 
 
