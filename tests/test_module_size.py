@@ -22,14 +22,14 @@ LIMIT = 700
 EXCEPTIONS: dict[str, int] = {
     # Not split yet.
     "ui/screens/permits.py": 864,
-    "services/search.py": 922,
-    "services/inspections.py": 902,
+    "services/search.py": 920,
+    "services/inspections.py": 900,
     "printing/documents.py": 870,
     "rules/document.py": 859,
-    "services/vehicles.py": 795,
+    "services/vehicles.py": 790,
     "models/db.py": 735,
-    "services/people.py": 727,
-    "services/campaigns.py": 720,
+    "services/people.py": 723,
+    "services/campaigns.py": 719,
     "models/audit.py": 822,
     # A shipped migration is never edited (a schema change is a new revision).
     "models/migrations/versions/0001_first_schema.py": 914,

@@ -15,19 +15,16 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Application, DeputyLink, Permit, PermitEvent, Person, Tender, TenderCandidate
 from motodesk.rules import acts
-from motodesk.rules.common import IN_FORCE_STATES, PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.common import IN_FORCE_STATES, PermitState, ServiceType, Status, Verdict
 from motodesk.rules.common import OPEN_APPLICATION_STATES as OPEN_STATES
 from motodesk.rules.fees import FeeAct
 from motodesk.rules.text import application_number
 from motodesk.services import fees
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import EDITORS, READERS, AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
 from motodesk.services.people import check_dossier, get_dossier
 from motodesk.services.settings import law_settings
-
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
 
 @dataclass(frozen=True)

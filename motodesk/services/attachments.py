@@ -20,15 +20,12 @@ from sqlalchemy import select
 
 from motodesk.models import Attachment, Blob, Person, PersonDocument
 from motodesk.models.base import utcnow
-from motodesk.rules.common import Role
 from motodesk.rules.dossier import DocumentKind
 from motodesk.services import access_log
-from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.context import EDITORS, READERS, AppContext, current_row, requires
 from motodesk.services.errors import InvalidInputError, MotodeskError, NotFoundError
 from motodesk.services.text import text_problem
 
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
 MAX_IMAGE_PIXELS = 60_000_000  # a 600 dpi A4 scan is 35 million
 MAX_REASON = 500

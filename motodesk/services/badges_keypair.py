@@ -19,13 +19,12 @@ from motodesk.rules.common import PermitState, Role
 from motodesk.services import badge_keys
 from motodesk.services.backup_keys import write_private
 from motodesk.services.badge_keys import StationKeyError, key_id
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import READERS, AppContext, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, MotodeskError
 
 SIGNING_KEY_SETTING = "badge_signing_key"  # before revision 0018 only: the private key is never stored here
 PUBLIC_KEY_SETTING = "badge_public_key"
 RETIRED_KEYS_SETTING = "badge_public_keys_retired"
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
 
 def _json_rows(s: Session, keys: tuple[str, ...]) -> dict[str, object]:

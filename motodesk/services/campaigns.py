@@ -46,7 +46,7 @@ from motodesk.rules.text import format_date, join_words
 from motodesk.rules.validators import mask_cpf
 from motodesk.services import enforcement
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import READERS, AppContext, requires
 from motodesk.services.deadlines import _address_line
 from motodesk.services.enforcement import NoticeInput
 from motodesk.services.errors import (
@@ -64,7 +64,6 @@ if TYPE_CHECKING:
 
 IN_FORCE = (PermitState.ACTIVE, PermitState.SUSPENDED)
 COUNTER = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 MAX_REASON = 500
 
 _OPEN_MESSAGES = {

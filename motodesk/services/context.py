@@ -117,6 +117,12 @@ def integrity_error(exc: IntegrityError, messages: dict[str, str]) -> MotodeskEr
     return MotodeskError(explain_error(exc))  # pt_BR by kind (unique, not null, check, foreign key); original logged
 
 
+#: Who reads the register: every profile.
+READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
+#: Who edits a dossier at the counter (people, vehicles, deputies, organisations, applications…).
+EDITORS = (Role.CLERK, Role.SUPERVISOR)
+
+
 def requires(*roles: Role) -> Callable[[Callable[Concatenate[AppContext, P], T]], Callable[Concatenate[AppContext, P], T]]:
     """Refuse the call unless the context's user has one of `roles`: the GUI and the CLI alike."""
 

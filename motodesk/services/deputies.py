@@ -31,7 +31,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from motodesk.models import DeputyLink, InfractionNotice, Permit, PermitEvent, Person, Vehicle
-from motodesk.rules.common import PermitState, Role, ServiceType, Verdict
+from motodesk.rules.common import PermitState, ServiceType, Verdict
 from motodesk.rules.deadlines import deputy_deregistration_due
 from motodesk.rules.deputies import (
     check_deputy_step,
@@ -54,7 +54,7 @@ from motodesk.services.attachments import (
     store_attachment,
 )
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, CurrentUser, current_row, requires
+from motodesk.services.context import EDITORS, READERS, AppContext, CurrentUser, current_row, requires
 from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
@@ -64,10 +64,9 @@ from motodesk.services.errors import (
 from motodesk.services.evidence import notice_evidence
 from motodesk.services.facts import person_facts
 from motodesk.services.judged import judged
+from motodesk.services.refusals import check_period_end
 from motodesk.services.settings import law_settings
 
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 OWNER_TABLE = "deputy_links"
 DRIVERS = {"titular": "Titular", "preposto": "Preposto(a)"}
 WEEKDAY_NAMES = ("segunda-feira", "terça-feira", "quarta-feira", "quinta-feira", "sexta-feira", "sábado",
@@ -438,12 +437,10 @@ def end_deputy_link(ctx: AppContext, link_id: int, end_on: date | None, reason: 
     settings = law_settings(ctx)
     with ctx.write(_INTEGRITY) as s:
         link = _load_link(s, link_id, expected_version)
-        if link.end_on is not None:
-            raise MotodeskError(f"O vínculo deste preposto já terminou em {format_date(link.end_on)}.",
-                                code="deputy.link_ended")
-        if end_on < link.start_on:
-            raise InvalidInputError(f"O fim do vínculo ({format_date(end_on)}) é anterior ao seu início "
-                                    f"({format_date(link.start_on)}).", {"end_on": "Anterior ao início."})
+        check_period_end(link.start_on, link.end_on, end_on, code="deputy.link_ended",
+                         ended="O vínculo deste preposto já terminou em {end}.",
+                         early="O fim do vínculo ({on}) é anterior ao seu início ({start}).",
+                         field="end_on", short="Anterior ao início.")
         with judged(s, check_link_end(format_date(link.start_on), format_date(end_on), end_on >= link.start_on),
                     DeputyLink.end_on):
             link.end_on = end_on

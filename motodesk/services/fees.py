@@ -28,13 +28,12 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import application_number, format_date
 from motodesk.rules.validators import format_plate
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.context import READERS, AppContext, current_row, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
 from motodesk.services.settings import law_settings, update_settings
 
 SETTERS = (Role.ADMIN, Role.SUPERVISOR)
 RECORDERS = (Role.CLERK, Role.SUPERVISOR, Role.ADMIN)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
 _SUBJECTS: dict[FeeAct, tuple[type[Any], str]] = {
     FeeAct.APPLICATION: (Person, "A pessoa"),

@@ -56,7 +56,7 @@ from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import fees
 from motodesk.services.applications import permit_or_application_number
 from motodesk.services.clock import LOCAL_TZ, local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
+from motodesk.services.context import CONFLICT_MESSAGE, READERS, AppContext, current_row, requires
 from motodesk.services.errors import (
     ConflictError,
     InvalidInputError,
@@ -69,7 +69,6 @@ from motodesk.services.vehicles import ReplacementOutcome, apply_replacement, pl
 
 RECORDERS = (Role.INSPECTOR, Role.SUPERVISOR)
 SCHEDULERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 MAX_NOTE = 1000
 MAX_PHOTO_BYTES = 25 * 1024 * 1024
 PHOTO_LONG_SIDE = 1600
@@ -270,6 +269,17 @@ def _fill_items(inspection: Inspection, items: Sequence[ChecklistItem]) -> None:
         InspectionItem(position=n, code=item.code, article=item.article, text=item.text)
         for n, item in enumerate(items, start=1)
     ]
+
+
+def _new_draft(s: Session, vehicle_id: int, service_type: str, kind: InspectionKind, parent_id: int,
+               items: Sequence[ChecklistItem]) -> Inspection:
+    """Session step: a new inspection in preparation today, of ``items``, that follows ``parent_id``."""
+    inspection = Inspection(vehicle_id=vehicle_id, service_type=service_type, kind=kind.value,
+                            status=InspectionStatus.DRAFT.value, scheduled_for=local_today(), parent_id=parent_id)
+    _fill_items(inspection, items)
+    s.add(inspection)
+    s.flush()
+    return inspection
 
 
 def _clean_note(note: str | None) -> str | None:
@@ -548,13 +558,7 @@ def reopen_as_reinspection(ctx: AppContext, failed_id: int) -> int:
         _refuse_second_open(s, vehicle.id)
         # A failure recorded without its items (imported, or from before MotoDesk) is re-inspected in full.
         pending = _outcome(failed).pending if failed.items else checklist_for(_service(vehicle))
-        inspection = Inspection(vehicle_id=vehicle.id, service_type=failed.service_type,
-                                kind=InspectionKind.REINSPECTION.value, status=InspectionStatus.DRAFT.value,
-                                scheduled_for=local_today(), parent_id=failed.id)
-        _fill_items(inspection, pending)
-        s.add(inspection)
-        s.flush()
-        return inspection.id
+        return _new_draft(s, vehicle.id, failed.service_type, InspectionKind.REINSPECTION, failed.id, pending).id
 
 
 @requires(*RECORDERS)
@@ -569,14 +573,8 @@ def supersede_inspection(ctx: AppContext, approved_id: int, reason: str, *,
             raise MotodeskError("Já existe uma vistoria em preenchimento para substituir esta.", code="inspection.replacement_open")
         vehicle = _active_vehicle(s, old.vehicle_id)
         _refuse_second_open(s, vehicle.id)
-        kind = InspectionKind(old.kind)
-        if kind is InspectionKind.REINSPECTION:
-            kind = InspectionKind.REGULAR
-        new = Inspection(vehicle_id=vehicle.id, service_type=_service(vehicle), kind=kind.value,
-                         status=InspectionStatus.DRAFT.value, scheduled_for=local_today(), parent_id=old.id)
-        _fill_items(new, checklist_for(_service(vehicle)))
-        s.add(new)
-        s.flush()
+        kind = InspectionKind.REGULAR if old.kind == InspectionKind.REINSPECTION else InspectionKind(old.kind)
+        new = _new_draft(s, vehicle.id, _service(vehicle), kind, old.id, checklist_for(_service(vehicle)))
         old.superseded_by_id = new.id
         old.supersede_reason = reason
         s.flush()

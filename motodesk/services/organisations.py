@@ -35,17 +35,16 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.text import format_date
 from motodesk.rules.validators import format_cnpj, validate_cnpj
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.context import EDITORS, READERS, AppContext, current_row, requires
 from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.refusals import check_period_end, refuse_marked
 from motodesk.services.text import clean_name, digits, search_text, text_problem
 
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 EXPORTERS = (Role.SUPERVISOR, Role.ADMIN)
 _LIMITS = {"name": 200, "address": 300, "phone": 32, "email": 200, "contact_name": 200}
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -193,8 +192,7 @@ def save_organisation(ctx: AppContext, data: OrganisationInput, *, organisation_
                       expected_version: int | None = None) -> OrganisationRow:
     """Create (no id) or update an organisation; an invalid CNPJ, a missing address or contact is refused."""
     clean, errors = validate_organisation(data)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    refuse_marked(errors)
     with ctx.write(_INTEGRITY) as s:
         duplicate = s.scalar(select(Organisation.name).where(Organisation.cnpj == clean.cnpj,
                                                              Organisation.id != (organisation_id or 0)))
@@ -335,12 +333,10 @@ def leave_organisation(ctx: AppContext, affiliation_id: int, *, on: date | None 
     _check_date(on, today, "left_on", "saída")
     with ctx.write(_INTEGRITY) as s:
         affiliation = current_row(s, Affiliation, affiliation_id, None, "Filiação não encontrada.")
-        if affiliation.end_on is not None:
-            raise MotodeskError(f"A saída já foi registrada em {format_date(affiliation.end_on)}.",
-                                code="organisation.already_left")
-        if on < affiliation.start_on:
-            raise InvalidInputError(f"A data de saída ({format_date(on)}) é anterior à entrada "
-                                    f"({format_date(affiliation.start_on)}).", {"left_on": "Anterior à entrada."})
+        check_period_end(affiliation.start_on, affiliation.end_on, on, code="organisation.already_left",
+                         ended="A saída já foi registrada em {end}.",
+                         early="A data de saída ({on}) é anterior à entrada ({start}).",
+                         field="left_on", short="Anterior à entrada.")
         affiliation.end_on = on
         s.flush()
         return _member_rows(s, _members_stmt().where(Affiliation.id == affiliation.id))[0]

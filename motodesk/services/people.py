@@ -53,11 +53,12 @@ from motodesk.services import access_log
 from motodesk.services.access_log import record_access
 from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
+from motodesk.services.context import CONFLICT_MESSAGE, EDITORS, READERS, AppContext, current_row, requires
 from motodesk.services.errors import ConflictError, InvalidInputError, NotFoundError
 from motodesk.services.facts import permits_facts
 from motodesk.services.judged import judged
 from motodesk.services.photos import newest_photo
+from motodesk.services.refusals import refuse_marked
 from motodesk.services.settings import law_settings
 from motodesk.services.tenders import tender_standing
 from motodesk.services.text import clean_name, fold, name_problem, text_problem
@@ -65,8 +66,6 @@ from motodesk.services.text import clean_name, fold, name_problem, text_problem
 MAX_NAME = 200
 MAX_TEXT = 4000
 MAX_AGE_YEARS = 120  # a birth date further back is a typing error, not a person
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
 # Control characters have no place in a form field (and PostgreSQL refuses NUL); line breaks are
 # allowed only in the free-text notes.
@@ -566,8 +565,7 @@ def save_person(ctx: AppContext, data: PersonInput, *, person_id: int | None = N
                 expected_version: int | None = None) -> PersonSaved:
     """Create (no id) or update a person; a stale `expected_version` raises ConflictError."""
     clean, errors = validate_person(data)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    refuse_marked(errors)
     with ctx.write(_INTEGRITY) as s:
         person = _person_to_save(s, person_id, expected_version, clean, "A pessoa não existe mais no cadastro.")
         _apply_person(person, clean)
@@ -627,8 +625,7 @@ def save_dossier(ctx: AppContext, person: PersonInput, documents: Sequence[Docum
         clean, doc_errors = validate_document(doc)
         errors.update({f"{doc.kind.value}.{k}": v for k, v in doc_errors.items()})
         clean_docs.append(clean)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    refuse_marked(errors)
     with ctx.write(_INTEGRITY) as s:
         row_person = _person_to_save(s, person_id, person_version, clean_person,
                                      "A pessoa não existe mais no cadastro: outra estação a removeu.")

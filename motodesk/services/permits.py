@@ -29,6 +29,7 @@ calendar) and `permits_documents` (the certificate and the transit authorization
 
 from __future__ import annotations
 
+from motodesk.services.context import READERS
 from motodesk.services.permits_applications import (
     IssuedPermit,
     approve,
@@ -72,10 +73,7 @@ from motodesk.services.permits_rows import (
     history,
     list_permits,
 )
-from motodesk.services.permits_steps import (
-    MAX_REASON,
-    READERS,
-)
+from motodesk.services.permits_steps import MAX_REASON
 
 __all__ = [
     "CALENDAR_USER",

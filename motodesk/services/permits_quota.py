@@ -14,9 +14,8 @@ from sqlalchemy.orm import Session
 
 from motodesk.models import Permit, QuotaCounter
 from motodesk.rules.common import PermitState, Role, ServiceType
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import READERS, AppContext, requires
 from motodesk.services.facts import quota_counts
-from motodesk.services.permits_steps import READERS
 from motodesk.services.settings import law_settings
 
 _QUOTA_TABLE = typing.cast(Table, QuotaCounter.__table__)

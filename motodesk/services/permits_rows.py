@@ -16,8 +16,8 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.lifecycle import TRANSITIONS, Transition, available_transitions
 from motodesk.rules.text import application_number
 from motodesk.rules.validators import format_plate
-from motodesk.services.context import AppContext, current_row, requires
-from motodesk.services.permits_steps import READERS, _vehicle_id_for
+from motodesk.services.context import READERS, AppContext, current_row, requires
+from motodesk.services.permits_steps import _vehicle_id_for
 from motodesk.services.text import LIKE_ESCAPE, contains_pattern, fold, search_text
 
 

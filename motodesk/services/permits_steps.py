@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from motodesk.models import Application, Decree, Permit, PermitEvent, Person, Tender, TenderCandidate, Vehicle
-from motodesk.rules.common import PermitState, Role, Verdict
+from motodesk.rules.common import PermitState, Verdict
 from motodesk.rules.lifecycle import TransitionContext, check_transition
 from motodesk.rules.tenders import TenderCandidateFacts, check_candidacy_tie, check_tender, tender_required
 from motodesk.services.clock import local_today
@@ -25,7 +25,6 @@ from motodesk.services.errors import (
 )
 from motodesk.services.judged import judged
 
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_REASON = 2000
 
 

@@ -20,17 +20,15 @@ from PIL import Image, UnidentifiedImageError
 from sqlalchemy import select
 
 from motodesk.models import Blob, Person, Photo
-from motodesk.rules.common import Role, Verdict
+from motodesk.rules.common import Verdict
 from motodesk.rules.photo import PhotoFacts, check_photo
 from motodesk.rules.settings import LawSettings
 from motodesk.services.attachments import megabytes
 from motodesk.services.clock import LOCAL_TZ, local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import EDITORS, READERS, AppContext, requires
 from motodesk.services.errors import InvalidInputError, NotFoundError, RuleViolationError
 from motodesk.services.settings import law_settings
 
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 SOURCES = {"camera": "câmera", "file": "arquivo", "import": "importação"}
 MAX_PHOTO_BYTES = 5 * 1024 * 1024
 MAX_PHOTO_PIXELS = 40_000_000

@@ -149,31 +149,31 @@ def _count(s: Session, stmt: Select[Any]) -> int:
 
 def _kept(s: Session, ids: list[int]) -> dict[str, tuple[int, str]]:
     history = "histórico administrativo das permissões (Lei nº 4.883/2017), obrigação legal (LGPD art. 16, I)"
-    kept = {
+    #: label -> (the rows that name the person, why they stay)
+    kept_rows: dict[str, tuple[Select[Any], str]] = {
         "Registros da trilha de auditoria": (
-            _count(s, select(func.count(AuditEvent.id)).where(
-                AuditEvent.table_name == "people", AuditEvent.row_key.in_([str(i) for i in ids]))),
+            select(func.count(AuditEvent.id)).where(
+                AuditEvent.table_name == "people", AuditEvent.row_key.in_([str(i) for i in ids])),
             "a trilha de auditoria é só de acréscimo: é o registro legal de quem fez o quê (LGPD art. 16, I)"),
-        "Permissões e autorizações": (
-            _count(s, select(func.count(Permit.id)).where(Permit.person_id.in_(ids))), history),
-        "Requerimentos": (
-            _count(s, select(func.count(Application.id)).where(Application.person_id.in_(ids))), history),
-        "Autos de infração": (
-            _count(s, select(func.count(InfractionNotice.id)).where(InfractionNotice.person_id.in_(ids))),
-            "processos administrativos (Art. 29 a 35), documentos públicos do processo"),
-        "Vínculos de preposto": (
-            _count(s, select(func.count(DeputyLink.id)).where(DeputyLink.deputy_person_id.in_(ids))),
-            "fazem parte do histórico da permissão de outro titular (Art. 14)"),
-        "Filiações a organizações": (
-            _count(s, select(func.count(Affiliation.id)).where(Affiliation.person_id.in_(ids))), history),
-        "Veículos": (
-            _count(s, select(func.count(Vehicle.id)).where(Vehicle.holder_id.in_(ids))),
-            "o veículo e suas vistorias são registros do veículo, não dados da pessoa"),
-        "Classificações em licitações": (
-            _count(s, select(func.count(TenderCandidate.id)).where(TenderCandidate.person_id.in_(ids))),
-            "lista de classificação publicada do processo licitatório (Art. 6º)"),
+        "Permissões e autorizações": (_by_person(Permit.id, Permit.person_id, ids), history),
+        "Requerimentos": (_by_person(Application.id, Application.person_id, ids), history),
+        "Autos de infração": (_by_person(InfractionNotice.id, InfractionNotice.person_id, ids),
+                              "processos administrativos (Art. 29 a 35), documentos públicos do processo"),
+        "Vínculos de preposto": (_by_person(DeputyLink.id, DeputyLink.deputy_person_id, ids),
+                                 "fazem parte do histórico da permissão de outro titular (Art. 14)"),
+        "Filiações a organizações": (_by_person(Affiliation.id, Affiliation.person_id, ids), history),
+        "Veículos": (_by_person(Vehicle.id, Vehicle.holder_id, ids),
+                     "o veículo e suas vistorias são registros do veículo, não dados da pessoa"),
+        "Classificações em licitações": (_by_person(TenderCandidate.id, TenderCandidate.person_id, ids),
+                                         "lista de classificação publicada do processo licitatório (Art. 6º)"),
     }
-    return {label: value for label, value in kept.items() if value[0]}
+    counted = {label: (_count(s, stmt), why) for label, (stmt, why) in kept_rows.items()}
+    return {label: value for label, value in counted.items() if value[0]}
+
+
+def _by_person(row_id: Any, person_column: Any, ids: list[int]) -> Select[Any]:
+    """How many rows of a table name one of the people ``ids`` in ``person_column``."""
+    return select(func.count(row_id)).where(person_column.in_(ids))
 
 
 @requires(Role.ADMIN)

@@ -64,9 +64,9 @@ from sqlalchemy.sql.elements import BindParameter
 
 from motodesk.models import Application, Permit, Person, Vehicle
 from motodesk.models.db import explain_error
-from motodesk.rules.common import OPEN_APPLICATION_STATES, PermitState, Role, ServiceType
+from motodesk.rules.common import OPEN_APPLICATION_STATES, PermitState, ServiceType
 from motodesk.rules.validators import format_cpf, format_plate
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import READERS, AppContext, requires
 from motodesk.services.errors import DatabaseUnavailableError
 from motodesk.services.text import escape_like, fold, search_text
 
@@ -91,7 +91,6 @@ FEW_LINKED = 20000
 FEW_LINKED_ALWAYS = 1000
 #: SQLite's trigram table (revision 0012).
 FTS_TABLE = table("people_fts", sql_column("rowid"))
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 APPLICATION_LABELS = {
     PermitState.REQUESTED: "Requerimento aberto",
     PermitState.UNDER_REVIEW: "Requerimento em análise",

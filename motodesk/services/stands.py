@@ -38,7 +38,7 @@ from motodesk.rules.common import PermitState, Role, ServiceType
 from motodesk.rules.stands import services_text
 from motodesk.rules.text import format_date
 from motodesk.services.clock import local_today
-from motodesk.services.context import CONFLICT_MESSAGE, AppContext, current_row, requires
+from motodesk.services.context import CONFLICT_MESSAGE, READERS, AppContext, current_row, requires
 from motodesk.services.decrees import find_or_record_decree
 from motodesk.services.errors import (
     ConflictError,
@@ -47,11 +47,11 @@ from motodesk.services.errors import (
     NotFoundError,
     RuleViolationError,
 )
+from motodesk.services.refusals import check_period_end, refuse_marked
 from motodesk.services.text import clean_name, text_problem
 
 MANAGERS = (Role.SUPERVISOR,)
 ASSIGNERS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MAX_PLACES = 999
 
 _STANDS = cast(Table, Stand.__table__)
@@ -141,8 +141,7 @@ def _checked(data: StandInput, *, registered: bool) -> tuple[str, str, tuple[Ser
     if data.is_bus_or_taxi_stop:
         raise RuleViolationError([stand_rules.bus_or_taxi_stop(registered=registered)])
     name, address, services, errors = _validate(data)
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+    refuse_marked(errors)
     return name, address, services
 
 
@@ -409,11 +408,9 @@ def end_assignment(ctx: AppContext, assignment_id: int, *, on: date | None = Non
                         .where(StandAssignment.id == assignment_id)).first()
         if row is None:
             raise NotFoundError("Designação não encontrada.")
-        if row.end_on is not None:
-            raise MotodeskError(f"Este titular já saiu do ponto em {format_date(row.end_on)}.",
-                                code="stand.already_left")
-        if on < row.start_on:
-            raise InvalidInputError(f"A data de saída ({format_date(on)}) é anterior à designação "
-                                    f"({format_date(row.start_on)}).", {"end_on": "Anterior à designação."})
+        check_period_end(row.start_on, row.end_on, on, code="stand.already_left",
+                         ended="Este titular já saiu do ponto em {end}.",
+                         early="A data de saída ({on}) é anterior à designação ({start}).",
+                         field="end_on", short="Anterior à designação.")
         if not _end_assignment(s, assignment_id, row.stand_id, on):
             raise ConflictError(CONFLICT_MESSAGE)

@@ -33,7 +33,7 @@ from motodesk.rules.tenders import (
 from motodesk.rules.text import fold, format_date
 from motodesk.rules.validators import validate_cpf
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.context import READERS, AppContext, current_row, requires
 from motodesk.services.errors import (
     InvalidInputError,
     NotFoundError,
@@ -44,7 +44,6 @@ from motodesk.services.judged import judged
 from motodesk.services.settings import law_settings
 from motodesk.services.text import clean_name, name_problem
 
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 MANAGERS = (Role.SUPERVISOR,)
 MAX_IMPORT_ROWS = 5000
 MAX_IMPORT_BYTES = 20 * 1024 * 1024

@@ -53,13 +53,14 @@ from motodesk.rules.vehicle import (
 )
 from motodesk.services.attachments import check_content, store_attachment
 from motodesk.services.clock import LOCAL_TZ, local_today
-from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.context import EDITORS, READERS, AppContext, current_row, requires
 from motodesk.services.errors import (
     InvalidInputError,
     MotodeskError,
     RuleViolationError,
 )
 from motodesk.services.judged import judged
+from motodesk.services.refusals import refuse_marked
 from motodesk.services.settings import law_settings
 from motodesk.services.text import (
     LIKE_ESCAPE,
@@ -75,9 +76,6 @@ from motodesk.services.vehicle_checks import (
     squash_texts,
 )
 from motodesk.services.vehicle_release import awaiting_release
-
-EDITORS = (Role.CLERK, Role.SUPERVISOR)
-READERS = (Role.CLERK, Role.SUPERVISOR, Role.INSPECTOR, Role.ADMIN)
 
 #: Categories of the CRLV (Resolução CONTRAN): the law asks for aluguel (Art. 3º, parágrafo único).
 CATEGORIES = ("aluguel", "particular", "oficial", "aprendizagem", "coleção")
@@ -451,8 +449,7 @@ def save_vehicle(ctx: AppContext, data: VehicleInput, *, vehicle_id: int | None 
                 errors["holder_id"] = ("A permissão é pessoal e intransferível (Art. 7º): o titular de um "
                                        "veículo não muda. Cadastre o veículo para o novo titular.")
         _check_unique(s, clean, exclude={vehicle_id} if vehicle_id else set(), errors=errors)
-        if errors:
-            raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+        refuse_marked(errors)
         serving = _permits_in_force_naming(s, vehicle.id) if vehicle_id is not None else []
         if serving:  # Art. 31, Grupo 3, II: the vehicle in service keeps its identity and characteristics
             changed = [f for f in (*IDENTIFIERS, *CHARACTERISTICS) if getattr(clean, f) != getattr(vehicle, f)]
@@ -524,8 +521,7 @@ def replace_vehicle(ctx: AppContext, old_vehicle_id: int, data: VehicleInput, *,
         if "plate" not in errors and plate_forms(clean.plate) & plate_forms(old.plate):
             errors["plate"] = "A placa do novo veículo é a mesma do veículo substituído."
         _check_unique(s, clean, exclude={old.id}, errors=errors)
-        if errors:
-            raise InvalidInputError("Corrija os campos marcados antes de salvar.", errors)
+        refuse_marked(errors)
         holder = _holder_of(s, old)
         refusals = new_vehicle_refusals(vehicle_verdicts(clean, settings, holder.cpf if holder else None, today))
         if refusals:
@@ -746,8 +742,7 @@ def record_accident(ctx: AppContext, vehicle_id: int, happened_on: date | None, 
         errors["reported_on"] = "A data da comunicação não pode ser futura."
     if text and len(text) > MAX_ACCIDENT_TEXT:
         errors["description"] = f"Texto longo demais: no máximo {MAX_ACCIDENT_TEXT} caracteres."
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de registrar o acidente.", errors)
+    refuse_marked(errors, "registrar o acidente")
     assert happened_on is not None and reported_on is not None
     settings = law_settings(ctx)
     facts = AccidentFacts(happened_on, reported_on, bool(safety_compromised))

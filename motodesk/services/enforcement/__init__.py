@@ -40,6 +40,7 @@ from motodesk.rules.enforcement import (
     Target,
 )
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
+from motodesk.services.context import READERS
 from motodesk.services.enforcement import decisions, documents, filings, judgments, notices, queries
 from motodesk.services.enforcement._common import (
     DECIDERS,
@@ -48,7 +49,6 @@ from motodesk.services.enforcement._common import (
     MAX_PLACE,
     MAX_TEXT,
     MAX_VEHICLE_DESCRIPTION,
-    READERS,
     RECORDERS,
     STATUS_FILTERS,
     WRITERS,

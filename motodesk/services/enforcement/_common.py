@@ -43,7 +43,6 @@ from motodesk.services.text import text_problem
 WRITERS = (Role.INSPECTOR, Role.SUPERVISOR)
 RECORDERS = (Role.CLERK, Role.SUPERVISOR)
 DECIDERS = (Role.SUPERVISOR,)
-READERS = (Role.CLERK, Role.INSPECTOR, Role.SUPERVISOR, Role.ADMIN)
 
 DEFENCE_OWNER = "defences"
 MAX_PLACE = 300

@@ -53,11 +53,10 @@ from motodesk.rules.settings import LawSettings
 from motodesk.rules.text import join_words
 from motodesk.services import deputies, permits
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, CurrentUser, current_row, requires
+from motodesk.services.context import READERS, AppContext, CurrentUser, current_row, requires
 from motodesk.services.enforcement._common import (
     DECIDERS,
     MAX_TEXT,
-    READERS,
     DecisionInput,
     DecisionOptions,
     DecisionResult,

@@ -33,10 +33,9 @@ from motodesk.rules.text import format_ufm
 from motodesk.rules.validators import format_cpf, format_plate
 from motodesk.services import attachments
 from motodesk.services.clock import local_time
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import READERS, AppContext, requires
 from motodesk.services.enforcement._common import (
     DEFENCE_OWNER,
-    READERS,
     _load_notice,
 )
 from motodesk.services.errors import (

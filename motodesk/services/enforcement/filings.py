@@ -31,9 +31,9 @@ from motodesk.services.enforcement._common import (
     _touch,
 )
 from motodesk.services.errors import (
-    InvalidInputError,
     RuleViolationError,
 )
+from motodesk.services.refusals import refuse_marked
 
 # --- defence and appeal at the counter -------------------------------------------------------------
 
@@ -51,8 +51,7 @@ def _check_filed(data: FiledDocument, notice: InfractionNotice, today: date, wha
     text = _text(data.text, MAX_TEXT, "text", f"o texto {what}", errors)
     if not data.waived and not text and not data.files:
         errors["text"] = f"Informe o texto {what} ou anexe o documento apresentado, ou registre a renúncia."
-    if errors:
-        raise InvalidInputError("Corrija os campos marcados antes de registrar.", errors)
+    refuse_marked(errors, "registrar")
     return received_on, text
 
 

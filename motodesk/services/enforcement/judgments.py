@@ -23,8 +23,8 @@ from motodesk.rules.enforcement import (
 from motodesk.rules.text import format_date
 from motodesk.services import permits
 from motodesk.services.clock import local_today
-from motodesk.services.context import AppContext, current_row, requires
-from motodesk.services.enforcement._common import DECIDERS, MAX_TEXT, READERS, _text
+from motodesk.services.context import READERS, AppContext, current_row, requires
+from motodesk.services.enforcement._common import DECIDERS, MAX_TEXT, _text
 from motodesk.services.errors import InvalidInputError, RuleViolationError
 
 

@@ -43,14 +43,13 @@ from motodesk.rules.infractions import (
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_cnpj, format_plate, validate_cpf, validate_plate
 from motodesk.services.clock import LOCAL_TZ, local_time, local_today
-from motodesk.services.context import AppContext, current_row, requires
+from motodesk.services.context import READERS, AppContext, current_row, requires
 from motodesk.services.enforcement._common import (
     MAX_NAME,
     MAX_PLACE,
     MAX_TEXT,
     MAX_VEHICLE_DESCRIPTION,
     NUMBER_ATTEMPTS,
-    READERS,
     RECORDERS,
     WRITERS,
     NoticeCreated,

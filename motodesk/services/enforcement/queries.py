@@ -42,10 +42,9 @@ from motodesk.rules.infractions import (
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.validators import format_plate
 from motodesk.services.clock import local_time, local_today
-from motodesk.services.context import AppContext, requires
+from motodesk.services.context import READERS, AppContext, requires
 from motodesk.services.enforcement._common import (
     DEFENCE_OWNER,
-    READERS,
     AttachmentRef,
     DecisionView,
     FiledView,
