@@ -249,8 +249,29 @@ class _Planner:
         service = ServiceType(v["service"])
         existing = self.known.people.get(row.key) if row.key else None
         person_id = existing.id if existing is not None else None
+        clean, changes = self._person(v, existing, line)
+        docs, cnh = self._documents(v, person_id, existing is not None, line, changes)
+        self._check_law(clean, cnh, service, line)
+        vehicle, vehicle_id = self._vehicle(v, row, service, person_id, clean, line, changes)
+        permit = self._permit(v, row, service, person_id, line, changes)
+        if line.errors:
+            line.outcome = Outcome.REFUSED
+            return line
+        self._claim(v, row, permit)
+        line.person, line.person_id, line.documents = clean, person_id, docs
+        line.vehicle, line.vehicle_id, line.permit = vehicle, vehicle_id, permit
+        line.permit_number = permit.number if permit is not None else None
+        line.changes = changes
+        if existing is None:
+            line.outcome = Outcome.NEW
+        elif len(changes) > 0:
+            line.outcome = Outcome.UPDATE
+        else:
+            line.outcome = Outcome.UNCHANGED
+        return line
 
-        # --- the person, through the dossier's own validation
+    def _person(self, v: dict[str, Any], existing: Any, line: ImportLine) -> tuple[PersonInput, list[str]]:
+        """The row's person through the dossier's own validation, and what it changes of ``existing``."""
         given = PersonInput(full_name=v["full_name"], cpf=v["cpf"], birth_date=v.get("birth_date"),
                             sex=v.get("sex"), phone=_phone(v.get("phone")), email=v.get("email"),
                             address=v.get("address"))
@@ -272,8 +293,12 @@ class _Planner:
                                                                          getattr(clean, key))]
             if existing.id in self.known.tied and not _same("full_name", existing.full_name, clean.full_name):
                 line.errors.append(name_locked_message(existing.full_name))
+        return clean, changes
 
-        # --- documents: every declared document the sheet has columns for (``documents_declared``)
+    def _documents(self, v: dict[str, Any], person_id: int | None, existing: bool, line: ImportLine,
+                   changes: list[str]) -> tuple[list[DocumentInput], DocumentInput]:
+        """Every declared document the sheet has columns for (``documents_declared``): the ones the row
+        changes, and the CNH as the rules read it."""
         docs: list[DocumentInput] = []
         doc = DocumentInput(DocumentKind.CNH)  # the CNH, as the rules below read it
         for declared_doc, cols in self.documents:
@@ -290,14 +315,16 @@ class _Planner:
                            and (old is None or getattr(old, f.name) != getattr(clean_doc, f.name))]
                 if changed:
                     docs.append(clean_doc)
-                    if existing is not None:
+                    if existing:
                         changes += changed
             else:
                 clean_doc = DocumentInput(kind, **base)
             if kind is DocumentKind.CNH:
                 doc = clean_doc
+        return docs, doc
 
-        # --- the law: age and category A (Art. 5º, I and II) refuse; what falls due only warns
+    def _check_law(self, clean: PersonInput, doc: DocumentInput, service: ServiceType, line: ImportLine) -> None:
+        """Age and category A (Art. 5º, I and II) refuse the row; what falls due only warns."""
         facts = ApplicantFacts(birth_date=clean.birth_date, cpf=clean.cpf, cnh_number=doc.number,
                                cnh_categories=doc.categories, cnh_first_a_date=doc.reference_date)
         for verdict in check_age_and_cnh(facts, service, self.today, subject="o titular"):
@@ -308,16 +335,8 @@ class _Planner:
         if doc.valid_until is not None and doc.valid_until < self.today:
             line.warnings.append(f"CNH vencida em {doc.valid_until:%d/%m/%Y} (Art. 5º, II): aparecerá em Prazos.")
 
-        # --- the vehicle, linked to the holder
-        vehicle, vehicle_id = self._vehicle(v, row, service, person_id, clean, line, changes)
-
-        # --- the permit
-        permit = self._permit(v, row, service, person_id, line, changes)
-
-        if line.errors:
-            line.outcome = Outcome.REFUSED
-            return line
-        # Only now does the row claim its plate, its permit number and a quota place.
+    def _claim(self, v: dict[str, Any], row: ImportRow, permit: _PermitPlan | None) -> None:
+        """An importable row claims its plate, its permit number and a quota place (never a refused one)."""
         if v.get("plate"):
             for form in self._forms(v["plate"]):
                 self.plates[form] = (row.line, row.key or "")
@@ -326,17 +345,6 @@ class _Planner:
             if (permit.service is ServiceType.MOTOTAXI and permit.state in IN_FORCE
                     and not self._permit_exists(permit)):
                 self.quota_taken += 1
-        line.person, line.person_id, line.documents = clean, person_id, docs
-        line.vehicle, line.vehicle_id, line.permit = vehicle, vehicle_id, permit
-        line.permit_number = permit.number if permit is not None else None
-        line.changes = changes
-        if existing is None:
-            line.outcome = Outcome.NEW
-        elif len(changes) > 0:
-            line.outcome = Outcome.UPDATE
-        else:
-            line.outcome = Outcome.UNCHANGED
-        return line
 
     def _judge_vehicle(self, data: VehicleInput, service: ServiceType, cpf: str | None) -> tuple[Any, ...]:
         clean, errors = validate_vehicle(data, self.today)

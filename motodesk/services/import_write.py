@@ -186,12 +186,24 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
     With a ``sink`` (only for a plan without updates) nothing is written: the inserts are prepared."""
     assert sink is None or not plan.updates
     take = sink.reserve if sink is not None else reserve_ids
-    people_t = typing.cast(Table, Person.__table__)
-    vehicles_t, permits_t, decrees_t = (typing.cast(Table, m.__table__) for m in (Vehicle, Permit, Decree))
     person_of: dict[int, int] = {}  # line -> person id
+    new_docs = _update_people(s, plan.updates, person_of)
+    _insert_people(s, plan, take, person_of, new_docs, sink)
+    vehicle_of = _insert_vehicles(s, plan, take, person_of, sink)
+    permit_lines = _new_permit_lines(s, plan.work)
+    decrees = _insert_decrees(s, permit_lines, take, sink)
+    permits, mototaxi_in_force = _insert_permits(s, plan, permit_lines, take, person_of, vehicle_of, decrees, sink)
+    if sink is not None:
+        sink.places += mototaxi_in_force
+    elif mototaxi_in_force:
+        _claim_places(s, mototaxi_in_force)
+    return len(vehicle_of), permits
 
-    # --- existing people: update what the sheet changes (ORM; the flush audits each column)
-    existing_ids = [line.person_id for line in plan.updates if line.person_id is not None]
+
+def _update_people(s: Session, updates: list[ImportLine], person_of: dict[int, int]) -> list[dict[str, Any]]:
+    """Existing people: update what the sheet changes (ORM; the flush audits each column). Returns the
+    documents they did not have yet, as rows to insert."""
+    existing_ids = [line.person_id for line in updates if line.person_id is not None]
     people: dict[int, Person] = {}
     docs: dict[tuple[int, DocumentKind], PersonDocument] = {}
     for chunk in _chunks(existing_ids):
@@ -200,12 +212,12 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
             select(PersonDocument).where(PersonDocument.person_id.in_(chunk),
                                          PersonDocument.kind.in_(
                                              [DocumentKind(k.kind) for k, _ in _imported_documents()])))})
-    vehicle_ids = [line.vehicle_id for line in plan.updates if line.vehicle_id is not None and line.vehicle]
+    vehicle_ids = [line.vehicle_id for line in updates if line.vehicle_id is not None and line.vehicle]
     vehicles_by_id: dict[int, Vehicle] = {}
     for chunk in _chunks(vehicle_ids):
         vehicles_by_id.update({v.id: v for v in s.scalars(select(Vehicle).where(Vehicle.id.in_(chunk)))})
     new_docs: list[dict[str, Any]] = []
-    for line in plan.updates:
+    for line in updates:
         assert line.person is not None and line.person_id is not None
         person = people[line.person_id]
         _apply_fields(person, _fields(line.person))
@@ -222,9 +234,16 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
         if line.vehicle is not None and line.vehicle_id is not None:
             _apply_fields(vehicles_by_id[line.vehicle_id], {**_fields(line.vehicle), "holder_id": person.id})
     s.flush()
+    return new_docs
 
-    # --- new people, then their documents
-    ids = take(s, people_t, len(plan.new_people))
+
+_Take = typing.Callable[[Session, Table, int], list[int]]
+
+
+def _insert_people(s: Session, plan: _BulkPlan, take: _Take, person_of: dict[int, int],
+                   new_docs: list[dict[str, Any]], sink: _Sink | None) -> None:
+    """New people, then their documents (and the new documents of existing people, ``new_docs``)."""
+    ids = take(s, typing.cast(Table, Person.__table__), len(plan.new_people))
     new_people = []
     for (line, values), new_id in zip(plan.new_people, ids, strict=True):
         person_of[line.line] = new_id
@@ -235,23 +254,33 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
     _insert(s, Person, new_people, sink)
     _insert(s, PersonDocument, new_docs, sink)
 
-    # --- vehicles
+
+def _insert_vehicles(s: Session, plan: _BulkPlan, take: _Take, person_of: dict[int, int],
+                     sink: _Sink | None) -> dict[int, int]:
+    """The new vehicles, each linked to its line's person: line -> vehicle id."""
     new_vehicle_lines = [line for line in plan.work if line.vehicle is not None and line.vehicle_id is None]
     vehicle_of: dict[int, int] = {}
     rows = []
-    for line, new_id in zip(new_vehicle_lines, take(s, vehicles_t, len(new_vehicle_lines)), strict=True):
+    ids = take(s, typing.cast(Table, Vehicle.__table__), len(new_vehicle_lines))
+    for line, new_id in zip(new_vehicle_lines, ids, strict=True):
         assert line.vehicle is not None
         vehicle_of[line.line] = new_id
         rows.append({**_fields(line.vehicle), "id": new_id, "holder_id": person_of[line.line], "active": True})
     _insert(s, Vehicle, rows, sink)
+    return vehicle_of
 
-    # --- decrees and permits (a number already registered is left as it is)
-    permit_lines = [line for line in plan.work if line.permit is not None]
+
+def _new_permit_lines(s: Session, work: list[ImportLine]) -> list[ImportLine]:
+    """The lines with a permit whose number is not registered yet (a registered one is left as it is)."""
+    permit_lines = [line for line in work if line.permit is not None]
     existing_numbers: set[str] = set()
     for among in _among(s, Permit.number, [line.permit.number for line in permit_lines if line.permit is not None]):
         existing_numbers.update(s.scalars(select(Permit.number).where(among)))
-    permit_lines = [line for line in permit_lines if line.permit is not None
-                    and line.permit.number not in existing_numbers]
+    return [line for line in permit_lines if line.permit is not None and line.permit.number not in existing_numbers]
+
+
+def _insert_decrees(s: Session, permit_lines: list[ImportLine], take: _Take, sink: _Sink | None) -> dict[str, int]:
+    """The permits' decrees, the registered ones found and the others inserted: number -> decree id."""
     decrees: dict[str, int] = dict(sink.decrees) if sink is not None else {}
     wanted_decrees = sorted({_decree_number(line.permit.decree) for line in permit_lines
                              if line.permit is not None and line.permit.decree} - decrees.keys())
@@ -265,25 +294,39 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
             if number not in decrees:
                 signed.setdefault(number, line.permit.issued_on)
     rows = []
-    for (number, on), new_id in zip(signed.items(), take(s, decrees_t, len(signed)), strict=True):
+    for (number, on), new_id in zip(signed.items(), take(s, typing.cast(Table, Decree.__table__), len(signed)),
+                                    strict=True):
         decrees[number] = new_id
         rows.append({"id": new_id, "number": number, "signed_on": on, "subject": _DECREE_SUBJECT})
     _insert(s, Decree, rows, sink)
     if sink is not None:
         sink.decrees.update(decrees)
+    return decrees
 
-    active_vehicle: dict[int, int] = {}  # holders who keep their registered vehicle
-    holders = [person_of[line.line] for line in permit_lines if line.line not in vehicle_of]
+
+def _active_vehicles(s: Session, holders: list[int]) -> dict[int, int]:
+    """Holders who keep their registered vehicle: holder id -> active vehicle id."""
+    active_vehicle: dict[int, int] = {}
     for among in _among(s, Vehicle.holder_id, holders):
         for vehicle_id, holder_id in s.execute(select(Vehicle.id, Vehicle.holder_id)
                                                .where(among, Vehicle.active.is_(True))):
             if holder_id is not None:
                 active_vehicle[holder_id] = vehicle_id
+    return active_vehicle
+
+
+def _insert_permits(s: Session, plan: _BulkPlan, permit_lines: list[ImportLine], take: _Take,
+                    person_of: dict[int, int], vehicle_of: dict[int, int], decrees: dict[str, int],
+                    sink: _Sink | None) -> tuple[int, int]:
+    """The new permits and their "import" events: (permits, mototáxi permits in force among them)."""
+    active_vehicle = _active_vehicles(s, [person_of[line.line] for line in permit_lines
+                                          if line.line not in vehicle_of])
     permit_rows: list[dict[str, Any]] = []
     event_rows: list[dict[str, Any]] = []
     mototaxi_in_force = 0
     now = datetime.now(UTC)
-    for line, new_id in zip(permit_lines, take(s, permits_t, len(permit_lines)), strict=True):
+    ids = take(s, typing.cast(Table, Permit.__table__), len(permit_lines))
+    for line, new_id in zip(permit_lines, ids, strict=True):
         p = line.permit
         assert p is not None
         person_id = person_of[line.line]
@@ -303,11 +346,7 @@ def _write(s: Session, plan: _BulkPlan, sink: _Sink | None = None) -> tuple[int,
             mototaxi_in_force += 1
     _insert(s, Permit, permit_rows, sink)
     _insert(s, PermitEvent, event_rows, sink)
-    if sink is not None:
-        sink.places += mototaxi_in_force
-    elif mototaxi_in_force:
-        _claim_places(s, mototaxi_in_force)
-    return len(new_vehicle_lines), len(permit_rows)
+    return len(permit_rows), mototaxi_in_force
 
 
 def _claim_places(s: Session, n: int) -> None:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Permit, PersonDocument
@@ -194,6 +195,38 @@ _INTEGRITY = {
 }
 
 
+@dataclass
+class _Judged:
+    """The apply's judgement, made outside the write lock: the lines, their packed plans, what the judgement
+    read (``known``, from the register as stamped by ``version``) and, for new rows only, the inserts
+    prepared in a read transaction (``sink``, the largest ids it saw, the counts it would write)."""
+
+    lines: list[ImportLine]
+    plans: _Packed
+    known: _Known
+    version: tuple[Any, ...] | None
+    sink: _Sink | None = None
+    last_ids: tuple[int, ...] = ()
+    prepared_counts: tuple[int, int] = (0, 0)
+
+    @property
+    def work(self) -> dict[int, ImportLine]:
+        return {line.line: line for line in self.lines if line.importable}
+
+
+class _ChosenRows:
+    """The values the clerk saw in the preview for the chosen lines, unpacked only to judge again."""
+
+    def __init__(self, preview: ImportPreview, chosen: set[int]) -> None:
+        self.preview, self.chosen = preview, chosen
+        self._rows: list[ImportRow] | None = None
+
+    def __call__(self) -> list[ImportRow]:
+        if self._rows is None:
+            self._rows = [r for r in self.preview.rows if r.line in self.chosen]
+        return self._rows
+
+
 @requires(*IMPORTERS)
 def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Iterable[int] | None = None, *,
                  today: date | None = None) -> ImportSummary:
@@ -207,17 +240,8 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     as before: a row that would now be refused refuses the whole import. So SQLite's write lock is
     held for the writing, not for the judging (``ImportSummary.write_seconds``).
     """
-    if preview.file_errors:
-        raise InvalidInputError("O arquivo foi recusado: nada a importar.\n" + "\n".join(preview.file_errors), code="import.file_refused")
-    by_line = {line.line: line for line in preview.lines}
-    wanted = sorted(set(confirmed_lines)) if confirmed_lines is not None else [
-        line.line for line in preview.lines if line.outcome is not Outcome.REFUSED]
-    problems = [n for n in wanted if n not in by_line or by_line[n].outcome is Outcome.REFUSED]
-    if problems:
-        raise InvalidInputError("Linhas recusadas ou inexistentes não podem ser confirmadas: "
-                                + ", ".join(str(n) for n in problems) + ". Nada foi importado.", code="import.rows_not_confirmable")
+    chosen = _confirmed(preview, confirmed_lines)
     today = today or local_today()
-    chosen = set(wanted)
     settings = law_settings(ctx)
     # Every line the preview found importable, the same day and settings: if the register still holds
     # what the preview read, the preview's judgement is the judgement (it is a function of the rows,
@@ -225,70 +249,22 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     # place, so leaving it out changes no other line).
     whole = (preview.known is not None and today == preview.today and settings == preview.settings
              and chosen == {line.line for line in preview.lines if line.outcome is not Outcome.REFUSED})
-    chosen_rows: list[ImportRow] | None = None
-
-    def rows() -> list[ImportRow]:  # the values the clerk saw in the preview, unpacked only to judge again
-        nonlocal chosen_rows
-        if chosen_rows is None:
-            chosen_rows = [r for r in preview.rows if r.line in chosen]
-        return chosen_rows
-
+    rows = _ChosenRows(preview, chosen)
     # The rows' keys are parsed once (the preview's, when every line goes in): the transactions below only
     # look them up.
     keys = preview.keys if whole and preview.keys is not None else _FileKeys.of([r for r in rows() if r.ok])
     file_name, user = preview.path.name, ctx.user.login
     with _gc_paused():  # judged outside the write lock
-        with ctx.read() as s:
-            version = _register_version(s)  # first: the stamp of the snapshot the judgement reads
-            if whole and version is not None and version == preview.version and preview.known is not None:
-                known = preview.known  # on SQLite: nothing at all was written since the preview read it
-            else:
-                known = _load_known(s, keys)
-        if whole and known == preview.known:
-            lines, plans = [line for line in preview.lines if line.outcome is not Outcome.REFUSED], preview.plans
-        else:
-            lines, plans = _plan_with(known, rows(), settings, today, keys)
-        _refuse_changed(lines)
-        work = {line.line: line for line in lines if line.importable}
-        sink: _Sink | None = None
-        if work and not any(line.outcome is Outcome.UPDATE for line in work.values()):
-            # New rows only: build every insert here, in a read transaction (ids reserved from what it saw,
-            # value tuples, audit payloads, packed part by part), so the write lock holds only the inserts
-            # and the chain's hashes.
-            sink = _Sink()
-            with ctx.read() as s:
-                last_ids = _last_ids(s)
-                prepared_counts = _write_parts(s, work, plans, file_name, user, sink)
-    if not work:  # the register already holds the sheet: no write transaction at all
-        return ImportSummary(0, 0, len(lines), 0, 0, tuple(lines))
+        judged_ = _judge(ctx, preview, whole, rows, settings, today, keys)
+        if judged_.work and not any(line.outcome is Outcome.UPDATE for line in judged_.work.values()):
+            _prepare(ctx, judged_, file_name, user)
+    if not judged_.work:  # the register already holds the sheet: no write transaction at all
+        return ImportSummary(0, 0, len(judged_.lines), 0, 0, tuple(judged_.lines))
     started = time.perf_counter()
     with _gc_paused(), ctx.write(_INTEGRITY) as s:
-        # On SQLite (the write lock is held from here) a cheap stamp says whether anything was written since
-        # the judging read the register; only then are the file's keys read again. On PostgreSQL they are.
-        stamp = _register_version(s)
-        if stamp is not None and stamp == version:
-            moved = False
-        else:
-            now = _load_known(s, keys)
-            moved = now != known
-        if moved:  # another workstation moved on: judge again, here, on what this transaction read
-            lines, plans = _plan_with(now, rows(), settings, today, keys)
-            _refuse_changed(lines)
-            work = {line.line: line for line in lines if line.importable}
-        # The judged step of the import: every line judged importable in this transaction's facts; it records
-        # permits granted before and their holders' certificates, never a vehicle in service (Art. 31, G3, II).
-        with judged(s, _line_verdicts(lines), Permit, PersonDocument):
-            if sink is not None and not moved and (stamp[3] if stamp is not None else _last_ids(s)) == last_ids:
-                # Nothing moved since the inserts were prepared: the same judgement, the same ids.
-                for part in sink.packed:  # one part of the plans' prepared inserts at a time
-                    run_prepared(s, [_unpack_prepared(p) for p in part])
-                if sink.places:
-                    _claim_places(s, sink.places)
-                vehicles, permits = prepared_counts
-            else:
-                vehicles, permits = _write_parts(s, work, plans, file_name, user)
+        lines, vehicles, permits = _write_judged(s, judged_, rows, settings, today, keys, file_name, user)
     written = time.perf_counter() - started
-    sink = plans = None  # type: ignore[assignment]  # the prepared rows go before the findings load their facts
+    del judged_  # the prepared rows go before the findings load their facts
     _refresh_statistics(ctx)
     return ImportSummary(
         created=sum(1 for line in lines if line.outcome is Outcome.NEW),
@@ -298,6 +274,79 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
         findings=_findings(ctx, [line.permit_number for line in lines if line.permit_number is not None],
                            settings, today),
     )
+
+
+def _confirmed(preview: ImportPreview, confirmed_lines: Iterable[int] | None) -> set[int]:
+    """The lines to write (default: every line not refused), or InvalidInputError for a refused or unknown one."""
+    if preview.file_errors:
+        raise InvalidInputError("O arquivo foi recusado: nada a importar.\n" + "\n".join(preview.file_errors), code="import.file_refused")
+    by_line = {line.line: line for line in preview.lines}
+    wanted = sorted(set(confirmed_lines)) if confirmed_lines is not None else [
+        line.line for line in preview.lines if line.outcome is not Outcome.REFUSED]
+    problems = [n for n in wanted if n not in by_line or by_line[n].outcome is Outcome.REFUSED]
+    if problems:
+        raise InvalidInputError("Linhas recusadas ou inexistentes não podem ser confirmadas: "
+                                + ", ".join(str(n) for n in problems) + ". Nada foi importado.", code="import.rows_not_confirmable")
+    return set(wanted)
+
+
+def _judge(ctx: AppContext, preview: ImportPreview, whole: bool, rows: _ChosenRows, settings: LawSettings,
+           today: date, keys: _FileKeys) -> _Judged:
+    """The chosen lines judged in a READ transaction (the preview's judgement when nothing it read moved)."""
+    with ctx.read() as s:
+        version = _register_version(s)  # first: the stamp of the snapshot the judgement reads
+        if whole and version is not None and version == preview.version and preview.known is not None:
+            known = preview.known  # on SQLite: nothing at all was written since the preview read it
+        else:
+            known = _load_known(s, keys)
+    if whole and known == preview.known:
+        lines, plans = [line for line in preview.lines if line.outcome is not Outcome.REFUSED], preview.plans
+    else:
+        lines, plans = _plan_with(known, rows(), settings, today, keys)
+    _refuse_changed(lines)
+    return _Judged(lines, plans, known, version)
+
+
+def _prepare(ctx: AppContext, judged_: _Judged, file_name: str, user: str) -> None:
+    """New rows only: build every insert in a read transaction (ids reserved from what it saw, value tuples,
+    audit payloads, packed part by part), so the write lock holds only the inserts and the chain's hashes."""
+    judged_.sink = _Sink()
+    with ctx.read() as s:
+        judged_.last_ids = _last_ids(s)
+        judged_.prepared_counts = _write_parts(s, judged_.work, judged_.plans, file_name, user, judged_.sink)
+
+
+def _write_judged(s: Session, judged_: _Judged, rows: _ChosenRows, settings: LawSettings, today: date,
+                  keys: _FileKeys, file_name: str, user: str) -> tuple[list[ImportLine], int, int]:
+    """Inside the write transaction: check that the register has not moved since the judging (judge again
+    here if it has), then write: (the lines as judged, vehicles, permits)."""
+    # On SQLite (the write lock is held from here) a cheap stamp says whether anything was written since
+    # the judging read the register; only then are the file's keys read again. On PostgreSQL they are.
+    lines, plans, work = judged_.lines, judged_.plans, judged_.work
+    stamp = _register_version(s)
+    if stamp is not None and stamp == judged_.version:
+        moved = False
+    else:
+        now = _load_known(s, keys)
+        moved = now != judged_.known
+    if moved:  # another workstation moved on: judge again, here, on what this transaction read
+        lines, plans = _plan_with(now, rows(), settings, today, keys)
+        _refuse_changed(lines)
+        work = {line.line: line for line in lines if line.importable}
+    # The judged step of the import: every line judged importable in this transaction's facts; it records
+    # permits granted before and their holders' certificates, never a vehicle in service (Art. 31, G3, II).
+    sink = judged_.sink
+    with judged(s, _line_verdicts(lines), Permit, PersonDocument):
+        if sink is not None and not moved and (stamp[3] if stamp is not None else _last_ids(s)) == judged_.last_ids:
+            # Nothing moved since the inserts were prepared: the same judgement, the same ids.
+            for part in sink.packed:  # one part of the plans' prepared inserts at a time
+                run_prepared(s, [_unpack_prepared(p) for p in part])
+            if sink.places:
+                _claim_places(s, sink.places)
+            vehicles, permits = judged_.prepared_counts
+        else:
+            vehicles, permits = _write_parts(s, work, plans, file_name, user)
+    return lines, vehicles, permits
 
 
 def _findings(ctx: AppContext, numbers: Sequence[str], settings: LawSettings, today: date) -> _Packed:
