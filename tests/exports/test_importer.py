@@ -13,6 +13,7 @@ from typing import Any
 
 import openpyxl
 import pytest
+from tests_helpers import wait_seconds  # type: ignore[import-not-found]
 
 from motodesk.exports.importer import (
     EMPTY_ROWS_STOP,
@@ -528,7 +529,7 @@ def test_dimension_claiming_a_million_rows_is_fast(tmp_path: Path, make_cpf) -> 
     _patch_sheet(path, claim)
     start = time.perf_counter()
     report = read(path)
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < wait_seconds(5)  # 5 s on a quiet machine, scaled by its load
     assert [r.line for r in report.rows] == [2, 3] and all(r.ok for r in report.rows)
 
 
@@ -553,7 +554,7 @@ def test_formatting_down_to_a_million_rows_is_fast(tmp_path: Path, make_cpf, dim
     _patch_sheet(path, formatted)
     start = time.perf_counter()
     report = read(path)
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < wait_seconds(2)
     assert [r.line for r in report.rows] == [2]
     assert any("A leitura parou na linha" in w for w in report.file_warnings)
     assert EMPTY_ROWS_STOP <= 1000
