@@ -724,7 +724,11 @@ def _grant_login_role(conn: Any, role: str) -> None:
     conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
     tables = [str(r[0]) for r in conn.exec_driver_sql(
         "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").all()]
+    from motodesk.models.roles import OWNER_TABLES
+
     for table in tables:
+        if table in OWNER_TABLES:  # the owner's functions' own (the staged audit rows among them)
+            continue
         if table == "alembic_version":
             privileges = "SELECT"
         elif table in APPEND_ONLY_TABLES:
