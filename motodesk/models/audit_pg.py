@@ -18,6 +18,8 @@ triggers that append directly (the revisions before it run this module's current
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Connection, inspect
 from sqlalchemy import types as sqltypes
 
@@ -155,6 +157,12 @@ BEGIN
   RAISE EXCEPTION '% is append-only: % refused', TG_TABLE_NAME, TG_OP;
 END $$;
 
+-- Every value of a secret row (or of a redacted transaction) hidden, its keys kept.
+CREATE OR REPLACE FUNCTION motodesk_audit_masked(diff jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(jsonb_object_agg(k, '["***", "***"]'::jsonb), '{}'::jsonb) FROM jsonb_object_keys(diff) AS k
+$$;
+
 -- Staged audit (revision 0023): the rows one INSERT or DELETE statement wrote or removed, set-based,
 -- with the same canonical jsonb (so the same text) as motodesk_audit_row builds row by row.
 CREATE OR REPLACE FUNCTION motodesk_audit_stage() RETURNS trigger
@@ -170,7 +178,18 @@ DECLARE
   redact boolean := coalesce(current_setting('@REDACT_SETTING@', true), '') = 'on' AND motodesk_redact_allowed();
   staged bigint;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
+  -- The table's own statement (install_guards wrote it from its columns), while the columns are those:
+  -- the changes' text spelled out, no jsonb per row. Else (a migration between two installs) the generic one.
+  IF TG_ARGV[7] = (SELECT string_agg(a.attname::text, ',' ORDER BY a.attnum) FROM pg_attribute a
+                    WHERE a.attrelid = TG_RELID AND a.attnum > 0 AND NOT a.attisdropped) THEN
+    EXECUTE format('INSERT INTO audit_staging (txid, at, table_name, row_key, action, changes) '
+                   'SELECT txid_current(), now() AT TIME ZONE ''UTC'', $1, left(coalesce(%1$s, ''''), 128), $2, '
+                   'CASE WHEN $3 OR coalesce(%1$s = ANY($4), false) THEN motodesk_audit_masked((%2$s)::jsonb)::text '
+                   'ELSE %2$s END FROM %3$s AS t',
+                   TG_ARGV[8], CASE TG_OP WHEN 'INSERT' THEN TG_ARGV[9] ELSE TG_ARGV[10] END,
+                   CASE TG_OP WHEN 'INSERT' THEN 'motodesk_new' ELSE 'motodesk_old' END)
+      USING TG_TABLE_NAME::text, lower(TG_OP), redact, secret_keys;
+  ELSIF TG_OP = 'INSERT' THEN
 @STAGE_INSERT@
   ELSE
 @STAGE_DELETE@
@@ -193,16 +212,13 @@ DECLARE
   total bigint;
   last_id bigint;
   next_id bigint;
+  first_prev text;
   prev text;
+  at_seen timestamp;
+  at_part text;
+  id_text text;
   r record;
   i integer := 0;
-  ids bigint[];
-  ats timestamp[];
-  tables text[];
-  row_keys text[];
-  actions text[];
-  diffs text[];
-  prevs text[];
   hashes text[];
 BEGIN
   DELETE FROM audit_seal_marks WHERE txid = NEW.txid;  -- a later staging (a later deferred write) marks anew
@@ -218,33 +234,37 @@ BEGIN
   PERFORM pg_advisory_xact_lock(@LOCK_A@, @LOCK_B@);
   SELECT id, row_hash INTO last_id, prev FROM audit_events ORDER BY id DESC LIMIT 1;
   prev := coalesce(prev, '');
+  first_prev := prev;
   next_id := nextval(seq);
   IF next_id <= coalesce(last_id, 0) THEN
     next_id := last_id + 1;
   END IF;
   PERFORM setval(seq, next_id + total - 1);
+  -- motodesk_audit_hash's text, spelled out: one loop, no function call per field.
   FOR r IN SELECT s.at, s.table_name, s.row_key, s.action, s.changes FROM audit_staging s
             WHERE s.txid = NEW.txid ORDER BY s.seq LOOP
+    IF at_seen IS DISTINCT FROM r.at THEN
+      at_seen := r.at;
+      at_part := to_char(r.at, 'YYYY-MM-DD HH24:MI:SS.US');
+      at_part := char_length(at_part) || ':' || at_part || ';';
+    END IF;
+    id_text := (next_id + i)::text;
     i := i + 1;
-    ids[i] := next_id + i - 1;
-    ats[i] := r.at;
-    tables[i] := r.table_name;
-    row_keys[i] := r.row_key;
-    actions[i] := r.action;
-    diffs[i] := r.changes;
-    prevs[i] := prev;
     prev := encode(sha256(convert_to(
-      motodesk_audit_part(ids[i]::text) || motodesk_audit_part(to_char(r.at, 'YYYY-MM-DD HH24:MI:SS.US'))
-      || actor_part || motodesk_audit_part(r.table_name) || motodesk_audit_part(r.row_key)
-      || motodesk_audit_part(r.action) || motodesk_audit_part(r.changes) || motodesk_audit_part(prevs[i]),
-      'UTF8')), 'hex');
+      char_length(id_text) || ':' || id_text || ';' || at_part || actor_part
+      || char_length(r.table_name) || ':' || r.table_name || ';' || char_length(r.row_key) || ':' || r.row_key || ';'
+      || char_length(r.action) || ':' || r.action || ';' || char_length(r.changes) || ':' || r.changes || ';'
+      || char_length(prev) || ':' || prev || ';', 'UTF8')), 'hex');
     hashes[i] := prev;
   END LOOP;
   INSERT INTO audit_events (id, at, user_login, table_name, row_key, action, changes, prev_hash, row_hash)
-  SELECT u.id, u.at, actor, u.table_name, u.row_key, u.action, u.changes, u.prev_hash, u.row_hash
-    FROM unnest(ids, ats, tables, row_keys, actions, diffs, prevs, hashes)
-         AS u(id, at, table_name, row_key, action, changes, prev_hash, row_hash)
-   ORDER BY u.id;
+  SELECT next_id + s.n - 1, s.at, actor, s.table_name, s.row_key, s.action, s.changes,
+         coalesce(lag(h.hash) OVER (ORDER BY s.n), first_prev), h.hash
+    FROM (SELECT st.at, st.table_name, st.row_key, st.action, st.changes,
+                 row_number() OVER (ORDER BY st.seq) AS n
+            FROM audit_staging st WHERE st.txid = NEW.txid) AS s
+    JOIN unnest(hashes) WITH ORDINALITY AS h(hash, n) ON h.n = s.n
+   ORDER BY s.n;
   DELETE FROM audit_staging WHERE txid = NEW.txid;
   RETURN NULL;
 END $$;
@@ -286,6 +306,55 @@ def _pg_column_arguments(conn: Connection, table: str) -> list[str]:
                if isinstance(c["type"], sqltypes.Numeric) and not isinstance(c["type"], sqltypes.Float)]
     return [",".join(pk), ",".join(bytea), ",".join(stamps), ",".join(numbers), ",".join(sorted(SECRET_COLUMNS)),
             ",".join(sorted(SECRET_ROWS.get(table, ()))), ",".join(sorted(NOISE_COLUMNS))]
+
+
+def _staged_arguments(conn: Connection, table: str) -> list[str]:
+    """The staged trigger's own statement for ``table``: its columns (the check that they did not change),
+    the row key and an insert's and a delete's ``changes`` text, spelled out column by column as jsonb
+    prints the generic function's object (keys by length, then bytes; ``", "`` and ``": "``), so the same
+    text without a jsonb built per row (issue 28)."""
+    from motodesk.models.audit import NOISE_COLUMNS, SECRET_COLUMNS
+
+    insp = inspect(conn)
+    pk = insp.get_pk_constraint(table).get("constrained_columns") or []
+    columns = insp.get_columns(table)
+    keys = [f"(to_jsonb(t.{_identifier(n)}) #>> '{{}}')" for n in pk]
+    key = "NULL::text" if not keys else keys[0] if len(keys) == 1 else f"concat_ws(',', {', '.join(keys)})"
+    inserted: list[str] = []
+    deleted: list[str] = []
+    for c in sorted(columns, key=lambda c: (len(c["name"].encode()), c["name"].encode())):
+        name = c["name"]
+        if name in NOISE_COLUMNS:
+            continue
+        column = f"t.{_identifier(name)}"
+        if name in SECRET_COLUMNS:
+            inserted.append(f"""CASE WHEN {column} IS NOT NULL THEN '"{name}": ["***", "***"]' END""")
+            deleted.append(inserted[-1])
+            continue
+        value = _staged_value(column, c["type"])
+        inserted.append(f"""CASE WHEN {column} IS NOT NULL THEN '"{name}": [null, ' || {value} || ']' END""")
+        deleted.append(f"""CASE WHEN {column} IS NOT NULL THEN '"{name}": [' || {value} || ', null]' END""")
+    return [",".join(c["name"] for c in columns), key, _diff_expression(inserted), _diff_expression(deleted)]
+
+
+def _staged_value(column: str, kind: Any) -> str:
+    """A non-null column's value as the generic function's jsonb prints it (bytea, timestamps and
+    numerics as it spells them; json's own text where it is jsonb's, jsonb's elsewhere)."""
+    if isinstance(kind, sqltypes.LargeBinary):
+        return f"""'"<' || octet_length({column}) || ' bytes>"'"""
+    if isinstance(kind, sqltypes.DateTime):
+        return f"""'"' || (to_json({column}) #>> '{{}}') || '+00:00"'"""
+    if isinstance(kind, sqltypes.Numeric) and not isinstance(kind, sqltypes.Float):
+        return f"""'"' || ({column})::text || '"'"""
+    if isinstance(kind, (sqltypes.Integer, sqltypes.String, sqltypes.Boolean, sqltypes.Date)):
+        return f"to_json({column})::text"  # a float, an array, a json value: printed as jsonb prints it
+    return f"to_jsonb({column})::text"
+
+
+def _diff_expression(entries: list[str]) -> str:
+    # concat_ws takes at most 100 arguments (and skips NULLs: the columns not set).
+    parts = [f"nullif(concat_ws(', ', {', '.join(entries[i:i + 90])}), '')" for i in range(0, len(entries), 90)]
+    return f"('{{' || concat_ws(', ', {', '.join(parts)}) || '}}')" if parts else "'{}'"
 
 
 def _quote(value: str) -> str:
@@ -364,7 +433,8 @@ def _install_audit_triggers(conn: Connection, tables: set[str]) -> None:
     staged = STAGING_TABLES <= tables
     for table in sorted(tables - UNAUDITED_TABLES - STAGING_TABLES):
         t = _identifier(table)
-        arguments = ", ".join(_quote(a) for a in _pg_column_arguments(conn, table))
+        columns = _pg_column_arguments(conn, table)
+        arguments = ", ".join(_quote(a) for a in columns)
         for name in (AUDIT_TRIGGER, *_STAGED_TRIGGERS):
             conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name} ON {t}")
         if not staged:  # before revision 0023: deferred row triggers that append to the chain at commit
@@ -372,12 +442,14 @@ def _install_audit_triggers(conn: Connection, tables: set[str]) -> None:
                                  f"ON {t} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
                                  f"EXECUTE FUNCTION motodesk_audit_row({arguments})")
             continue
+        arguments = ", ".join(_quote(a) for a in columns + _staged_arguments(conn, table))
         conn.exec_driver_sql(f"CREATE TRIGGER {AUDIT_TRIGGER} AFTER INSERT ON {t} REFERENCING NEW TABLE AS "
                              f"motodesk_new FOR EACH STATEMENT EXECUTE FUNCTION motodesk_audit_stage({arguments})")
         conn.exec_driver_sql(f"CREATE TRIGGER {_STAGED_TRIGGERS[0]} AFTER DELETE ON {t} REFERENCING OLD TABLE AS "
                              f"motodesk_old FOR EACH STATEMENT EXECUTE FUNCTION motodesk_audit_stage({arguments})")
+        row_arguments = ", ".join(_quote(a) for a in [*columns, "stage"])
         conn.exec_driver_sql(f"CREATE TRIGGER {_STAGED_TRIGGERS[1]} AFTER UPDATE ON {t} FOR EACH ROW "
-                             f"EXECUTE FUNCTION motodesk_audit_row({arguments}, 'stage')")
+                             f"EXECUTE FUNCTION motodesk_audit_row({row_arguments})")
     if staged:
         # Once per transaction, at commit: the chain's lock is then the last lock the transaction takes.
         conn.exec_driver_sql("DROP TRIGGER IF EXISTS audit_seal ON audit_seal_marks")
@@ -407,6 +479,7 @@ def remove_guards(conn: Connection) -> None:
         conn.exec_driver_sql("CREATE TRIGGER audit_events_append_only BEFORE UPDATE OR DELETE ON audit_events "
                              "FOR EACH ROW EXECUTE FUNCTION motodesk_audit_append_only()")
     for function in ("motodesk_audit_row()", "motodesk_audit_stage()", "motodesk_audit_seal()",
+                     "motodesk_audit_masked(jsonb)",
                      "motodesk_audit_chain()", "motodesk_append_only()",
                      "motodesk_audit_hash(bigint, timestamp, text, text, text, text, text, text)",
                      "motodesk_audit_part(text)"):
