@@ -428,33 +428,40 @@ def install_guards(conn: Connection) -> None:
 
 
 def _install_audit_triggers(conn: Connection, tables: set[str]) -> None:
-    from motodesk.models.audit import AUDIT_TRIGGER, UNAUDITED_TABLES
+    from motodesk.models.audit import UNAUDITED_TABLES
 
     staged = STAGING_TABLES <= tables
     for table in sorted(tables - UNAUDITED_TABLES - STAGING_TABLES):
-        t = _identifier(table)
-        columns = _pg_column_arguments(conn, table)
-        arguments = ", ".join(_quote(a) for a in columns)
-        for name in (AUDIT_TRIGGER, *_STAGED_TRIGGERS):
-            conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name} ON {t}")
-        if not staged:  # before revision 0023: deferred row triggers that append to the chain at commit
-            conn.exec_driver_sql(f"CREATE CONSTRAINT TRIGGER {AUDIT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE "
-                                 f"ON {t} DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
-                                 f"EXECUTE FUNCTION motodesk_audit_row({arguments})")
-            continue
-        arguments = ", ".join(_quote(a) for a in columns + _staged_arguments(conn, table))
-        conn.exec_driver_sql(f"CREATE TRIGGER {AUDIT_TRIGGER} AFTER INSERT ON {t} REFERENCING NEW TABLE AS "
-                             f"motodesk_new FOR EACH STATEMENT EXECUTE FUNCTION motodesk_audit_stage({arguments})")
-        conn.exec_driver_sql(f"CREATE TRIGGER {_STAGED_TRIGGERS[0]} AFTER DELETE ON {t} REFERENCING OLD TABLE AS "
-                             f"motodesk_old FOR EACH STATEMENT EXECUTE FUNCTION motodesk_audit_stage({arguments})")
-        row_arguments = ", ".join(_quote(a) for a in [*columns, "stage"])
-        conn.exec_driver_sql(f"CREATE TRIGGER {_STAGED_TRIGGERS[1]} AFTER UPDATE ON {t} FOR EACH ROW "
-                             f"EXECUTE FUNCTION motodesk_audit_row({row_arguments})")
+        for statement in audit_trigger_statements(conn, table, staged=staged):
+            conn.exec_driver_sql(statement)
     if staged:
         # Once per transaction, at commit: the chain's lock is then the last lock the transaction takes.
         conn.exec_driver_sql("DROP TRIGGER IF EXISTS audit_seal ON audit_seal_marks")
         conn.exec_driver_sql("CREATE CONSTRAINT TRIGGER audit_seal AFTER INSERT ON audit_seal_marks "
                              "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION motodesk_audit_seal()")
+
+
+def audit_trigger_statements(conn: Connection, table: str, *, staged: bool) -> list[str]:
+    """The DDL that (re)creates ``table``'s audit triggers: the staged ones (revision 0023 on) or, before
+    it, the deferred row trigger that appends to the chain at commit."""
+    from motodesk.models.audit import AUDIT_TRIGGER
+
+    t = _identifier(table)
+    columns = _pg_column_arguments(conn, table)
+    statements = [f"DROP TRIGGER IF EXISTS {name} ON {t}" for name in (AUDIT_TRIGGER, *_STAGED_TRIGGERS)]
+    if not staged:
+        arguments = ", ".join(_quote(a) for a in columns)
+        return [*statements, f"CREATE CONSTRAINT TRIGGER {AUDIT_TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON {t} "
+                             f"DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION motodesk_audit_row({arguments})"]
+    arguments = ", ".join(_quote(a) for a in columns + _staged_arguments(conn, table))
+    row_arguments = ", ".join(_quote(a) for a in [*columns, "stage"])
+    return [*statements,
+            f"CREATE TRIGGER {AUDIT_TRIGGER} AFTER INSERT ON {t} REFERENCING NEW TABLE AS motodesk_new "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION motodesk_audit_stage({arguments})",
+            f"CREATE TRIGGER {_STAGED_TRIGGERS[0]} AFTER DELETE ON {t} REFERENCING OLD TABLE AS motodesk_old "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION motodesk_audit_stage({arguments})",
+            f"CREATE TRIGGER {_STAGED_TRIGGERS[1]} AFTER UPDATE ON {t} FOR EACH ROW "
+            f"EXECUTE FUNCTION motodesk_audit_row({row_arguments})"]
 
 
 def remove_guards(conn: Connection) -> None:
