@@ -30,7 +30,6 @@ EXCEPTIONS: dict[str, int] = {
     "models/db.py": 735,
     "services/people.py": 723,
     "services/campaigns.py": 719,
-    "models/audit.py": 822,
     # A shipped migration is never edited (a schema change is a new revision).
     "models/migrations/versions/0001_first_schema.py": 914,
 }

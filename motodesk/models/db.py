@@ -717,14 +717,14 @@ def _login_roles(conn: Any) -> list[str]:
 def _grant_login_role(conn: Any, role: str) -> None:
     """Privileges of a workstations' login role, table by table, from scratch (no GRANT OPTION)."""
     from motodesk.models.audit import APPEND_ONLY_TABLES
+    from motodesk.models.roles import OWNER_TABLES  # the owner's functions' own (the staged audit among them)
 
     conn.exec_driver_sql(f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}")
     conn.exec_driver_sql(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {role}")
     conn.exec_driver_sql(f"REVOKE CREATE ON SCHEMA public FROM {role}")
     conn.exec_driver_sql(f"GRANT USAGE ON SCHEMA public TO {role}")
-    tables = [str(r[0]) for r in conn.exec_driver_sql(
-        "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").all()]
-    for table in tables:
+    for table in [str(r[0]) for r in conn.exec_driver_sql(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").all() if str(r[0]) not in OWNER_TABLES]:
         if table == "alembic_version":
             privileges = "SELECT"
         elif table in APPEND_ONLY_TABLES:

@@ -68,7 +68,7 @@ RESTRICTED_TABLES: dict[str, frozenset[Role]] = {
 }
 #: Tables only the owner's functions read and write (no profile has any privilege): the digest of
 #: the verifier an administrator set (a temporary password). Backups leave it out.
-OWNER_TABLES: frozenset[str] = frozenset({"role_password_marks"})
+OWNER_TABLES: frozenset[str] = frozenset({"role_password_marks", "audit_staging", "audit_seal_marks"})
 #: The marker stored as ``users.password_hash`` of a user whose password the server checks.
 SERVER_PASSWORD = "!postgresql-scram"
 GATE = "gate"

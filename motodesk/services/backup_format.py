@@ -48,7 +48,7 @@ PRIVATE_MODE = 0o600
 
 #: The revision is in the manifest (migrations stamp it); role_password_marks (PostgreSQL, 0019) is the
 #: server's state of its roles' passwords, which a backup does not carry either.
-SKIPPED_TABLES = frozenset({"alembic_version", "role_password_marks"})
+SKIPPED_TABLES = frozenset({"alembic_version", "role_password_marks", "audit_staging", "audit_seal_marks"})
 
 
 #: SQLite full-text index of names (revision 0012) and its shadow tables: derived from `people`, rebuilt there.

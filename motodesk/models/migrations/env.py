@@ -13,8 +13,9 @@ target_metadata = Base.metadata
 # Dialect-specific search indexes of revision 0002 (trigram and "C"-collated) are not declared in
 # the models; keep autogenerate and `alembic check` from reporting them.
 UNDECLARED_PREFIXES = ("ix_search_", "people_fts")
-# PostgreSQL only, the owner's functions' own table (revision 0019, motodesk.models.roles): no model.
-UNDECLARED_TABLES = frozenset({"role_password_marks"})
+# PostgreSQL only, the owner's functions' own tables (revision 0019, motodesk.models.roles; revision 0023,
+# motodesk.models.audit_pg's staged audit): no model.
+UNDECLARED_TABLES = frozenset({"role_password_marks", "audit_staging", "audit_seal_marks"})
 
 
 def include_object(obj, name, type_, reflected, compare_to):  # noqa: ANN001, ANN201
