@@ -28,6 +28,15 @@ STAGING_TABLES = frozenset({"audit_staging", "audit_seal_marks"})
 #: Trigger names beside ``motodesk_audit`` (the INSERT one) on an audited table with staging.
 _STAGED_TRIGGERS = ("motodesk_audit_delete", "motodesk_audit_update")
 
+#: The column lists every audit trigger function receives (see :func:`_pg_column_arguments`), declared
+#: once for the row-level and the staged function alike.
+_TRIGGER_ARGUMENTS = """pk text[] := string_to_array(TG_ARGV[0], ',');
+  bytea_cols text[] := string_to_array(TG_ARGV[1], ',');
+  ts_cols text[] := string_to_array(TG_ARGV[2], ',');
+  num_cols text[] := string_to_array(TG_ARGV[3], ',');
+  secret_cols text[] := string_to_array(TG_ARGV[4], ',');
+  secret_keys text[] := string_to_array(TG_ARGV[5], ',');"""
+
 _PG_FUNCTIONS = r"""
 CREATE OR REPLACE FUNCTION motodesk_audit_part(value text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT char_length(coalesce(value, '')) || ':' || coalesce(value, '') || ';' $$;
@@ -70,12 +79,7 @@ END $$;
 CREATE OR REPLACE FUNCTION motodesk_audit_row() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
-  pk text[] := string_to_array(TG_ARGV[0], ',');
-  bytea_cols text[] := string_to_array(TG_ARGV[1], ',');
-  ts_cols text[] := string_to_array(TG_ARGV[2], ',');
-  num_cols text[] := string_to_array(TG_ARGV[3], ',');
-  secret_cols text[] := string_to_array(TG_ARGV[4], ',');
-  secret_keys text[] := string_to_array(TG_ARGV[5], ',');
+  @TRIGGER_ARGUMENTS@
   noise text[] := string_to_array(TG_ARGV[6], ',');
   old_j jsonb;
   new_j jsonb;
@@ -168,12 +172,7 @@ $$;
 CREATE OR REPLACE FUNCTION motodesk_audit_stage() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
-  pk text[] := string_to_array(TG_ARGV[0], ',');
-  bytea_cols text[] := string_to_array(TG_ARGV[1], ',');
-  ts_cols text[] := string_to_array(TG_ARGV[2], ',');
-  num_cols text[] := string_to_array(TG_ARGV[3], ',');
-  secret_cols text[] := string_to_array(TG_ARGV[4], ',');
-  secret_keys text[] := string_to_array(TG_ARGV[5], ',');
+  @TRIGGER_ARGUMENTS@
   noise text[] := coalesce(string_to_array(TG_ARGV[6], ','), '{}');
   redact boolean := coalesce(current_setting('@REDACT_SETTING@', true), '') = 'on' AND motodesk_redact_allowed();
   staged bigint;
@@ -377,7 +376,8 @@ def _pg_functions() -> str:
     return (_PG_FUNCTIONS.replace("@STAGE_INSERT@", _stage_select("motodesk_new", "insert", "NULL, x.v"))
             .replace("@STAGE_DELETE@", _stage_select("motodesk_old", "delete", "x.v, NULL"))
             .replace("@LOCK_A@", str(CHAIN_LOCK[0])).replace("@LOCK_B@", str(CHAIN_LOCK[1]))
-            .replace("@USER_SETTING@", USER_SETTING).replace("@REDACT_SETTING@", REDACT_SETTING))
+            .replace("@USER_SETTING@", USER_SETTING).replace("@REDACT_SETTING@", REDACT_SETTING)
+            .replace("@TRIGGER_ARGUMENTS@", _TRIGGER_ARGUMENTS))
 
 
 def install_guards(conn: Connection) -> None:
