@@ -134,3 +134,62 @@ def test_invalid_settings_are_refused_in_portuguese(changes: dict[str, object], 
     with pytest.raises(ValueError, match="Configuração inválida") as raised:
         replace(LawSettings(), **changes)  # type: ignore[arg-type]
     assert fragment in str(raised.value)
+
+
+# -- the applicant's requirements: the sentences tests/rules/test_eligibility.py judges by rule_id and status --
+#: (changes to the complete dossier, reference day, rule_id, the exact sentence or None, fragments it holds)
+APPLICANT_SENTENCES: list[tuple[dict[str, object], date, str, str | None, tuple[str, ...]]] = [
+    ({"birth_date": None}, date(2026, 3, 10), "art5_i_age",
+     "Art. 5º, I: pendente — falta a data de nascimento.", ()),
+    ({"cnh_first_a_date": date(2024, 3, 11)}, date(2026, 3, 10), "art5_ii_cnh",
+     "Art. 5º, II: habilitado na categoria A desde 11/03/2024 (1 ano, 11 meses e 27 dias); "
+     "o mínimo é 2 anos, completados em 11/03/2026.", ()),
+    ({"cnh_first_a_date": date(2026, 3, 11)}, date(2026, 3, 10), "art5_ii_cnh", None, ("dado impossível",)),
+    ({"cnh_first_a_date": date(2000, 1, 1)}, date(2026, 3, 10), "art5_ii_cnh", None, ("anterior aos 18 anos",)),
+    ({}, date(2026, 3, 10), "art5_iii_course",
+     "Art. 5º, III: curso especializado concluído em 20/11/2025, certificado nº 2025/0193, CFC Alto Paranaíba.", ()),
+    ({"course_date": date(2027, 1, 1)}, date(2026, 3, 10), "art5_iii_course", None, ("dado impossível",)),
+    ({"rg_uf": "XX"}, date(2026, 3, 10), "art5_v_identity", None, ("não existe",)),
+    ({"medical_date": date(2025, 3, 9)}, date(2026, 3, 10), "art5_vii_medical",
+     "Art. 5º, VII e § 2º: o atestado médico de 09/03/2025 venceu em 09/03/2026.", ()),
+    ({"medical_date": None, "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 1), "art5_vii_medical",
+     "Art. 5º, VII e § 2º: pendente — falta o atestado médico (prazo: 11/03/2026).", ()),
+    ({"medical_date": date(2026, 3, 2), "medical_presented_date": date(2026, 3, 12),
+      "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 12), "art5_vii_medical", None,
+     # the deadline (11/03), not the homologation (09/02)
+     ("apresentado em 12/03/2026, depois do prazo de 30 dias", "encerrado em 11/03/2026")),
+    ({"medical_date": date(2026, 3, 2), "medical_presented_date": date(2026, 3, 5),
+      "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 12), "art5_vii_medical", None,
+     ("dentro do prazo de 30 dias da homologação, que vai até 11/03/2026",)),
+    ({"medical_date": date(2026, 3, 2), "medical_presented_date": date(2026, 3, 1),
+      "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 5), "art5_vii_medical", None,
+     ("dado impossível",)),
+    ({}, date(2026, 3, 10), "art5_xii_cpf", "Art. 5º, XII: CPF nº 52998224725.", ()),
+    ({"cpf": "529.982.247-26"}, date(2026, 3, 10), "art5_xii_cpf",
+     "Art. 5º, XII: CPF inválido: os dígitos verificadores não conferem.", ()),
+] + [
+    ({field: date(2026, 3, 11)}, date(2026, 3, 10), rule_id, None,
+     (f"dado impossível — {sentence} à data de referência (10/03/2026)",))
+    for field, rule_id, sentence in [
+        ("cnh_first_a_date", "art5_ii_cnh", "a primeira habilitação na categoria A (11/03/2026) é posterior"),
+        ("course_date", "art5_iii_course", "a conclusão do curso (11/03/2026) é posterior"),
+        ("medical_date", "art5_vii_medical", "o atestado médico (11/03/2026) é posterior"),
+        ("photo_date", "art5_ix_photo", "a foto (11/03/2026) é posterior"),
+        ("residence_proof_date", "art5_x_residence", "o comprovante de residência (11/03/2026) é posterior"),
+        ("criminal_certificates_date", "art5_xi_criminal", "as certidões criminais (11/03/2026) são posteriores"),
+    ]
+]
+
+
+@pytest.mark.parametrize(("changes", "on", "rule_id", "exact", "fragments"), APPLICANT_SENTENCES)
+def test_the_applicants_requirements_say_their_sentences_word_for_word(
+    applicant: ApplicantFacts, changes: dict[str, object], on: date, rule_id: str, exact: str | None,
+    fragments: tuple[str, ...],
+) -> None:
+    """Dates written dd/mm/aaaa, the deadline named as a deadline, impossible data said as such."""
+    facts = replace(applicant, **changes)  # type: ignore[arg-type]
+    (verdict,) = [v for v in check_applicant(facts, ServiceType.MOTOTAXI, on, LawSettings()) if v.rule_id == rule_id]
+    if exact is not None:
+        assert verdict.message == exact
+    for fragment in fragments:
+        assert fragment in verdict.message
