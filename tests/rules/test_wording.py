@@ -13,7 +13,7 @@ import pytest
 from tests_helpers import assert_refused, check_wording  # type: ignore[import-not-found]
 from wording_table import WORDING  # type: ignore[import-not-found]
 
-from motodesk.rules.common import ServiceType, Status, Verdict
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
 from motodesk.rules.document_gate import DocumentFacts
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
 from motodesk.rules.settings import LawSettings
@@ -269,3 +269,17 @@ def test_the_fee_refusal_names_the_act_and_its_fee_and_a_severity_outside_art_33
     assert f"{FeeAct.ISSUE.label} (R$ 120,00)" in missing.message
     with pytest.raises(ValueError, match="inexistente"):
         Severity.from_group(5)
+
+
+@pytest.mark.parametrize("service", list(ServiceType))
+def test_the_approval_without_a_decree_names_the_instrument_of_the_service(service: ServiceType) -> None:
+    """A motoboy's act is an “autorização”, a mototáxi's a “permissão” (tests/rules/test_lifecycle.py
+    judges the refusal by its rule_id)."""
+    from motodesk.rules.lifecycle import TransitionContext, check_transition
+
+    context = TransitionContext(on=date(2026, 3, 10), service=service, decree_number=None)
+    [decree] = [v for v in check_transition("approve", PermitState.UNDER_REVIEW, Role.SUPERVISOR, context)
+                if v.rule_id == "transition_decree"]
+    assert f"a {service.instrument} é" in decree.message
+    if service is ServiceType.MOTOBOY:
+        assert "a permissão" not in decree.message
