@@ -136,6 +136,9 @@ def test_the_quota_and_the_vehicle_say_their_sentences_word_for_word() -> None:
         ({"fee_inspection_brl": Decimal("-1")}, "A taxa de vistoria não pode ser negativa"),
         ({"fee_inspection_brl": Decimal("1"), "fee_inspection_basis": ""}, "Informe a base legal"),
         ({"inspection_valid_months_motofrete": 0}, "Validade da vistoria"),
+        # …and tests/services/test_document_declared.py's settings editor
+        ({"criminal_valid_years": 6}, "não pode passar de 5 (limite da lei)"),
+        ({"requirement_starts": ("nao_existe=01/06/2026",)}, "documento “nao_existe” não declarado"),
     ],
 )
 def test_invalid_settings_are_refused_in_portuguese(changes: dict[str, object], fragment: str) -> None:
