@@ -6,7 +6,10 @@ from datetime import date
 
 import pytest
 
+from motodesk.rules.common import PermitState, ServiceType
+from motodesk.rules.document_gate import Document, DocumentFacts
 from motodesk.rules.eligibility import ApplicantFacts
+from motodesk.rules.facts import InspectionFacts, PermitFacts, PersonFacts, VehicleOnPermit
 from motodesk.rules.settings import LawSettings
 from motodesk.rules.vehicle import VehicleFacts
 
@@ -84,3 +87,14 @@ def vehicle() -> VehicleFacts:
         mandatory_insurance_insured_cpf=HOLDER_CPF,
         mandatory_insurance_insured_name="JOÃO DA SILVA",
     )
+
+
+@pytest.fixture
+def facts(vehicle: VehicleFacts, applicant: ApplicantFacts) -> DocumentFacts:
+    """The badge of an active mototáxi permit whose holder and vehicle meet everything on ``ON``."""
+    holder = PersonFacts(1, "João da Silva", HOLDER_CPF, applicant)
+    on_permit = VehicleOnPermit(1, "HMG-4B83", 1, True, vehicle, last_inspection=InspectionFacts(date(2026, 1, 12), True))
+    return DocumentFacts(Document.BADGE, PermitFacts(
+        7, "MT-0007/2026", ServiceType.MOTOTAXI, PermitState.ACTIVE, issued_on=date(2026, 1, 5),
+        term_end=date(2031, 1, 5), extended=False, certificate_valid_until=date(2027, 1, 5), holder=holder,
+        granted_person_id=1, vehicle=on_permit))

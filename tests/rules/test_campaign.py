@@ -115,11 +115,13 @@ def test_the_allocator_fills_days_in_order_skipping_full_days_and_holidays() -> 
 
 
 def test_bad_opening_hours_are_refused_by_the_settings() -> None:
-    with pytest.raises(ValueError, match="HH:MM"):
+    """Each refused; what each says is checked in tests/rules/test_wording.py."""
+    LawSettings(campaign_opening_hours=("08:00-12:00", "12:00-13:00"), campaign_slots_per_day=1)
+    with pytest.raises(ValueError):
         LawSettings(campaign_opening_hours=("8h às 12h",))
-    with pytest.raises(ValueError, match="sobrepõe"):
+    with pytest.raises(ValueError):
         LawSettings(campaign_opening_hours=("08:00-12:00", "11:00-13:00"))
-    with pytest.raises(ValueError, match="atendimentos por dia"):
+    with pytest.raises(ValueError):
         LawSettings(campaign_slots_per_day=0)
 
 

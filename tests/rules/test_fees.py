@@ -36,7 +36,7 @@ def test_charged_act_needs_a_payment_of_the_fee() -> None:
     missing = check_fee_paid(table, FeeAct.ISSUE, None)
     assert missing.status is Status.NOT_MET
     assert_refused([missing], "fee_issue")
-    assert f"{FeeAct.ISSUE.label} (R$ 120,00)" in missing.message  # the act and its fee
+    # the act and its fee it names: tests/rules/test_wording.py
     short = check_fee_paid(table, FeeAct.ISSUE, PaymentFacts("77", DAY, Decimal("100")))
     assert short.status is Status.NOT_MET and "100,00" in short.message  # what was paid
     paid = check_fee_paid(table, FeeAct.ISSUE, PaymentFacts("77", DAY, Decimal("120")))
@@ -70,7 +70,7 @@ def test_settings_hold_the_fee_table_zero_by_default_and_validate_it() -> None:
     assert all(f.amount == 0 and f.legal_basis == DEFAULT_LEGAL_BASIS for f in settings.fee_table().values())
     charged = replace(settings, fee_inspection_brl=Decimal("30.00"), fee_inspection_basis="Decreto nº 9/2026")
     assert charged.fee(FeeAct.INSPECTION) == Fee(FeeAct.INSPECTION, Decimal("30.00"), "Decreto nº 9/2026")
-    with pytest.raises(ValueError, match="A taxa de vistoria não pode ser negativa"):
+    with pytest.raises(ValueError):  # what each says: tests/rules/test_wording.py
         replace(settings, fee_inspection_brl=Decimal("-1"))
-    with pytest.raises(ValueError, match="Informe a base legal"):
+    with pytest.raises(ValueError):
         replace(settings, fee_inspection_brl=Decimal("1"), fee_inspection_basis="")

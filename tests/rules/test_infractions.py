@@ -108,8 +108,10 @@ def test_severity_per_art_33() -> None:
     assert [s.group for s in Severity] == [1, 2, 3, 4]
     assert [s.label for s in Severity] == ["Leve", "Média", "Grave", "Gravíssima"]
     assert Severity.from_group(3) is Severity.GRAVE
-    with pytest.raises(ValueError, match="inexistente"):
+    with pytest.raises(ValueError):  # its sentence: tests/rules/test_wording.py
         Severity.from_group(5)
+    with pytest.raises(ValueError):
+        Severity.from_group(0)
 
 
 def test_penalties_in_increasing_order_per_art_34() -> None:

@@ -154,8 +154,8 @@ def test_motoboy_approval_speaks_of_autorizacao() -> None:
     verdicts = check_transition(
         "approve", S.UNDER_REVIEW, R.SUPERVISOR, ready(ServiceType.MOTOBOY, decree_number=None)
     )
-    assert_refused(verdicts, "transition_decree")
-    assert f"a {ServiceType.MOTOBOY.instrument} é" in verdicts[0].message  # not “a permissão”
+    assert_refused(verdicts, "transition_decree")  # “a autorização”, not “a permissão”: test_wording.py
+    assert ids(verdicts) == ["transition_decree"] and verdicts[0].article == "Art. 6º"
 
 
 def test_issue_without_inspection_is_refused() -> None:

@@ -13,9 +13,11 @@ import pytest
 from tests_helpers import assert_refused, check_wording  # type: ignore[import-not-found]
 from wording_table import WORDING  # type: ignore[import-not-found]
 
-from motodesk.rules.common import ServiceType
+from motodesk.rules.common import PermitState, Role, ServiceType, Status, Verdict
+from motodesk.rules.document_gate import DocumentFacts
 from motodesk.rules.eligibility import ApplicantFacts, check_applicant, check_deputy
 from motodesk.rules.settings import LawSettings
+from motodesk.rules.vehicle import VehicleFacts
 from motodesk.services.error_codes import CODES
 
 MOTODESK = Path(__file__).resolve().parents[2] / "motodesk"
@@ -127,6 +129,16 @@ def test_the_quota_and_the_vehicle_say_their_sentences_word_for_word() -> None:
         ({"fine_ufm_leve": Decimal("-1")}, "A multa de infração leve não pode ser negativa"),
         ({"penalties_grave": ()}, "Informe ao menos uma penalidade para infração grave"),
         ({"ufm_value_brl": Decimal("-0.01")}, "O valor da UFM não pode ser negativo"),
+        # the tests of the campaign, the fees and the document gate see these refused without their sentence
+        ({"campaign_opening_hours": ("8h às 12h",)}, "HH:MM"),
+        ({"campaign_opening_hours": ("08:00-12:00", "11:00-13:00")}, "sobrepõe"),
+        ({"campaign_slots_per_day": 0}, "atendimentos por dia"),
+        ({"fee_inspection_brl": Decimal("-1")}, "A taxa de vistoria não pode ser negativa"),
+        ({"fee_inspection_brl": Decimal("1"), "fee_inspection_basis": ""}, "Informe a base legal"),
+        ({"inspection_valid_months_motofrete": 0}, "Validade da vistoria"),
+        # …and tests/services/test_document_declared.py's settings editor
+        ({"criminal_valid_years": 6}, "não pode passar de 5 (limite da lei)"),
+        ({"requirement_starts": ("nao_existe=01/06/2026",)}, "documento “nao_existe” não declarado"),
     ],
 )
 def test_invalid_settings_are_refused_in_portuguese(changes: dict[str, object], fragment: str) -> None:
@@ -134,3 +146,143 @@ def test_invalid_settings_are_refused_in_portuguese(changes: dict[str, object], 
     with pytest.raises(ValueError, match="Configuração inválida") as raised:
         replace(LawSettings(), **changes)  # type: ignore[arg-type]
     assert fragment in str(raised.value)
+
+
+# -- the applicant's requirements: the sentences tests/rules/test_eligibility.py judges by rule_id and status --
+#: (changes to the complete dossier, reference day, rule_id, the exact sentence or None, fragments it holds)
+APPLICANT_SENTENCES: list[tuple[dict[str, object], date, str, str | None, tuple[str, ...]]] = [
+    ({"birth_date": None}, date(2026, 3, 10), "art5_i_age",
+     "Art. 5º, I: pendente — falta a data de nascimento.", ()),
+    ({"cnh_first_a_date": date(2024, 3, 11)}, date(2026, 3, 10), "art5_ii_cnh",
+     "Art. 5º, II: habilitado na categoria A desde 11/03/2024 (1 ano, 11 meses e 27 dias); "
+     "o mínimo é 2 anos, completados em 11/03/2026.", ()),
+    ({"cnh_first_a_date": date(2026, 3, 11)}, date(2026, 3, 10), "art5_ii_cnh", None, ("dado impossível",)),
+    ({"cnh_first_a_date": date(2000, 1, 1)}, date(2026, 3, 10), "art5_ii_cnh", None, ("anterior aos 18 anos",)),
+    ({}, date(2026, 3, 10), "art5_iii_course",
+     "Art. 5º, III: curso especializado concluído em 20/11/2025, certificado nº 2025/0193, CFC Alto Paranaíba.", ()),
+    ({"course_date": date(2027, 1, 1)}, date(2026, 3, 10), "art5_iii_course", None, ("dado impossível",)),
+    ({"rg_uf": "XX"}, date(2026, 3, 10), "art5_v_identity", None, ("não existe",)),
+    ({"medical_date": date(2025, 3, 9)}, date(2026, 3, 10), "art5_vii_medical",
+     "Art. 5º, VII e § 2º: o atestado médico de 09/03/2025 venceu em 09/03/2026.", ()),
+    ({"medical_date": None, "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 1), "art5_vii_medical",
+     "Art. 5º, VII e § 2º: pendente — falta o atestado médico (prazo: 11/03/2026).", ()),
+    ({"medical_date": date(2026, 3, 2), "medical_presented_date": date(2026, 3, 12),
+      "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 12), "art5_vii_medical", None,
+     # the deadline (11/03), not the homologation (09/02)
+     ("apresentado em 12/03/2026, depois do prazo de 30 dias", "encerrado em 11/03/2026")),
+    ({"medical_date": date(2026, 3, 2), "medical_presented_date": date(2026, 3, 5),
+      "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 12), "art5_vii_medical", None,
+     ("dentro do prazo de 30 dias da homologação, que vai até 11/03/2026",)),
+    ({"medical_date": date(2026, 3, 2), "medical_presented_date": date(2026, 3, 1),
+      "tender_homologation_date": date(2026, 2, 9)}, date(2026, 3, 5), "art5_vii_medical", None,
+     ("dado impossível",)),
+    ({}, date(2026, 3, 10), "art5_xii_cpf", "Art. 5º, XII: CPF nº 52998224725.", ()),
+    ({"cpf": "529.982.247-26"}, date(2026, 3, 10), "art5_xii_cpf",
+     "Art. 5º, XII: CPF inválido: os dígitos verificadores não conferem.", ()),
+] + [
+    ({field: date(2026, 3, 11)}, date(2026, 3, 10), rule_id, None,
+     (f"dado impossível — {sentence} à data de referência (10/03/2026)",))
+    for field, rule_id, sentence in [
+        ("cnh_first_a_date", "art5_ii_cnh", "a primeira habilitação na categoria A (11/03/2026) é posterior"),
+        ("course_date", "art5_iii_course", "a conclusão do curso (11/03/2026) é posterior"),
+        ("medical_date", "art5_vii_medical", "o atestado médico (11/03/2026) é posterior"),
+        ("photo_date", "art5_ix_photo", "a foto (11/03/2026) é posterior"),
+        ("residence_proof_date", "art5_x_residence", "o comprovante de residência (11/03/2026) é posterior"),
+        ("criminal_certificates_date", "art5_xi_criminal", "as certidões criminais (11/03/2026) são posteriores"),
+    ]
+]
+
+
+@pytest.mark.parametrize(("changes", "on", "rule_id", "exact", "fragments"), APPLICANT_SENTENCES)
+def test_the_applicants_requirements_say_their_sentences_word_for_word(
+    applicant: ApplicantFacts, changes: dict[str, object], on: date, rule_id: str, exact: str | None,
+    fragments: tuple[str, ...],
+) -> None:
+    """Dates written dd/mm/aaaa, the deadline named as a deadline, impossible data said as such."""
+    facts = replace(applicant, **changes)  # type: ignore[arg-type]
+    (verdict,) = [v for v in check_applicant(facts, ServiceType.MOTOTAXI, on, LawSettings()) if v.rule_id == rule_id]
+    if exact is not None:
+        assert verdict.message == exact
+    for fragment in fragments:
+        assert fragment in verdict.message
+
+
+def test_the_gate_the_accidents_and_the_deputies_say_their_sentences_word_for_word(
+    facts: DocumentFacts, vehicle: VehicleFacts
+) -> None:
+    """The sentences tests/rules/test_document_gate.py and test_deputies_replacement.py judge by rule_id."""
+    from motodesk.rules.accidents import AccidentFacts, check_accident_report
+    from motodesk.rules.deputies import deputy_requirements
+    from motodesk.rules.document_gate import check_document, check_inspection_valid
+    from motodesk.rules.facts import InspectionFacts
+    from motodesk.rules.vehicle import mandatory_insurance_verdict
+
+    on, settings = date(2026, 3, 10), LawSettings()
+    failed = check_inspection_valid(ServiceType.MOTOBOY, InspectionFacts(on, False), on, settings)
+    assert "reprovou" in failed[0].message
+    calendar = replace(settings, roll_forward_to_business_day=False)
+    in_time = AccidentFacts(date(2026, 3, 2), date(2026, 3, 7), False)
+    (flag,) = check_accident_report(replace(in_time, reported_on=date(2026, 3, 8)), calendar)
+    assert "comunicado após 5 dias — Art. 31, G2, II" in flag.message
+    (impossible,) = check_accident_report(replace(in_time, reported_on=date(2026, 3, 1)), calendar)
+    assert "dado impossível" in impossible.message
+    other = mandatory_insurance_verdict(replace(vehicle, mandatory_insurance_insured_cpf="78939909291"), on,
+                                        "52998224725")
+    assert "não está em nome do titular" in other.message
+    holder = facts.permit.holder
+
+    def with_dossier(**changes: object) -> DocumentFacts:
+        return replace(facts, permit=replace(facts.permit, holder=replace(holder, dossier=replace(
+            holder.dossier, **changes))))  # type: ignore[arg-type]
+    # a period a refusal states is read from its setting (issue 30, item 4)
+    [criminal] = check_document(with_dossier(criminal_certificates_date=date(2022, 3, 1)), on,
+                                replace(settings, criminal_valid_years=3))
+    assert "renovadas a cada 3 anos" in criminal.message
+    assert "vale por 1 ano" in check_document(with_dossier(medical_date=date(2025, 3, 9)), on, settings)[0].message
+    life = Verdict("art3_ii_life", "Art. 3º, II", Status.NOT_MET, "Art. 3º, II: vida útil vencida.")
+    assert deputy_requirements([life], "Paulo Nunes")[0].message == (
+        "Art. 14, § 2º — preposto Paulo Nunes: Art. 3º, II: vida útil vencida.")
+
+
+@pytest.mark.parametrize(
+    ("made", "model", "fragment"),
+    [
+        (2027, None, "o ano de fabricação (2027) é posterior ao ano de referência (2026)"),
+        (1850, None, "o ano de fabricação (1850) não é plausível"),
+        (2024, 2023, "o ano do modelo (2023) deve ser o de fabricação (2024) ou o seguinte"),
+        (2024, 2026, "o ano do modelo (2026) deve ser o de fabricação (2024) ou o seguinte"),
+    ],
+)
+def test_impossible_vehicle_years_say_which_year(vehicle: VehicleFacts, made: int, model: int | None,
+                                                 fragment: str) -> None:
+    from motodesk.rules.vehicle import check_vehicle
+
+    facts = replace(vehicle, year_manufacture=made, year_model=model)
+    (verdict,) = [v for v in check_vehicle(facts, ServiceType.MOTOTAXI, date(2026, 3, 10), LawSettings(),
+                                           "52998224725") if v.rule_id == "art3_ii_useful_life"]
+    assert verdict.message == f"Art. 3º, II: dado impossível — {fragment}."
+
+
+def test_the_fee_refusal_names_the_act_and_its_fee_and_a_severity_outside_art_33_is_refused() -> None:
+    from motodesk.rules.fees import Fee, FeeAct, check_fee_paid
+    from motodesk.rules.infractions import Severity
+
+    missing = check_fee_paid({FeeAct.ISSUE: Fee(FeeAct.ISSUE, Decimal("120.00"), "Decreto nº 10/2026")},
+                             FeeAct.ISSUE, None)
+    assert f"{FeeAct.ISSUE.label} (R$ 120,00)" in missing.message
+    with pytest.raises(ValueError, match="inexistente"):
+        Severity.from_group(5)
+
+
+@pytest.mark.parametrize("service", list(ServiceType))
+def test_the_approval_without_a_decree_names_the_instrument_of_the_service(service: ServiceType) -> None:
+    """A motoboy's act is an “autorização”, a mototáxi's a “permissão” (tests/rules/test_lifecycle.py
+    judges the refusal by its rule_id)."""
+    from motodesk.rules.lifecycle import TransitionContext, check_transition
+
+    context = TransitionContext(on=date(2026, 3, 10), service=service, decree_number=None)
+    [decree] = [v for v in check_transition("approve", PermitState.UNDER_REVIEW, Role.SUPERVISOR, context)
+                if v.rule_id == "transition_decree"]
+    assert f"a {service.instrument} é" in decree.message
+    if service is ServiceType.MOTOBOY:
+        assert "a permissão" not in decree.message

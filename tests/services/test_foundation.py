@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import date
 
 import pytest
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
-from tests_helpers import existing_register, raises_code, valid_cpf  # type: ignore[import-not-found]
+from tests_helpers import existing_register, names_in, raises_code, valid_cpf  # type: ignore[import-not-found]
 
 from motodesk.models import AuditEvent, Permit, Person, User, Vehicle
 from motodesk.rules.common import PermitState, Role, ServiceType
@@ -154,12 +155,26 @@ def test_update_writes_old_and_new_to_the_audit_trail(clerk: AppContext) -> None
     assert json.loads(rows[1].changes) == {"phone": [None, "(34) 3831-0000"]}
 
 
+#: how the database says who refused: SQLite's RAISE(ABORT) in a trigger, PL/pgSQL's RAISE EXCEPTION,
+#: PostgreSQL's missing privilege
+SQLITE_TRIGGER, PG_RAISE, PG_PRIVILEGE = sqlite3.SQLITE_CONSTRAINT_TRIGGER, "P0001", "42501"
+
+
+def _db_error_code(error: DBAPIError) -> int | str | None:
+    orig = error.orig
+    return (getattr(orig, "sqlite_errorcode", None) or getattr(orig, "sqlstate", None)
+            or getattr(orig, "pgcode", None))
+
+
 def test_audit_rows_cannot_be_changed_or_deleted(clerk: AppContext) -> None:
     _person(clerk)
-    for statement in ("UPDATE audit_events SET user_login = 'forjado'", "DELETE FROM audit_events"):
-        with pytest.raises(DBAPIError, match="append-only"):
+    for verb, statement in (("UPDATE", "UPDATE audit_events SET user_login = 'forjado'"),
+                            ("DELETE", "DELETE FROM audit_events")):
+        with pytest.raises(DBAPIError) as refused:
             with clerk.db.engine.begin() as conn:
                 conn.execute(text(statement))
+        assert _db_error_code(refused.value) in {SQLITE_TRIGGER, PG_RAISE}  # the append-only trigger refused…
+        names_in(refused.value, "audit_events", verb)  # …this table's, and this operation
     with clerk.read() as s:
         assert s.scalar(select(AuditEvent.user_login).where(AuditEvent.table_name == "people")) == "clerk"
 
@@ -178,9 +193,11 @@ def test_postgresql_app_role_cannot_alter_audit_rows(pg_ctx: AppContext) -> None
         with app_engine.begin() as conn:  # the app role can read and append
             assert conn.execute(text("SELECT count(*) FROM audit_events")).scalar() >= 1
         for statement in ("UPDATE audit_events SET user_login = 'forjado'", "DELETE FROM audit_events"):
-            with pytest.raises(DBAPIError, match="permission denied|append-only"):
+            with pytest.raises(DBAPIError) as refused:
                 with app_engine.begin() as conn:
                     conn.execute(text(statement))
+            assert _db_error_code(refused.value) in {PG_PRIVILEGE, PG_RAISE}  # no grant, or the trigger
+            names_in(refused.value, "audit_events")
     finally:
         app_engine.dispose()
 
