@@ -9,6 +9,9 @@ message is one edit here. ``tests/rules/test_wording.py`` checks the table itsel
 
 from __future__ import annotations
 
+#: The sentence of every fee left unpaid (one per kind of fee, same words).
+FEE_NOT_PAID = r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM"
+
 WORDING: dict[str, tuple[str, ...]] = {
     "appeal_late": ("intempestivo",),
     "art10_i_quota": (
@@ -189,14 +192,14 @@ WORDING: dict[str, tuple[str, ...]] = {
     "export.folder_missing": ("pasta não existe",),
     "export.not_xlsx": (r"\.xlsx",),
     "export.unknown_kind": ("desconhecido",),
-    "fee_application": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
-    "fee_badge_copy": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
-    "fee_extension": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
-    "fee_inspection": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
-    "fee_issue": (r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",),
+    "fee_application": (FEE_NOT_PAID,),
+    "fee_badge_copy": (FEE_NOT_PAID,),
+    "fee_extension": (FEE_NOT_PAID,),
+    "fee_inspection": (FEE_NOT_PAID,),
+    "fee_issue": (FEE_NOT_PAID,),
     "fee_renewal": (
         r"pagou R\$ 30,00, mas a taxa de renovação do registro em vigor é R\$ 35,00",
-        r"Art\. 6º, § 6º: a taxa de .+ \(R\$ [\d.]+,\d\d\) não foi paga: registre o número da guia/DAM",
+        FEE_NOT_PAID,
     ),
     "guarded_state": (
         "Art. 14",

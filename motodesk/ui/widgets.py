@@ -64,10 +64,8 @@ def after(owner: QObject, msec: int, slot: Callable[[], object]) -> QTimer:
     access-key walk). This timer is ``owner``'s child and goes with it. ``singleShot(0, …)`` is safe
     (no timer object is made) and stays the way to run something once the event loop is back.
     """
-    timer = QTimer(owner)
-    timer.setSingleShot(True)
-    timer.timeout.connect(slot)
-    timer.start(msec)
+    timer = one_shot_timer(owner, msec, slot)
+    timer.start()
     return timer
 
 
