@@ -112,8 +112,8 @@ def test_the_covering_indexes_exist(db: Database) -> None:
 
 
 def test_the_three_infix_answers_agree(clerk: AppContext, monkeypatch: pytest.MonkeyPatch) -> None:
-    """PostgreSQL: trigram matches sorted whole when few, the density window when it holds a page,
-    else every match sorted; SQLite: its window, its trigram table or the walk. Same pages."""
+    """PostgreSQL: the density window when it holds a page, else every trigram match sorted;
+    SQLite: its few trigram matches sorted whole, its window, its trigram table or the walk. Same pages."""
     for i in range(12):
         _person(clerk, f"{'Gil' if i % 2 else 'Ivo'} {i:02d} Queiroz Nunes")
     _person(clerk, "Queiroz Primeiro Nome")  # the prefix part, listed first
