@@ -22,7 +22,7 @@ LIMIT = 700
 EXCEPTIONS: dict[str, int] = {
     # Not split yet.
     "ui/screens/permits.py": 864,
-    "services/search.py": 920,
+    "services/search.py": 918,
     "services/inspections.py": 900,
     "printing/documents.py": 870,
     "rules/document.py": 859,

@@ -8,6 +8,9 @@ from __future__ import annotations
 import dataclasses
 import gc
 import pickle
+import tempfile
+import threading
+import weakref
 import zlib
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -123,16 +126,26 @@ class ImportLine:
 PART_LINES = 1000
 
 
+#: Packed parts beyond this many bytes go to a temporary file, not memory.
+SPILL_BYTES = 1 << 20
+
+
 class _Packed(Collection[Any]):
     """Objects kept pickled and compressed, ``size`` at a time, read back in order one part at a time.
 
     Issue 28: a 50,000-line import held its parsed rows, every line's plan and every prepared insert as
     Python objects at once (890 MB). Packed, each is a few bytes a line and only the part being worked
-    on is unpacked. Only what this process packed is ever unpacked."""
+    on is unpacked; past :data:`SPILL_BYTES` the packed bytes are kept in a temporary file (the 50,000
+    lines' prepared inserts and their audit hashes are 24 MB, read back once, from the page cache).
+    Only what this process packed is ever unpacked."""
 
     def __init__(self, size: int | None = None) -> None:
         self.size = size or PART_LINES
-        self._parts: list[bytes] = []
+        self._memory = bytearray()  # the packed bytes, until they pass SPILL_BYTES
+        self._file: Any = None  # then the temporary file that holds them (closed with self)
+        self._spans: list[tuple[int, int]] = []
+        self._end = 0
+        self._lock = threading.Lock()  # a part is read by seek and read: one reader at a time
         self._open: list[Any] = []
         self._n = 0
 
@@ -151,12 +164,32 @@ class _Packed(Collection[Any]):
 
     def _seal(self) -> None:
         if self._open:
-            self._parts.append(zlib.compress(pickle.dumps(self._open, protocol=pickle.HIGHEST_PROTOCOL), 1))
+            blob = zlib.compress(pickle.dumps(self._open, protocol=pickle.HIGHEST_PROTOCOL), 1)
+            with self._lock:
+                if self._file is None and self._end + len(blob) > SPILL_BYTES:
+                    self._file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by the finalizer
+                    weakref.finalize(self, self._file.close)
+                    self._file.write(self._memory)
+                    self._memory = bytearray()
+                if self._file is None:
+                    self._memory += blob
+                else:
+                    self._file.seek(self._end)
+                    self._file.write(blob)
+            self._spans.append((self._end, len(blob)))
+            self._end += len(blob)
             self._open = []
 
+    def _blob(self, start: int, length: int) -> bytes:
+        with self._lock:
+            if self._file is None:
+                return bytes(self._memory[start:start + length])
+            self._file.seek(start)
+            return bytes(self._file.read(length))
+
     def parts(self) -> Iterator[list[Any]]:
-        for blob in self._parts:
-            yield pickle.loads(zlib.decompress(blob))  # noqa: S301 - packed by this process, above
+        for start, length in list(self._spans):
+            yield pickle.loads(zlib.decompress(self._blob(start, length)))  # noqa: S301 - packed by this process
         if self._open:
             yield list(self._open)
 
@@ -172,7 +205,7 @@ class _Packed(Collection[Any]):
 
     @property
     def packed_bytes(self) -> int:
-        return sum(len(blob) for blob in self._parts)
+        return self._end
 
 
 #: A line's plan as packed: (line, person, documents, vehicle, permit).

@@ -26,7 +26,13 @@ from motodesk.models import (
     QuotaCounter,
     Vehicle,
 )
-from motodesk.models.audit import PreparedInsert, bulk_insert, prepare_bulk_insert, reserve_ids
+from motodesk.models.audit import (
+    PreparedInsert,
+    bulk_insert,
+    chain_prepared,
+    prepare_bulk_insert,
+    reserve_ids,
+)
 from motodesk.rules.common import PermitState, ServiceType
 from motodesk.rules.dossier import DocumentKind
 from motodesk.services.errors import MotodeskError
@@ -100,6 +106,11 @@ class _Sink:
     packed: _Packed = field(default_factory=lambda: _Packed(1))  # one part per part of the plans
     next_ids: dict[str, int] = field(default_factory=dict)  # SQLite: the next free id, table by table
     decrees: dict[str, int] = field(default_factory=dict)  # decrees prepared by earlier parts
+    #: SQLite: the audit chain's tip the prepared rows are hashed from (:func:`chain_prepared`), the
+    #: instant and user they are hashed with; None: hashed under the lock (PostgreSQL: its triggers).
+    tip: tuple[int, str] | None = None
+    at: datetime | None = None
+    user: str = ""
 
     def reserve(self, s: Session, table: Table, n: int) -> list[int]:
         """``n`` ids of ``table`` none of the earlier parts took (SQLite: after the largest this transaction
@@ -113,15 +124,17 @@ class _Sink:
         return list(range(start, start + n))
 
     def seal(self) -> None:
-        """This part's prepared inserts, packed (their table by name)."""
-        self.packed.append([(p.table.name, p.columns, p.statement, p.values, p.audit, p.redact)
+        """This part's prepared inserts, their audit rows hashed ahead on SQLite, packed (their table by name)."""
+        if self.tip is not None and self.at is not None:
+            self.tip = chain_prepared(self.prepared, self.tip, self.user, self.at)
+        self.packed.append([(p.table.name, p.columns, p.statement, p.values, p.audit, p.redact, p.chained)
                             for p in self.prepared])
         self.prepared = []
 
 
 def _unpack_prepared(item: tuple[Any, ...]) -> PreparedInsert:
-    name, columns, statement, values, audit, redact = item
-    return PreparedInsert(Base.metadata.tables[name], columns, statement, values, audit, redact)
+    name, columns, statement, values, audit, redact, chained = item
+    return PreparedInsert(Base.metadata.tables[name], columns, statement, values, audit, redact, chained)
 
 
 def _write_parts(s: Session, work: dict[int, ImportLine], plans: _Packed, file_name: str, user: str,

@@ -43,7 +43,8 @@ from sqlalchemy.orm import Session
 
 from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Permit, PersonDocument
-from motodesk.models.audit import run_prepared
+from motodesk.models.audit import chain_tip, run_prepared
+from motodesk.models.base import utcnow
 from motodesk.rules import acts
 from motodesk.rules.common import Role, Verdict
 from motodesk.rules.settings import LawSettings
@@ -309,10 +310,13 @@ def _judge(ctx: AppContext, preview: ImportPreview, whole: bool, rows: _ChosenRo
 
 def _prepare(ctx: AppContext, judged_: _Judged, file_name: str, user: str) -> None:
     """New rows only: build every insert in a read transaction (ids reserved from what it saw, value tuples,
-    audit payloads, packed part by part), so the write lock holds only the inserts and the chain's hashes."""
-    judged_.sink = _Sink()
+    audit payloads and, on SQLite, the chain's hashes from the tip it saw, packed part by part), so the write
+    lock holds only the inserts (the hashes again only if another write moved the chain's tip meanwhile)."""
+    judged_.sink = _Sink(user=user)
     with ctx.read() as s:
         judged_.last_ids = _last_ids(s)
+        if s.get_bind().dialect.name == "sqlite":  # the chain's hashes too, from the tip this read sees
+            judged_.sink.tip, judged_.sink.at = chain_tip(s.connection()), utcnow()
         judged_.prepared_counts = _write_parts(s, judged_.work, judged_.plans, file_name, user, judged_.sink)
 
 

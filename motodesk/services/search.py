@@ -757,18 +757,11 @@ def _pg_branch(d: _Dialect, part: Segment, segment: int, resumed: bool, descendi
 
 def _pg_infix(d: _Dialect, part: _Infix, seg: ColumnElement[Any], after: list[ColumnElement[bool]],
               gates: list[ColumnElement[bool]], descending: bool, count: int) -> Select[Any]:
-    """Names containing the words: a window of the sort order when matches are dense there, else
-    every match of the trigram index sorted.
-
-    The window is the next :data:`DENSITY_WINDOW` names in sort order, an index-only read (about
-    4 ms at a million people when it holds nothing); if it holds ``count`` matches they are the page
-    ("silva", a surname being typed: 6-7 ms). Only otherwise is ``matches`` read: every match
-    through pg_trgm's GIN index, as a materialised part, planned alone (no LIMIT to tempt the
-    planner into walking the name index, which reads the whole table when nothing matches), then
-    sorted. Asking the trigram index first, to learn whether the matches were few, cost its whole
-    bitmap (10-15 ms for "cavalcant": common trigrams have long posting lists) before the window
-    answered anyway. Exactly one answer runs.
-    """
+    """Names containing the words: the next :data:`DENSITY_WINDOW` names in sort order (index only,
+    about 4 ms at a million people when it holds nothing) when they hold ``count`` matches ("silva":
+    6-7 ms), else every match through pg_trgm's GIN index (a materialised part planned alone: no
+    LIMIT to tempt the planner into walking the name index) sorted. Asking the trigram index first
+    cost its whole bitmap (10-15 ms for "cavalcant") before the window answered. One answer runs."""
     sort_col = d.sort_column()
     matches = (select(Person.id.label("id"), sort_col.label("k")).where(part.likes(Person.name_search), *after, *gates)
                .cte("matches").prefix_with("MATERIALIZED", dialect="postgresql"))

@@ -331,3 +331,80 @@ def test_an_import_in_several_packed_parts_writes_what_one_part_writes(clerk: Ap
     assert sorted(holders.values()) == sorted(cpfs)
     again = preview_import(clerk, path)  # the same file again: every line already there
     assert [line.outcome for line in again.lines] == [Outcome.UNCHANGED] * 9
+
+
+def _hashing_inside(clerk: AppContext, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """One entry per batch of audit rows hashed: whether the clerk's write transaction was open."""
+    from motodesk.models import audit
+
+    writing = _tracking_write(clerk, monkeypatch)
+    seen: list[bool] = []
+    real = audit._insert_hashes
+    monkeypatch.setattr(audit, "_insert_hashes", lambda *a: seen.append(writing["on"]) or real(*a))
+    return seen
+
+
+def test_on_sqlite_the_chain_is_hashed_before_the_write_lock(clerk: AppContext, ctx: AppContext, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the prepared audit rows are hashed from the chain's tip the preparing read saw; under the
+    lock nothing is hashed again when the tip is still there, and the chain verifies. (PostgreSQL: the
+    server's triggers hash, never Python.)"""
+    path, _ = _sheet(tmp_path, 5)
+    preview = preview_import(clerk, path)
+    seen = _hashing_inside(clerk, monkeypatch)
+    assert apply_import(clerk, preview).created == 5
+    if clerk.db.is_sqlite:
+        assert seen and not any(seen)  # every batch hashed ahead, none inside the write transaction
+    else:
+        assert seen == []
+    with ctx.read() as s:
+        assert verify_chain(s.connection()).broken is None
+
+
+def test_on_sqlite_a_chain_moved_after_the_hashing_is_hashed_again_under_the_lock(
+        clerk: AppContext, ctx: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another workstation changes a person after the import hashed its audit rows: no id the import took
+    moved (its prepared inserts still hold), but the chain's tip did; the rows are hashed again from the
+    new tip inside the write transaction, so the chain verifies and holds the other change."""
+    from reports_factory import holder  # type: ignore[import-not-found]
+
+    other = holder(ctx, "Outra Estação Souza").holder
+    path, _ = _sheet(tmp_path, 4, start=700)
+    preview = preview_import(clerk, path)
+    seen = _hashing_inside(clerk, monkeypatch)
+    real_write_rows = import_write._write
+
+    def write_rows(s: Any, plan: Any, sink: Any = None) -> Any:
+        out = real_write_rows(s, plan, sink)
+        if sink is not None:
+            with ctx.write() as w:  # an audited change, no new row: the prepared ids stay free
+                w.execute(Person.__table__.update().where(Person.id == other.person_id).values(phone="34988887777"))
+        return out
+
+    monkeypatch.setattr(import_write, "_write", write_rows)
+    calls: list[int] = []
+    real_run = imports.run_prepared
+    monkeypatch.setattr(imports, "run_prepared", lambda s, p: calls.append(1) or real_run(s, p))
+    assert apply_import(clerk, preview).created == 4
+    assert calls  # the prepared inserts were used
+    if clerk.db.is_sqlite:
+        assert any(seen) and not all(seen)  # hashed ahead, then again under the lock
+    with ctx.read() as s:
+        assert verify_chain(s.connection()).broken is None
+        assert s.scalar(select(Person.phone).where(Person.id == other.person_id)) == "34988887777"
+
+
+@pytest.mark.parametrize("spill", [1 << 20, 64])
+def test_packed_parts_read_back_in_order_from_memory_or_from_their_file(spill: int,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: packed parts past SPILL_BYTES live in a temporary file, not in memory; they read back the
+    same, in order, as often as asked, and the part still open is read too."""
+    monkeypatch.setattr(import_plan, "SPILL_BYTES", spill)
+    items = [(i, f"linha {i}", os.urandom(16).hex()) for i in range(250)]
+    packed = import_plan._Packed.of(items, size=40)
+    assert list(packed) == items and list(packed) == items
+    assert [len(part) for part in packed.parts()] == [40] * 6 + [10]
+    assert packed.packed_bytes > 0
+    on_file = packed._file is not None
+    assert on_file == (packed.packed_bytes > spill)
+    assert (len(packed._memory) == 0) == on_file
