@@ -104,7 +104,8 @@ def _text(widget: QLineEdit | QPlainTextEdit) -> str | None:
 
 def flatten(person: PersonInput, documents: dict[DocumentKind, DocumentInput]) -> dict[str, Any]:
     """Every field of a dossier as ``{"cpf": …, "cnh.number": …}`` (for comparing two versions)."""
-    flat: dict[str, Any] = dict(dataclasses.asdict(person))
+    # Shallow: the fields are plain values (asdict copies each one deeply, a keystroke at a time).
+    flat: dict[str, Any] = {f.name: getattr(person, f.name) for f in dataclasses.fields(person)}
     for kind, specs in document_fields().items():
         doc = documents.get(kind) or DocumentInput(kind)
         for f in specs:
@@ -184,6 +185,7 @@ class _DocumentRow:
         self.attachments = attachments_widget
         self.shown: tuple[str, str] | None = None  # the (status, message) the box shows now
         self.note: QLabel | None = None  # the note under the fields, from the settings in force
+        self.read: tuple[tuple[Any, ...], Any] | None = None  # (the fields as typed, the DocumentInput read)
 
 
 @dataclass

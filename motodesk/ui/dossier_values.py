@@ -119,10 +119,26 @@ class DossierValuesMixin(_Window):
         values["cpf"] = values.get("cpf") or ""
         return PersonInput(**values)
 
+    @staticmethod
+    def _raw(widget: QWidget) -> Any:
+        """What a field holds as typed or chosen (the key of the document it reads as)."""
+        if isinstance(widget, QLineEdit):
+            return widget.text()
+        if isinstance(widget, QComboBox):
+            return widget.currentIndex(), widget.currentData()
+        if isinstance(widget, QPlainTextEdit):
+            return widget.toPlainText()
+        return None
+
     def document_inputs(self) -> dict[DocumentKind, DocumentInput]:
+        """Each document box read as a DocumentInput; a box whose fields hold what they held when it was
+        last read is not read again (a dossier reads its boxes several times a keystroke)."""
         result = {}
         for kind, row in self.documents.items():
-            result[kind] = DocumentInput(kind, **{name: self._get(w) for name, w in row.inputs.items()})
+            raw = tuple(self._raw(w) for w in row.inputs.values())
+            if row.read is None or row.read[0] != raw:
+                row.read = (raw, {name: self._get(w) for name, w in row.inputs.items()})
+            result[kind] = DocumentInput(kind, **row.read[1])  # a new one each time: the caller's own
         return result
 
     def values(self) -> dict[str, Any]:
@@ -337,12 +353,11 @@ class DossierValuesMixin(_Window):
         if isinstance(birth, DateField) and birth.problem():
             found.setdefault("art5_i_age", []).append(f"{PERSON_LABELS['birth_date']}: {birth.problem()}")
         rules_of = people.rule_of_document()
-        specs = document_fields()
         for kind, row in self.documents.items():
-            labels = {spec.name: spec.label for spec in specs.get(kind, ())}
             for name, widget in row.inputs.items():
                 problem = widget.problem() if isinstance(widget, DateField) else None
                 if problem and kind in rules_of:
+                    labels = {spec.name: spec.label for spec in document_fields().get(kind, ())}
                     label = labels.get(name, name).rstrip(":")
                     found.setdefault(rules_of[kind], []).append(f"{kind.label}, {label}: {problem}")
         return found
@@ -364,12 +379,12 @@ class DossierValuesMixin(_Window):
     def _mark_box(self, row: _DocumentRow, verdict: Verdict | None) -> None:
         """The document box's title mark and colour — touched only when they change (issue #20: a
         style sheet set on a group box repolishes every widget in it, 12 boxes per keystroke)."""
-        kind = row.kind
-        title = f"{kind.label} — {kind.article}" if kind.article else kind.label
         status = verdict.status.name.lower() if verdict is not None else ""
         shown = (status, verdict.message if verdict is not None else "")
         if row.shown == shown:
             return
+        kind = row.kind
+        title = f"{kind.label} — {kind.article}" if kind.article else kind.label
         row.box.setTitle(f"{STATUS_SYMBOLS[verdict.status]}  {title}" if verdict is not None else title)
         row.box.setToolTip(shown[1])
         if row.shown is None or row.shown[0] != status:

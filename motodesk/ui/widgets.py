@@ -3,6 +3,7 @@ typed, field error marks, verdict lists."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import date
 from typing import TypeVar
@@ -79,10 +80,12 @@ def one_shot_timer(owner: QObject, msec: int, slot: Callable[[], object]) -> QTi
     return timer
 
 
+@functools.lru_cache(maxsize=512)
 def parse_typed_date(text: str) -> tuple[date | None, str | None]:
     """``"31/02/2020"`` → ``(None, "Data inexistente: …")``; ``"  /  /    "`` → ``(None, None)``.
 
-    The date a clerk typed, or why it is not one — never a nearby date instead.
+    The date a clerk typed, or why it is not one — never a nearby date instead. A function of the
+    text alone, remembered: a dossier reads its 14 date fields several times a keystroke (issue 28).
     """
     digits = "".join(ch for ch in text if ch.isdigit())
     if not digits:
@@ -514,14 +517,23 @@ class VerdictList(QListWidget):
         self.setSelectionMode(QListWidget.SelectionMode.NoSelection)
 
     def set_verdicts(self, verdicts: Sequence[Verdict]) -> None:
-        self.clear()
-        for verdict in verdicts:
-            item = QListWidgetItem(f"{STATUS_SYMBOLS[verdict.status]}  {verdict.status.label}: {verdict.message}")
+        """Show ``verdicts``; the answers already shown are left alone, a changed one is updated in its line
+        (no rebuild or relayout of the whole list: a keystroke in a dossier changes one answer or none)."""
+        shown = self.verdicts()
+        if [v.rule_id for v in verdicts] != [v.rule_id for v in shown]:
+            self.clear()
+            shown = []
+        for i, verdict in enumerate(verdicts):
+            if i < len(shown) and shown[i] == verdict:
+                continue  # the same answer: its line is left alone (a changed one is redrawn in place)
+            item = self.item(i) if i < len(shown) else QListWidgetItem()
+            item.setText(f"{STATUS_SYMBOLS[verdict.status]}  {verdict.status.label}: {verdict.message}")
             item.setData(Qt.ItemDataRole.AccessibleTextRole, f"{verdict.status.label}: {verdict.message}")
             item.setForeground(QColor(STATUS_COLOURS[verdict.status]))
             item.setToolTip(f"{verdict.article} — {verdict.status.label}")
             item.setData(Qt.ItemDataRole.UserRole, verdict)
-            self.addItem(item)
+            if i >= len(shown):
+                self.addItem(item)
 
     def verdicts(self) -> list[Verdict]:
         return [self.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.count())]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -76,3 +77,13 @@ def test_mark_field_and_verdicts(qtbot) -> None:  # noqa: ANN001
     verdicts.set_verdicts([v])
     assert verdicts.count() == 1 and "20 anos" in verdicts.item(0).text()
     assert verdicts.verdicts() == [v]
+    # Issue 28: the same answers leave the lines alone; a changed one is redrawn in its own line.
+    w = Verdict("cnh", "Art. 5º, II", Status.PENDING, "Informe a CNH.")
+    verdicts.set_verdicts([v, w])
+    first = verdicts.item(0)
+    verdicts.set_verdicts([v, dataclasses.replace(w, status=Status.MET, message="CNH informada.")])
+    assert verdicts.item(0) is first and verdicts.count() == 2
+    assert "Atendido: CNH informada." in verdicts.item(1).text()
+    assert verdicts.verdicts()[1].status is Status.MET
+    verdicts.set_verdicts([w])  # other rules: the list is built again
+    assert verdicts.count() == 1 and verdicts.verdicts() == [w] and "Pendente: Informe a CNH." in verdicts.item(0).text()

@@ -157,6 +157,32 @@ def test_invalid_cpf_is_marked_on_the_field_with_the_reason(qtbot, clerk: AppCon
     assert field_error(cpf) is None and window.field_message("cpf") == ""
 
 
+def test_the_document_boxes_are_read_again_whenever_a_field_changes(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
+    """Issue 28: a box is not read again while its fields hold the same; typed, set by the program or
+    chosen in a list, the next read has the new value, and each read is the caller's own."""
+    window = open_window(qtbot, clerk)
+    row = window.documents[DocumentKind.CNH]
+    number = row.inputs["number"]
+    assert window.document_inputs()[DocumentKind.CNH].number is None
+    mine = window.document_inputs()[DocumentKind.CNH]
+    mine.number = "999"  # the caller's own: the form's next read is not changed by it
+    assert window.document_inputs()[DocumentKind.CNH].number is None
+    type_into(qtbot, number, "12")
+    assert window.document_inputs()[DocumentKind.CNH].number == "12"
+    number.setText("34046871254")
+    assert window.document_inputs()[DocumentKind.CNH].number == "34046871254"
+    combo = next(w for w in row.inputs.values() if isinstance(w, QComboBox))
+    name = next(n for n, w in row.inputs.items() if w is combo)
+    combo.setCurrentIndex(combo.count() - 1)
+    assert getattr(window.document_inputs()[DocumentKind.CNH], name) == combo.currentData()
+    dates = [(n, w) for n, w in row.inputs.items() if isinstance(w, DateField)]
+    assert dates
+    dates[0][1].setText("31/02/2020")  # impossible: no date
+    assert getattr(window.document_inputs()[DocumentKind.CNH], dates[0][0]) is None
+    dates[0][1].setText("28/02/2020")
+    assert getattr(window.document_inputs()[DocumentKind.CNH], dates[0][0]) == date(2020, 2, 28)
+
+
 def test_tab_goes_through_the_personal_data_in_reading_order(qtbot, clerk: AppContext) -> None:  # noqa: ANN001
     window = open_window(qtbot, clerk)
     assert QApplication.focusWidget() is window.person_inputs["full_name"]
