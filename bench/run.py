@@ -24,6 +24,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -72,7 +73,10 @@ def calibrate() -> float:
 def issue28_plan(million: bool) -> list[tuple[str, list[str]]]:
     """Only the steps behind issue 28's table (a shared 2-core machine: the full set takes an hour)."""
     people = "1000000" if million else "100000"
+    growth = [(f"Crescimento: busca, {n} pessoas ({backend})", ["bench_search.py", "--backend", backend, "--people", n])
+              for n in ("10000", "100000") for backend in ("postgresql", "sqlite")] if million else []
     return [
+        *growth,
         ("Busca por tecla – PostgreSQL", ["bench_search.py", "--backend", "postgresql", "--people", people]),
         ("Busca por tecla – SQLite", ["bench_search.py", "--backend", "sqlite", "--people", people]),
         ("Dossiê: reconferência por tecla, como a pessoa vê (estilos, relayout, pintura)",
@@ -214,6 +218,14 @@ def issue_table(outputs: list[tuple[list[str], str]]) -> str:
                          f"{float(total.group(1)):.2f} s ({float(total.group(2)):.2f}×)",
                          f"openpyxl read-only: {float(base.group(1)):.2f} s", "≤ 3× openpyxl",
                          verdict(float(total.group(2)) <= 3)))
+        pg_total = _first(r"^postgresql: preview \+ apply\s+[\d.]+\s+[\d.]+\s+([\d.]+)\s+([\d.]+)", out)
+        pg_held = _first(r"^postgresql: write transaction held\s+([\d.]+)", out)
+        if pg_total and pg_held:
+            rows.append((f"import {size.group(1) if size else '?'} rows (PostgreSQL): client CPU / write transaction",
+                         f"{float(pg_total.group(2)):.2f}× openpyxl's CPU / {float(pg_held.group(1)):.2f} s",
+                         f"openpyxl read-only: {float(base.group(1)):.2f} s" if base else "—",
+                         "≤ 3× openpyxl; ≤ 3 s",
+                         verdict(float(pg_total.group(2)) <= 3 and float(pg_held.group(1)) <= 3)))
         held = _first(r"^sqlite: write transaction held\s+([\d.]+)", out)
         if held:
             rows.append((f"SQLite write lock held during the {size.group(1) if size else '?'}-row import",
@@ -222,8 +234,25 @@ def issue_table(outputs: list[tuple[list[str], str]]) -> str:
         if wait:
             rows.append(("SQLite write lock: longest wait of another writer during the import",
                          f"{float(wait.group(1)):.2f} s", "—", "≤ 3 s", verdict(float(wait.group(1)) <= 3)))
+        floor = _first(r"^sqlite: floor, the same rows copied by SQLite alone\s+([\d.]+)", out)
+        if floor and held:
+            rows.append((f"SQLite write lock, {size.group(1) if size else '?'} rows, against SQLite alone",
+                         f"{float(held.group(1)):.2f} s", f"the same rows copied by SQLite alone: "
+                         f"{float(floor.group(1)):.2f} s", "≤ 3 s", verdict(float(held.group(1)) <= 3)))
+        big = out.split("\nImport of ", 2)[-1] if "rows on SQLite in a fresh process" in out else ""
+        big_rows = _first(r"^([\d,]+) rows on SQLite in a fresh process", big)
+        big_held = _first(r"^sqlite: write transaction held\s+([\d.]+)", big)
+        big_wait = _first(r"^sqlite: longest wait of another writer meanwhile\s+([\d.]+)", big)
+        big_floor = _first(r"^sqlite: floor, the same rows copied by SQLite alone\s+([\d.]+)", big)
+        if big_held and big_wait:
+            rows.append((f"SQLite write lock during the {big_rows.group(1) if big_rows else '?'}-row import: held / "
+                         "another writer's longest wait", f"{float(big_held.group(1)):.2f} s / "
+                         f"{float(big_wait.group(1)):.2f} s",
+                         f"the same rows copied by SQLite alone: {float(big_floor.group(1)):.2f} s" if big_floor
+                         else "—", "≤ 3 s",
+                         verdict(max(float(big_held.group(1)), float(big_wait.group(1))) <= 3)))
         peak = _first(r"^preview \+ apply\s+(\d+) MB", out)
-        peak_rows = _first(r"^Peak RSS of a fresh process, ([\d,]+) rows", out)
+        peak_rows = big_rows or _first(r"^Peak RSS of a fresh process, ([\d,]+) rows", out)
         peak_base = _first(r"^openpyxl read-only pass \(baseline\)\s+(\d+) MB", out)
         if peak:
             rows.append((f"import {peak_rows.group(1) if peak_rows else '?'} rows, peak RSS",
@@ -258,6 +287,49 @@ def issue_table(outputs: list[tuple[list[str], str]]) -> str:
         rows.append(("dossier re-check", "not run", "", "≤ 2 ms p95", "–"))
     lines = ["| figure | MotoDesk | baseline (same run) | target | met |", "|---|---|---|---|---|"]
     lines += [f"| {' | '.join(row)} |" for row in rows]
+    return "\n".join(lines)
+
+
+_FIRST_PAGE = re.compile(r"^lista \(1ª pág\.\)\s+\d+\s+([\d.]+)\s+([\d.]+)", re.M)
+_ALL_KEYS = re.compile(r"^todas\s+\d+\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", re.M)
+
+
+def growth_table(outputs: list[tuple[list[str], str]]) -> str:
+    """The README's growth table: search p95 per keystroke at every size this run measured, PostgreSQL with
+    SQLite in brackets, and the people list's first page; "–" where a size or database was not run."""
+    runs: dict[tuple[int, str], str] = {}
+    for cmd, out in outputs:
+        if cmd[0] == "bench_search.py":
+            runs[(_people(cmd), "sqlite" if "sqlite" in cmd else "postgresql")] = out
+    sizes = sorted({size for size, _ in runs})
+    if not sizes:
+        return "(no search run)"
+
+    def cell(size: int, pick: Any) -> str:
+        pg, lite = (pick(runs[(size, b)]) if (size, b) in runs else None for b in ("postgresql", "sqlite"))
+        return f"{pg or '–'} ({lite or '–'})"
+
+    def kind(name: str) -> Any:
+        def pick(out: str) -> str | None:
+            found = {m.group(1): m.group(3) for m in _SEARCH_ROW.finditer(out)}
+            return f"{float(found[name]):.1f} ms" if name in found else None
+        return pick
+
+    def page(out: str) -> str | None:
+        m = _FIRST_PAGE.search(out)
+        return f"{float(m.group(2)):.1f} ms" if m else None
+
+    def every(out: str) -> str | None:
+        m = _ALL_KEYS.search(out)
+        return f"{float(m.group(2)):.1f} ms, {float(m.group(5)):.2f}×" if m else None
+
+    lines = ["| figure | " + " | ".join(f"{n:,}" for n in sizes) + " |", "|---|" + "---|" * len(sizes)]
+    for label, pick in [(f"search p95, {english}", kind(name)) for name, english in (
+            ("nome (prefixo)", "name prefix"), ("nome (meio)", "surname infix"), ("CPF", "CPF"), ("placa", "plate"),
+            ("permissão", "permit"), ("RENAVAM", "RENAVAM"))] + [
+            ("search p95, every keystroke, ratio to one hand-written statement each", every),
+            ("people list, first page (p95)", page)]:
+        lines.append(f"| {label} | " + " | ".join(cell(n, pick) for n in sizes) + " |")
     return "\n".join(lines)
 
 
@@ -299,12 +371,16 @@ def main() -> int:
                         f"```text\n{out}\n```\n")
     table = issue_table(outputs)
     print("\n=== Issue 28: each figure beside its baseline (same run)\n" + table, flush=True)
+    growth = growth_table(outputs)
+    print("\n=== How the figures grow with the register (the README's table)\n" + growth, flush=True)
     body = (f"# MotoDesk benchmark results\n\nRun on {started:%d/%m/%Y %H:%M} with `python bench/run.py"
             f"{' --quick' if args.quick else ''}{' --issue28' if args.issue28 else ''}"
             f"{' --with-million' if args.with_million else ''}"
             f"{' --only ' + args.only if args.only else ''}` at commit {commit()}.\n\n"
             f"Machine: {header}\n\n"
             f"## Issue 28: each figure beside its baseline (same run)\n\n{table}\n\n"
+            f"## How the figures grow with the register (the README's table; PostgreSQL, SQLite in brackets)\n\n"
+            f"{growth}\n\n"
             f"Machine speed while it ran: a fixed Python loop took {speed_before:.1f} ms before and "
             f"{calibrate():.1f} ms after (lower is faster; compare runs of different days by it).\n\n"
             + "\n".join(sections))
