@@ -110,8 +110,11 @@ def _owner_only_file(path: Path) -> Any:
 
 
 def _sqlite_begin(conn: Any) -> None:
-    mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
-    conn.exec_driver_sql(f"BEGIN {mode}")
+    options = conn.get_execution_options()
+    before = options.get("sqlite_before_begin")
+    if before is not None:  # no transaction open yet: it may write only this connection's TEMP schema
+        before(conn)
+    conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', 'DEFERRED')}")
 
 
 _NAMED = re.compile(r'(?:table|relation|schema|database|function|sequence|constraint)\s+"?([A-Za-z0-9_.]+)"?')
@@ -328,9 +331,14 @@ class Database:
             raise DatabaseError(explain_error(exc, self.url)) from exc
 
     @contextmanager
-    def session(self, *, write: bool = False) -> Iterator[Session]:
-        """A session in one transaction; `write=True` takes SQLite's write lock up front."""
-        bind = self.engine.execution_options(sqlite_begin="IMMEDIATE") if (write and self.is_sqlite) else self.engine
+    def session(self, *, write: bool = False, before_begin: Callable[[Connection], None] | None = None
+                ) -> Iterator[Session]:
+        """A session in one transaction; `write=True` takes SQLite's write lock up front, after
+        ``before_begin(connection)`` (SQLite: staging in the connection's TEMP schema, :mod:`motodesk.models.staged`)."""
+        bind: Any = self.engine
+        if write and self.is_sqlite:
+            bind = self.engine.execution_options(sqlite_begin="IMMEDIATE", **(
+                {"sqlite_before_begin": before_begin} if before_begin is not None else {}))
         factory = sessionmaker(bind=bind, expire_on_commit=False)
         with factory() as session:
             yield session

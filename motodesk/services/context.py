@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
+from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.exc import StaleDataError
@@ -75,13 +76,15 @@ class AppContext:
             raise DatabaseUnavailableError(explain_error(exc, self.db.url)) from exc
 
     @contextmanager
-    def write(self, integrity_messages: dict[str, str] | None = None) -> Iterator[Session]:
+    def write(self, integrity_messages: dict[str, str] | None = None, *,
+              before_begin: Callable[[Connection], None] | None = None) -> Iterator[Session]:
         """One unit of work: commit on success, roll back everything on any error.
 
-        `integrity_messages` maps a constraint name to the pt_BR message for its violation.
+        `integrity_messages` maps a constraint name to the pt_BR message for its violation;
+        `before_begin` runs on the connection before the transaction begins (:meth:`Database.session`).
         """
         try:
-            with self.db.session(write=True) as session:
+            with self.db.session(write=True, before_begin=before_begin) as session:
                 session.info["user_login"] = self.user.login
                 session.info[live.ORIGIN] = self.origin
                 with session.begin():

@@ -45,6 +45,7 @@ from motodesk.exports.importer import ImportRow, read_import
 from motodesk.models import Permit, PersonDocument
 from motodesk.models.audit import chain_tip, run_prepared
 from motodesk.models.base import utcnow
+from motodesk.models.staged import StagedInserts
 from motodesk.rules import acts
 from motodesk.rules.common import Role, Verdict
 from motodesk.rules.settings import LawSettings
@@ -209,6 +210,7 @@ class _Judged:
     sink: _Sink | None = None
     last_ids: tuple[int, ...] = ()
     prepared_counts: tuple[int, int] = (0, 0)
+    staged: StagedInserts | None = None  # SQLite: the prepared inserts staged in TEMP before the lock
 
     @property
     def work(self) -> dict[int, ImportLine]:
@@ -262,9 +264,14 @@ def apply_import(ctx: AppContext, preview: ImportPreview, confirmed_lines: Itera
     if not judged_.work:  # the register already holds the sheet: no write transaction at all
         return ImportSummary(0, 0, len(judged_.lines), 0, 0, tuple(judged_.lines))
     started = time.perf_counter()
-    with _gc_paused(), ctx.write(_INTEGRITY) as s:
+    sink = judged_.sink
+    if sink is not None and sink.tip is not None:  # SQLite, hashed ahead: the rows staged before the lock
+        judged_.staged = StagedInserts(lambda: ([_unpack_prepared(p) for p in part] for part in sink.packed), user)
+    staged = judged_.staged
+    with _gc_paused(), ctx.write(_INTEGRITY, before_begin=staged.stage if staged is not None else None) as s:
         lines, vehicles, permits = _write_judged(s, judged_, rows, settings, today, keys, file_name, user)
-    written = time.perf_counter() - started
+    # The write lock is taken after the staging (SQLite: BEGIN IMMEDIATE follows it on the same connection).
+    written = time.perf_counter() - (staged.staged_at if staged is not None and staged.staged_at else started)
     del judged_  # the prepared rows go before the findings load their facts
     _refresh_statistics(ctx)
     return ImportSummary(
@@ -342,14 +349,18 @@ def _write_judged(s: Session, judged_: _Judged, rows: _ChosenRows, settings: Law
     sink = judged_.sink
     with judged(s, _line_verdicts(lines), Permit, PersonDocument):
         if sink is not None and not moved and (stamp[3] if stamp is not None else _last_ids(s)) == judged_.last_ids:
-            # Nothing moved since the inserts were prepared: the same judgement, the same ids.
-            for part in sink.packed:  # one part of the plans' prepared inserts at a time
-                run_prepared(s, [_unpack_prepared(p) for p in part])
+            # Nothing moved since the inserts were prepared: the same judgement, the same ids; staged
+            # in TEMP, one INSERT … SELECT a table, unless the chain's tip moved since they were hashed.
+            if judged_.staged is None or not judged_.staged.run(s):
+                for part in sink.packed:  # one part of the plans' prepared inserts at a time
+                    run_prepared(s, [_unpack_prepared(p) for p in part])
             if sink.places:
                 _claim_places(s, sink.places)
             vehicles, permits = judged_.prepared_counts
         else:
             vehicles, permits = _write_parts(s, work, plans, file_name, user)
+    if judged_.staged is not None:
+        judged_.staged.drop(s.connection())  # inside the transaction: TEMP only
     return lines, vehicles, permits
 
 

@@ -408,3 +408,38 @@ def test_packed_parts_read_back_in_order_from_memory_or_from_their_file(spill: i
     on_file = packed._file is not None
     assert on_file == (packed.packed_bytes > spill)
     assert (len(packed._memory) == 0) == on_file
+
+
+def test_on_sqlite_the_rows_are_staged_before_the_lock_and_copied_under_it(
+        clerk: AppContext, ctx: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: a new-only import's prepared rows (and audit rows hashed ahead) are written into the write
+    connection's TEMP schema before BEGIN IMMEDIATE; under the lock one INSERT … SELECT a table copies them,
+    each table asked of the guard of legal state first, and the staged tables are dropped. PostgreSQL: no
+    staging (COPY, the server's triggers)."""
+    from motodesk.models import guarded, staged
+
+    path, cpfs = _sheet(tmp_path, 7)
+    preview = preview_import(clerk, path)
+    ran: list[bool] = []
+    real_run = staged.StagedInserts.run
+    monkeypatch.setattr(staged.StagedInserts, "run", lambda self, s: ran.append(real_run(self, s)) or ran[-1])
+    asked: list[str] = []
+    real_check = guarded.check_core_write
+    monkeypatch.setattr(guarded, "check_core_write",
+                        lambda s, table, columns, *, inserting: asked.append(table) or real_check(
+                            s, table, columns, inserting=inserting))
+    prepared: list[int] = []
+    real_prepared = imports.run_prepared
+    monkeypatch.setattr(imports, "run_prepared", lambda s, p: prepared.append(1) or real_prepared(s, p))
+    assert apply_import(clerk, preview).created == 7
+    if clerk.db.is_sqlite:
+        assert ran == [True] and prepared == []  # copied from TEMP, not inserted row by row
+        assert {"people", "vehicles", "permits", "person_documents"} <= set(asked)
+        with clerk.db.engine.connect() as conn:  # the pool's connections hold no staged table
+            assert conn.exec_driver_sql("SELECT count(*) FROM temp.sqlite_master WHERE name LIKE "
+                                        "'motodesk_stage_%'").scalar() == 0
+    else:
+        assert ran == [] and prepared
+    with ctx.read() as s:
+        assert s.scalar(select(func.count()).select_from(Person).where(Person.cpf.in_(cpfs))) == 7
+        assert verify_chain(s.connection()).broken is None
