@@ -111,9 +111,8 @@ def _owner_only_file(path: Path) -> Any:
 
 def _sqlite_begin(conn: Any) -> None:
     options = conn.get_execution_options()
-    before = options.get("sqlite_before_begin")
-    if before is not None:  # no transaction open yet: it may write only this connection's TEMP schema
-        before(conn)
+    if options.get("sqlite_before_begin") is not None:  # no transaction yet: it may write only TEMP
+        options["sqlite_before_begin"](conn)
     conn.exec_driver_sql(f"BEGIN {options.get('sqlite_begin', 'DEFERRED')}")
 
 
@@ -333,25 +332,18 @@ class Database:
     @contextmanager
     def session(self, *, write: bool = False, before_begin: Callable[[Connection], None] | None = None
                 ) -> Iterator[Session]:
-        """A session in one transaction; `write=True` takes SQLite's write lock up front, after
-        ``before_begin(connection)`` (SQLite: staging in the connection's TEMP schema, :mod:`motodesk.models.staged`)."""
-        bind: Any = self.engine
-        if write and self.is_sqlite:
-            bind = self.engine.execution_options(sqlite_begin="IMMEDIATE", **(
-                {"sqlite_before_begin": before_begin} if before_begin is not None else {}))
-        factory = sessionmaker(bind=bind, expire_on_commit=False)
-        with factory() as session:
+        """A session in one transaction; `write=True` takes SQLite's write lock up front, after `before_begin`
+        (on the connection, no transaction yet: :mod:`motodesk.models.staged`)."""
+        options = {"sqlite_begin": "IMMEDIATE", "sqlite_before_begin": before_begin}
+        bind = self.engine.execution_options(**options) if (write and self.is_sqlite) else self.engine
+        with sessionmaker(bind=bind, expire_on_commit=False)() as session:
             yield session
 
     def run_read(self, fn: Callable[[Connection], T]) -> T:
-        """``fn(connection)`` for one short read whose round trips count (the search box, keystroke by keystroke).
-
-        A Core connection, not a session: no ORM transaction hooks (the audit trail's per-transaction
-        user setting is for writes). On PostgreSQL it runs in autocommit on a pool of its own that
-        does not ping on checkout: the read is its own statements and nothing else (no BEGIN, ping
-        or ROLLBACK). A connection the server dropped meanwhile fails on its first statement;
-        SQLAlchemy then empties that pool and the read runs once more on a new connection.
-        """
+        """``fn(connection)`` for one short read whose round trips count (the search box, keystroke by keystroke):
+        a Core connection (no ORM transaction hooks); on PostgreSQL in autocommit on a pool of its own that
+        does not ping on checkout, so the read is its own statements alone (no BEGIN, ping or ROLLBACK). A
+        connection the server dropped fails on its first statement; the pool is emptied and the read runs again."""
         if self.is_sqlite:
             with self.engine.connect() as conn:
                 return fn(conn)
