@@ -29,6 +29,7 @@ from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from motodesk.models.audit import _AUDIT, SYSTEM_USER, PreparedInsert, chain_tip
+from motodesk.models.base import Base
 
 _PREFIX = "motodesk_stage_"
 _AUDIT_COLUMNS = ("id", "at", "user_login", "table_name", "row_key", "action", "changes", "prev_hash", "row_hash")
@@ -103,7 +104,10 @@ class StagedInserts:
             return False
         for table, columns, _name in self.tables:
             check_core_write(session, table, columns, inserting=True)  # the guard of legal state (issue #24)
-        for table, columns, name in self.tables:
+        # In the order of the foreign keys (a decree new only in a later part before the permits naming it),
+        # each table's rows in the order they were prepared.
+        order = {t.name: i for i, t in enumerate(Base.metadata.sorted_tables)}
+        for table, columns, name in sorted(self.tables, key=lambda staged: order.get(staged[0], len(order))):
             listed = ", ".join(_quoted(c) for c in columns)
             conn.exec_driver_sql(f'INSERT INTO main."{table}" ({listed}) SELECT {listed} FROM temp.{name} ORDER BY rowid')
         listed = ", ".join(_AUDIT_COLUMNS)

@@ -443,3 +443,25 @@ def test_on_sqlite_the_rows_are_staged_before_the_lock_and_copied_under_it(
     with ctx.read() as s:
         assert s.scalar(select(func.count()).select_from(Person).where(Person.cpf.in_(cpfs))) == 7
         assert verify_chain(s.connection()).broken is None
+
+
+def test_a_decree_new_only_in_a_later_part_is_staged_before_the_permits_that_name_it(
+        clerk: AppContext, ctx: AppContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The staged tables are copied in the order of their foreign keys, not in the order a part first
+    prepared them: the first part names a decree already registered (no decree row), the second a new one."""
+    monkeypatch.setattr(import_plan, "PART_LINES", 2)
+    issued = TODAY - timedelta(days=100)
+
+    def sheet(name: str, start: int, decrees: list[str]) -> Path:
+        rows = [row(valid_cpf(), f"Pessoa Ordem Número {start + i}", f"ORD{(start + i) % 10}A{(start + i) % 100:02d}",
+                    permit_number=f"MB-{start + i + 1:04d}/{issued.year}", issued_on=issued, decree=decree)
+                for i, decree in enumerate(decrees)]
+        return register(tmp_path / name, rows)
+
+    known = f"Decreto 777/{issued.year}"
+    assert apply_import(clerk, preview_import(clerk, sheet("antes.xlsx", 800, [known]))).created == 1
+    path = sheet("ordem.xlsx", 810, [known, known, f"Decreto 778/{issued.year}", f"Decreto 778/{issued.year}"])
+    assert apply_import(clerk, preview_import(clerk, path)).created == 4
+    assert _count(ctx, Decree) == 2
+    with ctx.read() as s:
+        assert verify_chain(s.connection()).broken is None
