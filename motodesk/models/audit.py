@@ -660,22 +660,33 @@ def _append_prepared(conn: Connection, user: str, table_name: str, items: Sequen
                      chained: tuple[int, str, datetime, str, bytes] | None = None) -> None:
     """:func:`_append` for prepared ``(row key, changes JSON)`` insert rows: one instant, one driver call;
     with the hashes computed ahead when they were computed for this very place in the chain."""
-    # A plain str: a table's name is SQLAlchemy's quoted_name, and the driver asks each parameter of
-    # another type for __conform__ (its __getattr__ cost 0.15 s per 60,000 audit rows, under the lock).
-    table_name = str(table_name)
     next_id, prev = chain_tip(conn)
     if chained is not None and chained[:2] == (next_id, prev) and chained[3] == user and len(chained[4]) == 32 * len(items):
         at, digests = chained[2], chained[4]
     else:
         at = utcnow()
         digests = _insert_hashes(next_id, prev, format_at(at), user, table_name, items)
+    _sqlite_insert_many(conn, "audit_events", ", ".join(AUDIT_COLUMNS),
+                        audit_records(conn, next_id, prev, at, user, table_name, items, digests))
+
+
+#: The columns of an audit row, in the order :func:`audit_records` gives them.
+AUDIT_COLUMNS = ("id", "at", "user_login", "table_name", "row_key", "action", "changes", "prev_hash", "row_hash")
+
+
+def audit_records(conn: Connection, next_id: int, prev: str, at: datetime, user: str, table_name: str,
+                  items: Sequence[tuple[str, str]], digests: bytes) -> list[tuple[Any, ...]]:
+    """The driver's value tuples (:data:`AUDIT_COLUMNS`) of insert audit rows ``items`` chained from id
+    ``next_id`` after ``prev``, with their ``digests`` (:func:`_insert_hashes`).
+
+    The table's name is passed as a plain str: SQLAlchemy's quoted_name made the driver ask each
+    parameter for __conform__ (its __getattr__ cost 0.15 s per 60,000 audit rows, under the lock)."""
     at_process = _AUDIT.c.at.type._cached_bind_processor(conn.dialect)
     at_db = at_process(at) if at_process is not None else at
+    table_name = str(table_name)
     records = []
     for i, (key, changes) in enumerate(items):
         row_hash = digests[32 * i:32 * i + 32].hex()
-        records.append((next_id, at_db, user, table_name, key, "insert", changes, prev, row_hash))
+        records.append((next_id + i, at_db, user, table_name, key, "insert", changes, prev, row_hash))
         prev = row_hash
-        next_id += 1
-    _sqlite_insert_many(conn, "audit_events",
-                        "id, at, user_login, table_name, row_key, action, changes, prev_hash, row_hash", records)
+    return records

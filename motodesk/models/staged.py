@@ -8,7 +8,7 @@ less than half of that (``bench/bench_import.py`` prints this floor). So the row
 on the same connection and before its transaction begins (:func:`motodesk.models.db._sqlite_begin`),
 into unindexed tables of that connection's TEMP schema: writing TEMP takes no lock on the database
 and no other connection sees it. Inside the write transaction each table is then filled by one
-``INSERT … SELECT`` from its staged rows, in the order the plan prepared them, and the audit rows with
+``INSERT … SELECT`` from its staged rows, in the order of the foreign keys, and the audit rows with
 the chain's hashes computed ahead (:func:`motodesk.models.audit.chain_prepared`) likewise, but only
 when the chain's tip is still the one they were hashed from: otherwise :meth:`StagedInserts.run`
 says so and the caller writes the prepared inserts the ordinary way (:func:`run_prepared`), which
@@ -28,11 +28,10 @@ from collections.abc import Callable, Iterable, Sequence
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
-from motodesk.models.audit import _AUDIT, SYSTEM_USER, PreparedInsert, chain_tip
+from motodesk.models.audit import AUDIT_COLUMNS, SYSTEM_USER, PreparedInsert, audit_records, chain_tip
 from motodesk.models.base import Base
 
 _PREFIX = "motodesk_stage_"
-_AUDIT_COLUMNS = ("id", "at", "user_login", "table_name", "row_key", "action", "changes", "prev_hash", "row_hash")
 
 
 class StagedInserts:
@@ -66,7 +65,8 @@ class StagedInserts:
                 if name is None:
                     name = index[key] = f"{_PREFIX}{len(index)}"
                     self.tables.append((p.table.name, key[1], name))
-                    conn.exec_driver_sql(f"CREATE TEMP TABLE {name} ({', '.join(_quoted(c) for c in key[1])})")
+                    quote = conn.dialect.identifier_preparer.quote
+                    conn.exec_driver_sql(f"CREATE TEMP TABLE {name} ({', '.join(quote(c) for c in key[1])})")
                 width = len(p.columns)
                 conn.exec_driver_sql(f"INSERT INTO temp.{name} VALUES ({', '.join('?' * width)})",
                                      p.values)  # type: ignore[arg-type]
@@ -78,18 +78,11 @@ class StagedInserts:
                     return
                 expected_id = first_id + len(p.audit)
                 if not audit_made:
-                    conn.exec_driver_sql(f"CREATE TEMP TABLE {_PREFIX}audit ({', '.join(_AUDIT_COLUMNS)})")
+                    conn.exec_driver_sql(f"CREATE TEMP TABLE {_PREFIX}audit ({', '.join(AUDIT_COLUMNS)})")
                     audit_made = True
-                at_process = _AUDIT.c.at.type._cached_bind_processor(conn.dialect)
-                at_db = at_process(at) if at_process is not None else at
-                records = []
-                for i, (row_key, changes) in enumerate(p.audit):
-                    row_hash = digests[32 * i:32 * i + 32].hex()
-                    records.append((first_id + i, at_db, self.user, str(p.table.name), row_key, "insert", changes,
-                                    prev, row_hash))
-                    prev = row_hash
-                conn.exec_driver_sql(f"INSERT INTO temp.{_PREFIX}audit VALUES ({', '.join('?' * 9)})",
-                                     records)  # type: ignore[arg-type]
+                conn.exec_driver_sql(f"INSERT INTO temp.{_PREFIX}audit VALUES ({', '.join('?' * len(AUDIT_COLUMNS))})",
+                                     audit_records(conn, first_id, prev, at, self.user, p.table.name, p.audit,
+                                                   digests))  # type: ignore[arg-type]
         self.staged = bool(self.tables)
         self.staged_at = time.perf_counter()
 
@@ -107,10 +100,12 @@ class StagedInserts:
         # In the order of the foreign keys (a decree new only in a later part before the permits naming it),
         # each table's rows in the order they were prepared.
         order = {t.name: i for i, t in enumerate(Base.metadata.sorted_tables)}
+        quote = conn.dialect.identifier_preparer.quote
         for table, columns, name in sorted(self.tables, key=lambda staged: order.get(staged[0], len(order))):
-            listed = ", ".join(_quoted(c) for c in columns)
-            conn.exec_driver_sql(f'INSERT INTO main."{table}" ({listed}) SELECT {listed} FROM temp.{name} ORDER BY rowid')
-        listed = ", ".join(_AUDIT_COLUMNS)
+            listed = ", ".join(quote(c) for c in columns)
+            conn.exec_driver_sql(f"INSERT INTO main.{quote(table)} ({listed}) SELECT {listed} FROM temp.{name} "
+                                 "ORDER BY rowid")
+        listed = ", ".join(AUDIT_COLUMNS)
         conn.exec_driver_sql(f"INSERT INTO main.audit_events ({listed}) SELECT {listed} FROM temp.{_PREFIX}audit "
                              "ORDER BY id")
         return True
@@ -122,8 +117,4 @@ class StagedInserts:
         for name in names:
             conn.exec_driver_sql(f"DROP TABLE temp.{name}")
         self.staged = False
-
-
-def _quoted(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 

@@ -83,7 +83,7 @@ FEW_MATCHES_SEVERAL_WORDS = 20000
 #: PostgreSQL infix: the names in sort order (from the page's start) read first, index only; when
 #: they hold a page of matches, that is the page, else the trigram index finds every match.
 DENSITY_WINDOW = 20000
-#: Infix: up to this many trigram matches are sorted whole, before any window is read.
+#: SQLite infix: up to this many trigram matches are sorted whole, before any window is read.
 FEW_INFIX = 500
 #: PostgreSQL: people linked to matching vehicles or permits taken whole and sorted, up to this many
 #: (at a million people, "MF-5" — 11,000 permits — costs 36 ms so, 62 ms walked).

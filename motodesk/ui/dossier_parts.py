@@ -185,7 +185,7 @@ class _DocumentRow:
         self.attachments = attachments_widget
         self.shown: tuple[str, str] | None = None  # the (status, message) the box shows now
         self.note: QLabel | None = None  # the note under the fields, from the settings in force
-        self.read: tuple[tuple[Any, ...], Any] | None = None  # (the fields as typed, the DocumentInput read)
+        self.read: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # (the fields as typed, their values read)
 
 
 @dataclass
