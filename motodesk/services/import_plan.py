@@ -523,11 +523,17 @@ def _plan_with(known: _Known, rows: list[ImportRow], settings: LawSettings, toda
         if pack_rows is not None:
             pack_rows.append(row)
             rows[index] = None  # type: ignore[call-overload]  # packed: the list no longer holds it
+            if index % TRIM_EVERY == TRIM_EVERY - 1:
+                _release_freed_memory()  # the packed rows' dicts, freed, go back before the lines outgrow them
         if line.importable:
             plans.append((line.line, line.person, line.documents, line.vehicle, line.permit))
         line.person, line.documents, line.vehicle, line.permit = None, [], None, None
         lines.append(line)
     return lines, plans
+
+
+#: Rows judged between two :func:`_release_freed_memory` calls while the preview packs them.
+TRIM_EVERY = 5000
 
 
 def _release_freed_memory() -> None:

@@ -465,3 +465,18 @@ def test_a_decree_new_only_in_a_later_part_is_staged_before_the_permits_that_nam
     assert _count(ctx, Decree) == 2
     with ctx.read() as s:
         assert verify_chain(s.connection()).broken is None
+
+
+def test_the_preview_gives_the_freed_rows_back_while_it_packs_them(clerk: AppContext, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The heap of the rows already packed goes back to the system every TRIM_EVERY rows and once the
+    preview is done (the 50,000-line peak: 290 MB without, 272 MB with); the lines are the same."""
+    path, _cpfs = _sheet(tmp_path, 7)
+    plain = [(line.line, line.outcome) for line in preview_import(clerk, path).lines]
+    calls: list[int] = []
+    monkeypatch.setattr(import_plan, "TRIM_EVERY", 3)
+    monkeypatch.setattr(import_plan, "_release_freed_memory", lambda: calls.append(1))
+    monkeypatch.setattr(imports, "_release_freed_memory", lambda: calls.append(2))
+    trimmed = preview_import(clerk, path)
+    assert [(line.line, line.outcome) for line in trimmed.lines] == plain
+    assert calls == [2, 1, 1, 2]  # after the reader, after rows 3 and 6, after the preview
