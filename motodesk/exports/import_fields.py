@@ -163,6 +163,38 @@ def field_parser(kind: str) -> FieldParser:
     return parse
 
 
+#: Kinds whose cells repeat down a register (dates, the sex, the service, CNH categories, years, engine
+#: sizes), and the decree's column: :func:`column_parser` parses each distinct cell of such a column
+#: once per file and its lines share the answer (the parsers are pure, their answers immutable).
+REPEATING_KINDS = frozenset({"date", "past_date", "sex", "service", "categories", "year", "engine_cc"})
+REPEATING_COLUMNS = frozenset({"decree"})
+#: The most distinct cells a column remembers (then it starts again: memory stays bounded).
+COLUMN_MEMO_SIZE = 4096
+
+
+def column_parser(col: TemplateColumn, today: date) -> FieldParser:
+    """The reader of ``col``'s cells for one file read on ``today``: :func:`field_parser`'s, answering
+    a repeated cell of a :data:`REPEATING_KINDS` column from memory (a 10,000-line register has a few
+    hundred distinct dates a date column; parsing each once saves CPU, sharing the values memory)."""
+    parse = field_parser(col.kind)
+    if col.kind not in REPEATING_KINDS and col.key not in REPEATING_COLUMNS:
+        return parse
+    memo: dict[tuple[type, Any], Parsed] = {}
+
+    def parse_once(column: TemplateColumn, raw: Any, on: date) -> Parsed:
+        if column is not col or on != today:  # not the column or the day it was made for
+            return parse(column, raw, on)
+        key = (raw.__class__, raw)  # 1, 1.0 and True are equal as keys, not as cells
+        found = memo.get(key)
+        if found is None:
+            if len(memo) >= COLUMN_MEMO_SIZE:
+                memo.clear()
+            found = memo[key] = parse(column, raw, on)
+        return found
+
+    return parse_once
+
+
 def _parse_date(col: TemplateColumn, raw: Any, today: date) -> Parsed:
     label, past = col.header, col.kind == "past_date"
     value, error, warning = parse_date(raw, past=past, today=today)

@@ -60,7 +60,7 @@ from motodesk.exports.import_columns import (
     normalise_header,
     template_columns,
 )
-from motodesk.exports.import_fields import FieldParser, field_parser, parse_date, parse_field
+from motodesk.exports.import_fields import FieldParser, column_parser, parse_date, parse_field
 from motodesk.exports.import_report import ImportReport, ImportRow, render_report
 from motodesk.exports.import_sheets import (
     FAST_MAX_COLS,
@@ -384,7 +384,7 @@ def _close_headers(wanted: TemplateColumn, unknown: Sequence[tuple[int, str]]) -
 def _read_lines(ws: Sheet, header_row: int, columns: dict[int, TemplateColumn], report: ImportReport, *,
                 max_rows: int, today: date, progress: Callable[[int], None] | None) -> ImportReport:
     """The data lines below ``header_row`` into ``report``, until :data:`EMPTY_ROWS_STOP` empty ones."""
-    wanted = [(i, col, field_parser(col.kind)) for i, col in sorted(columns.items())]
+    wanted = [(i, col, column_parser(col, today)) for i, col in sorted(columns.items())]
     empty_run = 0
     read = 0
     stopped_at: int | None = None

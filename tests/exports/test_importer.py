@@ -656,3 +656,51 @@ def test_a_stray_far_cell_goes_to_the_streaming_reader(tmp_path: Path, make_cpf)
         "</sheetData>", '<row r="9"><c r="XFD9" t="inlineStr"><is><t>longe</t></is></c></row></sheetData>'))
     report = read(path)
     assert [r.line for r in report.rows] == [2] and report.rows[0].ok
+
+
+def test_a_repeated_cell_is_parsed_once_per_column_and_reads_as_the_first(tmp_path: Path, make_cpf,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dates, the sex, the service, years and the decree repeat down a register: each distinct cell of
+    such a column is parsed once per file, and every line reads what a fresh parse gives, errors and
+    warnings included; a unique column (the CPF) is parsed line by line."""
+    from motodesk.exports import import_fields
+
+    parsed: list[tuple[str, Any]] = []
+    for name, parser in list(import_fields._PARSERS.items()):
+        def counting(col: Any, raw: Any, today: date, parser: Any = parser) -> Any:
+            parsed.append((col.key, raw))
+            return parser(col, raw, today)
+        monkeypatch.setitem(import_fields._PARSERS, name, counting)
+    rows = [good_row(make_cpf(i), birth_date="31/02/1990" if i % 2 else date(1985, 3, 14),
+                     engine_cc=160 if i < 3 else 300, manufacture_year="2022" if i == 5 else 2022)
+            for i in range(1, 7)]
+    report = read(make_register(tmp_path / "r.xlsx", rows))
+    assert [r.values["birth_date"] for r in report.rows] == [None, date(1985, 3, 14)] * 3
+    assert all(any("31/02/1990" in e for e in r.errors) for r in report.rows[::2])
+    assert [r.values["engine_cc"] for r in report.rows] == [160, 160, 300, 300, 300, 300]
+    assert all(any("300 cm³ fora da faixa" in w for w in r.warnings) for r in report.rows[2:])
+    assert [r.values["manufacture_year"] for r in report.rows] == [2022] * 6
+    keys = [key for key, _raw in parsed]
+    assert keys.count("birth_date") == 2 and keys.count("engine_cc") == 2 and keys.count("sex") == 1
+    assert keys.count("manufacture_year") == 2  # 2022 and "2022" are different cells
+    assert keys.count("cpf") == 6
+    parsed.clear()
+    read(make_register(tmp_path / "r2.xlsx", rows))  # a new file: nothing remembered from the last
+    assert [key for key, _raw in parsed].count("sex") == 1
+
+
+def test_a_column_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from motodesk.exports import import_fields
+
+    monkeypatch.setattr(import_fields, "COLUMN_MEMO_SIZE", 3)
+    col = next(c for c in TEMPLATE_COLUMNS if c.key == "engine_cc")
+    calls: list[Any] = []
+    inner = import_fields._PARSERS["engine_cc"]
+    monkeypatch.setitem(import_fields._PARSERS, "engine_cc", lambda c, raw, t: calls.append(raw) or inner(c, raw, t))
+    parse = import_fields.column_parser(col, TODAY)
+    for raw in (150, 151, 152, 150, 153, 150, True, 1, 1.0):
+        assert parse(col, raw, TODAY) == inner(col, raw, TODAY)
+    assert calls == [150, 151, 152, 153, 150, True, 1, 1.0]  # full at 153: started again
+    calls.clear()
+    assert parse(col, 1, date(2027, 1, 4)) == inner(col, 1, date(2027, 1, 4))  # remembered, but for TODAY
+    assert calls == [1]
