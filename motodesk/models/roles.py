@@ -76,24 +76,28 @@ USER_ROLE = "u_"
 MAX_FAILED_LOGINS = 5
 
 FUNCTIONS = r"""
+-- Every function names its search_path with pg_temp LAST (revision 0024). Left out, pg_temp is
+-- searched FIRST for tables: a session's own temporary "users" would answer an owner's function in
+-- place of public.users (a workstation's pre-login role could have made itself an administrator's
+-- role through motodesk_create_first_admin), and a temporary "audit_events" the chain's tip.
 CREATE OR REPLACE FUNCTION motodesk_role_prefix() RETURNS text LANGUAGE sql STABLE AS $$
   SELECT 'md_' || left(regexp_replace(lower(current_database()), '[^a-z0-9_]', '_', 'g'), 24) || '_'
 $$;
 
 CREATE OR REPLACE FUNCTION motodesk_is_member(who text, grp text) RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM pg_auth_members am JOIN pg_roles g ON g.oid = am.roleid
                  JOIN pg_roles u ON u.oid = am.member WHERE g.rolname = $2 AND u.rolname = $1)
 $$;
 
 CREATE OR REPLACE FUNCTION motodesk_roles_enabled() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT to_regrole(quote_ident(motodesk_role_prefix() || 'gate')) IS NOT NULL
 $$;
 
 -- The MotoDesk login the server authenticated (a per-user role), else NULL.
 CREATE OR REPLACE FUNCTION motodesk_session_login() RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT CASE WHEN left(session_user::text, length(motodesk_role_prefix()) + 2) = motodesk_role_prefix() || 'u_'
               THEN substr(session_user::text, length(motodesk_role_prefix()) + 3) END
 $$;
@@ -101,7 +105,7 @@ $$;
 -- Whether this session may name its MotoDesk user itself (motodesk.user): the owner of the
 -- database's tables or a superuser, or any session of a database without per-user roles.
 CREATE OR REPLACE FUNCTION motodesk_setting_trusted() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT motodesk_session_login() IS NULL AND (
          NOT motodesk_roles_enabled()
          OR coalesce((SELECT rolsuper FROM pg_roles WHERE rolname = session_user), false)
@@ -110,7 +114,7 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION motodesk_actor() RETURNS text
-LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT coalesce(motodesk_session_login(),
                   CASE WHEN motodesk_setting_trusted()
                        THEN nullif(current_setting('motodesk.user', true), '') END,
@@ -118,13 +122,13 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
 $$;
 
 CREATE OR REPLACE FUNCTION motodesk_redact_allowed() RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT motodesk_setting_trusted()
          OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')
 $$;
 
 CREATE OR REPLACE FUNCTION motodesk_access_log_author() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF NOT motodesk_setting_trusted() THEN  -- who and when are the server's, never the session's
     NEW.user_login := left(motodesk_actor(), 64);
@@ -134,7 +138,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION motodesk_login_failed(who text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   now_locked boolean;
   r text := motodesk_role_prefix() || 'u_' || who;
@@ -148,7 +152,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION motodesk_login_succeeded() RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE done boolean;
 BEGIN
   UPDATE users SET failed_logins = 0, last_login_at = now() AT TIME ZONE 'UTC'
@@ -157,7 +161,7 @@ BEGIN
 END $$;
 
 CREATE OR REPLACE FUNCTION motodesk_verifier_digest(verifier text) RETURNS text
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog AS $$
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
   SELECT encode(sha256(convert_to(verifier, 'UTF8')), 'hex')
 $$;
 
@@ -167,7 +171,7 @@ $$;
 -- superuser owner may read; an owner that cannot read it refuses (fail closed) and the user
 -- goes through motodesk_change_own_password(verifier), which sets the password itself.
 CREATE OR REPLACE FUNCTION motodesk_own_password_changed() RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   me text := motodesk_session_login();
   temporary boolean;
@@ -201,7 +205,7 @@ END $$;
 -- client): the password and the end of "temporary password" are one step, so the flag cannot
 -- be cleared without a new password. The administrator's own verifier is refused.
 CREATE OR REPLACE FUNCTION motodesk_change_own_password(verifier text) RETURNS boolean
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   me text := motodesk_session_login();
   mark text;
@@ -234,13 +238,13 @@ END $$;
 -- creates one for him (CREATE granted to him on it alone), with a guard that makes COMMIT fail, so
 -- the scratch schema can only ever be rolled back.
 CREATE OR REPLACE FUNCTION motodesk_rollback_only() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   RAISE EXCEPTION 'a reference schema is never committed: roll the transaction back' USING ERRCODE = '25000';
 END $$;
 
 CREATE OR REPLACE FUNCTION motodesk_reference_schema() RETURNS text
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   s text := 'motodesk_referencia_' || substr(md5(random()::text || clock_timestamp()::text), 1, 12);
 BEGIN
@@ -263,12 +267,12 @@ END $$;
 -- as any user exists (the users table locked while that is checked). The owner creates the role,
 -- which is why the database owner needs CREATEROLE, given once by the DBA.
 CREATE OR REPLACE FUNCTION motodesk_has_users() RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
   SELECT EXISTS (SELECT 1 FROM users)
 $$;
 
 CREATE OR REPLACE FUNCTION motodesk_create_first_admin(who text, full_name text, verifier text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE;
   IF EXISTS (SELECT 1 FROM users) THEN
@@ -292,7 +296,7 @@ END $$;
 -- saying why. Nobody inserts audit rows himself; this writes exactly that row, for people that
 -- exist, naming the session's own login, at the server's time.
 CREATE OR REPLACE FUNCTION motodesk_audit_anonymisation(person_ids bigint[], reason text) RETURNS integer
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE n integer;
 BEGIN
   IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
@@ -309,7 +313,7 @@ END $$;
 -- Nobody clears his own "temporary password" by writing the users row (an administrator could):
 -- only the owner's functions above do it, or the owner himself.
 CREATE OR REPLACE FUNCTION motodesk_users_guard() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF OLD.must_change_password AND NOT NEW.must_change_password
      AND OLD.login = motodesk_session_login() AND current_user = session_user THEN
@@ -322,7 +326,7 @@ END $$;
 -- The user's role follows the users row: created when missing, member of its profile's group only,
 -- LOGIN while active and not locked; `verifier` (a SCRAM verifier, or NULL) becomes its password.
 CREATE OR REPLACE FUNCTION motodesk_sync_role(who text, verifier text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
   IF NOT (motodesk_setting_trusted() OR motodesk_is_member(session_user::text, motodesk_role_prefix() || 'admin')) THEN
     RAISE EXCEPTION 'permission denied: only an administrator manages users' USING ERRCODE = '42501';
@@ -332,7 +336,7 @@ END $$;
 
 -- motodesk_sync_role's work, for the owner's functions only (no EXECUTE granted to anyone).
 CREATE OR REPLACE FUNCTION motodesk_apply_role(who text, verifier text) RETURNS void
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
   p text := motodesk_role_prefix();
   r text := motodesk_role_prefix() || 'u_' || who;

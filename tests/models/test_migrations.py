@@ -72,6 +72,7 @@ def test_outdated_shared_postgresql_asks_for_db_upgrade(request: pytest.FixtureR
 # --- upgrading a database of the last landed revision, with its data -----------------------------
 
 LANDED = "0015"  # f27d021, the last landed revision every installation may have; whatever came after must upgrade it
+LANDED_LAST = "0023"  # 772287f, stop 36: the revision the last landed version made
 EARLIER = ("0002", "0009")  # installations of earlier waves upgrade too
 
 _OLD_ROWS = [
@@ -95,7 +96,7 @@ _OLD_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("landed", [LANDED, *EARLIER])
+@pytest.mark.parametrize("landed", [LANDED, LANDED_LAST, *EARLIER])
 def test_a_database_of_the_last_landed_revision_upgrades_with_its_data(
         fresh_db: Database, landed: str) -> None:
     from motodesk.models.audit import verify_chain
