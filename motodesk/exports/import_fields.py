@@ -9,6 +9,7 @@ checks (required cells, formulas, over-long text, what one cell says of another)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
@@ -168,7 +169,7 @@ def field_parser(kind: str) -> FieldParser:
 #: once per file and its lines share the answer (the parsers are pure, their answers immutable).
 REPEATING_KINDS = frozenset({"date", "past_date", "sex", "service", "categories", "year", "engine_cc"})
 REPEATING_COLUMNS = frozenset({"decree"})
-#: The most distinct cells a column remembers (then it starts again: memory stays bounded).
+#: The most distinct cells a column remembers (the least recently read forgotten first).
 COLUMN_MEMO_SIZE = 4096
 
 
@@ -179,18 +180,12 @@ def column_parser(col: TemplateColumn, today: date) -> FieldParser:
     parse = field_parser(col.kind)
     if col.kind not in REPEATING_KINDS and col.key not in REPEATING_COLUMNS:
         return parse
-    memo: dict[tuple[type, Any], Parsed] = {}
+    # typed: 1, 1.0 and True are equal as keys, not as cells
+    cached = functools.lru_cache(maxsize=COLUMN_MEMO_SIZE, typed=True)(lambda raw: parse(col, raw, today))
 
     def parse_once(column: TemplateColumn, raw: Any, on: date) -> Parsed:
-        if column is not col or on != today:  # not the column or the day it was made for
-            return parse(column, raw, on)
-        key = (raw.__class__, raw)  # 1, 1.0 and True are equal as keys, not as cells
-        found = memo.get(key)
-        if found is None:
-            if len(memo) >= COLUMN_MEMO_SIZE:
-                memo.clear()
-            found = memo[key] = parse(column, raw, on)
-        return found
+        # Only for the column and the day it was made for.
+        return cached(raw) if column is col and on == today else parse(column, raw, on)
 
     return parse_once
 

@@ -700,7 +700,7 @@ def test_a_column_memo_stays_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     parse = import_fields.column_parser(col, TODAY)
     for raw in (150, 151, 152, 150, 153, 150, True, 1, 1.0):
         assert parse(col, raw, TODAY) == inner(col, raw, TODAY)
-    assert calls == [150, 151, 152, 153, 150, True, 1, 1.0]  # full at 153: started again
+    assert calls == [150, 151, 152, 153, True, 1, 1.0]  # 150, read again, is kept past 153 and True
     calls.clear()
     assert parse(col, 1, date(2027, 1, 4)) == inner(col, 1, date(2027, 1, 4))  # remembered, but for TODAY
     assert calls == [1]
