@@ -182,6 +182,13 @@ class RolesSite:
     def url_as(self, user: str, password: str) -> str:
         return self.cluster.url(self.name, user=user, password=password)
 
+    def connect(self, role: str, password: str, **kwargs: Any) -> Any:
+        """A plain psycopg connection as ``role``: no MotoDesk code between the test and the server."""
+        import psycopg
+
+        url = self.url_as(role, password).replace("postgresql+psycopg://", "postgresql://")
+        return psycopg.connect(url, connect_timeout=5, **kwargs)
+
     def login(self, login: str, password: str) -> Any:
         from motodesk.services.auth import authenticate
 

@@ -18,8 +18,7 @@ from tests.tests_helpers import valid_cpf
 
 
 def _raw(site: RolesSite, login: str, password: str) -> psycopg.Connection[Any]:
-    url = site.url_as(site.role_of(login), password).replace("postgresql+psycopg://", "postgresql://")
-    return psycopg.connect(url, connect_timeout=5)
+    return site.connect(site.role_of(login), password)
 
 
 def _scratch_schemas(site: RolesSite) -> list[str]:

@@ -23,11 +23,6 @@ from tests.tests_helpers import raises_code, valid_cpf
 MARIA_PASSWORD = "maria-senha-123"
 
 
-def _raw(site: RolesSite, role: str, password: str) -> psycopg.Connection[Any]:
-    url = site.url_as(role, password).replace("postgresql+psycopg://", "postgresql://")
-    return psycopg.connect(url, connect_timeout=5)
-
-
 @pytest.fixture
 def admin(roles_site: RolesSite) -> Any:
     return roles_site.login("chefe", CHEFE_PASSWORD)
@@ -62,7 +57,7 @@ def test_the_server_checks_the_password_and_the_user_works_as_his_own_role(roles
 
 def test_a_session_cannot_name_someone_else_in_the_trail_or_hide_the_values(roles_site: RolesSite,
                                                                             maria: Any) -> None:
-    with _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
         conn.execute("SELECT set_config('motodesk.user', 'chefe', true)")
         conn.execute("SELECT set_config('motodesk.redact', 'on', true)")
         conn.execute("INSERT INTO organisations (kind, name, cnpj, created_at, updated_at, version) "
@@ -74,7 +69,7 @@ def test_a_session_cannot_name_someone_else_in_the_trail_or_hide_the_values(role
 
 def test_an_access_log_row_naming_someone_else_is_written_with_the_real_author(roles_site: RolesSite,
                                                                                maria: Any) -> None:
-    with _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
         conn.execute("INSERT INTO access_log (at, user_login, data_kind, screen) "
                      "VALUES (now(), 'chefe', 'dossier', 'forjado')")
     with roles_site.owner.db.engine.connect() as conn:
@@ -100,7 +95,7 @@ def test_an_access_log_row_naming_someone_else_is_written_with_the_real_author(r
 ])
 def test_a_clerk_role_is_refused_what_a_clerk_may_not_do(roles_site: RolesSite, maria: Any,
                                                          statement: str) -> None:
-    with _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(statement)
 
@@ -109,17 +104,17 @@ def test_a_clerk_role_is_refused_what_a_clerk_may_not_do(roles_site: RolesSite, 
                                        "TRUNCATE audit_events"])
 def test_not_even_an_administrator_rewrites_the_trail_or_the_access_log(roles_site: RolesSite,
                                                                         admin: Any, statement: str) -> None:
-    with _raw(roles_site, roles_site.role_of("chefe"), CHEFE_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("chefe"), CHEFE_PASSWORD) as conn:
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute(statement)
 
 
 def test_the_pre_login_role_reads_no_data(roles_site: RolesSite) -> None:
     for statement in ("SELECT * FROM users", "SELECT * FROM settings", "SELECT * FROM people"):
-        with _raw(roles_site, roles_site.gate_role, "estacao-senha-1") as conn:
+        with roles_site.connect(roles_site.gate_role, "estacao-senha-1") as conn:
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
-    with _raw(roles_site, roles_site.gate_role, "estacao-senha-1") as conn:
+    with roles_site.connect(roles_site.gate_role, "estacao-senha-1") as conn:
         assert conn.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
 
 
@@ -130,7 +125,7 @@ def test_an_administrator_writes_users_and_settings(roles_site: RolesSite, admin
     update_settings(admin, {"population": population + 1})
     assert law_settings(maria).population == population + 1
     assert users.change_role(admin, "maria", Role.INSPECTOR).role is Role.INSPECTOR
-    with _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
         groups = {r[0] for r in conn.execute(
             "SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
             "WHERE m.member = (SELECT oid FROM pg_roles WHERE rolname = session_user)")}
@@ -139,10 +134,10 @@ def test_an_administrator_writes_users_and_settings(roles_site: RolesSite, admin
 
 def test_a_disabled_user_cannot_connect_and_an_enabled_one_can_again(roles_site: RolesSite, admin: Any,
                                                                       maria: Any) -> None:
-    open_session = _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD)
+    open_session = roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD)
     users.set_active(admin, "maria", False)
     with pytest.raises(psycopg.OperationalError):
-        _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD)
+        roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD)
     with pytest.raises(psycopg.OperationalError):  # the session she had open was ended
         open_session.execute("SELECT 1")
     open_session.close()
@@ -171,7 +166,7 @@ def test_wrong_passwords_lock_the_role_and_a_locked_login_reads_like_a_wrong_pas
                                    (roles_site.role_of("maria"),)).first()
     assert tuple(row) == (auth.MAX_FAILED_LOGINS, True, False)
     with pytest.raises(psycopg.OperationalError):  # not even outside MotoDesk
-        _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD)
+        roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD)
     users.unlock(admin, "maria")
     assert roles_site.login("maria", MARIA_PASSWORD).user.login == "maria"
 
@@ -200,7 +195,7 @@ def test_a_reset_password_is_temporary_and_its_owner_replaces_it_on_the_server(
 def test_the_server_functions_act_for_the_session_user_only(roles_site: RolesSite, admin: Any,
                                                             maria: Any) -> None:
     users.create_user(admin, "joao", "João Fiscal", Role.INSPECTOR, "provisoria-123", temporary=True)
-    with _raw(roles_site, roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("maria"), MARIA_PASSWORD) as conn:
         conn.execute("SELECT set_config('motodesk.user', 'joao', true)")
         conn.execute("SELECT motodesk_own_password_changed()")
     with roles_site.owner.db.engine.connect() as conn:
@@ -208,7 +203,7 @@ def test_the_server_functions_act_for_the_session_user_only(roles_site: RolesSit
 
 
 def test_only_an_administrators_session_redacts_values(roles_site: RolesSite, admin: Any) -> None:
-    with _raw(roles_site, roles_site.role_of("chefe"), CHEFE_PASSWORD) as conn:
+    with roles_site.connect(roles_site.role_of("chefe"), CHEFE_PASSWORD) as conn:
         conn.execute("SELECT set_config('motodesk.user', 'outro', true)")
         conn.execute("SELECT set_config('motodesk.redact', 'on', true)")  # LGPD anonymisation's switch
         conn.execute("INSERT INTO organisations (kind, name, cnpj, created_at, updated_at, version) "

@@ -9,8 +9,6 @@ again (or a database may keep PostgreSQL's default), and the functions must hold
 
 from __future__ import annotations
 
-from typing import Any
-
 import psycopg
 import pytest
 
@@ -22,27 +20,22 @@ FAKE_USERS = ("CREATE TEMP TABLE users (login text, full_name text, role text, p
               "created_at timestamp, updated_at timestamp)")
 
 
-def _raw(site: RolesSite, role: str, password: str) -> psycopg.Connection[Any]:
-    url = site.url_as(role, password).replace("postgresql+psycopg://", "postgresql://")
-    return psycopg.connect(url, connect_timeout=5, autocommit=True)
-
-
 def test_a_temporary_users_table_does_not_make_the_gate_an_administrator(roles_site: RolesSite) -> None:
     intruder = roles_site.role_of("intruso")
-    with _raw(roles_site, "postgres", roles_site.cluster.password) as conn:
+    with roles_site.connect("postgres", roles_site.cluster.password, autocommit=True) as conn:
         conn.execute(f'GRANT TEMPORARY ON DATABASE "{roles_site.name}" TO "{roles_site.gate_role}"')
-    with _raw(roles_site, roles_site.gate_role, GATE_PASSWORD) as conn:
+    with roles_site.connect(roles_site.gate_role, GATE_PASSWORD, autocommit=True) as conn:
         conn.execute(FAKE_USERS)
         conn.execute("GRANT ALL ON pg_temp.users TO PUBLIC")  # so that the owner's functions may read it
         with pytest.raises(psycopg.errors.InsufficientPrivilege, match="already has users"):
             conn.execute("SELECT motodesk_create_first_admin('intruso', 'Intruso', %s)", (VERIFIER,))
         assert conn.execute("SELECT count(*) FROM pg_temp.users").fetchone() == (0,)
-    with _raw(roles_site, "postgres", roles_site.cluster.password) as conn:
+    with roles_site.connect("postgres", roles_site.cluster.password, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (intruder,)).fetchone() == (0,)
 
 
 def test_every_motodesk_function_that_names_a_search_path_names_pg_temp_last(roles_site: RolesSite) -> None:
-    with _raw(roles_site, "postgres", roles_site.cluster.password) as conn:
+    with roles_site.connect("postgres", roles_site.cluster.password, autocommit=True) as conn:
         rows = conn.execute(
             "SELECT p.proname, p.prosecdef, c.setting FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
             "LEFT JOIN LATERAL (SELECT s FROM unnest(p.proconfig) s WHERE s LIKE 'search_path=%%') c(setting) ON true "

@@ -18,8 +18,7 @@ TEMPORARY = "provisoria-123"
 
 
 def _raw(site: RolesSite, login: str, password: str) -> psycopg.Connection[Any]:
-    url = site.url_as(site.role_of(login), password).replace("postgresql+psycopg://", "postgresql://")
-    return psycopg.connect(url, connect_timeout=5)
+    return site.connect(site.role_of(login), password)
 
 
 def _flag(site: RolesSite, login: str) -> bool:
