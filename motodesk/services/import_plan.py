@@ -537,9 +537,9 @@ TRIM_EVERY = 5000
 
 
 def _release_freed_memory() -> None:
-    """Give the memory freed by the spreadsheet reader back to the system (glibc keeps the freed heap of
-    python-calamine's grid, tens of MB at 50,000 rows, for its own reuse; Python's small objects do not
-    reuse it). A no-op where there is no glibc."""
+    """Give freed heap back to the system: python-calamine's grid after the reader, the parsed rows'
+    dicts as the preview packs them (glibc keeps a freed heap for its own reuse, tens of MB at 50,000
+    rows; Python's small objects do not reuse it). A no-op where there is no glibc."""
     try:
         import ctypes
 
